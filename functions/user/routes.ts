@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { READ } from '../../shared/domain/scopes.js';
+import { ok, principalOf, route } from '../../shared/http/route.js';
+import { getProfile } from '../../shared/usecases/user/get-profile.js';
+
+const nullableDecimal = z.string().nullable();
+
+export const TenantRecord = z.object({
+  id: z.string().uuid(),
+  name: z.string(),
+  schema_name: z.string(),
+  account_type: z.enum(['individual', 'business']),
+  status: z.enum(['active', 'suspended', 'pending', 'trial']),
+  created_on: z.string().describe('Calendar date (YYYY-MM-DD)'),
+  contact_email: z.string().nullable(),
+  transaction_fee: z.string().describe('Percentage, e.g. "1" for 1 %'),
+  is_fee_paid_by_user: z.boolean(),
+  webhook_callback_url: z.string().nullable(),
+  webhook_secret: z.string().nullable().describe('Only the first 12 characters are visible'),
+  is_ip_whitelist_enabled: z.boolean(),
+  ip_whitelist: z.array(z.string()),
+  api_usage: z.object({ requests_today: z.number().int(), requests_this_month: z.number().int(), last_request: z.string().nullable() }),
+  limits: z.object({
+    daily_payment_limit: nullableDecimal,
+    daily_withdrawal_limit: nullableDecimal,
+    max_payment_amount: nullableDecimal,
+    max_withdrawal_amount: nullableDecimal,
+  }),
+  statistics: z.object({ total_payments: z.number().int(), total_withdrawals: z.number().int(), total_volume_usd: z.string(), active_currencies: z.number().int() }),
+  features: z.object({ multi_wallet: z.boolean(), instant_withdrawals: z.boolean(), custom_fees: z.boolean(), webhook_retry: z.boolean() }),
+});
+
+export const userRoutes = [
+  route({
+    method: 'GET',
+    path: '/user/me/',
+    auth: 'bearer',
+    scopes: READ,
+    doc: { summary: 'The tenant record (full form)', tags: ['User'], responses: { 200: { description: 'Tenant', schema: TenantRecord } } },
+    handle: async (req) => ok(await getProfile(principalOf(req).tenant, req.now)),
+  }),
+];

@@ -1,0 +1,64 @@
+/**
+ * What runs where, as data: every Lambda with its trigger, every queue. CDK (infra/cdk) turns it into
+ * AWS resources; the local stack (infra/local) serves the same handlers from it. A new function or queue
+ * is added here once.
+ */
+
+/** Route keys in API Gateway HTTP API syntax. `$default` catches every path no other route matches. */
+export type RouteKey = `ANY /${string}` | '$default';
+
+export interface ApiFunction {
+  readonly name: string;
+  /** Module exporting `handler(event: APIGatewayProxyEventV2)`, relative to the repository root. */
+  readonly entry: string;
+  readonly routes: readonly RouteKey[];
+}
+
+export type WorkerTrigger =
+  | { readonly kind: 'schedule'; readonly everyMinutes: number }
+  | { readonly kind: 'queue'; readonly queue: QueueName; readonly batchSize: number }
+  | { readonly kind: 'stream' };
+
+export interface WorkerFunction {
+  readonly name: string;
+  readonly entry: string;
+  readonly trigger: WorkerTrigger;
+  /** Seconds; also the visibility timeout floor of its queue. */
+  readonly timeoutSeconds: number;
+}
+
+export interface QueueDefinition {
+  readonly name: QueueName;
+  readonly visibilityTimeoutSeconds: number;
+  /** Receives before a message moves to the queue's dead-letter queue. */
+  readonly maxReceiveCount: number;
+}
+
+export const QUEUE_NAMES = ['webhook-delivery', 'sweeps', 'transfers', 'event-router-failures'] as const;
+export type QueueName = (typeof QUEUE_NAMES)[number];
+
+/** Group routes: `/x` and `/x/...`. API Gateway sends `/x/` to the `/x` route; rawPath keeps the slash. */
+const group = (prefix: string): RouteKey[] => [`ANY /${prefix}`, `ANY /${prefix}/{proxy+}`];
+
+export const API_FUNCTIONS: readonly ApiFunction[] = [
+  { name: 'auth', entry: 'functions/auth/handler.ts', routes: group('o') },
+  { name: 'user', entry: 'functions/user/handler.ts', routes: group('user') },
+  {
+    name: 'system',
+    entry: 'functions/system/handler.ts',
+    routes: [...group('status'), ...group('maintenance'), 'ANY /openapi.json', ...group('docs')],
+  },
+  { name: 'legacy', entry: 'functions/legacy/handler.ts', routes: group('v0') },
+  { name: 'not-found', entry: 'functions/not-found/handler.ts', routes: ['$default'] },
+];
+
+export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [];
+
+export const QUEUES: readonly QueueDefinition[] = QUEUE_NAMES.map((name) => ({
+  name,
+  visibilityTimeoutSeconds: name === 'webhook-delivery' ? 60 : 120,
+  maxReceiveCount: 5,
+}));
+
+/** The environment variable through which a function learns a queue's URL. */
+export const queueUrlEnv = (name: QueueName): string => `QUEUE_URL_${name.toUpperCase().replace(/-/g, '_')}`;

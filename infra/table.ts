@@ -1,0 +1,27 @@
+/**
+ * The single table, as data. CDK (infra/cdk) and the local stack (infra/local) both build the table from
+ * this definition, so the two cannot drift. Every key is spelled in shared/store/keys.ts.
+ */
+export const TABLE = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  ttlAttribute: 'ttl',
+  /** Stream records carry the new image: the event router reads outbox items from it. */
+  streamView: 'NEW_IMAGE',
+  /**
+   * Sparse global secondary indexes (an item appears only if it has the index's key attributes):
+   * - gsi1: per-tenant lists ordered by creation time (payments, withdrawals, apps, tenants)
+   * - gsi2: per-tenant lists ordered by amount, and secondary lookups (order id, client id)
+   * - gsi3: work queues ordered by due time (payments by expiry, withdrawals by status)
+   */
+  indexes: [
+    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
+  ],
+} as const;
+
+export type IndexName = (typeof TABLE.indexes)[number]['name'];
+
+/** Stream records that the event router receives: outbox items only (counters and tokens also write). */
+export const OUTBOX_KEY_PREFIX = 'OUTBOX#';

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+/**
+ * Configuration, parsed once with zod on first use (a Lambda's cold start, or the local stack after it has
+ * set the environment). A missing or malformed value fails there, not in the middle of a request.
+ */
+const boolean = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+const schema = z.object({
+  TABLE_NAME: z.string().min(1),
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  /** `local` is the embedded stack; anything else is a deployed stage. */
+  STAGE: z.string().min(1).default('prod'),
+  /** Plain-HTTP loopback callback URLs: on for the local stack, never in AWS. */
+  ALLOW_LOOPBACK_CALLBACKS: boolean.default(false),
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
+  DEFAULT_REQUESTS_PER_HOUR: z.coerce.number().int().positive().default(1000),
+  DEFAULT_PAYMENT_CREATIONS_PER_HOUR: z.coerce.number().int().positive().default(100),
+  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
+  /** KMS key that encrypts stored secrets (webhook secrets). */
+  SECRETS_KEY_ID: z.string().min(1).optional(),
+  /** Public base URL of the API, for links in answers (`next`, `previous`) and the OpenAPI document. */
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  /** Market data: `http` (a CoinGecko-style simple/price API) or `reference` (offline table); default: http in prod, reference elsewhere. */
+  RATES_SOURCE: z.enum(['http', 'reference']).optional(),
+  /** Base URL of the simple/price API (`<url>/simple/price?ids=...`). */
+  RATES_SOURCE_URL: z.string().url().default('https://api.coingecko.com/api/v3'),
+  /** Second source of the same shape, asked when the first fails or times out. */
+  RATES_FALLBACK_URL: z.string().url().optional(),
+  RATES_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  /** Rows per (platform account, currency); each write picks one at random, reads sum them. */
+  FEE_SHARDS: z.coerce.number().int().min(1).max(50).default(8),
+  /** Currency codes switched off (comma-separated): left out of currencies, rates and new payments. */
+  DISABLED_CURRENCIES: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
+  /** Token contract overrides as JSON `{"USDTERC20":"0x..."}` (the local stack passes its deployed test tokens). */
+  TOKEN_CONTRACTS: z
+    .string()
+    .default('{}')
+    .transform((v, ctx) => {
+      try {
+        return z.record(z.string(), z.string().min(1)).parse(JSON.parse(v));
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object of currency code to address' });
+        return z.NEVER;
+      }
+    }),
+});
+
+export type Config = z.infer<typeof schema> & { readonly isProduction: boolean };
+
+let cached: Config | undefined;
+
+export function config(): Config {
+  if (!cached) {
+    const parsed = schema.safeParse(process.env);
+    if (!parsed.success) {
+      const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+      throw new Error(`Invalid configuration: ${fields}`);
+    }
+    cached = Object.freeze({ ...parsed.data, isProduction: parsed.data.STAGE === 'prod' });
+  }
+  return cached;
+}
+
+/** Forget the parsed configuration so the next call reads the environment again (tests, local stack). */
+export function resetConfig(): void {
+  cached = undefined;
+}

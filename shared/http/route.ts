@@ -1,0 +1,111 @@
+import type { ZodType } from 'zod';
+import type { ErrorCode, ErrorCodeAlias } from '../domain/errors.js';
+import type { Scope } from '../domain/scopes.js';
+import type { Tenant } from '../domain/tenant.js';
+import type { TransactItem } from '../store/transact.js';
+
+/**
+ * A route: what an endpoint needs from the pipeline (auth, scopes, schemas, rate bucket, idempotency,
+ * error overrides) and the thin function that calls one use case. Handlers never build error JSON:
+ * they throw GatewayErrors and the pipeline answers in the envelope.
+ */
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * - `public`: no credential (token issuance, status, documentation).
+ * - `bearer`: `Authorization: Bearer <token>`.
+ * - `bearer-or-api-key`: a bearer token or `X-API-Key` (spec section 5.4: withdrawal list, minimum
+ *   withdrawal check, webhook management).
+ */
+export type AuthMode = 'public' | 'bearer' | 'bearer-or-api-key';
+
+export type Credential =
+  | { readonly kind: 'token'; readonly clientId: string }
+  | { readonly kind: 'api_key'; readonly keyId: string };
+
+export interface Principal {
+  readonly tenant: Tenant;
+  readonly scopes: readonly Scope[];
+  readonly credential: Credential;
+}
+
+export interface RouteResult {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Completes an Idempotency-Key record inside the caller's transaction with the answer to replay. */
+export interface IdempotencyGuard<T> {
+  /** The transaction item that marks the key done and stores the answer presented from `result`. */
+  completeItem(result: T): TransactItem;
+}
+
+export interface IdempotencyHandle {
+  /** A guard whose stored answer is `present(result)`; use cases stay unaware of HTTP. */
+  with<T>(present: (result: T) => RouteResult): IdempotencyGuard<T>;
+}
+
+export interface RouteRequest<Q, B> {
+  readonly method: Method;
+  readonly path: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: Q;
+  readonly body: B;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly sourceIp: string;
+  readonly requestId: string;
+  readonly now: Date;
+  /** Present on authenticated routes. */
+  readonly principal: Principal | null;
+  /** Present when the route is idempotent and the request carries an Idempotency-Key. */
+  readonly idempotency: IdempotencyHandle | null;
+}
+
+export type ErrorOverrides = Partial<Record<ErrorCode, { readonly code?: ErrorCode | ErrorCodeAlias; readonly status?: number }>>;
+
+/** How errors are written: the v1.0 envelope, RFC 6749 token errors, or the flat v0.9 body. */
+export type ErrorFormat = 'envelope' | 'oauth' | 'legacy';
+
+export interface RouteDoc {
+  readonly summary: string;
+  readonly description?: string;
+  readonly tags: readonly string[];
+  /** Response bodies by status, for the OpenAPI document. */
+  readonly responses: Readonly<Record<number, { readonly description: string; readonly schema?: ZodType }>>;
+}
+
+export interface Route<Q = unknown, B = unknown> {
+  readonly method: Method;
+  /** Path template with `{name}` parameters; the trailing slash is significant. */
+  readonly path: string;
+  readonly auth: AuthMode;
+  readonly scopes?: readonly Scope[];
+  readonly query?: ZodType<Q>;
+  readonly body?: ZodType<B>;
+  /** Accepted body encodings; default JSON only. */
+  readonly bodyTypes?: readonly ('json' | 'form')[];
+  /** Rate bucket in addition to the per-tenant request limit (e.g. payment creations). */
+  readonly rateBucket?: 'payment_creations';
+  readonly idempotent?: boolean;
+  readonly errorOverrides?: ErrorOverrides;
+  readonly errorFormat?: ErrorFormat;
+  readonly doc?: RouteDoc;
+  handle(request: RouteRequest<Q, B>): Promise<RouteResult>;
+}
+
+/** Identity function that keeps the query and body types of a route tied to its schemas. */
+export function route<Q = undefined, B = undefined>(definition: Route<Q, B>): Route {
+  return definition as unknown as Route;
+}
+
+export const ok = (body: unknown, headers?: Record<string, string>): RouteResult => ({ status: 200, body, headers });
+export const created = (body: unknown): RouteResult => ({ status: 201, body });
+export const accepted = (body: unknown): RouteResult => ({ status: 202, body });
+export const noContent = (): RouteResult => ({ status: 204 });
+
+/** The authenticated principal; routes that are not public always have one. */
+export function principalOf(request: { readonly principal: Principal | null }): Principal {
+  if (!request.principal) throw new Error('Route requires authentication but has no principal');
+  return request.principal;
+}

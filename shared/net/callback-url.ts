@@ -1,0 +1,80 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { classifyAddress } from '../domain/ip.js';
+import { GatewayError } from '../domain/errors.js';
+
+/**
+ * The one callback-URL policy, used by every route that takes a URL and again by webhook delivery:
+ * HTTPS only; no private, loopback, link-local or metadata targets, whether written as an address or
+ * reached through DNS. The local stack may allow plain-HTTP loopback receivers (`allowLoopback`), which
+ * is off in AWS.
+ */
+export interface CallbackPolicy {
+  readonly allowLoopback: boolean;
+}
+
+export type Resolver = (host: string) => Promise<string[]>;
+
+const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
+const refuse = (field: string, message: string) => new GatewayError('invalid_url', message, { [field]: [message] });
+
+function parse(raw: string, field: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw refuse(field, 'Enter a valid URL.');
+  }
+  if (url.username || url.password) throw refuse(field, 'The URL must not carry credentials.');
+  return url;
+}
+
+const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
+
+function judge(url: URL, addresses: string[], policy: CallbackPolicy, field: string): void {
+  const classes = addresses.map(classifyAddress);
+  const allLoopback = classes.length > 0 && classes.every((c) => c === 'loopback');
+  if (url.protocol === 'http:' && !(policy.allowLoopback && allLoopback)) {
+    throw refuse(field, 'The URL must use HTTPS.');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw refuse(field, 'The URL must use HTTPS.');
+  for (const cls of classes) {
+    if (cls === 'private' || (cls === 'loopback' && !policy.allowLoopback)) {
+      throw refuse(field, 'The URL must not point to a private, loopback, link-local or metadata address.');
+    }
+  }
+}
+
+/** Checks the URL's form and any literal address, without DNS (fast, for request validation). */
+export function checkCallbackUrlSyntax(raw: string, policy: CallbackPolicy, field = 'callback_url'): URL {
+  const url = parse(raw, field);
+  const host = hostOf(url);
+  const literal = isIP(host) ? [host] : host === 'localhost' ? ['127.0.0.1'] : [];
+  if (literal.length > 0) judge(url, literal, policy, field);
+  else if (url.protocol !== 'https:') throw refuse(field, 'The URL must use HTTPS.');
+  return url;
+}
+
+/** Resolves the host and checks every address it resolves to (registration and connect time). */
+export async function checkCallbackUrl(
+  raw: string,
+  policy: CallbackPolicy,
+  resolve: Resolver = systemResolver,
+  field = 'callback_url',
+): Promise<{ url: URL; addresses: string[] }> {
+  const url = checkCallbackUrlSyntax(raw, policy, field);
+  const host = hostOf(url);
+  let addresses: string[];
+  if (isIP(host)) addresses = [host];
+  else {
+    try {
+      addresses = await resolve(host);
+    } catch {
+      throw refuse(field, `The host ${host} does not resolve.`);
+    }
+  }
+  if (addresses.length === 0) throw refuse(field, `The host ${host} does not resolve.`);
+  judge(url, addresses, policy, field);
+  return { url, addresses };
+}

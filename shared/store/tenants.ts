@@ -1,0 +1,140 @@
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Scope } from '../domain/scopes.js';
+import type { Tenant, TenantSettings, TenantStatus } from '../domain/tenant.js';
+import { db, tableName } from './client.js';
+import { keys } from './keys.js';
+import type { TransactItem } from './transact.js';
+import { integer } from './values.js';
+
+/** Tenant records. Settings are stored as a map; counters as exact numbers. */
+
+type Stored = Record<string, unknown>;
+
+function toTenant(item: Stored): Tenant {
+  const settings = item.settings as Record<string, unknown>;
+  return {
+    id: item.tenant_id as string,
+    name: item.name as string,
+    schema_name: item.schema_name as string,
+    account_type: item.account_type as Tenant['account_type'],
+    status: item.status as TenantStatus,
+    created_at: item.created_at as string,
+    contact_email: (item.contact_email as string | null | undefined) ?? null,
+    allowed_scopes: item.allowed_scopes as Scope[],
+    settings: {
+      ...(settings as unknown as TenantSettings),
+      requests_per_hour: integer(settings.requests_per_hour),
+      payment_creations_per_hour: integer(settings.payment_creations_per_hour),
+      payment_expiry_minutes: integer(settings.payment_expiry_minutes),
+    },
+  };
+}
+
+export function putTenantItem(tenant: Tenant): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...keys.tenant(tenant.id),
+        ...keys.tenantList(tenant.created_at, tenant.id),
+        type: 'tenant',
+        tenant_id: tenant.id,
+        name: tenant.name,
+        schema_name: tenant.schema_name,
+        account_type: tenant.account_type,
+        status: tenant.status,
+        created_at: tenant.created_at,
+        contact_email: tenant.contact_email,
+        allowed_scopes: [...tenant.allowed_scopes],
+        settings: tenant.settings,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+export async function getTenant(tenantId: string): Promise<Tenant | null> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.tenant(tenantId) }));
+  return Item ? toTenant(Item) : null;
+}
+
+export async function listTenants(): Promise<Tenant[]> {
+  const tenants: Tenant[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :p',
+        ExpressionAttributeValues: { ':p': keys.tenantListPartition },
+        ExclusiveStartKey: start,
+      }),
+    );
+    tenants.push(...(page.Items ?? []).map(toTenant));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return tenants;
+}
+
+/** Sets the status; false when the tenant does not exist. */
+export async function setTenantStatus(tenantId: string, status: TenantStatus): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.tenant(tenantId),
+        UpdateExpression: 'SET #s = :s',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':s': status },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+/** Replaces some settings (a shallow merge of top-level setting fields). */
+export async function updateTenantSettings(tenantId: string, patch: Partial<TenantSettings>): Promise<Tenant | null> {
+  const entries = Object.entries(patch).filter(([, v]) => v !== undefined);
+  if (entries.length === 0) return getTenant(tenantId);
+  const names: Record<string, string> = { '#settings': 'settings' };
+  const values: Record<string, unknown> = {};
+  const sets = entries.map(([field, value], i) => {
+    names[`#f${i}`] = field;
+    values[`:v${i}`] = value;
+    return `#settings.#f${i} = :v${i}`;
+  });
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.tenant(tenantId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes ? toTenant(Attributes) : null;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
+    throw error;
+  }
+}
+
+/** The most this tenant's credentials may hold (operator only). */
+export async function setAllowedScopes(tenantId: string, scopes: readonly Scope[]): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.tenant(tenantId),
+      UpdateExpression: 'SET allowed_scopes = :s',
+      ExpressionAttributeValues: { ':s': [...scopes] },
+    }),
+  );
+}

@@ -1,0 +1,56 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db } from './client.js';
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * A transaction cancelled because one of its conditions failed. `failedIndexes` names the items whose
+ * condition failed, so the caller can tell which rule was broken (balance, idempotency, state).
+ */
+export class TransactionConditionError extends Error {
+  readonly failedIndexes: readonly number[];
+
+  constructor(failedIndexes: number[], options?: { cause?: unknown }) {
+    super(`Transaction condition failed at item(s) ${failedIndexes.join(', ')}`, options);
+    this.name = 'TransactionConditionError';
+    this.failedIndexes = failedIndexes;
+  }
+}
+
+export interface TransactOptions {
+  /** Attempts when DynamoDB cancels for a conflicting concurrent transaction. */
+  readonly maxAttempts?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly clientRequestToken?: string;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Writes the items in one TransactWriteItems. A cancellation caused by a concurrent transaction
+ * (`TransactionConflict`) is retried with jittered backoff and never reported as a failed condition;
+ * a cancellation caused by a condition becomes a TransactionConditionError naming the items.
+ */
+export async function transactWrite(items: TransactItem[], options: TransactOptions = {}): Promise<void> {
+  const maxAttempts = options.maxAttempts ?? 8;
+  const sleep = options.sleep ?? defaultSleep;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db().send(
+        new TransactWriteCommand({ TransactItems: items, ClientRequestToken: options.clientRequestToken }),
+      );
+      return;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException) && (error as Error).name !== 'TransactionCanceledException') {
+        throw error;
+      }
+      const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
+      const failed = reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
+      if (failed.length > 0) throw new TransactionConditionError(failed, { cause: error });
+      const conflict = reasons.some((r) => r.Code === 'TransactionConflict');
+      if (!conflict || attempt >= maxAttempts) throw error;
+      await sleep(Math.min(1000, 10 * 2 ** attempt) * (0.5 + Math.random() / 2));
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { config } from '../../config/config.js';
+import { SCOPES, sortScopes, type Scope } from '../../domain/scopes.js';
+import { defaultSettings, schemaNameFor, type Tenant } from '../../domain/tenant.js';
+import { hashSecret, newId, randomSecret, sha256Hex } from '../../security/secrets.js';
+import { putApiKeyItems, putAppItems } from '../../store/credentials.js';
+import { putTenantItem } from '../../store/tenants.js';
+import { transactWrite } from '../../store/transact.js';
+
+/**
+ * Operator use case: a tenant with its first OAuth application and API key, written in one transaction.
+ * The client secret and API key are returned once and stored only as hashes.
+ */
+export const CreateTenantInput = z.object({
+  name: z.string().trim().min(1).max(200),
+  account_type: z.enum(['individual', 'business']).default('business'),
+  contact_email: z.string().email().nullable().default(null),
+  /** The most this tenant's credentials may hold. Only the operator can grant `admin`. */
+  scopes: z.array(z.enum(SCOPES)).min(1).default(['read', 'write']),
+});
+export type CreateTenantInput = z.input<typeof CreateTenantInput>;
+
+export interface CreatedTenant {
+  readonly tenant: Tenant;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly apiKey: string;
+}
+
+export const newClientId = (): string => randomSecret('gc_', 16);
+export const newClientSecret = (): string => randomSecret('gcs_', 32);
+export const newApiKey = (): string => randomSecret('gak_', 32);
+
+export async function createTenant(raw: CreateTenantInput, now: Date = new Date()): Promise<CreatedTenant> {
+  const input = CreateTenantInput.parse(raw);
+  const cfg = config();
+  const id = newId();
+  const scopes: Scope[] = sortScopes(input.scopes);
+  const tenant: Tenant = {
+    id,
+    name: input.name,
+    schema_name: schemaNameFor(input.name, id.slice(0, 8)),
+    account_type: input.account_type,
+    status: 'active',
+    created_at: now.toISOString(),
+    contact_email: input.contact_email,
+    allowed_scopes: scopes,
+    settings: defaultSettings({
+      requestsPerHour: cfg.DEFAULT_REQUESTS_PER_HOUR,
+      paymentCreationsPerHour: cfg.DEFAULT_PAYMENT_CREATIONS_PER_HOUR,
+    }),
+  };
+  const clientId = newClientId();
+  const clientSecret = newClientSecret();
+  const apiKey = newApiKey();
+  const createdAt = now.toISOString();
+  await transactWrite([
+    putTenantItem(tenant),
+    ...putAppItems({ id: newId(), tenantId: id, name: 'Default application', clientId, scopes, createdAt }, await hashSecret(clientSecret)),
+    ...putApiKeyItems(
+      { id: newId(), tenantId: id, name: 'Default key', prefix: apiKey.slice(0, 10), scopes, status: 'active', createdAt },
+      sha256Hex(apiKey),
+    ),
+  ]);
+  return { tenant, clientId, clientSecret, apiKey };
+}

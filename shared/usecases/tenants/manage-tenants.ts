@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { NotFoundError } from '../../domain/errors.js';
+import { isValidIpOrCidr } from '../../domain/ip.js';
+import { SCOPES, sortScopes } from '../../domain/scopes.js';
+import { TENANT_STATUSES, type Tenant, type TenantSettings } from '../../domain/tenant.js';
+import { getTenant, listTenants, setAllowedScopes, setTenantStatus, updateTenantSettings } from '../../store/tenants.js';
+
+/** Operator use cases over existing tenants. */
+
+export async function requireTenant(tenantId: string): Promise<Tenant> {
+  const tenant = await getTenant(tenantId);
+  if (!tenant) throw new NotFoundError(`No tenant ${tenantId}.`, { tenant_id: tenantId });
+  return tenant;
+}
+
+export const allTenants = (): Promise<Tenant[]> => listTenants();
+
+export const SetStatusInput = z.object({ tenant_id: z.string().uuid(), status: z.enum(TENANT_STATUSES) });
+
+export async function changeTenantStatus(raw: z.input<typeof SetStatusInput>): Promise<Tenant> {
+  const input = SetStatusInput.parse(raw);
+  if (!(await setTenantStatus(input.tenant_id, input.status))) throw new NotFoundError(`No tenant ${input.tenant_id}.`);
+  return requireTenant(input.tenant_id);
+}
+
+const decimal = z.string().regex(/^\d+(\.\d+)?$/, 'Must be a non-negative decimal.');
+
+export const ConfigureTenantInput = z.object({
+  tenant_id: z.string().uuid(),
+  requests_per_hour: z.number().int().positive().optional(),
+  payment_creations_per_hour: z.number().int().positive().optional(),
+  payment_expiry_minutes: z.number().int().min(1).max(1440).optional(),
+  transaction_fee: decimal.optional(),
+  is_fee_paid_by_user: z.boolean().optional(),
+  is_ip_whitelist_enabled: z.boolean().optional(),
+  ip_whitelist: z.array(z.string().refine(isValidIpOrCidr, 'Must be an IP address or CIDR range.')).optional(),
+  scopes: z.array(z.enum(SCOPES)).min(1).optional(),
+});
+
+export async function configureTenant(raw: z.input<typeof ConfigureTenantInput>): Promise<Tenant> {
+  const { tenant_id: tenantId, scopes, ...settings } = ConfigureTenantInput.parse(raw);
+  const patch: Partial<TenantSettings> = settings;
+  const updated = await updateTenantSettings(tenantId, patch);
+  if (!updated) throw new NotFoundError(`No tenant ${tenantId}.`);
+  if (scopes) await setAllowedScopes(tenantId, sortScopes(scopes));
+  return requireTenant(tenantId);
+}

@@ -1,0 +1,60 @@
+import type { Tenant } from '../../domain/tenant.js';
+import { readUsage, type ApiUsage } from '../../store/usage.js';
+
+/** The tenant record of spec section 2.8 (full form). */
+export interface TenantProfile {
+  readonly id: string;
+  readonly name: string;
+  readonly schema_name: string;
+  readonly account_type: Tenant['account_type'];
+  readonly status: Tenant['status'];
+  readonly created_on: string;
+  readonly contact_email: string | null;
+  readonly transaction_fee: string;
+  readonly is_fee_paid_by_user: boolean;
+  readonly webhook_callback_url: string | null;
+  readonly webhook_secret: string | null;
+  readonly is_ip_whitelist_enabled: boolean;
+  readonly ip_whitelist: readonly string[];
+  readonly api_usage: ApiUsage;
+  readonly limits: Tenant['settings']['limits'];
+  readonly statistics: {
+    readonly total_payments: number;
+    readonly total_withdrawals: number;
+    readonly total_volume_usd: string;
+    readonly active_currencies: number;
+  };
+  readonly features: {
+    readonly multi_wallet: boolean;
+    readonly instant_withdrawals: boolean;
+    readonly custom_fees: boolean;
+    readonly webhook_retry: boolean;
+  };
+}
+
+/** Only the first 12 characters of a webhook secret are ever shown again. */
+export const maskSecret = (secret: string | null): string | null => (secret ? `${secret.slice(0, 12)}${'*'.repeat(8)}` : null);
+
+export async function getProfile(tenant: Tenant, now: Date, webhook: { url: string | null; secret: string | null } = { url: null, secret: null }): Promise<TenantProfile> {
+  const usage = await readUsage(tenant.id, now);
+  return {
+    id: tenant.id,
+    name: tenant.name,
+    schema_name: tenant.schema_name,
+    account_type: tenant.account_type,
+    status: tenant.status,
+    created_on: tenant.created_at.slice(0, 10),
+    contact_email: tenant.contact_email,
+    transaction_fee: tenant.settings.transaction_fee,
+    is_fee_paid_by_user: tenant.settings.is_fee_paid_by_user,
+    webhook_callback_url: webhook.url,
+    webhook_secret: maskSecret(webhook.secret),
+    is_ip_whitelist_enabled: tenant.settings.is_ip_whitelist_enabled,
+    ip_whitelist: tenant.settings.ip_whitelist,
+    api_usage: usage,
+    limits: tenant.settings.limits,
+    // Filled by the payment and withdrawal capabilities as they arrive.
+    statistics: { total_payments: 0, total_withdrawals: 0, total_volume_usd: '0.00', active_currencies: 0 },
+    features: { multi_wallet: true, instant_withdrawals: false, custom_fees: true, webhook_retry: true },
+  };
+}
