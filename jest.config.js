@@ -12,10 +12,12 @@ const project = (name, extra = {}) => ({
 });
 
 export default {
+  // Integration and end-to-end tests start real servers (DynamoDB Local, anvil) on a shared machine.
+  testTimeout: 120_000,
   projects: [
     project('unit'),
     project('infra'),
-    project('integration', { testTimeout: 60_000 }),
-    project('e2e', { testTimeout: 120_000 }),
+    project('integration'),
+    project('e2e'),
   ],
 };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../config/config.js';
 import { GatewayError } from '../domain/errors.js';
+import type { JsonNumber } from '../domain/json-number.js';
 import { sha256Hex } from '../security/secrets.js';
 import { claimIdempotencyKey, completeIdempotencyItem, releaseIdempotencyKey } from '../store/idempotency.js';
 import { transactWrite } from '../store/transact.js';
@@ -36,6 +37,12 @@ export type Begun =
       abandon(): Promise<void>;
     };
 
+/** A stored answer: the body keeps its exact numbers, the status is the HTTP status it was. */
+function storedResult(text: string): RouteResult {
+  const stored = parseJson(text) as { status: JsonNumber; body?: unknown; headers?: Record<string, string> };
+  return { status: Number(stored.status.text), body: stored.body, headers: stored.headers };
+}
+
 export async function beginIdempotency(input: BeginInput): Promise<Begun> {
   if (!/^[\x21-\x7e]{1,255}$/.test(input.key)) {
     throw new GatewayError('invalid_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', {
@@ -56,7 +63,7 @@ export async function beginIdempotency(input: BeginInput): Promise<Begun> {
   });
   switch (outcome.kind) {
     case 'replay':
-      return { kind: 'replay', result: parseJson(outcome.response) as RouteResult };
+      return { kind: 'replay', result: storedResult(outcome.response) };
     case 'mismatch':
       throw new GatewayError('idempotency_key_reused', undefined, { 'Idempotency-Key': [input.key] });
     case 'in_progress':
