@@ -1,0 +1,33 @@
+import { App, Tags } from 'aws-cdk-lib';
+import { GatewayStack } from './gateway-stack.js';
+
+/**
+ * `cdk synth|deploy [-c stage=dev] [-c alarmEmail=ops@example.com] [-c publicBaseUrl=https://api.example.com]`;
+ * the stage can also come from $STAGE. `local` is the embedded stack (infra/local), never a deployment.
+ */
+const app = new App();
+const context = (key: string): string | undefined => {
+  const value: unknown = app.node.tryGetContext(key);
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+};
+
+const stage = context('stage') ?? process.env.STAGE ?? 'prod';
+if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage) || stage === 'local') {
+  throw new Error(`Invalid stage "${stage}": lower-case letters, digits and dashes, not "local"`);
+}
+
+const alarmEmail = context('alarmEmail');
+const publicBaseUrl = context('publicBaseUrl');
+const stack = new GatewayStack(app, `PaymentGateway-${stage}`, {
+  stage,
+  description: `Crypto payment gateway (${stage})`,
+  // Unset outside a CLI session with credentials: the template is then environment-agnostic (offline synth).
+  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+  terminationProtection: stage === 'prod',
+  ...(alarmEmail ? { alarmEmail } : {}),
+  ...(publicBaseUrl ? { publicBaseUrl } : {}),
+});
+Tags.of(stack).add('service', 'payment-gateway');
+Tags.of(stack).add('stage', stage);
+
+app.synth();

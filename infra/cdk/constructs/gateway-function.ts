@@ -1,0 +1,57 @@
+import type { Duration } from 'aws-cdk-lib';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { isAbsolute, join, resolve } from 'node:path';
+
+/**
+ * esbuild emits ESM, but some dependencies still call `require` (CommonJS interop, e.g. for Node built-ins);
+ * ESM has no `require`, so the bundle recreates one.
+ */
+export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+export interface GatewayFunctionProps {
+  /** Entry module relative to `rootDir` (as in infra/definition.ts). */
+  readonly entry: string;
+  /** Repository root: entries, package-lock.json and the esbuild project root. */
+  readonly rootDir: string;
+  readonly description: string;
+  readonly timeout: Duration;
+  readonly memorySize?: number;
+  readonly environment: Readonly<Record<string, string>>;
+}
+
+/** One Lambda of the gateway: Node.js 22 on arm64, bundled locally by esbuild as minified ESM. */
+export class GatewayFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
+    if (isAbsolute(props.entry)) throw new Error(`Entry "${props.entry}" must be relative to the repository root`);
+    // Declared before super() only to hand it in; the log group lives next to the function.
+    const logGroup = new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH });
+    super(scope, id, {
+      entry: resolve(props.rootDir, props.entry),
+      handler: 'handler',
+      projectRoot: props.rootDir,
+      depsLockFilePath: join(props.rootDir, 'package-lock.json'),
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      description: props.description,
+      timeout: props.timeout,
+      memorySize: props.memorySize ?? 1024,
+      logGroup,
+      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      bundling: {
+        format: OutputFormat.ESM,
+        minify: true,
+        sourceMap: true,
+        target: 'node22',
+        // Local esbuild only: synth must work offline and without Docker.
+        forceDockerBundling: false,
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        // The Node.js 22 runtime ships AWS SDK v3.
+        externalModules: ['@aws-sdk/*'],
+      },
+    });
+  }
+}

@@ -1,0 +1,44 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
+import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
+import { Construct } from 'constructs';
+
+/** The only actions the hot-wallet key is ever granted: no private key leaves KMS, so nothing else is needed. */
+export const SIGNING_ACTIONS = ['kms:Sign', 'kms:GetPublicKey'] as const;
+
+export interface GatewayKeysProps {
+  readonly stage: string;
+}
+
+export class GatewayKeys extends Construct {
+  /** secp256k1 key that signs every chain transaction (EVM and Tron share the curve). */
+  readonly signingKey: Key;
+  /** Envelope key for stored secrets (webhook signing secrets). */
+  readonly secretsKey: Key;
+
+  constructor(scope: Construct, id: string, props: GatewayKeysProps) {
+    super(scope, id);
+    this.signingKey = new Key(this, 'HotWalletSigningKey', {
+      description: `Payment gateway (${props.stage}) hot-wallet signing key`,
+      alias: `alias/payment-gateway/${props.stage}/hot-wallet`,
+      keySpec: KeySpec.ECC_SECG_P256K1,
+      keyUsage: KeyUsage.SIGN_VERIFY,
+      // Deleting this key loses the hot wallet's funds: it outlives the stack.
+      removalPolicy: RemovalPolicy.RETAIN,
+      pendingWindow: Duration.days(30),
+    });
+    this.secretsKey = new Key(this, 'SecretsKey', {
+      description: `Payment gateway (${props.stage}) stored-secrets key`,
+      alias: `alias/payment-gateway/${props.stage}/secrets`,
+      enableKeyRotation: true,
+      // Stored ciphertexts are unreadable without it.
+      removalPolicy: RemovalPolicy.RETAIN,
+      pendingWindow: Duration.days(30),
+    });
+  }
+
+  /** Sign and read the public key (to derive addresses); never Verify, Decrypt, or key administration. */
+  grantSign(grantee: IGrantable): Grant {
+    return this.signingKey.grant(grantee, ...SIGNING_ACTIONS);
+  }
+}

@@ -1,0 +1,238 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import type { CfnElement } from 'aws-cdk-lib';
+import { API_FUNCTIONS, QUEUES, queueUrlEnv } from '../../infra/definition.js';
+import { TABLE } from '../../infra/table.js';
+import { buildStack, envRef, outputRef, props, referencedIds, refId, resources, roleOf, STAGE, statements } from './support.js';
+
+// One synthesis of the real definition for the whole file.
+const { stack, template } = buildStack();
+
+const functionId = (name: string): string => {
+  const fn = stack.functions.get(name);
+  if (!fn) throw new Error(`No function ${name}`);
+  return stack.getLogicalId(fn.node.defaultChild as CfnElement);
+};
+const apiFunctionIds = API_FUNCTIONS.map((f) => functionId(f.name));
+const anyFunction = apiFunctionIds[0] ?? '';
+
+describe('table', () => {
+  const tables = resources(template, 'AWS::DynamoDB::Table');
+  const [tableId, table] = Object.entries(tables)[0] ?? [];
+
+  test('is the only table and is what the functions are told to use', () => {
+    expect(Object.keys(tables)).toHaveLength(1);
+    for (const id of apiFunctionIds) expect(envRef(template, id, 'TABLE_NAME')).toBe(tableId);
+  });
+
+  test('has the keys, TTL, stream, on-demand billing and point-in-time recovery of infra/table.ts', () => {
+    expect(table?.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+      TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true },
+      StreamSpecification: { StreamViewType: TABLE.streamView },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+  });
+
+  test('has every GSI with ALL projection and string keys', () => {
+    const gsis = table?.Properties?.GlobalSecondaryIndexes;
+    expect(gsis).toEqual(
+      TABLE.indexes.map((i) => ({
+        IndexName: i.name,
+        KeySchema: [
+          { AttributeName: i.partitionKey, KeyType: 'HASH' },
+          { AttributeName: i.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    );
+    const keyNames = [TABLE.partitionKey, TABLE.sortKey, ...TABLE.indexes.flatMap((i) => [i.partitionKey, i.sortKey])];
+    expect(table?.Properties?.AttributeDefinitions).toEqual(
+      expect.arrayContaining(keyNames.map((AttributeName) => ({ AttributeName, AttributeType: 'S' }))),
+    );
+  });
+
+  test('is retained on delete and replace', () => {
+    expect(table?.DeletionPolicy).toBe('Retain');
+    expect(table?.UpdateReplacePolicy).toBe('Retain');
+  });
+
+  test('every function may read and write items and query the indexes', () => {
+    for (const id of apiFunctionIds) {
+      const role = roleOf(template, id);
+      const grant = statements(template).find(
+        (s) => s.roles.includes(role) && s.actions.includes('dynamodb:PutItem') && s.actions.includes('dynamodb:Query'),
+      );
+      expect(grant).toBeDefined();
+      expect(referencedIds(grant?.resource)).toEqual(new Set([tableId]));
+      expect(JSON.stringify(grant?.resource)).toContain('/index/*');
+    }
+  });
+});
+
+describe('API functions', () => {
+  test('one Lambda per API function, and no other', () => {
+    expect(Object.keys(resources(template, 'AWS::Lambda::Function'))).toHaveLength(API_FUNCTIONS.length);
+    expect(new Set(apiFunctionIds).size).toBe(API_FUNCTIONS.length);
+  });
+
+  test.each(API_FUNCTIONS.map((f) => [f.name]))('%s runs Node.js 22 on arm64 with the shared environment', (name) => {
+    const id = functionId(name);
+    const properties = props(template, id);
+    expect(properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      Environment: { Variables: { STAGE, NODE_OPTIONS: '--enable-source-maps', ALLOW_LOOPBACK_CALLBACKS: 'false' } },
+    });
+    const variables = (properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables.SECRETS_KEY_ID).toEqual({ Ref: outputRef(template, 'SecretsKeyId') });
+    expect(variables.PUBLIC_BASE_URL).toEqual(outputValue('ApiUrl'));
+    for (const q of QUEUES) expect(resources(template, 'AWS::SQS::Queue')[envRef(template, id, queueUrlEnv(q.name))]).toBeDefined();
+  });
+
+  test('logs are kept for a month', () => {
+    for (const id of apiFunctionIds) {
+      const logGroup = refId((props(template, id).LoggingConfig as { LogGroup: unknown }).LogGroup);
+      expect(props(template, logGroup ?? '').RetentionInDays).toBe(30);
+    }
+  });
+
+  test('may encrypt and decrypt with the secrets key, and may not sign', () => {
+    const secretsKey = outputRef(template, 'SecretsKeyId');
+    const signingKey = outputRef(template, 'SigningKeyId');
+    for (const id of apiFunctionIds) {
+      const mine = statements(template).filter((s) => s.roles.includes(roleOf(template, id)));
+      const onSecrets = mine.filter((s) => referencedIds(s.resource).has(secretsKey)).flatMap((s) => s.actions);
+      expect(onSecrets).toEqual(expect.arrayContaining(['kms:Encrypt', 'kms:Decrypt']));
+      expect(mine.filter((s) => referencedIds(s.resource).has(signingKey))).toEqual([]);
+    }
+  });
+
+  test('may send to every queue', () => {
+    for (const id of apiFunctionIds) {
+      const sendable = statements(template)
+        .filter((s) => s.roles.includes(roleOf(template, id)) && s.actions.includes('sqs:SendMessage'))
+        .flatMap((s) => [...referencedIds(s.resource)]);
+      expect(new Set(sendable)).toEqual(new Set(QUEUES.map((q) => envRef(template, id, queueUrlEnv(q.name)))));
+    }
+  });
+});
+
+function outputValue(name: string): unknown {
+  return (template.toJSON() as { Outputs: Record<string, { Value: unknown }> }).Outputs[name]?.Value;
+}
+
+describe('HTTP API', () => {
+  const routes = Object.values(resources(template, 'AWS::ApiGatewayV2::Route')).map((r) => r.Properties ?? {});
+  const integrations = resources(template, 'AWS::ApiGatewayV2::Integration');
+
+  test('has exactly the route keys of the definition, $default included', () => {
+    const expected = API_FUNCTIONS.flatMap((f) => f.routes);
+    expect(expected).toContain('$default');
+    expect(routes.map((r) => r.RouteKey).sort()).toEqual([...expected].sort());
+  });
+
+  test.each(API_FUNCTIONS.flatMap((f) => f.routes.map((key) => [key, f.name])))('%s goes to %s', (key, name) => {
+    const route = routes.find((r) => r.RouteKey === key);
+    const integrationId = [...referencedIds(route?.Target)][0] ?? '';
+    expect(integrations[integrationId]?.Properties).toMatchObject({
+      IntegrationType: 'AWS_PROXY',
+      PayloadFormatVersion: '2.0',
+      IntegrationUri: { 'Fn::GetAtt': [functionId(name), 'Arn'] },
+    });
+  });
+
+  test('API Gateway may invoke each function, once per route', () => {
+    const permissions = Object.values(resources(template, 'AWS::Lambda::Permission')).filter(
+      (p) => p.Properties?.Principal === 'apigateway.amazonaws.com',
+    );
+    for (const f of API_FUNCTIONS) {
+      const mine = permissions.filter((p) => refId(p.Properties?.FunctionName, 'Arn') === functionId(f.name));
+      expect(mine).toHaveLength(f.routes.length);
+    }
+  });
+
+  test('outputs its URL', () => {
+    template.hasOutput('ApiUrl', { Value: { 'Fn::GetAtt': [Match.anyValue(), 'ApiEndpoint'] } });
+    expect(resources(template, 'AWS::ApiGatewayV2::Api')[refId(outputValue('ApiUrl'), 'ApiEndpoint') ?? '']).toBeDefined();
+  });
+});
+
+describe('queues', () => {
+  const queues = resources(template, 'AWS::SQS::Queue');
+  const alarms = Object.values(resources(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties ?? {});
+
+  test('one queue and one dead-letter queue per definition', () => {
+    expect(Object.keys(queues)).toHaveLength(2 * QUEUES.length);
+  });
+
+  test.each(QUEUES.map((q) => [q.name, q]))('%s has its DLQ, redrive policy, SSE and DLQ alarm', (_name, q) => {
+    const queueId = envRef(template, anyFunction, queueUrlEnv(q.name));
+    const queue = queues[queueId]?.Properties ?? {};
+    expect(queue).toMatchObject({
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: q.visibilityTimeoutSeconds,
+      RedrivePolicy: { maxReceiveCount: q.maxReceiveCount },
+    });
+    const dlqId = refId((queue.RedrivePolicy as { deadLetterTargetArn: unknown }).deadLetterTargetArn, 'Arn') ?? '';
+    expect(dlqId).not.toBe(queueId);
+    expect(queues[dlqId]?.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+
+    const dlqAlarms = alarms.filter(
+      (a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && referencedIds(a.Dimensions).has(dlqId),
+    );
+    expect(dlqAlarms).toHaveLength(1);
+    expect(dlqAlarms[0]).toMatchObject({ Namespace: 'AWS/SQS', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+  });
+});
+
+describe('KMS', () => {
+  const keys = resources(template, 'AWS::KMS::Key');
+  const signingKey = outputRef(template, 'SigningKeyId');
+  const secretsKey = outputRef(template, 'SecretsKeyId');
+
+  test('the hot-wallet key is a retained secp256k1 signing key', () => {
+    expect(keys[signingKey]?.Properties).toMatchObject({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY' });
+    expect(keys[signingKey]?.DeletionPolicy).toBe('Retain');
+    expect(keys[signingKey]?.UpdateReplacePolicy).toBe('Retain');
+  });
+
+  test('the secrets key is a retained, rotated symmetric key', () => {
+    expect(secretsKey).not.toBe(signingKey);
+    expect(keys[secretsKey]?.Properties?.EnableKeyRotation).toBe(true);
+    expect(keys[secretsKey]?.Properties?.KeySpec ?? 'SYMMETRIC_DEFAULT').toBe('SYMMETRIC_DEFAULT');
+    expect(keys[secretsKey]?.DeletionPolicy).toBe('Retain');
+  });
+
+  test('without workers, nothing may sign', () => {
+    expect(statements(template).filter((s) => referencedIds(s.resource).has(signingKey))).toEqual([]);
+  });
+
+  test('the key policy delegates to IAM only (no direct grants to other principals)', () => {
+    const policy = keys[signingKey]?.Properties?.KeyPolicy as { Statement: { Principal: unknown }[] };
+    expect(policy.Statement).toHaveLength(1);
+    expect(JSON.stringify(policy.Statement[0]?.Principal)).toContain(':root');
+  });
+});
+
+describe('alarms', () => {
+  test('one Errors alarm per function, at >= 1 over 5 minutes', () => {
+    const alarms = Object.values(resources(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties ?? {});
+    for (const id of apiFunctionIds) {
+      const mine = alarms.filter((a) => a.MetricName === 'Errors' && referencedIds(a.Dimensions).has(id));
+      expect(mine).toHaveLength(1);
+      expect(mine[0]).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmActions: [{ Ref: outputRef(template, 'AlarmTopicArn') }],
+      });
+    }
+  });
+});
