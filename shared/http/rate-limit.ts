@@ -1,6 +1,6 @@
 import { RateLimitError } from '../domain/errors.js';
 import type { Tenant } from '../domain/tenant.js';
-import { countInWindow, recordUsage } from '../store/usage.js';
+import { countRequest } from '../store/usage.js';
 import type { Route } from './route.js';
 
 /**
@@ -13,23 +13,20 @@ export interface RateCheck {
 }
 
 export async function checkRateLimits(route: Route, tenant: Tenant, now: Date): Promise<RateCheck> {
-  const nowSeconds = Math.floor(now.getTime() / 1000);
   const limit = tenant.settings.requests_per_hour;
-  const [window] = await Promise.all([countInWindow(tenant.id, 'requests', nowSeconds), recordUsage(tenant.id, now)]);
+  const counted = await countRequest(tenant.id, now, route.rateBucket);
   const headers: Record<string, string> = {
     'X-RateLimit-Limit': String(limit),
-    'X-RateLimit-Remaining': String(Math.max(0, limit - window.count)),
-    'X-RateLimit-Reset': String(window.resetAt),
+    'X-RateLimit-Remaining': String(Math.max(0, limit - counted.hourRequests)),
+    'X-RateLimit-Reset': String(counted.resetAt),
   };
-  const refusal = (resetAt: number, bucketLimit: number): RateCheck => {
-    const error = new RateLimitError(Math.max(1, resetAt - nowSeconds), bucketLimit);
+  const refuse = (bucketLimit: number): RateCheck => {
+    const error = new RateLimitError(Math.max(1, counted.resetAt - Math.floor(now.getTime() / 1000)), bucketLimit);
     return { headers: { ...headers, 'Retry-After': String(error.retryAfter) }, refusal: error };
   };
-  if (window.count > limit) return refusal(window.resetAt, limit);
-  if (route.rateBucket === 'payment_creations') {
-    const bucketLimit = tenant.settings.payment_creations_per_hour;
-    const bucket = await countInWindow(tenant.id, route.rateBucket, nowSeconds);
-    if (bucket.count > bucketLimit) return refusal(bucket.resetAt, bucketLimit);
+  if (counted.hourRequests > limit) return refuse(limit);
+  if (route.rateBucket === 'payment_creations' && (counted.hourBucket ?? 0) > tenant.settings.payment_creations_per_hour) {
+    return refuse(tenant.settings.payment_creations_per_hour);
   }
   return { headers, refusal: null };
 }

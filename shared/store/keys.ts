@@ -11,8 +11,7 @@
  * | access token        | TOKEN#<sha256>              | TOKEN                      | gsi1: CLIENT#<client id>#TOKENS      |
  * | API key (lookup)    | APIKEY#<sha256>             | APIKEY                     |                                      |
  * | API key (record)    | TENANT#<tid>                | APIKEY#<key id>            |                                      |
- * | rate window         | TENANT#<tid>                | RATE#<bucket>#<window>     |                                      |
- * | daily API usage     | TENANT#<tid>                | USAGE#<yyyy-mm-dd>         |                                      |
+ * | usage + rate windows| TENANT#<tid>                | USAGE#<yyyy-mm-dd>         | hourly counters as attributes        |
  * | idempotency record  | TENANT#<tid>                | IDEM#<key>                 |                                      |
  * | outbox event        | OUTBOX#<event id>           | OUTBOX                     | stream -> event-router               |
  * | balance row         | TENANT#<tid>                | BAL#<account>#<currency>   | (posting counters live on the row)   |
@@ -21,6 +20,21 @@
  * | platform balance    | PLATFORM#<account>#<cur>#<shard> | BALANCE               | N shards per (account, currency)     |
  * | rates snapshot      | RATES                       | CURRENT                    |                                      |
  * | rates hour candle   | RATES                       | HOUR#<yyyy-mm-ddThh>       | TTL 26 h                             |
+ * | webhook settings (A)| TENANT#<tid>                | WEBHOOK_SETTINGS           |                                      |
+ * | webhook sub (B)     | TENANT#<tid>                | WEBHOOK#<id>               | guard WEBHOOK_URL#<sha256>, WEBHOOK_COUNT |
+ * | webhook delivery    | TENANT#<tid>                | WHDELIVERY#<event>.<dest>  | TTL 30 days                          |
+ * | webhook attempt log | TENANT#<tid>                | WHLOG#<at>#<delivery>#<n>  | TTL 30 days                          |
+ * | payment             | TENANT#<tid>                | PAYMENT#<id>               | gsi1: TENANT#<tid>#PAYMENTS / <created_at>#<id>; gsi2: TENANT#<tid>#PAYMENTS_BY_AMOUNT / <usd sort>#<id>; gsi3: PAYMENTS#WAITING / <expiry>#<tid>#<id> (while waiting) |
+ * | payment counter     | TENANT#<tid>                | PAYMENTS#COUNTER           | (count kept in the creation transaction) |
+ * | daily payment total | TENANT#<tid>                | PAYMENTS#DAY#<yyyy-mm-dd>  | TTL 3 days                           |
+ * | deposit address     | ADDRESS#<family>#<lower addr> | ADDRESS                  | scanner's BatchGetItem               |
+ * | deposit (once)      | DEPOSIT#<network>:<tx>:<log> | DEPOSIT                   |                                      |
+ * | open payment (chain)| TENANT#<tid>                | PAYMENT#<id>               | gsi3: PAYMENTS#OPEN#<network> / <created_at>#<tid>#<id> (confirming..sending, native waiting) |
+ * | scanner cursor      | SCANNER#<network>           | CURSOR                     | (lease, block, recent hashes)        |
+ * | chain-tx request    | CHAINTX#<network>#<reference> | REQUEST                  | gsi3 (while open): CHAINTX#<network>#OPEN / <created_at>#<reference> |
+ * | nonce counter       | NONCE#<network>#<address>   | COUNTER                    | `next`: the wallet's next new nonce  |
+ * | free nonce          | NONCE#<network>#<address>   | FREE#<nonce, 12 digits>    | released nonces, taken first         |
+ * | chain-tx follower lease | LEASE#chain-tx-follower#<network> | LEASE            | one holder at a time, with expiry    |
  */
 import { OUTBOX_KEY_PREFIX } from '../../infra/table.js';
 
@@ -53,10 +67,6 @@ export const keys = {
   apiKey: (tenantId: string, keyId: string): Key => ({ pk: tenantPk(tenantId), sk: `APIKEY#${keyId}` }),
   apiKeyPrefix: (tenantId: string) => ({ pk: tenantPk(tenantId), skPrefix: 'APIKEY#' }),
 
-  rateWindow: (tenantId: string, bucket: string, windowStart: number): Key => ({
-    pk: tenantPk(tenantId),
-    sk: `RATE#${bucket}#${windowStart}`,
-  }),
   usageDay: (tenantId: string, day: string): Key => ({ pk: tenantPk(tenantId), sk: `USAGE#${day}` }),
   /** Daily usage items of one month (`yyyy-mm`), for a begins_with query. */
   usageMonthPrefix: (tenantId: string, month: string) => ({ pk: tenantPk(tenantId), skPrefix: `USAGE#${month}` }),
@@ -111,6 +121,60 @@ export const keys = {
   rateCandle: (hour: string): Key => ({ pk: 'RATES', sk: `HOUR#${hour}` }),
   rateCandlePartition: 'RATES',
   rateCandleSk: (hour: string): string => `HOUR#${hour}`,
+
+  /** Chain transactions (shared/store/chain-tx.ts): one request per (network, caller's reference). */
+  chainTx: (network: string, reference: string): Key => ({ pk: `CHAINTX#${network}#${reference}`, sk: 'REQUEST' }),
+  /** gsi3 work queue of a network's open chain-tx requests, oldest first (removed when final). */
+  chainTxOpen: (network: string, createdAt: string, reference: string) => ({
+    gsi3pk: `CHAINTX#${network}#OPEN`,
+    gsi3sk: `${createdAt}#${reference}`,
+  }),
+  chainTxOpenPartition: (network: string): string => `CHAINTX#${network}#OPEN`,
+  /** Nonce manager of one (network, wallet address): the counter, and released nonces as `FREE#` items. */
+  nonceCounter: (network: string, address: string): Key => ({ pk: `NONCE#${network}#${address.toLowerCase()}`, sk: 'COUNTER' }),
+  nonceFree: (network: string, address: string, nonce: number): Key => ({
+    pk: `NONCE#${network}#${address.toLowerCase()}`,
+    sk: `FREE#${String(nonce).padStart(12, '0')}`,
+  }),
+  nonceFreePrefix: (network: string, address: string) => ({ pk: `NONCE#${network}#${address.toLowerCase()}`, skPrefix: 'FREE#' }),
+  /** The chain-tx follower's lease of one network: one follower at a time. */
+  chainTxFollowerLease: (network: string): Key => ({ pk: `LEASE#chain-tx-follower#${network}`, sk: 'LEASE' }),
+
+  /** Payments: the record, its per-tenant lists (gsi1 by time, gsi2 by USD amount) and work queues (gsi3). */
+  payment: (tenantId: string, paymentId: string): Key => ({ pk: tenantPk(tenantId), sk: `PAYMENT#${paymentId}` }),
+  paymentList: (tenantId: string, createdAt: string, paymentId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#PAYMENTS`, gsi1sk: `${createdAt}#${paymentId}` }),
+  paymentListPartition: (tenantId: string): string => `${tenantPk(tenantId)}#PAYMENTS`,
+  paymentAmountList: (tenantId: string, amountSort: string, paymentId: string) => ({ gsi2pk: `${tenantPk(tenantId)}#PAYMENTS_BY_AMOUNT`, gsi2sk: `${amountSort}#${paymentId}` }),
+  paymentAmountPartition: (tenantId: string): string => `${tenantPk(tenantId)}#PAYMENTS_BY_AMOUNT`,
+  /** gsi3: waiting payments by expiry time (the expirer's queue). */
+  paymentExpiryQueue: (expiryTime: string, tenantId: string, paymentId: string) => ({ gsi3pk: 'PAYMENTS#WAITING', gsi3sk: `${expiryTime}#${tenantId}#${paymentId}` }),
+  paymentExpiryPartition: 'PAYMENTS#WAITING',
+  /** gsi3: payments a network's scanner follows (confirming, partially paid, confirmed, sending). */
+  paymentOpenQueue: (network: string, createdAt: string, tenantId: string, paymentId: string) => ({ gsi3pk: `PAYMENTS#OPEN#${network}`, gsi3sk: `${createdAt}#${tenantId}#${paymentId}` }),
+  paymentOpenPartition: (network: string): string => `PAYMENTS#OPEN#${network}`,
+  paymentCounter: (tenantId: string): Key => ({ pk: tenantPk(tenantId), sk: 'PAYMENTS#COUNTER' }),
+  paymentDay: (tenantId: string, day: string): Key => ({ pk: tenantPk(tenantId), sk: `PAYMENTS#DAY#${day}` }),
+  /** Deposit address -> payment, for the scanner's batched lookup. */
+  depositAddress: (family: string, address: string): Key => ({ pk: `ADDRESS#${family}#${address.toLowerCase()}`, sk: 'ADDRESS' }),
+  /** A deposit recorded once: `<network>:<tx>:<log index>`. */
+  deposit: (depositId: string): Key => ({ pk: `DEPOSIT#${depositId}`, sk: 'DEPOSIT' }),
+  /** Scanner: per-network cursor, lease and recent block hashes. */
+  scannerCursor: (network: string): Key => ({ pk: `SCANNER#${network}`, sk: 'CURSOR' }),
+
+  /** Webhooks (shared/store/webhooks.ts): variant-A settings, variant-B subscriptions with a URL guard and a count. */
+  webhookSettings: (tenantId: string): Key => ({ pk: tenantPk(tenantId), sk: 'WEBHOOK_SETTINGS' }),
+  webhookSubscription: (tenantId: string, id: string): Key => ({ pk: tenantPk(tenantId), sk: `WEBHOOK#${id}` }),
+  webhookSubscriptionPrefix: (tenantId: string) => ({ pk: tenantPk(tenantId), skPrefix: 'WEBHOOK#' }),
+  webhookUrlGuard: (tenantId: string, urlHash: string): Key => ({ pk: tenantPk(tenantId), sk: `WEBHOOK_URL#${urlHash}` }),
+  webhookCount: (tenantId: string): Key => ({ pk: tenantPk(tenantId), sk: 'WEBHOOK_COUNT' }),
+  /** One delivery per (event, destination), keyed by its natural id; attempts logged by time (TTL 30 days). */
+  webhookDelivery: (tenantId: string, deliveryId: string): Key => ({ pk: tenantPk(tenantId), sk: `WHDELIVERY#${deliveryId}` }),
+  webhookAttempt: (tenantId: string, at: string, deliveryId: string, attempt: number): Key => ({
+    pk: tenantPk(tenantId),
+    sk: `WHLOG#${at}#${deliveryId}#${attempt}`,
+  }),
+  webhookAttemptSk: (at: string): string => `WHLOG#${at}`,
+  webhookAttemptPrefix: 'WHLOG#',
 
   /** Never written: the status check reads it to prove the table answers. */
   health: { pk: 'HEALTH', sk: 'HEALTH' } as Key,

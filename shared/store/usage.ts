@@ -4,42 +4,49 @@ import { keys } from './keys.js';
 import { integer } from './values.js';
 
 /**
- * Fixed-window rate counters and daily API usage. Both are single atomic `ADD`s; DynamoDB TTL removes
- * old windows late, so a window is identified by its start and never read after it ends.
+ * API usage and rate windows in one item per tenant and UTC day. Each request is ONE atomic update that
+ * adds to the day's total and to the counter of its UTC hour (the fixed rate window), and returns both;
+ * a rate bucket such as payment creations has its own hourly counter in the same item.
  */
 
 export const WINDOW_SECONDS = 3600;
 
-/** Adds one request to the window containing `nowSeconds` and returns the count including it. */
-export async function countInWindow(tenantId: string, bucket: string, nowSeconds: number): Promise<{ count: number; resetAt: number }> {
-  const windowStart = nowSeconds - (nowSeconds % WINDOW_SECONDS);
-  const resetAt = windowStart + WINDOW_SECONDS;
-  const { Attributes } = await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.rateWindow(tenantId, bucket, windowStart),
-      UpdateExpression: 'ADD #c :one SET #ttl = if_not_exists(#ttl, :ttl)',
-      ExpressionAttributeNames: { '#c': 'count', '#ttl': 'ttl' },
-      ExpressionAttributeValues: { ':one': 1, ':ttl': resetAt + WINDOW_SECONDS },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  return { count: integer(Attributes?.count), resetAt };
+export interface Counted {
+  /** Requests in the current hour, this one included. */
+  readonly hourRequests: number;
+  /** This request's bucket count in the current hour, when a bucket was given. */
+  readonly hourBucket: number | null;
+  /** Epoch seconds when the hour ends. */
+  readonly resetAt: number;
 }
 
 const day = (at: Date) => at.toISOString().slice(0, 10);
 
-/** Counts one request in the tenant's usage for the UTC day of `at` (kept 400 days). */
-export async function recordUsage(tenantId: string, at: Date): Promise<void> {
-  await db().send(
+export async function countRequest(tenantId: string, at: Date, bucket?: string): Promise<Counted> {
+  const nowSeconds = Math.floor(at.getTime() / 1000);
+  const hour = at.toISOString().slice(11, 13);
+  const names: Record<string, string> = { '#ttl': 'ttl', '#hr': `requests_h${hour}` };
+  let add = 'requests :one, #hr :one';
+  if (bucket) {
+    names['#hb'] = `${bucket}_h${hour}`;
+    add += ', #hb :one';
+  }
+  const { Attributes = {} } = await db().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.usageDay(tenantId, day(at)),
-      UpdateExpression: 'ADD requests :one SET last_request = :at, #ttl = if_not_exists(#ttl, :ttl)',
-      ExpressionAttributeNames: { '#ttl': 'ttl' },
-      ExpressionAttributeValues: { ':one': 1, ':at': at.toISOString(), ':ttl': Math.floor(at.getTime() / 1000) + 400 * 86400 },
+      UpdateExpression: `ADD ${add} SET last_request = :at, #ttl = if_not_exists(#ttl, :ttl)`,
+      ExpressionAttributeNames: names,
+      // Kept 400 days for usage history; TTL deletes late, and old days are never read as windows.
+      ExpressionAttributeValues: { ':one': 1, ':at': at.toISOString(), ':ttl': nowSeconds + 400 * 86400 },
+      ReturnValues: 'UPDATED_NEW',
     }),
   );
+  return {
+    hourRequests: integer(Attributes[names['#hr'] ?? '']),
+    hourBucket: bucket ? integer(Attributes[names['#hb'] ?? '']) : null,
+    resetAt: nowSeconds - (nowSeconds % WINDOW_SECONDS) + WINDOW_SECONDS,
+  };
 }
 
 export interface ApiUsage {
@@ -56,6 +63,7 @@ export async function readUsage(tenantId: string, now: Date): Promise<ApiUsage> 
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
       ExpressionAttributeValues: { ':pk': pk, ':sk': skPrefix },
+      ProjectionExpression: 'sk, requests, last_request',
     }),
   );
   const todayKey = keys.usageDay(tenantId, day(now)).sk;
