@@ -219,14 +219,9 @@ function target(): void {
   if (!existsSync(file)) {
     throw new UsageError(`No local stack found (${file}). Start it with \`npm start\`, or set TABLE_NAME and AWS_REGION to use AWS.`);
   }
-  const stack = JSON.parse(readFileSync(file, 'utf8')) as { dynamodbUrl: string; tableName: string; kmsUrl?: string; sqsUrl?: string };
-  process.env.TABLE_NAME = stack.tableName;
-  process.env.AWS_REGION ??= 'us-east-1';
-  process.env.AWS_ACCESS_KEY_ID ??= 'local';
-  process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = stack.dynamodbUrl;
-  if (stack.kmsUrl) process.env.AWS_ENDPOINT_URL_KMS = stack.kmsUrl;
-  if (stack.sqsUrl) process.env.AWS_ENDPOINT_URL_SQS = stack.sqsUrl;
+  // The same environment the local handlers run with (table, endpoints, keys, queue URLs).
+  const stack = JSON.parse(readFileSync(file, 'utf8')) as { env: Record<string, string> };
+  for (const [name, value] of Object.entries(stack.env)) process.env[name] ??= value;
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -49,6 +49,29 @@ const schema = z.object({
         return z.NEVER;
       }
     }),
+  /** Chain transactions: JSON-RPC endpoint per EVM network, `{"ETH":"https://..."}`; the follower follows each. */
+  EVM_RPC_URLS: z
+    .string()
+    .default('{}')
+    .transform((v, ctx) => {
+      try {
+        return z.record(z.string(), z.string().url()).parse(JSON.parse(v));
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object of network to RPC URL' });
+        return z.NEVER;
+      }
+    }),
+  /** KMS key (ECC_SECG_P256K1) of the hot wallet that signs sweeps and withdrawals. */
+  HOT_WALLET_KEY_ID: z.string().min(1).optional(),
+  /** Blocks (the mined one included) before a chain transaction is final. */
+  CHAIN_TX_CONFIRMATIONS: z.coerce.number().int().min(1).default(3),
+  /** A broadcast transaction not mined after this many seconds is re-signed with higher fees (same nonce). */
+  CHAIN_TX_BUMP_AFTER_SECONDS: z.coerce.number().int().min(1).default(120),
+  /** Fee caps in wei: no transaction is signed above them, bumps included. */
+  CHAIN_TX_MAX_FEE_PER_GAS_WEI: z.string().regex(/^\d+$/).default('500000000000').transform((v) => BigInt(v)),
+  CHAIN_TX_MAX_PRIORITY_FEE_WEI: z.string().regex(/^\d+$/).default('20000000000').transform((v) => BigInt(v)),
+  /** The follower retries queued requests idle this long (normally the transfers queue runs them). */
+  CHAIN_TX_RETRY_QUEUED_AFTER_SECONDS: z.coerce.number().int().min(0).default(60),
 });
 
 export type Config = z.infer<typeof schema> & { readonly isProduction: boolean };

@@ -1,0 +1,71 @@
+/**
+ * Ports of the chain-transaction engine. Adapters: `shared/chain/engine/evm.ts` (ethers JSON-RPC, KMS signer),
+ * `shared/store/chain-tx.ts` (DynamoDB).
+ */
+import type { FeeSuggestion } from './fees.js';
+import type { ChainTx, ChainTxEffect, TxFees } from './state.js';
+
+export interface UnsignedTx {
+  readonly chainId: bigint;
+  readonly from: string;
+  readonly to: string;
+  readonly data: string;
+  readonly value: bigint;
+  readonly nonce: number;
+  readonly gasLimit: bigint;
+  readonly fees: TxFees;
+}
+
+export interface SignedTx {
+  readonly hash: string;
+  readonly raw: string;
+}
+
+export interface TxReceipt {
+  readonly hash: string;
+  readonly blockNumber: number;
+  readonly status: 0 | 1;
+  readonly gasUsed: bigint;
+}
+
+/** What the node answered to a broadcast. `known` covers "already known" / "nonce too low" / underpriced replacement. */
+export type BroadcastOutcome =
+  | { readonly kind: 'accepted' }
+  | { readonly kind: 'known'; readonly message: string }
+  | { readonly kind: 'nonce_too_low'; readonly message: string }
+  /** The node refused the bytes because the wallet cannot pay value + gas now: keep them, retry later. */
+  | { readonly kind: 'insufficient_funds'; readonly message: string };
+
+export interface ChainPort {
+  chainId(): Promise<bigint>;
+  balance(address: string): Promise<bigint>;
+  /** Transactions mined from `address` up to block `atBlock` (default: the latest). */
+  minedNonce(address: string, atBlock?: number): Promise<number>;
+  estimateGas(tx: { from: string; to: string; data: string; value: bigint }): Promise<bigint>;
+  feeSuggestion(): Promise<FeeSuggestion>;
+  broadcast(raw: string): Promise<BroadcastOutcome>;
+  receipt(hash: string): Promise<TxReceipt | null>;
+  blockNumber(): Promise<number>;
+}
+
+export interface TxSignerPort {
+  sign(keyId: string, tx: UnsignedTx): Promise<SignedTx>;
+}
+
+/** Where a processor may be "killed" in tests (a throwing hook). */
+export type CrashPoint = 'after_nonce' | 'after_sign' | 'after_persist' | 'after_broadcast' | 'after_bump_sign' | 'after_bump_persist';
+
+export interface ChainTxStorePort {
+  get(requestId: string): Promise<ChainTx | undefined>;
+  /** Creates the request; false (and nothing written) if it already exists. */
+  create(tx: ChainTx, extra?: { eventType: string; payload: Record<string, unknown> }): Promise<boolean>;
+  /** Saves `next` if the stored version is still `expectedVersion`; writes the effects in the same transaction. */
+  save(next: ChainTx, expectedVersion: number, effects?: readonly ChainTxEffect[]): Promise<void>;
+  /** Gives `tx` (version `expectedVersion`, status queued) the wallet's next nonce: free-list first, else the counter. */
+  allocateNonce(tx: ChainTx, expectedVersion: number, chainNonce: () => Promise<number>, now: Date): Promise<ChainTx>;
+  /** Open requests of a network (oldest first). */
+  listOpen(network: string, limit?: number): Promise<ChainTx[]>;
+  /** Takes (or renews) the follower lease of a network; false while another owner holds it unexpired. */
+  acquireLease(network: string, owner: string, now: Date, ttlSeconds: number): Promise<boolean>;
+  releaseLease(network: string, owner: string): Promise<void>;
+}

@@ -1,0 +1,30 @@
+import type { FeeCaps } from '../../chain/engine/fees.js';
+import type { ChainPort, ChainTxStorePort, CrashPoint, TxSignerPort } from '../../chain/engine/ports.js';
+import type { ChainTx } from '../../chain/engine/state.js';
+
+export interface ChainTxSettings {
+  /** Blocks on top of (and including) the mined one before a request is final. */
+  readonly confirmations: number;
+  /** A broadcast transaction not mined after this long is re-signed with higher fees (same nonce). */
+  readonly bumpAfterSeconds: number;
+  readonly caps: FeeCaps;
+  /** Fee bump in per mille (125 = 12.5 %); at least the pools' 10 %. */
+  readonly bumpPermille?: bigint;
+  /** The follower (re)processes queued/allocated requests idle this long (the SQS path normally does). */
+  readonly retryQueuedAfterSeconds: number;
+}
+
+export interface ChainTxDeps {
+  readonly store: ChainTxStorePort;
+  /** The chain of a network; throws for a network without an RPC endpoint. */
+  chain(network: string): ChainPort;
+  readonly signer: TxSignerPort;
+  readonly clock: () => Date;
+  readonly settings: ChainTxSettings;
+  /** Test hook: throw here to simulate the processor dying at that point. */
+  readonly crash?: (point: CrashPoint, tx: ChainTx) => void | Promise<void>;
+}
+
+/** The alarm metric a wallet without enough native coin for gas raises (count of requests waiting for gas). */
+export const INSUFFICIENT_GAS_METRIC = 'ChainTxInsufficientGas';
+export const METRIC_NAMESPACE = 'Gateway/ChainTx';

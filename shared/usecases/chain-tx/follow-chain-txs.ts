@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import { bumpFees } from '../../chain/engine/fees.js';
+import type { TxReceipt } from '../../chain/engine/ports.js';
+import type { ChainTx, ChainTxTransition } from '../../chain/engine/state.js';
+import { currentAttempt, isBumpDue, isInFlight, trackedHashes, transition } from '../../chain/engine/state.js';
+import { ChainTxVersionConflictError } from '../../store/chain-tx.js';
+import type { ChainTxDeps } from './deps.js';
+import { INSUFFICIENT_GAS_METRIC } from './deps.js';
+import { processChainTx } from './process-chain-tx.js';
+
+export interface FollowStats {
+  confirmed: number;
+  reverted: number;
+  failed: number;
+  bumped: number;
+  rebroadcast: number;
+  processed: number;
+  waitingForGas: number;
+}
+
+const emptyStats = (): FollowStats => ({ confirmed: 0, reverted: 0, failed: 0, bumped: 0, rebroadcast: 0, processed: 0, waitingForGas: 0 });
+
+async function apply(tx: ChainTx, event: ChainTxTransition, deps: ChainTxDeps): Promise<ChainTx> {
+  const { tx: next, effects } = transition(tx, event, deps.clock());
+  await deps.store.save(next, tx.version, effects);
+  return next;
+}
+
+async function minedReceipt(tx: ChainTx, deps: ChainTxDeps): Promise<TxReceipt | undefined> {
+  const chain = deps.chain(tx.network);
+  for (const hash of trackedHashes(tx)) {
+    const receipt = await chain.receipt(hash);
+    if (receipt) return receipt;
+  }
+  return undefined;
+}
+
+/**
+ * One look at an in-flight request (signed or pending):
+ * 1. one of its tracked hashes is mined with enough confirmations -> `confirmed` (or `reverted`), with the
+ *    `chain_tx.confirmed` / `chain_tx.failed` outbox event in the same transaction; mined with fewer -> wait;
+ * 2. none mined but the wallet's mined nonce has passed the request's -> another transaction took the nonce:
+ *    `failed` (`nonce_consumed`) with `chain_tx.failed` (never happens while the engine alone owns the wallet);
+ * 3. `signed` (persisted, maybe never sent) -> broadcast the same bytes;
+ * 4. pending longer than `bumpAfterSeconds` -> re-sign with the same nonce and higher fees, persist the new
+ *    hash (added to the tracked ones) BEFORE broadcasting it; whichever hash is mined wins (one nonce: once);
+ * 5. otherwise re-broadcast the current bytes (a node may have dropped them from its pool).
+ */
+export async function followChainTx(start: ChainTx, deps: ChainTxDeps, stats: FollowStats = emptyStats()): Promise<ChainTx> {
+  let tx = start;
+  if (!isInFlight(tx)) return tx;
+  const chain = deps.chain(tx.network);
+  const nonce = tx.nonce;
+  if (nonce === undefined) throw new Error(`${tx.requestId} is in flight without a nonce`);
+
+  // The wallet's nonce as of `confirmations` deep, read BEFORE the receipts: a hash of ours mined in between
+  // is then found by the receipts, never mistaken for a foreign transaction.
+  const head = await chain.blockNumber();
+  const minedNonce = await chain.minedNonce(tx.wallet.address, Math.max(0, head - deps.settings.confirmations + 1));
+  const receipt = await minedReceipt(tx, deps);
+  if (receipt) {
+    const confirmations = (await chain.blockNumber()) - receipt.blockNumber + 1;
+    if (confirmations < deps.settings.confirmations) return tx;
+    tx = await apply(tx, { type: 'mined', mined: { hash: receipt.hash, blockNumber: receipt.blockNumber, status: receipt.status, gasUsed: receipt.gasUsed } }, deps);
+    if (receipt.status === 1) stats.confirmed++;
+    else stats.reverted++;
+    return tx;
+  }
+  if (minedNonce > nonce) {
+    tx = await apply(tx, { type: 'dropped', failure: 'nonce_consumed' }, deps);
+    stats.failed++;
+    return tx;
+  }
+
+  const attempt = currentAttempt(tx);
+  if (!attempt) throw new Error(`${tx.requestId} is ${tx.status} without a signed transaction`);
+  if (tx.status === 'signed') {
+    const outcome = await chain.broadcast(attempt.raw);
+    if (outcome.kind === 'insufficient_funds') {
+      stats.waitingForGas++;
+      return tx.reason === 'insufficient_gas' ? tx : apply(tx, { type: 'blocked', reason: 'insufficient_gas' }, deps);
+    }
+    stats.rebroadcast++;
+    return apply(tx, { type: 'broadcast' }, deps);
+  }
+  if (isBumpDue(tx, deps.clock(), deps.settings.bumpAfterSeconds)) {
+    const fees = bumpFees(attempt.fees, await chain.feeSuggestion(), deps.settings.caps, deps.settings.bumpPermille);
+    if (fees !== null) {
+      const signed = await deps.signer.sign(tx.wallet.keyId, {
+        chainId: await chain.chainId(),
+        from: tx.wallet.address,
+        to: tx.to,
+        data: tx.data,
+        value: tx.value,
+        nonce,
+        gasLimit: attempt.gasLimit,
+        fees,
+      });
+      await deps.crash?.('after_bump_sign', tx);
+      tx = await apply(tx, { type: 'bumped', attempt: { hash: signed.hash, raw: signed.raw, fees, gasLimit: attempt.gasLimit, signedAt: deps.clock().toISOString() } }, deps);
+      await deps.crash?.('after_bump_persist', tx);
+      const outcome = await chain.broadcast(signed.raw);
+      stats.bumped++;
+      // Refused for funds: stays `signed` with the new bytes; the next pass sends them again.
+      if (outcome.kind === 'insufficient_funds') return apply(tx, { type: 'blocked', reason: 'insufficient_gas' }, deps);
+      return apply(tx, { type: 'broadcast' }, deps);
+    }
+  }
+  await chain.broadcast(attempt.raw);
+  stats.rebroadcast++;
+  return tx;
+}
+
+/** One pass over a network's open requests. */
+export async function followOnce(network: string, deps: ChainTxDeps): Promise<FollowStats> {
+  const stats = emptyStats();
+  const open = await deps.store.listOpen(network);
+  const now = deps.clock().getTime();
+  for (const tx of open) {
+    try {
+      if (isInFlight(tx)) {
+        await followChainTx(tx, deps, stats);
+      } else if (tx.reason !== undefined || now - Date.parse(tx.updatedAt) >= deps.settings.retryQueuedAfterSeconds * 1000) {
+        const after = await processChainTx(tx.requestId, deps);
+        stats.processed++;
+        if (after.reason === 'insufficient_gas') stats.waitingForGas++;
+      }
+    } catch (error) {
+      // Another processor moved it: next pass. Anything else is logged once here and the pass goes on.
+      if (!(error instanceof ChainTxVersionConflictError)) {
+        console.error(JSON.stringify({ level: 'error', msg: 'chain-tx follow failed', request_id: tx.requestId, error: String(error) }));
+      }
+    }
+  }
+  return stats;
+}
+
+export interface FollowOptions {
+  /** Stop looping at this time (the Lambda's deadline minus a margin). */
+  readonly until: Date;
+  readonly pollMs?: number;
+  readonly owner?: string;
+  readonly leaseSeconds?: number;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The follower's loop for one network: holds the network's lease (one follower at a time), runs `followOnce`
+ * every `pollMs` until `until`, and prints the insufficient-gas metric (CloudWatch EMF) when requests wait
+ * for gas. Returns null when another follower holds the lease.
+ */
+export async function followChainTxs(network: string, deps: ChainTxDeps, options: FollowOptions): Promise<FollowStats | null> {
+  const owner = options.owner ?? randomUUID();
+  const leaseSeconds = options.leaseSeconds ?? 90;
+  const total = emptyStats();
+  if (!(await deps.store.acquireLease(network, owner, deps.clock(), leaseSeconds))) return null;
+  try {
+    for (;;) {
+      const stats = await followOnce(network, deps);
+      for (const key of Object.keys(total) as (keyof FollowStats)[]) total[key] += stats[key];
+      emitGasMetric(network, stats.waitingForGas);
+      if (deps.clock().getTime() + (options.pollMs ?? 1000) >= options.until.getTime()) break;
+      await sleep(options.pollMs ?? 1000);
+      if (!(await deps.store.acquireLease(network, owner, deps.clock(), leaseSeconds))) break;
+    }
+  } finally {
+    await deps.store.releaseLease(network, owner);
+  }
+  return total;
+}
+
+function emitGasMetric(network: string, waiting: number): void {
+  if (waiting === 0) return;
+  console.log(
+    JSON.stringify({
+      _aws: { Timestamp: Date.now(), CloudWatchMetrics: [{ Namespace: 'Gateway/ChainTx', Dimensions: [['network']], Metrics: [{ Name: INSUFFICIENT_GAS_METRIC, Unit: 'Count' }] }] },
+      network,
+      [INSUFFICIENT_GAS_METRIC]: waiting,
+    }),
+  );
+}
+
+export interface WalletHealth {
+  readonly network: string;
+  readonly address: string;
+  /** Native balance in wei (decimal string). */
+  readonly balance: string;
+  /** Open requests of this wallet waiting because it cannot pay for gas. */
+  readonly insufficientGas: number;
+  readonly requestIds: string[];
+  /** The alarm metric to raise when `insufficientGas > 0`. */
+  readonly metric: typeof INSUFFICIENT_GAS_METRIC;
+}
+
+/** The wallet's native balance and the requests waiting for gas. */
+export async function walletHealth(network: string, address: string, deps: Pick<ChainTxDeps, 'store' | 'chain'>): Promise<WalletHealth> {
+  const open = await deps.store.listOpen(network);
+  const waiting = open.filter((tx) => tx.wallet.address.toLowerCase() === address.toLowerCase() && tx.reason === 'insufficient_gas');
+  const balance = await deps.chain(network).balance(address);
+  return {
+    network,
+    address,
+    balance: balance.toString(),
+    insufficientGas: waiting.length,
+    requestIds: waiting.map((tx) => tx.requestId),
+    metric: INSUFFICIENT_GAS_METRIC,
+  };
+}

@@ -1,0 +1,123 @@
+import { NotFoundError } from '../../domain/errors.js';
+import { initialFees, maxGasCost, withGasMargin } from '../../chain/engine/fees.js';
+import type { ChainPort } from '../../chain/engine/ports.js';
+import type { ChainTx, ChainTxAttempt, ChainTxReason, ChainTxTransition, TxFees } from '../../chain/engine/state.js';
+import { currentAttempt, isFinal, isInFlight, transition } from '../../chain/engine/state.js';
+import { ChainTxVersionConflictError } from '../../store/chain-tx.js';
+import type { ChainTxDeps } from './deps.js';
+
+/**
+ * Moves one request as far as it can go now: nonce (from the wallet's nonce manager) -> signature (KMS) ->
+ * PERSIST the signed bytes and hash -> broadcast -> `pending`. Safe to run any number of times, concurrently,
+ * and after a crash at any point:
+ * - a request keeps the nonce it was given (recorded in the same transaction as the counter); a crash before
+ *   signing leaves it `allocated`, and the next run signs it;
+ * - bytes signed but not persisted are thrown away (never broadcast); the next run signs again;
+ * - persisted bytes are the only ones ever broadcast, and a retry re-broadcasts the SAME bytes ("already
+ *   known" / "nonce too low" are answers, not errors: the follower decides from the receipts);
+ * - every save is conditioned on the request's version: a processor that lost a race re-reads and continues
+ *   from what the winner stored.
+ * A wallet that cannot pay for gas leaves the request where it is (queued, or allocated if it already holds
+ * a nonce) with reason `insufficient_gas`; nothing is lost, and the follower retries it.
+ */
+export async function processChainTx(requestId: string, deps: ChainTxDeps): Promise<ChainTx> {
+  for (let round = 0; ; round++) {
+    const tx = await deps.store.get(requestId);
+    if (!tx) throw new NotFoundError(`No chain-tx request ${requestId}`);
+    try {
+      return await advance(tx, deps);
+    } catch (error) {
+      if (!(error instanceof ChainTxVersionConflictError) || round >= 20) throw error;
+    }
+  }
+}
+
+async function apply(tx: ChainTx, event: ChainTxTransition, deps: ChainTxDeps): Promise<ChainTx> {
+  const { tx: next, effects } = transition(tx, event, deps.clock());
+  await deps.store.save(next, tx.version, effects);
+  return next;
+}
+
+async function block(tx: ChainTx, reason: ChainTxReason, deps: ChainTxDeps): Promise<ChainTx> {
+  return tx.reason === reason ? tx : apply(tx, { type: 'blocked', reason }, deps);
+}
+
+type Plan = { readonly gasLimit: bigint; readonly fees: TxFees } | { readonly blocked: ChainTxReason };
+
+/** Gas limit, fees, and whether the wallet can pay: value + gasLimit × max fee. */
+export async function planTx(tx: ChainTx, chain: ChainPort, deps: ChainTxDeps): Promise<Plan> {
+  let gasLimit = tx.gasLimit;
+  if (gasLimit === undefined) {
+    try {
+      gasLimit = withGasMargin(await chain.estimateGas({ from: tx.wallet.address, to: tx.to, data: tx.data, value: tx.value }));
+    } catch (error) {
+      // A node estimating against an empty wallet answers "insufficient funds": that is a gas problem.
+      const text = error instanceof Error ? error.message.toLowerCase() : '';
+      return { blocked: /insufficient funds|insufficient balance/.test(text) ? 'insufficient_gas' : 'estimate_failed' };
+    }
+  }
+  const fees = initialFees(await chain.feeSuggestion(), deps.settings.caps);
+  const balance = await chain.balance(tx.wallet.address);
+  if (balance < tx.value + maxGasCost(fees, gasLimit)) return { blocked: 'insufficient_gas' };
+  return { gasLimit, fees };
+}
+
+async function advance(start: ChainTx, deps: ChainTxDeps): Promise<ChainTx> {
+  let tx = start;
+  if (isFinal(tx)) return tx;
+  const chain = deps.chain(tx.network);
+
+  let planned: Plan | undefined;
+  if (tx.status === 'queued') {
+    // Check before taking a nonce: a request that cannot pay must not hold up the wallet's later nonces.
+    const plan = await planTx(tx, chain, deps);
+    if ('blocked' in plan) return block(tx, plan.blocked, deps);
+    planned = plan;
+    tx = await deps.store.allocateNonce(tx, tx.version, () => chain.minedNonce(tx.wallet.address), deps.clock());
+    await deps.crash?.('after_nonce', tx);
+  }
+
+  if (tx.status === 'allocated') {
+    const nonce = tx.nonce;
+    if (nonce === undefined) throw new Error(`${tx.requestId} is allocated without a nonce`);
+    const plan = planned ?? (await planTx(tx, chain, deps));
+    if ('blocked' in plan) return block(tx, plan.blocked, deps);
+    const signed = await deps.signer.sign(tx.wallet.keyId, {
+      chainId: await chain.chainId(),
+      from: tx.wallet.address,
+      to: tx.to,
+      data: tx.data,
+      value: tx.value,
+      nonce,
+      gasLimit: plan.gasLimit,
+      fees: plan.fees,
+    });
+    await deps.crash?.('after_sign', tx);
+    const attempt: ChainTxAttempt = { hash: signed.hash, raw: signed.raw, fees: plan.fees, gasLimit: plan.gasLimit, signedAt: deps.clock().toISOString() };
+    tx = await apply(tx, { type: 'signed', attempt }, deps);
+    await deps.crash?.('after_persist', tx);
+  }
+
+  if (isInFlight(tx)) {
+    const attempt = currentAttempt(tx);
+    if (!attempt) throw new Error(`${tx.requestId} is ${tx.status} without a signed transaction`);
+    const outcome = await chain.broadcast(attempt.raw);
+    if (outcome.kind === 'insufficient_funds') return tx.status === 'signed' ? block(tx, 'insufficient_gas', deps) : tx;
+    await deps.crash?.('after_broadcast', tx);
+    if (tx.status === 'signed') tx = await apply(tx, { type: 'broadcast' }, deps);
+  }
+  return tx;
+}
+
+/** Cancels a request that has not been signed; its nonce (if any) goes to the wallet's free-list. */
+export async function cancelChainTx(requestId: string, deps: ChainTxDeps): Promise<ChainTx> {
+  for (let round = 0; ; round++) {
+    const tx = await deps.store.get(requestId);
+    if (!tx) throw new NotFoundError(`No chain-tx request ${requestId}`);
+    try {
+      return await apply(tx, { type: 'cancel' }, deps);
+    } catch (error) {
+      if (!(error instanceof ChainTxVersionConflictError) || round >= 20) throw error;
+    }
+  }
+}

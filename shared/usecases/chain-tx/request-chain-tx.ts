@@ -1,0 +1,78 @@
+import { getAddress } from 'ethers';
+import { z } from 'zod';
+import { ConflictError } from '../../domain/errors.js';
+import type { ChainTx } from '../../chain/engine/state.js';
+import { CHAIN_TX_REQUESTED, requestIdOf } from '../../chain/engine/state.js';
+import { parseInput } from '../ledger/input.js';
+import type { ChainTxDeps } from './deps.js';
+
+const address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
+  .transform((v) => getAddress(v.toLowerCase()));
+const wei = z.union([z.bigint().nonnegative(), z.string().regex(/^\d{1,78}$/, 'must be a non-negative integer in base units')]).transform((v) => BigInt(v));
+
+/**
+ * Asks the engine for a chain transaction. Idempotent on (network, reference): asking again with the same
+ * fields returns the existing request; with other fields it is a ConflictError (409 `invalid_state`).
+ * The request and a `chain_tx.requested` outbox event (payload `{request_id, network, reference, purpose}`)
+ * are written in one transaction; the event router sends it to the `transfers` queue, whose consumer runs
+ * `processChainTx(request_id)`. The follower also picks up requests left queued.
+ */
+export const RequestChainTxInput = z.object({
+  network: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'network name: letters, digits, _ and -'),
+  /** The hot wallet: its KMS key id and the address of that key. */
+  wallet: z.object({ keyId: z.string().min(1), address }),
+  to: address,
+  data: z.string().regex(/^0x([0-9a-fA-F]{2})*$/, 'must be 0x-prefixed hex bytes').default('0x'),
+  value: wei.default(0n),
+  /** Fixed gas limit; estimated with a 20 % margin when absent. */
+  gasLimit: wei.optional(),
+  /** e.g. `sweep`, `withdrawal`. */
+  purpose: z.string().regex(/^[a-z_]{1,40}$/),
+  /** The caller's natural id (sweep id, withdrawal id): the idempotency key within the network. */
+  reference: z.string().min(1).max(200).regex(/^[^#]+$/, 'must not contain #'),
+  /** Tenant the outbox events are written for; `platform` for platform work. */
+  tenantId: z.string().min(1).default('platform'),
+});
+export type RequestChainTxInput = z.input<typeof RequestChainTxInput>;
+
+export async function requestChainTx(raw: RequestChainTxInput, deps: Pick<ChainTxDeps, 'store' | 'clock'>): Promise<ChainTx> {
+  const input = parseInput(RequestChainTxInput, raw);
+  const at = deps.clock().toISOString();
+  const requestId = requestIdOf(input.network, input.reference);
+  const tx: ChainTx = {
+    requestId,
+    network: input.network,
+    reference: input.reference,
+    purpose: input.purpose,
+    tenantId: input.tenantId,
+    wallet: input.wallet,
+    to: input.to,
+    data: input.data.toLowerCase(),
+    value: input.value,
+    gasLimit: input.gasLimit,
+    status: 'queued',
+    attempts: [],
+    createdAt: at,
+    updatedAt: at,
+    version: 0,
+  };
+  const created = await deps.store.create(tx, {
+    eventType: CHAIN_TX_REQUESTED,
+    payload: { request_id: requestId, network: tx.network, reference: tx.reference, purpose: tx.purpose },
+  });
+  if (created) return tx;
+  const existing = await deps.store.get(requestId);
+  if (!existing) throw new Error(`Chain-tx request ${requestId} exists but cannot be read`);
+  const same =
+    existing.purpose === tx.purpose &&
+    existing.to === tx.to &&
+    existing.data === tx.data &&
+    existing.value === tx.value &&
+    existing.gasLimit === tx.gasLimit &&
+    existing.wallet.address === tx.wallet.address &&
+    existing.wallet.keyId === tx.wallet.keyId;
+  if (!same) throw new ConflictError(`Chain transaction ${input.reference} was already requested with other fields`, { reference: input.reference });
+  return existing;
+}
