@@ -24,8 +24,8 @@
  * | webhook sub (B)     | TENANT#<tid>                | WEBHOOK#<id>               | guard WEBHOOK_URL#<sha256>, WEBHOOK_COUNT |
  * | webhook delivery    | TENANT#<tid>                | WHDELIVERY#<event>.<dest>  | TTL 30 days                          |
  * | webhook attempt log | TENANT#<tid>                | WHLOG#<at>#<delivery>#<n>  | TTL 30 days                          |
- * | payment             | TENANT#<tid>                | PAYMENT#<id>               | gsi1: TENANT#<tid>#PAYMENTS / <created_at>#<id>; gsi2: TENANT#<tid>#PAYMENTS_BY_AMOUNT / <usd sort>#<id>; gsi3: PAYMENTS#WAITING / <expiry>#<tid>#<id> (while waiting) |
- * | payment counter     | TENANT#<tid>                | PAYMENTS#COUNTER           | (count kept in the creation transaction) |
+ * | payment             | TENANT#<tid>                | PAYMENT#<id>               | gsi1: TENANT#<tid>#PAYMENTS / <created_at>#<id>; gsi2: TENANT#<tid>#PAYMENTS_BY_AMOUNT / <usd sort>#<id>; gsi3: PAYMENTS#WAITING#<network>#<native|token> / <expiry>#<tid>#<id> (while waiting) |
+ * | payment counter     | TENANT#<tid>                | PAYMENTS#COUNTER#<shard>   | (count kept in the creation transaction; 8 shards summed) |
  * | daily payment total | TENANT#<tid>                | PAYMENTS#DAY#<yyyy-mm-dd>  | TTL 3 days                           |
  * | deposit address     | ADDRESS#<family>#<lower addr> | ADDRESS                  | scanner's BatchGetItem               |
  * | deposit (once)      | DEPOSIT#<network>:<tx>:<log> | DEPOSIT                   |                                      |
@@ -146,13 +146,21 @@ export const keys = {
   paymentListPartition: (tenantId: string): string => `${tenantPk(tenantId)}#PAYMENTS`,
   paymentAmountList: (tenantId: string, amountSort: string, paymentId: string) => ({ gsi2pk: `${tenantPk(tenantId)}#PAYMENTS_BY_AMOUNT`, gsi2sk: `${amountSort}#${paymentId}` }),
   paymentAmountPartition: (tenantId: string): string => `${tenantPk(tenantId)}#PAYMENTS_BY_AMOUNT`,
-  /** gsi3: waiting payments by expiry time (the expirer's queue). */
-  paymentExpiryQueue: (expiryTime: string, tenantId: string, paymentId: string) => ({ gsi3pk: 'PAYMENTS#WAITING', gsi3sk: `${expiryTime}#${tenantId}#${paymentId}` }),
-  paymentExpiryPartition: 'PAYMENTS#WAITING',
+  /**
+   * gsi3: waiting payments by expiry time, one partition per (network, native coin or token): the expirer reads
+   * them all by due time; the scanner's native balance check reads only its network's native partition.
+   */
+  paymentExpiryQueue: (network: string, kind: 'native' | 'token', expiryTime: string, tenantId: string, paymentId: string) => ({
+    gsi3pk: `PAYMENTS#WAITING#${network}#${kind}`,
+    gsi3sk: `${expiryTime}#${tenantId}#${paymentId}`,
+  }),
+  paymentExpiryPartition: (network: string, kind: 'native' | 'token'): string => `PAYMENTS#WAITING#${network}#${kind}`,
   /** gsi3: payments a network's scanner follows (confirming, partially paid, confirmed, sending). */
   paymentOpenQueue: (network: string, createdAt: string, tenantId: string, paymentId: string) => ({ gsi3pk: `PAYMENTS#OPEN#${network}`, gsi3sk: `${createdAt}#${tenantId}#${paymentId}` }),
   paymentOpenPartition: (network: string): string => `PAYMENTS#OPEN#${network}`,
-  paymentCounter: (tenantId: string): Key => ({ pk: tenantPk(tenantId), sk: 'PAYMENTS#COUNTER' }),
+  /** Sharded (a random shard per creation, reads sum them) so concurrent creations do not conflict on one item. */
+  paymentCounter: (tenantId: string, shard: number): Key => ({ pk: tenantPk(tenantId), sk: `PAYMENTS#COUNTER#${shard}` }),
+  paymentCounterPrefix: (tenantId: string) => ({ pk: tenantPk(tenantId), skPrefix: 'PAYMENTS#COUNTER#' }),
   paymentDay: (tenantId: string, day: string): Key => ({ pk: tenantPk(tenantId), sk: `PAYMENTS#DAY#${day}` }),
   /** Deposit address -> payment, for the scanner's batched lookup. */
   depositAddress: (family: string, address: string): Key => ({ pk: `ADDRESS#${family}#${address.toLowerCase()}`, sk: 'ADDRESS' }),

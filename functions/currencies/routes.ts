@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import { READ } from '../../shared/domain/scopes.js';
+import { ok, principalOf, route } from '../../shared/http/route.js';
+import { dynamoLedger } from '../../shared/store/ledger.js';
+import { ListCurrenciesQuery, listCurrencies } from '../../shared/usecases/currencies/list-currencies.js';
+import { CalculateRateBody, calculateRate } from '../../shared/usecases/rates/calculate-rate.js';
+import { ConvertAmountQuery, convertAmount } from '../../shared/usecases/rates/convert-amount.js';
+import { defaultRatesDeps } from '../../shared/usecases/rates/deps.js';
+import { getRate } from '../../shared/usecases/rates/get-rate.js';
+import { listRates } from '../../shared/usecases/rates/list-rates.js';
+
+/** Currencies and rates (spec 4.2). Thin: parse, call one use case, answer. */
+
+const CurrencyRecord = z.object({
+  currency: z.string(),
+  name: z.string().optional(),
+  token: z.string().optional().describe('lowercase'),
+  blockchain: z.string().optional().describe('lowercase network code'),
+  is_popular: z.boolean().optional(),
+  is_stable: z.boolean().optional(),
+  min_amount: z.string().optional(),
+  max_amount: z.string().optional(),
+  min_amount_usd: z.string().nullable().optional(),
+  max_amount_usd: z.string().nullable().optional(),
+});
+const CurrencyList = z.object({ currencies: z.union([z.array(z.string()), z.array(CurrencyRecord)]) });
+
+const AllRates = z.object({ base_currency: z.literal('USD'), rates: z.record(z.string(), z.string()), last_updated: z.string(), next_update: z.string() });
+const Conversion = z.object({
+  currency_from: z.string(),
+  currency_to: z.string(),
+  amount: z.number(),
+  estimated_amount: z.number().describe('What the customer sends: the converted amount, plus the fee when the customer pays it'),
+  rate: z.number(),
+  fee_percentage: z.number().optional(),
+  fee_amount: z.number().optional(),
+  timestamp: z.string().optional(),
+});
+const SingleRate = z.object({
+  currency: z.string(),
+  rate_usd: z.string(),
+  change_24h: z.string(),
+  change_24h_percent: z.string(),
+  high_24h: z.string(),
+  low_24h: z.string(),
+  volume_24h: z.string(),
+  market_cap: z.string(),
+  last_updated: z.string(),
+});
+const Calculation = z.object({
+  from_currency: z.string(),
+  from_amount: z.string(),
+  to_currency: z.string(),
+  to_amount: z.string().describe('Before fees'),
+  exchange_rate: z.string(),
+  fee_amount: z.string(),
+  fee_currency: z.string(),
+  total_amount: z.string().describe('What the customer sends'),
+  rate_expires_at: z.string(),
+  calculation_timestamp: z.string(),
+});
+
+/** Variant B when `currency_to` is given (DESIGN 10), else variant A. */
+const RatesQuery = ConvertAmountQuery.partial({ currency_to: true });
+
+export const currencyRoutes = [
+  route({
+    method: 'GET',
+    path: '/currencies/',
+    auth: 'bearer',
+    scopes: READ,
+    query: ListCurrenciesQuery,
+    doc: {
+      summary: 'Supported currencies',
+      description: '`full` adds name, token, blockchain, is_popular, is_stable; `min_max` the payment bounds; `include_usd` (requires `min_max=true`) their USD values; `withdrawal` only currencies with a positive balance.',
+      tags: ['Currencies'],
+      responses: { 200: { description: 'Currencies', schema: CurrencyList } },
+    },
+    handle: async (req) =>
+      ok(await listCurrencies({ tenantId: principalOf(req).tenant.id, query: req.query, now: req.now }, { ledger: dynamoLedger, rates: defaultRatesDeps() })),
+  }),
+  route({
+    method: 'GET',
+    path: '/rates/',
+    auth: 'bearer',
+    scopes: READ,
+    query: RatesQuery,
+    doc: {
+      summary: 'Exchange rates against USD',
+      description: 'Without `currency_to`: every active currency (variant A). With `currency_to`: a conversion of `amount` (default 1.0) from `currency_from` (default USD), answered in JSON numbers (variant B).',
+      tags: ['Rates'],
+      responses: { 200: { description: 'Rates (variant A) or a conversion (variant B)', schema: z.union([AllRates, Conversion]) } },
+    },
+    handle: async (req) => {
+      const { currency_to: to } = req.query;
+      if (to === undefined) return ok(await listRates({ now: req.now }, defaultRatesDeps()));
+      const { settings } = principalOf(req).tenant;
+      return ok(await convertAmount({ query: { ...req.query, currency_to: to }, settings, now: req.now }, defaultRatesDeps()));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/rates/{currency}/',
+    auth: 'bearer',
+    scopes: READ,
+    doc: {
+      summary: 'One currency against USD, with 24-hour statistics',
+      tags: ['Rates'],
+      responses: { 200: { description: 'Rate', schema: SingleRate }, 404: { description: 'not_found (details.currency)' } },
+    },
+    handle: async (req) => ok(await getRate({ currency: req.params.currency ?? '', now: req.now }, defaultRatesDeps())),
+  }),
+  route({
+    method: 'POST',
+    path: '/rates/calculate/',
+    auth: 'bearer',
+    scopes: READ,
+    body: CalculateRateBody,
+    doc: {
+      summary: 'Calculate an amount in another currency, with the platform fee',
+      description: 'Creates nothing. The quote holds five minutes (`rate_expires_at`). 422 `invalid_currency` with details.currency and details.supported_currencies.',
+      tags: ['Rates'],
+      responses: { 200: { description: 'Calculation', schema: Calculation }, 422: { description: 'invalid_currency' } },
+    },
+    handle: async (req) =>
+      ok(await calculateRate({ body: req.body, settings: principalOf(req).tenant.settings, now: req.now }, defaultRatesDeps())),
+  }),
+];

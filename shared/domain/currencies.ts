@@ -1,0 +1,216 @@
+import type { Decimal } from './money.js';
+import { displayPrecision } from './money.js';
+
+/**
+ * The catalogue: every currency and network the gateway knows, as data. Code reads it through the lookups
+ * at the bottom; nothing else spells a currency's decimals, contract or limits.
+ *
+ * Contract addresses are per environment: `mainnet` (production), `testnet` (staging; filled by
+ * configuration, no address is guessed) and `local` (the embedded stack deploys its own test tokens and
+ * passes their addresses at run time). `TOKEN_CONTRACTS` in the configuration overrides any of them
+ * (shared/usecases/currencies/runtime.ts), so no environment needs a code change.
+ */
+
+export const CHAIN_FAMILIES = ['evm', 'tron', 'btc'] as const;
+export type ChainFamily = (typeof CHAIN_FAMILIES)[number];
+
+export const CONTRACT_ENVIRONMENTS = ['mainnet', 'testnet', 'local'] as const;
+export type ContractEnvironment = (typeof CONTRACT_ENVIRONMENTS)[number];
+
+export const NETWORK_CODES = ['ETH', 'POLYGON', 'BSC', 'ARB', 'BASE', 'OPTIMISM', 'TRX', 'BTC'] as const;
+export type NetworkCode = (typeof NETWORK_CODES)[number];
+
+export interface NetworkDefinition {
+  readonly code: NetworkCode;
+  readonly name: string;
+  readonly family: ChainFamily;
+  /** EVM chain id per environment; null where the family has none. Local EVM chains are anvil (31337). */
+  readonly chainId: Readonly<Record<ContractEnvironment, number | null>>;
+  /** Average block time in milliseconds (the scanner's pacing). */
+  readonly blockTimeMs: number;
+  /** Currency code of the native coin that pays fees on this network. */
+  readonly nativeCurrency: string;
+  /** Names a client may send for this network (case-insensitive), besides the code itself. */
+  readonly aliases: readonly string[];
+}
+
+export const NETWORKS: Readonly<Record<NetworkCode, NetworkDefinition>> = {
+  ETH: { code: 'ETH', name: 'Ethereum', family: 'evm', chainId: { mainnet: 1, testnet: 11155111, local: 31337 }, blockTimeMs: 12_000, nativeCurrency: 'ETH', aliases: ['ETHEREUM', 'ERC20'] },
+  POLYGON: { code: 'POLYGON', name: 'Polygon PoS', family: 'evm', chainId: { mainnet: 137, testnet: 80002, local: 31337 }, blockTimeMs: 2_000, nativeCurrency: 'MATIC', aliases: ['MATIC'] },
+  BSC: { code: 'BSC', name: 'BNB Smart Chain', family: 'evm', chainId: { mainnet: 56, testnet: 97, local: 31337 }, blockTimeMs: 3_000, nativeCurrency: 'BNB', aliases: ['BEP20', 'BNB'] },
+  ARB: { code: 'ARB', name: 'Arbitrum One', family: 'evm', chainId: { mainnet: 42161, testnet: 421614, local: 31337 }, blockTimeMs: 250, nativeCurrency: 'ETH', aliases: ['ARBITRUM'] },
+  BASE: { code: 'BASE', name: 'Base', family: 'evm', chainId: { mainnet: 8453, testnet: 84532, local: 31337 }, blockTimeMs: 2_000, nativeCurrency: 'ETH', aliases: [] },
+  OPTIMISM: { code: 'OPTIMISM', name: 'OP Mainnet', family: 'evm', chainId: { mainnet: 10, testnet: 11155420, local: 31337 }, blockTimeMs: 2_000, nativeCurrency: 'ETH', aliases: ['OP'] },
+  TRX: { code: 'TRX', name: 'TRON', family: 'tron', chainId: { mainnet: null, testnet: null, local: null }, blockTimeMs: 3_000, nativeCurrency: 'TRX', aliases: ['TRON', 'TRC20'] },
+  BTC: { code: 'BTC', name: 'Bitcoin', family: 'btc', chainId: { mainnet: null, testnet: null, local: null }, blockTimeMs: 600_000, nativeCurrency: 'BTC', aliases: ['BITCOIN'] },
+};
+
+export const CURRENCY_CODES = [
+  'USDTERC20',
+  'USDCERC20',
+  'DAIERC20',
+  'USDTTRC20',
+  'USDTPOLYGON',
+  'USDTBSC',
+  'USDTARB',
+  'ETH',
+  'WETH',
+  'BTC',
+  'MATIC',
+] as const;
+export type CurrencyCode = (typeof CURRENCY_CODES)[number];
+
+/** The asset whose market price a currency has (USDT on every network has the price of USDT). */
+export const PRICE_ASSETS = ['USDT', 'USDC', 'DAI', 'ETH', 'WETH', 'BTC', 'MATIC'] as const;
+export type PriceAsset = (typeof PRICE_ASSETS)[number];
+
+export const FIAT_CODES = ['USD', 'EUR', 'GBP'] as const;
+export type FiatCode = (typeof FIAT_CODES)[number];
+
+export interface CurrencyDefinition {
+  readonly code: CurrencyCode;
+  readonly name: string;
+  /** Token symbol, e.g. `USDT`. */
+  readonly token: string;
+  readonly network: NetworkCode;
+  readonly family: ChainFamily;
+  readonly asset: PriceAsset;
+  /** Native coin of its network (no contract). */
+  readonly native: boolean;
+  readonly contracts: Readonly<Record<ContractEnvironment, string | null>>;
+  readonly decimals: number;
+  /** min(decimals, 8): an amount shown to a customer is exactly payable on chain. */
+  readonly displayPrecision: number;
+  readonly isStable: boolean;
+  readonly isPopular: boolean;
+  /** Payment amount bounds, in the currency. */
+  readonly minAmount: Decimal;
+  readonly maxAmount: Decimal;
+  /** Smallest withdrawal, in the currency. */
+  readonly minWithdrawal: Decimal;
+  /** Smallest platform fee on a withdrawal or payment, in the currency. */
+  readonly minFee: Decimal;
+  /** Confirmations before a deposit counts. */
+  readonly confirmations: number;
+  readonly enabled: { readonly payments: boolean; readonly withdrawals: boolean };
+}
+
+type Definition = Omit<CurrencyDefinition, 'family' | 'displayPrecision' | 'native'>;
+
+const none = { mainnet: null, testnet: null, local: null } as const;
+const contracts = (mainnet: string) => ({ mainnet, testnet: null, local: null });
+
+/**
+ * Stablecoin bounds per network. Withdrawal minimums are the interface's typical chain minimums (section 8);
+ * on Ethereum payments start at 10 as well, because sweeping a smaller deposit costs more gas than it is worth.
+ */
+const stable = (minAmount: Decimal, minWithdrawal: Decimal) => ({
+  isStable: true,
+  minAmount,
+  maxAmount: '1000000',
+  minWithdrawal,
+  minFee: '0.1',
+});
+
+const DEFINITIONS: readonly Definition[] = [
+  { code: 'USDTERC20', name: 'Tether USD (ERC-20)', token: 'USDT', network: 'ETH', asset: 'USDT', contracts: contracts('0xdAC17F958D2ee523a2206206994597C13D831ec7'), decimals: 6, isPopular: true, ...stable('10', '10'), confirmations: 12, enabled: { payments: true, withdrawals: true } },
+  { code: 'USDCERC20', name: 'USD Coin (ERC-20)', token: 'USDC', network: 'ETH', asset: 'USDC', contracts: contracts('0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'), decimals: 6, isPopular: true, ...stable('10', '10'), confirmations: 12, enabled: { payments: true, withdrawals: true } },
+  { code: 'DAIERC20', name: 'Dai (ERC-20)', token: 'DAI', network: 'ETH', asset: 'DAI', contracts: contracts('0x6B175474E89094C44Da98b954EedeAC495271d0F'), decimals: 18, isPopular: false, ...stable('10', '10'), confirmations: 12, enabled: { payments: true, withdrawals: true } },
+  { code: 'USDTTRC20', name: 'Tether USD (TRC-20)', token: 'USDT', network: 'TRX', asset: 'USDT', contracts: contracts('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t'), decimals: 6, isPopular: true, ...stable('1', '1'), confirmations: 19, enabled: { payments: true, withdrawals: true } },
+  { code: 'USDTPOLYGON', name: 'Tether USD (Polygon)', token: 'USDT', network: 'POLYGON', asset: 'USDT', contracts: contracts('0xc2132D05D31c914a87C6611C10748AEb04B58e8F'), decimals: 6, isPopular: false, ...stable('1', '1'), confirmations: 64, enabled: { payments: true, withdrawals: true } },
+  { code: 'USDTBSC', name: 'Tether USD (BEP-20)', token: 'USDT', network: 'BSC', asset: 'USDT', contracts: contracts('0x55d398326f99059fF775485246999027B3197955'), decimals: 18, isPopular: true, ...stable('1', '5'), confirmations: 15, enabled: { payments: true, withdrawals: true } },
+  { code: 'USDTARB', name: 'Tether USD (Arbitrum)', token: 'USDT', network: 'ARB', asset: 'USDT', contracts: contracts('0xFd086bC7CD5C481DCC9C85ebE478A1C0b69FCbb9'), decimals: 6, isPopular: false, ...stable('1', '5'), confirmations: 20, enabled: { payments: true, withdrawals: true } },
+  { code: 'ETH', name: 'Ether', token: 'ETH', network: 'ETH', asset: 'ETH', contracts: none, decimals: 18, isStable: false, isPopular: true, minAmount: '0.001', maxAmount: '500', minWithdrawal: '0.005', minFee: '0.00005', confirmations: 12, enabled: { payments: true, withdrawals: true } },
+  { code: 'WETH', name: 'Wrapped Ether (ERC-20)', token: 'WETH', network: 'ETH', asset: 'WETH', contracts: contracts('0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2'), decimals: 18, isStable: false, isPopular: false, minAmount: '0.001', maxAmount: '500', minWithdrawal: '0.005', minFee: '0.00005', confirmations: 12, enabled: { payments: true, withdrawals: true } },
+  // BTC: payments by watch-only xpub addresses; withdrawals stay off until a BTC sender exists.
+  { code: 'BTC', name: 'Bitcoin', token: 'BTC', network: 'BTC', asset: 'BTC', contracts: none, decimals: 8, isStable: false, isPopular: true, minAmount: '0.0001', maxAmount: '50', minWithdrawal: '0.0005', minFee: '0.000002', confirmations: 2, enabled: { payments: true, withdrawals: false } },
+  { code: 'MATIC', name: 'Polygon (MATIC)', token: 'MATIC', network: 'POLYGON', asset: 'MATIC', contracts: none, decimals: 18, isStable: false, isPopular: false, minAmount: '1', maxAmount: '2000000', minWithdrawal: '1', minFee: '0.1', confirmations: 64, enabled: { payments: true, withdrawals: true } },
+];
+
+export const CURRENCIES: Readonly<Record<CurrencyCode, CurrencyDefinition>> = Object.freeze(
+  Object.fromEntries(
+    DEFINITIONS.map((d) => [
+      d.code,
+      Object.freeze({
+        ...d,
+        family: NETWORKS[d.network].family,
+        native: d.contracts.mainnet === null,
+        displayPrecision: displayPrecision(d.decimals),
+      }),
+    ]),
+  ) as Record<CurrencyCode, CurrencyDefinition>,
+);
+
+/** Catalogue order (the order of CURRENCY_CODES). */
+export const CURRENCY_LIST: readonly CurrencyDefinition[] = CURRENCY_CODES.map((code) => CURRENCIES[code]);
+
+export function isCurrencyCode(value: string): value is CurrencyCode {
+  return (CURRENCY_CODES as readonly string[]).includes(value);
+}
+
+export function isFiatCode(value: string): value is FiatCode {
+  return (FIAT_CODES as readonly string[]).includes(value);
+}
+
+/** The currency with this exact (case-sensitive) code, or undefined. */
+export function findCurrency(code: string): CurrencyDefinition | undefined {
+  return isCurrencyCode(code) ? CURRENCIES[code] : undefined;
+}
+
+/** A network by code or alias, case-insensitive (`tron` and `TRX` are the same chain). */
+export function findNetwork(name: string): NetworkDefinition | undefined {
+  const upper = name.trim().toUpperCase();
+  return Object.values(NETWORKS).find((n) => n.code === upper || n.aliases.includes(upper));
+}
+
+/** The currency a (blockchain, token) pair names: (`TRON`, `USDT`) is USDTTRC20, (`ETH`, `ETH`) is ETH. */
+export function findCurrencyByToken(blockchain: string, token: string): CurrencyDefinition | undefined {
+  const network = findNetwork(blockchain);
+  if (!network) return undefined;
+  const symbol = token.trim().toUpperCase();
+  return CURRENCY_LIST.find((c) => c.network === network.code && c.token === symbol);
+}
+
+/**
+ * A currency is active when enabled for payments or withdrawals and not switched off by configuration
+ * (`disabled`, e.g. from `DISABLED_CURRENCIES`).
+ */
+export function isActive(currency: CurrencyDefinition, disabled: ReadonlySet<string> = new Set()): boolean {
+  return !disabled.has(currency.code) && (currency.enabled.payments || currency.enabled.withdrawals);
+}
+
+export function activeCurrencies(disabled: ReadonlySet<string> = new Set()): CurrencyDefinition[] {
+  return CURRENCY_LIST.filter((c) => isActive(c, disabled));
+}
+
+export function paymentCurrencies(disabled: ReadonlySet<string> = new Set()): CurrencyDefinition[] {
+  return CURRENCY_LIST.filter((c) => !disabled.has(c.code) && c.enabled.payments);
+}
+
+export function withdrawalCurrencies(disabled: ReadonlySet<string> = new Set()): CurrencyDefinition[] {
+  return CURRENCY_LIST.filter((c) => !disabled.has(c.code) && c.enabled.withdrawals);
+}
+
+/** The environment whose contracts a stage uses: `local` for the embedded stack, `mainnet` in production. */
+export function contractEnvironmentFor(stage: string): ContractEnvironment {
+  if (stage === 'local') return 'local';
+  return stage === 'prod' ? 'mainnet' : 'testnet';
+}
+
+/**
+ * The token contract of a currency in an environment; `overrides` (code -> address) win. Null for a native
+ * coin or when no address is known for the environment.
+ */
+export function contractAddress(
+  currency: CurrencyDefinition,
+  environment: ContractEnvironment,
+  overrides: Readonly<Record<string, string>> = {},
+): string | null {
+  if (currency.native) return null;
+  return overrides[currency.code] ?? currency.contracts[environment];
+}
+
+/** The lowercase `blockchain` of the currency record (2.4): the network code, e.g. `trx`. */
+export function blockchainLabel(currency: CurrencyDefinition): string {
+  return currency.network.toLowerCase();
+}

@@ -1,0 +1,93 @@
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
+import { config } from '../config/config.js';
+import type { QueueName } from '../../infra/definition.js';
+import { queueUrlEnv } from '../../infra/definition.js';
+
+/**
+ * The SQS sender. One client per process (created on first use; `AWS_ENDPOINT_URL_SQS` points it at the
+ * local SQS server). Queue URLs come from the environment variables `queueUrlEnv(name)` names, which CDK
+ * and the local stack set.
+ */
+
+let client: SQSClient | undefined;
+
+export function sqs(): SQSClient {
+  client ??= new SQSClient({ region: config().AWS_REGION, maxAttempts: 5 });
+  return client;
+}
+
+/** Drop the client (tests, local stack). */
+export function resetSqs(): void {
+  client?.destroy();
+  client = undefined;
+}
+
+export function queueUrl(name: QueueName): string {
+  const url = process.env[queueUrlEnv(name)];
+  if (!url) throw new Error(`Queue URL for ${name} is not configured (${queueUrlEnv(name)})`);
+  return url;
+}
+
+export interface OutgoingMessage {
+  /** Unique within one batch call; names the message in the failure list. */
+  readonly id: string;
+  readonly body: string;
+  /** 0..900 seconds. */
+  readonly delaySeconds?: number;
+  readonly attributes?: Readonly<Record<string, string>>;
+}
+
+const MAX_BATCH = 10;
+/** SQS batch entry ids: letters, digits, hyphen and underscore, up to 80. */
+const entryId = (i: number) => `m${i}`;
+
+function attributesOf(attributes: Readonly<Record<string, string>> | undefined): Record<string, MessageAttributeValue> | undefined {
+  if (!attributes) return undefined;
+  return Object.fromEntries(Object.entries(attributes).map(([k, v]) => [k, { DataType: 'String', StringValue: v }]));
+}
+
+function delayOf(seconds: number | undefined): number | undefined {
+  if (seconds === undefined) return undefined;
+  return Math.max(0, Math.min(900, Math.floor(seconds)));
+}
+
+/**
+ * Sends messages with SendMessageBatch, ten per call. Resolves to the ids of the messages SQS did not
+ * accept (a failed call fails all of its messages); never throws for a partial failure.
+ */
+export async function sendBatch(queue: string, messages: readonly OutgoingMessage[]): Promise<string[]> {
+  const failed: string[] = [];
+  for (let start = 0; start < messages.length; start += MAX_BATCH) {
+    const chunk = messages.slice(start, start + MAX_BATCH);
+    try {
+      const result = await sqs().send(
+        new SendMessageBatchCommand({
+          QueueUrl: queue,
+          Entries: chunk.map((m, i) => ({
+            Id: entryId(i),
+            MessageBody: m.body,
+            DelaySeconds: delayOf(m.delaySeconds),
+            MessageAttributes: attributesOf(m.attributes),
+          })),
+        }),
+      );
+      for (const f of result.Failed ?? []) {
+        const index = Number((f.Id ?? '').slice(1));
+        const message = chunk[index];
+        if (message) failed.push(message.id);
+      }
+    } catch (error) {
+      console.error(JSON.stringify({ level: 'error', msg: 'SendMessageBatch failed', queue, error: (error as Error).message }));
+      failed.push(...chunk.map((m) => m.id));
+    }
+  }
+  return failed;
+}
+
+/** Sends one message, optionally delayed (at most 900 s: longer delays re-enqueue, see DESIGN 6). */
+export async function sendMessage(queue: string, body: string, options: { delaySeconds?: number; attributes?: Readonly<Record<string, string>> } = {}): Promise<void> {
+  await sqs().send(
+    new SendMessageCommand({ QueueUrl: queue, MessageBody: body, DelaySeconds: delayOf(options.delaySeconds), MessageAttributes: attributesOf(options.attributes) }),
+  );
+}

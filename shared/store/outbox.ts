@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { NumberValue } from '@aws-sdk/lib-dynamodb';
+import { tableName } from './client.js';
+import { keys } from './keys.js';
+import type { TransactItem } from './transact.js';
+
+/**
+ * The outbox. Every change others must hear of writes one outbox item per announced event in the SAME
+ * TransactWriteItems as the change, so an event exists exactly when its change committed. The table's
+ * stream (filtered to `OUTBOX#` keys) feeds the event router, which fans the events out to SQS.
+ *
+ * Item: `pk = OUTBOX#<event id>`, `sk = OUTBOX`, `event_id`, `tenant_id`, `type` (the event type), `occurred_at` (ISO 8601),
+ * `payload` (a map), `ttl` (epoch seconds; the stream keeps records 24 h, the item lives a few days for
+ * inspection). Payload values must be JSON-like: strings (amounts are decimal strings), booleans, null,
+ * safe integers, arrays and maps; they are written as they are and the router forwards them exactly.
+ */
+
+export const OUTBOX_TTL_SECONDS = 3 * 24 * 3600;
+
+export type OutboxPayload = Readonly<Record<string, unknown>>;
+
+export interface OutboxEvent<P extends OutboxPayload = OutboxPayload> {
+  readonly eventId: string;
+  readonly tenantId: string;
+  /** Event type, e.g. `payment_status_update`, `payment.completed`. */
+  readonly type: string;
+  readonly occurredAt: string;
+  readonly payload: P;
+}
+
+/** A new event with a fresh id (or the caller's natural id, which makes a replayed change reuse it). */
+export function outboxEvent<P extends OutboxPayload>(
+  tenantId: string,
+  type: string,
+  payload: P,
+  options: { readonly now?: Date; readonly eventId?: string } = {},
+): OutboxEvent<P> {
+  return {
+    eventId: options.eventId ?? randomUUID(),
+    tenantId,
+    type,
+    occurredAt: (options.now ?? new Date()).toISOString(),
+    payload,
+  };
+}
+
+/** The transaction item that writes an event; fails (condition) if the event id was already written. */
+export function outboxPutItem(event: OutboxEvent): TransactItem {
+  assertPayload(event.payload, 'payload');
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...keys.outbox(event.eventId),
+        event_id: event.eventId,
+        tenant_id: event.tenantId,
+        type: event.type,
+        occurred_at: event.occurredAt,
+        payload: event.payload,
+        ttl: Math.floor(Date.parse(event.occurredAt) / 1000) + OUTBOX_TTL_SECONDS,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+/** Reads an outbox item (unmarshalled, numbers wrapped) back into an event. */
+export function outboxEventFromItem(item: Record<string, unknown>): OutboxEvent {
+  const { event_id: eventId, tenant_id: tenantId, type, occurred_at: occurredAt, payload } = item;
+  if (typeof eventId !== 'string' || typeof tenantId !== 'string' || typeof type !== 'string' || typeof occurredAt !== 'string') {
+    throw new TypeError('Not an outbox item');
+  }
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new TypeError('Outbox item without a payload map');
+  return { eventId, tenantId, type, occurredAt, payload: payload as OutboxPayload };
+}
+
+function assertPayload(value: unknown, path: string): void {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean' || value instanceof NumberValue) return;
+  if (typeof value === 'number') {
+    // Amounts never travel as floats: only counters and timestamps may be numbers.
+    if (!Number.isSafeInteger(value)) throw new TypeError(`${path}: only safe integers may be numbers; send amounts as decimal strings`);
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((v, i) => assertPayload(v, `${path}[${i}]`));
+    return;
+  }
+  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) assertPayload(v, `${path}.${k}`);
+    return;
+  }
+  throw new TypeError(`${path}: not a JSON-like value`);
+}

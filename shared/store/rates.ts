@@ -1,0 +1,115 @@
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Decimal } from '../domain/money.js';
+import type { Candle, HourCandles, RateStats } from '../domain/rates.js';
+import { db, tableName } from './client.js';
+import { keys } from './keys.js';
+
+/**
+ * Rates on the single table: the current snapshot (`RATES / CURRENT`, with each currency's 24 h
+ * statistics, written by the rates-refresher) and one candle item per hour (`RATES / HOUR#<hour>`, kept
+ * 26 hours by TTL) from which the statistics are computed. Values are decimal strings (exact).
+ */
+
+export interface StoredRates {
+  /** When the snapshot was taken (ISO 8601). */
+  readonly at: string;
+  readonly nextUpdate: string;
+  readonly source: string;
+  /** Per currency code. Disabled currencies are absent. */
+  readonly rates: Readonly<Record<string, RateStats>>;
+  /** USD per unit of EUR and GBP. */
+  readonly fiat: Readonly<Record<string, Decimal>>;
+}
+
+export const CANDLE_TTL_SECONDS = 26 * 3600;
+
+type Stored = Record<string, unknown>;
+
+const text = (v: unknown): Decimal | null => (typeof v === 'string' ? v : null);
+
+function toStats(value: Stored): RateStats {
+  return {
+    usd: value.usd as Decimal,
+    high24h: value.high_24h as Decimal,
+    low24h: value.low_24h as Decimal,
+    change24h: value.change_24h as Decimal,
+    change24hPercent: value.change_24h_percent as Decimal,
+    volume24h: text(value.volume_24h),
+    marketCap: text(value.market_cap),
+  };
+}
+
+export async function getCurrentRates(): Promise<StoredRates | null> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.ratesCurrent }));
+  if (!Item) return null;
+  const rates = Item.rates as Record<string, Stored>;
+  return {
+    at: Item.at as string,
+    nextUpdate: Item.next_update as string,
+    source: Item.source as string,
+    rates: Object.fromEntries(Object.entries(rates).map(([code, v]) => [code, toStats(v)])),
+    fiat: Item.fiat as Record<string, Decimal>,
+  };
+}
+
+export async function putCurrentRates(snapshot: StoredRates): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.ratesCurrent,
+        type: 'rates',
+        at: snapshot.at,
+        next_update: snapshot.nextUpdate,
+        source: snapshot.source,
+        rates: Object.fromEntries(
+          Object.entries(snapshot.rates).map(([code, s]) => [
+            code,
+            {
+              usd: s.usd,
+              high_24h: s.high24h,
+              low_24h: s.low24h,
+              change_24h: s.change24h,
+              change_24h_percent: s.change24hPercent,
+              volume_24h: s.volume24h,
+              market_cap: s.marketCap,
+            },
+          ]),
+        ),
+        fiat: snapshot.fiat,
+      },
+    }),
+  );
+}
+
+/** Hour candles from `fromHour` to `toHour` inclusive (`yyyy-mm-ddThh`). */
+export async function getCandles(fromHour: string, toHour: string): Promise<HourCandles[]> {
+  const out: HourCandles[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': keys.rateCandlePartition, ':from': keys.rateCandleSk(fromHour), ':to': keys.rateCandleSk(toHour) },
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }),
+    );
+    for (const item of page.Items ?? []) out.push({ hour: item.hour as string, candles: item.candles as Record<string, Candle> });
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+export async function putCandles(candles: HourCandles, nowSeconds: number): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.rateCandle(candles.hour), type: 'rate_candles', hour: candles.hour, candles: candles.candles, ttl: nowSeconds + CANDLE_TTL_SECONDS },
+    }),
+  );
+}
+
+/** The DynamoDB rates store as the use cases' port. */
+export const dynamoRatesStore = { current: getCurrentRates, putCurrent: putCurrentRates, candles: getCandles, putCandles } as const;

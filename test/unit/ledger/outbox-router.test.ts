@@ -1,0 +1,110 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { jest } from '@jest/globals';
+import { mockClient } from 'aws-sdk-client-mock';
+import { parse } from 'lossless-json';
+import { queueUrlEnv } from '../../../infra/definition.js';
+import { handler, messageBody } from '../../../functions/event-router/handler.js';
+import { queuesFor } from '../../../functions/event-router/routes.js';
+import { resetConfig } from '../../../shared/config/config.js';
+import { resetSqs } from '../../../shared/queue/sqs.js';
+import { outboxEvent, outboxPutItem } from '../../../shared/store/outbox.js';
+import type { OutboxEvent } from '../../../shared/store/outbox.js';
+
+const sqs = mockClient(SQSClient);
+
+beforeAll(() => {
+  process.env.TABLE_NAME = 'unit-outbox';
+  process.env.AWS_REGION = 'us-east-1';
+  process.env[queueUrlEnv('webhook-delivery')] = 'http://sqs.local/000000000000/webhook-delivery';
+  resetConfig();
+  resetSqs();
+});
+
+beforeEach(() => {
+  sqs.reset();
+  jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+  jest.spyOn(console, 'error').mockImplementation(() => undefined);
+});
+
+afterEach(() => jest.restoreAllMocks());
+
+function record(event: OutboxEvent, sequence: string): DynamoDBRecord {
+  const item = outboxPutItem(event).Put?.Item ?? {};
+  return {
+    eventName: 'INSERT',
+    dynamodb: { SequenceNumber: sequence, NewImage: marshall(item) as unknown as Record<string, never> },
+  } as DynamoDBRecord;
+}
+
+describe('outbox items', () => {
+  it('carry event id, tenant, type, time, payload and a ttl, keyed by keys.outbox', () => {
+    const event = outboxEvent('t1', 'payment.completed', { amount: '25.10', confirmations: 12 }, { now: new Date('2030-01-01T00:00:00Z'), eventId: 'e1' });
+    const put = outboxPutItem(event).Put;
+    expect(put?.Item).toEqual({
+      pk: 'OUTBOX#e1',
+      sk: 'OUTBOX',
+      event_id: 'e1',
+      tenant_id: 't1',
+      type: 'payment.completed',
+      occurred_at: '2030-01-01T00:00:00.000Z',
+      payload: { amount: '25.10', confirmations: 12 },
+      ttl: Date.parse('2030-01-01T00:00:00Z') / 1000 + 3 * 24 * 3600,
+    });
+    expect(put?.ConditionExpression).toBe('attribute_not_exists(pk)');
+  });
+
+  it('refuse float amounts in payloads', () => {
+    expect(() => outboxPutItem(outboxEvent('t1', 'x', { amount: 0.1 }))).toThrow(/decimal strings/);
+  });
+});
+
+describe('event router', () => {
+  it('routes tenant-visible events to webhook-delivery and drops unrouted types', () => {
+    expect(queuesFor('payment_status_update')).toEqual(['webhook-delivery']);
+    expect(queuesFor('withdrawal.completed')).toEqual(['webhook-delivery']);
+    expect(queuesFor('internal.unknown')).toEqual([]);
+    expect(queuesFor('toString')).toEqual([]);
+  });
+
+  it('sends in batches of ten with the event id in the body and reports only the failed records', async () => {
+    sqs.on(SendMessageBatchCommand).callsFake((input: { Entries: { Id: string }[] }) => ({
+      Successful: input.Entries.filter((e) => e.Id !== 'm2').map((e) => ({ Id: e.Id, MessageId: `id-${e.Id}`, MD5OfMessageBody: 'x' })),
+      Failed: input.Entries.filter((e) => e.Id === 'm2').map((e) => ({ Id: e.Id, SenderFault: false, Code: 'InternalError' })),
+    }));
+    const events = Array.from({ length: 12 }, (_, i) => outboxEvent('t1', 'payment_status_update', { amount: '0.1', n: i }, { eventId: `e${i}` }));
+    const records = [...events.map((e, i) => record(e, `seq-${i}`)), record(outboxEvent('t1', 'internal.unrouted', {}), 'seq-x')];
+    const result = await handler({ Records: records });
+
+    const calls = sqs.commandCalls(SendMessageBatchCommand);
+    expect(calls.map((c) => c.args[0].input.Entries?.length)).toEqual([10, 2]);
+    const first = calls[0]?.args[0].input.Entries?.[0];
+    expect(parse(first?.MessageBody ?? '')).toMatchObject({ event_id: 'e0', tenant_id: 't1', type: 'payment_status_update', payload: { amount: '0.1' } });
+    expect(first?.MessageAttributes?.event_id?.StringValue).toBe('e0');
+    // m2 of the first batch is record 2; of the second batch there is no m2.
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'seq-2' }]);
+  });
+
+  it('reports every record of a batch whose call failed, and unreadable records', async () => {
+    sqs.on(SendMessageBatchCommand).rejects(new Error('unreachable'));
+    const bad = { eventName: 'INSERT', dynamodb: { SequenceNumber: 'seq-bad', NewImage: marshall({ pk: 'OUTBOX#z', sk: 'OUTBOX' }) as unknown as Record<string, never> } } as DynamoDBRecord;
+    const result = await handler({ Records: [record(outboxEvent('t1', 'deposit_received', {}), 'seq-1'), bad] });
+    expect(result.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['seq-1', 'seq-bad']);
+  });
+
+  it('forwards stored numbers exactly', () => {
+    const image = marshall({ event_id: 'e', tenant_id: 't', type: 'x', occurred_at: 'now', payload: { big: 12345678901234567890n } });
+    expect(image.payload).toBeDefined();
+    const body = messageBody({ eventId: 'e', tenantId: 't', type: 'x', occurredAt: 'now', payload: { n: 3, s: '1.000000000000000001' } });
+    expect(body).toBe('{"event_id":"e","tenant_id":"t","type":"x","occurred_at":"now","payload":{"n":3,"s":"1.000000000000000001"}}');
+    const wrapped = handlerImage(image as Record<string, AttributeValue>);
+    expect(wrapped).toContain('"big":12345678901234567890');
+  });
+});
+
+function handlerImage(image: Record<string, AttributeValue>): string {
+  const item = unmarshall(image, { wrapNumbers: true });
+  return messageBody({ eventId: 'e', tenantId: 't', type: 'x', occurredAt: 'now', payload: item.payload as Record<string, unknown> });
+}
