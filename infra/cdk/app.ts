@@ -2,7 +2,7 @@ import { App, Tags } from 'aws-cdk-lib';
 import { GatewayStack } from './gateway-stack.js';
 
 /**
- * `cdk synth|deploy [-c stage=dev] [-c alarmEmail=ops@example.com] [-c publicBaseUrl=https://api.example.com]`;
+ * `cdk synth|deploy [-c stage=dev] [-c alarmEmail=ops@example.com] [-c publicBaseUrl=https://api.example.com] [-c evmRpcUrls='{"ETH":"https://..."}']`;
  * the stage can also come from $STAGE. `local` is the embedded stack (infra/local), never a deployment.
  */
 const app = new App();
@@ -18,6 +18,8 @@ if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage) || stage === 'local') {
 
 const alarmEmail = context('alarmEmail');
 const publicBaseUrl = context('publicBaseUrl');
+/** `-c evmRpcUrls='{"ETH":"https://..."}'`: the chain workers' RPC endpoints. */
+const evmRpcUrls = context('evmRpcUrls');
 const stack = new GatewayStack(app, `PaymentGateway-${stage}`, {
   stage,
   description: `Crypto payment gateway (${stage})`,
@@ -26,6 +28,7 @@ const stack = new GatewayStack(app, `PaymentGateway-${stage}`, {
   terminationProtection: stage === 'prod',
   ...(alarmEmail ? { alarmEmail } : {}),
   ...(publicBaseUrl ? { publicBaseUrl } : {}),
+  ...(evmRpcUrls ? { evmRpcUrls: JSON.parse(evmRpcUrls) as Record<string, string> } : {}),
 });
 Tags.of(stack).add('service', 'payment-gateway');
 Tags.of(stack).add('stage', stage);

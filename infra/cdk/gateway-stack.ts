@@ -44,6 +44,8 @@ export interface GatewayStackProps extends StackProps {
   readonly publicBaseUrl?: string;
   /** Subscribed to the alarm topic when given. */
   readonly alarmEmail?: string;
+  /** JSON-RPC endpoint per EVM network, `{"ETH":"https://..."}`, for the chain workers. */
+  readonly evmRpcUrls?: Readonly<Record<string, string>>;
 }
 
 const pascal = (name: string): string =>
@@ -79,6 +81,7 @@ export class GatewayStack extends Stack {
       // Plain-HTTP loopback callbacks exist for the local stack only.
       ALLOW_LOOPBACK_CALLBACKS: 'false',
       PUBLIC_BASE_URL: props.publicBaseUrl ?? api.url,
+      EVM_RPC_URLS: JSON.stringify(props.evmRpcUrls ?? {}),
       ...Object.fromEntries(queues.all.map((q) => [queueUrlEnv(q.definition.name), q.queue.queueUrl])),
     };
 
@@ -113,8 +116,10 @@ export class GatewayStack extends Stack {
         environment,
       });
       baseline(def.name, fn);
-      // Any worker may sign for now; later work narrows this to the chain workers.
-      keys.grantSign(fn);
+      if (def.signs) {
+        keys.grantSign(fn);
+        fn.addEnvironment('HOT_WALLET_KEY_ID', keys.signingKey.keyId);
+      }
       if (needsSecretsKey(def)) keys.secretsKey.grantEncryptDecrypt(fn);
 
       const trigger = def.trigger;

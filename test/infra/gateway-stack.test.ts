@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import type { CfnElement } from 'aws-cdk-lib';
-import { API_FUNCTIONS, QUEUES, queueUrlEnv } from '../../infra/definition.js';
+import { API_FUNCTIONS, QUEUES, queueUrlEnv, WORKER_FUNCTIONS } from '../../infra/definition.js';
 import { TABLE } from '../../infra/table.js';
 import { buildStack, envRef, outputRef, props, referencedIds, refId, resources, roleOf, STAGE, statements } from './support.js';
 
@@ -75,7 +75,7 @@ describe('table', () => {
 
 describe('API functions', () => {
   test('one Lambda per API function, and no other', () => {
-    expect(Object.keys(resources(template, 'AWS::Lambda::Function'))).toHaveLength(API_FUNCTIONS.length);
+    expect(Object.keys(resources(template, 'AWS::Lambda::Function'))).toHaveLength(API_FUNCTIONS.length + WORKER_FUNCTIONS.length);
     expect(new Set(apiFunctionIds).size).toBe(API_FUNCTIONS.length);
   });
 
@@ -175,7 +175,11 @@ describe('queues', () => {
     const queue = queues[queueId]?.Properties ?? {};
     expect(queue).toMatchObject({
       SqsManagedSseEnabled: true,
-      VisibilityTimeout: q.visibilityTimeoutSeconds,
+      // At least six times the longest timeout of a consumer, as AWS advises for SQS event sources.
+      VisibilityTimeout: Math.max(
+        q.visibilityTimeoutSeconds,
+        ...WORKER_FUNCTIONS.filter((w) => w.trigger.kind === 'queue' && w.trigger.queue === q.name).map((w) => 6 * w.timeoutSeconds),
+      ),
       RedrivePolicy: { maxReceiveCount: q.maxReceiveCount },
     });
     const dlqId = refId((queue.RedrivePolicy as { deadLetterTargetArn: unknown }).deadLetterTargetArn, 'Arn') ?? '';
@@ -208,8 +212,11 @@ describe('KMS', () => {
     expect(keys[secretsKey]?.DeletionPolicy).toBe('Retain');
   });
 
-  test('without workers, nothing may sign', () => {
-    expect(statements(template).filter((s) => referencedIds(s.resource).has(signingKey))).toEqual([]);
+  test('only the workers marked as signers may sign', () => {
+    const holders = new Set(statements(template).filter((s) => referencedIds(s.resource).has(signingKey)).flatMap((s) => s.roles));
+    const signers = WORKER_FUNCTIONS.filter((w) => w.signs).map((w) => roleOf(template, functionId(w.name)));
+    expect(signers.length).toBeGreaterThan(0);
+    expect(holders).toEqual(new Set(signers));
   });
 
   test('the key policy delegates to IAM only (no direct grants to other principals)', () => {

@@ -8,7 +8,7 @@ import { MAX_RETENTION, VISIBILITY_PER_CONSUMER_TIMEOUT } from '../../infra/cdk/
 import { buildStack, envRef, outputRef, props, referencedIds, refId, resources, roleOf, statements } from './support.js';
 
 /** One worker of each trigger kind; the queue consumer's timeout is long enough to raise its queue's visibility. */
-const scheduled: WorkerFunction = { name: 'payment-expirer', entry: 'functions/payment-expirer/handler.ts', trigger: { kind: 'schedule', everyMinutes: 5 }, timeoutSeconds: 60 };
+const scheduled: WorkerFunction = { name: 'payment-expirer', entry: 'functions/payment-expirer/handler.ts', trigger: { kind: 'schedule', everyMinutes: 5 }, timeoutSeconds: 60, signs: true };
 const consumer: WorkerFunction = {
   name: 'webhook-delivery',
   entry: 'functions/webhook-delivery/handler.ts',
@@ -45,7 +45,7 @@ describe('every worker', () => {
     }
   });
 
-  test('is the only kind of function that may use the signing key, and only to Sign and GetPublicKey', () => {
+  test('only workers marked as signers may use the signing key, and only to Sign and GetPublicKey', () => {
     const signingKey = outputRef(template, 'SigningKeyId');
     const onKey = statements(template).filter((s) => referencedIds(s.resource).has(signingKey));
     expect(onKey.length).toBeGreaterThan(0);
@@ -54,7 +54,8 @@ describe('every worker', () => {
       expect([...s.actions].sort()).toEqual(['kms:GetPublicKey', 'kms:Sign']);
     }
     const holders = new Set(onKey.flatMap((s) => s.roles));
-    expect(holders).toEqual(new Set(definition.workers.map((w) => roleOf(template, functionId(w.name)))));
+    expect(holders).toEqual(new Set(definition.workers.filter((w) => w.signs).map((w) => roleOf(template, functionId(w.name)))));
+    expect(holders.has(roleOf(template, functionId(router.name)))).toBe(false);
     // No statement anywhere hands out KMS rights on every key.
     const wildcard = statements(template).filter((s) => s.resource === '*' && s.actions.some((a) => a.startsWith('kms:')));
     expect(wildcard).toEqual([]);
