@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { READ } from '../../shared/domain/scopes.js';
 import { ok, principalOf, route } from '../../shared/http/route.js';
 import { getProfile } from '../../shared/usecases/user/get-profile.js';
+import { webhookProfileOf } from '../../shared/usecases/webhooks/manage.js';
 
 const nullableDecimal = z.string().nullable();
 
@@ -37,6 +38,6 @@ export const userRoutes = [
     auth: 'bearer',
     scopes: READ,
     doc: { summary: 'The tenant record (full form)', tags: ['User'], responses: { 200: { description: 'Tenant', schema: TenantRecord } } },
-    handle: async (req) => ok(await getProfile(principalOf(req).tenant, req.now)),
+    handle: async (req) => ok(await getProfile(principalOf(req).tenant, req.now, await webhookProfileOf(principalOf(req).tenant.id))),
   }),
 ];

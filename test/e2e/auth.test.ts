@@ -190,4 +190,14 @@ describe('foundation end to end', () => {
     expect(limited?.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(Number(limited?.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
   });
+
+  it('the operator funds a tenant with `balance credit`, and GET /user/balances/ shows the exact amount', async () => {
+    const credited = (await cli('balance', 'credit', '--tenant', tenant.tenant_id, '--currency', 'USDTERC20', '--amount', '25.10', '--reason', 'e2e funding')) as { balance: { amount: string } };
+    expect(credited.balance.amount).toBe('25.1');
+    const balances = await api('GET', '/user/balances/', { token: await token() });
+    expect(balances.status).toBe(200);
+    expect(Number(balances.body?.account.USDTERC20.amount)).toBe(25.1);
+    expect(balances.body?.account.USDTERC20.amount).toMatch(/^25\.10*$/);
+    expect(balances.body?.statistics).toMatchObject({ currencies_count: 1 });
+  });
 });

@@ -5,6 +5,7 @@ import { OAuthError } from '../../domain/errors.js';
 import { DUMMY_SECRET_HASH, randomSecret, sha256Hex, verifySecret } from '../../security/secrets.js';
 import { getClientCredential, putAccessToken, type ClientCredential } from '../../store/credentials.js';
 import { getTenant } from '../../store/tenants.js';
+import { recordFailedLogin } from '../webhooks/security-events.js';
 
 /**
  * OAuth 2.0 client credentials grant (RFC 6749 section 4.4). Tokens are opaque random strings stored only
@@ -46,9 +47,11 @@ export function clientAuthFrom(authorization: string | undefined, body: { client
 }
 
 /** Verifies a client's secret in constant time; unknown clients cost the same as wrong secrets. */
-export async function authenticateClient(auth: ClientAuth): Promise<ClientCredential> {
+export async function authenticateClient(auth: ClientAuth, now?: Date): Promise<ClientCredential> {
   const credential = await getClientCredential(auth.clientId);
   const valid = await verifySecret(auth.clientSecret, credential?.secretHash ?? DUMMY_SECRET_HASH);
+  // A known client with a wrong secret is a security event (security.login_attempt) for its tenant.
+  if (credential && !valid && now) await recordFailedLogin(credential.tenantId, credential.clientId, now);
   if (!credential || !valid) throw new OAuthError('invalid_client', 'Client authentication failed.');
   return credential;
 }
@@ -56,7 +59,7 @@ export async function authenticateClient(auth: ClientAuth): Promise<ClientCreden
 export async function issueToken(request: TokenRequest, auth: ClientAuth, now: Date): Promise<TokenAnswer> {
   if (!request.grant_type) throw new OAuthError('invalid_request', 'grant_type is required.');
   if (request.grant_type !== 'client_credentials') throw new OAuthError('unsupported_grant_type', 'Only the client_credentials grant is supported.');
-  const credential = await authenticateClient(auth);
+  const credential = await authenticateClient(auth, now);
   const tenant = await getTenant(credential.tenantId);
   if (!tenant) throw new OAuthError('invalid_client', 'Client authentication failed.');
   if (tenant.status === 'suspended') throw new OAuthError('invalid_client', 'This account is suspended; contact support.');

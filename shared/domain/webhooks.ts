@@ -1,0 +1,132 @@
+/**
+ * Webhooks, the pure part (spec sections 2.9, 6; DESIGN section 7): the event catalogue, which destination
+ * receives which event, the two envelopes, the retry schedule and the delivery states. Signing (HMAC) lives in
+ * shared/webhooks/signing.ts because `node:crypto` stays out of the domain.
+ */
+
+/** Section 6.1: delivered in envelope A to the object's callback_url or the tenant's default URL. */
+export const DELIVERY_EVENTS = ['payment_status_update', 'deposit_received', 'withdrawal_status_update', 'deposit_merged'] as const;
+export type DeliveryEvent = (typeof DELIVERY_EVENTS)[number];
+
+/** Section 6.2: variant-B subscription types (`.all` subscribes to the whole family). */
+export const SUBSCRIPTION_EVENTS = [
+  'payment.created',
+  'payment.processing',
+  'payment.completed',
+  'payment.failed',
+  'payment.expired',
+  'payment.all',
+  'withdrawal.created',
+  'withdrawal.approved',
+  'withdrawal.processing',
+  'withdrawal.completed',
+  'withdrawal.failed',
+  'withdrawal.cancelled',
+  'withdrawal.status_changed',
+  'withdrawal.all',
+  'wallet.created',
+  'wallet.balance_changed',
+  'wallet.all',
+  'security.login_attempt',
+  'security.settings_changed',
+  'security.all',
+] as const;
+export type SubscriptionEvent = (typeof SUBSCRIPTION_EVENTS)[number];
+
+export const isDeliveryEvent = (type: string): type is DeliveryEvent => (DELIVERY_EVENTS as readonly string[]).includes(type);
+export const isSubscriptionEvent = (type: string): type is SubscriptionEvent => (SUBSCRIPTION_EVENTS as readonly string[]).includes(type);
+export const isKnownEvent = (type: string): boolean => isDeliveryEvent(type) || isSubscriptionEvent(type);
+
+/** Unknown names among `types` (for `invalid_event_types`). */
+export const unknownSubscriptionTypes = (types: readonly string[]): string[] => types.filter((t) => !isSubscriptionEvent(t));
+
+/** True when a subscription to `subscribed` receives an event of type `type` (exact, or its family's `.all`). */
+export function subscriptionMatches(subscribed: readonly string[], type: string): boolean {
+  if (!isSubscriptionEvent(type) || type.endsWith('.all')) return false;
+  const family = type.slice(0, type.indexOf('.'));
+  return subscribed.includes(type) || subscribed.includes(`${family}.all`);
+}
+
+/** Variant A's `enabled_events` filters what the default URL receives; an unset list means every 6.1 event. */
+export function defaultUrlReceives(enabledEvents: readonly string[] | null, type: string): boolean {
+  if (!isDeliveryEvent(type)) return false;
+  return enabledEvents === null || enabledEvents.includes(type);
+}
+
+/** Envelope A (section 6.1). */
+export interface EnvelopeA {
+  readonly event: string;
+  readonly data: Readonly<Record<string, unknown>>;
+  readonly timestamp: string;
+}
+
+/** Envelope B (section 6.2): `id` is the notification id, the same on every repeat (also the `webhook-id`). */
+export interface EnvelopeB {
+  readonly id: string;
+  readonly event: string;
+  readonly created_at: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+export const envelopeA = (event: string, data: Readonly<Record<string, unknown>>, timestamp: string): EnvelopeA => ({ event, data, timestamp });
+export const envelopeB = (id: string, event: string, createdAt: string, data: Readonly<Record<string, unknown>>): EnvelopeB => ({
+  id,
+  event,
+  created_at: createdAt,
+  data,
+});
+
+/**
+ * Retries after the first attempt (section 6.3): 1 m, 5 m, 15 m, 1 h, 4 h. Attempt n+1 is due DELAY[n-1] after
+ * attempt n; the delivery is `failed` when attempt 6 (the fifth retry) fails.
+ */
+export const RETRY_DELAYS_SECONDS = [60, 300, 900, 3600, 14400] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
+
+/** Seconds until the attempt after failed attempt `attempt` (1-based), or null when none is left. */
+export function retryDelaySeconds(attempt: number): number | null {
+  return RETRY_DELAYS_SECONDS[attempt - 1] ?? null;
+}
+
+/** SQS holds a message at most 900 s: longer waits re-enqueue with the rest (DESIGN section 6). */
+export const MAX_QUEUE_DELAY_SECONDS = 900;
+
+export function queueDelaySeconds(dueAt: Date, now: Date): number {
+  const remaining = Math.ceil((dueAt.getTime() - now.getTime()) / 1000);
+  return Math.max(0, Math.min(MAX_QUEUE_DELAY_SECONDS, remaining));
+}
+
+/** A receiver has this long to answer (section 6.3 via the issue: 10 s timeout is a failure). */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+export const isSuccessStatus = (status: number | null): boolean => status !== null && status >= 200 && status < 300;
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** Variant B: at most 10 subscriptions per tenant; inactive after 5 consecutive failed attempts. */
+export const MAX_SUBSCRIPTIONS = 10;
+export const SUBSCRIPTION_FAILURE_LIMIT = 5;
+export type SubscriptionStatus = 'active' | 'inactive';
+
+export function subscriptionAfterAttempt(
+  current: { readonly failureCount: number; readonly status: SubscriptionStatus },
+  succeeded: boolean,
+): { failureCount: number; status: SubscriptionStatus } {
+  if (succeeded) return { failureCount: 0, status: current.status };
+  const failureCount = current.failureCount + 1;
+  return { failureCount, status: failureCount >= SUBSCRIPTION_FAILURE_LIMIT ? 'inactive' : current.status };
+}
+
+/** `whsec_` + base64 of 32 random bytes (DESIGN section 7). */
+export const WEBHOOK_SECRET_PATTERN = /^whsec_[A-Za-z0-9+/]{43}=$/;
+export const isWebhookSecret = (text: string): boolean => WEBHOOK_SECRET_PATTERN.test(text);
+
+/** Only the first 12 characters of a secret are shown after it was first returned (section 2.8). */
+export const SECRET_HINT_LENGTH = 12;
+export const secretHint = (secret: string): string => secret.slice(0, SECRET_HINT_LENGTH);
+export const maskedSecret = (hint: string): string => `${hint}${'*'.repeat(8)}`;
+
+/** Attempt logs (and delivery records) are kept this long. */
+export const DELIVERY_LOG_DAYS = 30;
+/** At most this much of an answer is kept in the attempt log. */
+export const RESPONSE_EXCERPT_CHARS = 500;

@@ -1,0 +1,289 @@
+import { randomUUID } from 'node:crypto';
+import { parse, stringify } from 'lossless-json';
+import { z } from 'zod';
+import type { Clock } from '../../domain/clock.js';
+import {
+  defaultUrlReceives,
+  envelopeA,
+  envelopeB,
+  isDeliveryEvent,
+  isSubscriptionEvent,
+  isSuccessStatus,
+  MAX_ATTEMPTS,
+  queueDelaySeconds,
+  retryDelaySeconds,
+  SUBSCRIPTION_FAILURE_LIMIT,
+  subscriptionMatches,
+} from '../../domain/webhooks.js';
+import type { SecretBox } from '../../webhooks/secret-box.js';
+import { signatureHeaders } from '../../webhooks/signing.js';
+import type { WebhookAnswer, WebhookSender } from '../../webhooks/http-sender.js';
+import {
+  claimAttempt,
+  completeAttempt,
+  createDelivery,
+  getDelivery,
+  getSubscription,
+  getWebhookSettings,
+  listSubscriptions,
+  claimRelay,
+  relaySent,
+  recordSubscriptionAttempt,
+} from '../../store/webhooks.js';
+import type { Delivery, Destination } from '../../store/webhooks.js';
+
+/**
+ * How events become deliveries (DESIGN sections 6, 7).
+ *
+ * 1. The event router forwards each committed outbox event to the `webhook-delivery` queue, body
+ *    `{event_id, tenant_id, type, occurred_at, payload}` (functions/event-router/handler.ts, `messageBody`).
+ * 2. The worker PLANS it: envelope A to the payload's `callback_url` if present, else to the tenant's variant-A
+ *    URL (if its `enabled_events` take the type); envelope B to every ACTIVE variant-B subscription that matches.
+ *    Each (event, destination) becomes a delivery item keyed by the natural id `<event id>.a` or
+ *    `<event id>.s.<subscription id>` (created only if absent), and one delivery message per delivery is enqueued:
+ *
+ *      {"kind":"webhook_delivery","v":1,"tenant_id":"…","delivery_id":"…","attempt":1,"due_at":"<ISO 8601>"}
+ *
+ * 3. The worker SENDS a delivery message: early (before `due_at`) → re-enqueued for the rest (at most 900 s);
+ *    otherwise it claims attempt n with a conditional write (pending, n-1 attempts recorded, no live lease), posts,
+ *    enqueues attempt n+1 on failure (1 m, 5 m, 15 m, 1 h, 4 h after attempt n), logs the attempt and records the
+ *    outcome. A duplicate message, or one redelivered after a success was recorded, finds the delivery done and
+ *    is dropped; one redelivered after a crash mid-attempt finds the lease expired and sends again with the same
+ *    `webhook-id` (the event id).
+ */
+
+export interface QueuedMessage {
+  readonly body: string;
+  readonly delaySeconds: number;
+}
+
+/** The `webhook-delivery` queue (SQS in the worker; a fake in virtual-time tests). */
+export interface DeliveryQueue {
+  send(messages: readonly QueuedMessage[]): Promise<void>;
+}
+
+export interface DeliveryDeps {
+  readonly clock: Clock;
+  readonly queue: DeliveryQueue;
+  readonly send: WebhookSender;
+  readonly secrets: SecretBox;
+}
+
+/** A claimed attempt is ours for this long (the worker's timeout is shorter; the SQS visibility longer). */
+export const LEASE_MS = 60_000;
+
+export const DeliveryMessage = z.object({
+  kind: z.literal('webhook_delivery'),
+  v: z.literal(1),
+  tenant_id: z.string().min(1),
+  delivery_id: z.string().min(1),
+  attempt: z.number().int().min(1).max(MAX_ATTEMPTS),
+  due_at: z.string().datetime(),
+  /** How many times this attempt's message was passed on because it arrived early (delays over 900 s). */
+  hop: z.number().int().min(0).default(0),
+});
+export type DeliveryMessage = z.infer<typeof DeliveryMessage>;
+
+export const EventMessage = z.object({
+  event_id: z.string().min(1),
+  tenant_id: z.string().min(1),
+  type: z.string().min(1),
+  occurred_at: z.string().min(1),
+  payload: z.record(z.string(), z.unknown()),
+});
+export type EventMessage = z.infer<typeof EventMessage>;
+
+export const deliveryMessageBody = (m: Omit<DeliveryMessage, 'kind' | 'v' | 'hop'> & { hop?: number }): string =>
+  JSON.stringify({ kind: 'webhook_delivery', v: 1, tenant_id: m.tenant_id, delivery_id: m.delivery_id, attempt: m.attempt, due_at: m.due_at, hop: m.hop ?? 0 });
+
+const stringifyExact = (value: unknown): string => stringify(value) ?? 'null';
+
+/** A queue message: an outbox event from the router, or one of our delivery messages. */
+export function parseWebhookMessage(body: string): { kind: 'event'; event: EventMessage } | { kind: 'delivery'; message: DeliveryMessage } {
+  const value = parse(body) as Record<string, unknown>;
+  if (value && typeof value === 'object' && value.kind === 'webhook_delivery') {
+    const plain = JSON.parse(body) as unknown;
+    return { kind: 'delivery', message: DeliveryMessage.parse(plain) };
+  }
+  return { kind: 'event', event: EventMessage.parse(value) };
+}
+
+export type Outcome = 'done' | 'retry';
+
+/** One queue message, end to end. 'retry' asks the queue to hand it back later (partial batch failure). */
+export async function handleWebhookMessage(body: string, deps: DeliveryDeps): Promise<Outcome> {
+  const message = parseWebhookMessage(body);
+  if (message.kind === 'event') {
+    await planDeliveries(message.event, deps);
+    return 'done';
+  }
+  return (await processDelivery(message.message, deps)).outcome;
+}
+
+/* ------------------------------------------------------------------ planning ------------------------------- */
+
+export const variantADeliveryId = (eventId: string): string => `${eventId}.a`;
+export const subscriptionDeliveryId = (eventId: string, subscriptionId: string): string => `${eventId}.s.${subscriptionId}`;
+
+function envelopeABody(event: EventMessage): string {
+  const { callback_url: _ignored, ...data } = event.payload;
+  return stringifyExact(envelopeA(event.type, data, event.occurred_at));
+}
+
+/** The deliveries an event yields (pure apart from reading the tenant's settings and subscriptions). */
+export async function deliveriesFor(event: EventMessage, now: Date): Promise<Delivery[]> {
+  const base = { tenantId: event.tenant_id, eventId: event.event_id, eventType: event.type, webhookId: event.event_id };
+  const fresh = { status: 'pending' as const, attempts: 0, createdAt: now.toISOString(), nextDueAt: now.toISOString(), leaseToken: null, leaseUntil: null };
+  const out: Delivery[] = [];
+  if (isDeliveryEvent(event.type)) {
+    const callback = event.payload.callback_url;
+    let destination: Destination | null = null;
+    if (typeof callback === 'string' && callback !== '') destination = { kind: 'callback', url: callback };
+    else {
+      const settings = await cachedSettings(event.tenant_id);
+      if (settings && defaultUrlReceives(settings.enabledEvents, event.type)) destination = { kind: 'default', url: settings.url };
+    }
+    if (destination) out.push({ ...base, ...fresh, deliveryId: variantADeliveryId(event.event_id), destination, body: envelopeABody(event) });
+  }
+  if (isSubscriptionEvent(event.type)) {
+    const subscriptions = (await listSubscriptions(event.tenant_id)).filter((s) => s.status === 'active' && subscriptionMatches(s.eventTypes, event.type));
+    const body = stringifyExact(envelopeB(event.event_id, event.type, event.occurred_at, event.payload));
+    for (const s of subscriptions) {
+      out.push({
+        ...base,
+        ...fresh,
+        deliveryId: subscriptionDeliveryId(event.event_id, s.id),
+        destination: { kind: 'subscription', url: s.url, subscriptionId: s.id },
+        body,
+      });
+    }
+  }
+  return out;
+}
+
+/** Creates the event's deliveries (idempotent) and enqueues the first attempt of each not yet attempted. */
+export async function planDeliveries(event: EventMessage, deps: DeliveryDeps): Promise<Delivery[]> {
+  const now = deps.clock.now();
+  const deliveries = await deliveriesFor(event, now);
+  const messages: QueuedMessage[] = [];
+  for (const delivery of deliveries) {
+    const created = await createDelivery(delivery, now);
+    // A replayed event re-sends the first message unless an attempt is recorded (duplicates are harmless).
+    const current = created ? delivery : await getDelivery(delivery.tenantId, delivery.deliveryId);
+    if (current && current.status === 'pending' && current.attempts === 0) {
+      messages.push({ body: deliveryMessageBody({ tenant_id: delivery.tenantId, delivery_id: delivery.deliveryId, attempt: 1, due_at: now.toISOString() }), delaySeconds: 0 });
+    }
+  }
+  if (messages.length > 0) await deps.queue.send(messages);
+  return deliveries;
+}
+
+/* ------------------------------------------------------------------ sending -------------------------------- */
+
+/**
+ * Variant-A settings for PLANNING, cached briefly per process (a URL or enabled_events change applies within 5 s);
+ * the secret used to sign is always read fresh.
+ */
+const SETTINGS_CACHE_MS = 5000;
+const settingsCache = new Map<string, { value: Awaited<ReturnType<typeof getWebhookSettings>>; until: number }>();
+async function cachedSettings(tenantId: string) {
+  const hit = settingsCache.get(tenantId);
+  if (hit && hit.until > Date.now()) return hit.value;
+  const value = await getWebhookSettings(tenantId);
+  if (settingsCache.size > 10_000) settingsCache.clear();
+  settingsCache.set(tenantId, { value, until: Date.now() + SETTINGS_CACHE_MS });
+  return value;
+}
+
+interface Target {
+  readonly url: string;
+  readonly secret: string | null;
+  readonly subscriptionId: string | null;
+}
+
+async function targetOf(delivery: Delivery, secrets: SecretBox): Promise<Target | null> {
+  const d = delivery.destination;
+  if (d.kind === 'subscription') {
+    const sub = await getSubscription(delivery.tenantId, d.subscriptionId);
+    if (!sub) return null;
+    return { url: d.url, secret: await secrets.decrypt(sub.secretCipher, delivery.tenantId), subscriptionId: sub.id };
+  }
+  // Per-object callbacks and the default URL are signed with the tenant's variant-A secret (unsigned without one).
+  const settings = await getWebhookSettings(delivery.tenantId);
+  return { url: d.url, secret: settings ? await secrets.decrypt(settings.secretCipher, delivery.tenantId) : null, subscriptionId: null };
+}
+
+export interface AttemptReport {
+  readonly outcome: Outcome;
+  /** Present when this call made an attempt. */
+  readonly answer?: WebhookAnswer;
+  readonly delivery?: Delivery;
+}
+
+export async function processDelivery(message: DeliveryMessage, deps: DeliveryDeps): Promise<AttemptReport> {
+  const { clock, queue } = deps;
+  const now = clock.now();
+  const dueAt = new Date(message.due_at);
+  if (dueAt.getTime() > now.getTime()) {
+    // Not yet due (a delay longer than SQS allows): pass it on for the rest, once per hop however many copies arrive.
+    const relay = await claimRelay(message.tenant_id, message.delivery_id, message.attempt, message.hop, now, new Date(now.getTime() + LEASE_MS));
+    if (relay !== 'claimed') return { outcome: relay === 'held' ? 'retry' : 'done' };
+    await queue.send([{ body: deliveryMessageBody({ ...message, hop: message.hop + 1 }), delaySeconds: Math.max(1, queueDelaySeconds(dueAt, now)) }]);
+    await relaySent(message.tenant_id, message.delivery_id, message.attempt, message.hop);
+    return { outcome: 'done' };
+  }
+  const settled = (d: Delivery | null) => !d || d.status !== 'pending' || d.attempts >= message.attempt;
+  const token = randomUUID();
+  const delivery = await claimAttempt(message.tenant_id, message.delivery_id, message.attempt, token, now, new Date(now.getTime() + LEASE_MS));
+  if (!delivery) {
+    // Done already, or another copy holds it (ask for this one back later), or its predecessor is not recorded yet.
+    return { outcome: settled(await getDelivery(message.tenant_id, message.delivery_id)) ? 'done' : 'retry' };
+  }
+
+  const target = await targetOf(delivery, deps.secrets);
+  if (!target) {
+    await completeAttempt(message.tenant_id, message.delivery_id, message.attempt, token, { status: 'failed', nextDueAt: null, at: now }, null);
+    return { outcome: 'done' };
+  }
+  const answer = await deps.send({ url: target.url, body: delivery.body, headers: signatureHeaders(target.secret, delivery.webhookId, clock.now(), delivery.body) });
+  const succeeded = isSuccessStatus(answer.statusCode);
+  const delay = succeeded ? null : retryDelaySeconds(message.attempt);
+  const nextDue = delay === null ? null : new Date(now.getTime() + delay * 1000);
+  const status = succeeded ? 'succeeded' : nextDue ? 'pending' : 'failed';
+
+  // The next attempt is enqueued BEFORE the outcome is recorded: a crash in between repeats this attempt
+  // (same webhook-id) instead of losing the delivery.
+  if (nextDue) {
+    await queue.send([
+      {
+        body: deliveryMessageBody({ tenant_id: message.tenant_id, delivery_id: message.delivery_id, attempt: message.attempt + 1, due_at: nextDue.toISOString() }),
+        delaySeconds: queueDelaySeconds(nextDue, clock.now()),
+      },
+    ]);
+  }
+  await completeAttempt(
+    message.tenant_id,
+    message.delivery_id,
+    message.attempt,
+    token,
+    { status, nextDueAt: nextDue?.toISOString() ?? null, at: now },
+    {
+      tenantId: delivery.tenantId,
+      deliveryId: delivery.deliveryId,
+      eventId: delivery.eventId,
+      eventType: delivery.eventType,
+      webhookId: delivery.webhookId,
+      url: target.url,
+      attempt: message.attempt,
+      at: now.toISOString(),
+      requestBody: delivery.body.slice(0, 16_384),
+      statusCode: answer.statusCode,
+      latencyMs: answer.latencyMs,
+      responseExcerpt: answer.excerpt,
+      error: answer.error ?? (succeeded ? null : `HTTP ${answer.statusCode}`),
+      succeeded,
+    },
+  );
+  if (target.subscriptionId) await recordSubscriptionAttempt(delivery.tenantId, target.subscriptionId, succeeded, now, SUBSCRIPTION_FAILURE_LIMIT);
+  return { outcome: 'done', answer, delivery };
+}

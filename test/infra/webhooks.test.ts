@@ -1,0 +1,46 @@
+import type { CfnElement } from 'aws-cdk-lib';
+import { WORKER_FUNCTIONS, queueUrlEnv } from '../../infra/definition.js';
+import { buildStack, envRef, outputRef, props, referencedIds, refId, resources, roleOf, statements } from './support.js';
+
+/** The deployed definition (infra/definition.ts) carries the webhook pipeline: worker, queue, DLQ, alarm, secrets key. */
+const { stack, template } = buildStack();
+
+const fnId = (name: string): string => {
+  const fn = stack.functions.get(name);
+  if (!fn) throw new Error(`No function ${name}`);
+  return stack.getLogicalId(fn.node.defaultChild as CfnElement);
+};
+const worker = WORKER_FUNCTIONS.find((w) => w.name === 'webhook-delivery');
+
+describe('webhook delivery infrastructure', () => {
+  const queueId = () => envRef(template, fnId('webhook-delivery'), queueUrlEnv('webhook-delivery'));
+
+  test('the webhook-delivery worker consumes its queue in batches of 10 with partial batch failures', () => {
+    expect(worker).toMatchObject({ entry: 'functions/webhook-delivery/handler.ts', trigger: { kind: 'queue', queue: 'webhook-delivery', batchSize: 10 } });
+    expect(props(template, fnId('webhook-delivery'))).toMatchObject({ Runtime: 'nodejs22.x', Timeout: worker?.timeoutSeconds });
+    const mapping = Object.values(resources(template, 'AWS::Lambda::EventSourceMapping'))
+      .map((m) => m.Properties ?? {})
+      .find((m) => refId(m.FunctionName) === fnId('webhook-delivery'));
+    expect(mapping).toMatchObject({ EventSourceArn: { 'Fn::GetAtt': [queueId(), 'Arn'] }, BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+  });
+
+  test('the queue has a DLQ with an alarm, and a visibility timeout above the worker timeout', () => {
+    const queues = resources(template, 'AWS::SQS::Queue');
+    const queue = queues[queueId()]?.Properties ?? {};
+    expect(Number(queue.VisibilityTimeout)).toBeGreaterThanOrEqual(6 * (worker?.timeoutSeconds ?? Infinity));
+    const dlq = refId((queue.RedrivePolicy as { deadLetterTargetArn: unknown }).deadLetterTargetArn, 'Arn') ?? '';
+    expect(queues[dlq]).toBeDefined();
+    const alarms = Object.values(resources(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties ?? {});
+    expect(alarms.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && referencedIds(a.Dimensions).has(dlq))).toHaveLength(1);
+  });
+
+  test('the worker may decrypt secrets with the data key and re-enqueue to its queue; the loopback setting is off', () => {
+    const secretsKey = outputRef(template, 'SecretsKeyId');
+    const mine = statements(template).filter((s) => s.roles.includes(roleOf(template, fnId('webhook-delivery'))));
+    expect(mine.some((s) => referencedIds(s.resource).has(secretsKey) && s.actions.includes('kms:Decrypt'))).toBe(true);
+    expect(mine.some((s) => referencedIds(s.resource).has(queueId()) && s.actions.includes('sqs:SendMessage'))).toBe(true);
+    const env = (props(template, fnId('webhook-delivery')).Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(env.ALLOW_LOOPBACK_CALLBACKS).toBe('false');
+    expect(refId(env.SECRETS_KEY_ID)).toBe(secretsKey);
+  });
+});

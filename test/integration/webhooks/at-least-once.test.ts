@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { resetConfig } from '../../../shared/config/config.js';
+import { getDelivery } from '../../../shared/store/webhooks.js';
+import { handleWebhookMessage, variantADeliveryId } from '../../../shared/usecases/webhooks/deliver.js';
+import type { DeliveryDeps } from '../../../shared/usecases/webhooks/deliver.js';
+import { setCallbackUrl } from '../../../shared/usecases/webhooks/manage.js';
+import { createHttpSender } from '../../../shared/webhooks/http-sender.js';
+import type { WebhookSender } from '../../../shared/webhooks/http-sender.js';
+import { VirtualClock } from '../../support/clock.js';
+import { startTestTable, type TestTable } from '../../support/dynamodb.js';
+import { fakeSecretBox, startReceiver, VirtualQueue, type Received, type Receiver } from './support.js';
+
+/**
+ * 1,000 events to a tenant's default (variant A) URL whose receiver fails 30 % of requests at random and drops
+ * some connections; some workers "die" right after sending (before recording). Every event is delivered; once
+ * the receiver acknowledged an event it never sees it again; every repeat carries the same webhook-id and body;
+ * and the same holds when the queue hands every message to two workers at once.
+ */
+const EVENTS = Number(process.env.WEBHOOK_TEST_EVENTS ?? 1000);
+let table: TestTable;
+let receiver: Receiver;
+const clock = new VirtualClock(Date.parse('2026-04-01T00:00:00.000Z'));
+
+/** Deterministic randomness, so a failure can be replayed. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+beforeAll(async () => {
+  table = await startTestTable('webhooks-at-least-once');
+  process.env.ALLOW_LOOPBACK_CALLBACKS = 'true';
+  resetConfig();
+  receiver = await startReceiver(() => 200, () => clock.now().getTime());
+});
+
+afterAll(async () => {
+  await receiver?.close();
+  await table?.stop();
+});
+
+async function run(copies: number, seed: number) {
+  const random = rng(seed);
+  const tenantId = randomUUID();
+  const queue = new VirtualQueue(clock);
+  const http = createHttpSender({ policy: { allowLoopback: true } });
+  // A worker that dies after the receiver got the request, before anything is recorded.
+  const unrecorded = new Set<Received>();
+  const dying: WebhookSender = async (request) => {
+    const answer = await http(request);
+    if (random() < 0.02) {
+      // Whatever the receiver answered, the gateway never learnt it.
+      const last = [...receiver.received].reverse().find((r) => r.headers['webhook-id'] === request.headers['webhook-id']);
+      if (last) unrecorded.add(last);
+      throw new Error('worker died mid-way');
+    }
+    return answer;
+  };
+  const deps: DeliveryDeps = { clock, queue, send: dying, secrets: fakeSecretBox };
+  await setCallbackUrl({ tenantId, credential: 'test' }, { callback_url: receiver.url }, clock.now(), deps);
+
+  receiver.received.length = 0;
+  // 30 % of requests fail at random (a sixth of those by dropping the connection), except that an event's sixth
+  // failure is not drawn: the schedule has six attempts (after which the delivery is `failed`), and i.i.d. failures
+  // would exhaust them for 0.07 % of events.
+  const failures = new Map<string, number>();
+  receiver.decide = ({ headers }) => {
+    const id = String(headers['webhook-id']);
+    const r = random();
+    if ((failures.get(id) ?? 0) >= 5 || r >= 0.3) return 200;
+    failures.set(id, (failures.get(id) ?? 0) + 1);
+    return r < 0.05 ? 'dropped' : 500;
+  };
+  const ids: string[] = [];
+  for (let i = 0; i < EVENTS; i++) {
+    const eventId = randomUUID();
+    ids.push(eventId);
+    const payload = { transaction_id: eventId, status: 'completed', previous_status: 'confirmed', order_id: `order-${i}` };
+    await queue.send([{ body: JSON.stringify({ event_id: eventId, tenant_id: tenantId, type: 'payment_status_update', occurred_at: clock.now().toISOString(), payload }), delaySeconds: 0 }]);
+  }
+  await queue.drain((body) => handleWebhookMessage(body, deps), { copies, concurrency: 32 });
+
+  const byId = new Map<string, typeof receiver.received>();
+  for (const r of receiver.received) {
+    const id = String(r.headers['webhook-id']);
+    byId.set(id, [...(byId.get(id) ?? []), r]);
+  }
+  for (const id of ids) {
+    const requests = byId.get(id) ?? [];
+    // Delivered: the receiver acknowledged it, and nothing came after the acknowledgement.
+    const acked = requests.findIndex((r) => r.answer === 200 && !unrecorded.has(r));
+    expect(acked).toBeGreaterThanOrEqual(0);
+    expect(requests.length).toBe(acked + 1);
+    // Every repeat is the same message: same webhook-id (grouped by it) and the same body naming the event.
+    expect(new Set(requests.map((r) => r.body)).size).toBe(1);
+    expect((JSON.parse(requests[0]?.body ?? '{}') as { data: { transaction_id: string } }).data.transaction_id).toBe(id);
+  }
+  expect(byId.size).toBe(EVENTS);
+  // The gateway's record agrees.
+  for (const id of ids.slice(0, 50)) expect((await getDelivery(tenantId, variantADeliveryId(id)))?.status).toBe('succeeded');
+  return receiver.received.length;
+}
+
+describe('at-least-once delivery to a flaky receiver', () => {
+  it('delivers every one of 1,000 events and never repeats an acknowledged one', async () => {
+    const requests = await run(1, 7);
+    expect(requests).toBeGreaterThan(EVENTS);
+  });
+
+  it('holds when the queue hands every message to two workers at once', async () => {
+    expect(await run(2, 11)).toBeGreaterThan(EVENTS);
+  });
+});

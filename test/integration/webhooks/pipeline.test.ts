@@ -1,0 +1,69 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { WORKER_FUNCTIONS } from '../../../infra/definition.js';
+import { outboxEvent, outboxPutItem } from '../../../shared/store/outbox.js';
+import { transactWrite } from '../../../shared/store/transact.js';
+import { createSubscription, setCallbackUrl } from '../../../shared/usecases/webhooks/manage.js';
+import { kmsSecretBox, resetSecretBox } from '../../../shared/webhooks/secret-box.js';
+import { resetDeliveryDeps } from '../../../shared/webhooks/runtime.js';
+import { startTestStack } from '../../support/stack.js';
+import type { TestStack } from '../../support/stack.js';
+import { startReceiver, type Receiver } from './support.js';
+
+/**
+ * The whole pipeline on the local stack: an outbox item committed with a change → the table's stream →
+ * event-router → SQS `webhook-delivery` → the webhook-delivery worker → a loopback receiver. Secrets go
+ * through the local KMS endpoint.
+ */
+let stack: TestStack;
+let receiver: Receiver;
+let subscriber: Receiver;
+
+async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+beforeAll(async () => {
+  stack = await startTestStack({ http: false }, { workers: WORKER_FUNCTIONS.filter((w) => w.name === 'event-router' || w.name === 'webhook-delivery'), stream: { pollIntervalMs: 100 } });
+  resetSecretBox();
+  resetDeliveryDeps();
+  receiver = await startReceiver(() => 200);
+  subscriber = await startReceiver(() => 200);
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  resetSecretBox();
+  await receiver?.close();
+  await subscriber?.close();
+});
+
+it('a committed outbox event reaches the default URL (envelope A) and a matching subscription (envelope B), signed', async () => {
+  const tenantId = randomUUID();
+  const actor = { tenantId, credential: 'test' };
+  const { secret } = await setCallbackUrl(actor, { callback_url: receiver.url }, new Date(), { secrets: kmsSecretBox });
+  const sub = await createSubscription(actor, { url: subscriber.url, event_types: ['payment.all'] }, new Date(), { secrets: kmsSecretBox });
+
+  const status = outboxEvent(tenantId, 'payment_status_update', { transaction_id: 't-1', status: 'completed', previous_status: 'confirmed', price_amount: '25.10' });
+  const completed = outboxEvent(tenantId, 'payment.completed', { transaction_id: 't-1', amount: '25.10' });
+  await transactWrite([outboxPutItem(status), outboxPutItem(completed)]);
+
+  const a = await until('envelope A', () => receiver.received.find((r) => r.headers['webhook-id'] === status.eventId));
+  expect(JSON.parse(a.body)).toEqual({ event: 'payment_status_update', data: status.payload, timestamp: status.occurredAt });
+  expect(a.headers['x-signature']).toBe(createHmac('sha256', Buffer.from(secret, 'utf8')).update(a.body).digest('hex'));
+  const b = await until('envelope B', () => subscriber.received.find((r) => r.headers['webhook-id'] === completed.eventId));
+  expect(JSON.parse(b.body)).toEqual({ id: completed.eventId, event: 'payment.completed', created_at: completed.occurredAt, data: completed.payload });
+  const h = b.headers;
+  expect(() =>
+    new Webhook(sub.secret).verify(b.body, { 'webhook-id': String(h['webhook-id']), 'webhook-timestamp': String(h['webhook-timestamp']), 'webhook-signature': String(h['webhook-signature']) }),
+  ).not.toThrow();
+  // Only the matching destinations: no envelope B at the default URL, no envelope A at the subscription.
+  expect(receiver.received.some((r) => r.headers['webhook-id'] === completed.eventId)).toBe(false);
+  expect(subscriber.received.some((r) => r.headers['webhook-id'] === status.eventId)).toBe(false);
+});
