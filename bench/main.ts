@@ -1,7 +1,12 @@
 /**
  * `npm run bench`: every figure beside a baseline measured in the same run, and their ratio.
- * BENCH_SECONDS sets the length of each HTTP load run (default 10).
+ * BENCH_SECONDS sets the length of each run (default 10); BENCH_WEBHOOK_EVENTS the number of webhook
+ * events (default 1000); BENCH_CHAIN_TX the chain transactions signed and broadcast per configuration
+ * (default 200).
  */
+import { startTestTable } from '../test/support/dynamodb.js';
+import { benchChainTx } from './chain-tx.js';
+import { benchLedger } from './ledger.js';
 import { benchUserMe } from './user-me.js';
 import { benchWebhooks } from './webhooks.js';
 
@@ -28,11 +33,34 @@ async function main(): Promise<void> {
   ]);
   if (me.gateway.non2xx > 0 || me.gateway.errors > 0) console.log(`  (gateway: ${me.gateway.non2xx} non-2xx answers, ${me.gateway.errors} errors)`);
 
+  const store = await startTestTable('bench-ledger');
+  try {
+    const ledger = await benchLedger({ durationMs: seconds * 1000 });
+    table('Ledger transfers (5-item TransactWriteItems) vs raw TransactWriteItems of the same items, same DynamoDB Local', [
+      ['', 'per second', ''],
+      ['ledger transfers', fmt(ledger.transfersPerSecond, 1), ''],
+      ['raw TransactWriteItems', fmt(ledger.rawPerSecond, 1), ''],
+      ['ratio ledger/raw', fmt(ledger.ratio, 3), ''],
+    ]);
+  } finally {
+    await store.stop();
+  }
+
   const webhookEvents = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1000);
   const hooks = await benchWebhooks({ events: webhookEvents });
   table(`Webhooks: ${webhookEvents} events committed to the outbox and delivered to a loopback receiver (DynamoDB Local)`, [
     ['', 'deliveries/s', 'p99 ms'],
     ['commit-to-receiver', fmt(hooks.deliveriesPerSecond, 1), fmt(hooks.p99Ms, 1)],
+  ]);
+
+  const count = Number(process.env.BENCH_CHAIN_TX ?? 200);
+  const direct = await benchChainTx({ count, kmsLatencyMs: 0 });
+  const slow = await benchChainTx({ count, kmsLatencyMs: 20 });
+  table(`Chain transactions signed through KMS and broadcast to anvil (${count} per run)`, [
+    ['', 'per second', 'nonce gaps / duplicates'],
+    ['KMS as is', fmt(direct.perSecond, 1), `${direct.nonceGaps} / ${direct.duplicates}`],
+    ['KMS + 20 ms per call', fmt(slow.perSecond, 1), `${slow.nonceGaps} / ${slow.duplicates}`],
+    ['ratio slow/as is', fmt(slow.perSecond / direct.perSecond, 3), ''],
   ]);
 }
 
