@@ -25,6 +25,8 @@ export interface WorkerFunction {
   readonly trigger: WorkerTrigger;
   /** Seconds; also the visibility timeout floor of its queue. */
   readonly timeoutSeconds: number;
+  /** Signs chain transactions with the hot-wallet KMS key (only these workers get kms:Sign). */
+  readonly signs?: boolean;
 }
 
 export interface QueueDefinition {
@@ -48,11 +50,22 @@ export const API_FUNCTIONS: readonly ApiFunction[] = [
     entry: 'functions/system/handler.ts',
     routes: [...group('status'), ...group('maintenance'), 'ANY /openapi.json', ...group('docs')],
   },
+  { name: 'currencies', entry: 'functions/currencies/handler.ts', routes: [...group('currencies'), ...group('rates')] },
   { name: 'legacy', entry: 'functions/legacy/handler.ts', routes: group('v0') },
+  { name: 'payments', entry: 'functions/payments/handler.ts', routes: group('payments') },
   { name: 'not-found', entry: 'functions/not-found/handler.ts', routes: ['$default'] },
 ];
 
-export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [];
+export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
+  { name: 'rates-refresher', entry: 'functions/rates-refresher/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 30 },
+  { name: 'event-router', entry: 'functions/event-router/handler.ts', trigger: { kind: 'stream' }, timeoutSeconds: 60 },
+  { name: 'webhook-delivery', entry: 'functions/webhook-delivery/handler.ts', trigger: { kind: 'queue', queue: 'webhook-delivery', batchSize: 10 }, timeoutSeconds: 30 },
+  { name: 'chain-tx', entry: 'functions/chain-tx/handler.ts', trigger: { kind: 'queue', queue: 'transfers', batchSize: 5 }, timeoutSeconds: 60, signs: true },
+  { name: 'chain-tx-follower', entry: 'functions/chain-tx-follower/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 70, signs: true },
+  { name: 'chain-scanner', entry: 'functions/chain-scanner/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 75 },
+  { name: 'payment-expirer', entry: 'functions/payment-expirer/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 30 },
+  { name: 'sweeper', entry: 'functions/sweeper/handler.ts', trigger: { kind: 'queue', queue: 'sweeps', batchSize: 10 }, timeoutSeconds: 60, signs: true },
+];
 
 export const QUEUES: readonly QueueDefinition[] = QUEUE_NAMES.map((name) => ({
   name,

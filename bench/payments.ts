@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { Contract, JsonRpcProvider } from 'ethers';
+import { startStack } from '../infra/local/stack.js';
+import { ERC20_ABI } from '../shared/chain/evm/abi.js';
+import { mintTestToken } from '../shared/chain/evm/deploy.js';
+import { jsonRpcChain } from '../shared/chain/evm/scanner.js';
+import { resetConfig } from '../shared/config/config.js';
+import { CURRENCIES } from '../shared/domain/currencies.js';
+import type { PaymentState } from '../shared/domain/payments.js';
+import { quote } from '../shared/domain/payments.js';
+import { db, tableName } from '../shared/store/client.js';
+import { keys } from '../shared/store/keys.js';
+import { insertPayment } from '../shared/store/payments.js';
+import { clientAuthFrom, issueToken } from '../shared/usecases/auth/issue-token.js';
+import { defaultPaymentsDeps, resetPaymentsDeps } from '../shared/usecases/payments/deps.js';
+import { initCursor, scanOnce } from '../shared/usecases/payments/scan.js';
+import { createTenant } from '../shared/usecases/tenants/create-tenant.js';
+import { configureTenant } from '../shared/usecases/tenants/manage-tenants.js';
+import { load, type LoadResult } from './load.js';
+
+/**
+ * Payments:
+ * 1. creations/s and p99 of `POST /payments/` through the local HTTP server (full pipeline: auth, rate
+ *    buckets, rates, CREATE2 address, one TransactWriteItems) beside the raw TransactWriteItems of the same
+ *    items (payment, address item, counter, outbox event) issued directly, 10 at a time;
+ * 2. the scanner's RPC calls for one block range with 10 and with 10,000 watched deposit addresses: the same
+ *    (one eth_getLogs per range, whatever the number of addresses).
+ */
+export interface PaymentsBench {
+  readonly http: LoadResult;
+  readonly rawTransactPerSecond: number;
+  readonly scanner: readonly { readonly watched: number; readonly rpcCalls: number; readonly blocks: number }[];
+}
+
+async function rawCreates(tenantId: string, seconds: number): Promise<number> {
+  const currency = CURRENCIES.USDTERC20;
+  const q = quote({ price: '25', priceCurrency: 'USD', currency, rates: { USDTERC20: '1' }, feePercent: '1', isFeePaidByUser: false });
+  const deadline = Date.now() + seconds * 1000;
+  let done = 0;
+  const worker = async () => {
+    while (Date.now() < deadline) {
+      const id = randomUUID();
+      const now = new Date();
+      const { address, salt } = defaultPaymentsDeps().addresses.addressFor('ETH', tenantId, id);
+      const p: PaymentState = {
+        id, tenantId, status: 'waiting', currency: currency.code, network: 'ETH', token: 'USDT', decimals: 6, priceAmount: '25', priceCurrency: 'USD',
+        amountUsd: q.amountUsd, amountCrypto: q.amountCrypto, priceCrypto: q.priceCrypto, fee: q.fee, feePercent: '1', address, salt, isFixedRate: true,
+        isFeePaidByUser: false, orderId: null, orderDescription: null, callbackUrl: null, customId: null, walletId: null, customerEmail: null,
+        expiryTime: new Date(now.getTime() + 3_600_000).toISOString(), createdAt: now.toISOString(), updatedAt: now.toISOString(), transactionHash: null,
+        deposits: [], flags: [], merchantReceived: null, merchantReceivedUsd: null, sweepTxHash: null, version: 1,
+      };
+      await insertPayment({ payment: p, family: 'evm', events: [{ type: 'payment.created', key: 'created', payload: { transaction_id: id } }], now, dailyLimitUsd: null });
+      done++;
+    }
+  };
+  await Promise.all(Array.from({ length: 10 }, worker));
+  return done / seconds;
+}
+
+/** Writes `count` deposit-address items (watched addresses) directly. */
+async function watchAddresses(count: number): Promise<void> {
+  for (let i = 0; i < count; i += 25) {
+    const items = Array.from({ length: Math.min(25, count - i) }, (_, j) => {
+      const address = `0x${(BigInt(i + j + 1) * 7919n).toString(16).padStart(40, 'e')}`;
+      return { PutRequest: { Item: { ...keys.depositAddress('evm', address), type: 'deposit_address', tenant_id: 'bench', payment_id: randomUUID(), currency: 'USDTERC20', address } } };
+    });
+    await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: items } }));
+  }
+}
+
+export async function benchPayments(options: { seconds: number; watched?: readonly number[]; blocks?: number }): Promise<PaymentsBench> {
+  const stack = await startStack({ dataDir: null, logLevel: 'silent', ports: { http: 0, dynamodb: 0, sqs: 0, kms: 0, anvil: 0 }, parts: { anvil: true, contracts: true, pollers: false } });
+  const rpc = stack.stackJson.rpcUrls.ETH as string;
+  const tokens = (stack.stackJson.contracts as { tokens: Record<string, string> }).tokens;
+  process.env.TOKEN_CONTRACTS = JSON.stringify({ USDTERC20: tokens.USDT, USDCERC20: tokens.USDC, DAIERC20: tokens.DAI, WETH: tokens.WETH });
+  resetConfig();
+  resetPaymentsDeps();
+  const provider = new JsonRpcProvider(rpc, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 20 });
+  try {
+    const made = await createTenant({ name: 'Bench payments' });
+    await configureTenant({ tenant_id: made.tenant.id, requests_per_hour: 100_000_000, payment_creations_per_hour: 100_000_000 });
+    const { access_token: token } = await issueToken({ grant_type: 'client_credentials' }, clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }), new Date());
+    const request = { url: `${stack.apiUrl}/payments/`, method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: '{"amount":"25","currency":"USDTERC20"}' };
+    await load({ ...request, seconds: 2 });
+    const http = await load({ ...request, seconds: options.seconds });
+    const rawTransactPerSecond = await rawCreates(made.tenant.id, options.seconds);
+
+    const scanner: { watched: number; rpcCalls: number; blocks: number }[] = [];
+    const owner = await provider.getSigner(0);
+    const payer = await provider.getSigner(2);
+    await mintTestToken(owner, tokens.USDT as string, payer.address, 1_000_000_000n);
+    let watchedSoFar = 0;
+    for (const watched of options.watched ?? [10, 10_000]) {
+      await watchAddresses(watched - watchedSoFar);
+      watchedSoFar = watched;
+      const chain = jsonRpcChain(rpc);
+      const deps = { chain, sweep: { requestSweep: async () => ({ status: 'submitted' as const }) }, payments: defaultPaymentsDeps() };
+      await initCursor('ETH', await chain.blockNumber(), deps);
+      const blocks = options.blocks ?? 20;
+      for (let b = 0; b < blocks; b++) {
+        const tx = (await new Contract(tokens.USDT as string, ERC20_ABI, payer).getFunction('transfer')(`0x${'ab'.repeat(20)}`, 1n)) as { wait(): Promise<unknown> };
+        await tx.wait();
+      }
+      const start = chain.calls;
+      await scanOnce('ETH', deps);
+      scanner.push({ watched, rpcCalls: chain.calls - start, blocks });
+      chain.close();
+    }
+    return { http, rawTransactPerSecond, scanner };
+  } finally {
+    provider.destroy();
+    await stack.stop();
+  }
+}

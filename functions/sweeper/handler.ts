@@ -1,0 +1,30 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { z } from 'zod';
+import { defaultPaymentsDeps } from '../../shared/usecases/payments/deps.js';
+import { onSweepResult } from '../../shared/usecases/payments/settle.js';
+
+/**
+ * `sweeps` queue consumer: `chain_tx.confirmed` / `chain_tx.failed` events of sweep requests (forwarded by the
+ * event router) complete the payment (crediting the merchant) or put it back to `confirmed` for another sweep.
+ * Idempotent (the ledger entry id is the payment's); partial batch failures.
+ */
+const Body = z.object({
+  type: z.enum(['chain_tx.confirmed', 'chain_tx.failed']),
+  payload: z.object({ reference: z.string(), purpose: z.string(), tx_hash: z.string().nullable() }),
+});
+
+export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  const failures: SQSBatchResponse['batchItemFailures'] = [];
+  for (const record of event.Records) {
+    try {
+      const body = Body.parse(JSON.parse(record.body));
+      if (body.payload.purpose !== 'sweep') continue;
+      const ok = body.type === 'chain_tx.confirmed' && body.payload.tx_hash !== null;
+      await onSweepResult(body.payload.reference, ok ? { ok: true, txHash: body.payload.tx_hash as string } : { ok: false }, defaultPaymentsDeps(), new Date());
+    } catch (error) {
+      console.error(JSON.stringify({ level: 'error', msg: 'sweep result failed', message_id: record.messageId, error: String(error) }));
+      failures.push({ itemIdentifier: record.messageId });
+    }
+  }
+  return { batchItemFailures: failures };
+}

@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { config } from '../../config/config.js';
+import { ValidationError } from '../../domain/errors.js';
+import { gt, lt, parseDecimal } from '../../domain/money.js';
+import type { PaymentEvent, PaymentState } from '../../domain/payments.js';
+import { quote, statusUpdatePayload } from '../../domain/payments.js';
+import type { Tenant } from '../../domain/tenant.js';
+import type { IdempotencyGuard } from '../../http/route.js';
+import { checkCallbackUrlSyntax } from '../../net/callback-url.js';
+import { insertPayment } from '../../store/payments.js';
+import { currentRates, usdRatesOf } from '../rates/current-rates.js';
+import { decimalInput, integerInput } from '../schema.js';
+import type { PaymentsDeps } from './deps.js';
+import { resolvePayCurrency, resolvePriceCurrency } from './resolve.js';
+
+/**
+ * `POST /payments/`: every body form of spec 4.3 (amount + currency; blockchain + token; price_amount /
+ * price_currency / pay_currency). The crypto amount is exact at the currency's display precision, rounded
+ * up; the fee as DESIGN section 4 says. The payment, its address item, the tenant's counters, the
+ * `payment.created` event and the idempotency record commit in ONE transaction.
+ */
+export const CreatePaymentBody = z
+  .object({
+    amount: decimalInput.optional(),
+    price_amount: decimalInput.optional(),
+    currency: z.string().trim().min(1).max(20).optional(),
+    pay_currency: z.string().trim().min(1).max(20).optional(),
+    blockchain: z.string().trim().min(1).max(20).optional(),
+    token: z.string().trim().min(1).max(20).optional(),
+    price_currency: z.string().trim().min(1).max(10).optional(),
+    order_id: z.string().max(100).optional(),
+    order_description: z.string().max(1000).optional(),
+    callback_url: z.string().max(2048).optional(),
+    custom_id: z.string().max(64).optional(),
+    is_fixed_rate: z.boolean().optional(),
+    is_fee_paid_by_user: z.boolean().optional(),
+    customer_email: z.string().email().max(254).optional(),
+    wallet_id: z.string().min(1).max(64).optional(),
+    expiry_minutes: integerInput.pipe(z.number().int().min(1, 'Must be at least 1.').max(1440, 'Must be at most 1440.')).optional(),
+  })
+  .meta({ id: 'CreatePayment' });
+export type CreatePaymentBody = z.output<typeof CreatePaymentBody>;
+
+export interface CreatePaymentInput {
+  readonly body: CreatePaymentBody;
+  readonly tenant: Tenant;
+  readonly now: Date;
+  readonly idempotency?: IdempotencyGuard<PaymentState> | null;
+}
+
+export async function createPayment(input: CreatePaymentInput, deps: PaymentsDeps): Promise<PaymentState> {
+  const { body, tenant, now } = input;
+  const settings = tenant.settings;
+  const rawPrice = body.amount ?? body.price_amount;
+  if (rawPrice === undefined) throw ValidationError.field('amount', 'This field is required.');
+  const priceField = body.amount !== undefined ? 'amount' : 'price_amount';
+  const price = parseDecimal(rawPrice, { field: priceField, allowZero: false, maxScale: 8 });
+  const currency = resolvePayCurrency(body, deps);
+  const priceCurrency = resolvePriceCurrency(body.price_currency);
+  const callbackUrl = body.callback_url === undefined ? null : checkCallbackUrlSyntax(body.callback_url, { allowLoopback: config().ALLOW_LOOPBACK_CALLBACKS }).toString();
+  if (body.wallet_id !== undefined && !(await deps.wallets.exists(tenant.id, body.wallet_id))) {
+    throw ValidationError.field('wallet_id', `No wallet with wallet_id ${body.wallet_id}.`);
+  }
+
+  const rates = usdRatesOf(await currentRates(deps.rates, now));
+  const isFeePaidByUser = body.is_fee_paid_by_user ?? settings.is_fee_paid_by_user;
+  const q = quote({ price, priceCurrency, currency, rates, feePercent: settings.transaction_fee, isFeePaidByUser });
+  if (lt(q.priceCrypto, currency.minAmount)) {
+    throw ValidationError.field(priceField, `The amount is ${q.priceCrypto} ${currency.code}, below the minimum of ${currency.minAmount} ${currency.code}.`);
+  }
+  if (gt(q.amountCrypto, currency.maxAmount)) {
+    throw ValidationError.field(priceField, `The amount is ${q.amountCrypto} ${currency.code}, above the maximum of ${currency.maxAmount} ${currency.code}.`);
+  }
+  const maxUsd = settings.limits.max_payment_amount;
+  if (maxUsd !== null && gt(q.amountUsd, maxUsd)) {
+    throw ValidationError.field(priceField, `The amount of ${q.amountUsd} USD exceeds the maximum payment amount of ${maxUsd} USD.`);
+  }
+
+  const id = randomUUID();
+  const { address, salt } = deps.addresses.addressFor(currency.network, tenant.id, id);
+  const expiryMinutes = body.expiry_minutes ?? settings.payment_expiry_minutes;
+  const at = now.toISOString();
+  const payment: PaymentState = {
+    id,
+    tenantId: tenant.id,
+    status: 'waiting',
+    currency: currency.code,
+    network: currency.network,
+    token: currency.token,
+    decimals: currency.decimals,
+    priceAmount: price,
+    priceCurrency,
+    amountUsd: q.amountUsd,
+    amountCrypto: q.amountCrypto,
+    priceCrypto: q.priceCrypto,
+    fee: q.fee,
+    feePercent: settings.transaction_fee,
+    address,
+    salt,
+    isFixedRate: body.is_fixed_rate ?? true,
+    isFeePaidByUser,
+    orderId: body.order_id ?? null,
+    orderDescription: body.order_description ?? null,
+    callbackUrl,
+    customId: body.custom_id ?? null,
+    walletId: body.wallet_id ?? null,
+    customerEmail: body.customer_email ?? null,
+    expiryTime: new Date(now.getTime() + expiryMinutes * 60_000).toISOString(),
+    createdAt: at,
+    updatedAt: at,
+    transactionHash: null,
+    deposits: [],
+    flags: [],
+    merchantReceived: null,
+    merchantReceivedUsd: null,
+    sweepTxHash: null,
+    version: 1,
+  };
+  const events: PaymentEvent[] = [{ type: 'payment.created', key: 'created', payload: statusUpdatePayload(payment, 'waiting') }];
+  await insertPayment({
+    payment,
+    family: currency.family,
+    events,
+    now,
+    dailyLimitUsd: settings.limits.daily_payment_limit,
+    extraItems: input.idempotency ? [input.idempotency.completeItem(payment)] : [],
+  });
+  return payment;
+}

@@ -1,0 +1,64 @@
+import { Contract, JsonRpcProvider } from 'ethers';
+import { ERC20_ABI } from '../../chain/evm/abi.js';
+import { mintTestToken } from '../../chain/evm/deploy.js';
+import { findCurrency, NETWORKS } from '../../domain/currencies.js';
+import { NotFoundError, ValidationError } from '../../domain/errors.js';
+import { isPositive, parseDecimal, sub, toBaseUnits } from '../../domain/money.js';
+import type { PaymentState } from '../../domain/payments.js';
+import { received } from '../../domain/payments.js';
+import { openPayments, waitingPayments } from '../../store/payments.js';
+
+/**
+ * `npm run gateway -- dev pay <transaction_id> [--amount X]`: pays a payment on the local chain from a funded
+ * anvil test account (dev account 2), minting test tokens to it first when it lacks them (the deployer,
+ * dev account 0, owns the test tokens). Default amount: what is still due. `mineBlocks` more blocks are mined
+ * afterwards (anvil mines only on transactions) so the deposit can reach its confirmations.
+ */
+export interface LocalChain {
+  readonly rpcUrl: string;
+  /** Test token addresses by symbol (stack.json `contracts.tokens`). */
+  readonly tokens: Readonly<Record<string, string>>;
+}
+
+/** A payment still open for deposits, found through the work queues (no tenant needed; a dev tool). */
+async function findOpenPayment(paymentId: string): Promise<PaymentState> {
+  const evm = Object.values(NETWORKS).filter((n) => n.family === 'evm').map((n) => n.code);
+  const candidates = [...(await Promise.all(evm.map(waitingPayments))).flat(), ...(await Promise.all(evm.map(openPayments))).flat()];
+  const found = candidates.find((p) => p.id === paymentId);
+  if (!found) throw new NotFoundError(`No waiting or partially paid payment ${paymentId}.`);
+  return found;
+}
+
+export async function devPay(paymentId: string, amount: string | undefined, chain: LocalChain, options: { readonly mineBlocks?: number } = {}): Promise<{ transaction_hash: string; amount: string; currency: string; address: string; from: string }> {
+  const payment = await findOpenPayment(paymentId);
+  const currency = findCurrency(payment.currency);
+  if (!currency || currency.family !== 'evm') throw ValidationError.field('transaction_id', `Paying ${payment.currency} locally is not supported.`);
+  const due = sub(payment.amountCrypto, received(payment));
+  const value = amount === undefined ? due : parseDecimal(amount, { field: 'amount', allowZero: false, maxScale: currency.decimals });
+  if (!isPositive(value)) throw ValidationError.field('amount', 'Nothing is due; give --amount.');
+  const units = toBaseUnits(value, currency.decimals);
+  const provider = new JsonRpcProvider(chain.rpcUrl, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 50 });
+  try {
+    const payer = await provider.getSigner(2);
+    let hash: string;
+    if (currency.native) {
+      const tx = await payer.sendTransaction({ to: payment.address, value: units });
+      await tx.wait();
+      hash = tx.hash;
+    } else {
+      const token = chain.tokens[currency.token];
+      if (!token) throw new Error(`No local test token for ${currency.token}`);
+      const erc20 = new Contract(token, ERC20_ABI, payer);
+      const held = (await erc20.getFunction('balanceOf')(payer.address)) as bigint;
+      if (held < units) await mintTestToken(await provider.getSigner(0), token, payer.address, units - held);
+      const tx = (await erc20.getFunction('transfer')(payment.address, units)) as { hash: string; wait(): Promise<unknown> };
+      await tx.wait();
+      hash = tx.hash;
+    }
+    // Anvil mines a block per transaction: mine a few more so the deposit gathers its confirmations.
+    if ((options.mineBlocks ?? 0) > 0) await provider.send('anvil_mine', [`0x${(options.mineBlocks ?? 0).toString(16)}`]);
+    return { transaction_hash: hash, amount: value, currency: currency.code, address: payment.address, from: payer.address };
+  } finally {
+    provider.destroy();
+  }
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { ValidationError } from '../../domain/errors.js';
+import { jsonNumber, parseDecimal } from '../../domain/money.js';
+import { quote } from '../../domain/payments.js';
+import { exchangeRate } from '../../domain/rates.js';
+import type { Tenant } from '../../domain/tenant.js';
+import { currentRates, usdRatesOf } from '../rates/current-rates.js';
+import { decimalInput } from '../schema.js';
+import type { PaymentsDeps } from './deps.js';
+import { findCurrency } from '../../domain/currencies.js';
+import { GatewayError } from '../../domain/errors.js';
+import { payableCurrencies, resolvePayCurrency, resolvePriceCurrency } from './resolve.js';
+
+/**
+ * `POST /payments/estimate/`: what a payment of this price would ask the customer, without creating it.
+ * `GET /payments/min-amount/`: a currency's payment bounds (JSON numbers, spec 4.3).
+ */
+export const EstimateBody = z
+  .object({
+    amount: decimalInput.optional(),
+    price_amount: decimalInput.optional(),
+    currency: z.string().trim().min(1).max(20).optional(),
+    pay_currency: z.string().trim().min(1).max(20).optional(),
+    blockchain: z.string().trim().min(1).max(20).optional(),
+    token: z.string().trim().min(1).max(20).optional(),
+    price_currency: z.string().trim().min(1).max(10).optional(),
+    is_fee_paid_by_user: z.boolean().optional(),
+  })
+  .meta({ id: 'EstimatePayment' });
+export type EstimateBody = z.output<typeof EstimateBody>;
+
+export async function estimatePayment(body: EstimateBody, tenant: Tenant, now: Date, deps: PaymentsDeps): Promise<Record<string, unknown>> {
+  const raw = body.amount ?? body.price_amount;
+  if (raw === undefined) throw ValidationError.field('amount', 'This field is required.');
+  const price = parseDecimal(raw, { field: body.amount !== undefined ? 'amount' : 'price_amount', allowZero: false, maxScale: 8 });
+  const currency = resolvePayCurrency(body, deps);
+  const priceCurrency = resolvePriceCurrency(body.price_currency);
+  const stored = await currentRates(deps.rates, now);
+  const rates = usdRatesOf(stored);
+  const isFeePaidByUser = body.is_fee_paid_by_user ?? tenant.settings.is_fee_paid_by_user;
+  const q = quote({ price, priceCurrency, currency, rates, feePercent: tenant.settings.transaction_fee, isFeePaidByUser });
+  return {
+    price_amount: price,
+    price_currency: priceCurrency,
+    currency: currency.code,
+    blockchain: currency.network,
+    token: currency.token,
+    amount_crypto: q.amountCrypto,
+    fee_amount: q.fee,
+    fee_percentage: tenant.settings.transaction_fee,
+    merchant_receives: q.merchantReceives,
+    amount_usd: q.amountUsd,
+    rate: exchangeRate(priceCurrency, currency.code, rates),
+    is_fee_paid_by_user: isFeePaidByUser,
+    min_amount: currency.minAmount,
+    max_amount: currency.maxAmount,
+    rate_timestamp: stored.at,
+  };
+}
+
+export const MinAmountQuery = z.object({ currency: z.string().trim().min(1).max(20) });
+
+export function minAmount(code: string, deps: PaymentsDeps): Record<string, unknown> {
+  const currency = findCurrency(code);
+  if (!currency || !payableCurrencies(deps).some((c) => c.code === currency.code)) {
+    throw new GatewayError('invalid_currency', `The currency ${code} is not supported.`, { currency: code, supported_currencies: payableCurrencies(deps).map((c) => c.code) });
+  }
+  return {
+    currency: currency.code,
+    min_amount: jsonNumber(currency.minAmount),
+    max_amount: jsonNumber(currency.maxAmount),
+    blockchain: currency.network,
+    token: currency.token,
+  };
+}
+

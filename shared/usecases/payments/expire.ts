@@ -1,0 +1,28 @@
+import { ConflictError } from '../../domain/errors.js';
+import { transition } from '../../domain/payments.js';
+import { duePayments, savePayment } from '../../store/payments.js';
+
+/**
+ * payment-expirer: waiting payments whose expiry_time has passed move to `expired` (with `payment.expired` and
+ * `payment_status_update`). Reads the gsi3 queue of waiting payments by expiry time, so each run touches only
+ * the due ones. Scheduled every minute: a payment expires within a minute of its expiry_time. A payment that
+ * changed meanwhile (a deposit arrived) is left alone.
+ */
+export async function expirePayments(now: Date, batch = 100): Promise<{ expired: number }> {
+  let expired = 0;
+  for (;;) {
+    const due = (await duePayments(now.toISOString(), batch)).filter((p) => p.status === 'waiting' && Date.parse(p.expiryTime) <= now.getTime());
+    let moved = 0;
+    for (const p of due) {
+      try {
+        const t = transition(p, { kind: 'expire' }, now);
+        await savePayment(p, t.payment, t.events, now);
+        moved++;
+      } catch (error) {
+        if (!(error instanceof ConflictError)) throw error;
+      }
+    }
+    expired += moved;
+    if (due.length < batch || moved === 0) return { expired };
+  }
+}

@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { config } from '../../config/config.js';
+import { findNetwork } from '../../domain/currencies.js';
+import { NotFoundError, ValidationError } from '../../domain/errors.js';
+import { parseDecimal } from '../../domain/money.js';
+import type { PaymentState, PaymentStatus } from '../../domain/payments.js';
+import { LIST_FILTER_STATUSES } from '../../domain/payments.js';
+import type { PaymentQuery } from '../../store/payments.js';
+import { getPayment, hasFilters, paymentCount, queryPayments } from '../../store/payments.js';
+import { queryInteger } from '../schema.js';
+import { listItem } from './present.js';
+
+/** `GET /payments/{id}/`, `POST /payments/status/` and `GET /payments/` (variants A and B, DESIGN section 10). */
+
+export async function requirePayment(tenantId: string, paymentId: string): Promise<PaymentState> {
+  const parsed = z.string().uuid().safeParse(paymentId);
+  const payment = parsed.success ? await getPayment(tenantId, paymentId) : null;
+  if (!payment) throw new NotFoundError('Payment not found.', { transaction_id: paymentId });
+  return payment;
+}
+
+export const StatusBody = z.object({ transaction_id: z.string().uuid() }).meta({ id: 'PaymentStatusRequest' });
+
+const isoDate = z
+  .string()
+  .refine((v) => !Number.isNaN(Date.parse(v)), 'Enter a valid ISO 8601 date-time.')
+  .transform((v) => new Date(v).toISOString());
+
+export const ListPaymentsQuery = z.object({
+  page: queryInteger(1, 1_000_000).optional(),
+  page_size: queryInteger(1, 100).optional(),
+  status: z.enum(LIST_FILTER_STATUSES).optional(),
+  pay_currency: z.string().max(20).optional(),
+  order_id: z.string().max(100).optional(),
+  created_after: isoDate.optional(),
+  created_before: isoDate.optional(),
+  amount_min: z.string().optional(),
+  amount_max: z.string().optional(),
+  ordering: z.enum(['created_at', '-created_at', 'amount', '-amount']).optional(),
+  limit: queryInteger(1, 100).optional(),
+  offset: queryInteger(0, 1_000_000).optional(),
+  currency: z.string().max(20).optional(),
+  blockchain: z.string().max(20).optional(),
+  token: z.string().max(20).optional(),
+});
+export type ListPaymentsQuery = z.output<typeof ListPaymentsQuery>;
+
+export interface PageA {
+  readonly count: number;
+  readonly next: string | null;
+  readonly previous: string | null;
+  readonly results: Record<string, unknown>[];
+}
+
+export interface PageB {
+  readonly total: number;
+  readonly limit: number;
+  readonly offset: number;
+  readonly results: Record<string, unknown>[];
+}
+
+/** Upper bound of rows read to count a filtered list. */
+const COUNT_BOUND = 10_000;
+
+async function window(q: Omit<PaymentQuery, 'take'>, offset: number, size: number): Promise<{ rows: PaymentState[]; count: number }> {
+  if (!hasFilters({ ...q, take: 0 })) {
+    const rows = await queryPayments({ ...q, take: offset + size });
+    return { rows: rows.slice(offset, offset + size), count: await paymentCount(q.tenantId) };
+  }
+  const all = await queryPayments({ ...q, take: COUNT_BOUND });
+  return { rows: all.slice(offset, offset + size), count: all.length };
+}
+
+export async function listPayments(tenantId: string, query: ListPaymentsQuery, path: string): Promise<PageA | PageB> {
+  const amount = (v: string | undefined, field: string) => (v === undefined ? undefined : parseDecimal(v, { field, maxScale: 2 }));
+  if (query.limit !== undefined || query.offset !== undefined) {
+    const limit = query.limit ?? 20;
+    const offset = query.offset ?? 0;
+    const network = query.blockchain === undefined ? undefined : findNetwork(query.blockchain)?.code;
+    if (query.blockchain !== undefined && network === undefined) throw ValidationError.field('blockchain', 'Unknown blockchain.');
+    const { rows, count } = await window(
+      { tenantId, ordering: '-created_at', status: query.status as PaymentStatus | undefined, currency: query.currency, network, token: query.token?.toUpperCase() },
+      offset,
+      limit,
+    );
+    return { total: count, limit, offset, results: rows.map(listItem) };
+  }
+  const page = query.page ?? 1;
+  const size = query.page_size ?? 30;
+  const { rows, count } = await window(
+    {
+      tenantId,
+      ordering: query.ordering ?? '-created_at',
+      status: query.status as PaymentStatus | undefined,
+      currency: query.pay_currency,
+      orderId: query.order_id,
+      createdAfter: query.created_after,
+      createdBefore: query.created_before,
+      amountMin: amount(query.amount_min, 'amount_min'),
+      amountMax: amount(query.amount_max, 'amount_max'),
+    },
+    (page - 1) * size,
+    size,
+  );
+  const link = (p: number): string => {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && k !== 'page') params.set(k, String(v));
+    params.set('page', String(p));
+    return `${config().PUBLIC_BASE_URL?.replace(/\/$/, '') ?? ''}${path}?${params.toString()}`;
+  };
+  return {
+    count,
+    next: page * size < count ? link(page + 1) : null,
+    previous: page > 1 ? link(page - 1) : null,
+    results: rows.map(listItem),
+  };
+}

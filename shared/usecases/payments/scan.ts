@@ -1,0 +1,290 @@
+import type { CurrencyDefinition } from '../../domain/currencies.js';
+import { findCurrency, NETWORKS } from '../../domain/currencies.js';
+import { ConflictError } from '../../domain/errors.js';
+import { fromBaseUnits } from '../../domain/money.js';
+import type { Deposit, PaymentState } from '../../domain/payments.js';
+import { counts, lateness, quote, transition } from '../../domain/payments.js';
+import type { EvmChainPort, TransferLog } from '../../chain/evm/scanner.js';
+import { depositDeleteItem, depositPutItem } from '../../store/deposits.js';
+import { getPayment, matchAddresses, openPayments, savePayment, waitingNativePayments } from '../../store/payments.js';
+import type { Cursor } from '../../store/scanner.js';
+import { getCursor, moveCursor } from '../../store/scanner.js';
+import { TransactionConditionError } from '../../store/transact.js';
+import { tokenContract } from '../currencies/runtime.js';
+import { currentRates, usdRatesOf } from '../rates/current-rates.js';
+import type { PaymentsDeps } from './deps.js';
+import { payableCurrencies } from './resolve.js';
+import type { SweepPort } from './settle.js';
+import { startSweep } from './settle.js';
+
+/**
+ * One pass of a network's scanner (DESIGN sections 5 and 10):
+ *
+ * 1. reorg check: the last checkpoint's block must still have the recorded hash; otherwise rewind to the
+ *    newest checkpoint that still matches and drop the deposits of the abandoned blocks (back to waiting);
+ * 2. ONE eth_getLogs for the range's Transfer logs of the catalogue's token contracts (no address filter),
+ *    `to` matched against deposit-address items in one BatchGetItem per 100 addresses, each deposit recorded
+ *    once (conditional put of `network:tx:logIndex` in the same transaction as the payment's change);
+ * 3. for payments waiting in the network's native coin (native transfers leave no log): the range's top-level
+ *    transfers to them, then a balance check at the range's end (coins sent by contracts);
+ * 4. the cursor advances with a conditional update;
+ * 5. open payments: confirmations counted (each deposit's block hash re-checked), confirmed payments swept.
+ *
+ * Cost grows with blocks and deposits, not with the number of watched addresses.
+ */
+export interface ScanDeps {
+  readonly chain: EvmChainPort;
+  readonly sweep: SweepPort;
+  readonly payments: PaymentsDeps;
+  readonly now?: () => Date;
+  /** Most blocks per eth_getLogs. */
+  readonly maxRange?: number;
+}
+
+export interface ScanReport {
+  readonly network: string;
+  readonly from: number;
+  readonly to: number;
+  readonly logs: number;
+  readonly recorded: number;
+  readonly rewoundTo: number | null;
+  readonly reorged: number;
+  readonly settled: number;
+}
+
+const clock = (deps: ScanDeps) => (deps.now ?? (() => new Date()))();
+
+/** Starts (or restarts) a network's cursor at `block` (the last block considered scanned). */
+export async function initCursor(network: string, block: number, deps: Pick<ScanDeps, 'chain'>): Promise<void> {
+  const existing = await getCursor(network);
+  const b = await deps.chain.block(block);
+  const next: Cursor = { network, block, hashes: b ? [{ n: block, hash: b.hash }] : [] };
+  if (!(await moveCursor(network, existing?.block ?? null, next))) throw new ConflictError(`The ${network} cursor moved meanwhile.`);
+}
+
+function tokensOf(network: string, deps: PaymentsDeps): Map<string, CurrencyDefinition> {
+  const map = new Map<string, CurrencyDefinition>();
+  for (const c of payableCurrencies(deps)) {
+    if (c.network !== network || c.native) continue;
+    const address = tokenContract(c);
+    if (address) map.set(address.toLowerCase(), c);
+  }
+  return map;
+}
+
+/** Applies a fact-producing change to a payment with retries on a concurrent change. */
+async function recordDeposit(paymentKey: { tenantId: string; paymentId: string }, make: (p: PaymentState) => Deposit | null, now: Date, deps: PaymentsDeps): Promise<boolean> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const payment = await getPayment(paymentKey.tenantId, paymentKey.paymentId);
+    if (!payment) return false;
+    const deposit = make(payment);
+    if (!deposit || payment.deposits.some((d) => d.id === deposit.id)) return false;
+    const late = lateness(payment, now, deps.settings.lateWatchHours);
+    const adjusted: Deposit =
+      !counts(deposit) || late === 'on_time' ? deposit : late === 'late' ? { ...deposit, late: true } : { ...deposit, late: true, status: 'uncredited' };
+    const t = transition(payment, { kind: 'deposit', deposit: adjusted }, now);
+    try {
+      await savePayment(payment, t.payment, t.events, now, [depositPutItem(payment.tenantId, payment.id, adjusted)]);
+      return true;
+    } catch (error) {
+      if (error instanceof ConflictError) continue;
+      if (error instanceof TransactionConditionError) return false; // recorded before (the deposit item exists)
+      throw error;
+    }
+  }
+  return false;
+}
+
+function depositFromLog(network: string, log: TransferLog, currency: CurrencyDefinition, payment: PaymentState, head: number, now: Date): Deposit {
+  return {
+    id: `${network}:${log.txHash}:${log.logIndex}`,
+    currency: currency.code,
+    amount: fromBaseUnits(log.value, currency.decimals),
+    amountBase: log.value.toString(),
+    txHash: log.txHash,
+    logIndex: log.logIndex,
+    blockNumber: log.blockNumber,
+    blockHash: log.blockHash,
+    confirmations: Math.max(0, head - log.blockNumber + 1),
+    detectedAt: now.toISOString(),
+    status: currency.code === payment.currency ? 'pending' : 'wrong_currency',
+    late: false,
+  };
+}
+
+/** Drops the deposits whose block is no longer on the chain; the payment goes back (waiting, or expired). */
+async function dropReorged(payment: PaymentState, chain: EvmChainPort, now: Date): Promise<PaymentState> {
+  const gone: string[] = [];
+  const hashes = new Map<number, string | null>();
+  for (const d of payment.deposits) {
+    if (d.status === 'confirmed' && payment.status !== 'confirming' && payment.status !== 'partially_paid') continue;
+    if (!hashes.has(d.blockNumber)) hashes.set(d.blockNumber, (await chain.block(d.blockNumber))?.hash ?? null);
+    if (hashes.get(d.blockNumber) !== d.blockHash) gone.push(d.id);
+  }
+  if (gone.length === 0) return payment;
+  const t = transition(payment, { kind: 'reorg', depositIds: gone }, now);
+  return savePayment(payment, t.payment, t.events, now, gone.map(depositDeleteItem));
+}
+
+export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanReport> {
+  const now = clock(deps);
+  const { chain } = deps;
+  const head = await chain.blockNumber();
+  let cursor = await getCursor(network);
+  if (!cursor) {
+    await initCursor(network, head, deps);
+    cursor = (await getCursor(network)) as Cursor;
+  }
+  let rewoundTo: number | null = null;
+  let reorged = 0;
+
+  // 1. Reorg check on the last checkpoint.
+  const last = cursor.hashes[cursor.hashes.length - 1];
+  if (last && last.n === cursor.block) {
+    const current = await chain.block(last.n);
+    if (!current || current.hash !== last.hash) {
+      let ancestor: { n: number; hash: string } | undefined;
+      for (const cp of [...cursor.hashes].reverse()) {
+        if (cp.n > head) continue;
+        const b = await chain.block(cp.n);
+        if (b && b.hash === cp.hash) {
+          ancestor = cp;
+          break;
+        }
+      }
+      rewoundTo = ancestor?.n ?? Math.max(0, Math.min(head, (cursor.hashes[0]?.n ?? cursor.block) - 1));
+      // Only payments with counting deposits can lose one: those are open (confirming .. partially paid).
+      for (const p of await openPayments(network)) {
+        const before = p.deposits.length;
+        const after = await dropReorged(p, chain, now);
+        reorged += before - after.deposits.length;
+      }
+      const kept = cursor.hashes.filter((h) => h.n <= (rewoundTo as number));
+      if (!(await moveCursor(network, cursor.block, { network, block: rewoundTo, hashes: kept }))) throw new ConflictError(`The ${network} cursor moved meanwhile.`);
+      cursor = { network, block: rewoundTo, hashes: kept };
+    }
+  }
+
+  // 2. Transfer logs of the range.
+  const from = cursor.block + 1;
+  const to = Math.min(head, from + (deps.maxRange ?? 500) - 1);
+  let logs: TransferLog[] = [];
+  let recorded = 0;
+  if (from <= to) {
+    const tokens = tokensOf(network, deps.payments);
+    logs = await chain.transferLogs(from, to, [...tokens.keys()]);
+    const matches = await matchAddresses('evm', logs.map((l) => l.to));
+    const byAddress = new Map(matches.map((m) => [m.address.toLowerCase(), m]));
+    for (const log of logs) {
+      const match = byAddress.get(log.to);
+      const currency = tokens.get(log.token);
+      if (!match || !currency || log.value === 0n) continue;
+      if (await recordDeposit(match, (p) => depositFromLog(network, log, currency, p, head, now), now, deps.payments)) recorded++;
+    }
+  }
+
+  // 3. Native coin, for payments waiting in it: top-level transfers of the range (real tx hashes), then a
+  //    balance check at the range's end for coins sent by contracts (no log, no top-level transaction).
+  const native = NETWORKS[network as keyof typeof NETWORKS]?.nativeCurrency;
+  const nativeCurrency = findCurrency(native ?? '');
+  const nativeWaiting = [...(await waitingNativePayments(network)), ...(await openPayments(network)).filter((p) => p.status === 'partially_paid' && p.currency === native)];
+  if (nativeWaiting.length > 0 && nativeCurrency && from <= to) {
+    const watched = new Map(nativeWaiting.map((p) => [p.address.toLowerCase(), p]));
+    for (const t of await chain.nativeTransfers(from, to)) {
+      const p = watched.get(t.to);
+      if (!p) continue;
+      const ok = await recordDeposit(
+        { tenantId: p.tenantId, paymentId: p.id },
+        () => ({
+          id: `${network}:${t.txHash}:native`,
+          currency: nativeCurrency.code,
+          amount: fromBaseUnits(t.value, nativeCurrency.decimals),
+          amountBase: t.value.toString(),
+          txHash: t.txHash,
+          logIndex: -1,
+          blockNumber: t.blockNumber,
+          blockHash: t.blockHash,
+          confirmations: Math.max(0, head - t.blockNumber + 1),
+          detectedAt: now.toISOString(),
+          status: 'pending',
+          late: false,
+        }),
+        now,
+        deps.payments,
+      );
+      if (ok) recorded++;
+    }
+    const endBlock = await chain.block(to);
+    for (const listed of nativeWaiting) {
+      if (!endBlock) break;
+      const p = (await getPayment(listed.tenantId, listed.id)) ?? listed;
+      const balance = await chain.balance(p.address, to);
+      const known = p.deposits.filter(counts).reduce((sum, d) => sum + BigInt(d.amountBase), 0n);
+      if (balance <= known) continue;
+      const value = balance - known;
+      const ok = await recordDeposit(
+        { tenantId: p.tenantId, paymentId: p.id },
+        (fresh) => ({
+          id: `${network}:native:${fresh.address.toLowerCase()}:${balance}`,
+          currency: nativeCurrency.code,
+          amount: fromBaseUnits(value, nativeCurrency.decimals),
+          amountBase: value.toString(),
+          txHash: `internal@${to}`,
+          logIndex: -1,
+          blockNumber: to,
+          blockHash: endBlock.hash,
+          confirmations: Math.max(0, head - to + 1),
+          detectedAt: now.toISOString(),
+          status: 'pending',
+          late: false,
+        }),
+        now,
+        deps.payments,
+      );
+      if (ok) recorded++;
+    }
+  }
+
+  // 4. Advance the cursor.
+  if (from <= to) {
+    const end = await chain.block(to);
+    const hashes = end ? [...cursor.hashes, { n: to, hash: end.hash }] : [...cursor.hashes];
+    if (!(await moveCursor(network, cursor.block, { network, block: to, hashes }))) throw new ConflictError(`The ${network} cursor moved meanwhile.`);
+  }
+
+  // 5. Confirmations and settlement of open payments.
+  const settled = await processOpen(network, head, deps, now);
+  return { network, from, to, logs: logs.length, recorded, rewoundTo, reorged, settled };
+}
+
+async function processOpen(network: string, head: number, deps: ScanDeps, now: Date): Promise<number> {
+  let settled = 0;
+  const open = await openPayments(network);
+  if (open.length === 0) return 0;
+  const rates = usdRatesOf(await currentRates(deps.payments.rates, now));
+  for (const listed of open) {
+    let payment = (await getPayment(listed.tenantId, listed.id)) ?? listed;
+    const currency = findCurrency(payment.currency);
+    if (!currency) continue;
+    if (payment.status === 'confirming' || payment.status === 'partially_paid') {
+      const before = payment.deposits.length;
+      payment = await dropReorged(payment, deps.chain, now);
+      if (payment.deposits.length !== before) continue;
+      const byDeposit = Object.fromEntries(payment.deposits.map((d) => [d.id, Math.max(0, head - d.blockNumber + 1)]));
+      const repriced = payment.isFixedRate
+        ? undefined
+        : quote({ price: payment.priceAmount, priceCurrency: payment.priceCurrency, currency, rates, feePercent: payment.feePercent, isFeePaidByUser: payment.isFeePaidByUser }).amountCrypto;
+      const t = transition(
+        payment,
+        { kind: 'confirmations', byDeposit, confirmationsNeeded: deps.payments.settings.confirmationsFor(currency), tolerancePercent: deps.payments.settings.underpaymentTolerancePercent, ...(repriced ? { repriced } : {}) },
+        now,
+      );
+      payment = await savePayment(payment, t.payment, t.events, now);
+    }
+    if (payment.status === 'confirmed') {
+      const done = await startSweep(payment, deps.sweep, deps.payments, now);
+      if (done.status === 'completed') settled++;
+    }
+  }
+  return settled;
+}

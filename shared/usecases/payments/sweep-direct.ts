@@ -1,0 +1,26 @@
+import { Contract } from 'ethers';
+import type { Signer } from 'ethers';
+import { FORWARDER_FACTORY_ABI } from '../../chain/evm/abi.js';
+import type { SweepOutcome, SweepPort, SweepRequest } from './settle.js';
+
+/**
+ * A SweepPort that calls the factory directly with the hot-wallet signer (the KMS signer) and waits for the
+ * receipt: `deployAndFlush(salts, token)` for a token, `flushNative(salts)` for the native coin. Used locally
+ * and in tests until sweeps go through the chain-transaction engine (which persists the signed transaction
+ * and manages nonces); the payment flow is the same either way.
+ */
+export function directFactorySweep(factoryOf: (network: string) => string | undefined, signer: Signer): SweepPort {
+  return {
+    async requestSweep(request: SweepRequest): Promise<SweepOutcome> {
+      const factory = factoryOf(request.network);
+      if (!factory) throw new Error(`No forwarder factory for ${request.network}`);
+      const contract = new Contract(factory, FORWARDER_FACTORY_ABI, signer);
+      const tx = request.token
+        ? await contract.getFunction('deployAndFlush')(request.salts, request.token)
+        : await contract.getFunction('flushNative')(request.salts);
+      const receipt = await (tx as { wait(): Promise<{ status: number | null; hash: string } | null> }).wait();
+      if (!receipt || receipt.status !== 1) throw new Error(`Sweep ${request.reference} failed on chain`);
+      return { status: 'done', txHash: receipt.hash };
+    },
+  };
+}

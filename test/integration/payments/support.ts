@@ -1,0 +1,44 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { RateStats } from '../../../shared/domain/rates.js';
+import { dynamoRatesStore } from '../../../shared/store/rates.js';
+import { clientAuthFrom, issueToken } from '../../../shared/usecases/auth/issue-token.js';
+import { createTenant } from '../../../shared/usecases/tenants/create-tenant.js';
+import { apiEvent, lambdaContext } from '../../unit/http/event.js';
+
+/** Fixed rates so amounts are exact in assertions: USDT/USDC/DAI 1 USD, ETH/WETH 3000 USD, EUR 1.1, GBP 1.25. */
+export async function putFixedRates(now = new Date()): Promise<void> {
+  const stat = (usd: string): RateStats => ({ usd, high24h: usd, low24h: usd, change24h: '0', change24hPercent: '0', volume24h: null, marketCap: null });
+  await dynamoRatesStore.putCurrent({
+    at: now.toISOString(),
+    nextUpdate: new Date(now.getTime() + 60_000).toISOString(),
+    source: 'test',
+    rates: { USDTERC20: stat('1'), USDCERC20: stat('1'), DAIERC20: stat('1'), ETH: stat('3000'), WETH: stat('3000'), USDTPOLYGON: stat('1'), USDTBSC: stat('1'), USDTARB: stat('1'), USDTTRC20: stat('1'), BTC: stat('60000'), MATIC: stat('0.5') },
+    fiat: { EUR: '1.1', GBP: '1.25' },
+  });
+}
+
+export async function tenantWithToken(name: string): Promise<{ tenantId: string; bearer: string }> {
+  const made = await createTenant({ name });
+  const token = await issueToken({ grant_type: 'client_credentials' }, clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }), new Date());
+  return { tenantId: made.tenant.id, bearer: token.access_token };
+}
+
+export type Handler = (event: ReturnType<typeof apiEvent>, context: typeof lambdaContext) => Promise<unknown>;
+
+export interface Answer {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test answers are read loosely
+  body: any;
+  headers: Record<string, string>;
+}
+
+export function caller(handler: Handler, bearer: () => string) {
+  return async (method: string, path: string, options: { body?: unknown; query?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Answer> => {
+    const headers: Record<string, string> = { authorization: `Bearer ${bearer()}`, ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers };
+    const res = (await handler(
+      apiEvent(method, path, { ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}), headers, ...(options.query ? { query: options.query } : {}) }),
+      lambdaContext,
+    )) as APIGatewayProxyStructuredResultV2 & { body?: string; headers: Record<string, string> };
+    return { status: res.statusCode ?? 0, body: res.body ? JSON.parse(res.body) : null, headers: res.headers };
+  };
+}

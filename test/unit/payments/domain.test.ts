@@ -1,0 +1,119 @@
+import fc from 'fast-check';
+import { CURRENCIES } from '../../../shared/domain/currencies.js';
+import { gte, mul, toBaseUnits } from '../../../shared/domain/money.js';
+import type { Deposit, PaymentState } from '../../../shared/domain/payments.js';
+import { amountSortKey, isCancellable, lateness, PaymentTransitionError, quote, transition } from '../../../shared/domain/payments.js';
+
+const rates = { USDTERC20: '1', ETH: '3000', EUR: '1.1', GBP: '1.25', DAIERC20: '1' };
+const now = new Date('2026-01-01T00:00:00Z');
+
+function payment(over: Partial<PaymentState> = {}): PaymentState {
+  return {
+    id: 'p1', tenantId: 't1', status: 'waiting', currency: 'USDTERC20', network: 'ETH', token: 'USDT', decimals: 6,
+    priceAmount: '25', priceCurrency: 'USD', amountUsd: '25.00', amountCrypto: '25', priceCrypto: '25', fee: '0.25', feePercent: '1',
+    address: '0xabc', salt: '0x00', isFixedRate: true, isFeePaidByUser: false, orderId: null, orderDescription: null, callbackUrl: null,
+    customId: null, walletId: null, customerEmail: null, expiryTime: '2026-01-01T01:00:00.000Z', createdAt: now.toISOString(), updatedAt: now.toISOString(),
+    transactionHash: null, deposits: [], flags: [], merchantReceived: null, merchantReceivedUsd: null, sweepTxHash: null, version: 1, ...over,
+  };
+}
+
+const deposit = (id: string, amount: string, over: Partial<Deposit> = {}): Deposit => ({
+  id, currency: 'USDTERC20', amount, amountBase: toBaseUnits(amount, 6).toString(), txHash: `0x${id}`, logIndex: 0, blockNumber: 10, blockHash: '0xb',
+  confirmations: 1, detectedAt: now.toISOString(), status: 'pending', late: false, ...over,
+});
+
+const confirm = (p: PaymentState, ids: string[]) =>
+  transition(p, { kind: 'confirmations', byDeposit: Object.fromEntries(ids.map((i) => [i, 2])), confirmationsNeeded: 2, tolerancePercent: '0' }, now);
+
+describe('quote', () => {
+  it('is exact at the display precision and rounds up; the customer pays the fee when told', () => {
+    const q = quote({ price: '100', priceCurrency: 'EUR', currency: CURRENCIES.ETH, rates, feePercent: '1', isFeePaidByUser: true });
+    expect(q).toMatchObject({ priceCrypto: '0.03666667', fee: '0.00036667', amountCrypto: '0.03703334', amountUsd: '110.00' });
+    const m = quote({ price: '20', priceCurrency: 'USD', currency: CURRENCIES.USDTERC20, rates, feePercent: '1', isFeePaidByUser: false });
+    expect(m).toMatchObject({ amountCrypto: '20', fee: '0.2', merchantReceives: '19.8', amountBase: 20_000_000n });
+  });
+
+  it('never asks less than the price (property)', () => {
+    expect(() =>
+      fc.assert(
+      fc.property(fc.integer({ min: 1, max: 10_000_000 }), fc.constantFrom('USD', 'EUR', 'GBP'), (cents, fiat) => {
+        const price = `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+        const q = quote({ price, priceCurrency: fiat, currency: CURRENCIES.ETH, rates, feePercent: '1', isFeePaidByUser: false });
+        const fiatUsd = fiat === 'USD' ? '1' : fiat === 'EUR' ? rates.EUR : rates.GBP;
+        return gte(mul(q.amountCrypto, rates.ETH), mul(price, fiatUsd));
+      }),
+      { numRuns: 200 },
+      ),
+    ).not.toThrow();
+  });
+});
+
+describe('transition', () => {
+  it('deposit -> confirming with events; confirmations -> confirmed; sweep -> sending -> completed (settle)', () => {
+    const a = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '25') }, now);
+    expect(a.payment.status).toBe('confirming');
+    expect(a.events.map((e) => e.type)).toEqual(['deposit_received', 'payment_status_update', 'payment.processing']);
+    const b = confirm(a.payment, ['d1']);
+    expect(b.payment.status).toBe('confirmed');
+    const c = transition(b.payment, { kind: 'sweep_started' }, now);
+    expect(c.payment.status).toBe('sending');
+    const d = transition(c.payment, { kind: 'sweep_completed', txHash: '0xs', usdRate: '1' }, now);
+    expect([d.payment.status, d.settle, d.payment.merchantReceived, d.payment.merchantReceivedUsd]).toEqual(['completed', true, '24.75', '24.75']);
+    expect(d.events.map((e) => e.type)).toEqual(['deposit_merged', 'payment_status_update', 'payment.completed']);
+  });
+
+  it('underpayment within the tolerance confirms; below it is partially_paid', () => {
+    const a = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '24.9') }, now).payment;
+    expect(confirm(a, ['d1']).payment.status).toBe('partially_paid');
+    const tolerant = transition(a, { kind: 'confirmations', byDeposit: { d1: 2 }, confirmationsNeeded: 2, tolerancePercent: '0.5' }, now);
+    expect(tolerant.payment.status).toBe('confirmed');
+  });
+
+  it('a re-priced (not fixed rate) payment settles at the detection rate', () => {
+    const a = transition(payment({ isFixedRate: false }), { kind: 'deposit', deposit: deposit('d1', '24') }, now).payment;
+    const t = transition(a, { kind: 'confirmations', byDeposit: { d1: 2 }, confirmationsNeeded: 2, tolerancePercent: '0', repriced: '24' }, now);
+    expect(t.payment.status).toBe('confirmed');
+    const fixed = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '24') }, now).payment;
+    expect(transition(fixed, { kind: 'confirmations', byDeposit: { d1: 2 }, confirmationsNeeded: 2, tolerancePercent: '0', repriced: '24' }, now).payment.status).toBe('partially_paid');
+  });
+
+  it('a wrong-currency deposit is recorded and flagged but does not move the payment', () => {
+    const t = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '25', { currency: 'USDCERC20', status: 'wrong_currency' }) }, now);
+    expect([t.payment.status, t.payment.flags]).toEqual(['waiting', ['wrong_token']]);
+  });
+
+  it('a reorg drops the deposit: back to waiting', () => {
+    const a = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '25') }, now).payment;
+    const t = transition(a, { kind: 'reorg', depositIds: ['d1'] }, now);
+    expect([t.payment.status, t.payment.deposits, t.payment.transactionHash]).toEqual(['waiting', [], null]);
+  });
+
+  it('guards: cancel only while waiting with no deposit; expire only while waiting', () => {
+    expect(isCancellable(payment())).toBe(true);
+    const a = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '25') }, now).payment;
+    expect(() => transition(a, { kind: 'cancel' }, now)).toThrow(PaymentTransitionError);
+    expect(() => transition(a, { kind: 'expire' }, now)).toThrow(PaymentTransitionError);
+    expect(transition(payment(), { kind: 'expire' }, now).events.map((e) => e.type)).toEqual(['payment_status_update', 'payment.expired']);
+    expect(transition(payment(), { kind: 'cancel' }, now).payment.status).toBe('cancelled');
+  });
+
+  it('the same deposit twice changes nothing', () => {
+    const a = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '25') }, now).payment;
+    const again = transition(a, { kind: 'deposit', deposit: deposit('d1', '25') }, now);
+    expect([again.payment, again.events]).toEqual([a, []]);
+  });
+});
+
+describe('helpers', () => {
+  it('lateness: on time, late within the window, too late after it', () => {
+    const p = payment();
+    expect(lateness(p, new Date('2026-01-01T00:30:00Z'))).toBe('on_time');
+    expect(lateness(p, new Date('2026-01-01T05:00:00Z'))).toBe('late');
+    expect(lateness(p, new Date('2026-01-03T05:00:00Z'))).toBe('too_late');
+  });
+
+  it('amount sort keys order like the amounts', () => {
+    const amounts = ['0.5', '10', '9.99', '100', '1000000'];
+    expect([...amounts].map(amountSortKey).sort()).toEqual(['0.5', '9.99', '10', '100', '1000000'].map(amountSortKey));
+  });
+});
