@@ -7,6 +7,7 @@
 import { startTestTable } from '../test/support/dynamodb.js';
 import { benchChainTx } from './chain-tx.js';
 import { benchLedger } from './ledger.js';
+import { benchPayments } from './payments.js';
 import { benchUserMe } from './user-me.js';
 import { benchWebhooks } from './webhooks.js';
 
@@ -45,6 +46,18 @@ async function main(): Promise<void> {
   } finally {
     await store.stop();
   }
+
+  const payments = await benchPayments({ seconds, watched: [10, 10_000] });
+  table('POST /payments/ through the local HTTP server vs raw TransactWriteItems of the same items', [
+    ['', 'per second', 'p99 ms'],
+    ['payment creations (HTTP)', fmt(payments.http.requestsPerSecond, 1), fmt(payments.http.p99Ms, 1)],
+    ['raw TransactWriteItems', fmt(payments.rawTransactPerSecond, 1), ''],
+    ['ratio HTTP/raw', fmt(payments.http.requestsPerSecond / payments.rawTransactPerSecond, 3), ''],
+  ]);
+  table('Chain scanner: RPC calls for one block range by number of watched deposit addresses', [
+    ['watched addresses', 'RPC calls', 'blocks'],
+    ...payments.scanner.map((s): [string, string, string] => [fmt(s.watched), fmt(s.rpcCalls), fmt(s.blocks)]),
+  ]);
 
   const webhookEvents = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1000);
   const hooks = await benchWebhooks({ events: webhookEvents });

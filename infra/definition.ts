@@ -62,7 +62,7 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
   { name: 'webhook-delivery', entry: 'functions/webhook-delivery/handler.ts', trigger: { kind: 'queue', queue: 'webhook-delivery', batchSize: 10 }, timeoutSeconds: 30 },
   { name: 'chain-tx', entry: 'functions/chain-tx/handler.ts', trigger: { kind: 'queue', queue: 'transfers', batchSize: 5 }, timeoutSeconds: 60, signs: true },
   { name: 'chain-tx-follower', entry: 'functions/chain-tx-follower/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 70, signs: true },
-  { name: 'chain-scanner', entry: 'functions/chain-scanner/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 75 },
+  { name: 'chain-scanner', entry: 'functions/chain-scanner/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 75, signs: true },
   { name: 'payment-expirer', entry: 'functions/payment-expirer/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 30 },
   { name: 'sweeper', entry: 'functions/sweeper/handler.ts', trigger: { kind: 'queue', queue: 'sweeps', batchSize: 10 }, timeoutSeconds: 60, signs: true },
 ];

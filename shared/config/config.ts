@@ -61,6 +61,18 @@ const schema = z.object({
         return z.NEVER;
       }
     }),
+  /** Payments: confirmations override (default: the catalogue's; locally at most 2). */
+  PAYMENT_CONFIRMATIONS: z.coerce.number().int().min(1).optional(),
+  /** Underpayment tolerance, percent of the amount ("0.5" accepts 99.5 %). */
+  PAYMENT_UNDERPAY_TOLERANCE_PERCENT: z.string().regex(/^\d+(\.\d+)?$/).default('0'),
+  /** Hours after expiry during which a deposit is still recorded and credited (paid late). */
+  PAYMENT_LATE_WATCH_HOURS: z.coerce.number().int().min(0).default(24),
+  /**
+   * How sweeps are sent: `engine` through the chain-tx engine (nonce manager, persisted signed bytes, fee
+   * bumps; the chain workers sign), `direct` by the scanner calling the factory itself. Default: `engine`,
+   * except on the local stack.
+   */
+  PAYMENT_SWEEPS: z.enum(['engine', 'direct']).optional(),
   /** KMS key (ECC_SECG_P256K1) of the hot wallet that signs sweeps and withdrawals. */
   HOT_WALLET_KEY_ID: z.string().min(1).optional(),
   /** Blocks (the mined one included) before a chain transaction is final. */

@@ -77,12 +77,13 @@ export interface PaymentSettings {
 }
 
 export function settingsFromEnv(): PaymentSettings {
-  const local = config().STAGE === 'local';
-  const override = process.env.PAYMENT_CONFIRMATIONS;
+  const cfg = config();
+  const local = cfg.STAGE === 'local';
+  const override = cfg.PAYMENT_CONFIRMATIONS;
   return {
-    underpaymentTolerancePercent: process.env.PAYMENT_UNDERPAY_TOLERANCE_PERCENT ?? '0',
-    lateWatchHours: Number(process.env.PAYMENT_LATE_WATCH_HOURS ?? '24'),
-    confirmationsFor: (c) => (override ? Number(override) : local ? Math.min(c.confirmations, 2) : c.confirmations),
+    underpaymentTolerancePercent: cfg.PAYMENT_UNDERPAY_TOLERANCE_PERCENT,
+    lateWatchHours: cfg.PAYMENT_LATE_WATCH_HOURS,
+    confirmationsFor: (c) => override ?? (local ? Math.min(c.confirmations, 2) : c.confirmations),
   };
 }
 

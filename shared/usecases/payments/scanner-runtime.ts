@@ -33,12 +33,13 @@ export function scannerNetworks(): { network: string; rpcUrl: string }[] {
 let kms: KMSClient | undefined;
 
 function sweepPortFor(rpcUrl: string): SweepPort {
-  const keyId = process.env.SIGNING_KEY_ID;
-  if (!keyId) throw new Error('SIGNING_KEY_ID is not set: no hot wallet to sweep with');
+  const cfg = config();
+  const keyId = cfg.HOT_WALLET_KEY_ID;
+  if (!keyId) throw new Error('HOT_WALLET_KEY_ID is not set: no hot wallet to sweep with');
   kms ??= new KMSClient({ region: config().AWS_REGION, maxAttempts: 3 });
   const provider = new JsonRpcProvider(rpcUrl, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 250 });
   const signer = new KmsSigner(kms, keyId, provider);
-  if (process.env.PAYMENT_SWEEPS === 'engine') {
+  if ((cfg.PAYMENT_SWEEPS ?? (cfg.STAGE === 'local' ? 'direct' : 'engine')) === 'engine') {
     return engineSweep(factoryOf, async () => ({ keyId, address: await signer.getAddress() }), defaultChainTxDeps());
   }
   return directFactorySweep(factoryOf, signer);
