@@ -1,34 +1,13 @@
 import type { QueueName } from '../../infra/definition.js';
+import { DELIVERY_EVENTS, SUBSCRIPTION_EVENTS } from '../../shared/domain/webhooks.js';
 
 /**
  * Which queues consume which event type. Every tenant-visible event goes to `webhook-delivery` (which
  * decides per tenant and subscription whether and where to deliver it); internal events name their own
  * consumers here as they appear (sweeps, transfers). A type with no route is dropped with a warning.
  */
-export const TENANT_VISIBLE_EVENTS = [
-  // Envelope A (section 6.1)
-  'payment_status_update',
-  'deposit_received',
-  'deposit_merged',
-  'withdrawal_status_update',
-  // Envelope B subscription types (section 6.2); the `.all` types are subscription filters, not events.
-  'payment.created',
-  'payment.processing',
-  'payment.completed',
-  'payment.failed',
-  'payment.expired',
-  'withdrawal.created',
-  'withdrawal.approved',
-  'withdrawal.processing',
-  'withdrawal.completed',
-  'withdrawal.failed',
-  'withdrawal.cancelled',
-  'withdrawal.status_changed',
-  'wallet.created',
-  'wallet.balance_changed',
-  'security.login_attempt',
-  'security.settings_changed',
-] as const;
+/** Every event a tenant can hear of: the delivery events (6.1) and the subscription types (6.2) but `.all`. */
+export const TENANT_VISIBLE_EVENTS: readonly string[] = [...DELIVERY_EVENTS, ...SUBSCRIPTION_EVENTS.filter((t) => !t.endsWith('.all'))];
 
 const INTERNAL_ROUTES: Readonly<Record<string, readonly QueueName[]>> = {
   // Sweep results reach the sweeper (functions/sweeper), which ignores other purposes.

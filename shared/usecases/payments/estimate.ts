@@ -5,7 +5,7 @@ import { quote } from '../../domain/payments.js';
 import { exchangeRate } from '../../domain/rates.js';
 import type { Tenant } from '../../domain/tenant.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
-import { decimalInput } from '../schema.js';
+import { CreatePaymentBody } from './create-payment.js';
 import type { PaymentsDeps } from './deps.js';
 import { findCurrency } from '../../domain/currencies.js';
 import { GatewayError } from '../../domain/errors.js';
@@ -15,17 +15,17 @@ import { payableCurrencies, resolvePayCurrency, resolvePriceCurrency } from './r
  * `POST /payments/estimate/`: what a payment of this price would ask the customer, without creating it.
  * `GET /payments/min-amount/`: a currency's payment bounds (JSON numbers, spec 4.3).
  */
-export const EstimateBody = z
-  .object({
-    amount: decimalInput.optional(),
-    price_amount: decimalInput.optional(),
-    currency: z.string().trim().min(1).max(20).optional(),
-    pay_currency: z.string().trim().min(1).max(20).optional(),
-    blockchain: z.string().trim().min(1).max(20).optional(),
-    token: z.string().trim().min(1).max(20).optional(),
-    price_currency: z.string().trim().min(1).max(10).optional(),
-    is_fee_paid_by_user: z.boolean().optional(),
-  })
+/** The pricing fields of a payment's creation body: what a payment of this price would ask. */
+export const EstimateBody = CreatePaymentBody.pick({
+  amount: true,
+  price_amount: true,
+  currency: true,
+  pay_currency: true,
+  blockchain: true,
+  token: true,
+  price_currency: true,
+  is_fee_paid_by_user: true,
+})
   .meta({ id: 'EstimatePayment' });
 export type EstimateBody = z.output<typeof EstimateBody>;
 
