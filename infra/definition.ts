@@ -53,6 +53,7 @@ export const API_FUNCTIONS: readonly ApiFunction[] = [
   { name: 'currencies', entry: 'functions/currencies/handler.ts', routes: [...group('currencies'), ...group('rates')] },
   { name: 'legacy', entry: 'functions/legacy/handler.ts', routes: group('v0') },
   { name: 'payments', entry: 'functions/payments/handler.ts', routes: group('payments') },
+  { name: 'withdrawals', entry: 'functions/withdrawals/handler.ts', routes: group('withdrawal') },
   { name: 'not-found', entry: 'functions/not-found/handler.ts', routes: ['$default'] },
 ];
 
@@ -63,6 +64,7 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
   { name: 'chain-tx', entry: 'functions/chain-tx/handler.ts', trigger: { kind: 'queue', queue: 'transfers', batchSize: 5 }, timeoutSeconds: 60, signs: true },
   { name: 'chain-tx-follower', entry: 'functions/chain-tx-follower/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 70, signs: true },
   { name: 'chain-scanner', entry: 'functions/chain-scanner/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 75, signs: true },
+  { name: 'withdrawal-batcher', entry: 'functions/withdrawal-batcher/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 60, signs: true },
   { name: 'payment-expirer', entry: 'functions/payment-expirer/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 30 },
   { name: 'sweeper', entry: 'functions/sweeper/handler.ts', trigger: { kind: 'queue', queue: 'sweeps', batchSize: 10 }, timeoutSeconds: 60, signs: true },
 ];

@@ -10,7 +10,7 @@ import { DELIVERY_EVENTS, SUBSCRIPTION_EVENTS } from '../../shared/domain/webhoo
 export const TENANT_VISIBLE_EVENTS: readonly string[] = [...DELIVERY_EVENTS, ...SUBSCRIPTION_EVENTS.filter((t) => !t.endsWith('.all'))];
 
 const INTERNAL_ROUTES: Readonly<Record<string, readonly QueueName[]>> = {
-  // Sweep results reach the sweeper (functions/sweeper), which ignores other purposes.
+  // Chain results reach the sweeper (functions/sweeper), which settles sweeps and withdrawals by purpose.
   // A new chain transaction is signed and broadcast by the chain-tx worker.
   'chain_tx.requested': ['transfers'],
   'chain_tx.confirmed': ['sweeps'],

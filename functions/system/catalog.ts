@@ -6,7 +6,8 @@ import { legacyRoutes } from '../legacy/handler.js';
 import { paymentRoutes } from '../payments/routes.js';
 import { userRoutes } from '../user/routes.js';
 import { webhookRoutes } from '../user/webhook-routes.js';
+import { withdrawalRoutes } from '../withdrawals/routes.js';
 import { systemRoutes } from './routes.js';
 
 /** Every documented route of every group, for the OpenAPI document. A new group adds itself here. */
-export const allRoutes = (): readonly Route[] => [...authRoutes, ...currencyRoutes, ...userRoutes, ...balanceRoutes, ...webhookRoutes, ...systemRoutes, ...legacyRoutes, ...paymentRoutes];
+export const allRoutes = (): readonly Route[] => [...authRoutes, ...currencyRoutes, ...userRoutes, ...balanceRoutes, ...webhookRoutes, ...systemRoutes, ...legacyRoutes, ...paymentRoutes, ...withdrawalRoutes];

@@ -27,6 +27,8 @@
  * | payment             | TENANT#<tid>                | PAYMENT#<id>               | gsi1: TENANT#<tid>#PAYMENTS / <created_at>#<id>; gsi2: TENANT#<tid>#PAYMENTS_BY_AMOUNT / <usd sort>#<id>; gsi3: PAYMENTS#WAITING#<network>#<native|token> / <expiry>#<tid>#<id> (while waiting) |
  * | payment counter     | TENANT#<tid>                | PAYMENTS#COUNTER#<shard>   | (count kept in the creation transaction; 8 shards summed) |
  * | daily payment total | TENANT#<tid>                | PAYMENTS#DAY#<yyyy-mm-dd>  | TTL 3 days                           |
+ * | withdrawal          | TENANT#<tid>                | WITHDRAWAL#<id>            | gsi1: TENANT#<tid>#WITHDRAWALS / <created_at>#<id>; gsi2: TENANT#<tid>#WITHDRAWALS_BY_AMOUNT / <amount sort>#<id>; gsi3: WITHDRAWALS#<PENDING|PROCESSING> / <created_at>#<tid>#<id> (while pending or processing) |
+ * | daily withdrawal total | TENANT#<tid>              | WITHDRAWALS#DAY#<yyyy-mm-dd> | TTL 3 days (kept in the creation transaction) |
  * | deposit address     | ADDRESS#<family>#<lower addr> | ADDRESS                  | scanner's BatchGetItem               |
  * | deposit (once)      | DEPOSIT#<network>:<tx>:<log> | DEPOSIT                   |                                      |
  * | open payment (chain)| TENANT#<tid>                | PAYMENT#<id>               | gsi3: PAYMENTS#OPEN#<network> / <created_at>#<tid>#<id> (confirming..sending, native waiting) |
@@ -168,6 +170,16 @@ export const keys = {
   deposit: (depositId: string): Key => ({ pk: `DEPOSIT#${depositId}`, sk: 'DEPOSIT' }),
   /** Scanner: per-network cursor, lease and recent block hashes. */
   scannerCursor: (network: string): Key => ({ pk: `SCANNER#${network}`, sk: 'CURSOR' }),
+
+  /** Withdrawals: the record, its per-tenant lists (gsi1 by time, gsi2 by amount) and the batcher's queue (gsi3, while pending). */
+  withdrawal: (tenantId: string, withdrawalId: string): Key => ({ pk: tenantPk(tenantId), sk: `WITHDRAWAL#${withdrawalId}` }),
+  withdrawalList: (tenantId: string, createdAt: string, withdrawalId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#WITHDRAWALS`, gsi1sk: `${createdAt}#${withdrawalId}` }),
+  withdrawalListPartition: (tenantId: string): string => `${tenantPk(tenantId)}#WITHDRAWALS`,
+  withdrawalAmountList: (tenantId: string, amountSort: string, withdrawalId: string) => ({ gsi2pk: `${tenantPk(tenantId)}#WITHDRAWALS_BY_AMOUNT`, gsi2sk: `${amountSort}#${withdrawalId}` }),
+  withdrawalAmountPartition: (tenantId: string): string => `${tenantPk(tenantId)}#WITHDRAWALS_BY_AMOUNT`,
+  withdrawalQueue: (status: 'PENDING' | 'PROCESSING', createdAt: string, tenantId: string, withdrawalId: string) => ({ gsi3pk: `WITHDRAWALS#${status}`, gsi3sk: `${createdAt}#${tenantId}#${withdrawalId}` }),
+  withdrawalQueuePartition: (status: 'PENDING' | 'PROCESSING'): string => `WITHDRAWALS#${status}`,
+  withdrawalDay: (tenantId: string, day: string): Key => ({ pk: tenantPk(tenantId), sk: `WITHDRAWALS#DAY#${day}` }),
 
   /** Webhooks (shared/store/webhooks.ts): variant-A settings, variant-B subscriptions with a URL guard and a count. */
   webhookSettings: (tenantId: string): Key => ({ pk: tenantPk(tenantId), sk: 'WEBHOOK_SETTINGS' }),

@@ -1,0 +1,162 @@
+import type { CurrencyCode, CurrencyDefinition } from './currencies.js';
+import { platformFee, withdrawalTotals } from './fees.js';
+import type { WithdrawalTotals } from './fees.js';
+import type { Decimal } from './money.js';
+import { add, div, gt, isPositive, lt, round, ROUND_FEE, ROUND_PAYOUT, sub, toFixed } from './money.js';
+
+/**
+ * Withdrawals: statuses (spec 3.2), the network fee table and the fee math (DESIGN section 4).
+ * The recipient receives `amount`; `total_deducted = amount + network fee + platform fee`; the platform fee is
+ * the tenant's `transaction_fee` percent of the amount, rounded up, never below the catalogue's `minFee`.
+ */
+
+export const WITHDRAWAL_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled'] as const;
+export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number];
+/** Values the list filter accepts besides the create-flow statuses (spec 3.2); none is ever stored. */
+export const LIST_ONLY_STATUSES = ['approved', 'submitted', 'confirmed', 'rejected'] as const;
+
+/**
+ * Network fee charged per withdrawal, in the withdrawn currency: what the hot wallet spends on gas for a
+ * transfer on that network, rounded up to a round figure (a config value may replace it later).
+ */
+export const NETWORK_FEES: Readonly<Record<CurrencyCode, Decimal>> = {
+  USDTERC20: '3',
+  USDCERC20: '3',
+  DAIERC20: '3',
+  USDTTRC20: '1',
+  USDTPOLYGON: '0.1',
+  USDTBSC: '0.3',
+  USDTARB: '0.2',
+  ETH: '0.001',
+  WETH: '0.0015',
+  BTC: '0.0001',
+  MATIC: '0.05',
+};
+
+/** Eight-place string of an amount (estimates and withdrawal records). */
+export const eight = (value: Decimal): string => toFixed(value, 8, ROUND_FEE);
+
+export interface WithdrawalQuoteInput {
+  readonly currency: CurrencyDefinition;
+  readonly amount: Decimal;
+  /** Percent, "1" is 1 %. */
+  readonly feePercent: Decimal;
+  /**
+   * true (the default of a withdrawal): `amount` is what the recipient receives and fees come on top;
+   * false: `amount` is the total that leaves the balance and the recipient receives it less fees.
+   */
+  readonly finalAmount: boolean;
+}
+
+export interface WithdrawalQuote extends WithdrawalTotals {
+  /** What the client asked for. */
+  readonly requested: Decimal;
+}
+
+/** Fees of a withdrawal whose recipient receives `amount`. */
+export function withdrawalQuote(currency: CurrencyDefinition, amount: Decimal, feePercent: Decimal): WithdrawalTotals {
+  const networkFee = NETWORK_FEES[currency.code];
+  const fee = platformFee({ amount, percent: feePercent, precision: currency.displayPrecision, minFee: currency.minFee });
+  return withdrawalTotals(amount, networkFee, fee);
+}
+
+/**
+ * Either direction of the estimate: with `finalAmount` false the requested amount includes the fees, so the
+ * received amount is the largest `r` (rounded down at display precision) with `r + fees(r) <= requested`.
+ */
+export function quoteWithdrawal(input: WithdrawalQuoteInput): WithdrawalQuote {
+  const { currency, amount, feePercent } = input;
+  if (input.finalAmount) return { ...withdrawalQuote(currency, amount, feePercent), requested: amount };
+  const networkFee = NETWORK_FEES[currency.code];
+  const p = currency.displayPrecision;
+  const net = sub(amount, networkFee);
+  if (!isPositive(net)) return { ...withdrawalQuote(currency, '0', feePercent), amount: '0', totalDeducted: amount, requested: amount };
+  // r * (1 + pct/100) <= net, or r + minFee <= net: take the smaller candidate, then step down while it overshoots.
+  const byPercent = div(net, add('1', div(feePercent, '100', 18, ROUND_PAYOUT)), p, ROUND_PAYOUT);
+  const byMinimum = round(sub(net, currency.minFee), p, ROUND_PAYOUT);
+  let received = lt(byPercent, byMinimum) ? byPercent : byMinimum;
+  const step = p === 0 ? '1' : `0.${'0'.repeat(p - 1)}1`;
+  for (let i = 0; i < 5 && isPositive(received) && gt(withdrawalQuote(currency, received, feePercent).totalDeducted, amount); i++) {
+    received = sub(received, step);
+  }
+  if (!isPositive(received)) received = '0';
+  return { ...withdrawalQuote(currency, received, feePercent), requested: amount };
+}
+
+
+export interface WithdrawalState {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly status: WithdrawalStatus;
+  readonly currency: CurrencyCode;
+  readonly network: string;
+  readonly token: string;
+  /** What the recipient receives. */
+  readonly amount: Decimal;
+  readonly networkFee: Decimal;
+  readonly platformFee: Decimal;
+  readonly totalFee: Decimal;
+  readonly totalDeducted: Decimal;
+  readonly address: string;
+  readonly customId: string | null;
+  readonly callbackUrl: string | null;
+  readonly accountId: string | null;
+  readonly priceAmount: Decimal | null;
+  readonly priceCurrency: string | null;
+  readonly transactionHash: string | null;
+  readonly failureReason: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly version: number;
+}
+
+export interface WithdrawalEvent {
+  readonly type: string;
+  /** Natural key of the event within the withdrawal (its outbox id is `withdrawal:<id>:<key>`). */
+  readonly key: string;
+  readonly payload: Record<string, unknown>;
+}
+
+export function withdrawalPayload(w: WithdrawalState, previous: WithdrawalStatus | null): Record<string, unknown> {
+  return {
+    withdrawal_id: w.id,
+    status: w.status,
+    previous_status: previous,
+    amount: eight(w.amount),
+    currency: w.currency,
+    blockchain: w.network,
+    token: w.token,
+    address: w.address,
+    network_fee: eight(w.networkFee),
+    transaction_fee: eight(w.platformFee),
+    total_fee: eight(w.totalFee),
+    total_deducted: eight(w.totalDeducted),
+    transaction_hash: w.transactionHash,
+    custom_id: w.customId,
+    metadata: { updated_at: w.updatedAt },
+  };
+}
+
+/** The status change of a withdrawal with its events (`withdrawal_status_update` and `withdrawal.<status>`). */
+export function transition(
+  w: WithdrawalState,
+  status: WithdrawalStatus,
+  at: string,
+  changes: Partial<Pick<WithdrawalState, 'transactionHash' | 'failureReason'>> = {},
+): { next: WithdrawalState; events: WithdrawalEvent[] } {
+  const next: WithdrawalState = { ...w, ...changes, status, updatedAt: at, version: w.version + 1 };
+  const payload = withdrawalPayload(next, w.status);
+  return {
+    next,
+    events: [
+      { type: 'withdrawal_status_update', key: `status:${status}`, payload },
+      { type: `withdrawal.${status}`, key: status, payload },
+    ],
+  };
+}
+
+/** Sort key of a crypto amount: fixed-width text, so lexicographic order is numeric order. */
+export function withdrawalAmountSortKey(amount: Decimal): string {
+  const [int, frac = ''] = toFixed(amount, 18, ROUND_PAYOUT).split('.');
+  return `${(int ?? '0').padStart(20, '0')}.${frac.padEnd(18, '0')}`;
+}

@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import type { CurrencyDefinition } from '../../domain/currencies.js';
+import { findCurrencyByToken, findNetwork } from '../../domain/currencies.js';
+import { GatewayError, ValidationError } from '../../domain/errors.js';
+import { MAIN } from '../../domain/ledger.js';
+import type { Decimal } from '../../domain/money.js';
+import { isPositive, jsonNumber, lt, parseDecimal } from '../../domain/money.js';
+import type { Tenant } from '../../domain/tenant.js';
+import { eight, NETWORK_FEES, quoteWithdrawal, withdrawalQuote } from '../../domain/withdrawals.js';
+import { listBalances } from '../../store/ledger.js';
+import { decimalInput } from '../schema.js';
+import { addressProblem, requireAddress, resolveWithdrawalCurrency, withdrawableCurrencies } from './resolve.js';
+
+/**
+ * Read-only withdrawal answers (spec 4.4): estimate (record 2.3), fee estimate, minimum amount (variant A by
+ * currency, variant B by blockchain + token), limits and the currencies with a positive balance. Nothing here
+ * writes.
+ */
+
+export const EstimateWithdrawalBody = z
+  .object({
+    amount: decimalInput,
+    currency: z.string().trim().min(1).max(20).optional(),
+    blockchain: z.string().trim().min(1).max(20).optional(),
+    token: z.string().trim().min(1).max(20).optional(),
+    address: z.string().max(255).optional(),
+    final_amount: z.boolean().optional(),
+  })
+  .meta({ id: 'EstimateWithdrawal' });
+export type EstimateWithdrawalBody = z.output<typeof EstimateWithdrawalBody>;
+
+export function estimateWithdrawal(body: EstimateWithdrawalBody, tenant: Tenant): Record<string, unknown> {
+  const currency = resolveWithdrawalCurrency(body);
+  const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.displayPrecision });
+  if (body.address !== undefined && addressProblem(currency, body.address)) {
+    throw new GatewayError('invalid_request', `The address is not a valid ${currency.network} address.`, { address: body.address, blockchain: currency.network });
+  }
+  const q = quoteWithdrawal({ currency, amount, feePercent: tenant.settings.transaction_fee, finalAmount: body.final_amount ?? false });
+  if (lt(q.amount, currency.minWithdrawal) || !isPositive(q.amount)) {
+    throw new GatewayError('invalid_request', `The amount is below the minimum withdrawal of ${currency.minWithdrawal} ${currency.code}.`, {
+      minimum: currency.minWithdrawal,
+      currency: currency.code,
+    });
+  }
+  return {
+    withdrawal_id: null,
+    status: 'estimate',
+    amount: eight(q.amount),
+    requested_amount: eight(q.requested),
+    fee: eight(q.totalFee),
+    platform_fee: eight(q.platformFee),
+    network_fee: eight(q.networkFee),
+    total_deducted: eight(q.totalDeducted),
+    blockchain: currency.network,
+    token: currency.token,
+    currency: currency.code,
+  };
+}
+
+export const FeeEstimateBody = z
+  .object({ amount: decimalInput, currency: z.string().trim().min(1).max(20), address: z.string().max(255).optional() })
+  .meta({ id: 'WithdrawalFeeEstimate' });
+export type FeeEstimateBody = z.output<typeof FeeEstimateBody>;
+
+export function feeEstimate(body: FeeEstimateBody, tenant: Tenant): Record<string, unknown> {
+  const currency = resolveWithdrawalCurrency(body);
+  const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.displayPrecision });
+  if (body.address !== undefined) requireAddress(currency, body.address);
+  const t = withdrawalQuote(currency, amount, tenant.settings.transaction_fee);
+  return {
+    currency: currency.code,
+    blockchain: currency.network,
+    token: currency.token,
+    amount: eight(t.amount),
+    network_fee: eight(t.networkFee),
+    transaction_fee: eight(t.platformFee),
+    total_fee: eight(t.totalFee),
+    total_deducted: eight(t.totalDeducted),
+    min_amount: eight(currency.minWithdrawal),
+  };
+}
+
+/** Blockchains the minimum-withdrawal check accepts (spec section 1). */
+export const MIN_AMOUNT_BLOCKCHAINS = ['ETH', 'BSC', 'TRX', 'SOL', 'ARB', 'BASE', 'BTC', 'LTC', 'DOGE', 'MATIC', 'AVAX', 'XRP', 'ADA'] as const;
+
+export const MinWithdrawalBody = z
+  .object({
+    currency: z.string().trim().min(1).max(20).optional(),
+    blockchain: z.string().trim().min(1).max(20).optional(),
+    token: z.string().trim().min(1).max(20).optional(),
+  })
+  .meta({ id: 'WithdrawalMinAmount' });
+export type MinWithdrawalBody = z.output<typeof MinWithdrawalBody>;
+
+export function minWithdrawal(body: MinWithdrawalBody): Record<string, unknown> {
+  if (body.currency !== undefined) {
+    const currency = resolveWithdrawalCurrency({ currency: body.currency });
+    return { currency: currency.code, min_amount: jsonNumber(currency.minWithdrawal), blockchain: currency.network, token: currency.token };
+  }
+  if (body.blockchain === undefined) throw ValidationError.field('blockchain', 'This field is required unless currency is given.');
+  const chain = body.blockchain.toUpperCase();
+  if (!(MIN_AMOUNT_BLOCKCHAINS as readonly string[]).includes(chain)) {
+    throw new GatewayError('unsupported_blockchain', `The blockchain ${body.blockchain} is not supported.`, { blockchain: body.blockchain, supported_blockchains: [...MIN_AMOUNT_BLOCKCHAINS] });
+  }
+  const token = (body.token ?? 'USDT').toUpperCase();
+  const network = chain === 'MATIC' ? 'POLYGON' : chain;
+  const currency: CurrencyDefinition | undefined = findNetwork(network) ? findCurrencyByToken(network, token) : undefined;
+  if (!currency || !withdrawableCurrencies().some((c) => c.code === currency.code)) {
+    throw new GatewayError('unsupported_token', `The token ${token} is not supported on ${chain}.`, { blockchain: chain, token });
+  }
+  return { min_amount: jsonNumber(currency.minWithdrawal), blockchain: chain, token: currency.token };
+}
+
+export function withdrawalLimits(tenant: Tenant): Record<string, unknown> {
+  return {
+    transaction_fee_percent: tenant.settings.transaction_fee,
+    max_withdrawal_amount: tenant.settings.limits.max_withdrawal_amount,
+    daily_withdrawal_limit: tenant.settings.limits.daily_withdrawal_limit,
+    currencies: withdrawableCurrencies().map((c) => ({
+      currency: c.code,
+      blockchain: c.network,
+      token: c.token,
+      min_amount: eight(c.minWithdrawal),
+      network_fee: eight(NETWORK_FEES[c.code]),
+      min_transaction_fee: eight(c.minFee),
+    })),
+  };
+}
+
+export async function availableCurrencies(tenantId: string): Promise<Record<string, unknown>> {
+  const rows = await listBalances(tenantId, MAIN);
+  const withdrawable = new Map(withdrawableCurrencies().map((c) => [c.code as string, c]));
+  const currencies = rows
+    .filter((r) => withdrawable.has(r.currency) && isPositive(r.balance.amount))
+    .map((r) => {
+      const c = withdrawable.get(r.currency) as CurrencyDefinition;
+      const available: Decimal = r.balance.amount;
+      return { currency: c.code, blockchain: c.network, token: c.token, available: eight(available), min_amount: eight(c.minWithdrawal) };
+    });
+  return { currencies };
+}

@@ -1,0 +1,160 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { findCurrency, NETWORKS } from '../../domain/currencies.js';
+import type { EntryDraft, Leg } from '../../domain/ledger.js';
+import { DuplicateEntryError, EXTERNAL, FEES, MAIN, NETWORK_FEES as NETWORK_FEES_ACCOUNT, pocket, releaseEntry } from '../../domain/ledger.js';
+import { isPositive, toBaseUnits } from '../../domain/money.js';
+import type { WithdrawalState } from '../../domain/withdrawals.js';
+import { transition } from '../../domain/withdrawals.js';
+import { postEntry } from '../../store/ledger.js';
+import { outboxPutItem as outboxItem } from '../../store/outbox.js';
+import { transactWrite } from '../../store/transact.js';
+import { getWithdrawal, queuedWithdrawals, saveWithdrawalItem, withdrawalOutbox } from '../../store/withdrawals.js';
+import type { ChainTxDeps } from '../chain-tx/deps.js';
+import type { RequestChainTxInput } from '../chain-tx/request-chain-tx.js';
+import { requestChainTx } from '../chain-tx/request-chain-tx.js';
+
+/**
+ * The withdrawal batcher and the chain result consumer (spec 3.2). `pending` -> `processing` asks the chain-tx
+ * engine for the transfer (purpose `withdrawal`, reference = withdrawal id, ERC-20 `transfer` calldata or a
+ * native value); `chain_tx.confirmed` completes it (locked funds leave to `platform:external`, fees to
+ * `platform:fees` / `platform:network_fees`), `chain_tx.failed` fails it (locked back to amount). Each change
+ * is ONE transaction with the status and its events. Outside production two staging addresses settle by
+ * themselves without a chain transaction: `0x…0001` completes, `0x…0002` fails.
+ */
+
+export const STAGING_COMPLETE = '0x0000000000000000000000000000000000000001';
+export const STAGING_FAIL = '0x0000000000000000000000000000000000000002';
+
+export interface BatcherDeps {
+  /** The hot wallet that sends withdrawals on an EVM network. */
+  readonly wallet: (network: string) => Promise<{ keyId: string; address: string }>;
+  readonly chainTx: Pick<ChainTxDeps, 'store' | 'clock'>;
+  /** Token contract of a currency in this deployment (null for a native coin or none known). */
+  readonly tokenContract: (currency: string) => string | null;
+  readonly stage: string;
+  readonly now: () => Date;
+}
+
+/** `transfer(address,uint256)` calldata. */
+export function erc20TransferData(to: string, units: bigint): string {
+  return `0xa9059cbb${to.slice(2).toLowerCase().padStart(64, '0')}${units.toString(16).padStart(64, '0')}`;
+}
+
+export interface BatchReport {
+  readonly processing: number;
+  readonly completed: number;
+  readonly failed: number;
+  readonly skipped: number;
+}
+
+export async function runWithdrawalBatch(deps: BatcherDeps, limit = 50): Promise<BatchReport> {
+  const report = { processing: 0, completed: 0, failed: 0, skipped: 0 };
+  for (const w of await queuedWithdrawals('pending', limit)) {
+    try {
+      const outcome = await processOne(w, deps);
+      report[outcome] += 1;
+    } catch (error) {
+      report.skipped += 1;
+      console.error(JSON.stringify({ level: 'error', msg: 'withdrawal batch item failed', withdrawal_id: w.id, error: String(error) }));
+    }
+  }
+  // A crash between the status change and the chain-tx request leaves a processing withdrawal without a
+  // request: ask again for those older than a minute (the request is idempotent, an existing one is returned).
+  const cutoff = new Date(deps.now().getTime() - 60_000).toISOString();
+  for (const w of await queuedWithdrawals('processing', limit)) {
+    if (w.updatedAt > cutoff) continue;
+    try {
+      await requestTransfer(w, deps);
+    } catch (error) {
+      console.error(JSON.stringify({ level: 'error', msg: 'withdrawal chain-tx re-request failed', withdrawal_id: w.id, error: String(error) }));
+    }
+  }
+  return report;
+}
+
+async function processOne(w: WithdrawalState, deps: BatcherDeps): Promise<keyof BatchReport> {
+  const now = deps.now();
+  const address = w.address.toLowerCase();
+  if (deps.stage !== 'prod' && (address === STAGING_COMPLETE || address === STAGING_FAIL)) {
+    const txHash = address === STAGING_COMPLETE ? `0x${bytesToHex(sha256(utf8ToBytes(`staging:${w.id}`)))}` : null;
+    await settleWithdrawal(w, txHash === null ? { ok: false, reason: 'staging address that always fails' } : { ok: true, txHash }, now);
+    return txHash === null ? 'failed' : 'completed';
+  }
+  const currency = findCurrency(w.currency);
+  if (!currency || NETWORKS[currency.network].family !== 'evm') return 'skipped';
+  const transfer = await transferOf(w, deps);
+  const { next, events } = transition(w, 'processing', now.toISOString());
+  // The status moves first (conditioned on the version read, so a concurrent cancel wins or loses cleanly);
+  // the chain-tx request is idempotent on (network, withdrawal id), so asking again after a crash is safe.
+  await transactWrite([saveWithdrawalItem(next, w.version), ...withdrawalOutbox(next, events, now).map(outboxItem)]);
+  await requestChainTx(transfer, deps.chainTx);
+  return 'processing';
+}
+
+/** The chain-tx request of a withdrawal: ERC-20 `transfer` for a token, a value transfer for the native coin. */
+async function transferOf(w: WithdrawalState, deps: BatcherDeps): Promise<RequestChainTxInput> {
+  const currency = findCurrency(w.currency);
+  if (!currency) throw new Error(`Unknown currency ${w.currency}`);
+  const units = toBaseUnits(w.amount, currency.decimals);
+  const contract = currency.native ? null : deps.tokenContract(currency.code);
+  if (!currency.native && !contract) throw new Error(`No token contract for ${currency.code}`);
+  return {
+    network: currency.network,
+    wallet: await deps.wallet(currency.network),
+    to: contract ?? w.address,
+    data: contract ? erc20TransferData(w.address, units) : '0x',
+    value: contract ? 0n : units,
+    purpose: 'withdrawal',
+    reference: w.id,
+    tenantId: w.tenantId,
+  };
+}
+
+async function requestTransfer(w: WithdrawalState, deps: BatcherDeps): Promise<void> {
+  await requestChainTx(await transferOf(w, deps), deps.chainTx);
+}
+
+export type WithdrawalResult = { readonly ok: true; readonly txHash: string } | { readonly ok: false; readonly reason: string };
+
+function completionEntry(w: WithdrawalState): EntryDraft {
+  const locked = pocket(MAIN, 'locked');
+  const legs: Leg[] = [
+    { from: locked, to: pocket(EXTERNAL), amount: w.amount },
+    { from: locked, to: pocket(FEES), amount: w.platformFee },
+    { from: locked, to: pocket(NETWORK_FEES_ACCOUNT), amount: w.networkFee },
+  ].filter((l) => isPositive(l.amount));
+  return { type: 'withdrawal', currency: w.currency, legs, reference: { kind: 'withdrawal', id: w.id } };
+}
+
+/**
+ * Completes (funds leave the ledger) or fails (funds return) a pending or processing withdrawal in one
+ * transaction. Idempotent: a second result for a settled withdrawal changes nothing.
+ */
+export async function settleWithdrawal(w: WithdrawalState, result: WithdrawalResult, now: Date): Promise<WithdrawalState> {
+  if (w.status !== 'pending' && w.status !== 'processing') return w;
+  const { next, events } = result.ok
+    ? transition(w, 'completed', now.toISOString(), { transactionHash: result.txHash })
+    : transition(w, 'failed', now.toISOString(), { failureReason: result.reason });
+  try {
+    await postEntry({
+      tenantId: w.tenantId,
+      entryId: `withdrawal:${w.id}:${result.ok ? 'complete' : 'fail'}`,
+      entry: result.ok ? completionEntry(w) : releaseEntry({ account: MAIN, currency: w.currency, amount: w.totalDeducted, reference: { kind: 'withdrawal', id: w.id } }),
+      now,
+      outbox: withdrawalOutbox(next, events, now),
+      extraItems: [saveWithdrawalItem(next, w.version)],
+    });
+  } catch (error) {
+    if (error instanceof DuplicateEntryError) return next;
+    throw error;
+  }
+  return next;
+}
+
+/** `chain_tx.confirmed` / `chain_tx.failed` of purpose `withdrawal` (reference = withdrawal id). */
+export async function onWithdrawalChainResult(tenantId: string, withdrawalId: string, result: WithdrawalResult, now: Date): Promise<WithdrawalState | null> {
+  const w = await getWithdrawal(tenantId, withdrawalId);
+  if (!w) return null;
+  return settleWithdrawal(w, result, now);
+}

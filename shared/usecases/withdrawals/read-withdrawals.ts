@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { ConflictError, NotFoundError } from '../../domain/errors.js';
+import { MAIN, releaseEntry } from '../../domain/ledger.js';
+import { jsonNumber } from '../../domain/money.js';
+import type { WithdrawalState } from '../../domain/withdrawals.js';
+import { LIST_ONLY_STATUSES, transition, WITHDRAWAL_STATUSES } from '../../domain/withdrawals.js';
+import { findNetwork } from '../../domain/currencies.js';
+import { ExtraItemConditionError, postEntry } from '../../store/ledger.js';
+import { getWithdrawal, queryWithdrawals, saveWithdrawalItem, withdrawalOutbox } from '../../store/withdrawals.js';
+import { queryInteger } from '../schema.js';
+import { withdrawalListItem } from './present.js';
+
+const isoDate = z
+  .string()
+  .trim()
+  .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)), 'Enter an ISO 8601 date or date-time.');
+
+/** `GET /withdrawal/` query (spec 4.4). */
+export const ListWithdrawalsQuery = z.object({
+  limit: queryInteger(1, 100).optional(),
+  offset: queryInteger(0, 1_000_000).optional(),
+  status: z.enum([...WITHDRAWAL_STATUSES, ...LIST_ONLY_STATUSES]).optional(),
+  blockchain: z.string().trim().min(1).max(20).optional(),
+  token: z.string().trim().min(1).max(20).optional(),
+  start_date: isoDate.optional(),
+  end_date: isoDate.optional(),
+  custom_id: z.string().max(64).optional(),
+  sort: z.enum(['created_asc', 'created_desc', 'amount_asc', 'amount_desc']).optional(),
+});
+export type ListWithdrawalsQuery = z.output<typeof ListWithdrawalsQuery>;
+
+/** A bound on created_at: a date alone covers its whole day (inclusive). */
+const bound = (value: string, end: boolean): string => (/^\d{4}-\d{2}-\d{2}$/.test(value) ? (end ? `${value}T23:59:59.999Z` : `${value}T00:00:00.000Z`) : new Date(value).toISOString());
+
+export async function listWithdrawals(tenantId: string, q: ListWithdrawalsQuery): Promise<Record<string, unknown>> {
+  const sort = q.sort ?? 'created_desc';
+  const from = q.start_date === undefined ? undefined : bound(q.start_date, false);
+  const to = q.end_date === undefined ? undefined : bound(q.end_date, true);
+  const all = await queryWithdrawals(tenantId, { by: sort.startsWith('amount') ? 'amount' : 'created', ascending: sort.endsWith('_asc'), from, to });
+  const network = q.blockchain === undefined ? undefined : (findNetwork(q.blockchain)?.code ?? q.blockchain.toUpperCase());
+  const token = q.token?.toUpperCase();
+  const matching = all.filter(
+    (w) =>
+      (q.status === undefined || w.status === q.status) &&
+      (network === undefined || w.network === network) &&
+      (token === undefined || w.token === token) &&
+      (q.custom_id === undefined || w.customId === q.custom_id) &&
+      (from === undefined || w.createdAt >= from) &&
+      (to === undefined || w.createdAt <= to),
+  );
+  const offset = q.offset ?? 0;
+  const limit = q.limit ?? 20;
+  return { withdrawals: matching.slice(offset, offset + limit).map(withdrawalListItem), total: jsonNumber(String(matching.length)) };
+}
+
+export async function requireWithdrawal(tenantId: string, id: string): Promise<WithdrawalState> {
+  const found = z.string().uuid().safeParse(id).success ? await getWithdrawal(tenantId, id) : null;
+  if (!found) throw new NotFoundError('Withdrawal not found.', { withdrawal_id: id });
+  return found;
+}
+
+export const WithdrawalStatusBody = z.object({ withdrawal_id: z.string().uuid() });
+
+/** Cancels a pending withdrawal: the hold is released and the status saved in ONE transaction. */
+export async function cancelWithdrawal(tenantId: string, id: string, now: Date): Promise<WithdrawalState> {
+  const w = await requireWithdrawal(tenantId, id);
+  if (w.status !== 'pending') throw new ConflictError(`A ${w.status} withdrawal cannot be cancelled; only pending ones can.`, { status: w.status });
+  const { next, events } = transition(w, 'cancelled', now.toISOString());
+  try {
+    await postEntry({
+      tenantId,
+      entryId: `withdrawal:${id}:release`,
+      entry: releaseEntry({ account: MAIN, currency: w.currency, amount: w.totalDeducted, reference: { kind: 'withdrawal', id } }),
+      now,
+      outbox: withdrawalOutbox(next, events, now),
+      extraItems: [saveWithdrawalItem(next, w.version)],
+    });
+  } catch (error) {
+    // Another change (a concurrent cancel, the batcher) moved it first.
+    if (error instanceof ExtraItemConditionError) throw new ConflictError('The withdrawal changed meanwhile; it is no longer pending.');
+    throw error;
+  }
+  return next;
+}

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import type { AddressType } from '../../domain/addresses.js';
+import { addressTypeOf, checkAddress } from '../../domain/addresses.js';
+import type { CurrencyDefinition } from '../../domain/currencies.js';
+import { findCurrency } from '../../domain/currencies.js';
+import { ValidationError } from '../../domain/errors.js';
+
+/** `POST /withdrawal/validate-address/` (spec 4.4): the address type comes from `type`, else `blockchain`, else `currency`. */
+export const ValidateAddressBody = z
+  .object({
+    address: z.string().max(255),
+    currency: z.string().trim().min(1).max(20).optional(),
+    blockchain: z.string().trim().min(1).max(20).optional(),
+    type: z.string().trim().min(1).max(20).optional(),
+    token: z.string().trim().min(1).max(20).optional(),
+    memo: z.string().max(255).optional(),
+  })
+  .meta({ id: 'ValidateAddress' });
+export type ValidateAddressBody = z.output<typeof ValidateAddressBody>;
+
+export interface AddressValidation {
+  readonly is_valid: boolean;
+  readonly address: string;
+  readonly type: AddressType | null;
+  readonly blockchain: string | null;
+  readonly token: string | null;
+  readonly currency: string | null;
+  readonly error_message: string | null;
+  readonly warning: string | null;
+}
+
+const FAMILY_TYPES: Readonly<Record<string, AddressType>> = { evm: 'EVM', tron: 'TRX', btc: 'BTC' };
+
+export const addressTypeOfCurrency = (currency: CurrencyDefinition): AddressType => FAMILY_TYPES[currency.family] ?? 'EVM';
+
+export function validateAddress(body: ValidateAddressBody): AddressValidation {
+  if (body.currency === undefined && body.blockchain === undefined && body.type === undefined) {
+    throw new ValidationError({ currency: ['One of currency, blockchain or type is required.'] }, 'One of currency, blockchain or type is required.');
+  }
+  const currency = body.currency === undefined ? undefined : findCurrency(body.currency);
+  if (body.currency !== undefined && !currency) throw ValidationError.field('currency', `Unknown currency ${body.currency}.`);
+  const fromType = body.type === undefined ? undefined : addressTypeOf(body.type);
+  if (body.type !== undefined && !fromType) throw ValidationError.field('type', `Unknown address type ${body.type}.`);
+  const fromChain = body.blockchain === undefined ? undefined : addressTypeOf(body.blockchain);
+  if (body.blockchain !== undefined && !fromChain) throw ValidationError.field('blockchain', `Unknown blockchain ${body.blockchain}.`);
+  const type = fromType ?? fromChain ?? (currency ? addressTypeOfCurrency(currency) : undefined);
+  if (!type) throw ValidationError.field('type', 'The address type could not be derived.');
+  const blockchain = body.blockchain?.toUpperCase() ?? currency?.network ?? (type === 'EVM' ? null : type);
+  const token = body.token?.toUpperCase() ?? currency?.token ?? null;
+  const check = checkAddress(type, body.address, body.memo);
+  return {
+    is_valid: check.valid,
+    address: body.address,
+    type: check.valid ? type : null,
+    blockchain,
+    token,
+    currency: currency?.code ?? null,
+    error_message: check.valid ? null : check.error,
+    warning: check.valid ? check.warning : null,
+  };
+}
