@@ -364,7 +364,6 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
     if (kmsServer) env.AWS_ENDPOINT_URL_KMS = kmsServer.url;
     if (anvil) {
       env.EVM_RPC_URLS = JSON.stringify({ [LOCAL_EVM_NETWORK]: anvil.rpcUrl });
-      env[`RPC_URL_${LOCAL_EVM_NETWORK}`] = anvil.rpcUrl;
     }
     // A session token from the developer's shell would be sent along with the fake keys.
     delete process.env.AWS_SESSION_TOKEN;

@@ -6,7 +6,7 @@ import { currentAttempt, isBumpDue, isInFlight, trackedHashes, transition } from
 import { ChainTxVersionConflictError } from '../../store/chain-tx.js';
 import type { ChainTxDeps } from './deps.js';
 import { INSUFFICIENT_GAS_METRIC } from './deps.js';
-import { processChainTx } from './process-chain-tx.js';
+import { processChainTx, signAttempt } from './process-chain-tx.js';
 
 export interface FollowStats {
   confirmed: number;
@@ -86,20 +86,11 @@ export async function followChainTx(start: ChainTx, deps: ChainTxDeps, stats: Fo
   if (isBumpDue(tx, deps.clock(), deps.settings.bumpAfterSeconds)) {
     const fees = bumpFees(attempt.fees, await chain.feeSuggestion(), deps.settings.caps, deps.settings.bumpPermille);
     if (fees !== null) {
-      const signed = await deps.signer.sign(tx.wallet.keyId, {
-        chainId: await chain.chainId(),
-        from: tx.wallet.address,
-        to: tx.to,
-        data: tx.data,
-        value: tx.value,
-        nonce,
-        gasLimit: attempt.gasLimit,
-        fees,
-      });
+      const bumped = await signAttempt(tx, nonce, attempt.gasLimit, fees, chain, deps);
       await deps.crash?.('after_bump_sign', tx);
-      tx = await apply(tx, { type: 'bumped', attempt: { hash: signed.hash, raw: signed.raw, fees, gasLimit: attempt.gasLimit, signedAt: deps.clock().toISOString() } }, deps);
+      tx = await apply(tx, { type: 'bumped', attempt: bumped }, deps);
       await deps.crash?.('after_bump_persist', tx);
-      const outcome = await chain.broadcast(signed.raw);
+      const outcome = await chain.broadcast(bumped.raw);
       stats.bumped++;
       // Refused for funds: stays `signed` with the new bytes; the next pass sends them again.
       if (outcome.kind === 'insufficient_funds') return apply(tx, { type: 'blocked', reason: 'insufficient_gas' }, deps);

@@ -45,6 +45,21 @@ async function block(tx: ChainTx, reason: ChainTxReason, deps: ChainTxDeps): Pro
 type Plan = { readonly gasLimit: bigint; readonly fees: TxFees } | { readonly blocked: ChainTxReason };
 
 /** Gas limit, fees, and whether the wallet can pay: value + gasLimit × max fee. */
+/** Signs the request's transaction at `nonce` with these fees, as an attempt to persist before broadcasting. */
+export async function signAttempt(tx: ChainTx, nonce: number, gasLimit: bigint, fees: TxFees, chain: ChainPort, deps: ChainTxDeps): Promise<ChainTxAttempt> {
+  const signed = await deps.signer.sign(tx.wallet.keyId, {
+    chainId: await chain.chainId(),
+    from: tx.wallet.address,
+    to: tx.to,
+    data: tx.data,
+    value: tx.value,
+    nonce,
+    gasLimit,
+    fees,
+  });
+  return { hash: signed.hash, raw: signed.raw, fees, gasLimit, signedAt: deps.clock().toISOString() };
+}
+
 export async function planTx(tx: ChainTx, chain: ChainPort, deps: ChainTxDeps): Promise<Plan> {
   let gasLimit = tx.gasLimit;
   if (gasLimit === undefined) {
@@ -82,18 +97,8 @@ async function advance(start: ChainTx, deps: ChainTxDeps): Promise<ChainTx> {
     if (nonce === undefined) throw new Error(`${tx.requestId} is allocated without a nonce`);
     const plan = planned ?? (await planTx(tx, chain, deps));
     if ('blocked' in plan) return block(tx, plan.blocked, deps);
-    const signed = await deps.signer.sign(tx.wallet.keyId, {
-      chainId: await chain.chainId(),
-      from: tx.wallet.address,
-      to: tx.to,
-      data: tx.data,
-      value: tx.value,
-      nonce,
-      gasLimit: plan.gasLimit,
-      fees: plan.fees,
-    });
+    const attempt = await signAttempt(tx, nonce, plan.gasLimit, plan.fees, chain, deps);
     await deps.crash?.('after_sign', tx);
-    const attempt: ChainTxAttempt = { hash: signed.hash, raw: signed.raw, fees: plan.fees, gasLimit: plan.gasLimit, signedAt: deps.clock().toISOString() };
     tx = await apply(tx, { type: 'signed', attempt }, deps);
     await deps.crash?.('after_persist', tx);
   }

@@ -3,11 +3,11 @@ import { config } from '../../config/config.js';
 import { EvmChain, KmsTxSigner, evmProvider } from '../../chain/engine/evm.js';
 import type { ChainPort } from '../../chain/engine/ports.js';
 import { dynamoChainTxStore } from '../../store/chain-tx.js';
+import { rpcUrl } from '../currencies/runtime.js';
 import type { ChainTxDeps } from './deps.js';
 
 /**
- * The engine wired from configuration: DynamoDB store, one JSON-RPC provider per network (`EVM_RPC_URLS`, or
- * `RPC_URL_<network>` as the local stack sets it),
+ * The engine wired from configuration: DynamoDB store, one JSON-RPC provider per network (`EVM_RPC_URLS`),
  * one KMS client (`AWS_ENDPOINT_URL_KMS` points it at the local KMS server). Built once per process.
  */
 let cached: ChainTxDeps | undefined;
@@ -22,8 +22,8 @@ export function defaultChainTxDeps(): ChainTxDeps {
     chain(network: string): ChainPort {
       let chain = chains.get(network);
       if (!chain) {
-        const url = rpcUrlOf(network);
-        if (!url) throw new Error(`No RPC endpoint for network ${network} (EVM_RPC_URLS or RPC_URL_${network})`);
+        const url = rpcUrl(network);
+        if (!url) throw new Error(`No RPC endpoint for network ${network} in EVM_RPC_URLS`);
         chain = new EvmChain(evmProvider(url));
         chains.set(network, chain);
       }
@@ -41,20 +41,9 @@ export function defaultChainTxDeps(): ChainTxDeps {
   return cached;
 }
 
-const RPC_URL_ENV = /^RPC_URL_([A-Za-z0-9_-]+)$/;
-
-/** A network's endpoint: `RPC_URL_<network>` (what the local stack sets, as the scanner reads it), else `EVM_RPC_URLS`. */
-function rpcUrlOf(network: string): string | undefined {
-  return process.env[`RPC_URL_${network}`] ?? config().EVM_RPC_URLS[network];
-}
-
-/** The networks the follower follows: every network with an endpoint. */
+/** The networks the follower follows: every network with an endpoint in `EVM_RPC_URLS`. */
 export function chainTxNetworks(): string[] {
-  const fromEnv = Object.keys(process.env).flatMap((name) => {
-    const match = RPC_URL_ENV.exec(name);
-    return match?.[1] !== undefined && process.env[name] ? [match[1]] : [];
-  });
-  return [...new Set([...Object.keys(config().EVM_RPC_URLS), ...fromEnv])];
+  return Object.keys(config().EVM_RPC_URLS);
 }
 
 /** Forget the wiring (tests, local stack after a configuration change). */

@@ -19,6 +19,6 @@ export function tokenContract(currency: CurrencyDefinition | string): string | n
 }
 
 /** RPC endpoint of a network from configuration (`EVM_RPC_URLS`), or null when none is configured. */
-export function rpcUrl(network: NetworkCode): string | null {
+export function rpcUrl(network: NetworkCode | string): string | null {
   return config().EVM_RPC_URLS[network] ?? null;
 }

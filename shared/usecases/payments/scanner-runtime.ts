@@ -7,6 +7,7 @@ import { jsonRpcChain } from '../../chain/evm/scanner.js';
 import { KmsSigner } from '../../chain/signer/kms-signer.js';
 import { acquireLease, releaseLease } from '../../store/scanner.js';
 import { defaultChainTxDeps } from '../chain-tx/runtime.js';
+import { rpcUrl } from '../currencies/runtime.js';
 import { defaultPaymentsDeps, factoryOf } from './deps.js';
 import type { ScanReport } from './scan.js';
 import { scanOnce } from './scan.js';
@@ -15,18 +16,17 @@ import { directFactorySweep } from './sweep-direct.js';
 import { engineSweep } from './sweep-engine.js';
 
 /**
- * The chain-scanner worker's loop: per EVM network with an RPC endpoint (`RPC_URL_<NET>` or `EVM_RPC_URLS`)
+ * The chain-scanner worker's loop: per EVM network with an RPC endpoint (`EVM_RPC_URLS`)
  * and a factory, hold the network's lease and scan repeatedly for most of the invocation (EventBridge fires at
  * most once a minute), pausing about a block time between passes. Sweeps go through the chain-tx engine when
  * `PAYMENT_SWEEPS=engine`, else directly through the factory with the KMS hot-wallet signer.
  */
 export function scannerNetworks(): { network: string; rpcUrl: string }[] {
-  const urls = config().EVM_RPC_URLS;
   return Object.values(NETWORKS)
     .filter((n) => n.family === 'evm')
     .flatMap((n) => {
-      const rpcUrl = process.env[`RPC_URL_${n.code}`] ?? urls[n.code];
-      return rpcUrl && factoryOf(n.code) ? [{ network: n.code, rpcUrl }] : [];
+      const url = rpcUrl(n.code);
+      return url && factoryOf(n.code) ? [{ network: n.code, rpcUrl: url }] : [];
     });
 }
 
