@@ -43,12 +43,14 @@ const str = (v: unknown): string => {
 const optStr = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 function feesToItem(fees: TxFees): Item {
+  if (fees.type === 'tron') return { type: 'tron', fee_limit: fees.feeLimit.toString() };
   return fees.type === 2
     ? { type: 2, max_fee_per_gas: fees.maxFeePerGas.toString(), max_priority_fee_per_gas: fees.maxPriorityFeePerGas.toString() }
     : { type: 0, gas_price: fees.gasPrice.toString() };
 }
 
 function feesFromItem(item: Item): TxFees {
+  if (item.type === 'tron') return { type: 'tron', feeLimit: BigInt(str(item.fee_limit)) };
   return integer(item.type) === 2
     ? { type: 2, maxFeePerGas: BigInt(str(item.max_fee_per_gas)), maxPriorityFeePerGas: BigInt(str(item.max_priority_fee_per_gas)) }
     : { type: 0, gasPrice: BigInt(str(item.gas_price)) };
@@ -72,7 +74,7 @@ export function chainTxToItem(tx: ChainTx): Item {
     status: tx.status,
     reason: tx.reason,
     nonce: tx.nonce,
-    attempts: tx.attempts.map((a) => ({ hash: a.hash, raw: a.raw, fees: feesToItem(a.fees), gas_limit: a.gasLimit.toString(), signed_at: a.signedAt })),
+    attempts: tx.attempts.map((a) => ({ hash: a.hash, raw: a.raw, fees: feesToItem(a.fees), gas_limit: a.gasLimit.toString(), signed_at: a.signedAt, expires_at: a.expiresAt })),
     tx_hash: tx.attempts[tx.attempts.length - 1]?.hash,
     sent_at: tx.sentAt,
     mined:
@@ -110,6 +112,7 @@ export function chainTxFromItem(item: Item): ChainTx {
         fees: feesFromItem(a.fees as Item),
         gasLimit: BigInt(str(a.gas_limit)),
         signedAt: str(a.signed_at),
+        ...(typeof a.expires_at === 'string' ? { expiresAt: a.expires_at } : {}),
       }),
     ),
     sentAt: optStr(item.sent_at),

@@ -8,7 +8,7 @@
  * that is higher. A bump that the caps would hold below the 10 % minimum is refused (`null`): the pool would
  * reject it, so the request keeps waiting with its current fees.
  */
-import type { TxFees } from './state.js';
+import type { EvmFees, TxFees } from './state.js';
 
 export interface FeeCaps {
   readonly maxFeePerGas: bigint;
@@ -31,7 +31,7 @@ const max = (...values: bigint[]): bigint => values.reduce((a, b) => (a > b ? a 
 /** ceil(value × (1000 + permille) / 1000), and at least value + 1. */
 const raise = (value: bigint, permille: bigint): bigint => max(value + 1n, (value * (1000n + permille) + 999n) / 1000n);
 
-export function initialFees(suggestion: FeeSuggestion, caps: FeeCaps): TxFees {
+export function initialFees(suggestion: FeeSuggestion, caps: FeeCaps): EvmFees {
   if (suggestion.baseFeePerGas !== undefined) {
     const tip = min(suggestion.maxPriorityFeePerGas ?? DEFAULT_PRIORITY_FEE, caps.maxPriorityFeePerGas);
     const maxFee = min(suggestion.baseFeePerGas * 2n + tip, caps.maxFeePerGas);
@@ -48,8 +48,9 @@ export function bumpFees(
   suggestion: FeeSuggestion,
   caps: FeeCaps,
   bumpPermille: bigint = DEFAULT_BUMP_PERCENT_X10,
-): TxFees | null {
+): EvmFees | null {
   const required = (v: bigint): bigint => (v * (100n + MIN_REPLACEMENT_BUMP_PERCENT) + 99n) / 100n;
+  if (previous.type === 'tron') return null;
   if (previous.type === 2) {
     const now = suggestion.baseFeePerGas === undefined ? undefined : initialFees(suggestion, caps);
     const nowTip = now?.type === 2 ? now.maxPriorityFeePerGas : 0n;
@@ -66,6 +67,7 @@ export function bumpFees(
 
 /** The most a transaction can cost in gas: what the wallet must hold besides `value`. */
 export function maxGasCost(fees: TxFees, gasLimit: bigint): bigint {
+  if (fees.type === 'tron') return fees.feeLimit;
   return gasLimit * (fees.type === 2 ? fees.maxFeePerGas : fees.gasPrice);
 }
 

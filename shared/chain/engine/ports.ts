@@ -3,7 +3,7 @@
  * `shared/store/chain-tx.ts` (DynamoDB).
  */
 import type { FeeSuggestion } from './fees.js';
-import type { ChainTx, ChainTxEffect, TxFees } from './state.js';
+import type { ChainTx, ChainTxEffect, EvmFees } from './state.js';
 
 export interface UnsignedTx {
   readonly chainId: bigint;
@@ -13,7 +13,7 @@ export interface UnsignedTx {
   readonly value: bigint;
   readonly nonce: number;
   readonly gasLimit: bigint;
-  readonly fees: TxFees;
+  readonly fees: EvmFees;
 }
 
 export interface SignedTx {
@@ -34,7 +34,9 @@ export type BroadcastOutcome =
   | { readonly kind: 'known'; readonly message: string }
   | { readonly kind: 'nonce_too_low'; readonly message: string }
   /** The node refused the bytes because the wallet cannot pay value + gas now: keep them, retry later. */
-  | { readonly kind: 'insufficient_funds'; readonly message: string };
+  | { readonly kind: 'insufficient_funds'; readonly message: string }
+  /** TRON: the transaction's expiration has passed; it can never be included. */
+  | { readonly kind: 'expired'; readonly message: string };
 
 export interface ChainPort {
   chainId(): Promise<bigint>;
@@ -68,4 +70,30 @@ export interface ChainTxStorePort {
   /** Takes (or renews) the follower lease of a network; false while another owner holds it unexpired. */
   acquireLease(network: string, owner: string, now: Date, ttlSeconds: number): Promise<boolean>;
   releaseLease(network: string, owner: string): Promise<void>;
+}
+
+/** The head (or any) block of a TRON chain: what a transaction refers to (TAPOS) and when it may expire. */
+export interface TronBlockRef {
+  readonly number: number;
+  /** Block id, 64 hex digits. */
+  readonly id: string;
+  /** Milliseconds since the epoch. */
+  readonly timestamp: number;
+}
+
+/** TRON's side of the engine (no nonces, no gas price): blocks, balances, broadcast and receipts by txID. */
+export interface TronChainPort {
+  head(): Promise<TronBlockRef>;
+  block(number: number): Promise<TronBlockRef | null>;
+  /** TRX balance in sun. */
+  balance(address: string): Promise<bigint>;
+  /** Whether the address was ever activated (a TRC-20 transfer to a new address costs more energy). */
+  isActivated(address: string): Promise<boolean>;
+  broadcast(signedHex: string): Promise<BroadcastOutcome>;
+  receipt(txID: string): Promise<TxReceipt | null>;
+}
+
+/** Signs a TRON transaction id (sha256 of its raw data) with a KMS key: 65 bytes r ‖ s ‖ v. */
+export interface TronSignerPort {
+  signTxID(keyId: string, txID: string): Promise<Uint8Array>;
 }

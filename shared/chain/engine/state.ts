@@ -8,6 +8,9 @@
  *   └──cancel──> cancelled <─────┘ (releases the nonce)   └──dropped (nonce used by another tx)──> failed
  * ```
  *
+ * TRON has no nonces: a request goes from `queued` straight to `signed` (its attempt carries `expiresAt`), and
+ * `bumped` adds a re-signed attempt only once the previous one has expired without reaching the chain.
+ *
  * A request with a signed transaction is never cancelled: its bytes may already be on the wire, so it is
  * followed (re-broadcast, fee-bumped) until one of its hashes is mined. A request cancelled before signing
  * releases its nonce to the wallet's free-list, and the next allocation takes it first (gap filling).
@@ -26,9 +29,14 @@ export const CHAIN_TX_FAILED = 'chain_tx.failed';
 export const CHAIN_TX_REQUESTED = 'chain_tx.requested';
 export type ChainTxEventType = typeof CHAIN_TX_CONFIRMED | typeof CHAIN_TX_FAILED;
 
-export type TxFees =
+export type EvmFees =
   | { readonly type: 2; readonly maxFeePerGas: bigint; readonly maxPriorityFeePerGas: bigint }
   | { readonly type: 0; readonly gasPrice: bigint };
+
+export type TxFees =
+  | EvmFees
+  /** TRON: the most sun a contract call may burn for energy (no gas price, no nonce). */
+  | { readonly type: 'tron'; readonly feeLimit: bigint };
 
 /** One signed transaction of a request (every fee bump adds one, all with the request's nonce). */
 export interface ChainTxAttempt {
@@ -37,6 +45,8 @@ export interface ChainTxAttempt {
   readonly fees: TxFees;
   readonly gasLimit: bigint;
   readonly signedAt: string;
+  /** TRON: the transaction cannot be included at or after this time (ISO); only then may it be re-signed. */
+  readonly expiresAt?: string;
 }
 
 export interface MinedTx {
@@ -175,7 +185,8 @@ export function transition(tx: ChainTx, event: ChainTxTransition, now: Date): { 
       if (!Number.isSafeInteger(event.nonce) || event.nonce < 0) throw new RangeError(`bad nonce ${event.nonce}`);
       return { tx: { ...base, status: 'allocated', nonce: event.nonce, reason: undefined }, effects: [] };
     case 'signed':
-      if (tx.status !== 'allocated') refuse();
+      // Nonce chains sign once a nonce is allocated; TRON (an attempt with an expiry) signs straight from queued.
+      if (!(tx.status === 'allocated' || (tx.status === 'queued' && tx.nonce === undefined && event.attempt.expiresAt !== undefined))) refuse();
       return { tx: { ...base, status: 'signed', attempts: [event.attempt], reason: undefined }, effects: [] };
     case 'broadcast':
       if (!isInFlight(tx)) refuse();

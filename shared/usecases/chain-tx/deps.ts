@@ -1,5 +1,5 @@
 import type { FeeCaps } from '../../chain/engine/fees.js';
-import type { ChainPort, ChainTxStorePort, CrashPoint, TxSignerPort } from '../../chain/engine/ports.js';
+import type { ChainPort, ChainTxStorePort, CrashPoint, TronChainPort, TronSignerPort, TxSignerPort } from '../../chain/engine/ports.js';
 import type { ChainTx } from '../../chain/engine/state.js';
 
 export interface ChainTxSettings {
@@ -14,11 +14,23 @@ export interface ChainTxSettings {
   readonly retryQueuedAfterSeconds: number;
 }
 
+/** The engine on TRON networks (shared/usecases/chain-tx/tron.ts). */
+export interface TronEngineDeps {
+  chain(network: string): TronChainPort;
+  readonly signer: TronSignerPort;
+  /** Lifetime of a signed transaction (its `expiration` = the head block's time + this). */
+  readonly expirationSeconds: number;
+  /** Default `fee_limit` of a contract call, in sun. */
+  readonly feeLimit: bigint;
+}
+
 export interface ChainTxDeps {
   readonly store: ChainTxStorePort;
   /** The chain of a network; throws for a network without an RPC endpoint. */
   chain(network: string): ChainPort;
   readonly signer: TxSignerPort;
+  /** TRON networks; absent where no TRON endpoint is configured. */
+  readonly tron?: TronEngineDeps;
   readonly clock: () => Date;
   readonly settings: ChainTxSettings;
   /** Test hook: throw here to simulate the processor dying at that point. */

@@ -1,10 +1,11 @@
 import { NotFoundError } from '../../domain/errors.js';
 import { initialFees, maxGasCost, withGasMargin } from '../../chain/engine/fees.js';
 import type { ChainPort } from '../../chain/engine/ports.js';
-import type { ChainTx, ChainTxAttempt, ChainTxReason, ChainTxTransition, TxFees } from '../../chain/engine/state.js';
+import type { ChainTx, ChainTxAttempt, ChainTxReason, ChainTxTransition, EvmFees } from '../../chain/engine/state.js';
 import { currentAttempt, isFinal, isInFlight, transition } from '../../chain/engine/state.js';
 import { ChainTxVersionConflictError } from '../../store/chain-tx.js';
 import type { ChainTxDeps } from './deps.js';
+import { advanceTron, isTronNetwork } from './tron.js';
 
 /**
  * Moves one request as far as it can go now: nonce (from the wallet's nonce manager) -> signature (KMS) ->
@@ -42,11 +43,11 @@ async function block(tx: ChainTx, reason: ChainTxReason, deps: ChainTxDeps): Pro
   return tx.reason === reason ? tx : apply(tx, { type: 'blocked', reason }, deps);
 }
 
-type Plan = { readonly gasLimit: bigint; readonly fees: TxFees } | { readonly blocked: ChainTxReason };
+type Plan = { readonly gasLimit: bigint; readonly fees: EvmFees } | { readonly blocked: ChainTxReason };
 
 /** Gas limit, fees, and whether the wallet can pay: value + gasLimit × max fee. */
 /** Signs the request's transaction at `nonce` with these fees, as an attempt to persist before broadcasting. */
-export async function signAttempt(tx: ChainTx, nonce: number, gasLimit: bigint, fees: TxFees, chain: ChainPort, deps: ChainTxDeps): Promise<ChainTxAttempt> {
+export async function signAttempt(tx: ChainTx, nonce: number, gasLimit: bigint, fees: EvmFees, chain: ChainPort, deps: ChainTxDeps): Promise<ChainTxAttempt> {
   const signed = await deps.signer.sign(tx.wallet.keyId, {
     chainId: await chain.chainId(),
     from: tx.wallet.address,
@@ -80,6 +81,7 @@ export async function planTx(tx: ChainTx, chain: ChainPort, deps: ChainTxDeps): 
 async function advance(start: ChainTx, deps: ChainTxDeps): Promise<ChainTx> {
   let tx = start;
   if (isFinal(tx)) return tx;
+  if (isTronNetwork(tx.network)) return advanceTron(tx, deps);
   const chain = deps.chain(tx.network);
 
   let planned: Plan | undefined;

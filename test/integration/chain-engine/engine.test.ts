@@ -228,7 +228,7 @@ describe('chain-transaction engine on anvil, KMS server and DynamoDB Local', () 
       await followOnce(NETWORK, deps); // second bump
       const bumped = await dynamoChainTxStore.get(req.requestId);
       expect(bumped?.attempts).toHaveLength(3);
-      const fees = bumped?.attempts.map((a) => (a.fees.type === 2 ? a.fees.maxPriorityFeePerGas : a.fees.gasPrice)) ?? [];
+      const fees = bumped?.attempts.map((a) => (a.fees.type === 2 ? a.fees.maxPriorityFeePerGas : a.fees.type === 0 ? a.fees.gasPrice : 0n)) ?? [];
       expect(fees[1]! * 100n >= fees[0]! * 110n && fees[2]! * 100n >= fees[1]! * 110n).toBe(true);
       expect(new Set(bumped?.attempts.map((a) => Transaction.from(a.raw).nonce))).toEqual(new Set([0]));
 

@@ -1,0 +1,89 @@
+/**
+ * TRON adapters of the engine's ports: the TronGrid-compatible API as a `TronChainPort`, and KMS signing of a
+ * transaction id. java-tron's broadcast codes are classified here so the use cases never parse text.
+ */
+import { getBytes } from 'ethers';
+import type { KmsTxSigner } from './evm.js';
+import type { BroadcastOutcome, TronBlockRef, TronChainPort, TronSignerPort, TxReceipt } from './ports.js';
+import type { TronBroadcastAnswer, TronGridClient } from '../tron/grid.js';
+import { broadcastMessage } from '../tron/grid.js';
+import { toTronBase58 } from '../tron/create2.js';
+
+/** A refused broadcast: a known outcome, or undefined when it is an error (bad signature, bad TAPOS, ...). */
+export function classifyTronBroadcast(answer: TronBroadcastAnswer): BroadcastOutcome | undefined {
+  if (answer.result === true) return { kind: 'accepted' };
+  const message = `${answer.code ?? 'UNKNOWN'}: ${broadcastMessage(answer)}`.slice(0, 300);
+  switch (answer.code) {
+    case 'DUP_TRANSACTION_ERROR':
+      return { kind: 'known', message };
+    case 'TRANSACTION_EXPIRATION_ERROR':
+      return { kind: 'expired', message };
+    case 'BANDWITH_ERROR':
+      return { kind: 'insufficient_funds', message };
+    case 'CONTRACT_VALIDATE_ERROR':
+      // "balance is not sufficient", "Validate TransferContract error, balance is not sufficient."
+      return /balance is not sufficient|not enough|insufficient/i.test(message) ? { kind: 'insufficient_funds', message } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+export class TronBroadcastError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TronBroadcastError';
+  }
+}
+
+export class TronGridChain implements TronChainPort {
+  readonly client: TronGridClient;
+
+  constructor(client: TronGridClient) {
+    this.client = client;
+  }
+
+  async head(): Promise<TronBlockRef> {
+    const b = await this.client.nowBlock();
+    return { number: b.number, id: b.id, timestamp: b.timestamp };
+  }
+
+  async block(number: number): Promise<TronBlockRef | null> {
+    const b = await this.client.blockByNum(number);
+    return b ? { number: b.number, id: b.id, timestamp: b.timestamp } : null;
+  }
+
+  async balance(address: string): Promise<bigint> {
+    return (await this.client.account(toTronBase58(address))).balance;
+  }
+
+  async isActivated(address: string): Promise<boolean> {
+    return (await this.client.account(toTronBase58(address))).exists;
+  }
+
+  async broadcast(signedHex: string): Promise<BroadcastOutcome> {
+    const answer = await this.client.broadcastHex(signedHex);
+    const outcome = classifyTronBroadcast(answer);
+    if (!outcome) throw new TronBroadcastError(`broadcast refused: ${answer.code ?? 'UNKNOWN'} ${broadcastMessage(answer)}`.trim());
+    return outcome;
+  }
+
+  async receipt(txID: string): Promise<TxReceipt | null> {
+    const info = await this.client.transactionInfo(txID.replace(/^0x/, ''));
+    if (!info) return null;
+    return { hash: txID, blockNumber: info.blockNumber, status: info.success ? 1 : 0, gasUsed: BigInt(info.fee) };
+  }
+}
+
+/** TRON signatures from the same KMS keys as EVM ones (one secp256k1 key: one EVM and one TRON address). */
+export class KmsTronSigner implements TronSignerPort {
+  readonly #signers: KmsTxSigner;
+
+  constructor(signers: KmsTxSigner) {
+    this.#signers = signers;
+  }
+
+  async signTxID(keyId: string, txID: string): Promise<Uint8Array> {
+    const signature = await this.#signers.signerFor(keyId).signDigest(`0x${txID.replace(/^0x/, '')}`);
+    return getBytes(signature.serialized);
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * A client of the TronGrid-compatible HTTP API: java-tron's full-node endpoints (`/wallet/*`, JSON over POST)
+ * and TronGrid's v1 event API (`/v1/blocks/{n}/events`). Plain `fetch`, no SDK: it runs in the scanner and the
+ * chain-tx workers. Every answer is validated (zod) before use; it counts its calls (bench, tests).
+ *
+ * Shapes (as the API documents them):
+ * - block (`getnowblock`, `getblockbynum`): `{ blockID, block_header: { raw_data: { number, parentHash, timestamp } },
+ *   transactions?: [{ txID, raw_data: { contract: [{ type, parameter: { value } }] }, ret?: [{ contractRet }] }] }`;
+ *   `{}` for a block that does not exist;
+ * - events: `{ data: [{ block_number, block_timestamp, contract_address, event_index, event_name, result,
+ *   transaction_id, _unconfirmed? }], success, meta: { fingerprint?, links?: { next } } }`;
+ * - account (`getaccount`): `{}` for an address never activated, else `{ address, balance?, create_time? }`;
+ * - `broadcasthex`: `{ result: true, txid }` or `{ result: false, code, message }` (message hex-encoded);
+ * - `gettransactioninfobyid`: `{}` until the transaction is in a block, then `{ id, blockNumber, fee?,
+ *   receipt: { result? }, result?: 'FAILED' }`.
+ */
+import { hexToBytes } from '@noble/hashes/utils.js';
+import { z } from 'zod';
+
+const num = z.union([z.number(), z.string().regex(/^\d+$/)]).transform((v) => Number(v));
+
+const BlockSchema = z.object({
+  blockID: z.string().regex(/^[0-9a-fA-F]{64}$/),
+  block_header: z.object({
+    raw_data: z.object({ number: num.default(0), parentHash: z.string().default(''), timestamp: num.default(0) }),
+  }),
+  transactions: z
+    .array(
+      z.object({
+        txID: z.string(),
+        raw_data: z.object({ contract: z.array(z.object({ type: z.string(), parameter: z.object({ value: z.record(z.string(), z.unknown()) }) })).default([]) }),
+        ret: z.array(z.object({ contractRet: z.string().optional() })).optional(),
+      }),
+    )
+    .default([]),
+});
+
+const EventSchema = z.object({
+  block_number: num,
+  block_timestamp: num.optional(),
+  contract_address: z.string(),
+  event_index: num,
+  event_name: z.string(),
+  result: z.record(z.string(), z.union([z.string(), z.number()]).transform(String)),
+  transaction_id: z.string(),
+  _unconfirmed: z.boolean().optional(),
+});
+
+const EventsPageSchema = z.object({
+  data: z.array(EventSchema).default([]),
+  success: z.boolean().optional(),
+  meta: z.object({ fingerprint: z.string().optional() }).partial().default({}),
+});
+
+const AccountSchema = z.object({ address: z.string().optional(), balance: num.optional() });
+
+const BroadcastSchema = z.object({ result: z.boolean().optional(), code: z.string().optional(), message: z.string().optional(), txid: z.string().optional() });
+
+const TxInfoSchema = z.object({
+  id: z.string().optional(),
+  blockNumber: num.optional(),
+  fee: num.optional(),
+  result: z.string().optional(),
+  receipt: z.object({ result: z.string().optional() }).partial().optional(),
+});
+
+export interface TronBlock {
+  readonly number: number;
+  readonly id: string;
+  readonly parentHash: string;
+  readonly timestamp: number;
+  readonly transactions: z.infer<typeof BlockSchema>['transactions'];
+}
+
+export type TronEvent = z.infer<typeof EventSchema>;
+
+export interface TronTxInfo {
+  readonly id: string;
+  readonly blockNumber: number;
+  readonly fee: number;
+  /** True unless the transaction failed (`result: 'FAILED'`, or a contract receipt other than SUCCESS). */
+  readonly success: boolean;
+}
+
+export type TronBroadcastAnswer = z.infer<typeof BroadcastSchema>;
+
+export class TronGridError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TronGridError';
+  }
+}
+
+export interface TronGridOptions {
+  /** Sent as `TRON-PRO-API-KEY`. */
+  readonly apiKey?: string;
+  readonly timeoutMs?: number;
+}
+
+/** The message of a failed broadcast: java-tron sends it hex-encoded. */
+export function broadcastMessage(answer: TronBroadcastAnswer): string {
+  const message = answer.message ?? '';
+  if (/^([0-9a-fA-F]{2})+$/.test(message)) {
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(hexToBytes(message));
+    } catch {
+      return message;
+    }
+  }
+  return message;
+}
+
+export class TronGridClient {
+  readonly baseUrl: string;
+  readonly #options: TronGridOptions;
+  #calls = 0;
+
+  constructor(baseUrl: string, options: TronGridOptions = {}) {
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.#options = options;
+  }
+
+  /** HTTP calls made so far. */
+  get calls(): number {
+    return this.#calls;
+  }
+
+  async #request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+    this.#calls++;
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (this.#options.apiKey) headers['TRON-PRO-API-KEY'] = this.#options.apiKey;
+    let response: Response;
+    try {
+      response = await fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(this.#options.timeoutMs ?? 10_000),
+      });
+    } catch (error) {
+      throw new TronGridError(`${method} ${path} failed: ${String(error)}`, { cause: error });
+    }
+    const text = await response.text();
+    if (!response.ok) throw new TronGridError(`${method} ${path} answered ${response.status}: ${text.slice(0, 200)}`);
+    try {
+      return text === '' ? {} : (JSON.parse(text) as unknown);
+    } catch (error) {
+      throw new TronGridError(`${method} ${path} answered non-JSON: ${text.slice(0, 200)}`, { cause: error });
+    }
+  }
+
+  #parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) throw new TronGridError(`Unexpected ${what} answer: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    return parsed.data;
+  }
+
+  #block(value: unknown): TronBlock | null {
+    if (value !== null && typeof value === 'object' && Object.keys(value).length === 0) return null;
+    const b = this.#parse(BlockSchema, value, 'block');
+    const raw = b.block_header.raw_data;
+    return { number: raw.number, id: b.blockID.toLowerCase(), parentHash: raw.parentHash.toLowerCase(), timestamp: raw.timestamp, transactions: b.transactions };
+  }
+
+  async nowBlock(): Promise<TronBlock> {
+    const block = this.#block(await this.#request('POST', '/wallet/getnowblock', {}));
+    if (!block) throw new TronGridError('getnowblock answered no block');
+    return block;
+  }
+
+  async blockByNum(number: number): Promise<TronBlock | null> {
+    return this.#block(await this.#request('POST', '/wallet/getblockbynum', { num: number, visible: true }));
+  }
+
+  /** Every event of a block (all pages: `limit` 200, `fingerprint` for the next). */
+  async blockEvents(number: number): Promise<TronEvent[]> {
+    const out: TronEvent[] = [];
+    let fingerprint: string | undefined;
+    for (let page = 0; page < 1000; page++) {
+      const query = new URLSearchParams({ limit: '200' });
+      if (fingerprint) query.set('fingerprint', fingerprint);
+      const answer = this.#parse(EventsPageSchema, await this.#request('GET', `/v1/blocks/${number}/events?${query.toString()}`), 'events');
+      out.push(...answer.data);
+      fingerprint = answer.meta.fingerprint;
+      if (!fingerprint || answer.data.length === 0) return out;
+    }
+    throw new TronGridError(`block ${number}: too many event pages`);
+  }
+
+  /** An account's TRX balance (sun); `exists: false` for an address never activated. */
+  async account(address: string): Promise<{ exists: boolean; balance: bigint }> {
+    const a = this.#parse(AccountSchema, await this.#request('POST', '/wallet/getaccount', { address, visible: true }), 'account');
+    return { exists: a.address !== undefined, balance: BigInt(a.balance ?? 0) };
+  }
+
+  async broadcastHex(transactionHex: string): Promise<TronBroadcastAnswer> {
+    return this.#parse(BroadcastSchema, await this.#request('POST', '/wallet/broadcasthex', { transaction: transactionHex }), 'broadcasthex');
+  }
+
+  /** The transaction's result once it is in a block; null before. */
+  async transactionInfo(txID: string): Promise<TronTxInfo | null> {
+    const info = this.#parse(TxInfoSchema, await this.#request('POST', '/wallet/gettransactioninfobyid', { value: txID }), 'transaction info');
+    if (info.id === undefined || info.blockNumber === undefined) return null;
+    const receiptResult = info.receipt?.result;
+    const success = info.result !== 'FAILED' && (receiptResult === undefined || receiptResult === 'SUCCESS');
+    return { id: info.id.toLowerCase(), blockNumber: info.blockNumber, fee: info.fee ?? 0, success };
+  }
+}
