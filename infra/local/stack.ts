@@ -236,12 +236,12 @@ async function deployContracts(rpcUrl: string, kms: KMSClient, signingKeyId: str
 }
 
 /**
- * What the handlers learn of the deployed contracts: `FORWARDER_FACTORY_ETH`, and `TOKEN_CONTRACTS` mapping each
+ * What the handlers learn of the deployed contracts: `FORWARDER_FACTORIES` (ETH's), and `TOKEN_CONTRACTS` mapping each
  * catalogue currency of the local chain's network to the test token of the same symbol.
  */
 export function contractEnv(contracts: Record<string, unknown>): Record<string, string> {
   const env: Record<string, string> = {};
-  if (typeof contracts.forwarderFactory === 'string') env[`FORWARDER_FACTORY_${LOCAL_EVM_NETWORK}`] = contracts.forwarderFactory;
+  if (typeof contracts.forwarderFactory === 'string') env.FORWARDER_FACTORIES = JSON.stringify({ [LOCAL_EVM_NETWORK]: contracts.forwarderFactory });
   const tokens = contracts.tokens;
   if (typeof tokens === 'object' && tokens !== null) {
     const bySymbol = tokens as Record<string, unknown>;

@@ -49,18 +49,31 @@ const schema = z.object({
         return z.NEVER;
       }
     }),
-  /** Chain transactions: JSON-RPC endpoint per EVM network, `{"ETH":"https://..."}`; the follower follows each. */
-  EVM_RPC_URLS: z
+  /**
+   * Forwarder factories per network, `{"ETH":"0x...","TRX":"T..."}`: deposit addresses are made (and swept) only on
+   * these. EVM networks share one deterministic address; TRON has its own.
+   */
+  FORWARDER_FACTORIES: z
     .string()
     .default('{}')
     .transform((v, ctx) => {
       try {
-        return z.record(z.string(), z.string().url()).parse(JSON.parse(v));
+        return z.record(z.string(), z.string().min(1)).parse(JSON.parse(v));
       } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be a JSON object of network to RPC URL' });
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object of network to factory address' });
         return z.NEVER;
       }
     }),
+  /** The forwarder implementation on TRON (base58): part of the clone init code, so of every TRON deposit address. */
+  FORWARDER_IMPLEMENTATION_TRX: z.string().min(1).optional(),
+  /** TRON: base URL of a TronGrid-compatible API (full-node `/wallet/*` and `/v1/blocks/{n}/events`); TRON is off without it. */
+  TRON_API_URL: z.string().url().optional(),
+  /** Sent as `TRON-PRO-API-KEY` (TronGrid's key header). */
+  TRON_API_KEY: z.string().min(1).optional(),
+  /** Lifetime of a signed TRON transaction: its expiration is the head block's time plus this (java-tron allows up to 24 h). */
+  TRON_TX_EXPIRATION_SECONDS: z.coerce.number().int().min(10).max(86_400).default(120),
+  /** Default `fee_limit` of a TRON contract call, in sun (1 TRX = 1,000,000 sun). */
+  TRON_FEE_LIMIT_SUN: z.string().regex(/^\d+$/).default('100000000').transform((v) => BigInt(v)),
   /** Payments: confirmations override (default: the catalogue's; locally at most 2). */
   PAYMENT_CONFIRMATIONS: z.coerce.number().int().min(1).optional(),
   /** Underpayment tolerance, percent of the amount ("0.5" accepts 99.5 %). */
@@ -75,6 +88,26 @@ const schema = z.object({
   PAYMENT_SWEEPS: z.enum(['engine', 'direct']).optional(),
   /** KMS key (ECC_SECG_P256K1) of the hot wallet that signs sweeps and withdrawals. */
   HOT_WALLET_KEY_ID: z.string().min(1).optional(),
+  /**
+   * Alarm: minimum native balance of the hot wallet per network, in native units, `{"ETH":"0.05"}`. The
+   * follower prints the balance of every followed network; `HotWalletBelowMinimum` is 1 only where a minimum
+   * is set and the balance is under it (default `{}`: no minimum, the alarm never fires).
+   */
+  HOT_WALLET_MIN_BALANCE: z
+    .string()
+    .default('{}')
+    .transform((v, ctx) => {
+      try {
+        return z.record(z.string(), z.string().regex(/^\d+(\.\d+)?$/)).parse(JSON.parse(v));
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object of network to decimal amount, e.g. {"ETH":"0.05"}' });
+        return z.NEVER;
+      }
+    }),
+  /** Alarm: a payment in `sending` (sweep not completed) longer than this many minutes is stuck. */
+  SWEEP_STUCK_MINUTES: z.coerce.number().int().min(1).default(15),
+  /** Alarm: a withdrawal in `processing` (transfer not completed) longer than this many minutes is stuck. */
+  WITHDRAWAL_STUCK_MINUTES: z.coerce.number().int().min(1).default(30),
   /** Blocks (the mined one included) before a chain transaction is final. */
   CHAIN_TX_CONFIRMATIONS: z.coerce.number().int().min(1).default(3),
   /** A broadcast transaction not mined after this many seconds is re-signed with higher fees (same nonce). */

@@ -1,7 +1,9 @@
 import { KMSClient } from '@aws-sdk/client-kms';
 import { config } from '../../config/config.js';
 import { EvmChain, KmsTxSigner, evmProvider } from '../../chain/engine/evm.js';
-import type { ChainPort } from '../../chain/engine/ports.js';
+import type { ChainPort, TronChainPort } from '../../chain/engine/ports.js';
+import { KmsTronSigner, TronGridChain } from '../../chain/engine/tron.js';
+import { TronGridClient } from '../../chain/tron/grid.js';
 import { dynamoChainTxStore } from '../../store/chain-tx.js';
 import { rpcUrl } from '../currencies/runtime.js';
 import type { ChainTxDeps } from './deps.js';
@@ -17,6 +19,9 @@ export function defaultChainTxDeps(): ChainTxDeps {
   const c = config();
   const kms = new KMSClient({ region: c.AWS_REGION, maxAttempts: 3 });
   const chains = new Map<string, ChainPort>();
+  const signer = new KmsTxSigner(kms);
+  const tronUrl = c.TRON_API_URL;
+  let tronChain: TronChainPort | undefined;
   cached = {
     store: dynamoChainTxStore,
     chain(network: string): ChainPort {
@@ -29,7 +34,20 @@ export function defaultChainTxDeps(): ChainTxDeps {
       }
       return chain;
     },
-    signer: new KmsTxSigner(kms),
+    signer,
+    ...(tronUrl
+      ? {
+          tron: {
+            chain(): TronChainPort {
+              tronChain ??= new TronGridChain(new TronGridClient(tronUrl, c.TRON_API_KEY ? { apiKey: c.TRON_API_KEY } : {}));
+              return tronChain;
+            },
+            signer: new KmsTronSigner(signer),
+            expirationSeconds: c.TRON_TX_EXPIRATION_SECONDS,
+            feeLimit: c.TRON_FEE_LIMIT_SUN,
+          },
+        }
+      : {}),
     clock: () => new Date(),
     settings: {
       confirmations: c.CHAIN_TX_CONFIRMATIONS,
@@ -41,9 +59,10 @@ export function defaultChainTxDeps(): ChainTxDeps {
   return cached;
 }
 
-/** The networks the follower follows: every network with an endpoint in `EVM_RPC_URLS`. */
+/** The networks the follower follows: every network with an endpoint in `EVM_RPC_URLS`, and TRX with `TRON_API_URL`. */
 export function chainTxNetworks(): string[] {
-  return Object.keys(config().EVM_RPC_URLS);
+  const c = config();
+  return [...Object.keys(c.EVM_RPC_URLS), ...(c.TRON_API_URL ? ['TRX'] : [])];
 }
 
 /** Forget the wiring (tests, local stack after a configuration change). */

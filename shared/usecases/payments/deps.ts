@@ -26,8 +26,8 @@ export interface DepositAddressSource {
   addressFor(network: string, tenantId: string, paymentId: string): { address: string; salt: string };
 }
 
-/** `FORWARDER_FACTORY_<NETWORK>` (EVM networks); the local stack sets it for ETH. */
-export const factoryOf = (network: string): string | undefined => process.env[`FORWARDER_FACTORY_${network}`] || undefined;
+/** The forwarder factory of a network (`FORWARDER_FACTORIES`); the local stack sets ETH's (and TRX's). */
+export const factoryOf = (network: string): string | undefined => config().FORWARDER_FACTORIES[network] || undefined;
 
 export const evmFactoryAddresses: DepositAddressSource = {
   supports: (network) => NETWORKS[network as keyof typeof NETWORKS]?.family === 'evm' && factoryOf(network) !== undefined,
@@ -40,14 +40,14 @@ export const evmFactoryAddresses: DepositAddressSource = {
 };
 
 /**
- * TRON: `FORWARDER_FACTORY_TRX` and `FORWARDER_IMPLEMENTATION_TRX` (base58), TRON's CREATE2 preimage (0x41).
- * No TRON scanner runs yet; payments can be created once a factory is configured.
+ * TRON: the TRX factory of `FORWARDER_FACTORIES` and `FORWARDER_IMPLEMENTATION_TRX` (base58), TRON's CREATE2
+ * preimage (0x41).
  */
 export const tronFactoryAddresses: DepositAddressSource = {
-  supports: (network) => network === 'TRX' && !!process.env.FORWARDER_FACTORY_TRX && !!process.env.FORWARDER_IMPLEMENTATION_TRX,
+  supports: (network) => network === 'TRX' && !!factoryOf('TRX') && !!config().FORWARDER_IMPLEMENTATION_TRX,
   addressFor(network, tenantId, paymentId) {
-    const factory = process.env.FORWARDER_FACTORY_TRX;
-    const implementation = process.env.FORWARDER_IMPLEMENTATION_TRX;
+    const factory = factoryOf('TRX');
+    const implementation = config().FORWARDER_IMPLEMENTATION_TRX;
     if (network !== 'TRX' || !factory || !implementation) throw new Error(`No TRON forwarder factory configured for ${network}`);
     const salt = saltFor(tenantId, paymentId);
     return { address: tronDepositAddress(factory, implementation, salt), salt };

@@ -6,7 +6,7 @@ import type { Deposit, PaymentState } from '../../domain/payments.js';
 import { counts, lateness, quote, transition } from '../../domain/payments.js';
 import type { EvmChainPort, TransferLog } from '../../chain/evm/scanner.js';
 import { depositDeleteItem, depositPutItem } from '../../store/deposits.js';
-import { getPayment, matchAddresses, openPayments, savePayment, waitingNativePayments } from '../../store/payments.js';
+import { addressKey, getPayment, matchAddresses, openPayments, savePayment, waitingNativePayments } from '../../store/payments.js';
 import type { Cursor } from '../../store/scanner.js';
 import { getCursor, moveCursor } from '../../store/scanner.js';
 import { TransactionConditionError } from '../../store/transact.js';
@@ -62,12 +62,15 @@ export async function initCursor(network: string, block: number, deps: Pick<Scan
   if (!(await moveCursor(network, existing?.block ?? null, next))) throw new ConflictError(`The ${network} cursor moved meanwhile.`);
 }
 
+const familyOf = (network: string): string => NETWORKS[network as keyof typeof NETWORKS]?.family ?? 'evm';
+
+/** The network's catalogue tokens by contract, in the form the scanner port reports (`addressKey`: EVM lowercase, TRON 0x-hex). */
 function tokensOf(network: string, deps: PaymentsDeps): Map<string, CurrencyDefinition> {
   const map = new Map<string, CurrencyDefinition>();
   for (const c of payableCurrencies(deps)) {
     if (c.network !== network || c.native) continue;
     const address = tokenContract(c);
-    if (address) map.set(address.toLowerCase(), c);
+    if (address) map.set(addressKey(c.family, address), c);
   }
   return map;
 }
@@ -173,11 +176,12 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
   if (from <= to) {
     const tokens = tokensOf(network, deps.payments);
     logs = await chain.transferLogs(from, to, [...tokens.keys()]);
-    const matches = await matchAddresses('evm', logs.map((l) => l.to));
-    const byAddress = new Map(matches.map((m) => [m.address.toLowerCase(), m]));
+    const family = familyOf(network);
+    const matches = await matchAddresses(family, logs.map((l) => addressKey(family, l.to)));
+    const byAddress = new Map(matches.map((m) => [addressKey(family, m.address), m]));
     for (const log of logs) {
-      const match = byAddress.get(log.to);
-      const currency = tokens.get(log.token);
+      const match = byAddress.get(addressKey(family, log.to));
+      const currency = tokens.get(addressKey(family, log.token));
       if (!match || !currency || log.value === 0n) continue;
       if (await recordDeposit(match, (p) => depositFromLog(network, log, currency, p, head, now), now, deps.payments)) recorded++;
     }

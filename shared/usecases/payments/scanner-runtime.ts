@@ -3,7 +3,10 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { JsonRpcProvider } from 'ethers';
 import { config } from '../../config/config.js';
 import { NETWORKS } from '../../domain/currencies.js';
+import type { EvmChainPort } from '../../chain/evm/scanner.js';
 import { jsonRpcChain } from '../../chain/evm/scanner.js';
+import { TronGridClient } from '../../chain/tron/grid.js';
+import { tronScanChain } from '../../chain/tron/scanner.js';
 import { KmsSigner } from '../../chain/signer/kms-signer.js';
 import { acquireLease, releaseLease } from '../../store/scanner.js';
 import { defaultChainTxDeps } from '../chain-tx/runtime.js';
@@ -16,30 +19,46 @@ import { directFactorySweep } from './sweep-direct.js';
 import { engineSweep } from './sweep-engine.js';
 
 /**
- * The chain-scanner worker's loop: per EVM network with an RPC endpoint (`EVM_RPC_URLS`)
+ * The chain-scanner worker's loop: per network with an endpoint (EVM: `EVM_RPC_URLS`; TRON: `TRON_API_URL`)
  * and a factory, hold the network's lease and scan repeatedly for most of the invocation (EventBridge fires at
  * most once a minute), pausing about a block time between passes. Sweeps go through the chain-tx engine when
- * `PAYMENT_SWEEPS=engine`, else directly through the factory with the KMS hot-wallet signer.
+ * `PAYMENT_SWEEPS=engine` (always on TRON), else directly through the factory with the KMS hot-wallet signer.
  */
-export function scannerNetworks(): { network: string; rpcUrl: string }[] {
-  return Object.values(NETWORKS)
-    .filter((n) => n.family === 'evm')
-    .flatMap((n) => {
+export interface ScannedNetwork {
+  readonly network: string;
+  readonly family: 'evm' | 'tron';
+  readonly url: string;
+}
+
+export function scannerNetworks(): ScannedNetwork[] {
+  const tronUrl = config().TRON_API_URL;
+  return Object.values(NETWORKS).flatMap((n): ScannedNetwork[] => {
+    if (!factoryOf(n.code)) return [];
+    if (n.family === 'evm') {
       const url = rpcUrl(n.code);
-      return url && factoryOf(n.code) ? [{ network: n.code, rpcUrl: url }] : [];
-    });
+      return url ? [{ network: n.code, family: 'evm', url }] : [];
+    }
+    return n.family === 'tron' && tronUrl ? [{ network: n.code, family: 'tron', url: tronUrl }] : [];
+  });
+}
+
+function scanChainFor(n: ScannedNetwork): EvmChainPort {
+  if (n.family === 'evm') return jsonRpcChain(n.url);
+  const apiKey = config().TRON_API_KEY;
+  return tronScanChain(new TronGridClient(n.url, apiKey ? { apiKey } : {}));
 }
 
 let kms: KMSClient | undefined;
 
-function sweepPortFor(rpcUrl: string): SweepPort {
+function sweepPortFor(n: ScannedNetwork): SweepPort {
   const cfg = config();
   const keyId = cfg.HOT_WALLET_KEY_ID;
   if (!keyId) throw new Error('HOT_WALLET_KEY_ID is not set: no hot wallet to sweep with');
   kms ??= new KMSClient({ region: config().AWS_REGION, maxAttempts: 3 });
-  const provider = new JsonRpcProvider(rpcUrl, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 250 });
+  const provider = n.family === 'evm' ? new JsonRpcProvider(n.url, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 250 }) : null;
   const signer = new KmsSigner(kms, keyId, provider);
-  if ((cfg.PAYMENT_SWEEPS ?? (cfg.STAGE === 'local' ? 'direct' : 'engine')) === 'engine') {
+  // TRON has no direct path: its transactions are built and signed by the engine only.
+  if (n.family === 'tron' || (cfg.PAYMENT_SWEEPS ?? (cfg.STAGE === 'local' ? 'direct' : 'engine')) === 'engine') {
     return engineSweep(factoryOf, async () => ({ keyId, address: await signer.getAddress() }), defaultChainTxDeps());
   }
   return directFactorySweep(factoryOf, signer);
@@ -56,11 +75,12 @@ export async function runScanners(options: LoopOptions): Promise<ScanReport[]> {
   const started = Date.now();
   const reports: ScanReport[] = [];
   await Promise.all(
-    scannerNetworks().map(async ({ network, rpcUrl }) => {
+    scannerNetworks().map(async (n) => {
+      const { network } = n;
       const leaseMs = options.budgetMs + 30_000;
       if (!(await acquireLease(network, owner, new Date(), new Date(Date.now() + leaseMs)))) return;
-      const chain = jsonRpcChain(rpcUrl);
-      const deps = { chain, sweep: sweepPortFor(rpcUrl), payments: defaultPaymentsDeps() };
+      const chain = scanChainFor(n);
+      const deps = { chain, sweep: sweepPortFor(n), payments: defaultPaymentsDeps() };
       const pause = options.pauseMs ?? Math.min(NETWORKS[network as keyof typeof NETWORKS].blockTimeMs, 2_000);
       try {
         do {

@@ -1,5 +1,7 @@
 import { Interface } from 'ethers';
+import { NETWORKS } from '../../domain/currencies.js';
 import { FORWARDER_FACTORY_ABI } from '../../chain/evm/abi.js';
+import { tronAddressToEvmHex } from '../../chain/tron/create2.js';
 import { requestChainTx } from '../chain-tx/request-chain-tx.js';
 import type { ChainTxDeps } from '../chain-tx/deps.js';
 import type { SweepOutcome, SweepPort, SweepRequest } from './settle.js';
@@ -25,11 +27,15 @@ export function engineSweep(
 ): SweepPort {
   return {
     async requestSweep(request: SweepRequest): Promise<SweepOutcome> {
-      const factory = factoryOf(request.network);
-      if (!factory) throw new Error(`No forwarder factory for ${request.network}`);
+      const configured = factoryOf(request.network);
+      if (!configured) throw new Error(`No forwarder factory for ${request.network}`);
+      // Inside the TVM (call data, the engine's request) TRON addresses are their 20-byte body.
+      const tron = NETWORKS[request.network as keyof typeof NETWORKS]?.family === 'tron';
+      const factory = tron ? tronAddressToEvmHex(configured) : configured;
+      const token = request.token && tron ? tronAddressToEvmHex(request.token) : request.token;
       const [, tenantId = 'platform'] = request.reference.split(':');
       await requestChainTx(
-        { network: request.network, wallet: await wallet(), to: factory, data: sweepCallData(request), purpose: 'sweep', reference: request.reference, tenantId },
+        { network: request.network, wallet: await wallet(), to: factory, data: sweepCallData({ ...request, token }), purpose: 'sweep', reference: request.reference, tenantId },
         deps,
       );
       return { status: 'submitted' };

@@ -1,5 +1,6 @@
 import { tronAddressFromBytes } from '../../../shared/chain/tron/create2.js';
 import { updateTenantSettings } from '../../../shared/store/tenants.js';
+import { resetConfig } from '../../../shared/config/config.js';
 import { resetPaymentsDeps } from '../../../shared/usecases/payments/deps.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { caller, putFixedRates, tenantWithToken } from './support.js';
@@ -17,9 +18,8 @@ let callB: ReturnType<typeof caller>;
 
 beforeAll(async () => {
   table = await startTestTable();
-  process.env.FORWARDER_FACTORY_ETH = FACTORY;
+  process.env.FORWARDER_FACTORIES = JSON.stringify({ ETH: FACTORY });
   process.env.ALLOW_LOOPBACK_CALLBACKS = 'true';
-  const { resetConfig } = await import('../../../shared/config/config.js');
   resetConfig();
   resetPaymentsDeps();
   await putFixedRates();
@@ -173,16 +173,18 @@ describe('reading and changing payments', () => {
 
   it('creates a TRON (USDTTRC20) payment with a TRON CREATE2 address once a TRON factory is configured', async () => {
     const tron = (fill: number) => tronAddressFromBytes(Uint8Array.from([0x41, ...new Array<number>(20).fill(fill)]));
-    process.env.FORWARDER_FACTORY_TRX = tron(0x11);
+    process.env.FORWARDER_FACTORIES = JSON.stringify({ ETH: FACTORY, TRX: tron(0x11) });
     process.env.FORWARDER_IMPLEMENTATION_TRX = tron(0x22);
+    resetConfig();
     resetPaymentsDeps();
     try {
       const res = await call('POST', '/payments/', { body: { amount: '15', blockchain: 'TRON', token: 'USDT' } });
       expect([res.status, res.body.currency, res.body.blockchain, res.body.amount_crypto]).toEqual([201, 'USDTTRC20', 'TRX', '15.000000']);
       expect(res.body.address).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
     } finally {
-      delete process.env.FORWARDER_FACTORY_TRX;
+      process.env.FORWARDER_FACTORIES = JSON.stringify({ ETH: FACTORY });
       delete process.env.FORWARDER_IMPLEMENTATION_TRX;
+      resetConfig();
       resetPaymentsDeps();
     }
   });

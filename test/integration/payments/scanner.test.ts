@@ -51,7 +51,7 @@ async function watch(count: number, offset: number): Promise<void> {
 
 beforeAll(async () => {
   table = await startTestTable();
-  process.env.FORWARDER_FACTORY_ETH = '0x1111111111111111111111111111111111111111';
+  process.env.FORWARDER_FACTORIES = JSON.stringify({ ETH: '0x1111111111111111111111111111111111111111' });
   process.env.TOKEN_CONTRACTS = JSON.stringify({ USDTERC20: TOKEN });
   resetConfig();
   resetPaymentsDeps();

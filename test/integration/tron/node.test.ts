@@ -1,0 +1,238 @@
+import { CreateKeyCommand, KMSClient } from '@aws-sdk/client-kms';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { startKmsServer } from '../../../infra/local/kms/server.js';
+import type { KmsServer } from '../../../infra/local/kms/server.js';
+import { startTronNode } from '../../../infra/local/tron.js';
+import type { TronNode } from '../../../infra/local/tron.js';
+import { KmsTxSigner } from '../../../shared/chain/engine/evm.js';
+import type { CrashPoint } from '../../../shared/chain/engine/ports.js';
+import type { ChainTx } from '../../../shared/chain/engine/state.js';
+import { KmsTronSigner, TronGridChain } from '../../../shared/chain/engine/tron.js';
+import { toTronBase58, tronAddressFromBytes, tronAddressToEvmHex, tronDepositAddress } from '../../../shared/chain/tron/create2.js';
+import { TronGridClient } from '../../../shared/chain/tron/grid.js';
+import { tronScanChain } from '../../../shared/chain/tron/scanner.js';
+import { parseTronTransaction } from '../../../shared/chain/tron/transaction.js';
+import { resetConfig } from '../../../shared/config/config.js';
+import { dynamoChainTxStore } from '../../../shared/store/chain-tx.js';
+import { db, tableName } from '../../../shared/store/client.js';
+import { keys } from '../../../shared/store/keys.js';
+import { getBalance } from '../../../shared/store/ledger.js';
+import { getPayment } from '../../../shared/store/payments.js';
+import type { ChainTxDeps } from '../../../shared/usecases/chain-tx/deps.js';
+import { followChainTx } from '../../../shared/usecases/chain-tx/follow-chain-txs.js';
+import { processChainTx } from '../../../shared/usecases/chain-tx/process-chain-tx.js';
+import { requestChainTx } from '../../../shared/usecases/chain-tx/request-chain-tx.js';
+import { defaultPaymentsDeps, factoryOf, resetPaymentsDeps } from '../../../shared/usecases/payments/deps.js';
+import { initCursor, scanOnce } from '../../../shared/usecases/payments/scan.js';
+import { onSweepResult, sweepReference } from '../../../shared/usecases/payments/settle.js';
+import { engineSweep } from '../../../shared/usecases/payments/sweep-engine.js';
+import { erc20TransferData } from '../../../shared/usecases/withdrawals/process.js';
+import { startTestTable } from '../../support/dynamodb.js';
+import type { TestTable } from '../../support/dynamodb.js';
+import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
+
+/**
+ * TRON end to end on the local TRON node (TronGrid-compatible API, signature and expiry checks), the local KMS
+ * endpoint and DynamoDB Local: the engine's TRON path (sign without nonces, persist, broadcast, follow by txID,
+ * re-sign only after a settled expiry, crash safety) and a USDTTRC20 payment from creation to `completed`.
+ */
+const tron = (fill: number): string => tronAddressFromBytes(Uint8Array.from([0x41, ...new Array<number>(20).fill(fill)]));
+const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+const FACTORY = tron(0x31);
+const IMPLEMENTATION = tron(0x32);
+const TREASURY = tron(0x33);
+const CONFIRMATIONS = 2;
+
+let table: TestTable;
+let kmsServer: KmsServer;
+let kms: KMSClient;
+let node: TronNode;
+let hot: { keyId: string; address: string };
+let seq = 0;
+
+const recipient = (): string => tron(0x40 + (seq++ % 100));
+
+function engineDeps(crash?: (point: CrashPoint, tx: ChainTx) => void): ChainTxDeps {
+  const signer = new KmsTxSigner(kms);
+  const chain = new TronGridChain(new TronGridClient(node.url));
+  return {
+    store: dynamoChainTxStore,
+    chain: () => {
+      throw new Error('no EVM chain here');
+    },
+    signer,
+    tron: { chain: () => chain, signer: new KmsTronSigner(signer), expirationSeconds: 60, feeLimit: 50_000_000n },
+    clock: () => new Date(),
+    settings: { confirmations: CONFIRMATIONS, bumpAfterSeconds: 60, caps: { maxFeePerGas: 1n, maxPriorityFeePerGas: 1n }, retryQueuedAfterSeconds: 0 },
+    ...(crash ? { crash } : {}),
+  };
+}
+
+async function outboxItem(eventId: string): Promise<Record<string, unknown> | undefined> {
+  return (await db().send(new GetCommand({ TableName: tableName(), Key: keys.outbox(eventId), ConsistentRead: true }))).Item;
+}
+
+const usdtTransfer = (reference: string, to: string, units: bigint) =>
+  requestChainTx({ network: 'TRX', wallet: hot, to: tronAddressToEvmHex(USDT), data: erc20TransferData(tronAddressToEvmHex(to), units), purpose: 'withdrawal', reference }, engineDeps());
+
+/** Mines a block and follows the request, until it is final. */
+async function mineUntilFinal(requestId: string, deps = engineDeps()): Promise<ChainTx> {
+  for (let i = 0; i < 40; i++) {
+    node.mine(1);
+    const tx = await dynamoChainTxStore.get(requestId);
+    if (!tx) throw new Error(`no request ${requestId}`);
+    const next = await followChainTx(tx, deps);
+    if (next.status === 'confirmed' || next.status === 'reverted' || next.status === 'failed') return next;
+  }
+  throw new Error(`${requestId} did not become final`);
+}
+
+beforeAll(async () => {
+  table = await startTestTable();
+  kmsServer = await startKmsServer({ host: '127.0.0.1', port: 0 });
+  kms = new KMSClient({ endpoint: kmsServer.url, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+  const key = await kms.send(new CreateKeyCommand({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY' }));
+  const keyId = key.KeyMetadata?.KeyId ?? '';
+  hot = { keyId, address: await new KmsTxSigner(kms).signerFor(keyId).getAddress() };
+  node = await startTronNode({
+    autoMine: false,
+    tokens: [USDT],
+    factory: { factory: FACTORY, implementation: IMPLEMENTATION, hotWallet: toTronBase58(hot.address), treasury: TREASURY },
+    balances: { [toTronBase58(hot.address)]: 10_000_000_000n },
+  });
+  node.transfer(USDT, toTronBase58(hot.address), 1_000_000_000n);
+  node.mine(1);
+  process.env.FORWARDER_FACTORIES = JSON.stringify({ TRX: FACTORY });
+  process.env.FORWARDER_IMPLEMENTATION_TRX = IMPLEMENTATION;
+  process.env.TOKEN_CONTRACTS = JSON.stringify({ USDTTRC20: USDT });
+  process.env.PAYMENT_CONFIRMATIONS = String(CONFIRMATIONS);
+  resetConfig();
+  resetPaymentsDeps();
+  await putFixedRates();
+});
+
+afterAll(async () => {
+  await node?.close();
+  await kmsServer?.close();
+  await table?.stop();
+  for (const k of ['FORWARDER_FACTORIES', 'FORWARDER_IMPLEMENTATION_TRX', 'TOKEN_CONTRACTS', 'PAYMENT_CONFIRMATIONS']) delete process.env[k];
+  resetConfig();
+  resetPaymentsDeps();
+});
+
+describe('the chain-transaction engine on TRON', () => {
+  it('signs a TRC-20 transfer through KMS without a nonce, persists it, broadcasts it, follows it to confirmed', async () => {
+    const to = recipient();
+    const req = await usdtTransfer('tron-1', to, 5_000_000n);
+    const sent = await processChainTx(req.requestId, engineDeps());
+    expect(sent).toMatchObject({ status: 'pending', nonce: undefined });
+    const attempt = sent.attempts[0];
+    const parsed = parseTronTransaction(attempt?.raw ?? '');
+    expect(parsed.txID).toBe(attempt?.hash);
+    expect(parsed.contract).toMatchObject({ kind: 'trigger', owner: toTronBase58(hot.address), contract: USDT });
+    expect(parsed.feeLimit).toBe(50_000_000n);
+    expect(Date.parse(attempt?.expiresAt ?? '')).toBe(parsed.expiration);
+    // A retry re-broadcasts the same bytes: the node answers "duplicate", nothing is sent twice.
+    await expect(new TronGridChain(new TronGridClient(node.url)).broadcast(attempt?.raw ?? '')).resolves.toMatchObject({ kind: 'known' });
+    await processChainTx(req.requestId, engineDeps());
+
+    const done = await mineUntilFinal(req.requestId);
+    expect(done).toMatchObject({ status: 'confirmed', mined: { hash: attempt?.hash, status: 1 } });
+    expect(node.tokenBalance(USDT, to)).toBe(5_000_000n);
+    expect(await outboxItem(`chain_tx:${req.requestId}:chain_tx.confirmed`)).toMatchObject({ type: 'chain_tx.confirmed', payload: { tx_hash: attempt?.hash, network: 'TRX', nonce: null } });
+  });
+
+  it('crash safety: processors killed at seeded random points, retried twice at once; each transfer executes exactly once', async () => {
+    const points: (CrashPoint | null)[] = ['after_sign', 'after_persist', 'after_broadcast', null];
+    let state = 7;
+    const random = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let run = 0; run < 12; run++) {
+      const to = recipient();
+      const before = node.tokenBalance(USDT, to);
+      const executed = node.stats.executed;
+      const req = await usdtTransfer(`tron-crash-${run}`, to, 1_000_000n + BigInt(run));
+      const point = points[Math.floor(random() * points.length)] ?? null;
+      const crashing = engineDeps((p) => {
+        if (p === point) throw new Error(`killed at ${p}`);
+      });
+      await processChainTx(req.requestId, crashing).catch((error: unknown) => {
+        if (!String(error).includes('killed')) throw error;
+      });
+      // The queue delivers the message again, twice at once.
+      await Promise.allSettled([processChainTx(req.requestId, engineDeps()), processChainTx(req.requestId, engineDeps())]);
+      const done = await mineUntilFinal(req.requestId);
+      expect(done.status).toBe('confirmed');
+      expect(done.attempts.map((a) => a.hash)).toContain(done.mined?.hash);
+      expect(node.tokenBalance(USDT, to) - before).toBe(1_000_000n + BigInt(run));
+      expect(node.stats.executed - executed).toBe(1);
+    }
+  });
+
+  it('an expired transaction that never reached a block is re-signed once the expiry is settled; only the new one executes', async () => {
+    const to = recipient();
+    node.dropNextBroadcasts(1);
+    const req = await usdtTransfer('tron-expiry', to, 7_000_000n);
+    const first = await processChainTx(req.requestId, engineDeps());
+    expect(first.status).toBe('pending');
+    // Before the expiry: the follower only re-broadcasts (the node knows the id), it never signs anew.
+    node.mine(5);
+    const waiting = await followChainTx(first, engineDeps());
+    expect(waiting.attempts).toHaveLength(1);
+    // 60 s of lifetime = 20 blocks of 3 s, then CONFIRMATIONS more before the expiry is settled.
+    node.mine(20 + CONFIRMATIONS);
+    const resigned = await followChainTx((await dynamoChainTxStore.get(req.requestId)) as ChainTx, engineDeps());
+    expect(resigned.attempts).toHaveLength(2);
+    expect(resigned.attempts[1]?.hash).not.toBe(resigned.attempts[0]?.hash);
+    const done = await mineUntilFinal(req.requestId);
+    expect(done).toMatchObject({ status: 'confirmed', mined: { hash: resigned.attempts[1]?.hash } });
+    expect(node.tokenBalance(USDT, to)).toBe(7_000_000n);
+  });
+
+  it('a hot wallet without TRX for the fee limit: the request waits (insufficient_gas), nothing is signed', async () => {
+    const key = await kms.send(new CreateKeyCommand({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY' }));
+    const keyId = key.KeyMetadata?.KeyId ?? '';
+    const poor = { keyId, address: await new KmsTxSigner(kms).signerFor(keyId).getAddress() };
+    const req = await requestChainTx({ network: 'TRX', wallet: poor, to: tronAddressToEvmHex(USDT), data: erc20TransferData(tronAddressToEvmHex(recipient()), 1n), purpose: 'withdrawal', reference: 'tron-poor' }, engineDeps());
+    const after = await processChainTx(req.requestId, engineDeps());
+    expect(after).toMatchObject({ status: 'queued', reason: 'insufficient_gas', attempts: [] });
+  });
+});
+
+describe('a USDTTRC20 payment end to end', () => {
+  it('created with a TRON CREATE2 address, detected from block events, confirmed, swept through the factory by the engine, credited', async () => {
+    const t = await tenantWithToken('Tron merchant');
+    const { handler } = await import('../../../functions/payments/handler.js');
+    const call = caller(handler, () => t.bearer);
+    const created = await call('POST', '/payments/', { body: { amount: '25', currency: 'USDTTRC20' } });
+    expect(created.status).toBe(201);
+    const id = created.body.transaction_id as string;
+    const stored = await getPayment(t.tenantId, id);
+    expect(created.body.address).toBe(tronDepositAddress(FACTORY, IMPLEMENTATION, stored?.salt ?? ''));
+
+    const client = new TronGridClient(node.url);
+    const deps = { chain: tronScanChain(client), sweep: engineSweep(factoryOf, async () => hot, engineDeps()), payments: defaultPaymentsDeps() };
+    await initCursor('TRX', node.head().number, deps);
+    node.transfer(USDT, created.body.address as string, 25_000_000n);
+    node.mine(1);
+    await scanOnce('TRX', deps);
+    expect((await getPayment(t.tenantId, id))?.status).toBe('confirming');
+    node.mine(CONFIRMATIONS);
+    await scanOnce('TRX', deps);
+    const sending = await getPayment(t.tenantId, id);
+    expect(sending?.status).toBe('sending');
+
+    const requestId = `TRX:${sweepReference(sending as NonNullable<typeof sending>)}`;
+    await processChainTx(requestId, engineDeps());
+    const swept = await mineUntilFinal(requestId);
+    expect(swept.status).toBe('confirmed');
+    expect(node.tokenBalance(USDT, TREASURY)).toBe(25_000_000n);
+    expect(node.tokenBalance(USDT, created.body.address as string)).toBe(0n);
+
+    await onSweepResult(sweepReference(sending as NonNullable<typeof sending>), { ok: true, txHash: swept.mined?.hash ?? '' }, defaultPaymentsDeps(), new Date());
+    const done = await getPayment(t.tenantId, id);
+    expect(done?.status).toBe('completed');
+    const balance = await getBalance(t.tenantId, 'main', 'USDTTRC20');
+    // 25 USDT received, merchant pays the 1 % platform fee (minimum 0.1)
+    expect(balance.amount).toBe('24.75');
+  });
+});
