@@ -67,6 +67,7 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
   { name: 'withdrawal-batcher', entry: 'functions/withdrawal-batcher/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 60, signs: true },
   { name: 'payment-expirer', entry: 'functions/payment-expirer/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 30 },
   { name: 'sweeper', entry: 'functions/sweeper/handler.ts', trigger: { kind: 'queue', queue: 'sweeps', batchSize: 10 }, timeoutSeconds: 60, signs: true },
+  { name: 'monitor', entry: 'functions/monitor/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 30 },
 ];
 
 export const QUEUES: readonly QueueDefinition[] = QUEUE_NAMES.map((name) => ({

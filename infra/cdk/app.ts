@@ -2,7 +2,8 @@ import { App, Tags } from 'aws-cdk-lib';
 import { GatewayStack } from './gateway-stack.js';
 
 /**
- * `cdk synth|deploy [-c stage=dev] [-c alarmEmail=ops@example.com] [-c publicBaseUrl=https://api.example.com] [-c evmRpcUrls='{"ETH":"https://..."}']`;
+ * `cdk synth|deploy [-c stage=dev] [-c alarmEmail=ops@example.com] [-c publicBaseUrl=https://api.example.com] [-c evmRpcUrls='{"ETH":"https://..."}']
+ *  [-c hotWalletMinBalance='{"ETH":"0.05"}'] [-c sweepStuckMinutes=15] [-c withdrawalStuckMinutes=30]`;
  * the stage can also come from $STAGE. `local` is the embedded stack (infra/local), never a deployment.
  */
 const app = new App();
@@ -20,6 +21,14 @@ const alarmEmail = context('alarmEmail');
 const publicBaseUrl = context('publicBaseUrl');
 /** `-c evmRpcUrls='{"ETH":"https://..."}'`: the chain workers' RPC endpoints. */
 const evmRpcUrls = context('evmRpcUrls');
+/** Alarm settings (shared/config/config.ts: HOT_WALLET_MIN_BALANCE, SWEEP_STUCK_MINUTES, WITHDRAWAL_STUCK_MINUTES). */
+const hotWalletMinBalance = context('hotWalletMinBalance');
+const minutes = (key: string): number | undefined => {
+  const value: unknown = app.node.tryGetContext(key);
+  return value === undefined || value === '' ? undefined : Number(value);
+};
+const sweepStuckMinutes = minutes('sweepStuckMinutes');
+const withdrawalStuckMinutes = minutes('withdrawalStuckMinutes');
 const stack = new GatewayStack(app, `PaymentGateway-${stage}`, {
   stage,
   description: `Crypto payment gateway (${stage})`,
@@ -29,6 +38,9 @@ const stack = new GatewayStack(app, `PaymentGateway-${stage}`, {
   ...(alarmEmail ? { alarmEmail } : {}),
   ...(publicBaseUrl ? { publicBaseUrl } : {}),
   ...(evmRpcUrls ? { evmRpcUrls: JSON.parse(evmRpcUrls) as Record<string, string> } : {}),
+  ...(hotWalletMinBalance ? { hotWalletMinBalance: JSON.parse(hotWalletMinBalance) as Record<string, string> } : {}),
+  ...(sweepStuckMinutes !== undefined ? { sweepStuckMinutes } : {}),
+  ...(withdrawalStuckMinutes !== undefined ? { withdrawalStuckMinutes } : {}),
 });
 Tags.of(stack).add('service', 'payment-gateway');
 Tags.of(stack).add('stage', stage);

@@ -1,11 +1,13 @@
 import { CfnOutput, Duration, Stack } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
+import { TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
+import { METRIC_NAMES, METRIC_NAMESPACES } from '../../shared/observability/metrics.js';
 import { API_FUNCTIONS, QUEUES, WORKER_FUNCTIONS, queueUrlEnv } from '../definition.js';
 import type { ApiFunction, QueueDefinition, QueueName, WorkerFunction } from '../definition.js';
 import { OUTBOX_KEY_PREFIX, TABLE } from '../table.js';
@@ -46,7 +48,17 @@ export interface GatewayStackProps extends StackProps {
   readonly alarmEmail?: string;
   /** JSON-RPC endpoint per EVM network, `{"ETH":"https://..."}`, for the chain workers. */
   readonly evmRpcUrls?: Readonly<Record<string, string>>;
+  /** `HOT_WALLET_MIN_BALANCE`: minimum native balance of the hot wallet per network, `{"ETH":"0.05"}` (default none). */
+  readonly hotWalletMinBalance?: Readonly<Record<string, string>>;
+  /** `SWEEP_STUCK_MINUTES` (the handlers' default when not given: 15). */
+  readonly sweepStuckMinutes?: number;
+  /** `WITHDRAWAL_STUCK_MINUTES` (the handlers' default when not given: 30). */
+  readonly withdrawalStuckMinutes?: number;
 }
+
+/** The workers that print the operational metrics the stack alarms on (shared/observability/metrics.ts). */
+export const MONITOR_WORKER = 'monitor';
+export const FOLLOWER_WORKER = 'chain-tx-follower';
 
 const pascal = (name: string): string =>
   name.replace(/(^|[^a-zA-Z0-9]+)([a-zA-Z0-9])/g, (_m, _sep: string, c: string) => c.toUpperCase());
@@ -73,6 +85,7 @@ export class GatewayStack extends Stack {
     });
     const api = new GatewayHttpApi(this, 'Api', { stage });
     const alarms = new GatewayAlarms(this, 'Alarms', { stage, ...(props.alarmEmail ? { email: props.alarmEmail } : {}) });
+    const monitoring = monitoringEnvironment(props);
 
     const environment: Record<string, string> = {
       TABLE_NAME: table.tableName,
@@ -82,6 +95,7 @@ export class GatewayStack extends Stack {
       ALLOW_LOOPBACK_CALLBACKS: 'false',
       PUBLIC_BASE_URL: props.publicBaseUrl ?? api.url,
       EVM_RPC_URLS: JSON.stringify(props.evmRpcUrls ?? {}),
+      ...monitoring,
       ...Object.fromEntries(queues.all.map((q) => [queueUrlEnv(q.definition.name), q.queue.queueUrl])),
     };
 
@@ -168,6 +182,7 @@ export class GatewayStack extends Stack {
     }
 
     for (const q of queues.all) alarms.watchDeadLetterQueue(q.definition.name, q.deadLetterQueue);
+    operationalAlarms(alarms, definition.workers);
 
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the HTTP API', value: api.url });
     new CfnOutput(this, 'TableName', { value: table.tableName });
@@ -175,6 +190,73 @@ export class GatewayStack extends Stack {
     new CfnOutput(this, 'SecretsKeyId', { value: keys.secretsKey.keyId });
     new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
   }
+}
+
+/**
+ * Alarms on the gateway's own metrics (EMF lines, shared/observability/metrics.ts), each on the metric printed
+ * without dimensions (the worst network), Maximum over 5 minutes, >= 1, notifying the alarm topic. Each exists
+ * only when the worker that prints its metric is deployed. Missing data, deliberately:
+ * - stuck sweeps / withdrawals: BREACHING. The monitor prints them every minute for every network, 0 included,
+ *   so five silent minutes mean nobody is watching the money in flight (monitor not running, or its reads
+ *   failing, which its Errors alarm also reports); that must page, not look green. Consequence: a freshly
+ *   created alarm may notify once before the monitor's first run reaches it.
+ * - insufficient gas: NOT_BREACHING. Printed only while requests wait for gas, so silence is the good case.
+ * - hot wallet below minimum: NOT_BREACHING. Printed once per follower run per network in EVM_RPC_URLS (0 where
+ *   no minimum is set); silence means no chain is configured, or the balance read failed (logged; the
+ *   follower's own failures have its Errors alarm, and a wallet that really runs dry shows as insufficient gas).
+ */
+function operationalAlarms(alarms: GatewayAlarms, workers: readonly WorkerFunction[]): void {
+  const deployed = new Set(workers.map((w) => w.name));
+  if (deployed.has(MONITOR_WORKER)) {
+    alarms.watchMetric('payment-sweeps-stuck', {
+      description: 'Payments stuck in "sending": a sweep has not completed for longer than SWEEP_STUCK_MINUTES (see the monitor\'s "stuck work" log line)',
+      namespace: METRIC_NAMESPACES.operations,
+      metricName: METRIC_NAMES.sweepsStuck,
+      treatMissingData: TreatMissingData.BREACHING,
+    });
+    alarms.watchMetric('withdrawals-stuck', {
+      description: 'Withdrawals stuck in "processing" for longer than WITHDRAWAL_STUCK_MINUTES (see the monitor\'s "stuck work" log line)',
+      namespace: METRIC_NAMESPACES.operations,
+      metricName: METRIC_NAMES.withdrawalsStuck,
+      treatMissingData: TreatMissingData.BREACHING,
+    });
+  }
+  if (deployed.has(FOLLOWER_WORKER)) {
+    alarms.watchMetric('hot-wallet-insufficient-gas', {
+      description: 'Chain transactions wait because the hot wallet cannot pay for gas: fund it',
+      namespace: METRIC_NAMESPACES.chainTx,
+      metricName: METRIC_NAMES.insufficientGas,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    alarms.watchMetric('hot-wallet-below-minimum', {
+      description: 'The hot wallet\'s native balance is below HOT_WALLET_MIN_BALANCE on a network (metric HotWalletBalance per network): fund it',
+      namespace: METRIC_NAMESPACES.chainTx,
+      metricName: METRIC_NAMES.hotWalletBelowMinimum,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+  }
+}
+
+/**
+ * The monitoring settings as the handlers read them (shared/config/config.ts), checked here so a bad value
+ * fails the synth instead of every function's cold start. Unset: the handlers' defaults.
+ */
+function monitoringEnvironment(props: GatewayStackProps): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (props.hotWalletMinBalance !== undefined) {
+    for (const [network, amount] of Object.entries(props.hotWalletMinBalance)) {
+      if (!/^\d+(\.\d+)?$/.test(amount)) throw new Error(`hotWalletMinBalance.${network}: "${amount}" is not a decimal amount`);
+    }
+    env.HOT_WALLET_MIN_BALANCE = JSON.stringify(props.hotWalletMinBalance);
+  }
+  const minutes = (name: string, value: number | undefined): void => {
+    if (value === undefined) return;
+    if (!Number.isInteger(value) || value < 1) throw new Error(`${name}: ${value} is not a whole number of minutes >= 1`);
+    env[name] = String(value);
+  };
+  minutes('SWEEP_STUCK_MINUTES', props.sweepStuckMinutes);
+  minutes('WITHDRAWAL_STUCK_MINUTES', props.withdrawalStuckMinutes);
+  return env;
 }
 
 function assertUniqueNames(functions: readonly { readonly name: string }[]): void {

@@ -1,5 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, Metric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -44,18 +44,65 @@ export class GatewayAlarms extends Construct {
     return this.atLeastOne(id, description, metric);
   }
 
-  private atLeastOne(id: string, description: string, metric: IMetric): Alarm {
-    const alarm = new Alarm(this, id, {
-      alarmDescription: description,
-      metric,
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      // No data means no errors / no messages, not an unknown state.
-      treatMissingData: TreatMissingData.NOT_BREACHING,
+  /**
+   * Any custom metric (the gateway's own, printed as EMF by the handlers: shared/observability/metrics.ts),
+   * at `value >= threshold` for `evaluationPeriods` periods, notifying the topic on alarm and on recovery.
+   * `treatMissingData` has no default on purpose: whether silence is fine depends on how the metric is printed.
+   */
+  watchMetric(id: string, props: MetricAlarmProps): Alarm {
+    const metric = new Metric({
+      namespace: props.namespace,
+      metricName: props.metricName,
+      ...(props.dimensions ? { dimensionsMap: { ...props.dimensions } } : {}),
+      statistic: props.statistic ?? Stats.MAXIMUM,
+      period: props.period ?? PERIOD,
     });
+    return this.notify(
+      new Alarm(this, id, {
+        alarmDescription: props.description,
+        metric,
+        threshold: props.threshold ?? 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: props.evaluationPeriods ?? 1,
+        treatMissingData: props.treatMissingData,
+      }),
+    );
+  }
+
+  private atLeastOne(id: string, description: string, metric: IMetric): Alarm {
+    return this.notify(
+      new Alarm(this, id, {
+        alarmDescription: description,
+        metric,
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        // No data means no errors / no messages, not an unknown state.
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+  }
+
+  private notify(alarm: Alarm): Alarm {
     alarm.addAlarmAction(this.action);
     alarm.addOkAction(this.action);
     return alarm;
   }
+}
+
+export interface MetricAlarmProps {
+  readonly description: string;
+  readonly namespace: string;
+  readonly metricName: string;
+  /** None: the metric without dimensions (the gateway's metrics are also printed across networks). */
+  readonly dimensions?: Readonly<Record<string, string>>;
+  /** Default Maximum: the worst value printed in the period. */
+  readonly statistic?: string;
+  /** Default 5 minutes. */
+  readonly period?: Duration;
+  /** Alarm at `value >= threshold`; default 1. */
+  readonly threshold?: number;
+  /** Default 1. */
+  readonly evaluationPeriods?: number;
+  readonly treatMissingData: TreatMissingData;
 }

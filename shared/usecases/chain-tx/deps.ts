@@ -36,7 +36,3 @@ export interface ChainTxDeps {
   /** Test hook: throw here to simulate the processor dying at that point. */
   readonly crash?: (point: CrashPoint, tx: ChainTx) => void | Promise<void>;
 }
-
-/** The alarm metric a wallet without enough native coin for gas raises (count of requests waiting for gas). */
-export const INSUFFICIENT_GAS_METRIC = 'ChainTxInsufficientGas';
-export const METRIC_NAMESPACE = 'Gateway/ChainTx';

@@ -4,9 +4,10 @@ import type { TxReceipt } from '../../chain/engine/ports.js';
 import type { ChainTx, ChainTxTransition } from '../../chain/engine/state.js';
 import { currentAttempt, isBumpDue, isInFlight, trackedHashes, transition } from '../../chain/engine/state.js';
 import { ChainTxVersionConflictError } from '../../store/chain-tx.js';
+import { emitMetrics, METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from '../../observability/metrics.js';
 import type { ChainTxDeps } from './deps.js';
-import { INSUFFICIENT_GAS_METRIC } from './deps.js';
 import { processChainTx, signAttempt } from './process-chain-tx.js';
+import { followTron, isTronNetwork } from './tron.js';
 
 export interface FollowStats {
   confirmed: number;
@@ -49,6 +50,14 @@ async function minedReceipt(tx: ChainTx, deps: ChainTxDeps): Promise<TxReceipt |
 export async function followChainTx(start: ChainTx, deps: ChainTxDeps, stats: FollowStats = emptyStats()): Promise<ChainTx> {
   let tx = start;
   if (!isInFlight(tx)) return tx;
+  if (isTronNetwork(tx.network)) {
+    const followed = await followTron(tx, deps);
+    if (followed.outcome === 'confirmed') stats.confirmed++;
+    else if (followed.outcome === 'reverted') stats.reverted++;
+    else if (followed.outcome === 'resigned') stats.bumped++;
+    else if (followed.outcome === 'rebroadcast') stats.rebroadcast++;
+    return followed.tx;
+  }
   const chain = deps.chain(tx.network);
   const nonce = tx.nonce;
   if (nonce === undefined) throw new Error(`${tx.requestId} is in flight without a nonce`);
@@ -161,15 +170,17 @@ export async function followChainTxs(network: string, deps: ChainTxDeps, options
   return total;
 }
 
+/**
+ * Printed only while requests wait for gas (every pass, so a few lines a minute at most): the alarm treats a
+ * missing value as "nobody waiting". Per network and, for the alarm, across networks (no dimension).
+ */
 function emitGasMetric(network: string, waiting: number): void {
   if (waiting === 0) return;
-  console.log(
-    JSON.stringify({
-      _aws: { Timestamp: Date.now(), CloudWatchMetrics: [{ Namespace: 'Gateway/ChainTx', Dimensions: [['network']], Metrics: [{ Name: INSUFFICIENT_GAS_METRIC, Unit: 'Count' }] }] },
-      network,
-      [INSUFFICIENT_GAS_METRIC]: waiting,
-    }),
-  );
+  try {
+    emitMetrics(METRIC_NAMESPACES.chainTx, { [NETWORK_DIMENSION]: network }, [{ name: METRIC_NAMES.insufficientGas, value: waiting, aggregate: true }]);
+  } catch (error) {
+    console.error(JSON.stringify({ level: 'error', msg: 'insufficient-gas metric not emitted', network, error: String(error) }));
+  }
 }
 
 export interface WalletHealth {
@@ -181,7 +192,7 @@ export interface WalletHealth {
   readonly insufficientGas: number;
   readonly requestIds: string[];
   /** The alarm metric to raise when `insufficientGas > 0`. */
-  readonly metric: typeof INSUFFICIENT_GAS_METRIC;
+  readonly metric: typeof METRIC_NAMES.insufficientGas;
 }
 
 /** The wallet's native balance and the requests waiting for gas. */
@@ -195,6 +206,6 @@ export async function walletHealth(network: string, address: string, deps: Pick<
     balance: balance.toString(),
     insufficientGas: waiting.length,
     requestIds: waiting.map((tx) => tx.requestId),
-    metric: INSUFFICIENT_GAS_METRIC,
+    metric: METRIC_NAMES.insufficientGas,
   };
 }

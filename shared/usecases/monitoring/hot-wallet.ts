@@ -1,0 +1,76 @@
+import { findCurrency, findNetwork } from '../../domain/currencies.js';
+import type { WalletBalanceCheck } from '../../domain/monitoring.js';
+import { checkWalletBalance } from '../../domain/monitoring.js';
+import type { EmitMetrics } from '../../observability/metrics.js';
+import { emitMetrics, METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from '../../observability/metrics.js';
+
+/**
+ * The hot wallet's native balance per network, printed once per chain-tx follower invocation:
+ * `HotWalletBalance` (native units, per network) and `HotWalletBelowMinimum` (0/1, per network and across
+ * networks). A network without a minimum in `HOT_WALLET_MIN_BALANCE` still reports its balance, with
+ * `HotWalletBelowMinimum` 0: the alarm exists everywhere and fires only where a minimum is set.
+ *
+ * Never throws: a metric must not break the follower. A failure (no key, KMS or RPC down) is logged and the
+ * network's values are left out for that minute.
+ */
+
+export interface HotWalletDeps {
+  /** The hot wallet's address (derived from its KMS key; cache it, it never changes). */
+  readonly address: () => Promise<string>;
+  /** Native balance in base units (wei). */
+  readonly balance: (network: string, address: string) => Promise<bigint>;
+  /** Minimum per network in native units, `{"ETH":"0.05"}`. */
+  readonly minimums: Readonly<Record<string, string>>;
+  readonly emit?: EmitMetrics;
+}
+
+export interface HotWalletReading extends WalletBalanceCheck {
+  readonly network: string;
+  readonly address: string;
+}
+
+/** Decimals of a network's native coin (18 for an EVM network the catalogue does not know). */
+export function nativeDecimals(network: string): number {
+  const definition = findNetwork(network);
+  return (definition ? findCurrency(definition.nativeCurrency)?.decimals : undefined) ?? 18;
+}
+
+const logError = (msg: string, fields: Record<string, unknown>, error: unknown): void => {
+  console.error(JSON.stringify({ level: 'error', msg, ...fields, error: String(error) }));
+};
+
+/** The address is the KMS key's EVM address: a network the catalogue puts in another family is skipped. */
+const isEvm = (network: string): boolean => (findNetwork(network)?.family ?? 'evm') === 'evm';
+
+export async function reportHotWallet(allNetworks: readonly string[], deps: HotWalletDeps): Promise<HotWalletReading[]> {
+  const networks = allNetworks.filter(isEvm);
+  if (networks.length === 0) return [];
+  let address: string;
+  try {
+    address = await deps.address();
+  } catch (error) {
+    logError('hot wallet metrics: no address', {}, error);
+    return [];
+  }
+  const emit = deps.emit ?? emitMetrics;
+  const readings = await Promise.all(
+    networks.map(async (network): Promise<HotWalletReading | null> => {
+      try {
+        const units = await deps.balance(network, address);
+        const check = checkWalletBalance(units, nativeDecimals(network), deps.minimums[network]);
+        emit(METRIC_NAMESPACES.chainTx, { [NETWORK_DIMENSION]: network }, [
+          { name: METRIC_NAMES.hotWalletBalance, value: check.balanceValue, unit: 'None' },
+          { name: METRIC_NAMES.hotWalletBelowMinimum, value: check.belowMinimum ? 1 : 0, aggregate: true },
+        ]);
+        if (check.belowMinimum) {
+          console.warn(JSON.stringify({ level: 'warn', msg: 'hot wallet below minimum', network, address, balance: check.balance, minimum: check.minimum }));
+        }
+        return { network, address, ...check };
+      } catch (error) {
+        logError('hot wallet metrics: balance not read', { network, address }, error);
+        return null;
+      }
+    }),
+  );
+  return readings.filter((r): r is HotWalletReading => r !== null);
+}
