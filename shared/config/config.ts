@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseNetworkFeeOverrides } from '../domain/withdrawals.js';
 
 /**
  * Configuration, parsed once with zod on first use (a Lambda's cold start, or the local stack after it has
@@ -46,6 +47,33 @@ const schema = z.object({
         return z.record(z.string(), z.string().min(1)).parse(JSON.parse(v));
       } catch {
         ctx.addIssue({ code: 'custom', message: 'must be a JSON object of currency code to address' });
+        return z.NEVER;
+      }
+    }),
+  /**
+   * Withdrawal network fees per currency, overriding the defaults (shared/domain/withdrawals.ts), as JSON
+   * `{"USDTERC20":"1.5"}`: catalogue currency codes to non-negative decimal strings.
+   */
+  WITHDRAWAL_NETWORK_FEES: z
+    .string()
+    .default('{}')
+    .transform((v, ctx) => {
+      try {
+        return parseNetworkFeeOverrides(v);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** Chain transactions: JSON-RPC endpoint per EVM network, `{"ETH":"https://..."}`; the follower follows each. */
+  EVM_RPC_URLS: z
+    .string()
+    .default('{}')
+    .transform((v, ctx) => {
+      try {
+        return z.record(z.string(), z.string().url()).parse(JSON.parse(v));
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object of network to RPC URL' });
         return z.NEVER;
       }
     }),

@@ -1,11 +1,13 @@
 import type { CurrencyCode, CurrencyDefinition } from './currencies.js';
+import { CURRENCIES, CURRENCY_CODES } from './currencies.js';
 import { platformFee, withdrawalTotals } from './fees.js';
 import type { WithdrawalTotals } from './fees.js';
 import type { Decimal } from './money.js';
-import { add, div, gt, isPositive, lt, round, ROUND_FEE, ROUND_PAYOUT, sub, toFixed } from './money.js';
+import { add, div, gt, isDecimalText, isPositive, lt, normalize, round, ROUND_FEE, ROUND_PAYOUT, scaleOf, sub, toFixed } from './money.js';
 
 /**
- * Withdrawals: statuses (spec 3.2), the network fee table and the fee math (DESIGN section 4).
+ * Withdrawals: statuses (spec 3.2), the network fee table (defaults and operator overrides) and the fee math
+ * (DESIGN section 4).
  * The recipient receives `amount`; `total_deducted = amount + network fee + platform fee`; the platform fee is
  * the tenant's `transaction_fee` percent of the amount, rounded up, never below the catalogue's `minFee`.
  */
@@ -15,11 +17,17 @@ export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number];
 /** Values the list filter accepts besides the create-flow statuses (spec 3.2); none is ever stored. */
 export const LIST_ONLY_STATUSES = ['approved', 'submitted', 'confirmed', 'rejected'] as const;
 
+/** Network fee charged per withdrawal of each currency, in that currency. */
+export type NetworkFeeTable = Readonly<Record<CurrencyCode, Decimal>>;
+/** Operator overrides of some currencies' network fees (configuration `WITHDRAWAL_NETWORK_FEES`). */
+export type NetworkFeeOverrides = Readonly<Partial<Record<CurrencyCode, Decimal>>>;
+
 /**
- * Network fee charged per withdrawal, in the withdrawn currency: what the hot wallet spends on gas for a
- * transfer on that network, rounded up to a round figure (a config value may replace it later).
+ * The default network fee per withdrawal, in the withdrawn currency: what the hot wallet spends on gas for a
+ * transfer on that network, rounded up to a round figure. The operator overrides any of them with
+ * `WITHDRAWAL_NETWORK_FEES` (shared/config/config.ts); the use cases pass the resulting table in.
  */
-export const NETWORK_FEES: Readonly<Record<CurrencyCode, Decimal>> = {
+export const DEFAULT_NETWORK_FEES: NetworkFeeTable = {
   USDTERC20: '3',
   USDCERC20: '3',
   DAIERC20: '3',
@@ -32,6 +40,49 @@ export const NETWORK_FEES: Readonly<Record<CurrencyCode, Decimal>> = {
   BTC: '0.0001',
   MATIC: '0.05',
 };
+
+/** The fee table in force: the defaults with the operator's overrides applied. */
+export function networkFeeTable(overrides: NetworkFeeOverrides = {}): NetworkFeeTable {
+  return Object.freeze({ ...DEFAULT_NETWORK_FEES, ...overrides });
+}
+
+/**
+ * Reads the `WITHDRAWAL_NETWORK_FEES` text: a JSON object of catalogue currency code to a non-negative decimal
+ * string with at most the currency's display precision (`{"USDTERC20":"1.5"}`); blank is no override. Throws
+ * an Error naming every bad entry.
+ */
+export function parseNetworkFeeOverrides(text: string): NetworkFeeOverrides {
+  if (text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error('must be a JSON object of currency code to fee, e.g. {"USDTERC20":"1.5"}');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new Error('must be a JSON object of currency code to fee, e.g. {"USDTERC20":"1.5"}');
+  }
+  const problems: string[] = [];
+  const out: Partial<Record<CurrencyCode, Decimal>> = {};
+  for (const [code, value] of Object.entries(parsed)) {
+    if (!(CURRENCY_CODES as readonly string[]).includes(code)) {
+      problems.push(`unknown currency code ${JSON.stringify(code)} (known: ${CURRENCY_CODES.join(', ')})`);
+      continue;
+    }
+    const currency = CURRENCIES[code as CurrencyCode];
+    if (typeof value !== 'string' || !/^\d+(\.\d+)?$/.test(value) || !isDecimalText(value)) {
+      problems.push(`${code} must be a non-negative decimal string such as "1.5", not ${JSON.stringify(value)}`);
+      continue;
+    }
+    if (scaleOf(value) > currency.displayPrecision) {
+      problems.push(`${code} has more than ${currency.displayPrecision} decimal places: ${value}`);
+      continue;
+    }
+    out[code as CurrencyCode] = normalize(value);
+  }
+  if (problems.length > 0) throw new Error(problems.join('; '));
+  return Object.freeze(out);
+}
 
 /** Eight-place string of an amount (estimates and withdrawal records). */
 export const eight = (value: Decimal): string => toFixed(value, 8, ROUND_FEE);
@@ -46,6 +97,8 @@ export interface WithdrawalQuoteInput {
    * false: `amount` is the total that leaves the balance and the recipient receives it less fees.
    */
   readonly finalAmount: boolean;
+  /** The network fees in force (`networkFeeTable`). */
+  readonly networkFees: NetworkFeeTable;
 }
 
 export interface WithdrawalQuote extends WithdrawalTotals {
@@ -53,9 +106,9 @@ export interface WithdrawalQuote extends WithdrawalTotals {
   readonly requested: Decimal;
 }
 
-/** Fees of a withdrawal whose recipient receives `amount`. */
-export function withdrawalQuote(currency: CurrencyDefinition, amount: Decimal, feePercent: Decimal): WithdrawalTotals {
-  const networkFee = NETWORK_FEES[currency.code];
+/** Fees of a withdrawal whose recipient receives `amount`, with the network fee of `networkFees`. */
+export function withdrawalQuote(currency: CurrencyDefinition, amount: Decimal, feePercent: Decimal, networkFees: NetworkFeeTable): WithdrawalTotals {
+  const networkFee = networkFees[currency.code];
   const fee = platformFee({ amount, percent: feePercent, precision: currency.displayPrecision, minFee: currency.minFee });
   return withdrawalTotals(amount, networkFee, fee);
 }
@@ -65,22 +118,22 @@ export function withdrawalQuote(currency: CurrencyDefinition, amount: Decimal, f
  * received amount is the largest `r` (rounded down at display precision) with `r + fees(r) <= requested`.
  */
 export function quoteWithdrawal(input: WithdrawalQuoteInput): WithdrawalQuote {
-  const { currency, amount, feePercent } = input;
-  if (input.finalAmount) return { ...withdrawalQuote(currency, amount, feePercent), requested: amount };
-  const networkFee = NETWORK_FEES[currency.code];
+  const { currency, amount, feePercent, networkFees } = input;
+  if (input.finalAmount) return { ...withdrawalQuote(currency, amount, feePercent, networkFees), requested: amount };
+  const networkFee = networkFees[currency.code];
   const p = currency.displayPrecision;
   const net = sub(amount, networkFee);
-  if (!isPositive(net)) return { ...withdrawalQuote(currency, '0', feePercent), amount: '0', totalDeducted: amount, requested: amount };
+  if (!isPositive(net)) return { ...withdrawalQuote(currency, '0', feePercent, networkFees), amount: '0', totalDeducted: amount, requested: amount };
   // r * (1 + pct/100) <= net, or r + minFee <= net: take the smaller candidate, then step down while it overshoots.
   const byPercent = div(net, add('1', div(feePercent, '100', 18, ROUND_PAYOUT)), p, ROUND_PAYOUT);
   const byMinimum = round(sub(net, currency.minFee), p, ROUND_PAYOUT);
   let received = lt(byPercent, byMinimum) ? byPercent : byMinimum;
   const step = p === 0 ? '1' : `0.${'0'.repeat(p - 1)}1`;
-  for (let i = 0; i < 5 && isPositive(received) && gt(withdrawalQuote(currency, received, feePercent).totalDeducted, amount); i++) {
+  for (let i = 0; i < 5 && isPositive(received) && gt(withdrawalQuote(currency, received, feePercent, networkFees).totalDeducted, amount); i++) {
     received = sub(received, step);
   }
   if (!isPositive(received)) received = '0';
-  return { ...withdrawalQuote(currency, received, feePercent), requested: amount };
+  return { ...withdrawalQuote(currency, received, feePercent, networkFees), requested: amount };
 }
 
 

@@ -18,11 +18,14 @@ import { resolvePriceCurrency } from '../payments/resolve.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
 import { defaultRatesDeps } from '../rates/deps.js';
 import { decimalInput } from '../schema.js';
+import type { WithdrawalFeeDeps } from './network-fees.js';
+import { defaultWithdrawalFeeDeps } from './network-fees.js';
 import { requireAddress, resolveWithdrawalCurrency } from './resolve.js';
 
 /**
  * `POST /withdrawal/` (spec 4.4): crypto form (amount + currency + address) or fiat form (price_amount +
- * price_currency + blockchain + token + address). The recipient receives `amount`; fees per DESIGN section 4.
+ * price_currency + blockchain + token + address). The recipient receives `amount`; fees per DESIGN section 4, the
+ * network fee from `deps.networkFees` (the defaults with the operator's `WITHDRAWAL_NETWORK_FEES`).
  * ONE ledger transaction moves `amount + fees` from the main account's `amount` pocket to `locked` (conditioned:
  * never below zero) together with the withdrawal item, its events and the idempotency record.
  */
@@ -49,7 +52,7 @@ export interface CreateWithdrawalInput {
   readonly idempotency?: IdempotencyGuard<WithdrawalState> | null;
 }
 
-export async function createWithdrawal(input: CreateWithdrawalInput): Promise<WithdrawalState> {
+export async function createWithdrawal(input: CreateWithdrawalInput, deps: WithdrawalFeeDeps = defaultWithdrawalFeeDeps()): Promise<WithdrawalState> {
   const { body, tenant, now } = input;
   const currency = resolveWithdrawalCurrency(body);
   if (body.account_id !== undefined) {
@@ -74,7 +77,7 @@ export async function createWithdrawal(input: CreateWithdrawalInput): Promise<Wi
   if (lt(amount, currency.minWithdrawal)) {
     throw new GatewayError('below_minimum', `The minimum withdrawal is ${currency.minWithdrawal} ${currency.code}.`, { minimum: currency.minWithdrawal, requested: amount, currency: currency.code });
   }
-  const totals = withdrawalQuote(currency, amount, tenant.settings.transaction_fee);
+  const totals = withdrawalQuote(currency, amount, tenant.settings.transaction_fee, deps.networkFees);
   const limits = tenant.settings.limits;
   const limitItems: TransactItem[] = [];
   const dailyLimit: Decimal | null = limits.daily_withdrawal_limit;

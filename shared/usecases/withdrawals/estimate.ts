@@ -6,9 +6,11 @@ import { MAIN } from '../../domain/ledger.js';
 import type { Decimal } from '../../domain/money.js';
 import { isPositive, jsonNumber, lt, parseDecimal } from '../../domain/money.js';
 import type { Tenant } from '../../domain/tenant.js';
-import { eight, NETWORK_FEES, quoteWithdrawal, withdrawalQuote } from '../../domain/withdrawals.js';
+import { eight, quoteWithdrawal, withdrawalQuote } from '../../domain/withdrawals.js';
 import { listBalances } from '../../store/ledger.js';
 import { decimalInput } from '../schema.js';
+import type { WithdrawalFeeDeps } from './network-fees.js';
+import { defaultWithdrawalFeeDeps } from './network-fees.js';
 import { addressProblem, requireAddress, resolveWithdrawalCurrency, withdrawableCurrencies } from './resolve.js';
 
 /**
@@ -29,13 +31,13 @@ export const EstimateWithdrawalBody = z
   .meta({ id: 'EstimateWithdrawal' });
 export type EstimateWithdrawalBody = z.output<typeof EstimateWithdrawalBody>;
 
-export function estimateWithdrawal(body: EstimateWithdrawalBody, tenant: Tenant): Record<string, unknown> {
+export function estimateWithdrawal(body: EstimateWithdrawalBody, tenant: Tenant, deps: WithdrawalFeeDeps = defaultWithdrawalFeeDeps()): Record<string, unknown> {
   const currency = resolveWithdrawalCurrency(body);
   const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.displayPrecision });
   if (body.address !== undefined && addressProblem(currency, body.address)) {
     throw new GatewayError('invalid_request', `The address is not a valid ${currency.network} address.`, { address: body.address, blockchain: currency.network });
   }
-  const q = quoteWithdrawal({ currency, amount, feePercent: tenant.settings.transaction_fee, finalAmount: body.final_amount ?? false });
+  const q = quoteWithdrawal({ currency, amount, feePercent: tenant.settings.transaction_fee, finalAmount: body.final_amount ?? false, networkFees: deps.networkFees });
   if (lt(q.amount, currency.minWithdrawal) || !isPositive(q.amount)) {
     throw new GatewayError('invalid_request', `The amount is below the minimum withdrawal of ${currency.minWithdrawal} ${currency.code}.`, {
       minimum: currency.minWithdrawal,
@@ -62,11 +64,11 @@ export const FeeEstimateBody = z
   .meta({ id: 'WithdrawalFeeEstimate' });
 export type FeeEstimateBody = z.output<typeof FeeEstimateBody>;
 
-export function feeEstimate(body: FeeEstimateBody, tenant: Tenant): Record<string, unknown> {
+export function feeEstimate(body: FeeEstimateBody, tenant: Tenant, deps: WithdrawalFeeDeps = defaultWithdrawalFeeDeps()): Record<string, unknown> {
   const currency = resolveWithdrawalCurrency(body);
   const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.displayPrecision });
   if (body.address !== undefined) requireAddress(currency, body.address);
-  const t = withdrawalQuote(currency, amount, tenant.settings.transaction_fee);
+  const t = withdrawalQuote(currency, amount, tenant.settings.transaction_fee, deps.networkFees);
   return {
     currency: currency.code,
     blockchain: currency.network,
@@ -111,7 +113,7 @@ export function minWithdrawal(body: MinWithdrawalBody): Record<string, unknown> 
   return { min_amount: jsonNumber(currency.minWithdrawal), blockchain: chain, token: currency.token };
 }
 
-export function withdrawalLimits(tenant: Tenant): Record<string, unknown> {
+export function withdrawalLimits(tenant: Tenant, deps: WithdrawalFeeDeps = defaultWithdrawalFeeDeps()): Record<string, unknown> {
   return {
     transaction_fee_percent: tenant.settings.transaction_fee,
     max_withdrawal_amount: tenant.settings.limits.max_withdrawal_amount,
@@ -121,7 +123,7 @@ export function withdrawalLimits(tenant: Tenant): Record<string, unknown> {
       blockchain: c.network,
       token: c.token,
       min_amount: eight(c.minWithdrawal),
-      network_fee: eight(NETWORK_FEES[c.code]),
+      network_fee: eight(deps.networkFees[c.code]),
       min_transaction_fee: eight(c.minFee),
     })),
   };
