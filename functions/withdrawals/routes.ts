@@ -69,7 +69,7 @@ export const withdrawalReadRoutes = [
       tags,
       responses: { 200: { description: 'Estimate (spec 2.3)', schema: Estimate }, 400: { description: 'invalid_currency (details.currency), invalid_request (details.minimum/currency or address/blockchain)' } },
     },
-    handle: async (req) => ok(estimateWithdrawal(req.body, principalOf(req).tenant)),
+    handle: async (req) => ok(await estimateWithdrawal(req.body, principalOf(req).tenant)),
   }),
   route({
     method: 'POST',

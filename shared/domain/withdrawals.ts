@@ -23,6 +23,15 @@ export type NetworkFeeTable = Readonly<Record<CurrencyCode, Decimal>>;
 export type NetworkFeeOverrides = Readonly<Partial<Record<CurrencyCode, Decimal>>>;
 
 /**
+ * What a transfer to an address that is new on its chain costs on top of the network fee, in the withdrawn
+ * currency. TRON: a TRC-20 transfer that creates the recipient's balance slot burns about twice the energy
+ * (about 130,000 instead of 65,000), so the activation fee equals the default network fee.
+ */
+export const ADDRESS_ACTIVATION_FEES: Readonly<Partial<Record<CurrencyCode, Decimal>>> = {
+  USDTTRC20: '1',
+};
+
+/**
  * The default network fee per withdrawal, in the withdrawn currency: what the hot wallet spends on gas for a
  * transfer on that network, rounded up to a round figure. The operator overrides any of them with
  * `WITHDRAWAL_NETWORK_FEES` (shared/config/config.ts); the use cases pass the resulting table in.

@@ -19,7 +19,7 @@ import { currentRates, usdRatesOf } from '../rates/current-rates.js';
 import { defaultRatesDeps } from '../rates/deps.js';
 import { decimalInput } from '../schema.js';
 import type { WithdrawalFeeDeps } from './network-fees.js';
-import { defaultWithdrawalFeeDeps } from './network-fees.js';
+import { defaultWithdrawalFeeDeps, feesForAddress } from './network-fees.js';
 import { requireAddress, resolveWithdrawalCurrency } from './resolve.js';
 
 /**
@@ -77,7 +77,7 @@ export async function createWithdrawal(input: CreateWithdrawalInput, deps: Withd
   if (lt(amount, currency.minWithdrawal)) {
     throw new GatewayError('below_minimum', `The minimum withdrawal is ${currency.minWithdrawal} ${currency.code}.`, { minimum: currency.minWithdrawal, requested: amount, currency: currency.code });
   }
-  const totals = withdrawalQuote(currency, amount, tenant.settings.transaction_fee, deps.networkFees);
+  const totals = withdrawalQuote(currency, amount, tenant.settings.transaction_fee, (await feesForAddress(currency, body.address, deps)).networkFees);
   const limits = tenant.settings.limits;
   const limitItems: TransactItem[] = [];
   const dailyLimit: Decimal | null = limits.daily_withdrawal_limit;

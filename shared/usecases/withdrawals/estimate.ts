@@ -10,7 +10,7 @@ import { eight, quoteWithdrawal, withdrawalQuote } from '../../domain/withdrawal
 import { listBalances } from '../../store/ledger.js';
 import { decimalInput } from '../schema.js';
 import type { WithdrawalFeeDeps } from './network-fees.js';
-import { defaultWithdrawalFeeDeps } from './network-fees.js';
+import { defaultWithdrawalFeeDeps, feesForAddress } from './network-fees.js';
 import { addressProblem, requireAddress, resolveWithdrawalCurrency, withdrawableCurrencies } from './resolve.js';
 
 /**
@@ -31,13 +31,14 @@ export const EstimateWithdrawalBody = z
   .meta({ id: 'EstimateWithdrawal' });
 export type EstimateWithdrawalBody = z.output<typeof EstimateWithdrawalBody>;
 
-export function estimateWithdrawal(body: EstimateWithdrawalBody, tenant: Tenant, deps: WithdrawalFeeDeps = defaultWithdrawalFeeDeps()): Record<string, unknown> {
+export async function estimateWithdrawal(body: EstimateWithdrawalBody, tenant: Tenant, deps: WithdrawalFeeDeps = defaultWithdrawalFeeDeps()): Promise<Record<string, unknown>> {
   const currency = resolveWithdrawalCurrency(body);
   const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.displayPrecision });
   if (body.address !== undefined && addressProblem(currency, body.address)) {
     throw new GatewayError('invalid_request', `The address is not a valid ${currency.network} address.`, { address: body.address, blockchain: currency.network });
   }
-  const q = quoteWithdrawal({ currency, amount, feePercent: tenant.settings.transaction_fee, finalAmount: body.final_amount ?? false, networkFees: deps.networkFees });
+  const priced = await feesForAddress(currency, body.address, deps);
+  const q = quoteWithdrawal({ currency, amount, feePercent: tenant.settings.transaction_fee, finalAmount: body.final_amount ?? false, networkFees: priced.networkFees });
   if (lt(q.amount, currency.minWithdrawal) || !isPositive(q.amount)) {
     throw new GatewayError('invalid_request', `The amount is below the minimum withdrawal of ${currency.minWithdrawal} ${currency.code}.`, {
       minimum: currency.minWithdrawal,
@@ -56,6 +57,7 @@ export function estimateWithdrawal(body: EstimateWithdrawalBody, tenant: Tenant,
     blockchain: currency.network,
     token: currency.token,
     currency: currency.code,
+    ...(priced.isNewAddress === true ? { is_new_address: true, address_activation_fee: eight(priced.activationFee ?? '0') } : {}),
   };
 }
 

@@ -1,6 +1,11 @@
 import { config } from '../../config/config.js';
+import type { CurrencyDefinition } from '../../domain/currencies.js';
+import type { Decimal } from '../../domain/money.js';
+import { add } from '../../domain/money.js';
 import type { NetworkFeeTable } from '../../domain/withdrawals.js';
-import { networkFeeTable } from '../../domain/withdrawals.js';
+import { ADDRESS_ACTIVATION_FEES, networkFeeTable } from '../../domain/withdrawals.js';
+import { toTronBase58 } from '../../chain/tron/create2.js';
+import { TronGridClient } from '../../chain/tron/grid.js';
 
 /**
  * What the withdrawal use cases need to price a withdrawal: the network fee table in force, i.e. the
@@ -9,6 +14,8 @@ import { networkFeeTable } from '../../domain/withdrawals.js';
  */
 export interface WithdrawalFeeDeps {
   readonly networkFees: NetworkFeeTable;
+  /** Whether an address has never been used on its chain (TRON: never activated); absent where nobody can tell. */
+  readonly isNewAddress?: (currency: CurrencyDefinition, address: string) => Promise<boolean>;
 }
 
 let cached: { readonly from: object; readonly deps: WithdrawalFeeDeps } | undefined;
@@ -16,6 +23,33 @@ let cached: { readonly from: object; readonly deps: WithdrawalFeeDeps } | undefi
 /** The fee table from configuration (rebuilt when the configuration is re-read). */
 export function defaultWithdrawalFeeDeps(): WithdrawalFeeDeps {
   const c = config();
-  if (cached?.from !== c) cached = { from: c, deps: { networkFees: networkFeeTable(c.WITHDRAWAL_NETWORK_FEES) } };
+  if (cached?.from !== c) {
+    const tronUrl = c.TRON_API_URL;
+    const tron = tronUrl ? new TronGridClient(tronUrl, { ...(c.TRON_API_KEY ? { apiKey: c.TRON_API_KEY } : {}), timeoutMs: 3000 }) : undefined;
+    cached = {
+      from: c,
+      deps: {
+        networkFees: networkFeeTable(c.WITHDRAWAL_NETWORK_FEES),
+        ...(tron ? { isNewAddress: async (currency: CurrencyDefinition, address: string) => currency.family === 'tron' && !(await tron.account(toTronBase58(address))).exists } : {}),
+      },
+    };
+  }
   return cached.deps;
+}
+
+export interface PricedFees {
+  /** The table to price this withdrawal with: the network fee includes the activation fee when due. */
+  readonly networkFees: NetworkFeeTable;
+  /** Null when the address is not new or nobody can tell; else the activation fee included above. */
+  readonly isNewAddress: boolean | null;
+  readonly activationFee: Decimal | null;
+}
+
+/** The fees for a withdrawal to `address`: a currency with an activation fee pays it for an address new on its chain. */
+export async function feesForAddress(currency: CurrencyDefinition, address: string | undefined, deps: WithdrawalFeeDeps): Promise<PricedFees> {
+  const activation = ADDRESS_ACTIVATION_FEES[currency.code];
+  if (activation === undefined || address === undefined || !deps.isNewAddress) return { networkFees: deps.networkFees, isNewAddress: null, activationFee: null };
+  const isNew = await deps.isNewAddress(currency, address);
+  if (!isNew) return { networkFees: deps.networkFees, isNewAddress: false, activationFee: null };
+  return { networkFees: { ...deps.networkFees, [currency.code]: add(deps.networkFees[currency.code], activation) }, isNewAddress: true, activationFee: activation };
 }

@@ -12,6 +12,7 @@ import { transactWrite } from '../../store/transact.js';
 import { getWithdrawal, queuedWithdrawals, saveWithdrawalItem, withdrawalOutbox } from '../../store/withdrawals.js';
 import type { ChainTxDeps } from '../chain-tx/deps.js';
 import type { RequestChainTxInput } from '../chain-tx/request-chain-tx.js';
+import { tronAddressToEvmHex } from '../../chain/tron/create2.js';
 import { requestChainTx } from '../chain-tx/request-chain-tx.js';
 
 /**
@@ -27,7 +28,7 @@ export const STAGING_COMPLETE = '0x0000000000000000000000000000000000000001';
 export const STAGING_FAIL = '0x0000000000000000000000000000000000000002';
 
 export interface BatcherDeps {
-  /** The hot wallet that sends withdrawals on an EVM network. */
+  /** The hot wallet that sends withdrawals on a network (on TRON the same key's TRON address, given in 0x form). */
   readonly wallet: (network: string) => Promise<{ keyId: string; address: string }>;
   readonly chainTx: Pick<ChainTxDeps, 'store' | 'clock'>;
   /** Token contract of a currency in this deployment (null for a native coin or none known). */
@@ -48,9 +49,18 @@ export interface BatchReport {
   readonly skipped: number;
 }
 
+/** Families the engine sends on (EVM nonces; TRON expiring transactions). */
+const SENDABLE_FAMILIES: ReadonlySet<string> = new Set(['evm', 'tron']);
+
+/**
+ * One pass: up to `limit` pending withdrawals handled, oldest first. Those that cannot be sent here (a family
+ * without a sender, a token without a contract in this deployment) are skipped without holding the queue: the
+ * pass reads up to ten times `limit` to find sendable ones behind them.
+ */
 export async function runWithdrawalBatch(deps: BatcherDeps, limit = 50): Promise<BatchReport> {
   const report = { processing: 0, completed: 0, failed: 0, skipped: 0 };
-  for (const w of await queuedWithdrawals('pending', limit)) {
+  for (const w of await queuedWithdrawals('pending', limit * 10)) {
+    if (report.processing + report.completed + report.failed >= limit) break;
     try {
       const outcome = await processOne(w, deps);
       report[outcome] += 1;
@@ -82,7 +92,7 @@ async function processOne(w: WithdrawalState, deps: BatcherDeps): Promise<keyof 
     return txHash === null ? 'failed' : 'completed';
   }
   const currency = findCurrency(w.currency);
-  if (!currency || NETWORKS[currency.network].family !== 'evm') return 'skipped';
+  if (!currency || !SENDABLE_FAMILIES.has(NETWORKS[currency.network].family)) return 'skipped';
   const transfer = await transferOf(w, deps);
   const { next, events } = transition(w, 'processing', now.toISOString());
   // The status moves first (conditioned on the version read, so a concurrent cancel wins or loses cleanly);
@@ -97,13 +107,16 @@ async function transferOf(w: WithdrawalState, deps: BatcherDeps): Promise<Reques
   const currency = findCurrency(w.currency);
   if (!currency) throw new Error(`Unknown currency ${w.currency}`);
   const units = toBaseUnits(w.amount, currency.decimals);
-  const contract = currency.native ? null : deps.tokenContract(currency.code);
-  if (!currency.native && !contract) throw new Error(`No token contract for ${currency.code}`);
+  const configured = currency.native ? null : deps.tokenContract(currency.code);
+  if (!currency.native && !configured) throw new Error(`No token contract for ${currency.code}`);
+  // Inside the TVM (the engine's request, call data) TRON addresses are their 20-byte body.
+  const tvm = (address: string): string => (currency.family === 'tron' ? tronAddressToEvmHex(address) : address);
+  const contract = configured === null ? null : tvm(configured);
   return {
     network: currency.network,
     wallet: await deps.wallet(currency.network),
-    to: contract ?? w.address,
-    data: contract ? erc20TransferData(w.address, units) : '0x',
+    to: contract ?? tvm(w.address),
+    data: contract ? erc20TransferData(tvm(w.address), units) : '0x',
     value: contract ? 0n : units,
     purpose: 'withdrawal',
     reference: w.id,

@@ -26,7 +26,8 @@ import { defaultPaymentsDeps, factoryOf, resetPaymentsDeps } from '../../../shar
 import { initCursor, scanOnce } from '../../../shared/usecases/payments/scan.js';
 import { onSweepResult, sweepReference } from '../../../shared/usecases/payments/settle.js';
 import { engineSweep } from '../../../shared/usecases/payments/sweep-engine.js';
-import { erc20TransferData } from '../../../shared/usecases/withdrawals/process.js';
+import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
+import { erc20TransferData, onWithdrawalChainResult, runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process.js';
 import { startTestTable } from '../../support/dynamodb.js';
 import type { TestTable } from '../../support/dynamodb.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
@@ -106,6 +107,7 @@ beforeAll(async () => {
   process.env.FORWARDER_IMPLEMENTATION_TRX = IMPLEMENTATION;
   process.env.TOKEN_CONTRACTS = JSON.stringify({ USDTTRC20: USDT });
   process.env.PAYMENT_CONFIRMATIONS = String(CONFIRMATIONS);
+  process.env.TRON_API_URL = node.url;
   resetConfig();
   resetPaymentsDeps();
   await putFixedRates();
@@ -115,7 +117,7 @@ afterAll(async () => {
   await node?.close();
   await kmsServer?.close();
   await table?.stop();
-  for (const k of ['FORWARDER_FACTORIES', 'FORWARDER_IMPLEMENTATION_TRX', 'TOKEN_CONTRACTS', 'PAYMENT_CONFIRMATIONS']) delete process.env[k];
+  for (const k of ['FORWARDER_FACTORIES', 'FORWARDER_IMPLEMENTATION_TRX', 'TOKEN_CONTRACTS', 'PAYMENT_CONFIRMATIONS', 'TRON_API_URL']) delete process.env[k];
   resetConfig();
   resetPaymentsDeps();
 });
@@ -234,5 +236,56 @@ describe('a USDTTRC20 payment end to end', () => {
     const balance = await getBalance(t.tenantId, 'main', 'USDTTRC20');
     // 25 USDT received, merchant pays the 1 % platform fee (minimum 0.1)
     expect(balance.amount).toBe('24.75');
+  });
+});
+
+describe('a USDTTRC20 withdrawal end to end', () => {
+  it('validated, held, batched, built and signed for TRON, broadcast to the TronGrid-compatible API, completed once', async () => {
+    const t = await tenantWithToken('Tron payer');
+    await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDTTRC20', amount: '100', reason: 'test funding' });
+    const { handler } = await import('../../../functions/withdrawals/handler.js');
+    const call = caller(handler, () => t.bearer);
+    const to = recipient();
+    const created = await call('POST', '/withdrawal/', { body: { amount: '12.5', currency: 'USDTTRC20', address: to } });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+
+    const deps = { wallet: async () => hot, chainTx: engineDeps(), tokenContract: (c: string) => (c === 'USDTTRC20' ? USDT : null), stage: 'test', now: () => new Date() };
+    expect(await runWithdrawalBatch(deps)).toMatchObject({ processing: 1 });
+    const requestId = `TRX:${id}`;
+    const sent = await processChainTx(requestId, engineDeps());
+    expect(parseTronTransaction(sent.attempts[0]?.raw ?? '').contract).toMatchObject({ kind: 'trigger', owner: toTronBase58(hot.address), contract: USDT, callValue: 0n });
+    const done = await mineUntilFinal(requestId);
+    expect(done.status).toBe('confirmed');
+    expect(node.tokenBalance(USDT, to)).toBe(12_500_000n);
+
+    await onWithdrawalChainResult(t.tenantId, id, { ok: true, txHash: done.mined?.hash ?? '' }, new Date());
+    await onWithdrawalChainResult(t.tenantId, id, { ok: true, txHash: done.mined?.hash ?? '' }, new Date());
+    const read = await call('GET', `/withdrawal/${id}/`);
+    expect([read.body.status, read.body.transaction_hash]).toEqual(['completed', done.mined?.hash]);
+    // The recipient had never been activated: the activation fee was part of the network fee held and booked.
+    expect([created.body.network_fee, created.body.total_deducted]).toEqual(['2.00000000', '14.62500000']);
+    const balance = await getBalance(t.tenantId, 'main', 'USDTTRC20');
+    expect(balance.locked).toBe('0');
+    expect(Number(balance.amount)).toBeCloseTo(100 - Number(created.body.total_deducted), 6);
+  });
+});
+
+describe('the withdrawal estimate on TRON', () => {
+  it('an address new on the chain adds the TRC-20 activation fee (is_new_address, address_activation_fee); an activated one does not', async () => {
+    const t = await tenantWithToken('Tron estimator');
+    const { handler } = await import('../../../functions/withdrawals/handler.js');
+    const call = caller(handler, () => t.bearer);
+    const fresh = recipient();
+    const first = await call('POST', '/withdrawal/estimate/', { body: { amount: '50', currency: 'USDTTRC20', address: fresh, final_amount: true } });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ is_new_address: true, address_activation_fee: '1.00000000', network_fee: '2.00000000', total_deducted: '52.50000000' });
+    node.fund(fresh, 1_000_000n);
+    const second = await call('POST', '/withdrawal/estimate/', { body: { amount: '50', currency: 'USDTTRC20', address: fresh, final_amount: true } });
+    expect(second.body).toMatchObject({ network_fee: '1.00000000', total_deducted: '51.50000000' });
+    expect(second.body).not.toHaveProperty('is_new_address');
+    // Without an address nobody can tell: the plain network fee.
+    const none = await call('POST', '/withdrawal/estimate/', { body: { amount: '50', currency: 'USDTTRC20', final_amount: true } });
+    expect(none.body).toMatchObject({ network_fee: '1.00000000' });
   });
 });

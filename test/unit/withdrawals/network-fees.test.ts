@@ -87,20 +87,20 @@ describe('configuration WITHDRAWAL_NETWORK_FEES', () => {
     expect(() => config()).toThrow('Invalid configuration: WITHDRAWAL_NETWORK_FEES: must be a JSON object of currency code to fee, e.g. {"USDTERC20":"1.5"}');
   });
 
-  it('an override changes the estimate, the fee estimate and the limits (read from configuration)', () => {
+  it('an override changes the estimate, the fee estimate and the limits (read from configuration)', async () => {
     configure(undefined);
     const body = EstimateWithdrawalBody.parse({ amount: '100', currency: 'USDTERC20', final_amount: true });
-    expect(estimateWithdrawal(body, tenant)).toMatchObject({ network_fee: '3.00000000', fee: '4.00000000', total_deducted: '104.00000000' });
+    expect(await estimateWithdrawal(body, tenant)).toMatchObject({ network_fee: '3.00000000', fee: '4.00000000', total_deducted: '104.00000000' });
 
     configure('{"USDTERC20":"1.5"}');
-    expect(estimateWithdrawal(body, tenant)).toMatchObject({ amount: '100.00000000', network_fee: '1.50000000', fee: '2.50000000', total_deducted: '102.50000000' });
+    expect(await estimateWithdrawal(body, tenant)).toMatchObject({ amount: '100.00000000', network_fee: '1.50000000', fee: '2.50000000', total_deducted: '102.50000000' });
     const gross = EstimateWithdrawalBody.parse({ amount: '102.5', currency: 'USDTERC20' });
-    expect(estimateWithdrawal(gross, tenant)).toMatchObject({ amount: '100.00000000', network_fee: '1.50000000', total_deducted: '102.50000000' });
+    expect(await estimateWithdrawal(gross, tenant)).toMatchObject({ amount: '100.00000000', network_fee: '1.50000000', total_deducted: '102.50000000' });
     expect(feeEstimate(FeeEstimateBody.parse({ amount: '100', currency: 'USDTERC20' }), tenant)).toMatchObject({ network_fee: '1.50000000', total_deducted: '102.50000000' });
     const limits = withdrawalLimits(tenant).currencies as { currency: string; network_fee: string }[];
     expect(limits.find((c) => c.currency === 'USDTERC20')?.network_fee).toBe('1.50000000');
     expect(limits.find((c) => c.currency === 'USDCERC20')?.network_fee).toBe('3.00000000');
     // Passed in explicitly, the table wins over configuration.
-    expect(estimateWithdrawal(body, tenant, { networkFees: networkFeeTable({ USDTERC20: '0' }) })).toMatchObject({ network_fee: '0.00000000', total_deducted: '101.00000000' });
+    expect(await estimateWithdrawal(body, tenant, { networkFees: networkFeeTable({ USDTERC20: '0' }) })).toMatchObject({ network_fee: '0.00000000', total_deducted: '101.00000000' });
   });
 });
