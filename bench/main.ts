@@ -2,11 +2,15 @@
  * `npm run bench`: every figure beside a baseline measured in the same run, and their ratio.
  * BENCH_SECONDS sets the length of each run (default 10); BENCH_WEBHOOK_EVENTS the number of webhook
  * events (default 1000); BENCH_CHAIN_TX the chain transactions signed and broadcast per configuration
- * (default 200).
+ * (default 200); BENCH_LIFECYCLES the payment lifecycles metered for DynamoDB units (default 2, after one
+ * warm-up); BENCH_DEPOSITS the deposits timed from block to `confirming` (default 10); BENCH_ANVIL_BLOCK_SECONDS
+ * interval mining for those two figures (default: automine, as the local stack).
+ * BENCH_ONLY selects figures, comma-separated: user-me, ledger, payments, webhooks, chain-tx, payment-lifecycle.
  */
 import { startTestTable } from '../test/support/dynamodb.js';
 import { benchChainTx } from './chain-tx.js';
 import { benchLedger } from './ledger.js';
+import { benchPaymentLifecycle } from './payment-lifecycle.js';
 import { benchPayments } from './payments.js';
 import { benchUserMe } from './user-me.js';
 import { benchWebhooks } from './webhooks.js';
@@ -14,67 +18,129 @@ import { benchWebhooks } from './webhooks.js';
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-function table(title: string, rows: [string, string, string][]): void {
+function table(title: string, rows: string[][]): void {
   console.log(`\n${title}`);
-  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  for (const r of rows) console.log(`  ${r[0].padEnd(widths[0] ?? 0)}  ${r[1].padStart(widths[1] ?? 0)}  ${r[2].padStart(widths[2] ?? 0)}`);
+  const columns = Math.max(...rows.map((r) => r.length));
+  const widths = Array.from({ length: columns }, (_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  for (const r of rows) console.log(`  ${widths.map((w, i) => (i === 0 ? (r[i] ?? '').padEnd(w) : (r[i] ?? '').padStart(w))).join('  ')}`);
+}
+
+const FIGURES = ['user-me', 'ledger', 'payments', 'webhooks', 'chain-tx', 'payment-lifecycle'];
+const only = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+const unknown = only.filter((f) => !FIGURES.includes(f));
+if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown figure(s) ${unknown.join(', ')}; known: ${FIGURES.join(', ')}`);
+const selected = (figure: string): boolean => only.length === 0 || only.includes(figure);
+
+async function printPaymentLifecycle(): Promise<void> {
+  const blockSeconds = process.env.BENCH_ANVIL_BLOCK_SECONDS;
+  const result = await benchPaymentLifecycle({
+    lifecycles: Number(process.env.BENCH_LIFECYCLES ?? 2),
+    deposits: Number(process.env.BENCH_DEPOSITS ?? 10),
+    ...(blockSeconds ? { blockTimeSeconds: Number(blockSeconds) } : {}),
+  });
+  const u = result.units;
+  const units = (x: { read: number; write: number }): [string, string] => [fmt(x.read, 1), fmt(x.write, 1)];
+  const ratio = (a: number, b: number): string => (b > 0 ? fmt(a / b, 2) : 'n/a (0)');
+  table(`Payment lifecycle: DynamoDB units (ReturnConsumedCapacity TOTAL, DynamoDB Local), mean of ${u.lifecycles} lifecycles after a warm-up; anvil ${result.blockMode}`, [
+    ['', 'RCU', 'WCU'],
+    ['create (POST /payments/ through the HTTP server)', ...units(u.create)],
+    ['detect (deposit -> confirming, 1 scanner pass)', ...units(u.detect)],
+    [`confirm (-> confirmed -> sending, ${fmt(u.passes - 1, 1)} pass)`, ...units(u.confirm)],
+    ['sweep + credit (-> completed, merchant credited)', ...units(u.sweepCredit)],
+    ['outbox consumers (event-router, webhook-delivery)', ...units(u.outbox)],
+    ['whole lifecycle', ...units(u.total)],
+    ['raw TransactWriteItems of the creation items', ...units(u.rawCreate)],
+    ['ratio lifecycle/creation', ratio(u.total.read, u.rawCreate.read), ratio(u.total.write, u.rawCreate.write)],
+    ['one idle scanner pass (in every pass, for all payments)', ...units(u.idlePass)],
+    ['one more pass while confirming, no new block (idle pass included)', ...(u.confirmingPass ? units(u.confirmingPass) : ['n/a', 'n/a'])],
+  ]);
+  const calls = Object.entries(u.callsByCommand).map(([name, n]) => `${name} ${fmt(n, 1)}`).join(', ');
+  console.log(`  (per lifecycle: ${fmt(u.calls, 1)} table calls: ${calls}; ${fmt(u.passes, 1)} scanner passes; ${fmt(u.outboxRecords, 1)} outbox records routed, ${fmt(u.webhookMessages, 1)} webhook-delivery messages)`);
+  const unreported = Object.entries(u.unreportedByCommand).map(([name, n]) => `${name} ${n}`).join(', ');
+  console.log(`  (${fmt(u.unreported, 1)} calls per lifecycle answered without ConsumedCapacity, counted as 0${unreported ? `: ${unreported} in the whole run` : ''})`);
+  console.log('  (DynamoDB Local answers CapacityUnits only: counted as RCU for GetItem, BatchGetItem, Query, Scan, TransactGetItems and as WCU for writes; transactional writes count double, as on DynamoDB)');
+
+  const d = result.delay;
+  table(
+    `Deposit block -> payment reads confirming: ${d.deposits} deposits, scanner looping as chain-scanner (runScanners, pause ${fmt(d.pauseMs)} ms); anvil ${result.blockMode}; store polled every ${d.pollMs} ms`,
+    [
+      ['', 'p50 ms', 'p99 ms', 'max ms'],
+      ['from the receipt seen by the bench', fmt(d.fromReceipt.p50), fmt(d.fromReceipt.p99), fmt(d.fromReceipt.max)],
+      ['from the block timestamp (whole seconds)', fmt(d.fromBlockTimestamp.p50), fmt(d.fromBlockTimestamp.p99), fmt(d.fromBlockTimestamp.max)],
+      ['scanner pause (baseline)', fmt(d.pauseMs), '', ''],
+      ['ratio delay from receipt/pause', fmt(d.fromReceipt.p50 / d.pauseMs, 2), fmt(d.fromReceipt.p99 / d.pauseMs, 2), fmt(d.fromReceipt.max / d.pauseMs, 2)],
+    ],
+  );
+  console.log(`  (${d.detected} of ${d.deposits} deposits seen as confirming; ${d.scannerPasses} scanner passes${d.detected < d.deposits ? '; the others were not detected within the deadline and are left out' : ''})`);
 }
 
 async function main(): Promise<void> {
   console.log(`Benchmarks (${seconds} s per HTTP run, 10 connections, load generator in its own process)`);
 
-  const me = await benchUserMe(seconds);
-  table('GET /user/me/ through the local HTTP server vs a bare Node HTTP server (same body size)', [
-    ['', 'req/s', 'p99 ms'],
-    ['gateway', fmt(me.gateway.requestsPerSecond), fmt(me.gateway.p99Ms, 1)],
-    ['bare node:http', fmt(me.bare.requestsPerSecond), fmt(me.bare.p99Ms, 1)],
-    ['ratio gateway/bare', fmt(me.gateway.requestsPerSecond / me.bare.requestsPerSecond, 3), fmt(me.gateway.p99Ms / Math.max(me.bare.p99Ms, 0.001), 1)],
-    ['its 4 table operations, direct', fmt(me.rawStorePerSecond), ''],
-    ['ratio gateway/direct store', fmt(me.gateway.requestsPerSecond / me.rawStorePerSecond, 3), ''],
-  ]);
-  if (me.gateway.non2xx > 0 || me.gateway.errors > 0) console.log(`  (gateway: ${me.gateway.non2xx} non-2xx answers, ${me.gateway.errors} errors)`);
-
-  const store = await startTestTable('bench-ledger');
-  try {
-    const ledger = await benchLedger({ durationMs: seconds * 1000 });
-    table('Ledger transfers (5-item TransactWriteItems) vs raw TransactWriteItems of the same items, same DynamoDB Local', [
-      ['', 'per second', ''],
-      ['ledger transfers', fmt(ledger.transfersPerSecond, 1), ''],
-      ['raw TransactWriteItems', fmt(ledger.rawPerSecond, 1), ''],
-      ['ratio ledger/raw', fmt(ledger.ratio, 3), ''],
+  if (selected('user-me')) {
+    const me = await benchUserMe(seconds);
+    table('GET /user/me/ through the local HTTP server vs a bare Node HTTP server (same body size)', [
+      ['', 'req/s', 'p99 ms'],
+      ['gateway', fmt(me.gateway.requestsPerSecond), fmt(me.gateway.p99Ms, 1)],
+      ['bare node:http', fmt(me.bare.requestsPerSecond), fmt(me.bare.p99Ms, 1)],
+      ['ratio gateway/bare', fmt(me.gateway.requestsPerSecond / me.bare.requestsPerSecond, 3), fmt(me.gateway.p99Ms / Math.max(me.bare.p99Ms, 0.001), 1)],
+      ['its 4 table operations, direct', fmt(me.rawStorePerSecond), ''],
+      ['ratio gateway/direct store', fmt(me.gateway.requestsPerSecond / me.rawStorePerSecond, 3), ''],
     ]);
-  } finally {
-    await store.stop();
+    if (me.gateway.non2xx > 0 || me.gateway.errors > 0) console.log(`  (gateway: ${me.gateway.non2xx} non-2xx answers, ${me.gateway.errors} errors)`);
   }
 
-  const payments = await benchPayments({ seconds, watched: [10, 10_000] });
-  table('POST /payments/ through the local HTTP server vs raw TransactWriteItems of the same items', [
-    ['', 'per second', 'p99 ms'],
-    ['payment creations (HTTP)', fmt(payments.http.requestsPerSecond, 1), fmt(payments.http.p99Ms, 1)],
-    ['raw TransactWriteItems', fmt(payments.rawTransactPerSecond, 1), ''],
-    ['ratio HTTP/raw', fmt(payments.http.requestsPerSecond / payments.rawTransactPerSecond, 3), ''],
-  ]);
-  table('Chain scanner: RPC calls for one block range by number of watched deposit addresses', [
-    ['watched addresses', 'RPC calls', 'blocks'],
-    ...payments.scanner.map((s): [string, string, string] => [fmt(s.watched), fmt(s.rpcCalls), fmt(s.blocks)]),
-  ]);
+  if (selected('ledger')) {
+    const store = await startTestTable('bench-ledger');
+    try {
+      const ledger = await benchLedger({ durationMs: seconds * 1000 });
+      table('Ledger transfers (5-item TransactWriteItems) vs raw TransactWriteItems of the same items, same DynamoDB Local', [
+        ['', 'per second', ''],
+        ['ledger transfers', fmt(ledger.transfersPerSecond, 1), ''],
+        ['raw TransactWriteItems', fmt(ledger.rawPerSecond, 1), ''],
+        ['ratio ledger/raw', fmt(ledger.ratio, 3), ''],
+      ]);
+    } finally {
+      await store.stop();
+    }
+  }
 
-  const webhookEvents = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1000);
-  const hooks = await benchWebhooks({ events: webhookEvents });
-  table(`Webhooks: ${webhookEvents} events committed to the outbox and delivered to a loopback receiver (DynamoDB Local)`, [
-    ['', 'deliveries/s', 'p99 ms'],
-    ['commit-to-receiver', fmt(hooks.deliveriesPerSecond, 1), fmt(hooks.p99Ms, 1)],
-  ]);
+  if (selected('payments')) {
+    const payments = await benchPayments({ seconds, watched: [10, 10_000] });
+    table('POST /payments/ through the local HTTP server vs raw TransactWriteItems of the same items', [
+      ['', 'per second', 'p99 ms'],
+      ['payment creations (HTTP)', fmt(payments.http.requestsPerSecond, 1), fmt(payments.http.p99Ms, 1)],
+      ['raw TransactWriteItems', fmt(payments.rawTransactPerSecond, 1), ''],
+      ['ratio HTTP/raw', fmt(payments.http.requestsPerSecond / payments.rawTransactPerSecond, 3), ''],
+    ]);
+    table('Chain scanner: RPC calls for one block range by number of watched deposit addresses', [
+      ['watched addresses', 'RPC calls', 'blocks'],
+      ...payments.scanner.map((s): [string, string, string] => [fmt(s.watched), fmt(s.rpcCalls), fmt(s.blocks)]),
+    ]);
+  }
 
-  const count = Number(process.env.BENCH_CHAIN_TX ?? 200);
-  const direct = await benchChainTx({ count, kmsLatencyMs: 0 });
-  const slow = await benchChainTx({ count, kmsLatencyMs: 20 });
-  table(`Chain transactions signed through KMS and broadcast to anvil (${count} per run)`, [
-    ['', 'per second', 'nonce gaps / duplicates'],
-    ['KMS as is', fmt(direct.perSecond, 1), `${direct.nonceGaps} / ${direct.duplicates}`],
-    ['KMS + 20 ms per call', fmt(slow.perSecond, 1), `${slow.nonceGaps} / ${slow.duplicates}`],
-    ['ratio slow/as is', fmt(slow.perSecond / direct.perSecond, 3), ''],
-  ]);
+  if (selected('webhooks')) {
+    const webhookEvents = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1000);
+    const hooks = await benchWebhooks({ events: webhookEvents });
+    table(`Webhooks: ${webhookEvents} events committed to the outbox and delivered to a loopback receiver (DynamoDB Local)`, [
+      ['', 'deliveries/s', 'p99 ms'],
+      ['commit-to-receiver', fmt(hooks.deliveriesPerSecond, 1), fmt(hooks.p99Ms, 1)],
+    ]);
+  }
+
+  if (selected('chain-tx')) {
+    const count = Number(process.env.BENCH_CHAIN_TX ?? 200);
+    const direct = await benchChainTx({ count, kmsLatencyMs: 0 });
+    const slow = await benchChainTx({ count, kmsLatencyMs: 20 });
+    table(`Chain transactions signed through KMS and broadcast to anvil (${count} per run)`, [
+      ['', 'per second', 'nonce gaps / duplicates'],
+      ['KMS as is', fmt(direct.perSecond, 1), `${direct.nonceGaps} / ${direct.duplicates}`],
+      ['KMS + 20 ms per call', fmt(slow.perSecond, 1), `${slow.nonceGaps} / ${slow.duplicates}`],
+      ['ratio slow/as is', fmt(slow.perSecond / direct.perSecond, 3), ''],
+    ]);
+  }
+
+  if (selected('payment-lifecycle')) await printPaymentLifecycle();
 }
 
 main().then(
