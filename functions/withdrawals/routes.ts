@@ -5,7 +5,7 @@ import type { WithdrawalState } from '../../shared/domain/withdrawals.js';
 import { created, ok, principalOf, route } from '../../shared/http/route.js';
 import { CreateWithdrawalBody, createWithdrawal } from '../../shared/usecases/withdrawals/create-withdrawal.js';
 import { withdrawalRecord } from '../../shared/usecases/withdrawals/present.js';
-import { cancelWithdrawal, ListWithdrawalsQuery, listWithdrawals, requireWithdrawal, WithdrawalStatusBody } from '../../shared/usecases/withdrawals/read-withdrawals.js';
+import { cancelWithdrawal, describeWithdrawal, ListWithdrawalsQuery, listWithdrawals, WithdrawalStatusBody } from '../../shared/usecases/withdrawals/read-withdrawals.js';
 import { availableCurrencies, EstimateWithdrawalBody, estimateWithdrawal, FeeEstimateBody, feeEstimate, MinWithdrawalBody, minWithdrawal, withdrawalLimits } from '../../shared/usecases/withdrawals/estimate.js';
 import { ValidateAddressBody, validateAddress } from '../../shared/usecases/withdrawals/validate-address.js';
 
@@ -127,6 +127,10 @@ const WithdrawalRecord = z
     total_fee: z.string(),
     total_deducted: z.string(),
     transaction_hash: z.string().nullable(),
+    status_reason: z
+      .string()
+      .nullable()
+      .describe('Why a processing withdrawal waits (insufficient_gas, estimate_failed, fee_cap_reached: held, nothing lost) or why one failed; null otherwise.'),
     custom_id: z.string().nullable(),
     callback_url: z.string().nullable(),
     account_id: z.string().nullable(),
@@ -191,7 +195,7 @@ export const withdrawalRoutes = [
     scopes: READ,
     body: WithdrawalStatusBody,
     doc: { summary: 'Status of a withdrawal', tags, responses: { 200: { description: 'The withdrawal', schema: WithdrawalRecord } } },
-    handle: async (req) => ok(withdrawalRecord(await requireWithdrawal(principalOf(req).tenant.id, req.body.withdrawal_id))),
+    handle: async (req) => ok(await describeWithdrawal(principalOf(req).tenant.id, req.body.withdrawal_id)),
   }),
   route({
     method: 'GET',
@@ -199,7 +203,7 @@ export const withdrawalRoutes = [
     auth: 'bearer',
     scopes: READ,
     doc: { summary: 'Retrieve a withdrawal', tags, responses: { 200: { description: 'The withdrawal', schema: WithdrawalRecord }, 404: { description: 'Unknown, or another tenant\'s' } } },
-    handle: async (req) => ok(withdrawalRecord(await requireWithdrawal(principalOf(req).tenant.id, req.params.withdrawal_id ?? ''))),
+    handle: async (req) => ok(await describeWithdrawal(principalOf(req).tenant.id, req.params.withdrawal_id ?? '')),
   }),
   route({
     method: 'POST',

@@ -2,8 +2,12 @@ import { jsonNumber } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
 import { eight } from '../../domain/withdrawals.js';
 
-/** Record 2.2 (create response, retrieval, status check, cancel). */
-export function withdrawalRecord(w: WithdrawalState): Record<string, unknown> {
+/**
+ * Record 2.2 (create response, retrieval, status check, cancel), with `status_reason` (documented in
+ * /openapi.json): why a `processing` withdrawal waits (`insufficient_gas`, `estimate_failed`, `fee_cap_reached`:
+ * the hot wallet's transaction is held, nothing is lost) or why one `failed`; null otherwise.
+ */
+export function withdrawalRecord(w: WithdrawalState, processingReason: string | null = null): Record<string, unknown> {
   return {
     id: w.id,
     status: w.status,
@@ -17,6 +21,7 @@ export function withdrawalRecord(w: WithdrawalState): Record<string, unknown> {
     total_fee: eight(w.totalFee),
     total_deducted: eight(w.totalDeducted),
     transaction_hash: w.transactionHash,
+    status_reason: w.status === 'failed' ? w.failureReason : w.status === 'processing' ? processingReason : null,
     custom_id: w.customId,
     callback_url: w.callbackUrl,
     account_id: w.accountId,

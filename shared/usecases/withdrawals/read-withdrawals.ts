@@ -1,14 +1,17 @@
 import { z } from 'zod';
+import type { ChainTxStorePort } from '../../chain/engine/ports.js';
+import { requestIdOf } from '../../chain/engine/state.js';
 import { ConflictError, NotFoundError } from '../../domain/errors.js';
 import { MAIN, releaseEntry } from '../../domain/ledger.js';
 import { jsonNumber } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
 import { LIST_ONLY_STATUSES, transition, WITHDRAWAL_STATUSES } from '../../domain/withdrawals.js';
 import { findNetwork } from '../../domain/currencies.js';
+import { dynamoChainTxStore } from '../../store/chain-tx.js';
 import { ExtraItemConditionError, postEntry } from '../../store/ledger.js';
 import { getWithdrawal, queryWithdrawals, saveWithdrawalItem, withdrawalOutbox } from '../../store/withdrawals.js';
 import { queryInteger } from '../schema.js';
-import { withdrawalListItem } from './present.js';
+import { withdrawalListItem, withdrawalRecord } from './present.js';
 
 const isoDate = z
   .string()
@@ -81,4 +84,12 @@ export async function cancelWithdrawal(tenantId: string, id: string, now: Date):
     throw error;
   }
   return next;
+}
+
+/** A withdrawal as record 2.2; while `processing`, with the reason its chain transaction waits (if any). */
+export async function describeWithdrawal(tenantId: string, id: string, store: Pick<ChainTxStorePort, 'get'> = dynamoChainTxStore): Promise<Record<string, unknown>> {
+  const w = await requireWithdrawal(tenantId, id);
+  if (w.status !== 'processing') return withdrawalRecord(w);
+  const tx = await store.get(requestIdOf(w.network, w.id));
+  return withdrawalRecord(w, tx?.reason ?? null);
 }

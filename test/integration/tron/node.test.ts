@@ -197,6 +197,19 @@ describe('the chain-transaction engine on TRON', () => {
     const req = await requestChainTx({ network: 'TRX', wallet: poor, to: tronAddressToEvmHex(USDT), data: erc20TransferData(tronAddressToEvmHex(recipient()), 1n), purpose: 'withdrawal', reference: 'tron-poor' }, engineDeps());
     const after = await processChainTx(req.requestId, engineDeps());
     expect(after).toMatchObject({ status: 'queued', reason: 'insufficient_gas', attempts: [] });
+    // What a merchant sees of a withdrawal waiting on such a request: processing, with the reason.
+    const { describeWithdrawal } = await import('../../../shared/usecases/withdrawals/read-withdrawals.js');
+    const t = await tenantWithToken('Tron waiting');
+    await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDTTRC20', amount: '20', reason: 'test funding' });
+    const { handler } = await import('../../../functions/withdrawals/handler.js');
+    const call = caller(handler, () => t.bearer);
+    const w = await call('POST', '/withdrawal/', { body: { amount: '5', currency: 'USDTTRC20', address: recipient() } });
+    const batch = { wallet: async () => poor, chainTx: engineDeps(), tokenContract: (c: string) => (c === 'USDTTRC20' ? USDT : null), stage: 'test', now: () => new Date() };
+    await runWithdrawalBatch(batch);
+    await processChainTx(`TRX:${w.body.id as string}`, engineDeps());
+    expect(await describeWithdrawal(t.tenantId, w.body.id as string)).toMatchObject({ status: 'processing', status_reason: 'insufficient_gas', transaction_hash: null });
+    const read = await call('GET', `/withdrawal/${w.body.id as string}/`);
+    expect([read.body.status, read.body.status_reason]).toEqual(['processing', 'insufficient_gas']);
   });
 });
 
