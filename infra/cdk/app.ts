@@ -3,7 +3,9 @@ import { GatewayStack } from './gateway-stack.js';
 
 /**
  * `cdk synth|deploy [-c stage=dev] [-c alarmEmail=ops@example.com] [-c publicBaseUrl=https://api.example.com] [-c evmRpcUrls='{"ETH":"https://..."}']
- *  [-c hotWalletMinBalance='{"ETH":"0.05"}'] [-c sweepStuckMinutes=15] [-c withdrawalStuckMinutes=30]`;
+ *  [-c hotWalletMinBalance='{"ETH":"0.05"}'] [-c sweepStuckMinutes=15] [-c withdrawalStuckMinutes=30]
+ *  [-c forwarderFactories='{"ETH":"0x...","TRX":"T..."}'] [-c forwarderImplementationTrx=T...] [-c tronApiUrl=https://api.trongrid.io]
+ *  [-c tokenContracts='{"USDTERC20":"0x..."}']`;
  * the stage can also come from $STAGE. `local` is the embedded stack (infra/local), never a deployment.
  */
 const app = new App();
@@ -28,6 +30,14 @@ const minutes = (key: string): number | undefined => {
   return value === undefined || value === '' ? undefined : Number(value);
 };
 const sweepStuckMinutes = minutes('sweepStuckMinutes');
+const json = (key: string): Record<string, string> | undefined => {
+  const value = context(key);
+  return value === undefined ? undefined : (JSON.parse(value) as Record<string, string>);
+};
+const forwarderFactories = json('forwarderFactories');
+const tokenContracts = json('tokenContracts');
+const forwarderImplementationTrx = context('forwarderImplementationTrx');
+const tronApiUrl = context('tronApiUrl');
 const withdrawalStuckMinutes = minutes('withdrawalStuckMinutes');
 const stack = new GatewayStack(app, `PaymentGateway-${stage}`, {
   stage,
@@ -41,6 +51,12 @@ const stack = new GatewayStack(app, `PaymentGateway-${stage}`, {
   ...(hotWalletMinBalance ? { hotWalletMinBalance: JSON.parse(hotWalletMinBalance) as Record<string, string> } : {}),
   ...(sweepStuckMinutes !== undefined ? { sweepStuckMinutes } : {}),
   ...(withdrawalStuckMinutes !== undefined ? { withdrawalStuckMinutes } : {}),
+  chains: {
+    ...(forwarderFactories ? { forwarderFactories } : {}),
+    ...(forwarderImplementationTrx ? { forwarderImplementationTrx } : {}),
+    ...(tronApiUrl ? { tronApiUrl } : {}),
+    ...(tokenContracts ? { tokenContracts } : {}),
+  },
 });
 Tags.of(stack).add('service', 'payment-gateway');
 Tags.of(stack).add('stage', stage);

@@ -48,6 +48,17 @@ export interface GatewayStackProps extends StackProps {
   readonly alarmEmail?: string;
   /** JSON-RPC endpoint per EVM network, `{"ETH":"https://..."}`, for the chain workers. */
   readonly evmRpcUrls?: Readonly<Record<string, string>>;
+  /**
+   * Where deposit addresses come from and where chains are reached (shared/config/config.ts): `FORWARDER_FACTORIES`
+   * (`{"ETH":"0x...","TRX":"T..."}`), `FORWARDER_IMPLEMENTATION_TRX`, `TRON_API_URL` (a TronGrid-compatible API)
+   * and `TOKEN_CONTRACTS` overrides. Without a factory a network takes no payments.
+   */
+  readonly chains?: {
+    readonly forwarderFactories?: Readonly<Record<string, string>>;
+    readonly forwarderImplementationTrx?: string;
+    readonly tronApiUrl?: string;
+    readonly tokenContracts?: Readonly<Record<string, string>>;
+  };
   /** `HOT_WALLET_MIN_BALANCE`: minimum native balance of the hot wallet per network, `{"ETH":"0.05"}` (default none). */
   readonly hotWalletMinBalance?: Readonly<Record<string, string>>;
   /** `SWEEP_STUCK_MINUTES` (the handlers' default when not given: 15). */
@@ -95,6 +106,10 @@ export class GatewayStack extends Stack {
       ALLOW_LOOPBACK_CALLBACKS: 'false',
       PUBLIC_BASE_URL: props.publicBaseUrl ?? api.url,
       EVM_RPC_URLS: JSON.stringify(props.evmRpcUrls ?? {}),
+      FORWARDER_FACTORIES: JSON.stringify(props.chains?.forwarderFactories ?? {}),
+      ...(props.chains?.forwarderImplementationTrx ? { FORWARDER_IMPLEMENTATION_TRX: props.chains.forwarderImplementationTrx } : {}),
+      ...(props.chains?.tronApiUrl ? { TRON_API_URL: props.chains.tronApiUrl } : {}),
+      ...(props.chains?.tokenContracts ? { TOKEN_CONTRACTS: JSON.stringify(props.chains.tokenContracts) } : {}),
       ...monitoring,
       ...Object.fromEntries(queues.all.map((q) => [queueUrlEnv(q.definition.name), q.queue.queueUrl])),
     };

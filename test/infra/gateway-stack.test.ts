@@ -243,3 +243,27 @@ describe('alarms', () => {
     }
   });
 });
+
+describe('chain settings', () => {
+  test('factories, the TRON implementation and API, and token contracts reach every function', () => {
+    const chains = { forwarderFactories: { ETH: '0x1111111111111111111111111111111111111111', TRX: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }, forwarderImplementationTrx: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', tronApiUrl: 'https://api.trongrid.io', tokenContracts: { USDTERC20: '0x2222222222222222222222222222222222222222' } };
+    const built = buildStack(undefined, { chains }).template;
+    const functions = resources(built, 'AWS::Lambda::Function');
+    const gateway = Object.entries(functions).filter(([, r]) => (r.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.STAGE === STAGE);
+    expect(gateway.length).toBe(API_FUNCTIONS.length + WORKER_FUNCTIONS.length);
+    for (const [, r] of gateway) {
+      expect((r.Properties?.Environment as { Variables: Record<string, unknown> }).Variables).toMatchObject({
+        FORWARDER_FACTORIES: JSON.stringify(chains.forwarderFactories),
+        FORWARDER_IMPLEMENTATION_TRX: chains.forwarderImplementationTrx,
+        TRON_API_URL: chains.tronApiUrl,
+        TOKEN_CONTRACTS: JSON.stringify(chains.tokenContracts),
+      });
+    }
+    // Without them: no factory (no network takes payments), TRON off.
+    const plain = Object.values(resources(template, 'AWS::Lambda::Function'))
+      .map((r) => (r.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables)
+      .filter((v) => v?.STAGE === STAGE);
+    expect(plain.length).toBe(API_FUNCTIONS.length + WORKER_FUNCTIONS.length);
+    for (const v of plain) expect([v?.FORWARDER_FACTORIES, v?.TRON_API_URL]).toEqual(['{}', undefined]);
+  });
+});

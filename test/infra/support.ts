@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DEFAULT_DEFINITION, GatewayStack } from '../../infra/cdk/gateway-stack.js';
+import type { GatewayStackProps } from '../../infra/cdk/gateway-stack.js';
 import type { GatewayDefinition } from '../../infra/cdk/gateway-stack.js';
 
 /** The feature flags of cdk.json, so tests synthesise what `cdk synth` does. */
@@ -15,7 +16,7 @@ export const STAGE = 'test';
  * Builds the stack with bundling skipped. NodejsFunction still insists that each entry and the lock file
  * exist, and the real handlers are written elsewhere, so entries resolve against a throwaway root of stubs.
  */
-export function buildStack(definition: GatewayDefinition = DEFAULT_DEFINITION): { stack: GatewayStack; template: Template } {
+export function buildStack(definition: GatewayDefinition = DEFAULT_DEFINITION, extra: Partial<GatewayStackProps> = {}): { stack: GatewayStack; template: Template } {
   const rootDir = mkdtempSync(join(tmpdir(), 'gateway-cdk-'));
   try {
     writeFileSync(join(rootDir, 'package-lock.json'), '{}');
@@ -24,7 +25,7 @@ export function buildStack(definition: GatewayDefinition = DEFAULT_DEFINITION): 
       writeFileSync(join(rootDir, entry), 'export const handler = async () => undefined;\n');
     }
     const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [] } });
-    const stack = new GatewayStack(app, 'GatewayTest', { stage: STAGE, definition, rootDir });
+    const stack = new GatewayStack(app, 'GatewayTest', { ...extra, stage: STAGE, definition, rootDir });
     return { stack, template: Template.fromStack(stack) };
   } finally {
     rmSync(rootDir, { recursive: true, force: true });
