@@ -283,7 +283,12 @@ async function processOpen(network: string, head: number, deps: ScanDeps, now: D
         { kind: 'confirmations', byDeposit, confirmationsNeeded: deps.payments.settings.confirmationsFor(currency), tolerancePercent: deps.payments.settings.underpaymentTolerancePercent, ...(repriced ? { repriced } : {}) },
         now,
       );
-      payment = await savePayment(payment, t.payment, t.events, now);
+      // A pass without a new block changes nothing: no write (each save is a transaction with the outbox).
+      const changed =
+        t.events.length > 0 ||
+        t.payment.status !== payment.status ||
+        t.payment.deposits.some((d, i) => d.confirmations !== payment.deposits[i]?.confirmations || d.status !== payment.deposits[i]?.status);
+      if (changed) payment = await savePayment(payment, t.payment, t.events, now);
     }
     if (payment.status === 'confirmed') {
       const done = await startSweep(payment, deps.sweep, deps.payments, now);

@@ -230,7 +230,11 @@ describe('a USDTTRC20 payment end to end', () => {
     node.transfer(USDT, created.body.address as string, 25_000_000n);
     node.mine(1);
     await scanOnce('TRX', deps);
-    expect((await getPayment(t.tenantId, id))?.status).toBe('confirming');
+    const confirming = await getPayment(t.tenantId, id);
+    expect(confirming?.status).toBe('confirming');
+    // A pass without a new block writes nothing.
+    await scanOnce('TRX', deps);
+    expect((await getPayment(t.tenantId, id))?.version).toBe(confirming?.version);
     node.mine(CONFIRMATIONS);
     await scanOnce('TRX', deps);
     const sending = await getPayment(t.tenantId, id);
