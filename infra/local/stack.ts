@@ -24,6 +24,10 @@ import { startPollers } from './pollers.js';
 import type { Pollers, PollerWorker, ScheduleOptions, StreamOptions } from './pollers.js';
 import { startSqs } from './sqs.js';
 import type { LocalSqs } from './sqs.js';
+import { startTronNode } from './tron.js';
+import type { TronNode } from './tron.js';
+import { KmsSigner } from '../../shared/chain/signer/kms-signer.js';
+import { toTronBase58, tronAddressFromBytes } from '../../shared/chain/tron/create2.js';
 
 export { LocalStackSetupError } from './dynamodb.js';
 
@@ -46,6 +50,8 @@ export interface StackParts {
   readonly http?: boolean;
   /** Deploy the contracts on anvil (when the deploy module and the build artifacts exist). Default true. */
   readonly contracts?: boolean;
+  /** The local TRON node (TronGrid-compatible API; in memory, a block every 3 s). Default true. */
+  readonly tron?: boolean;
 }
 
 export interface StackPorts {
@@ -55,6 +61,7 @@ export interface StackPorts {
   readonly sqs?: number;
   readonly kms?: number;
   readonly anvil?: number;
+  readonly tron?: number;
 }
 
 export interface StackOptions {
@@ -262,9 +269,41 @@ function applyEnv(env: Record<string, string>): void {
   resetDb();
 }
 
+/**
+ * The local TRON network: a USDT token, the forwarder factory (its TRON CREATE2 addresses) and its
+ * implementation, and a treasury, all at fixed addresses of the local node; the hot wallet is the KMS key's
+ * TRON address, funded with TRX for fees.
+ */
+export const LOCAL_TRON = {
+  usdt: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+  factory: tronAddressFromBytes(Uint8Array.from([0x41, ...new Array<number>(19).fill(0), 0xf1])),
+  implementation: tronAddressFromBytes(Uint8Array.from([0x41, ...new Array<number>(19).fill(0), 0xf2])),
+  treasury: tronAddressFromBytes(Uint8Array.from([0x41, ...new Array<number>(19).fill(0), 0xf3])),
+} as const;
+
+async function startLocalTron(hotWallet: string, port: number | undefined, log: Logger): Promise<TronNode> {
+  const node = await startTronNode({
+    ...(port !== undefined ? { port } : {}),
+    tokens: [LOCAL_TRON.usdt],
+    factory: { factory: LOCAL_TRON.factory, implementation: LOCAL_TRON.implementation, hotWallet, treasury: LOCAL_TRON.treasury },
+    balances: { [hotWallet]: 100_000_000_000n },
+  });
+  log.info(`tron: local node at ${node.url} (hot wallet ${hotWallet}, factory ${LOCAL_TRON.factory})`);
+  return node;
+}
+
+/** Adds the local TRON network to the handlers' environment (merged into the EVM settings). */
+function tronEnv(env: Record<string, string>, node: TronNode): void {
+  const merged = (key: string, add: Record<string, string>): string => JSON.stringify({ ...(JSON.parse(env[key] ?? '{}') as Record<string, string>), ...add });
+  env.TRON_API_URL = node.url;
+  env.FORWARDER_FACTORIES = merged('FORWARDER_FACTORIES', { TRX: LOCAL_TRON.factory });
+  env.FORWARDER_IMPLEMENTATION_TRX = LOCAL_TRON.implementation;
+  env.TOKEN_CONTRACTS = merged('TOKEN_CONTRACTS', { USDTTRC20: LOCAL_TRON.usdt });
+}
+
 export async function startStack(options: StackOptions = {}): Promise<StackHandle> {
   const log = createLogger(options.logLevel ?? 'info');
-  const parts = { anvil: true, pollers: true, http: true, contracts: true, ...options.parts };
+  const parts = { anvil: true, pollers: true, http: true, contracts: true, tron: true, ...options.parts };
   const ports = options.ports ?? {};
   // This SDK still runs on Node 20; its notice about future versions is noise here.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -371,6 +410,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
 
     let keys: LocalKeys | undefined;
     let contracts: Record<string, unknown> = {};
+    let tron: TronNode | undefined;
     if (kmsServer) {
       const kms = new KMSClient({ endpoint: kmsServer.url, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
       try {
@@ -379,6 +419,12 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
         env.HOT_WALLET_KEY_ID = keys.signingKeyId;
         env.SIGNING_KEY_ID = keys.signingKeyId;
         applyEnv(env);
+        if (parts.tron) {
+          const hotWallet = toTronBase58(await new KmsSigner(kms, keys.signingKeyId).getAddress());
+          const node = await startLocalTron(hotWallet, ports.tron, log);
+          started.push({ name: 'tron', close: () => node.close() });
+          tron = node;
+        }
         if (anvil && parts.contracts) {
           try {
             contracts = await deployContracts(anvil.rpcUrl, kms, keys.signingKeyId, log);
@@ -392,6 +438,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       }
     }
     Object.assign(env, contractEnv(contracts));
+    if (tron) tronEnv(env, tron);
 
     let http: LocalHttpServer | undefined;
     if (parts.http) {
@@ -431,7 +478,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
 
     const stackJson: StackJson = {
       apiUrl: http?.url ?? null,
-      rpcUrls: anvil ? { [LOCAL_EVM_NETWORK]: anvil.rpcUrl } : {},
+      rpcUrls: { ...(anvil ? { [LOCAL_EVM_NETWORK]: anvil.rpcUrl } : {}), ...(tron ? { TRX: tron.url } : {}) },
       contracts,
       queueUrls: { ...sqs.queueUrls },
       dlqUrls: { ...sqs.dlqUrls },

@@ -33,7 +33,7 @@ export async function startTestStack(parts: StackParts = {}, options: TestStackO
     logLevel,
     ...options,
     ports: { http: 0, dynamodb: 0, sqs: 0, kms: 0, anvil: 0 },
-    parts: { anvil: false, contracts: false, ...parts },
+    parts: { anvil: false, contracts: false, tron: false, ...parts },
   });
   return Object.assign(stack, { apiUrl: stack.apiUrl ?? '' });
 }

@@ -7,6 +7,7 @@ import { isPositive, parseDecimal, sub, toBaseUnits } from '../../domain/money.j
 import type { PaymentState } from '../../domain/payments.js';
 import { received } from '../../domain/payments.js';
 import { openPayments, waitingPayments } from '../../store/payments.js';
+import { tokenContract } from '../currencies/runtime.js';
 
 /**
  * `npm run gateway -- dev pay <transaction_id> [--amount X]`: pays a payment on the local chain from a funded
@@ -16,14 +17,16 @@ import { openPayments, waitingPayments } from '../../store/payments.js';
  */
 export interface LocalChain {
   readonly rpcUrl: string;
+  /** The local TRON node (stack.json `rpcUrls.TRX`): TRON payments are paid from its faucet. */
+  readonly tronUrl?: string;
   /** Test token addresses by symbol (stack.json `contracts.tokens`). */
   readonly tokens: Readonly<Record<string, string>>;
 }
 
 /** A payment still open for deposits, found through the work queues (no tenant needed; a dev tool). */
 async function findOpenPayment(paymentId: string): Promise<PaymentState> {
-  const evm = Object.values(NETWORKS).filter((n) => n.family === 'evm').map((n) => n.code);
-  const candidates = [...(await Promise.all(evm.map(waitingPayments))).flat(), ...(await Promise.all(evm.map(openPayments))).flat()];
+  const networks = Object.values(NETWORKS).filter((n) => n.family === 'evm' || n.family === 'tron').map((n) => n.code);
+  const candidates = [...(await Promise.all(networks.map(waitingPayments))).flat(), ...(await Promise.all(networks.map(openPayments))).flat()];
   const found = candidates.find((p) => p.id === paymentId);
   if (!found) throw new NotFoundError(`No waiting or partially paid payment ${paymentId}.`);
   return found;
@@ -32,11 +35,20 @@ async function findOpenPayment(paymentId: string): Promise<PaymentState> {
 export async function devPay(paymentId: string, amount: string | undefined, chain: LocalChain, options: { readonly mineBlocks?: number } = {}): Promise<{ transaction_hash: string; amount: string; currency: string; address: string; from: string }> {
   const payment = await findOpenPayment(paymentId);
   const currency = findCurrency(payment.currency);
-  if (!currency || currency.family !== 'evm') throw ValidationError.field('transaction_id', `Paying ${payment.currency} locally is not supported.`);
+  if (!currency || (currency.family !== 'evm' && currency.family !== 'tron')) throw ValidationError.field('transaction_id', `Paying ${payment.currency} locally is not supported.`);
   const due = sub(payment.amountCrypto, received(payment));
   const value = amount === undefined ? due : parseDecimal(amount, { field: 'amount', allowZero: false, maxScale: currency.decimals });
   if (!isPositive(value)) throw ValidationError.field('amount', 'Nothing is due; give --amount.');
   const units = toBaseUnits(value, currency.decimals);
+  if (currency.family === 'tron') {
+    // The local TRON node's faucet: a TRC-20 transfer in its next block (it produces one every 3 s).
+    const token = tokenContract(currency);
+    if (!chain.tronUrl || !token) throw new Error('No local TRON node or token: start the stack with `npm start`.');
+    const res = await fetch(`${chain.tronUrl}/_local/transfer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, to: payment.address, amount: units.toString() }) });
+    if (!res.ok) throw new Error(`The local TRON node refused the transfer: ${res.status} ${await res.text()}`);
+    const { txid } = (await res.json()) as { txid: string };
+    return { transaction_hash: txid, amount: value, currency: currency.code, address: payment.address, from: 'local TRON faucet' };
+  }
   const provider = new JsonRpcProvider(chain.rpcUrl, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 50 });
   try {
     const payer = await provider.getSigner(2);

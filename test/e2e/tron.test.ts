@@ -1,0 +1,80 @@
+import type { SQSEvent } from 'aws-lambda';
+import { handler as chainScanner } from '../../functions/chain-scanner/handler.js';
+import { handler as sweeper } from '../../functions/sweeper/handler.js';
+import { LOCAL_TRON } from '../../infra/local/stack.js';
+import { requestIdOf } from '../../shared/chain/engine/state.js';
+import { tronAddressToEvmHex } from '../../shared/chain/tron/create2.js';
+import { TronGridClient } from '../../shared/chain/tron/grid.js';
+import { resetConfig } from '../../shared/config/config.js';
+import { dynamoChainTxStore } from '../../shared/store/chain-tx.js';
+import { getBalance } from '../../shared/store/ledger.js';
+import { getPayment } from '../../shared/store/payments.js';
+import { followChainTxs } from '../../shared/usecases/chain-tx/follow-chain-txs.js';
+import { processChainTx } from '../../shared/usecases/chain-tx/process-chain-tx.js';
+import { defaultChainTxDeps, resetChainTxDeps } from '../../shared/usecases/chain-tx/runtime.js';
+import { devPay } from '../../shared/usecases/payments/dev-pay.js';
+import { resetPaymentsDeps } from '../../shared/usecases/payments/deps.js';
+import { sweepReference } from '../../shared/usecases/payments/settle.js';
+import { caller, putFixedRates, tenantWithToken } from '../integration/payments/support.js';
+import { startTestStack } from '../support/stack.js';
+import type { TestStack } from '../support/stack.js';
+
+/**
+ * A USDTTRC20 payment on the local stack's TRON node, through the workers' own wiring: `dev pay` (the node's
+ * faucet), the chain-scanner worker (TRON block events), the engine from configuration (KMS signing, TronGrid
+ * broadcast), the follower, and the sweeper completing the payment.
+ */
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await startTestStack({ tron: true, pollers: false, http: false });
+  process.env.CHAIN_TX_CONFIRMATIONS = '1';
+  resetConfig();
+  resetPaymentsDeps();
+  resetChainTxDeps();
+  await putFixedRates();
+});
+
+afterAll(async () => {
+  delete process.env.CHAIN_TX_CONFIRMATIONS;
+  resetChainTxDeps();
+  await stack?.stop();
+});
+
+describe('TRON on the local stack', () => {
+  it('a payment paid with `dev pay` is detected, confirmed, swept by the engine and credited', async () => {
+    expect(stack.env.TRON_API_URL).toBe(stack.stackJson.rpcUrls.TRX);
+    const merchant = await tenantWithToken('Local TRON merchant');
+    const { handler } = await import('../../functions/payments/handler.js');
+    const call = caller(handler, () => merchant.bearer);
+    // The scanner's cursor starts at the head on its first pass.
+    await chainScanner(undefined, { getRemainingTimeInMillis: () => 16_000 });
+    const created = await call('POST', '/payments/', { body: { amount: '10', blockchain: 'TRON', token: 'USDT' } });
+    expect(created.status).toBe(201);
+    const id = created.body.transaction_id as string;
+
+    const paid = await devPay(id, undefined, { rpcUrl: '', tronUrl: stack.stackJson.rpcUrls.TRX ?? '', tokens: {} });
+    expect([paid.amount, paid.currency]).toEqual(['10', 'USDTTRC20']);
+    // Passes for about 9 s: the transfer's block (3 s), then its confirmations (2 locally), then the sweep request.
+    for (let i = 0; i < 4 && (await getPayment(merchant.tenantId, id))?.status !== 'sending'; i++) {
+      await chainScanner(undefined, { getRemainingTimeInMillis: () => 20_000 });
+    }
+    const sending = await getPayment(merchant.tenantId, id);
+    expect(sending?.status).toBe('sending');
+
+    const requestId = requestIdOf('TRX', sweepReference(sending as NonNullable<typeof sending>));
+    await processChainTx(requestId, defaultChainTxDeps());
+    await followChainTxs('TRX', defaultChainTxDeps(), { until: new Date(Date.now() + 9_000), pollMs: 1_000 });
+    const tx = await dynamoChainTxStore.get(requestId);
+    expect(tx?.status).toBe('confirmed');
+
+    const body = JSON.stringify({ type: 'chain_tx.confirmed', payload: { reference: tx?.reference, purpose: 'sweep', tx_hash: tx?.mined?.hash ?? null } });
+    expect((await sweeper({ Records: [{ messageId: 'm1', body }] } as unknown as SQSEvent)).batchItemFailures).toEqual([]);
+    expect((await getPayment(merchant.tenantId, id))?.status).toBe('completed');
+    expect((await getBalance(merchant.tenantId, 'main', 'USDTTRC20')).amount).toBe('9.9');
+    // The treasury holds the swept tokens on the node.
+    const events = await new TronGridClient(stack.stackJson.rpcUrls.TRX ?? '').blockEvents(tx?.mined?.blockNumber ?? 0);
+    const toTreasury = events.filter((e) => e.event_name === 'Transfer' && e.transaction_id === tx?.mined?.hash && e.result.to === tronAddressToEvmHex(LOCAL_TRON.treasury));
+    expect(toTreasury.map((e) => e.result.value)).toEqual(['10000000']);
+  });
+});
