@@ -118,3 +118,20 @@ describe('withdrawal batcher', () => {
     expect((await call('GET', `/withdrawal/${id}/`)).body.status).toBe('processing');
   });
 });
+
+describe('withdrawal batcher queue', () => {
+  it('withdrawals it cannot send (no token contract here) are skipped without holding up the ones behind them', async () => {
+    await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDCERC20', amount: '1000', reason: 'test funding' });
+    for (let i = 0; i < 3; i++) {
+      const res = await call('POST', '/withdrawal/', { body: { amount: '20', currency: 'USDCERC20', address: DEST } });
+      expect(res.status).toBe(201);
+    }
+    const sendable = await create(DEST, '20');
+    // deps() knows no USDCERC20 contract; a pass of 2 still reaches the USDTERC20 withdrawal behind the three.
+    const report = await runWithdrawalBatch(deps(), 2);
+    expect(report).toMatchObject({ processing: 1, skipped: 3 });
+    expect((await call('GET', `/withdrawal/${sendable}/`)).body.status).toBe('processing');
+    const stuck = await call('GET', '/withdrawal/', { query: { status: 'pending', currency: 'USDCERC20' } });
+    expect(stuck.body.withdrawals).toHaveLength(3);
+  });
+});
