@@ -13,7 +13,6 @@
  *
  *   npx tsx bench/payment-lifecycle.ts
  */
-import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { KMSClient } from '@aws-sdk/client-kms';
 import type { Context } from 'aws-lambda';
@@ -28,8 +27,6 @@ import { KmsSigner } from '../shared/chain/signer/kms-signer.js';
 import { config, resetConfig } from '../shared/config/config.js';
 import { CURRENCIES, NETWORKS } from '../shared/domain/currencies.js';
 import { toBaseUnits } from '../shared/domain/money.js';
-import type { PaymentState } from '../shared/domain/payments.js';
-import { quote } from '../shared/domain/payments.js';
 import type { CapacityMeter, Units } from '../shared/store/client.js';
 import { meterCapacity } from '../shared/store/client.js';
 import { getPayment, insertPayment } from '../shared/store/payments.js';
@@ -38,6 +35,7 @@ import { defaultPaymentsDeps, factoryOf, resetPaymentsDeps } from '../shared/use
 import { scanOnce } from '../shared/usecases/payments/scan.js';
 import type { ScanDeps } from '../shared/usecases/payments/scan.js';
 import { runScanners } from '../shared/usecases/payments/scanner-runtime.js';
+import { rawCreationWrite } from './payments.js';
 import type { SweepPort } from '../shared/usecases/payments/settle.js';
 import { directFactorySweep } from '../shared/usecases/payments/sweep-direct.js';
 import { createTenant } from '../shared/usecases/tenants/create-tenant.js';
@@ -423,23 +421,6 @@ export async function benchPaymentLifecycle(options: PaymentLifecycleOptions = {
     provider.destroy();
     await stack.stop();
   }
-}
-
-/** The creation write of a 25 USD USDTERC20 payment, issued directly (no HTTP, no auth, no rates). */
-function rawCreationWrite(tenantId: string): Parameters<typeof insertPayment>[0] {
-  const currency = CURRENCIES.USDTERC20;
-  const q = quote({ price: '25', priceCurrency: 'USD', currency, rates: { USDTERC20: '1' }, feePercent: '1', isFeePaidByUser: false });
-  const id = randomUUID();
-  const now = new Date();
-  const { address, salt } = defaultPaymentsDeps().addresses.addressFor('ETH', tenantId, id);
-  const payment: PaymentState = {
-    id, tenantId, status: 'waiting', currency: currency.code, network: 'ETH', token: 'USDT', decimals: 6, priceAmount: '25', priceCurrency: 'USD',
-    amountUsd: q.amountUsd, amountCrypto: q.amountCrypto, priceCrypto: q.priceCrypto, fee: q.fee, feePercent: '1', address, salt, isFixedRate: true,
-    isFeePaidByUser: false, orderId: null, orderDescription: null, callbackUrl: null, customId: null, walletId: null, customerEmail: null,
-    expiryTime: new Date(now.getTime() + 3_600_000).toISOString(), createdAt: now.toISOString(), updatedAt: now.toISOString(), transactionHash: null,
-    deposits: [], flags: [], merchantReceived: null, merchantReceivedUsd: null, sweepTxHash: null, version: 1,
-  };
-  return { payment, family: 'evm', events: [{ type: 'payment.created', key: 'created', payload: { transaction_id: id } }], now, dailyLimitUsd: null };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

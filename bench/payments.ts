@@ -33,24 +33,29 @@ export interface PaymentsBench {
   readonly scanner: readonly { readonly watched: number; readonly rpcCalls: number; readonly blocks: number }[];
 }
 
-async function rawCreates(tenantId: string, seconds: number): Promise<number> {
+/** The creation write of a 25 USD USDTERC20 payment, issued directly (no HTTP, no auth, no rates). */
+export function rawCreationWrite(tenantId: string): Parameters<typeof insertPayment>[0] {
   const currency = CURRENCIES.USDTERC20;
   const q = quote({ price: '25', priceCurrency: 'USD', currency, rates: { USDTERC20: '1' }, feePercent: '1', isFeePaidByUser: false });
+  const id = randomUUID();
+  const now = new Date();
+  const { address, salt } = defaultPaymentsDeps().addresses.addressFor('ETH', tenantId, id);
+  const payment: PaymentState = {
+    id, tenantId, status: 'waiting', currency: currency.code, network: 'ETH', token: 'USDT', decimals: 6, priceAmount: '25', priceCurrency: 'USD',
+    amountUsd: q.amountUsd, amountCrypto: q.amountCrypto, priceCrypto: q.priceCrypto, fee: q.fee, feePercent: '1', address, salt, isFixedRate: true,
+    isFeePaidByUser: false, orderId: null, orderDescription: null, callbackUrl: null, customId: null, walletId: null, customerEmail: null,
+    expiryTime: new Date(now.getTime() + 3_600_000).toISOString(), createdAt: now.toISOString(), updatedAt: now.toISOString(), transactionHash: null,
+    deposits: [], flags: [], merchantReceived: null, merchantReceivedUsd: null, sweepTxHash: null, version: 1,
+  };
+  return { payment, family: 'evm', events: [{ type: 'payment.created', key: 'created', payload: { transaction_id: id } }], now, dailyLimitUsd: null };
+}
+
+async function rawCreates(tenantId: string, seconds: number): Promise<number> {
   const deadline = Date.now() + seconds * 1000;
   let done = 0;
   const worker = async () => {
     while (Date.now() < deadline) {
-      const id = randomUUID();
-      const now = new Date();
-      const { address, salt } = defaultPaymentsDeps().addresses.addressFor('ETH', tenantId, id);
-      const p: PaymentState = {
-        id, tenantId, status: 'waiting', currency: currency.code, network: 'ETH', token: 'USDT', decimals: 6, priceAmount: '25', priceCurrency: 'USD',
-        amountUsd: q.amountUsd, amountCrypto: q.amountCrypto, priceCrypto: q.priceCrypto, fee: q.fee, feePercent: '1', address, salt, isFixedRate: true,
-        isFeePaidByUser: false, orderId: null, orderDescription: null, callbackUrl: null, customId: null, walletId: null, customerEmail: null,
-        expiryTime: new Date(now.getTime() + 3_600_000).toISOString(), createdAt: now.toISOString(), updatedAt: now.toISOString(), transactionHash: null,
-        deposits: [], flags: [], merchantReceived: null, merchantReceivedUsd: null, sweepTxHash: null, version: 1,
-      };
-      await insertPayment({ payment: p, family: 'evm', events: [{ type: 'payment.created', key: 'created', payload: { transaction_id: id } }], now, dailyLimitUsd: null });
+      await insertPayment(rawCreationWrite(tenantId));
       done++;
     }
   };

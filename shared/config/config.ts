@@ -9,6 +9,20 @@ const boolean = z
   .enum(['true', 'false', '1', '0'])
   .transform((v) => v === 'true' || v === '1');
 
+/** A JSON object of string values (`{"ETH":"..."}`), each checked by `value`; default `{}`. */
+const jsonRecord = (value: z.ZodString, message: string) =>
+  z
+    .string()
+    .default('{}')
+    .transform((v, ctx) => {
+      try {
+        return z.record(z.string(), value).parse(JSON.parse(v));
+      } catch {
+        ctx.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      }
+    });
+
 const schema = z.object({
   TABLE_NAME: z.string().min(1),
   AWS_REGION: z.string().min(1).default('us-east-1'),
@@ -39,17 +53,7 @@ const schema = z.object({
     .default('')
     .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
   /** Token contract overrides as JSON `{"USDTERC20":"0x..."}` (the local stack passes its deployed test tokens). */
-  TOKEN_CONTRACTS: z
-    .string()
-    .default('{}')
-    .transform((v, ctx) => {
-      try {
-        return z.record(z.string(), z.string().min(1)).parse(JSON.parse(v));
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be a JSON object of currency code to address' });
-        return z.NEVER;
-      }
-    }),
+  TOKEN_CONTRACTS: jsonRecord(z.string().min(1), 'must be a JSON object of currency code to address'),
   /**
    * Withdrawal network fees per currency, overriding the defaults (shared/domain/withdrawals.ts), as JSON
    * `{"USDTERC20":"1.5"}`: catalogue currency codes to non-negative decimal strings.
@@ -66,32 +70,12 @@ const schema = z.object({
       }
     }),
   /** Chain transactions: JSON-RPC endpoint per EVM network, `{"ETH":"https://..."}`; the follower follows each. */
-  EVM_RPC_URLS: z
-    .string()
-    .default('{}')
-    .transform((v, ctx) => {
-      try {
-        return z.record(z.string(), z.string().url()).parse(JSON.parse(v));
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be a JSON object of network to RPC URL' });
-        return z.NEVER;
-      }
-    }),
+  EVM_RPC_URLS: jsonRecord(z.string().url(), 'must be a JSON object of network to RPC URL'),
   /**
    * Forwarder factories per network, `{"ETH":"0x...","TRX":"T..."}`: deposit addresses are made (and swept) only on
    * these. EVM networks share one deterministic address; TRON has its own.
    */
-  FORWARDER_FACTORIES: z
-    .string()
-    .default('{}')
-    .transform((v, ctx) => {
-      try {
-        return z.record(z.string(), z.string().min(1)).parse(JSON.parse(v));
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be a JSON object of network to factory address' });
-        return z.NEVER;
-      }
-    }),
+  FORWARDER_FACTORIES: jsonRecord(z.string().min(1), 'must be a JSON object of network to factory address'),
   /** The forwarder implementation on TRON (base58): part of the clone init code, so of every TRON deposit address. */
   FORWARDER_IMPLEMENTATION_TRX: z.string().min(1).optional(),
   /** TRON: base URL of a TronGrid-compatible API (full-node `/wallet/*` and `/v1/blocks/{n}/events`); TRON is off without it. */
@@ -121,17 +105,7 @@ const schema = z.object({
    * follower prints the balance of every followed network; `HotWalletBelowMinimum` is 1 only where a minimum
    * is set and the balance is under it (default `{}`: no minimum, the alarm never fires).
    */
-  HOT_WALLET_MIN_BALANCE: z
-    .string()
-    .default('{}')
-    .transform((v, ctx) => {
-      try {
-        return z.record(z.string(), z.string().regex(/^\d+(\.\d+)?$/)).parse(JSON.parse(v));
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be a JSON object of network to decimal amount, e.g. {"ETH":"0.05"}' });
-        return z.NEVER;
-      }
-    }),
+  HOT_WALLET_MIN_BALANCE: jsonRecord(z.string().regex(/^\d+(\.\d+)?$/), 'must be a JSON object of network to decimal amount, e.g. {"ETH":"0.05"}'),
   /** Alarm: a payment in `sending` (sweep not completed) longer than this many minutes is stuck. */
   SWEEP_STUCK_MINUTES: z.coerce.number().int().min(1).default(15),
   /** Alarm: a withdrawal in `processing` (transfer not completed) longer than this many minutes is stuck. */
