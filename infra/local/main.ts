@@ -38,7 +38,9 @@ function banner(stack: StackHandle): string {
     `  API          ${api}`,
     `  stack.json   ${stackFile}`,
   ];
-  for (const [network, url] of Object.entries(stack.stackJson.rpcUrls)) lines.push(`  chain ${network.padEnd(6)} ${url} (chain id ${LOCAL_CHAIN_ID})`);
+  for (const [network, url] of Object.entries(stack.stackJson.rpcUrls)) {
+    lines.push(`  chain ${network.padEnd(6)} ${url} (${network === 'TRX' ? 'TronGrid-compatible API' : `chain id ${LOCAL_CHAIN_ID}`})`);
+  }
   lines.push(
     '',
     'Next, in another terminal:',

@@ -198,7 +198,8 @@ async function ensureKeys(kms: KMSClient, dataDir: string | null, log: Logger): 
 /**
  * CONTRACT DEPLOYMENT CALL SITE (the only one): deterministic forwarder factory + test tokens on the local chain,
  * through shared/chain/evm/deploy.ts. The dev account 0 of anvil deploys and owns; the hot wallet is the KMS
- * signing key's address (funded with ETH for gas); the treasury is dev account 1. Idempotent: on a persisted
+ * signing key's address (funded with ETH for gas and a float of each test token for withdrawals); the treasury
+ * is dev account 1. Idempotent: on a persisted
  * chain nothing is deployed again.
  */
 async function deployContracts(rpcUrl: string, kms: KMSClient, signingKeyId: string, log: Logger): Promise<Record<string, unknown>> {
@@ -227,6 +228,14 @@ async function deployContracts(rpcUrl: string, kms: KMSClient, signingKeyId: str
     const minimum = parseEther('10');
     if ((await provider.getBalance(hotWallet)) < minimum) {
       await (await owner.sendTransaction({ to: hotWallet, value: parseEther('100') })).wait();
+    }
+    // ... and holds a float of every test token, from which withdrawals are paid (sweeps go to the treasury).
+    const { Contract } = await import('ethers');
+    const { ERC20_ABI } = await import('../../shared/chain/evm/abi.js');
+    for (const [symbol, token] of Object.entries(tokens)) {
+      const float = 1_000_000n * 10n ** BigInt(deploy.TEST_TOKENS[symbol as keyof typeof deploy.TEST_TOKENS].decimals);
+      const held = (await new Contract(token, ERC20_ABI, provider).getFunction('balanceOf')(hotWallet)) as bigint;
+      if (held < float / 2n) await deploy.mintTestToken(owner, token, hotWallet, float - held);
     }
     log.info(`contracts: factory ${factory.factory}${factory.deployed ? ' (deployed)' : ''}, tokens ${Object.keys(tokens).join(', ')}`);
     return {
@@ -272,7 +281,7 @@ function applyEnv(env: Record<string, string>): void {
 /**
  * The local TRON network: a USDT token, the forwarder factory (its TRON CREATE2 addresses) and its
  * implementation, and a treasury, all at fixed addresses of the local node; the hot wallet is the KMS key's
- * TRON address, funded with TRX for fees.
+ * TRON address, funded with TRX for fees and 1,000,000 USDT for withdrawals.
  */
 export const LOCAL_TRON = {
   usdt: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
@@ -288,6 +297,8 @@ async function startLocalTron(hotWallet: string, port: number | undefined, log: 
     factory: { factory: LOCAL_TRON.factory, implementation: LOCAL_TRON.implementation, hotWallet, treasury: LOCAL_TRON.treasury },
     balances: { [hotWallet]: 100_000_000_000n },
   });
+  // A float of USDT for withdrawals (sweeps go to the treasury), in the first block.
+  node.transfer(LOCAL_TRON.usdt, hotWallet, 1_000_000_000_000n);
   log.info(`tron: local node at ${node.url} (hot wallet ${hotWallet}, factory ${LOCAL_TRON.factory})`);
   return node;
 }

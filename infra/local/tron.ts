@@ -1,7 +1,7 @@
 /**
  * A local TRON node behind the TronGrid-compatible HTTP API, for the local stack and the tests: the endpoints
  * the gateway uses (`/wallet/getnowblock`, `getblockbynum`, `getaccount`, `broadcasthex`,
- * `gettransactioninfobyid`, and `/v1/blocks/{n}/events`), answering in the shapes java-tron and TronGrid document.
+ * `triggerconstantcontract`, `gettransactioninfobyid`, and `/v1/blocks/{n}/events`), answering in the shapes java-tron and TronGrid document.
  *
  * It checks what a real node checks of a broadcast: one signature recovering to the owner, TAPOS (the referenced
  * block exists), expiration (after the head, at most 24 h ahead), duplicates, and balances. It executes what
@@ -139,14 +139,18 @@ export async function startTronNode(options: TronNodeOptions = {}): Promise<Tron
     return true;
   };
 
-  /** Executes a contract call; its events, or null (revert: nothing changes but the fee). */
-  function execute(tx: ParsedTronTx, events: Omit<SimEvent, 'index'>[]): boolean {
+  /**
+   * Executes a contract (its events appended): false is a revert (nothing changes but the fee). `dry`: only
+   * whether it would succeed, nothing changed (triggerconstantcontract).
+   */
+  function execute(tx: Pick<ParsedTronTx, 'contract' | 'txID'>, events: Omit<SimEvent, 'index'>[], dry = false): boolean {
     const c = tx.contract;
-    if (c.kind === 'transfer') return moveTrx(c.owner, c.to, c.amount);
+    if (c.kind === 'transfer') return dry ? trxBalance(c.owner) >= c.amount : moveTrx(c.owner, c.to, c.amount);
     const target = b58(c.contract);
     const selector = c.data.slice(0, 10).toLowerCase();
     if (tokens.has(target) && selector === erc20.getFunction('transfer')?.selector) {
       const [to, value] = erc20.decodeFunctionData('transfer', c.data) as unknown as [string, bigint];
+      if (dry) return tokenBalance(target, c.owner) >= value;
       if (!moveToken(target, c.owner, to, value)) return false;
       events.push({ contract: target, from: b58(c.owner), to: b58(to), value, txID: tx.txID });
       return true;
@@ -156,6 +160,7 @@ export async function startTronNode(options: TronNodeOptions = {}): Promise<Tron
       if (b58(c.owner) !== b58(f.hotWallet)) return false;
       const [salts, token] = factoryAbi.decodeFunctionData('deployAndFlush', c.data) as unknown as [string[], string];
       if (!tokens.has(b58(token))) return false;
+      if (dry) return true;
       for (const salt of salts) {
         const fwd = tronDepositAddress(f.factory, f.implementation, salt);
         const amount = tokenBalance(token, fwd);
@@ -304,6 +309,13 @@ export async function startTronNode(options: TronNodeOptions = {}): Promise<Tron
       }
       case '/wallet/broadcasthex':
         return broadcast(String(b.transaction));
+      case '/wallet/triggerconstantcontract': {
+        const contract = { kind: 'trigger' as const, owner: b58(String(b.owner_address)), contract: b58(String(b.contract_address)), callValue: BigInt(Number(b.call_value ?? 0)), data: `0x${String(b.data ?? '')}` };
+        const ok = execute({ contract, txID: '' }, [], true);
+        return ok
+          ? { result: { result: true }, energy_used: 14_650, constant_result: ['0'.repeat(63) + '1'], transaction: { ret: [{}] } }
+          : { result: { result: true, message: Buffer.from('REVERT opcode executed').toString('hex') }, energy_used: 3_000, constant_result: [''], transaction: { ret: [{ ret: 'FAILED' }] } };
+      }
       case '/wallet/gettransactioninfobyid': {
         const id = String(b.value).toLowerCase();
         const info = infos.get(id);

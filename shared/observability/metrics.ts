@@ -85,8 +85,12 @@ export function emfRecord(
   };
 }
 
-/** Prints one EMF line (stdout is what Lambda sends to CloudWatch Logs). Nothing to print: nothing printed. */
+/**
+ * Prints one EMF line (stdout is what Lambda sends to CloudWatch Logs). Nothing to print: nothing printed. On the
+ * local stack (no CloudWatch) only with `LOCAL_METRICS=true`, so the console shows requests and errors.
+ */
 export const emitMetrics: EmitMetrics = (namespace, dimensions, metrics) => {
   if (metrics.length === 0) return;
+  if (process.env.STAGE === 'local' && process.env.LOCAL_METRICS !== 'true') return;
   console.log(JSON.stringify(emfRecord(namespace, dimensions, metrics)));
 };

@@ -89,6 +89,8 @@ export interface TronChainPort {
   balance(address: string): Promise<bigint>;
   /** Whether the address was ever activated (a TRC-20 transfer to a new address costs more energy). */
   isActivated(address: string): Promise<boolean>;
+  /** A contract call run without a transaction: false (with the node's message) when it would revert. */
+  dryRun(call: { owner: string; contract: string; data: string; callValue: bigint }): Promise<{ ok: boolean; message: string }>;
   broadcast(signedHex: string): Promise<BroadcastOutcome>;
   receipt(txID: string): Promise<TxReceipt | null>;
 }

@@ -60,6 +60,11 @@ export class TronGridChain implements TronChainPort {
     return (await this.client.account(toTronBase58(address))).exists;
   }
 
+  async dryRun(call: { owner: string; contract: string; data: string; callValue: bigint }): Promise<{ ok: boolean; message: string }> {
+    const out = await this.client.triggerConstant({ ...call, owner: toTronBase58(call.owner), contract: toTronBase58(call.contract) });
+    return { ok: out.ok, message: out.message };
+  }
+
   async broadcast(signedHex: string): Promise<BroadcastOutcome> {
     const answer = await this.client.broadcastHex(signedHex);
     const outcome = classifyTronBroadcast(answer);

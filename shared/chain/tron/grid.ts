@@ -11,6 +11,8 @@
  *   transaction_id, _unconfirmed? }], success, meta: { fingerprint?, links?: { next } } }`;
  * - account (`getaccount`): `{}` for an address never activated, else `{ address, balance?, create_time? }`;
  * - `broadcasthex`: `{ result: true, txid }` or `{ result: false, code, message }` (message hex-encoded);
+ * - `triggerconstantcontract` (a dry run): `{ result: { result: true }, energy_used, constant_result }`; a revert
+ *   keeps `result.result` but sets `transaction.ret[0].ret: 'FAILED'` (and a message); a refusal has `result.code`;
  * - `gettransactioninfobyid`: `{}` until the transaction is in a block, then `{ id, blockNumber, fee?,
  *   receipt: { result? }, result?: 'FAILED' }`.
  */
@@ -55,6 +57,13 @@ const EventsPageSchema = z.object({
 const AccountSchema = z.object({ address: z.string().optional(), balance: num.optional() });
 
 const BroadcastSchema = z.object({ result: z.boolean().optional(), code: z.string().optional(), message: z.string().optional(), txid: z.string().optional() });
+
+const ConstantCallSchema = z.object({
+  result: z.object({ result: z.boolean().optional(), code: z.string().optional(), message: z.string().optional() }).partial().default({}),
+  energy_used: num.optional(),
+  constant_result: z.array(z.string()).optional(),
+  transaction: z.object({ ret: z.array(z.object({ ret: z.string().optional() }).partial()).optional() }).partial().optional(),
+});
 
 const TxInfoSchema = z.object({
   id: z.string().optional(),
@@ -196,6 +205,23 @@ export class TronGridClient {
 
   async broadcastHex(transactionHex: string): Promise<TronBroadcastAnswer> {
     return this.#parse(BroadcastSchema, await this.#request('POST', '/wallet/broadcasthex', { transaction: transactionHex }), 'broadcasthex');
+  }
+
+  /** Runs a contract call without a transaction (nothing is signed or spent): would it succeed, and for how much energy. */
+  async triggerConstant(call: { owner: string; contract: string; data: string; callValue: bigint }): Promise<{ ok: boolean; energyUsed: number; message: string }> {
+    const answer = this.#parse(
+      ConstantCallSchema,
+      await this.#request('POST', '/wallet/triggerconstantcontract', {
+        owner_address: call.owner,
+        contract_address: call.contract,
+        data: call.data.replace(/^0x/, ''),
+        call_value: Number(call.callValue),
+        visible: true,
+      }),
+      'triggerconstantcontract',
+    );
+    const failed = answer.result.result !== true || answer.transaction?.ret?.some((r) => r.ret === 'FAILED') === true;
+    return { ok: !failed, energyUsed: answer.energy_used ?? 0, message: broadcastMessage({ message: answer.result.message ?? answer.result.code ?? '' }) };
   }
 
   /** The transaction's result once it is in a block; null before. */

@@ -9,7 +9,8 @@ import type { ChainTxDeps, TronEngineDeps } from './deps.js';
 /**
  * The engine on TRON (DESIGN section 5): no nonces, and every transaction expires.
  *
- * - queued -> signed: built against the current head (TAPOS reference, `expiration` = head time + the configured
+ * - queued -> signed: a contract call is first run dry (one that would revert waits with `estimate_failed`), then
+ *   built against the current head (TAPOS reference, `expiration` = head time + the configured
  *   lifetime), its id (sha256 of the raw data) signed through KMS, PERSISTED, then broadcast (same bytes on
  *   every retry; `DUP_TRANSACTION_ERROR` is an answer, not an error);
  * - followed by txID: found in a block with enough confirmations -> confirmed (or reverted);
@@ -78,6 +79,8 @@ export async function advanceTron(start: ChainTx, deps: ChainTxDeps): Promise<Ch
     const contract = tronContractOf(tx);
     const needed = contract.kind === 'transfer' ? contract.amount : contract.callValue + (tx.gasLimit ?? tronOf(deps).feeLimit);
     if ((await chain.balance(tx.wallet.address)) < needed) return block(tx, 'insufficient_gas', deps);
+    // A call that would revert (a wallet short of the token, say) is held, as an EVM estimate failure is: no fee burnt.
+    if (contract.kind === 'trigger' && !(await chain.dryRun(contract)).ok) return block(tx, 'estimate_failed', deps);
     const attempt = await signTronAttempt(tx, chain, deps);
     await deps.crash?.('after_sign', tx);
     tx = await apply(tx, { type: 'signed', attempt }, deps);

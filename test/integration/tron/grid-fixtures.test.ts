@@ -103,6 +103,15 @@ describe('TronGrid client on documented responses', () => {
     expect(asked[0]?.body).toEqual({ transaction: '0a00' });
   });
 
+  it('a dry run (triggerconstantcontract): success, and a revert (FAILED, message decoded)', async () => {
+    const call = { owner: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', data: '0xa9059cbb', callValue: 0n };
+    answers.set('/wallet/triggerconstantcontract', 'triggerconstantcontract-ok');
+    expect(await client.triggerConstant(call)).toEqual({ ok: true, energyUsed: 14650, message: '' });
+    expect(asked[0]?.body).toEqual({ owner_address: call.owner, contract_address: call.contract, data: 'a9059cbb', call_value: 0, visible: true });
+    answers.set('/wallet/triggerconstantcontract', 'triggerconstantcontract-revert');
+    expect(await client.triggerConstant(call)).toEqual({ ok: false, energyUsed: 2873, message: 'REVERT opcode executed' });
+  });
+
   it('an HTTP error or an unexpected shape is a TronGridError', async () => {
     await expect(new TronGridClient(`${client.baseUrl}/broken`).nowBlock()).rejects.toBeInstanceOf(TronGridError);
     answers.set('/wallet/getnowblock', 'getaccount');

@@ -213,6 +213,27 @@ describe('the chain-transaction engine on TRON', () => {
   });
 });
 
+describe('the engine on TRON, a call that would revert', () => {
+  it('a hot wallet without the token: the transfer waits (estimate_failed), nothing signed or burnt; with the token it goes through', async () => {
+    const key = await kms.send(new CreateKeyCommand({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY' }));
+    const keyId = key.KeyMetadata?.KeyId ?? '';
+    const wallet = { keyId, address: await new KmsTxSigner(kms).signerFor(keyId).getAddress() };
+    node.fund(toTronBase58(wallet.address), 1_000_000_000n);
+    const to = recipient();
+    const req = await requestChainTx({ network: 'TRX', wallet, to: tronAddressToEvmHex(USDT), data: erc20TransferData(tronAddressToEvmHex(to), 3_000_000n), purpose: 'withdrawal', reference: 'tron-no-token' }, engineDeps());
+    const broadcasts = node.stats.broadcasts;
+    expect(await processChainTx(req.requestId, engineDeps())).toMatchObject({ status: 'queued', reason: 'estimate_failed', attempts: [] });
+    expect(node.stats.broadcasts).toBe(broadcasts);
+    expect(node.trxBalance(toTronBase58(wallet.address))).toBe(1_000_000_000n);
+
+    node.transfer(USDT, toTronBase58(wallet.address), 3_000_000n);
+    node.mine(1);
+    expect((await processChainTx(req.requestId, engineDeps())).status).toBe('pending');
+    expect((await mineUntilFinal(req.requestId)).status).toBe('confirmed');
+    expect(node.tokenBalance(USDT, to)).toBe(3_000_000n);
+  });
+});
+
 describe('a USDTTRC20 payment end to end', () => {
   it('created with a TRON CREATE2 address, detected from block events, confirmed, swept through the factory by the engine, credited', async () => {
     const t = await tenantWithToken('Tron merchant');

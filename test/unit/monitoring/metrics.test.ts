@@ -55,6 +55,26 @@ describe('emitMetrics', () => {
     }
   });
 
+  it('on the local stack (no CloudWatch) prints only with LOCAL_METRICS=true', () => {
+    const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    const saved = { STAGE: process.env.STAGE, LOCAL_METRICS: process.env.LOCAL_METRICS };
+    try {
+      process.env.STAGE = 'local';
+      delete process.env.LOCAL_METRICS;
+      emitMetrics(METRIC_NAMESPACES.operations, { network: 'ETH' }, [{ name: METRIC_NAMES.sweepsStuck, value: 0 }]);
+      expect(log).not.toHaveBeenCalled();
+      process.env.LOCAL_METRICS = 'true';
+      emitMetrics(METRIC_NAMESPACES.operations, { network: 'ETH' }, [{ name: METRIC_NAMES.sweepsStuck, value: 0 }]);
+      expect(log).toHaveBeenCalledTimes(1);
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      log.mockRestore();
+    }
+  });
+
   it('the names the alarms use are the documented ones', () => {
     expect(METRIC_NAMESPACES).toEqual({ chainTx: 'Gateway/ChainTx', operations: 'Gateway/Operations' });
     expect(METRIC_NAMES).toEqual({
