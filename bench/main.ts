@@ -113,9 +113,9 @@ async function main(): Promise<void> {
       ['raw TransactWriteItems', fmt(payments.rawTransactPerSecond, 1), ''],
       ['ratio HTTP/raw', fmt(payments.http.requestsPerSecond / payments.rawTransactPerSecond, 3), ''],
     ]);
-    table('Chain scanner: RPC calls for one block range by number of watched deposit addresses', [
-      ['watched addresses', 'RPC calls', 'blocks'],
-      ...payments.scanner.map((s): [string, string, string] => [fmt(s.watched), fmt(s.rpcCalls), fmt(s.blocks)]),
+    table('Chain scanner: calls and time for one block range by number of watched deposit addresses (TRX: the local TRON node)', [
+      ['network, watched addresses', 'calls', 'blocks', 'ms'],
+      ...payments.scanner.map((s): [string, string, string, string] => [`${s.network}, ${fmt(s.watched)}`, fmt(s.rpcCalls), fmt(s.blocks), fmt(s.ms, 1)]),
     ]);
   }
 

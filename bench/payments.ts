@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { Contract, JsonRpcProvider } from 'ethers';
-import { startStack } from '../infra/local/stack.js';
+import { LOCAL_TRON, startStack } from '../infra/local/stack.js';
+import { startTronNode } from '../infra/local/tron.js';
+import type { TronNode } from '../infra/local/tron.js';
 import { ERC20_ABI } from '../shared/chain/evm/abi.js';
 import { mintTestToken } from '../shared/chain/evm/deploy.js';
 import { jsonRpcChain } from '../shared/chain/evm/scanner.js';
+import { tronAddressFromBytes } from '../shared/chain/tron/create2.js';
+import { TronGridClient } from '../shared/chain/tron/grid.js';
+import { tronScanChain } from '../shared/chain/tron/scanner.js';
 import { resetConfig } from '../shared/config/config.js';
 import { CURRENCIES } from '../shared/domain/currencies.js';
 import type { PaymentState } from '../shared/domain/payments.js';
@@ -24,13 +29,23 @@ import { load, type LoadResult } from './load.js';
  * 1. creations/s and p99 of `POST /payments/` through the local HTTP server (full pipeline: auth, rate
  *    buckets, rates, CREATE2 address, one TransactWriteItems) beside the raw TransactWriteItems of the same
  *    items (payment, address item, counter, outbox event) issued directly, 10 at a time;
- * 2. the scanner's RPC calls for one block range with 10 and with 10,000 watched deposit addresses: the same
- *    (one eth_getLogs per range, whatever the number of addresses).
+ * 2. the scanner's calls and time for one block range with 10 and with 10,000 watched deposit addresses: the
+ *    same calls (EVM: one eth_getLogs per range; TRON: per block, its events and, when it holds a catalogue
+ *    transfer, the block), whatever the number of addresses. The TRON rows use the local TRON node.
  */
 export interface PaymentsBench {
   readonly http: LoadResult;
   readonly rawTransactPerSecond: number;
-  readonly scanner: readonly { readonly watched: number; readonly rpcCalls: number; readonly blocks: number }[];
+  readonly scanner: readonly ScannerFigure[];
+}
+
+export interface ScannerFigure {
+  readonly network: 'ETH' | 'TRX';
+  readonly watched: number;
+  readonly rpcCalls: number;
+  readonly blocks: number;
+  /** Wall time of the scan pass, ms. */
+  readonly ms: number;
 }
 
 /** The creation write of a 25 USD USDTERC20 payment, issued directly (no HTTP, no auth, no rates). */
@@ -63,25 +78,27 @@ async function rawCreates(tenantId: string, seconds: number): Promise<number> {
   return done / seconds;
 }
 
-/** Writes `count` deposit-address items (watched addresses) directly. */
-async function watchAddresses(count: number): Promise<void> {
+/** Writes `count` deposit-address items (watched addresses) of a family directly. */
+async function watchAddresses(family: 'evm' | 'tron', count: number): Promise<void> {
   for (let i = 0; i < count; i += 25) {
     const items = Array.from({ length: Math.min(25, count - i) }, (_, j) => {
       const address = `0x${(BigInt(i + j + 1) * 7919n).toString(16).padStart(40, 'e')}`;
-      return { PutRequest: { Item: { ...keys.depositAddress('evm', address), type: 'deposit_address', tenant_id: 'bench', payment_id: randomUUID(), currency: 'USDTERC20', address } } };
+      const currency = family === 'evm' ? 'USDTERC20' : 'USDTTRC20';
+      return { PutRequest: { Item: { ...keys.depositAddress(family, address), type: 'deposit_address', tenant_id: 'bench', payment_id: randomUUID(), currency, address } } };
     });
     await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: items } }));
   }
 }
 
 export async function benchPayments(options: { seconds: number; watched?: readonly number[]; blocks?: number }): Promise<PaymentsBench> {
-  const stack = await startStack({ dataDir: null, logLevel: 'silent', ports: { http: 0, dynamodb: 0, sqs: 0, kms: 0, anvil: 0 }, parts: { anvil: true, contracts: true, pollers: false } });
+  const stack = await startStack({ dataDir: null, logLevel: 'silent', ports: { http: 0, dynamodb: 0, sqs: 0, kms: 0, anvil: 0 }, parts: { anvil: true, contracts: true, pollers: false, tron: false } });
   const rpc = stack.stackJson.rpcUrls.ETH as string;
   const tokens = (stack.stackJson.contracts as { tokens: Record<string, string> }).tokens;
   process.env.TOKEN_CONTRACTS = JSON.stringify({ USDTERC20: tokens.USDT, USDCERC20: tokens.USDC, DAIERC20: tokens.DAI, WETH: tokens.WETH });
   resetConfig();
   resetPaymentsDeps();
   const provider = new JsonRpcProvider(rpc, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 20 });
+  let tron: TronNode | undefined;
   try {
     const made = await createTenant({ name: 'Bench payments' });
     await configureTenant({ tenant_id: made.tenant.id, requests_per_hour: 100_000_000, payment_creations_per_hour: 100_000_000 });
@@ -91,29 +108,44 @@ export async function benchPayments(options: { seconds: number; watched?: readon
     const http = await load({ ...request, seconds: options.seconds });
     const rawTransactPerSecond = await rawCreates(made.tenant.id, options.seconds);
 
-    const scanner: { watched: number; rpcCalls: number; blocks: number }[] = [];
+    const scanner: ScannerFigure[] = [];
     const owner = await provider.getSigner(0);
     const payer = await provider.getSigner(2);
     await mintTestToken(owner, tokens.USDT as string, payer.address, 1_000_000_000n);
-    let watchedSoFar = 0;
-    for (const watched of options.watched ?? [10, 10_000]) {
-      await watchAddresses(watched - watchedSoFar);
-      watchedSoFar = watched;
-      const chain = jsonRpcChain(rpc);
-      const deps = { chain, sweep: { requestSweep: async () => ({ status: 'submitted' as const }) }, payments: defaultPaymentsDeps() };
-      await initCursor('ETH', await chain.blockNumber(), deps);
-      const blocks = options.blocks ?? 20;
-      for (let b = 0; b < blocks; b++) {
-        const tx = (await new Contract(tokens.USDT as string, ERC20_ABI, payer).getFunction('transfer')(`0x${'ab'.repeat(20)}`, 1n)) as { wait(): Promise<unknown> };
-        await tx.wait();
+    const blocks = options.blocks ?? 20;
+    const sweep = { requestSweep: async () => ({ status: 'submitted' as const }) };
+    // A TRON node of its own that mines only when told, so both rows scan the same blocks.
+    tron = await startTronNode({ autoMine: false, tokens: [LOCAL_TRON.usdt] });
+    const tronUrl = tron.url;
+    const node = tron;
+    for (const network of ['ETH', 'TRX'] as const) {
+      let watchedSoFar = 0;
+      for (const watched of options.watched ?? [10, 10_000]) {
+        await watchAddresses(network === 'ETH' ? 'evm' : 'tron', watched - watchedSoFar);
+        watchedSoFar = watched;
+        const chain = network === 'ETH' ? jsonRpcChain(rpc) : tronScanChain(new TronGridClient(tronUrl));
+        const deps = { chain, sweep, payments: defaultPaymentsDeps() };
+        await initCursor(network, await chain.blockNumber(), deps);
+        for (let b = 0; b < blocks; b++) {
+          if (network === 'ETH') {
+            const tx = (await new Contract(tokens.USDT as string, ERC20_ABI, payer).getFunction('transfer')(`0x${'ab'.repeat(20)}`, 1n)) as { wait(): Promise<unknown> };
+            await tx.wait();
+          } else {
+            // A catalogue transfer to an unwatched address in every block.
+            node.transfer(LOCAL_TRON.usdt, tronAddressFromBytes(Uint8Array.from([0x41, ...new Array<number>(20).fill(0xab)])), 1n);
+            node.mine(1);
+          }
+        }
+        const start = chain.calls;
+        const t0 = performance.now();
+        await scanOnce(network, deps);
+        scanner.push({ network, watched, rpcCalls: chain.calls - start, blocks, ms: performance.now() - t0 });
+        chain.close();
       }
-      const start = chain.calls;
-      await scanOnce('ETH', deps);
-      scanner.push({ watched, rpcCalls: chain.calls - start, blocks });
-      chain.close();
     }
     return { http, rawTransactPerSecond, scanner };
   } finally {
+    await tron?.close();
     provider.destroy();
     await stack.stop();
   }

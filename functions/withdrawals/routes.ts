@@ -87,12 +87,17 @@ export const withdrawalReadRoutes = [
     auth: 'bearer-or-api-key',
     scopes: READ,
     body: MinWithdrawalBody,
-    errorOverrides: { ...AUTH_ALIASES, invalid_currency: { status: 400 } },
+    // A minimum that cannot be computed (catalogue or configuration unreadable) is the spec's 500 service_unavailable.
+    errorOverrides: { ...AUTH_ALIASES, invalid_currency: { status: 400 }, internal_error: { code: 'service_unavailable' } },
     doc: {
       summary: 'Minimum withdrawal amount',
       description: 'Variant A {currency}; variant B {blockchain, token (default USDT)}. min_amount is a JSON number.',
       tags,
-      responses: { 200: { description: '{min_amount, blockchain, token} (and currency in variant A)' }, 400: { description: 'invalid_request, unsupported_blockchain, unsupported_token' } },
+      responses: {
+        200: { description: '{min_amount, blockchain, token} (and currency in variant A)' },
+        400: { description: 'invalid_request, unsupported_blockchain, unsupported_token' },
+        500: { description: 'service_unavailable: the minimum cannot be computed' },
+      },
     },
     handle: async (req) => ok(minWithdrawal(req.body)),
   }),

@@ -1,3 +1,4 @@
+import { resetConfig } from '../../../shared/config/config.js';
 import { getBalance, listAllEntries } from '../../../shared/store/ledger.js';
 import { updateTenantSettings } from '../../../shared/store/tenants.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
@@ -17,7 +18,6 @@ const fund = (tenantId: string, currency: string, amount: string) => creditAdjus
 beforeAll(async () => {
   table = await startTestTable();
   process.env.ALLOW_LOOPBACK_CALLBACKS = 'true';
-  const { resetConfig } = await import('../../../shared/config/config.js');
   resetConfig();
   await putFixedRates();
   a = await tenantWithToken('Withdrawals A');
@@ -80,6 +80,18 @@ describe('estimates and bounds', () => {
     expect([token.status, token.body.error.code]).toEqual([400, 'unsupported_token']);
     const unauth = await caller((await import('../../../functions/withdrawals/handler.js')).handler, () => 'nope')('POST', '/withdrawal/min-amount/', { body: { blockchain: 'TRX' } });
     expect([unauth.status, unauth.body.error.code]).toEqual([401, 'unauthorized']);
+    // The minimum cannot be computed (here: the configuration it is read from is broken): 500 service_unavailable.
+    const saved = process.env.TOKEN_CONTRACTS;
+    process.env.TOKEN_CONTRACTS = 'not json';
+    resetConfig();
+    try {
+      const broken = await call('POST', '/withdrawal/min-amount/', { body: { blockchain: 'TRX' } });
+      expect([broken.status, broken.body.error.code]).toEqual([500, 'service_unavailable']);
+    } finally {
+      if (saved === undefined) delete process.env.TOKEN_CONTRACTS;
+      else process.env.TOKEN_CONTRACTS = saved;
+      resetConfig();
+    }
     const limits = await call('GET', '/withdrawal/limits/');
     expect(limits.body.currencies.map((c: { currency: string }) => c.currency)).toContain('USDTTRC20');
     expect(limits.body.currencies.map((c: { currency: string }) => c.currency)).not.toContain('BTC');
