@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     const count = Number(process.env.BENCH_CHAIN_TX ?? 200);
     const direct = await benchChainTx({ count, kmsLatencyMs: 0 });
     const slow = await benchChainTx({ count, kmsLatencyMs: 20 });
-    table(`Chain transactions signed through KMS and broadcast to anvil (${count} per run)`, [
+    table(`Withdrawals (ERC-20 transfers) signed through KMS and broadcast to anvil by the chain-tx engine (${count} per run)`, [
       ['', 'per second', 'nonce gaps / duplicates'],
       ['KMS as is', fmt(direct.perSecond, 1), `${direct.nonceGaps} / ${direct.duplicates}`],
       ['KMS + 20 ms per call', fmt(slow.perSecond, 1), `${slow.nonceGaps} / ${slow.duplicates}`],
