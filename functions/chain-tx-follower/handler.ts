@@ -1,36 +1,20 @@
-import { KMSClient } from '@aws-sdk/client-kms';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { KmsSigner } from '../../shared/chain/signer/kms-signer.js';
 import { config } from '../../shared/config/config.js';
 import { followChainTxs } from '../../shared/usecases/chain-tx/follow-chain-txs.js';
 import type { FollowStats } from '../../shared/usecases/chain-tx/follow-chain-txs.js';
-import { chainTxNetworks, defaultChainTxDeps } from '../../shared/usecases/chain-tx/runtime.js';
+import { chainTxNetworks, defaultChainTxDeps, defaultHotWallet } from '../../shared/usecases/chain-tx/runtime.js';
 import type { HotWalletDeps } from '../../shared/usecases/monitoring/hot-wallet.js';
 import { reportHotWallet } from '../../shared/usecases/monitoring/hot-wallet.js';
 
 /** Seconds kept free at the end of the invocation. */
 const MARGIN_MS = 10_000;
 
-let kms: KMSClient | undefined;
-let hotWalletAddress: Promise<string> | undefined;
-
-/** The hot wallet's address, from its KMS key (one GetPublicKey per process; a failure is asked again next time). */
 function hotWalletDeps(): HotWalletDeps {
-  const cfg = config();
   const deps = defaultChainTxDeps();
   return {
-    address: () => {
-      const keyId = cfg.HOT_WALLET_KEY_ID;
-      if (!keyId) return Promise.reject(new Error('HOT_WALLET_KEY_ID is not set'));
-      kms ??= new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 });
-      hotWalletAddress ??= new KmsSigner(kms, keyId, null).getAddress().catch((error: unknown) => {
-        hotWalletAddress = undefined;
-        throw error;
-      });
-      return hotWalletAddress;
-    },
+    address: async () => (await defaultHotWallet()).address,
     balance: (network, address) => deps.chain(network).balance(address),
-    minimums: cfg.HOT_WALLET_MIN_BALANCE,
+    minimums: config().HOT_WALLET_MIN_BALANCE,
   };
 }
 

@@ -13,6 +13,8 @@ import type { ChainTxDeps } from './deps.js';
  * one KMS client (`AWS_ENDPOINT_URL_KMS` points it at the local KMS server). Built once per process.
  */
 let cached: ChainTxDeps | undefined;
+let kmsSigner: KmsTxSigner | undefined;
+let hotWallet: Promise<{ keyId: string; address: string }> | undefined;
 
 export function defaultChainTxDeps(): ChainTxDeps {
   if (cached) return cached;
@@ -20,6 +22,7 @@ export function defaultChainTxDeps(): ChainTxDeps {
   const kms = new KMSClient({ region: c.AWS_REGION, maxAttempts: 3 });
   const chains = new Map<string, ChainPort>();
   const signer = new KmsTxSigner(kms);
+  kmsSigner = signer;
   const tronUrl = c.TRON_API_URL;
   let tronChain: TronChainPort | undefined;
   cached = {
@@ -65,7 +68,30 @@ export function chainTxNetworks(): string[] {
   return [...Object.keys(c.EVM_RPC_URLS), ...(c.TRON_API_URL ? ['TRX'] : [])];
 }
 
+/**
+ * The deployment's hot wallet: its KMS key (`HOT_WALLET_KEY_ID`) and that key's address (the same 20 bytes
+ * on EVM networks and inside TRON's VM). One GetPublicKey per process; a failure is asked again next time.
+ */
+export function defaultHotWallet(): Promise<{ keyId: string; address: string }> {
+  const keyId = config().HOT_WALLET_KEY_ID;
+  if (!keyId) return Promise.reject(new Error('HOT_WALLET_KEY_ID is not set: no hot wallet to sign with'));
+  defaultChainTxDeps();
+  const signer = kmsSigner;
+  if (!signer) return Promise.reject(new Error('No KMS signer'));
+  hotWallet ??= signer
+    .signerFor(keyId)
+    .getAddress()
+    .then((address) => ({ keyId, address }))
+    .catch((error: unknown) => {
+      hotWallet = undefined;
+      throw error;
+    });
+  return hotWallet;
+}
+
 /** Forget the wiring (tests, local stack after a configuration change). */
 export function resetChainTxDeps(): void {
   cached = undefined;
+  kmsSigner = undefined;
+  hotWallet = undefined;
 }

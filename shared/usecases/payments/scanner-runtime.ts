@@ -9,7 +9,7 @@ import { TronGridClient } from '../../chain/tron/grid.js';
 import { tronScanChain } from '../../chain/tron/scanner.js';
 import { KmsSigner } from '../../chain/signer/kms-signer.js';
 import { acquireLease, releaseLease } from '../../store/scanner.js';
-import { defaultChainTxDeps } from '../chain-tx/runtime.js';
+import { defaultChainTxDeps, defaultHotWallet } from '../chain-tx/runtime.js';
 import { rpcUrl } from '../currencies/runtime.js';
 import { defaultPaymentsDeps, factoryOf } from './deps.js';
 import type { ScanReport } from './scan.js';
@@ -54,14 +54,13 @@ function sweepPortFor(n: ScannedNetwork): SweepPort {
   const cfg = config();
   const keyId = cfg.HOT_WALLET_KEY_ID;
   if (!keyId) throw new Error('HOT_WALLET_KEY_ID is not set: no hot wallet to sweep with');
-  kms ??= new KMSClient({ region: config().AWS_REGION, maxAttempts: 3 });
-  const provider = n.family === 'evm' ? new JsonRpcProvider(n.url, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 250 }) : null;
-  const signer = new KmsSigner(kms, keyId, provider);
   // TRON has no direct path: its transactions are built and signed by the engine only.
   if (n.family === 'tron' || (cfg.PAYMENT_SWEEPS ?? (cfg.STAGE === 'local' ? 'direct' : 'engine')) === 'engine') {
-    return engineSweep(factoryOf, async () => ({ keyId, address: await signer.getAddress() }), defaultChainTxDeps());
+    return engineSweep(factoryOf, defaultHotWallet, defaultChainTxDeps());
   }
-  return directFactorySweep(factoryOf, signer);
+  kms ??= new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 });
+  const provider = new JsonRpcProvider(n.url, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 250 });
+  return directFactorySweep(factoryOf, new KmsSigner(kms, keyId, provider));
 }
 
 export interface LoopOptions {
