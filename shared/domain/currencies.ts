@@ -30,19 +30,21 @@ export interface NetworkDefinition {
   readonly blockTimeMs: number;
   /** Currency code of the native coin that pays fees on this network. */
   readonly nativeCurrency: string;
+  /** Decimals of that coin's base unit (wei 18, sun 6, satoshi 8): not every native coin is a catalogue currency. */
+  readonly nativeDecimals: number;
   /** Names a client may send for this network (case-insensitive), besides the code itself. */
   readonly aliases: readonly string[];
 }
 
 export const NETWORKS: Readonly<Record<NetworkCode, NetworkDefinition>> = {
-  ETH: { code: 'ETH', name: 'Ethereum', family: 'evm', chainId: { mainnet: 1, testnet: 11155111, local: 31337 }, blockTimeMs: 12_000, nativeCurrency: 'ETH', aliases: ['ETHEREUM', 'ERC20'] },
-  POLYGON: { code: 'POLYGON', name: 'Polygon PoS', family: 'evm', chainId: { mainnet: 137, testnet: 80002, local: 31337 }, blockTimeMs: 2_000, nativeCurrency: 'MATIC', aliases: ['MATIC'] },
-  BSC: { code: 'BSC', name: 'BNB Smart Chain', family: 'evm', chainId: { mainnet: 56, testnet: 97, local: 31337 }, blockTimeMs: 3_000, nativeCurrency: 'BNB', aliases: ['BEP20', 'BNB'] },
-  ARB: { code: 'ARB', name: 'Arbitrum One', family: 'evm', chainId: { mainnet: 42161, testnet: 421614, local: 31337 }, blockTimeMs: 250, nativeCurrency: 'ETH', aliases: ['ARBITRUM'] },
-  BASE: { code: 'BASE', name: 'Base', family: 'evm', chainId: { mainnet: 8453, testnet: 84532, local: 31337 }, blockTimeMs: 2_000, nativeCurrency: 'ETH', aliases: [] },
-  OPTIMISM: { code: 'OPTIMISM', name: 'OP Mainnet', family: 'evm', chainId: { mainnet: 10, testnet: 11155420, local: 31337 }, blockTimeMs: 2_000, nativeCurrency: 'ETH', aliases: ['OP'] },
-  TRX: { code: 'TRX', name: 'TRON', family: 'tron', chainId: { mainnet: null, testnet: null, local: null }, blockTimeMs: 3_000, nativeCurrency: 'TRX', aliases: ['TRON', 'TRC20'] },
-  BTC: { code: 'BTC', name: 'Bitcoin', family: 'btc', chainId: { mainnet: null, testnet: null, local: null }, blockTimeMs: 600_000, nativeCurrency: 'BTC', aliases: ['BITCOIN'] },
+  ETH: { code: 'ETH', name: 'Ethereum', family: 'evm', chainId: { mainnet: 1, testnet: 11155111, local: 31337 }, blockTimeMs: 12_000, nativeCurrency: 'ETH', nativeDecimals: 18, aliases: ['ETHEREUM', 'ERC20'] },
+  POLYGON: { code: 'POLYGON', name: 'Polygon PoS', family: 'evm', chainId: { mainnet: 137, testnet: 80002, local: 31337 }, blockTimeMs: 2_000, nativeCurrency: 'MATIC', nativeDecimals: 18, aliases: ['MATIC'] },
+  BSC: { code: 'BSC', name: 'BNB Smart Chain', family: 'evm', chainId: { mainnet: 56, testnet: 97, local: 31337 }, blockTimeMs: 3_000, nativeCurrency: 'BNB', nativeDecimals: 18, aliases: ['BEP20', 'BNB'] },
+  ARB: { code: 'ARB', name: 'Arbitrum One', family: 'evm', chainId: { mainnet: 42161, testnet: 421614, local: 31337 }, blockTimeMs: 250, nativeCurrency: 'ETH', nativeDecimals: 18, aliases: ['ARBITRUM'] },
+  BASE: { code: 'BASE', name: 'Base', family: 'evm', chainId: { mainnet: 8453, testnet: 84532, local: 31337 }, blockTimeMs: 2_000, nativeCurrency: 'ETH', nativeDecimals: 18, aliases: [] },
+  OPTIMISM: { code: 'OPTIMISM', name: 'OP Mainnet', family: 'evm', chainId: { mainnet: 10, testnet: 11155420, local: 31337 }, blockTimeMs: 2_000, nativeCurrency: 'ETH', nativeDecimals: 18, aliases: ['OP'] },
+  TRX: { code: 'TRX', name: 'TRON', family: 'tron', chainId: { mainnet: null, testnet: null, local: null }, blockTimeMs: 3_000, nativeCurrency: 'TRX', nativeDecimals: 6, aliases: ['TRON', 'TRC20'] },
+  BTC: { code: 'BTC', name: 'Bitcoin', family: 'btc', chainId: { mainnet: null, testnet: null, local: null }, blockTimeMs: 600_000, nativeCurrency: 'BTC', nativeDecimals: 8, aliases: ['BITCOIN'] },
 };
 
 export const CURRENCY_CODES = [

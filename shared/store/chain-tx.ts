@@ -18,7 +18,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { ChainTxStorePort } from '../chain/engine/ports.js';
 import type { ChainTx, ChainTxAttempt, ChainTxEffect, ChainTxReason, ChainTxStatus, TxFees } from '../chain/engine/state.js';
 import { isFinal, transition } from '../chain/engine/state.js';
-import { db, tableName } from './client.js';
+import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 import { outboxEvent, outboxPutItem } from './outbox.js';
 import type { TransactItem } from './transact.js';
@@ -265,23 +265,10 @@ async function allocateNonce(tx: ChainTx, expectedVersion: number, chainNonce: (
 }
 
 async function listOpen(network: string, limit = 500): Promise<ChainTx[]> {
-  const items: Item[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi3',
-        KeyConditionExpression: 'gsi3pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.chainTxOpenPartition(network) },
-        ProjectionExpression: 'request_id',
-        Limit: limit - items.length,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start !== undefined && items.length < limit);
+  const items = await queryAll(
+    { TableName: tableName(), IndexName: 'gsi3', KeyConditionExpression: 'gsi3pk = :pk', ExpressionAttributeValues: { ':pk': keys.chainTxOpenPartition(network) }, ProjectionExpression: 'request_id' },
+    limit,
+  );
   // The index is eventually consistent: read each request itself.
   const found = await Promise.all(items.map((item) => get(str(item.request_id))));
   return found.filter((tx): tx is ChainTx => tx !== undefined && !isFinal(tx));

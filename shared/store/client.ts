@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config/config.js';
 
 /**
@@ -21,6 +22,22 @@ export function db(): DynamoDBDocumentClient {
 
 export function tableName(): string {
   return config().TABLE_NAME;
+}
+
+/**
+ * Every item a Query matches, page after page; with `max`, stops once that many are read (each page asks for at
+ * most what is still wanted).
+ */
+export async function queryAll(input: QueryCommandInput, max = Number.POSITIVE_INFINITY): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const limit = Number.isFinite(max) ? Math.max(1, max - items.length) : input.Limit;
+    const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: start, ...(limit === undefined ? {} : { Limit: limit }) }));
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start && items.length < max);
+  return items.slice(0, max);
 }
 
 /** Drop the client so the next call builds one from the current configuration (tests, local stack). */

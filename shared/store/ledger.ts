@@ -32,7 +32,7 @@ import {
 } from '../domain/ledger.js';
 import type { Decimal } from '../domain/money.js';
 import { add, isNegative, neg, normalize, sum } from '../domain/money.js';
-import { db, tableName } from './client.js';
+import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 import type { OutboxEvent } from './outbox.js';
 import { outboxPutItem } from './outbox.js';
@@ -324,16 +324,6 @@ export async function getBalance(tenantId: string, account: AccountId, currency:
   return toBalance(Item);
 }
 
-async function queryAll(input: QueryCommandInput): Promise<Stored[]> {
-  const items: Stored[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
 
 /** Balance rows of a tenant: of one account, or of every account. */
 export async function listBalances(tenantId: string, account?: AccountId): Promise<BalanceRow[]> {

@@ -8,7 +8,7 @@ import type { Decimal } from '../domain/money.js';
 import { sub, isNegative } from '../domain/money.js';
 import type { PaymentEvent, PaymentState, PaymentStatus } from '../domain/payments.js';
 import { amountSortKey } from '../domain/payments.js';
-import { db, tableName } from './client.js';
+import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 import type { OutboxEvent } from './outbox.js';
 import { outboxEvent, outboxPutItem } from './outbox.js';
@@ -299,16 +299,8 @@ export async function duePayments(before: string, limit: number): Promise<Paymen
 
 /** Waiting payments (any expiry) in a work queue partition of gsi3: all items, paged. */
 async function queuePayments(pk: string): Promise<PaymentState[]> {
-  const out: PaymentState[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({ TableName: tableName(), IndexName: 'gsi3', KeyConditionExpression: 'gsi3pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ExclusiveStartKey: start }),
-    );
-    out.push(...(page.Items ?? []).map(paymentFromItem));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
+  const items = await queryAll({ TableName: tableName(), IndexName: 'gsi3', KeyConditionExpression: 'gsi3pk = :pk', ExpressionAttributeValues: { ':pk': pk } });
+  return items.map(paymentFromItem);
 }
 
 /** Payments a network's scanner follows (confirming, partially paid, confirmed, sending). */

@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Decimal } from '../domain/money.js';
 import type { Candle, HourCandles, RateStats } from '../domain/rates.js';
-import { db, tableName } from './client.js';
+import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 
 /**
@@ -84,22 +84,13 @@ export async function putCurrentRates(snapshot: StoredRates): Promise<void> {
 
 /** Hour candles from `fromHour` to `toHour` inclusive (`yyyy-mm-ddThh`). */
 export async function getCandles(fromHour: string, toHour: string): Promise<HourCandles[]> {
-  const out: HourCandles[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': keys.rateCandlePartition, ':from': keys.rateCandleSk(fromHour), ':to': keys.rateCandleSk(toHour) },
-        ExclusiveStartKey: start,
-        ConsistentRead: true,
-      }),
-    );
-    for (const item of page.Items ?? []) out.push({ hour: item.hour as string, candles: item.candles as Record<string, Candle> });
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': keys.rateCandlePartition, ':from': keys.rateCandleSk(fromHour), ':to': keys.rateCandleSk(toHour) },
+    ConsistentRead: true,
+  });
+  return items.map((item) => ({ hour: item.hour as string, candles: item.candles as Record<string, Candle> }));
 }
 
 export async function putCandles(candles: HourCandles, nowSeconds: number): Promise<void> {

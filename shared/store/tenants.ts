@@ -1,7 +1,7 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '../domain/scopes.js';
 import type { Tenant, TenantSettings, TenantStatus } from '../domain/tenant.js';
-import { db, tableName } from './client.js';
+import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 import type { TransactItem } from './transact.js';
 import { integer } from './values.js';
@@ -59,22 +59,8 @@ export async function getTenant(tenantId: string): Promise<Tenant | null> {
 }
 
 export async function listTenants(): Promise<Tenant[]> {
-  const tenants: Tenant[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :p',
-        ExpressionAttributeValues: { ':p': keys.tenantListPartition },
-        ExclusiveStartKey: start,
-      }),
-    );
-    tenants.push(...(page.Items ?? []).map(toTenant));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return tenants;
+  const items = await queryAll({ TableName: tableName(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', ExpressionAttributeValues: { ':p': keys.tenantListPartition } });
+  return items.map(toTenant);
 }
 
 /** Sets the status; false when the tenant does not exist. */

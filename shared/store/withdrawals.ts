@@ -1,9 +1,8 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Decimal } from '../domain/money.js';
 import type { WithdrawalEvent, WithdrawalState } from '../domain/withdrawals.js';
 import { withdrawalAmountSortKey } from '../domain/withdrawals.js';
-import { db, tableName } from './client.js';
+import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 import type { OutboxEvent } from './outbox.js';
 import { outboxEvent } from './outbox.js';
@@ -72,16 +71,6 @@ export async function getWithdrawal(tenantId: string, withdrawalId: string): Pro
   return Item ? withdrawalFromItem(Item) : null;
 }
 
-async function queryAll(input: QueryCommandInput, max = Number.POSITIVE_INFINITY): Promise<Stored[]> {
-  const items: Stored[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start && items.length < max);
-  return items;
-}
 
 /** Every withdrawal of a tenant in an order: by creation (gsi1) or by amount (gsi2), optionally bounded by creation time. */
 export async function queryWithdrawals(

@@ -75,7 +75,7 @@ export class TronGridChain implements TronChainPort {
   async receipt(txID: string): Promise<TxReceipt | null> {
     const info = await this.client.transactionInfo(txID.replace(/^0x/, ''));
     if (!info) return null;
-    return { hash: txID, blockNumber: info.blockNumber, status: info.success ? 1 : 0, gasUsed: BigInt(info.fee) };
+    return { hash: txID, blockNumber: info.blockNumber, status: info.success ? 1 : 0, gasUsed: info.fee };
   }
 }
 

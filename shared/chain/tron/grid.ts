@@ -20,6 +20,8 @@ import { hexToBytes } from '@noble/hashes/utils.js';
 import { z } from 'zod';
 
 const num = z.union([z.number(), z.string().regex(/^\d+$/)]).transform((v) => Number(v));
+/** An amount in sun: never a JS number past parsing. */
+const sun = z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)]).transform((v) => BigInt(v));
 
 const BlockSchema = z.object({
   blockID: z.string().regex(/^[0-9a-fA-F]{64}$/),
@@ -54,7 +56,7 @@ const EventsPageSchema = z.object({
   meta: z.object({ fingerprint: z.string().optional() }).partial().default({}),
 });
 
-const AccountSchema = z.object({ address: z.string().optional(), balance: num.optional() });
+const AccountSchema = z.object({ address: z.string().optional(), balance: sun.optional() });
 
 const BroadcastSchema = z.object({ result: z.boolean().optional(), code: z.string().optional(), message: z.string().optional(), txid: z.string().optional() });
 
@@ -68,7 +70,7 @@ const ConstantCallSchema = z.object({
 const TxInfoSchema = z.object({
   id: z.string().optional(),
   blockNumber: num.optional(),
-  fee: num.optional(),
+  fee: sun.optional(),
   result: z.string().optional(),
   receipt: z.object({ result: z.string().optional() }).partial().optional(),
 });
@@ -86,7 +88,8 @@ export type TronEvent = z.infer<typeof EventSchema>;
 export interface TronTxInfo {
   readonly id: string;
   readonly blockNumber: number;
-  readonly fee: number;
+  /** Sun burnt (energy and bandwidth). */
+  readonly fee: bigint;
   /** True unless the transaction failed (`result: 'FAILED'`, or a contract receipt other than SUCCESS). */
   readonly success: boolean;
 }
@@ -200,7 +203,7 @@ export class TronGridClient {
   /** An account's TRX balance (sun); `exists: false` for an address never activated. */
   async account(address: string): Promise<{ exists: boolean; balance: bigint }> {
     const a = this.#parse(AccountSchema, await this.#request('POST', '/wallet/getaccount', { address, visible: true }), 'account');
-    return { exists: a.address !== undefined, balance: BigInt(a.balance ?? 0) };
+    return { exists: a.address !== undefined, balance: a.balance ?? 0n };
   }
 
   async broadcastHex(transactionHex: string): Promise<TronBroadcastAnswer> {
@@ -230,6 +233,6 @@ export class TronGridClient {
     if (info.id === undefined || info.blockNumber === undefined) return null;
     const receiptResult = info.receipt?.result;
     const success = info.result !== 'FAILED' && (receiptResult === undefined || receiptResult === 'SUCCESS');
-    return { id: info.id.toLowerCase(), blockNumber: info.blockNumber, fee: info.fee ?? 0, success };
+    return { id: info.id.toLowerCase(), blockNumber: info.blockNumber, fee: info.fee ?? 0n, success };
   }
 }

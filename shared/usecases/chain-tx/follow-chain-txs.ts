@@ -8,6 +8,8 @@ import { emitMetrics, METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from 
 import type { ChainTxDeps } from './deps.js';
 import { processChainTx, signAttempt } from './process-chain-tx.js';
 import { followTron, isTronNetwork } from './tron.js';
+import type { HotWalletDeps } from '../monitoring/hot-wallet.js';
+import { reportHotWallet } from '../monitoring/hot-wallet.js';
 
 export interface FollowStats {
   confirmed: number;
@@ -208,4 +210,26 @@ export async function walletHealth(network: string, address: string, deps: Pick<
     requestIds: waiting.map((tx) => tx.requestId),
     metric: METRIC_NAMES.insufficientGas,
   };
+}
+
+/**
+ * The chain-tx-follower worker's run: every network followed under its lease until `until`, and the hot
+ * wallet's balance reported once alongside. The report never fails the run, and one still hanging at `until`
+ * (an RPC that never answers) does not hold it.
+ */
+export async function runFollower(input: {
+  readonly networks: readonly string[];
+  readonly deps: ChainTxDeps;
+  readonly hotWallet: HotWalletDeps;
+  readonly until: Date;
+  readonly pollMs?: number;
+}): Promise<Record<string, FollowStats | null>> {
+  const report = Promise.resolve()
+    .then(() => reportHotWallet(input.networks, input.hotWallet))
+    .catch((error: unknown) => {
+      console.error(JSON.stringify({ level: 'error', msg: 'hot wallet metrics failed', error: String(error) }));
+    });
+  const results = await Promise.all(input.networks.map((network) => followChainTxs(network, input.deps, { until: input.until, pollMs: input.pollMs ?? 2000 })));
+  await Promise.race([report, new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, input.until.getTime() - Date.now())).unref())]);
+  return Object.fromEntries(input.networks.map((n, i) => [n, results[i] ?? null]));
 }

@@ -6,7 +6,9 @@ import { KmsTronSigner, TronGridChain } from '../../chain/engine/tron.js';
 import { TronGridClient } from '../../chain/tron/grid.js';
 import { dynamoChainTxStore } from '../../store/chain-tx.js';
 import { rpcUrl } from '../currencies/runtime.js';
+import type { HotWalletDeps } from '../monitoring/hot-wallet.js';
 import type { ChainTxDeps } from './deps.js';
+import { isTronNetwork } from './tron.js';
 
 /**
  * The engine wired from configuration: DynamoDB store, one JSON-RPC provider per network (`EVM_RPC_URLS`),
@@ -87,6 +89,16 @@ export function defaultHotWallet(): Promise<{ keyId: string; address: string }> 
       throw error;
     });
   return hotWallet;
+}
+
+/** What the hot-wallet metrics read: the wallet's address and its native balance on EVM networks and TRON. */
+export function defaultHotWalletDeps(): HotWalletDeps {
+  const deps = defaultChainTxDeps();
+  return {
+    address: async () => (await defaultHotWallet()).address,
+    balance: (network, address) => (isTronNetwork(network) && deps.tron ? deps.tron.chain(network).balance(address) : deps.chain(network).balance(address)),
+    minimums: config().HOT_WALLET_MIN_BALANCE,
+  };
 }
 
 /** Forget the wiring (tests, local stack after a configuration change). */

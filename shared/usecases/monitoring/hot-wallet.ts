@@ -1,4 +1,4 @@
-import { findCurrency, findNetwork } from '../../domain/currencies.js';
+import { findNetwork } from '../../domain/currencies.js';
 import type { WalletBalanceCheck } from '../../domain/monitoring.js';
 import { checkWalletBalance } from '../../domain/monitoring.js';
 import type { EmitMetrics } from '../../observability/metrics.js';
@@ -31,19 +31,21 @@ export interface HotWalletReading extends WalletBalanceCheck {
 
 /** Decimals of a network's native coin (18 for an EVM network the catalogue does not know). */
 export function nativeDecimals(network: string): number {
-  const definition = findNetwork(network);
-  return (definition ? findCurrency(definition.nativeCurrency)?.decimals : undefined) ?? 18;
+  return findNetwork(network)?.nativeDecimals ?? 18;
 }
 
 const logError = (msg: string, fields: Record<string, unknown>, error: unknown): void => {
   console.error(JSON.stringify({ level: 'error', msg, ...fields, error: String(error) }));
 };
 
-/** The address is the KMS key's EVM address: a network the catalogue puts in another family is skipped. */
-const isEvm = (network: string): boolean => (findNetwork(network)?.family ?? 'evm') === 'evm';
+/**
+ * The networks the engine signs on: the KMS key's address is the same 20 bytes on EVM networks and on TRON
+ * (base58 there); other families are skipped.
+ */
+const isSigned = (network: string): boolean => ['evm', 'tron'].includes(findNetwork(network)?.family ?? 'evm');
 
 export async function reportHotWallet(allNetworks: readonly string[], deps: HotWalletDeps): Promise<HotWalletReading[]> {
-  const networks = allNetworks.filter(isEvm);
+  const networks = allNetworks.filter(isSigned);
   if (networks.length === 0) return [];
   let address: string;
   try {

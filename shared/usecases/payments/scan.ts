@@ -189,81 +189,58 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
 
   // 3. Native coin, for payments waiting in it: top-level transfers of the range (real tx hashes), then a
   //    balance check at the range's end for coins sent by contracts (no log, no top-level transaction).
+  const open = await openPayments(network);
   const native = NETWORKS[network as keyof typeof NETWORKS]?.nativeCurrency;
   const nativeCurrency = findCurrency(native ?? '');
-  const nativeWaiting = [...(await waitingNativePayments(network)), ...(await openPayments(network)).filter((p) => p.status === 'partially_paid' && p.currency === native)];
-  if (nativeWaiting.length > 0 && nativeCurrency && from <= to) {
+  const endBlock = from <= to ? await chain.block(to) : null;
+  const recordedBefore = recorded;
+  if (nativeCurrency && endBlock) {
+    const nativeWaiting = [...(await waitingNativePayments(network)), ...open.filter((p) => p.status === 'partially_paid' && p.currency === nativeCurrency.code)];
+    const nativeDeposit = (d: { id: string; value: bigint; txHash: string; blockNumber: number; blockHash: string }): Deposit => ({
+      id: d.id,
+      currency: nativeCurrency.code,
+      amount: fromBaseUnits(d.value, nativeCurrency.decimals),
+      amountBase: d.value.toString(),
+      txHash: d.txHash,
+      logIndex: -1,
+      blockNumber: d.blockNumber,
+      blockHash: d.blockHash,
+      confirmations: Math.max(0, head - d.blockNumber + 1),
+      detectedAt: now.toISOString(),
+      status: 'pending',
+      late: false,
+    });
     const watched = new Map(nativeWaiting.map((p) => [p.address.toLowerCase(), p]));
-    for (const t of await chain.nativeTransfers(from, to)) {
+    for (const t of nativeWaiting.length > 0 ? await chain.nativeTransfers(from, to) : []) {
       const p = watched.get(t.to);
       if (!p) continue;
-      const ok = await recordDeposit(
-        { tenantId: p.tenantId, paymentId: p.id },
-        () => ({
-          id: `${network}:${t.txHash}:native`,
-          currency: nativeCurrency.code,
-          amount: fromBaseUnits(t.value, nativeCurrency.decimals),
-          amountBase: t.value.toString(),
-          txHash: t.txHash,
-          logIndex: -1,
-          blockNumber: t.blockNumber,
-          blockHash: t.blockHash,
-          confirmations: Math.max(0, head - t.blockNumber + 1),
-          detectedAt: now.toISOString(),
-          status: 'pending',
-          late: false,
-        }),
-        now,
-        deps.payments,
-      );
-      if (ok) recorded++;
+      const deposit = nativeDeposit({ id: `${network}:${t.txHash}:native`, value: t.value, txHash: t.txHash, blockNumber: t.blockNumber, blockHash: t.blockHash });
+      if (await recordDeposit({ tenantId: p.tenantId, paymentId: p.id }, () => deposit, now, deps.payments)) recorded++;
     }
-    const endBlock = await chain.block(to);
     for (const listed of nativeWaiting) {
-      if (!endBlock) break;
       const p = (await getPayment(listed.tenantId, listed.id)) ?? listed;
       const balance = await chain.balance(p.address, to);
       const known = p.deposits.filter(counts).reduce((sum, d) => sum + BigInt(d.amountBase), 0n);
       if (balance <= known) continue;
-      const value = balance - known;
-      const ok = await recordDeposit(
-        { tenantId: p.tenantId, paymentId: p.id },
-        (fresh) => ({
-          id: `${network}:native:${fresh.address.toLowerCase()}:${balance}`,
-          currency: nativeCurrency.code,
-          amount: fromBaseUnits(value, nativeCurrency.decimals),
-          amountBase: value.toString(),
-          txHash: `internal@${to}`,
-          logIndex: -1,
-          blockNumber: to,
-          blockHash: endBlock.hash,
-          confirmations: Math.max(0, head - to + 1),
-          detectedAt: now.toISOString(),
-          status: 'pending',
-          late: false,
-        }),
-        now,
-        deps.payments,
-      );
-      if (ok) recorded++;
+      const deposit = nativeDeposit({ id: `${network}:native:${p.address.toLowerCase()}:${balance}`, value: balance - known, txHash: `internal@${to}`, blockNumber: to, blockHash: endBlock.hash });
+      if (await recordDeposit({ tenantId: p.tenantId, paymentId: p.id }, () => deposit, now, deps.payments)) recorded++;
     }
   }
 
   // 4. Advance the cursor.
   if (from <= to) {
-    const end = await chain.block(to);
-    const hashes = end ? [...cursor.hashes, { n: to, hash: end.hash }] : [...cursor.hashes];
+    const hashes = endBlock ? [...cursor.hashes, { n: to, hash: endBlock.hash }] : [...cursor.hashes];
     if (!(await moveCursor(network, cursor.block, { network, block: to, hashes }))) throw new ConflictError(`The ${network} cursor moved meanwhile.`);
   }
 
   // 5. Confirmations and settlement of open payments.
-  const settled = await processOpen(network, head, deps, now);
+  // Payments that a native deposit has just opened join those read above.
+  const settled = await processOpen(recorded > recordedBefore ? await openPayments(network) : open, head, deps, now);
   return { network, from, to, logs: logs.length, recorded, rewoundTo, reorged, settled };
 }
 
-async function processOpen(network: string, head: number, deps: ScanDeps, now: Date): Promise<number> {
+async function processOpen(open: readonly PaymentState[], head: number, deps: ScanDeps, now: Date): Promise<number> {
   let settled = 0;
-  const open = await openPayments(network);
   if (open.length === 0) return 0;
   const rates = usdRatesOf(await currentRates(deps.payments.rates, now));
   for (const listed of open) {

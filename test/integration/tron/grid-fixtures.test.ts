@@ -84,7 +84,7 @@ describe('TronGrid client on documented responses', () => {
     answers.set('/wallet/gettransactioninfobyid', 'gettransactioninfobyid-unknown');
     expect(await client.transactionInfo('77dd')).toBeNull();
     answers.set('/wallet/gettransactioninfobyid', 'gettransactioninfobyid-success');
-    expect(await client.transactionInfo('77dd')).toMatchObject({ blockNumber: 61840420, fee: 13844850, success: true });
+    expect(await client.transactionInfo('77dd')).toMatchObject({ blockNumber: 61840420, fee: 13844850n, success: true });
     answers.set('/wallet/gettransactioninfobyid', 'gettransactioninfobyid-failed');
     expect(await client.transactionInfo('88ee')).toMatchObject({ blockNumber: 61840421, success: false });
     expect(asked[0]?.body).toEqual({ value: '77dd' });

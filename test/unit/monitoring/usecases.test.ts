@@ -133,20 +133,24 @@ describe('reportHotWallet', () => {
     expect(none.emitted).toEqual([]);
   });
 
-  it('only EVM networks: the address is the key\'s EVM address', async () => {
+  it('the networks the engine signs on (EVM and TRON, the same key), in each one\'s native decimals; BTC skipped', async () => {
     const { emitted, emit } = recorder();
     const asked: string[] = [];
     const readings = await reportHotWallet(['TRX', 'BTC', 'ETH'], {
       address: () => Promise.resolve(ADDRESS),
       balance: (network) => {
         asked.push(network);
-        return Promise.resolve(WEI);
+        // TRX: 50 TRX in sun (6 decimals), under its minimum of 100
+        return Promise.resolve(network === 'TRX' ? 50_000_000n : WEI);
       },
       minimums: { TRX: '100' },
       emit,
     });
-    expect(asked).toEqual(['ETH']);
-    expect(readings.map((r) => r.network)).toEqual(['ETH']);
-    expect(emitted.map((e) => e.dimensions.network)).toEqual(['ETH']);
+    expect(asked).toEqual(['TRX', 'ETH']);
+    expect(readings.map((r) => [r.network, r.balanceValue, r.belowMinimum])).toEqual([
+      ['TRX', 50, true],
+      ['ETH', 1, false],
+    ]);
+    expect(emitted.map((e) => e.dimensions.network)).toEqual(['TRX', 'ETH']);
   });
 });
