@@ -1,4 +1,4 @@
 import { createApi } from '../../shared/http/pipeline.js';
 import { authRoutes } from './routes.js';
 
-export const handler = createApi(authRoutes);
+export const handler = createApi(authRoutes, {});

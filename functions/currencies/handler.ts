@@ -1,4 +1,4 @@
 import { createApi } from '../../shared/http/pipeline.js';
 import { currencyRoutes } from './routes.js';
 
-export const handler = createApi(currencyRoutes);
+export const handler = createApi(currencyRoutes, {});

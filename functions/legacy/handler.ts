@@ -24,4 +24,4 @@ const gone = (path: string) =>
 
 export const legacyRoutes = [...gone('/v0'), ...gone('/v0/{rest+}')];
 
-export const handler = createApi(legacyRoutes);
+export const handler = createApi(legacyRoutes, {});

@@ -1,4 +1,4 @@
-import type { Route } from '../../shared/http/route.js';
+import type { AnyRoute } from '../../shared/http/route.js';
 import { authRoutes } from '../auth/routes.js';
 import { currencyRoutes } from '../currencies/routes.js';
 import { balanceRoutes } from '../user/balances-routes.js';
@@ -10,4 +10,4 @@ import { withdrawalRoutes } from '../withdrawals/routes.js';
 import { systemRoutes } from './routes.js';
 
 /** Every documented route of every group, for the OpenAPI document. A new group adds itself here. */
-export const allRoutes = (): readonly Route[] => [...authRoutes, ...currencyRoutes, ...userRoutes, ...balanceRoutes, ...webhookRoutes, ...systemRoutes, ...legacyRoutes, ...paymentRoutes, ...withdrawalRoutes];
+export const allRoutes = (): readonly AnyRoute[] => [...authRoutes, ...currencyRoutes, ...userRoutes, ...balanceRoutes, ...webhookRoutes, ...systemRoutes, ...legacyRoutes, ...paymentRoutes, ...withdrawalRoutes];

@@ -3,4 +3,4 @@ import { balanceRoutes } from './balances-routes.js';
 import { userRoutes } from './routes.js';
 import { webhookRoutes } from './webhook-routes.js';
 
-export const handler = createApi([...userRoutes, ...balanceRoutes, ...webhookRoutes]);
+export const handler = createApi([...userRoutes, ...balanceRoutes, ...webhookRoutes], {});

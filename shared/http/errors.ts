@@ -1,6 +1,6 @@
 import { ERROR_TABLE, GatewayError, OAuthError } from '../domain/errors.js';
 import { toJson } from './json.js';
-import type { Route } from './route.js';
+import type { AnyRoute } from './route.js';
 
 /**
  * Errors to answers. GatewayErrors below 500 are shown as they are (after the route's overrides); anything
@@ -19,7 +19,7 @@ function normalise(error: unknown, requestId: string): GatewayError {
   return new GatewayError('internal_error', `${ERROR_TABLE.internal_error.message} Reference: ${requestId}.`);
 }
 
-export function errorResponse(error: unknown, route: Route | null, requestId: string): ErrorAnswer {
+export function errorResponse(error: unknown, route: AnyRoute | null, requestId: string): ErrorAnswer {
   const failure = normalise(error, requestId);
   const override = route?.errorOverrides?.[failure.code];
   const code = override?.code ?? failure.code;

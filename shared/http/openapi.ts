@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodType } from 'zod';
-import type { Route } from './route.js';
+import type { AnyRoute } from './route.js';
 
 /**
  * The OpenAPI 3.1 document, generated from the same route definitions and zod schemas that validate
@@ -33,7 +33,7 @@ export interface DocumentInfo {
   readonly serverUrl?: string;
 }
 
-export function buildOpenApi(routes: readonly Route[], info: DocumentInfo): object {
+export function buildOpenApi(routes: readonly AnyRoute[], info: DocumentInfo): object {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'Access token from POST /o/token/' });
   registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key' });

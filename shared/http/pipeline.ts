@@ -8,7 +8,7 @@ import { errorResponse } from './errors.js';
 import { beginIdempotency } from './idempotency.js';
 import { parseJson, toJson } from './json.js';
 import { checkRateLimits } from './rate-limit.js';
-import type { Method, Principal, Route, RouteRequest, RouteResult } from './route.js';
+import type { AnyRoute, Method, Principal, RouteRequest, RouteResult } from './route.js';
 import { createRouter } from './router.js';
 
 /**
@@ -31,7 +31,7 @@ export interface ApiOptions {
 interface RequestState {
   requestId: string;
   now: Date;
-  route: Route | null;
+  route: AnyRoute | null;
   params: Record<string, string>;
   rawBody: string | undefined;
   body: unknown;
@@ -84,7 +84,7 @@ function respond(clock: () => Date): middy.MiddlewareObj<ApiEvent, ApiResult, Er
 }
 
 /** 2. Routing: 404 for an unknown path, 405 with Allow for a known path and another method. */
-function match(routes: readonly Route[]): middy.MiddlewareObj<ApiEvent, ApiResult, Error, Context> {
+function match(routes: readonly AnyRoute[]): middy.MiddlewareObj<ApiEvent, ApiResult, Error, Context> {
   const find = createRouter(routes);
   return {
     before: (request: MiddyRequest) => {
@@ -159,16 +159,28 @@ function authorize(): middy.MiddlewareObj<ApiEvent, ApiResult, Error, Context> {
 }
 
 /** Zod issues as the envelope's details: each field (dotted path) mapped to its messages. */
+function issuesByField(issues: readonly { path: readonly PropertyKey[]; message: string }[], fallback: string): Record<string, string[]> {
+  const fields: Record<string, string[]> = {};
+  for (const issue of issues) {
+    const field = issue.path.length > 0 ? issue.path.map(String).join('.') : fallback;
+    (fields[field] ??= []).push(issue.message);
+  }
+  return fields;
+}
+
 function validate<T>(schema: ZodType<T> | undefined, input: unknown, where: 'query' | 'body'): T {
   if (!schema) return undefined as T;
   const parsed = schema.safeParse(input ?? {});
   if (parsed.success) return parsed.data;
-  const fields: Record<string, string[]> = {};
-  for (const issue of parsed.error.issues) {
-    const field = issue.path.length > 0 ? issue.path.join('.') : where === 'body' ? 'non_field_errors' : 'query';
-    (fields[field] ??= []).push(issue.message);
-  }
-  throw new ValidationError(fields);
+  throw new ValidationError(issuesByField(parsed.error.issues, where === 'body' ? 'non_field_errors' : 'query'));
+}
+
+/** Path parameters a route's schema refuses name nothing: 404, with what was wrong per parameter. */
+function validateParams(schema: ZodType | undefined, params: Record<string, string>, path: string): unknown {
+  if (!schema) return params;
+  const parsed = schema.safeParse(params);
+  if (parsed.success) return parsed.data;
+  throw new GatewayError('not_found', `No endpoint or resource at ${path}.`, issuesByField(parsed.error.issues, 'path'));
 }
 
 function serialise(result: RouteResult): ApiResult {
@@ -178,18 +190,19 @@ function serialise(result: RouteResult): ApiResult {
   return { statusCode: result.status, headers: { 'Content-Type': 'application/json', ...headers }, body: toJson(result.body) };
 }
 
-export function createApi(routes: readonly Route[], options: ApiOptions = {}) {
+export function createApi<D>(routes: readonly AnyRoute<D>[], deps: D, options: ApiOptions = {}) {
   const clock = options.clock ?? (() => new Date());
   const dispatch = async (event: ApiEvent, context: Context): Promise<ApiResult> => {
     const state = (context as Context & { gateway?: RequestState }).gateway;
     if (!state?.route) throw new Error('route missing');
     const route = state.route;
+    const params = validateParams(route.params, state.params, event.rawPath);
     const query = validate(route.query, event.queryStringParameters ?? {}, 'query');
     const body = validate(route.body, state.body, 'body');
-    const request: RouteRequest<unknown, unknown> = {
+    const request: RouteRequest<unknown, unknown, unknown> = {
       method: event.requestContext.http.method.toUpperCase() as Method,
       path: event.rawPath,
-      params: state.params,
+      params,
       query,
       body,
       headers: event.headers ?? {},
@@ -211,7 +224,7 @@ export function createApi(routes: readonly Route[], options: ApiOptions = {}) {
       });
       if (outcome.kind === 'replay') return serialise({ ...outcome.result, headers: { ...outcome.result.headers, 'Idempotent-Replayed': 'true' } });
       try {
-        const result = await route.handle({ ...request, idempotency: outcome.handle });
+        const result = await route.handle({ ...request, idempotency: outcome.handle }, deps);
         await outcome.finish(result);
         return serialise(result);
       } catch (error) {
@@ -219,7 +232,7 @@ export function createApi(routes: readonly Route[], options: ApiOptions = {}) {
         throw error;
       }
     }
-    return serialise(await route.handle(request));
+    return serialise(await route.handle(request, deps));
   };
 
   // Middy passes the same request object to every middleware; the handler reads the state through the

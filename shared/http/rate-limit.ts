@@ -1,7 +1,7 @@
 import { RateLimitError } from '../domain/errors.js';
 import type { Tenant } from '../domain/tenant.js';
 import { countRequest } from '../store/usage.js';
-import type { Route } from './route.js';
+import type { AnyRoute } from './route.js';
 
 /**
  * Per-tenant hourly limits (1,000 requests and 100 payment creations by default; tenant settings
@@ -12,7 +12,7 @@ export interface RateCheck {
   readonly refusal: RateLimitError | null;
 }
 
-export async function checkRateLimits(route: Route, tenant: Tenant, now: Date): Promise<RateCheck> {
+export async function checkRateLimits(route: AnyRoute, tenant: Tenant, now: Date): Promise<RateCheck> {
   const limit = tenant.settings.requests_per_hour;
   const counted = await countRequest(tenant.id, now, route.rateBucket);
   const headers: Record<string, string> = {

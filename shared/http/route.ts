@@ -46,10 +46,11 @@ export interface IdempotencyHandle {
   with<T>(present: (result: T) => RouteResult): IdempotencyGuard<T>;
 }
 
-export interface RouteRequest<Q, B> {
+export interface RouteRequest<Q, B, P = Readonly<Record<string, string>>> {
   readonly method: Method;
   readonly path: string;
-  readonly params: Readonly<Record<string, string>>;
+  /** Path parameters, parsed by the route's `params` schema when it has one (a mismatch answers 404). */
+  readonly params: P;
   readonly query: Q;
   readonly body: B;
   readonly headers: Readonly<Record<string, string | undefined>>;
@@ -75,12 +76,19 @@ export interface RouteDoc {
   readonly responses: Readonly<Record<number, { readonly description: string; readonly schema?: ZodType }>>;
 }
 
-export interface Route<Q = unknown, B = unknown> {
+/**
+ * A route of an endpoint group. `D` is what the group's composition module builds once per Lambda
+ * (`createApi(routes, deps)`); the route receives it with each request, so route definitions stay static
+ * data (the OpenAPI document is generated from them without wiring anything).
+ */
+export interface Route<Q = unknown, B = unknown, D = unknown, P = Readonly<Record<string, string>>> {
   readonly method: Method;
   /** Path template with `{name}` parameters; the trailing slash is significant. */
   readonly path: string;
   readonly auth: AuthMode;
   readonly scopes?: readonly Scope[];
+  /** Schema of the path parameters; a value it refuses answers 404 `not_found` (the path names nothing). */
+  readonly params?: ZodType<P>;
   readonly query?: ZodType<Q>;
   readonly body?: ZodType<B>;
   /** Accepted body encodings; default JSON only. */
@@ -91,13 +99,22 @@ export interface Route<Q = unknown, B = unknown> {
   readonly errorOverrides?: ErrorOverrides;
   readonly errorFormat?: ErrorFormat;
   readonly doc?: RouteDoc;
-  handle(request: RouteRequest<Q, B>): Promise<RouteResult>;
+  handle(request: RouteRequest<Q, B, P>, deps: D): Promise<RouteResult>;
 }
 
-/** Identity function that keeps the query and body types of a route tied to its schemas. */
-export function route<Q = undefined, B = undefined>(definition: Route<Q, B>): Route {
-  return definition as unknown as Route;
+/** A route as the pipeline holds it: schemas erased, deps kept. */
+export type AnyRoute<D = unknown> = Route<unknown, unknown, D, unknown>;
+
+/** Identity function that keeps the params, query and body types of a route tied to its schemas. */
+export function route<Q = undefined, B = undefined, D = unknown, P = Readonly<Record<string, string>>>(definition: Route<Q, B, D, P>): AnyRoute<D> {
+  return definition as unknown as AnyRoute<D>;
 }
+
+/** `route` for a group whose routes all receive `D`: `const route = routesOf<PaymentsDeps>();`. */
+export const routesOf =
+  <D>() =>
+  <Q = undefined, B = undefined, P = Readonly<Record<string, string>>>(definition: Route<Q, B, D, P>): AnyRoute<D> =>
+    route(definition);
 
 export const ok = (body: unknown, headers?: Record<string, string>): RouteResult => ({ status: 200, body, headers });
 export const created = (body: unknown): RouteResult => ({ status: 201, body });

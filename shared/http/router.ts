@@ -1,11 +1,11 @@
-import type { Method, Route } from './route.js';
+import type { AnyRoute, Method } from './route.js';
 
 /**
  * Routing on method + rawPath. The trailing slash is significant (`/user/webhooks/` and `/user/webhooks`
  * are different endpoints), which is why the Lambda routes on rawPath rather than API Gateway's route.
  */
 interface Compiled {
-  readonly route: Route;
+  readonly route: AnyRoute;
   readonly pattern: RegExp;
   readonly names: readonly string[];
   /** Literal segments count first: `/payments/status/` beats `/payments/{id}/`. */
@@ -13,11 +13,11 @@ interface Compiled {
 }
 
 export type Match =
-  | { readonly kind: 'found'; readonly route: Route; readonly params: Record<string, string> }
+  | { readonly kind: 'found'; readonly route: AnyRoute; readonly params: Record<string, string> }
   | { readonly kind: 'method_not_allowed'; readonly allow: readonly Method[] }
   | { readonly kind: 'not_found' };
 
-function compile(route: Route): Compiled {
+function compile(route: AnyRoute): Compiled {
   const names: string[] = [];
   let literals = 0;
   const source = route.path
@@ -36,7 +36,7 @@ function compile(route: Route): Compiled {
   return { route, pattern: new RegExp(`^${source}$`), names, literals };
 }
 
-export function createRouter(routes: readonly Route[]): (method: string, path: string) => Match {
+export function createRouter(routes: readonly AnyRoute[]): (method: string, path: string) => Match {
   const compiled = routes.map(compile).sort((a, b) => b.literals - a.literals);
   return (method, path) => {
     const allow = new Set<Method>();

@@ -58,7 +58,7 @@ const api = createApi([
       return present(result);
     },
   }),
-]);
+], {});
 
 async function post(body: string, key?: string) {
   const headers: Record<string, string> = { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' };

@@ -23,7 +23,7 @@ let tenantId: string;
 let reader: string;
 let admin: string;
 
-const api = createApi([...balanceRoutes, ...currencyRoutes]);
+const api = createApi([...balanceRoutes, ...currencyRoutes], {});
 
 async function call(method: string, path: string, options: { token?: string; query?: Record<string, string>; body?: string } = {}) {
   const headers: Record<string, string> = { authorization: `Bearer ${options.token ?? reader}` };

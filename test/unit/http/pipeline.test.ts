@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { GatewayError } from '../../../shared/domain/errors.js';
 import { JsonNumber } from '../../../shared/domain/json-number.js';
 import { createApi, MAX_BODY_BYTES } from '../../../shared/http/pipeline.js';
-import { ok, route } from '../../../shared/http/route.js';
+import { ok, route, routesOf } from '../../../shared/http/route.js';
 import { decimalInput, integerInput } from '../../../shared/usecases/schema.js';
 import { handler as legacy } from '../../../functions/legacy/handler.js';
 import { handler as notFound } from '../../../functions/not-found/handler.js';
@@ -35,14 +35,42 @@ const api = createApi([
       throw new Error('secret internal detail');
     },
   }),
-]);
+], {});
 
 const call = async (...args: Parameters<typeof apiEvent>) =>
   (await api(apiEvent(...args), lambdaContext)) as APIGatewayProxyStructuredResultV2 & { body: string; headers: Record<string, string> };
 
 const json = { 'content-type': 'application/json' };
 
+/** A group's routes receive what its composition module built, and parse their path parameters. */
+const counterRoutes = routesOf<{ readonly counter: { next(): number } }>();
+let served = 0;
+const withDeps = createApi(
+  [
+    counterRoutes({
+      method: 'GET',
+      path: '/counters/{id}/',
+      auth: 'public',
+      params: z.object({ id: z.string().uuid('Enter a valid UUID.') }),
+      handle: async (req, deps) => ok({ id: req.params.id, n: deps.counter.next() }),
+    }),
+  ],
+  { counter: { next: () => ++served } },
+);
+
 describe('request pipeline', () => {
+  it('hands each route the deps built once for its group, with path parameters parsed by its schema', async () => {
+    const id = '5f0c6f0e-8a3b-4c55-9e1a-0d6f4c2b7a10';
+    const first = await withDeps(apiEvent('GET', `/counters/${id}/`), lambdaContext);
+    const second = await withDeps(apiEvent('GET', `/counters/${id}/`), lambdaContext);
+    expect(JSON.parse((first as { body: string }).body)).toEqual({ id, n: 1 });
+    expect(JSON.parse((second as { body: string }).body)).toEqual({ id, n: 2 });
+    const bad = (await withDeps(apiEvent('GET', '/counters/not-a-uuid/'), lambdaContext)) as { statusCode: number; body: string };
+    expect(bad.statusCode).toBe(404);
+    expect(JSON.parse(bad.body).error).toMatchObject({ code: 'not_found', details: { id: ['Enter a valid UUID.'] } });
+    expect(served).toBe(2);
+  });
+
   it('keeps a JSON number\'s exact text from request to domain and back', async () => {
     const res = await call('POST', '/things/', { body: '{"amount": 25.10, "count": 3, "name": "ab"}', headers: json });
     expect(res.statusCode).toBe(200);
