@@ -29,12 +29,13 @@ import { CURRENCIES, NETWORKS } from '../shared/domain/currencies.js';
 import { toBaseUnits } from '../shared/domain/money.js';
 import type { CapacityMeter, Units } from '../shared/store/client.js';
 import { meterCapacity } from '../shared/store/client.js';
-import { getPayment, insertPayment } from '../shared/store/payments.js';
+import { dynamoPayments, getPayment } from '../shared/store/payments.js';
 import { clientAuthFrom, issueToken } from '../shared/usecases/auth/issue-token.js';
-import { defaultPaymentsDeps, factoryOf, resetPaymentsDeps } from '../shared/usecases/payments/deps.js';
+import { factoryOf, scannerRuntime } from '../shared/runtime/payments.js';
+import { scannersRuntime } from '../shared/runtime/scanner.js';
 import { scanOnce } from '../shared/usecases/payments/scan.js';
 import type { ScanDeps } from '../shared/usecases/payments/scan.js';
-import { runScanners } from '../shared/usecases/payments/scanner-runtime.js';
+import { runScanners } from '../shared/usecases/payments/run-scanners.js';
 import { rawCreationWrite } from './payments.js';
 import type { SweepPort } from '../shared/usecases/payments/settle.js';
 import { directFactorySweep } from '../shared/usecases/payments/sweep-direct.js';
@@ -199,7 +200,8 @@ export async function benchPaymentLifecycle(options: PaymentLifecycleOptions = {
   const tokens = (stack.stackJson.contracts as { tokens: Record<string, string> }).tokens;
   const usdt = tokens.USDT as string;
   resetConfig();
-  resetPaymentsDeps();
+  const paymentDeps = scannerRuntime(config());
+  const scanners = scannersRuntime(config());
   const provider = new JsonRpcProvider(rpc, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 10 });
   const kms = new KMSClient({ region: config().AWS_REGION, maxAttempts: 3 });
   let meter: CapacityMeter | undefined;
@@ -234,9 +236,9 @@ export async function benchPaymentLifecycle(options: PaymentLifecycleOptions = {
     const keyId = stack.env.HOT_WALLET_KEY_ID;
     if (!keyId) throw new Error('the stack has no hot-wallet key');
     const signer = new KmsSigner(kms, keyId, provider);
-    // As scanner-runtime's sweepPortFor on the local stack (PAYMENT_SWEEPS unset, STAGE=local): the factory
+    // As the scanner runtime's sweeps on the local stack (PAYMENT_SWEEPS unset, STAGE=local): the factory
     // called directly, signed through KMS, completed when the receipt is in.
-    const direct = directFactorySweep(factoryOf, signer);
+    const direct = directFactorySweep((network) => factoryOf(config(), network), signer);
     let beforeSweep: Units | null = null;
     const sweep: SweepPort = {
       requestSweep: async (request) => {
@@ -245,7 +247,7 @@ export async function benchPaymentLifecycle(options: PaymentLifecycleOptions = {
       },
     };
     const chain = jsonRpcChain(rpc);
-    const deps: ScanDeps = { chain, sweep, payments: defaultPaymentsDeps() };
+    const deps: ScanDeps = { ...paymentDeps, chain, sweep };
     const totals = (): Units => meter?.totals() ?? ZERO;
     const statusOf = async (id: string): Promise<string> => (await getPayment(tenantId, id))?.status ?? 'missing';
 
@@ -335,7 +337,7 @@ export async function benchPaymentLifecycle(options: PaymentLifecycleOptions = {
     // Baseline: the creation items alone, as one raw TransactWriteItems (same items as bench/payments.ts).
     const rawRuns = 5;
     const rawStart = totals();
-    for (let i = 0; i < rawRuns; i++) await insertPayment(rawCreationWrite(tenantId));
+    for (let i = 0; i < rawRuns; i++) await dynamoPayments.create(rawCreationWrite(tenantId, paymentDeps), new Date());
     const rawCreate = scale(minus(totals(), rawStart), 1 / rawRuns);
     meter.stop();
     meter = undefined;
@@ -370,7 +372,7 @@ export async function benchPaymentLifecycle(options: PaymentLifecycleOptions = {
     const loop = (async () => {
       // runScanners ends its invocation after a pass; the next invocation starts after the usual pause.
       while (!stop) {
-        scannerPasses += (await runScanners({ budgetMs: 4 * pauseMs, pauseMs })).length;
+        scannerPasses += (await runScanners({ budgetMs: 4 * pauseMs, pauseMs }, scanners)).length;
         if (!stop) await sleep(pauseMs);
       }
     })();

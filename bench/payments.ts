@@ -10,15 +10,15 @@ import { jsonRpcChain } from '../shared/chain/evm/scanner.js';
 import { tronAddressFromBytes } from '../shared/chain/tron/create2.js';
 import { TronGridClient } from '../shared/chain/tron/grid.js';
 import { tronScanChain } from '../shared/chain/tron/scanner.js';
-import { resetConfig } from '../shared/config/config.js';
+import { parseConfig } from '../shared/config/config.js';
 import { CURRENCIES } from '../shared/domain/currencies.js';
-import type { PaymentState } from '../shared/domain/payments.js';
-import { quote } from '../shared/domain/payments.js';
+import { openPayment, quote } from '../shared/domain/payments.js';
 import { db, tableName } from '../shared/store/client.js';
 import { keys } from '../shared/store/keys.js';
-import { insertPayment } from '../shared/store/payments.js';
+import { dynamoPayments } from '../shared/store/payments.js';
+import type { PaymentCreation, ScannerDeps } from '../shared/usecases/payments/ports.js';
+import { scannerRuntime } from '../shared/runtime/payments.js';
 import { clientAuthFrom, issueToken } from '../shared/usecases/auth/issue-token.js';
-import { defaultPaymentsDeps, resetPaymentsDeps } from '../shared/usecases/payments/deps.js';
 import { initCursor, scanOnce } from '../shared/usecases/payments/scan.js';
 import { createTenant } from '../shared/usecases/tenants/create-tenant.js';
 import { configureTenant } from '../shared/usecases/tenants/manage-tenants.js';
@@ -49,28 +49,30 @@ export interface ScannerFigure {
 }
 
 /** The creation write of a 25 USD USDTERC20 payment, issued directly (no HTTP, no auth, no rates). */
-export function rawCreationWrite(tenantId: string): Parameters<typeof insertPayment>[0] {
+export function rawCreationWrite(tenantId: string, deps: Pick<ScannerDeps, 'addresses'>): PaymentCreation {
   const currency = CURRENCIES.USDTERC20;
   const q = quote({ price: '25', priceCurrency: 'USD', currency, rates: { USDTERC20: '1' }, feePercent: '1', isFeePaidByUser: false });
   const id = randomUUID();
   const now = new Date();
-  const { address, salt } = defaultPaymentsDeps().addresses.addressFor('ETH', tenantId, id);
-  const payment: PaymentState = {
-    id, tenantId, status: 'waiting', currency: currency.code, network: 'ETH', token: 'USDT', decimals: 6, priceAmount: '25', priceCurrency: 'USD',
-    amountUsd: q.amountUsd, amountCrypto: q.amountCrypto, priceCrypto: q.priceCrypto, fee: q.fee, feePercent: '1', address, salt, isFixedRate: true,
-    isFeePaidByUser: false, orderId: null, orderDescription: null, callbackUrl: null, customId: null, walletId: null, customerEmail: null,
-    expiryTime: new Date(now.getTime() + 3_600_000).toISOString(), createdAt: now.toISOString(), updatedAt: now.toISOString(), transactionHash: null,
-    deposits: [], flags: [], merchantReceived: null, merchantReceivedUsd: null, sweepTxHash: null, version: 1,
-  };
-  return { payment, family: 'evm', events: [{ type: 'payment.created', key: 'created', payload: { transaction_id: id } }], now, dailyLimitUsd: null };
+  const { address, salt } = deps.addresses.addressFor('ETH', tenantId, id);
+  const change = openPayment(
+    {
+      id, tenantId, currency: currency.code, network: 'ETH', token: 'USDT', decimals: 6, priceAmount: '25', priceCurrency: 'USD',
+      amountUsd: q.amountUsd, amountCrypto: q.amountCrypto, priceCrypto: q.priceCrypto, fee: q.fee, feePercent: '1', address, salt, isFixedRate: true,
+      isFeePaidByUser: false, orderId: null, orderDescription: null, callbackUrl: null, customId: null, walletId: null, customerEmail: null,
+      expiryTime: new Date(now.getTime() + 3_600_000).toISOString(),
+    },
+    now,
+  );
+  return { change, family: 'evm', dailyLimitUsd: null };
 }
 
-async function rawCreates(tenantId: string, seconds: number): Promise<number> {
+async function rawCreates(tenantId: string, seconds: number, deps: Pick<ScannerDeps, 'addresses'>): Promise<number> {
   const deadline = Date.now() + seconds * 1000;
   let done = 0;
   const worker = async () => {
     while (Date.now() < deadline) {
-      await insertPayment(rawCreationWrite(tenantId));
+      await dynamoPayments.create(rawCreationWrite(tenantId, deps), new Date());
       done++;
     }
   };
@@ -94,9 +96,7 @@ export async function benchPayments(options: { seconds: number; watched?: readon
   const stack = await startStack({ dataDir: null, logLevel: 'silent', ports: { http: 0, dynamodb: 0, sqs: 0, kms: 0, anvil: 0 }, parts: { anvil: true, contracts: true, pollers: false, tron: false } });
   const rpc = stack.stackJson.rpcUrls.ETH as string;
   const tokens = (stack.stackJson.contracts as { tokens: Record<string, string> }).tokens;
-  process.env.TOKEN_CONTRACTS = JSON.stringify({ USDTERC20: tokens.USDT, USDCERC20: tokens.USDC, DAIERC20: tokens.DAI, WETH: tokens.WETH });
-  resetConfig();
-  resetPaymentsDeps();
+  const payments = scannerRuntime(parseConfig({ ...process.env, TOKEN_CONTRACTS: JSON.stringify({ USDTERC20: tokens.USDT, USDCERC20: tokens.USDC, DAIERC20: tokens.DAI, WETH: tokens.WETH }) }));
   const provider = new JsonRpcProvider(rpc, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 20 });
   let tron: TronNode | undefined;
   try {
@@ -106,7 +106,7 @@ export async function benchPayments(options: { seconds: number; watched?: readon
     const request = { url: `${stack.apiUrl}/payments/`, method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: '{"amount":"25","currency":"USDTERC20"}' };
     await load({ ...request, seconds: 2 });
     const http = await load({ ...request, seconds: options.seconds });
-    const rawTransactPerSecond = await rawCreates(made.tenant.id, options.seconds);
+    const rawTransactPerSecond = await rawCreates(made.tenant.id, options.seconds, payments);
 
     const scanner: ScannerFigure[] = [];
     const owner = await provider.getSigner(0);
@@ -124,7 +124,7 @@ export async function benchPayments(options: { seconds: number; watched?: readon
         await watchAddresses(network === 'ETH' ? 'evm' : 'tron', watched - watchedSoFar);
         watchedSoFar = watched;
         const chain = network === 'ETH' ? jsonRpcChain(rpc) : tronScanChain(new TronGridClient(tronUrl));
-        const deps = { chain, sweep, payments: defaultPaymentsDeps() };
+        const deps = { ...payments, chain, sweep };
         await initCursor(network, await chain.blockNumber(), deps);
         for (let b = 0; b < blocks; b++) {
           if (network === 'ETH') {

@@ -1,7 +1,9 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import type { FollowStats } from '../../shared/usecases/chain-tx/follow-chain-txs.js';
 import { runFollower } from '../../shared/usecases/chain-tx/follow-chain-txs.js';
-import { chainTxNetworks, defaultChainTxDeps, defaultHotWalletDeps } from '../../shared/usecases/chain-tx/runtime.js';
+import { chainTxRuntime } from '../../shared/runtime/chain-tx.js';
+
+const runtime = chainTxRuntime();
 
 /** Seconds kept free at the end of the invocation. */
 const MARGIN_MS = 10_000;
@@ -15,5 +17,5 @@ const MARGIN_MS = 10_000;
 export async function handler(_event: ScheduledEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<Record<string, FollowStats | null>> {
   const remaining = context?.getRemainingTimeInMillis() ?? 60_000;
   const until = new Date(Date.now() + Math.max(0, remaining - MARGIN_MS));
-  return runFollower({ networks: chainTxNetworks(), deps: defaultChainTxDeps(), hotWallet: defaultHotWalletDeps(), until });
+  return runFollower({ networks: [...runtime.networks], deps: runtime.deps, hotWallet: runtime.hotWalletDeps, until });
 }

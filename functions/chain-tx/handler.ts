@@ -1,7 +1,9 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { z } from 'zod';
 import { processChainTx } from '../../shared/usecases/chain-tx/process-chain-tx.js';
-import { defaultChainTxDeps } from '../../shared/usecases/chain-tx/runtime.js';
+import { chainTxRuntime } from '../../shared/runtime/chain-tx.js';
+
+const { deps } = chainTxRuntime();
 
 /**
  * `transfers` queue consumer: each message names a chain-tx request to sign and broadcast. Accepted bodies:
@@ -16,7 +18,6 @@ const Body = z.union([
 ]);
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const deps = defaultChainTxDeps();
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
     try {

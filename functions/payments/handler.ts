@@ -1,4 +1,5 @@
 import { createApi } from '../../shared/http/pipeline.js';
+import { paymentsRuntime } from '../../shared/runtime/payments.js';
 import { paymentRoutes } from './routes.js';
 
-export const handler = createApi(paymentRoutes, {});
+export const handler = createApi(paymentRoutes, paymentsRuntime());

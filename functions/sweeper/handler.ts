@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { z } from 'zod';
-import { defaultPaymentsDeps } from '../../shared/usecases/payments/deps.js';
+import { paymentsRuntime } from '../../shared/runtime/payments.js';
+import { withdrawalsRuntime } from '../../shared/runtime/withdrawals.js';
 import { onSweepResult } from '../../shared/usecases/payments/settle.js';
 import { onWithdrawalChainResult } from '../../shared/usecases/withdrawals/process.js';
 
@@ -10,6 +11,9 @@ import { onWithdrawalChainResult } from '../../shared/usecases/withdrawals/proce
  * those of withdrawal requests (purpose `withdrawal`) complete or fail the withdrawal (shared/usecases/withdrawals/process.ts).
  * Idempotent (the ledger entry id is the payment's); partial batch failures.
  */
+const payments = paymentsRuntime();
+const withdrawals = withdrawalsRuntime();
+
 const Body = z.object({
   tenant_id: z.string().optional(),
   type: z.enum(['chain_tx.confirmed', 'chain_tx.failed']),
@@ -24,11 +28,11 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
       const ok = body.type === 'chain_tx.confirmed' && body.payload.tx_hash !== null;
       if (body.payload.purpose === 'withdrawal' && body.tenant_id !== undefined) {
         const result = ok ? { ok: true as const, txHash: body.payload.tx_hash as string } : { ok: false as const, reason: 'the chain transaction failed' };
-        await onWithdrawalChainResult(body.tenant_id, body.payload.reference, result, new Date());
+        await onWithdrawalChainResult(body.tenant_id, body.payload.reference, result, withdrawals.clock.now(), withdrawals);
         continue;
       }
       if (body.payload.purpose !== 'sweep') continue;
-      await onSweepResult(body.payload.reference, ok ? { ok: true, txHash: body.payload.tx_hash as string } : { ok: false }, defaultPaymentsDeps(), new Date());
+      await onSweepResult(body.payload.reference, ok ? { ok: true, txHash: body.payload.tx_hash as string } : { ok: false }, payments, payments.clock.now());
     } catch (error) {
       console.error(JSON.stringify({ level: 'error', msg: 'sweep result failed', message_id: record.messageId, error: String(error) }));
       failures.push({ itemIdentifier: record.messageId });

@@ -1,26 +1,31 @@
+import { chainTxRuntime } from '../../shared/runtime/chain-tx.js';
+import { tokenContracts } from '../../shared/runtime/payments.js';
+import { withdrawalsRuntime } from '../../shared/runtime/withdrawals.js';
 import { config } from '../../shared/config/config.js';
-import { defaultChainTxDeps, defaultHotWallet } from '../../shared/usecases/chain-tx/runtime.js';
-import { tokenContract } from '../../shared/usecases/currencies/runtime.js';
+import { findCurrency } from '../../shared/domain/currencies.js';
 import type { BatchReport, BatcherDeps } from '../../shared/usecases/withdrawals/process.js';
 import { runWithdrawalBatch } from '../../shared/usecases/withdrawals/process.js';
+
+const cfg = config();
+const chainTx = chainTxRuntime(cfg);
+const contracts = tokenContracts(cfg);
+const deps: BatcherDeps = {
+  ...withdrawalsRuntime(cfg),
+  wallet: () => chainTx.hotWallet(),
+  chainTx: chainTx.deps,
+  tokenContract: (code) => {
+    const currency = findCurrency(code);
+    return currency ? contracts(currency) : null;
+  },
+  log: { error: (message, details) => console.error(JSON.stringify({ level: 'error', msg: message, ...details })) },
+};
 
 /**
  * Every minute: pending withdrawals become `processing` with a chain-tx request (the hot wallet, KMS key
  * `HOT_WALLET_KEY_ID`), or settle by themselves on the staging addresses outside production.
  */
-function batcherDeps(): BatcherDeps {
-  const cfg = config();
-  return {
-    wallet: defaultHotWallet,
-    chainTx: defaultChainTxDeps(),
-    tokenContract: (currency) => tokenContract(currency),
-    stage: cfg.STAGE,
-    now: () => new Date(),
-  };
-}
-
 export async function handler(): Promise<BatchReport> {
-  const report = await runWithdrawalBatch(batcherDeps());
+  const report = await runWithdrawalBatch(deps);
   console.log(JSON.stringify({ level: 'info', msg: 'withdrawal batch', ...report }));
   return report;
 }

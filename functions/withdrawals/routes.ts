@@ -2,14 +2,18 @@ import { z } from 'zod';
 import { READ, READ_WRITE } from '../../shared/domain/scopes.js';
 import type { ErrorOverrides } from '../../shared/http/route.js';
 import type { WithdrawalState } from '../../shared/domain/withdrawals.js';
-import { created, ok, principalOf, route } from '../../shared/http/route.js';
+import { created, ok, principalOf, routesOf } from '../../shared/http/route.js';
+import type { WithdrawalsDeps } from '../../shared/usecases/withdrawals/ports.js';
 import { CreateWithdrawalBody, createWithdrawal } from '../../shared/usecases/withdrawals/create-withdrawal.js';
-import { withdrawalRecord } from '../../shared/usecases/withdrawals/present.js';
+import { WithdrawalListItem, WithdrawalRecord, withdrawalRecord } from '../../shared/usecases/withdrawals/present.js';
 import { cancelWithdrawal, describeWithdrawal, ListWithdrawalsQuery, listWithdrawals, WithdrawalStatusBody } from '../../shared/usecases/withdrawals/read-withdrawals.js';
 import { availableCurrencies, EstimateWithdrawalBody, estimateWithdrawal, FeeEstimateBody, feeEstimate, MinWithdrawalBody, minWithdrawal, withdrawalLimits } from '../../shared/usecases/withdrawals/estimate.js';
 import { ValidateAddressBody, validateAddress } from '../../shared/usecases/withdrawals/validate-address.js';
 
 const tags = ['Withdrawals'];
+const route = routesOf<WithdrawalsDeps>();
+/** A withdrawal named in the path: its id (anything else names no withdrawal: 404). */
+const WithdrawalPath = z.object({ withdrawal_id: z.string().uuid('Not a withdrawal id.') });
 /** Spec 4.4: the list and the minimum check answer 401 `unauthorized` and 403 `forbidden`. */
 const AUTH_ALIASES: ErrorOverrides = { authentication_failed: { code: 'unauthorized' }, permission_denied: { code: 'forbidden' } };
 
@@ -69,7 +73,7 @@ export const withdrawalReadRoutes = [
       tags,
       responses: { 200: { description: 'Estimate (spec 2.3)', schema: Estimate }, 400: { description: 'invalid_currency (details.currency), invalid_request (details.minimum/currency or address/blockchain)' } },
     },
-    handle: async (req) => ok(await estimateWithdrawal(req.body, principalOf(req).tenant)),
+    handle: async (req, deps) => ok(await estimateWithdrawal(req.body, principalOf(req).tenant, deps)),
   }),
   route({
     method: 'POST',
@@ -79,7 +83,7 @@ export const withdrawalReadRoutes = [
     body: FeeEstimateBody,
     errorOverrides: { invalid_currency: { status: 400 } },
     doc: { summary: 'Fees of a withdrawal whose recipient receives amount', tags, responses: { 200: { description: 'Fees (8-place strings)' } } },
-    handle: async (req) => ok(feeEstimate(req.body, principalOf(req).tenant)),
+    handle: async (req, deps) => ok(feeEstimate(req.body, principalOf(req).tenant, deps)),
   }),
   route({
     method: 'POST',
@@ -99,7 +103,7 @@ export const withdrawalReadRoutes = [
         500: { description: 'service_unavailable: the minimum cannot be computed' },
       },
     },
-    handle: async (req) => ok(minWithdrawal(req.body)),
+    handle: async (req, deps) => ok(minWithdrawal(req.body, deps)),
   }),
   route({
     method: 'GET',
@@ -107,7 +111,7 @@ export const withdrawalReadRoutes = [
     auth: 'bearer',
     scopes: READ,
     doc: { summary: 'Withdrawal limits and fees of every currency', tags, responses: { 200: { description: 'Limits' } } },
-    handle: async (req) => ok(withdrawalLimits(principalOf(req).tenant)),
+    handle: async (req, deps) => ok(withdrawalLimits(principalOf(req).tenant, deps)),
   }),
   route({
     method: 'GET',
@@ -115,50 +119,9 @@ export const withdrawalReadRoutes = [
     auth: 'bearer',
     scopes: READ,
     doc: { summary: 'Withdrawable currencies with a positive balance', tags, responses: { 200: { description: '{currencies[]}' } } },
-    handle: async (req) => ok(await availableCurrencies(principalOf(req).tenant.id)),
+    handle: async (req, deps) => ok(await availableCurrencies(principalOf(req).tenant.id, deps)),
   }),
 ];
-const WithdrawalRecord = z
-  .object({
-    id: z.string().uuid(),
-    status: z.string(),
-    amount: z.string(),
-    currency: z.string(),
-    address: z.string(),
-    blockchain: z.string(),
-    token: z.string(),
-    network_fee: z.string(),
-    transaction_fee: z.string(),
-    total_fee: z.string(),
-    total_deducted: z.string(),
-    transaction_hash: z.string().nullable(),
-    status_reason: z
-      .string()
-      .nullable()
-      .describe('Why a processing withdrawal waits (insufficient_gas, estimate_failed, fee_cap_reached: held, nothing lost) or why one failed; null otherwise.'),
-    custom_id: z.string().nullable(),
-    callback_url: z.string().nullable(),
-    account_id: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .meta({ id: 'Withdrawal' });
-const ListItem = z
-  .object({
-    withdrawal_id: z.string(),
-    status: z.string(),
-    amount: z.number(),
-    fee: z.number(),
-    address: z.string(),
-    blockchain: z.string(),
-    token: z.string(),
-    currency: z.string(),
-    created_at: z.string(),
-    updated_at: z.string(),
-    custom_id: z.string().nullable(),
-    transaction_hash: z.string().optional(),
-  })
-  .meta({ id: 'WithdrawalListItem' });
 const presentCreated = (w: WithdrawalState) => created(withdrawalRecord(w));
 
 export const withdrawalRoutes = [
@@ -181,7 +144,7 @@ export const withdrawalRoutes = [
         422: { description: 'below_minimum (details.minimum, requested, currency)' },
       },
     },
-    handle: async (req) => presentCreated(await createWithdrawal({ body: req.body, tenant: principalOf(req).tenant, now: req.now, idempotency: req.idempotency?.with(presentCreated) ?? null })),
+    handle: async (req, deps) => presentCreated(await createWithdrawal({ body: req.body, tenant: principalOf(req).tenant, now: req.now, idempotency: req.idempotency?.with(presentCreated) ?? null }, deps)),
   }),
   route({
     method: 'GET',
@@ -190,8 +153,8 @@ export const withdrawalRoutes = [
     scopes: READ,
     query: ListWithdrawalsQuery,
     errorOverrides: AUTH_ALIASES,
-    doc: { summary: 'List withdrawals', tags, responses: { 200: { description: '{withdrawals[], total}', schema: z.object({ withdrawals: z.array(ListItem), total: z.number().int() }) } } },
-    handle: async (req) => ok(await listWithdrawals(principalOf(req).tenant.id, req.query)),
+    doc: { summary: 'List withdrawals', tags, responses: { 200: { description: '{withdrawals[], total}', schema: z.object({ withdrawals: z.array(WithdrawalListItem), total: z.number().int() }) } } },
+    handle: async (req, deps) => ok(await listWithdrawals(principalOf(req).tenant.id, req.query, deps)),
   }),
   route({
     method: 'POST',
@@ -200,22 +163,24 @@ export const withdrawalRoutes = [
     scopes: READ,
     body: WithdrawalStatusBody,
     doc: { summary: 'Status of a withdrawal', tags, responses: { 200: { description: 'The withdrawal', schema: WithdrawalRecord } } },
-    handle: async (req) => ok(await describeWithdrawal(principalOf(req).tenant.id, req.body.withdrawal_id)),
+    handle: async (req, deps) => ok(await describeWithdrawal(principalOf(req).tenant.id, req.body.withdrawal_id, deps)),
   }),
   route({
     method: 'GET',
     path: '/withdrawal/{withdrawal_id}/',
     auth: 'bearer',
     scopes: READ,
+    params: WithdrawalPath,
     doc: { summary: 'Retrieve a withdrawal', tags, responses: { 200: { description: 'The withdrawal', schema: WithdrawalRecord }, 404: { description: 'Unknown, or another tenant\'s' } } },
-    handle: async (req) => ok(await describeWithdrawal(principalOf(req).tenant.id, req.params.withdrawal_id ?? '')),
+    handle: async (req, deps) => ok(await describeWithdrawal(principalOf(req).tenant.id, req.params.withdrawal_id, deps)),
   }),
   route({
     method: 'POST',
     path: '/withdrawal/{withdrawal_id}/cancel/',
     auth: 'bearer',
     scopes: READ_WRITE,
+    params: WithdrawalPath,
     doc: { summary: 'Cancel a pending withdrawal', description: 'Releases the held funds. Otherwise 409 invalid_state.', tags, responses: { 200: { description: 'The cancelled withdrawal', schema: WithdrawalRecord }, 409: { description: 'invalid_state' } } },
-    handle: async (req) => ok(withdrawalRecord(await cancelWithdrawal(principalOf(req).tenant.id, req.params.withdrawal_id ?? '', req.now))),
+    handle: async (req, deps) => ok(withdrawalRecord(await cancelWithdrawal(principalOf(req).tenant.id, req.params.withdrawal_id, req.now, deps))),
   }),
 ];

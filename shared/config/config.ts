@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseNetworkFeeOverrides } from '../domain/withdrawals.js';
+import { parseNetworkFeeOverrides } from '../domain/withdrawal-fees.js';
 
 /**
  * Configuration, parsed once with zod on first use (a Lambda's cold start, or the local stack after it has
@@ -125,15 +125,19 @@ export type Config = z.infer<typeof schema> & { readonly isProduction: boolean }
 
 let cached: Config | undefined;
 
-export function config(): Config {
-  if (!cached) {
-    const parsed = schema.safeParse(process.env);
-    if (!parsed.success) {
-      const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-      throw new Error(`Invalid configuration: ${fields}`);
-    }
-    cached = Object.freeze({ ...parsed.data, isProduction: parsed.data.STAGE === 'prod' });
+/** The configuration an environment describes; throws naming every bad variable. */
+export function parseConfig(env: Readonly<Record<string, string | undefined>>): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${fields}`);
   }
+  return Object.freeze({ ...parsed.data, isProduction: parsed.data.STAGE === 'prod' });
+}
+
+/** The process's configuration, parsed once (a Lambda's cold start, or the local stack after it set the environment). */
+export function config(): Config {
+  cached ??= parseConfig(process.env);
   return cached;
 }
 

@@ -138,3 +138,11 @@ export class OAuthError extends GatewayError {
     this.oauthCode = oauthCode;
   }
 }
+
+/** A creation that would take the tenant's total of the day past its daily limit (USD, DESIGN section 10). */
+export class DailyLimitError extends ValidationError {
+  constructor(what: 'payment' | 'withdrawal', limitUsd: string) {
+    super({ amount: [`The ${what} would exceed the daily ${what} limit of ${limitUsd} USD.`] }, `The daily ${what} limit is reached.`);
+    this.name = 'DailyLimitError';
+  }
+}

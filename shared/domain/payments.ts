@@ -1,14 +1,20 @@
-import type { CurrencyDefinition } from './currencies.js';
+import type { CurrencyCode, CurrencyDefinition } from './currencies.js';
+import { findCurrency } from './currencies.js';
+import { ConflictError } from './errors.js';
 import { paymentSplit } from './fees.js';
+import type { EntryDraft, Leg } from './ledger.js';
+import { EXTERNAL, FEES, MAIN, pocket, walletAccount } from './ledger.js';
 import type { Decimal } from './money.js';
 import { fromBaseUnits, isPositive, lt, mul, percentOf, ROUND_PAYABLE, sub, toBaseUnits, toFixed } from './money.js';
 import type { UsdRates } from './rates.js';
 import { convert, FIAT_PRECISION } from './rates.js';
 
 /**
- * Payments, pure: statuses and their guards, the amount a customer must pay, and the transition function
- * that turns a payment plus a fact (a deposit, its confirmations, a reorg, the sweep, the clock) into the
- * new payment and the events it produced. Saving happens after, in the store, in one transaction.
+ * Payments, pure: statuses and their guards, the amount a customer must pay, the creation of a payment, and
+ * the transition function that turns a payment plus a fact (a deposit, its confirmations, a reorg, the
+ * sweep, the clock, the merchant's cancel or edit) into the new payment, the events it announces and the
+ * effects committed with it (record or forget a deposit, credit the merchant). Saving happens after, in the
+ * repository, in ONE transaction; the repository alone conditions on and bumps the version.
  *
  * Status axis: waiting -> confirming -> confirmed -> sending -> completed, plus expired, failed, cancelled
  * and partially_paid. Exceptions live on a separate axis, `flags`:
@@ -199,7 +205,15 @@ export type PaymentFact =
   | { readonly kind: 'sweep_completed'; readonly txHash: string; readonly usdRate: Decimal | null }
   | { readonly kind: 'sweep_failed' }
   | { readonly kind: 'expire' }
-  | { readonly kind: 'cancel' };
+  | { readonly kind: 'cancel' }
+  | { readonly kind: 'edit'; readonly changes: PaymentEdit };
+
+/** What the merchant may change while the payment is open (`PATCH /payments/{id}/`); `null` clears a field. */
+export interface PaymentEdit {
+  readonly orderId?: string | null;
+  readonly orderDescription?: string | null;
+  readonly callbackUrl?: string | null;
+}
 
 export interface PaymentEvent {
   readonly type: string;
@@ -208,18 +222,26 @@ export interface PaymentEvent {
   readonly payload: Readonly<Record<string, unknown>>;
 }
 
-export interface Transition {
-  readonly payment: PaymentState;
-  readonly events: readonly PaymentEvent[];
-  /** True when the deposits settled: the caller credits the merchant in the same transaction. */
-  readonly settle: boolean;
+export type PaymentEffect =
+  /** Record the deposit once (its id is natural): a second record of the same deposit refuses the change. */
+  | { readonly kind: 'record_deposit'; readonly deposit: Deposit }
+  /** Forget deposits whose block was reorganised away, so their re-mined logs are recorded again. */
+  | { readonly kind: 'forget_deposits'; readonly depositIds: readonly string[] }
+  /** Credit the merchant: post this ledger entry with the change (its id makes it happen once). */
+  | { readonly kind: 'post_entry'; readonly entryId: string; readonly entry: EntryDraft };
+
+/** The deposit was recorded before (another pass, a rescanned range): the change that carried it is void. */
+export class DepositAlreadyRecordedError extends ConflictError {
+  constructor(depositId: string) {
+    super(`The deposit ${depositId} is already recorded.`, { deposit_id: depositId });
+    this.name = 'DepositAlreadyRecordedError';
+  }
 }
 
-export class PaymentTransitionError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PaymentTransitionError';
-  }
+export interface PaymentChange {
+  readonly state: PaymentState;
+  readonly events: readonly PaymentEvent[];
+  readonly effects: readonly PaymentEffect[];
 }
 
 /** Webhook family event of a status (DESIGN section 7). */
@@ -242,7 +264,16 @@ export function familyEvent(status: PaymentStatus): string | null {
   }
 }
 
-export function historyOf(p: Pick<PaymentState, 'deposits'>): Record<string, unknown>[] {
+/** One element of `payment_history` (spec 2.1). */
+export interface PaymentHistoryItem {
+  readonly deposit_id: string;
+  readonly amount: Decimal;
+  readonly transaction_hash: string;
+  readonly confirmations: number;
+  readonly timestamp: string;
+}
+
+export function historyOf(p: Pick<PaymentState, 'deposits'>): PaymentHistoryItem[] {
   return p.deposits.map((d) => ({
     deposit_id: d.id,
     amount: d.amount,
@@ -286,6 +317,7 @@ export function paymentTypeOf(p: PaymentState): string | null {
   return p.deposits.some(counts) ? 'full' : null;
 }
 
+/** The status change, with its events keyed by the version the change will be saved as. */
 function withStatus(p: PaymentState, status: PaymentStatus, now: Date, events: PaymentEvent[], extra: Partial<PaymentState> = {}): PaymentState {
   const next: PaymentState = { ...p, ...extra, status, updatedAt: now.toISOString() };
   if (status !== p.status) {
@@ -299,14 +331,74 @@ function withStatus(p: PaymentState, status: PaymentStatus, now: Date, events: P
 
 const addFlag = (flags: readonly PaymentFlag[], flag: PaymentFlag): PaymentFlag[] => (flags.includes(flag) ? [...flags] : [...flags, flag]);
 
-/** The pure transition: a payment and a fact in, the new payment and its events out. Never writes. */
-export function transition(p: PaymentState, fact: PaymentFact, now: Date): Transition {
+/** Work queue of a payment (gsi3): waiting ones by expiry per network and asset, open ones per network. */
+export type PaymentQueue =
+  | { readonly kind: 'waiting'; readonly network: string; readonly asset: 'native' | 'token' }
+  | { readonly kind: 'open'; readonly network: string }
+  | null;
+
+export function workQueueOf(p: Pick<PaymentState, 'status' | 'network' | 'currency'>): PaymentQueue {
+  if (p.status === 'waiting') return { kind: 'waiting', network: p.network, asset: findCurrency(p.currency)?.native ? 'native' : 'token' };
+  if (p.status === 'confirming' || p.status === 'confirmed' || p.status === 'sending' || p.status === 'partially_paid') return { kind: 'open', network: p.network };
+  return null;
+}
+
+export type PaymentDraft = Omit<PaymentState, 'status' | 'createdAt' | 'updatedAt' | 'transactionHash' | 'deposits' | 'flags' | 'merchantReceived' | 'merchantReceivedUsd' | 'sweepTxHash' | 'version'>;
+
+/** A new payment: waiting for its deposit, announced by `payment.created`. Version 0 until stored. */
+export function openPayment(draft: PaymentDraft, now: Date): PaymentChange {
+  const at = now.toISOString();
+  const state: PaymentState = {
+    ...draft,
+    status: 'waiting',
+    createdAt: at,
+    updatedAt: at,
+    transactionHash: null,
+    deposits: [],
+    flags: [],
+    merchantReceived: null,
+    merchantReceivedUsd: null,
+    sweepTxHash: null,
+    version: 0,
+  };
+  return { state, events: [{ type: 'payment.created', key: 'created', payload: statusUpdatePayload(state, 'waiting') }], effects: [] };
+}
+
+/** The merchant's credit of a settled payment: everything received less the fee, to main or its wallet. */
+function creditEntry(p: PaymentState, sweepTxHash: string): PaymentEffect[] {
+  const { net, fee } = merchantCredit(p, received(p, 'confirmed'));
+  const account = p.walletId ? walletAccount(p.walletId) : MAIN;
+  const legs: Leg[] = [];
+  if (isPositive(net)) legs.push({ from: pocket(EXTERNAL), to: pocket(account), amount: net });
+  if (isPositive(fee)) legs.push({ from: pocket(EXTERNAL), to: pocket(FEES), amount: fee });
+  if (legs.length === 0) return [];
+  const entry: EntryDraft = {
+    type: 'payment',
+    currency: p.currency as CurrencyCode,
+    legs,
+    reference: { kind: 'payment', id: p.id },
+    metadata: { sweep_tx: sweepTxHash, ...(p.transactionHash ? { deposit_tx: p.transactionHash } : {}) },
+  };
+  return [{ kind: 'post_entry', entryId: `payment:${p.id}`, entry }];
+}
+
+function refuse(p: PaymentState, fact: PaymentFact, message: string, details: Record<string, unknown> = {}): never {
+  throw new ConflictError(message, { status: p.status, action: fact.kind, ...details });
+}
+
+/**
+ * The pure transition: a payment and a fact in, the new payment, its events and effects out. A fact the guards
+ * do not allow is a ConflictError (409 `invalid_state`). Never writes.
+ */
+export function transition(p: PaymentState, fact: PaymentFact, now: Date): PaymentChange {
   const events: PaymentEvent[] = [];
+  const same = (state: PaymentState, effects: PaymentEffect[] = []): PaymentChange => ({ state, events, effects });
   switch (fact.kind) {
     case 'deposit': {
       const d = fact.deposit;
-      if (p.deposits.some((x) => x.id === d.id)) return { payment: p, events, settle: false };
+      if (p.deposits.some((x) => x.id === d.id)) return same(p);
       const deposits = [...p.deposits, d];
+      const record: PaymentEffect[] = [{ kind: 'record_deposit', deposit: d }];
       events.push({
         type: 'deposit_received',
         key: `deposit:${d.id}`,
@@ -324,20 +416,15 @@ export function transition(p: PaymentState, fact: PaymentFact, now: Date): Trans
           wrong_currency: d.status === 'wrong_currency',
         },
       });
-      if (d.status === 'uncredited') {
-        return { payment: { ...p, deposits, flags: addFlag(p.flags, 'paid_late'), updatedAt: now.toISOString() }, events, settle: false };
-      }
-      if (d.status === 'wrong_currency') {
-        return { payment: { ...p, deposits, flags: addFlag(p.flags, 'wrong_token'), updatedAt: now.toISOString() }, events, settle: false };
-      }
+      if (d.status === 'uncredited') return same({ ...p, deposits, flags: addFlag(p.flags, 'paid_late'), updatedAt: now.toISOString() }, record);
+      if (d.status === 'wrong_currency') return same({ ...p, deposits, flags: addFlag(p.flags, 'wrong_token'), updatedAt: now.toISOString() }, record);
       if (!acceptsDeposits(p.status)) {
         // Arrived after the payment settled: recorded (overpayment of a completed payment is an operator matter).
         const flag: PaymentFlag = p.status === 'cancelled' ? 'paid_late' : 'overpaid';
-        return { payment: { ...p, deposits, flags: addFlag(p.flags, flag), updatedAt: now.toISOString() }, events, settle: false };
+        return same({ ...p, deposits, flags: addFlag(p.flags, flag), updatedAt: now.toISOString() }, record);
       }
       const flags = d.late ? addFlag(p.flags, 'paid_late') : [...p.flags];
-      const payment = withStatus(p, 'confirming', now, events, { deposits, flags, transactionHash: p.transactionHash ?? d.txHash });
-      return { payment, events, settle: false };
+      return same(withStatus(p, 'confirming', now, events, { deposits, flags, transactionHash: p.transactionHash ?? d.txHash }), record);
     }
     case 'confirmations': {
       const deposits = p.deposits.map((d) => {
@@ -347,52 +434,66 @@ export function transition(p: PaymentState, fact: PaymentFact, now: Date): Trans
         return { ...d, confirmations: c, status };
       });
       const next = { ...p, deposits };
-      if (p.status !== 'confirming') return { payment: next, events, settle: false };
+      if (p.status !== 'confirming') return same(next);
       const counted = deposits.filter(counts);
-      if (counted.length === 0 || counted.some((d) => d.status !== 'confirmed')) return { payment: next, events, settle: false };
+      if (counted.length === 0 || counted.some((d) => d.status !== 'confirmed')) return same(next);
       const got = received(next, 'confirmed');
       if (lt(got, requiredAmount(p, fact.tolerancePercent, fact.repriced))) {
-        return { payment: withStatus(next, 'partially_paid', now, events, { flags: addFlag(p.flags, 'underpaid') }), events, settle: false };
+        return same(withStatus(next, 'partially_paid', now, events, { flags: addFlag(p.flags, 'underpaid') }));
       }
       let flags: PaymentFlag[] = p.flags.filter((f) => f !== 'underpaid');
       if (lt(p.amountCrypto, got)) flags = addFlag(flags, 'overpaid');
-      return { payment: withStatus(next, 'confirmed', now, events, { flags }), events, settle: false };
+      return same(withStatus(next, 'confirmed', now, events, { flags }));
     }
     case 'reorg': {
       const gone = new Set(fact.depositIds);
       const deposits = p.deposits.filter((d) => !gone.has(d.id));
-      if (deposits.length === p.deposits.length) return { payment: p, events, settle: false };
-      if (p.status === 'sending' || isTerminal(p.status)) throw new PaymentTransitionError(`A settled payment (${p.status}) lost a deposit to a reorg`);
+      if (deposits.length === p.deposits.length) return same(p);
+      if (p.status === 'sending' || isTerminal(p.status)) refuse(p, fact, `A settled payment (${p.status}) lost a deposit to a reorg.`);
       const counted = deposits.filter(counts);
       const expired = Date.parse(p.expiryTime) <= now.getTime();
       const status: PaymentStatus = counted.length === 0 ? (expired ? 'expired' : 'waiting') : 'confirming';
-      const payment = withStatus(p, status, now, events, { deposits, transactionHash: counted[0]?.txHash ?? null, flags: p.flags.filter((f) => f !== 'overpaid') });
-      return { payment, events, settle: false };
+      const state = withStatus(p, status, now, events, { deposits, transactionHash: counted[0]?.txHash ?? null, flags: p.flags.filter((f) => f !== 'overpaid') });
+      return same(state, [{ kind: 'forget_deposits', depositIds: p.deposits.filter((d) => gone.has(d.id)).map((d) => d.id) }]);
     }
     case 'sweep_started':
-      if (p.status !== 'confirmed') throw new PaymentTransitionError(`Cannot sweep a ${p.status} payment`);
-      return { payment: withStatus(p, 'sending', now, events), events, settle: false };
+      if (p.status !== 'confirmed') refuse(p, fact, `Cannot sweep a ${p.status} payment.`);
+      return same(withStatus(p, 'sending', now, events));
     case 'sweep_completed': {
-      if (p.status !== 'sending') throw new PaymentTransitionError(`Cannot complete a ${p.status} payment`);
+      if (p.status !== 'sending') refuse(p, fact, `Cannot complete a ${p.status} payment.`);
       const got = received(p, 'confirmed');
       const { net } = merchantCredit(p, got);
       const usd = fact.usdRate ? toFixed(mul(net, fact.usdRate), FIAT_PRECISION, 'down') : null;
-      const deposits = p.deposits.filter((d) => d.status === 'confirmed');
-      for (const d of deposits) {
+      for (const d of p.deposits.filter((x) => x.status === 'confirmed')) {
         events.push({ type: 'deposit_merged', key: `merged:${d.id}`, payload: { transaction_id: p.id, deposit_id: d.id, amount: d.amount, currency: d.currency, sweep_transaction_hash: fact.txHash, blockchain_network: p.network } });
       }
-      const payment = withStatus(p, 'completed', now, events, { sweepTxHash: fact.txHash, merchantReceived: net, merchantReceivedUsd: usd });
-      return { payment, events, settle: true };
+      const state = withStatus(p, 'completed', now, events, { sweepTxHash: fact.txHash, merchantReceived: net, merchantReceivedUsd: usd });
+      return same(state, creditEntry(p, fact.txHash));
     }
     case 'sweep_failed':
-      if (p.status !== 'sending') throw new PaymentTransitionError(`Cannot fail the sweep of a ${p.status} payment`);
-      return { payment: withStatus(p, 'confirmed', now, events), events, settle: false };
+      if (p.status !== 'sending') refuse(p, fact, `Cannot fail the sweep of a ${p.status} payment.`);
+      return same(withStatus(p, 'confirmed', now, events));
     case 'expire':
-      if (p.status !== 'waiting') throw new PaymentTransitionError(`Cannot expire a ${p.status} payment`);
-      return { payment: withStatus(p, 'expired', now, events), events, settle: false };
-    case 'cancel':
-      if (!isCancellable(p)) throw new PaymentTransitionError(`Cannot cancel a ${p.status} payment with ${p.deposits.length} deposit(s)`);
-      return { payment: withStatus(p, 'cancelled', now, events), events, settle: false };
+      if (p.status !== 'waiting') refuse(p, fact, `Cannot expire a ${p.status} payment.`);
+      return same(withStatus(p, 'expired', now, events));
+    case 'cancel': {
+      if (!isCancellable(p)) {
+        const reason = p.deposits.length > 0 ? 'a deposit was already received' : `it is ${p.status}`;
+        refuse(p, fact, `The payment cannot be cancelled: ${reason}. Only a waiting payment with no deposit can be cancelled.`, { deposits: p.deposits.length });
+      }
+      return same(withStatus(p, 'cancelled', now, events));
+    }
+    case 'edit': {
+      if (!isEditable(p.status)) refuse(p, fact, `A ${p.status} payment can no longer be changed.`);
+      const c = fact.changes;
+      return same({
+        ...p,
+        ...(c.orderId !== undefined ? { orderId: c.orderId } : {}),
+        ...(c.orderDescription !== undefined ? { orderDescription: c.orderDescription } : {}),
+        ...(c.callbackUrl !== undefined ? { callbackUrl: c.callbackUrl } : {}),
+        updatedAt: now.toISOString(),
+      });
+    }
   }
 }
 
@@ -401,10 +502,4 @@ export function lateness(p: Pick<PaymentState, 'expiryTime' | 'status'>, at: Dat
   const expiry = Date.parse(p.expiryTime);
   if (at.getTime() < expiry && p.status !== 'expired') return 'on_time';
   return at.getTime() <= expiry + watchHours * 3600_000 ? 'late' : 'too_late';
-}
-
-/** Sortable text of a non-negative USD amount (gsi2 amount ordering): 18 integer digits, 2 decimals. */
-export function amountSortKey(amountUsd: Decimal): string {
-  const [int, frac = ''] = toFixed(amountUsd, 2, 'half-up').split('.');
-  return `${(int ?? '0').padStart(18, '0')}.${frac.padEnd(2, '0')}`;
 }

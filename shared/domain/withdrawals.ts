@@ -1,150 +1,30 @@
-import type { CurrencyCode, CurrencyDefinition } from './currencies.js';
-import { CURRENCIES, CURRENCY_CODES } from './currencies.js';
-import { platformFee, withdrawalTotals } from './fees.js';
-import type { WithdrawalTotals } from './fees.js';
+import type { CurrencyCode } from './currencies.js';
+import { ConflictError } from './errors.js';
+import type { CustomerAccount, EntryDraft, EntryReference, Leg } from './ledger.js';
+import { EXTERNAL, FEES, holdEntry, MAIN, NETWORK_FEES, pocket, releaseEntry, walletAccount } from './ledger.js';
 import type { Decimal } from './money.js';
-import { add, div, gt, isDecimalText, isPositive, lt, normalize, round, ROUND_FEE, ROUND_PAYOUT, scaleOf, sub, toFixed } from './money.js';
+import { isPositive } from './money.js';
+import { eight } from './withdrawal-fees.js';
 
 /**
- * Withdrawals: statuses (spec 3.2), the network fee table (defaults and operator overrides) and the fee math
- * (DESIGN section 4).
- * The recipient receives `amount`; `total_deducted = amount + network fee + platform fee`; the platform fee is
- * the tenant's `transaction_fee` percent of the amount, rounded up, never below the catalogue's `minFee`.
+ * The lifecycle of a withdrawal (spec 3.2), pure: its statuses and guards, its creation, and the transition
+ * that turns a withdrawal plus a fact (handed to the chain, confirmed or failed on chain, cancelled) into the
+ * new withdrawal, the events it announces and the effects the caller commits with it in ONE transaction
+ * (the ledger entry that holds, pays out or returns the funds; the request of its chain transfer).
+ * The version is the repository's: it conditions every save on the version read and bumps it.
+ *
+ * ```
+ * (none) --open--> pending --dispatched--> processing --chain_confirmed--> completed
+ *                    |  \                      \------chain_failed-----> failed
+ *                    |   \--chain_confirmed | chain_failed (staging addresses: no chain transaction)
+ *                    \--cancel--> cancelled
+ * ```
  */
 
 export const WITHDRAWAL_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled'] as const;
 export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number];
 /** Values the list filter accepts besides the create-flow statuses (spec 3.2); none is ever stored. */
 export const LIST_ONLY_STATUSES = ['approved', 'submitted', 'confirmed', 'rejected'] as const;
-
-/** Network fee charged per withdrawal of each currency, in that currency. */
-export type NetworkFeeTable = Readonly<Record<CurrencyCode, Decimal>>;
-/** Operator overrides of some currencies' network fees (configuration `WITHDRAWAL_NETWORK_FEES`). */
-export type NetworkFeeOverrides = Readonly<Partial<Record<CurrencyCode, Decimal>>>;
-
-/**
- * What a transfer to an address that is new on its chain costs on top of the network fee, in the withdrawn
- * currency. TRON: a TRC-20 transfer that creates the recipient's balance slot burns about twice the energy
- * (about 130,000 instead of 65,000), so the activation fee equals the default network fee.
- */
-export const ADDRESS_ACTIVATION_FEES: Readonly<Partial<Record<CurrencyCode, Decimal>>> = {
-  USDTTRC20: '1',
-};
-
-/**
- * The default network fee per withdrawal, in the withdrawn currency: what the hot wallet spends on gas for a
- * transfer on that network, rounded up to a round figure. The operator overrides any of them with
- * `WITHDRAWAL_NETWORK_FEES` (shared/config/config.ts); the use cases pass the resulting table in.
- */
-export const DEFAULT_NETWORK_FEES: NetworkFeeTable = {
-  USDTERC20: '3',
-  USDCERC20: '3',
-  DAIERC20: '3',
-  USDTTRC20: '1',
-  USDTPOLYGON: '0.1',
-  USDTBSC: '0.3',
-  USDTARB: '0.2',
-  ETH: '0.001',
-  WETH: '0.0015',
-  BTC: '0.0001',
-  MATIC: '0.05',
-};
-
-/** The fee table in force: the defaults with the operator's overrides applied. */
-export function networkFeeTable(overrides: NetworkFeeOverrides = {}): NetworkFeeTable {
-  return Object.freeze({ ...DEFAULT_NETWORK_FEES, ...overrides });
-}
-
-/**
- * Reads the `WITHDRAWAL_NETWORK_FEES` text: a JSON object of catalogue currency code to a non-negative decimal
- * string with at most the currency's display precision (`{"USDTERC20":"1.5"}`); blank is no override. Throws
- * an Error naming every bad entry.
- */
-export function parseNetworkFeeOverrides(text: string): NetworkFeeOverrides {
-  if (text.trim() === '') return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new Error('must be a JSON object of currency code to fee, e.g. {"USDTERC20":"1.5"}');
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new Error('must be a JSON object of currency code to fee, e.g. {"USDTERC20":"1.5"}');
-  }
-  const problems: string[] = [];
-  const out: Partial<Record<CurrencyCode, Decimal>> = {};
-  for (const [code, value] of Object.entries(parsed)) {
-    if (!(CURRENCY_CODES as readonly string[]).includes(code)) {
-      problems.push(`unknown currency code ${JSON.stringify(code)} (known: ${CURRENCY_CODES.join(', ')})`);
-      continue;
-    }
-    const currency = CURRENCIES[code as CurrencyCode];
-    if (typeof value !== 'string' || !/^\d+(\.\d+)?$/.test(value) || !isDecimalText(value)) {
-      problems.push(`${code} must be a non-negative decimal string such as "1.5", not ${JSON.stringify(value)}`);
-      continue;
-    }
-    if (scaleOf(value) > currency.displayPrecision) {
-      problems.push(`${code} has more than ${currency.displayPrecision} decimal places: ${value}`);
-      continue;
-    }
-    out[code as CurrencyCode] = normalize(value);
-  }
-  if (problems.length > 0) throw new Error(problems.join('; '));
-  return Object.freeze(out);
-}
-
-/** Eight-place string of an amount (estimates and withdrawal records). */
-export const eight = (value: Decimal): string => toFixed(value, 8, ROUND_FEE);
-
-export interface WithdrawalQuoteInput {
-  readonly currency: CurrencyDefinition;
-  readonly amount: Decimal;
-  /** Percent, "1" is 1 %. */
-  readonly feePercent: Decimal;
-  /**
-   * true (the default of a withdrawal): `amount` is what the recipient receives and fees come on top;
-   * false: `amount` is the total that leaves the balance and the recipient receives it less fees.
-   */
-  readonly finalAmount: boolean;
-  /** The network fees in force (`networkFeeTable`). */
-  readonly networkFees: NetworkFeeTable;
-}
-
-export interface WithdrawalQuote extends WithdrawalTotals {
-  /** What the client asked for. */
-  readonly requested: Decimal;
-}
-
-/** Fees of a withdrawal whose recipient receives `amount`, with the network fee of `networkFees`. */
-export function withdrawalQuote(currency: CurrencyDefinition, amount: Decimal, feePercent: Decimal, networkFees: NetworkFeeTable): WithdrawalTotals {
-  const networkFee = networkFees[currency.code];
-  const fee = platformFee({ amount, percent: feePercent, precision: currency.displayPrecision, minFee: currency.minFee });
-  return withdrawalTotals(amount, networkFee, fee);
-}
-
-/**
- * Either direction of the estimate: with `finalAmount` false the requested amount includes the fees, so the
- * received amount is the largest `r` (rounded down at display precision) with `r + fees(r) <= requested`.
- */
-export function quoteWithdrawal(input: WithdrawalQuoteInput): WithdrawalQuote {
-  const { currency, amount, feePercent, networkFees } = input;
-  if (input.finalAmount) return { ...withdrawalQuote(currency, amount, feePercent, networkFees), requested: amount };
-  const networkFee = networkFees[currency.code];
-  const p = currency.displayPrecision;
-  const net = sub(amount, networkFee);
-  if (!isPositive(net)) return { ...withdrawalQuote(currency, '0', feePercent, networkFees), amount: '0', totalDeducted: amount, requested: amount };
-  // r * (1 + pct/100) <= net, or r + minFee <= net: take the smaller candidate, then step down while it overshoots.
-  const byPercent = div(net, add('1', div(feePercent, '100', 18, ROUND_PAYOUT)), p, ROUND_PAYOUT);
-  const byMinimum = round(sub(net, currency.minFee), p, ROUND_PAYOUT);
-  let received = lt(byPercent, byMinimum) ? byPercent : byMinimum;
-  const step = p === 0 ? '1' : `0.${'0'.repeat(p - 1)}1`;
-  for (let i = 0; i < 5 && isPositive(received) && gt(withdrawalQuote(currency, received, feePercent, networkFees).totalDeducted, amount); i++) {
-    received = sub(received, step);
-  }
-  if (!isPositive(received)) received = '0';
-  return { ...withdrawalQuote(currency, received, feePercent, networkFees), requested: amount };
-}
-
 
 export interface WithdrawalState {
   readonly id: string;
@@ -199,26 +79,125 @@ export function withdrawalPayload(w: WithdrawalState, previous: WithdrawalStatus
   };
 }
 
-/** The status change of a withdrawal with its events (`withdrawal_status_update` and `withdrawal.<status>`). */
-export function transition(
-  w: WithdrawalState,
-  status: WithdrawalStatus,
-  at: string,
-  changes: Partial<Pick<WithdrawalState, 'transactionHash' | 'failureReason'>> = {},
-): { next: WithdrawalState; events: WithdrawalEvent[] } {
-  const next: WithdrawalState = { ...w, ...changes, status, updatedAt: at, version: w.version + 1 };
-  const payload = withdrawalPayload(next, w.status);
+
+export type WithdrawalFact =
+  /** The batcher handed it to the chain-transaction engine. */
+  | { readonly kind: 'dispatched' }
+  | { readonly kind: 'chain_confirmed'; readonly txHash: string }
+  | { readonly kind: 'chain_failed'; readonly reason: string }
+  /** The tenant cancelled it. */
+  | { readonly kind: 'cancel' };
+
+export type WithdrawalEffect =
+  /** Post this ledger entry in the same transaction as the change (its id makes it happen once). */
+  | { readonly kind: 'post_entry'; readonly entryId: string; readonly entry: EntryDraft }
+  /** Ask the chain-transaction engine for the transfer (idempotent on the withdrawal id), after the save. */
+  | { readonly kind: 'request_transfer' };
+
+export interface WithdrawalChange {
+  readonly state: WithdrawalState;
+  readonly events: readonly WithdrawalEvent[];
+  readonly effects: readonly WithdrawalEffect[];
+}
+
+/* ---------------------------------------------------------------- guards */
+
+export const isFinal = (w: Pick<WithdrawalState, 'status'>): boolean => w.status === 'completed' || w.status === 'failed' || w.status === 'cancelled';
+/** Only a pending withdrawal goes to the chain. */
+export const canDispatch = (w: Pick<WithdrawalState, 'status'>): boolean => w.status === 'pending';
+/** Only a pending withdrawal can be cancelled (spec 3.2). */
+export const canCancel = (w: Pick<WithdrawalState, 'status'>): boolean => w.status === 'pending';
+/** A chain result settles a processing withdrawal, or a pending one (staging addresses settle without a chain). */
+export const canSettle = (w: Pick<WithdrawalState, 'status'>): boolean => w.status === 'pending' || w.status === 'processing';
+
+/** The work queue a withdrawal is in: the batcher reads `pending`, and re-asks for `processing` ones' transfers. */
+export type WithdrawalQueue = 'pending' | 'processing';
+export function workQueueOf(w: Pick<WithdrawalState, 'status'>): WithdrawalQueue | null {
+  return w.status === 'pending' || w.status === 'processing' ? w.status : null;
+}
+
+/** The customer account the funds come from: the wallet named by `account_id`, else main. */
+export const sourceAccount = (w: Pick<WithdrawalState, 'accountId'>): CustomerAccount => (w.accountId ? walletAccount(w.accountId) : MAIN);
+
+/* ---------------------------------------------------------------- lifecycle */
+
+const reference = (w: Pick<WithdrawalState, 'id'>): EntryReference => ({ kind: 'withdrawal', id: w.id });
+
+function statusEvents(next: WithdrawalState, previous: WithdrawalStatus): WithdrawalEvent[] {
+  const payload = withdrawalPayload(next, previous);
+  return [
+    { type: 'withdrawal_status_update', key: `status:${next.status}`, payload },
+    { type: `withdrawal.${next.status}`, key: next.status, payload },
+  ];
+}
+
+export type WithdrawalDraft = Omit<WithdrawalState, 'status' | 'transactionHash' | 'failureReason' | 'createdAt' | 'updatedAt' | 'version'>;
+
+/** A new withdrawal: pending, with `amount + fees` held on its source account by the same transaction. */
+export function openWithdrawal(draft: WithdrawalDraft, now: Date): WithdrawalChange {
+  const at = now.toISOString();
+  const state: WithdrawalState = { ...draft, status: 'pending', transactionHash: null, failureReason: null, createdAt: at, updatedAt: at, version: 0 };
+  const payload = withdrawalPayload(state, null);
   return {
-    next,
+    state,
     events: [
-      { type: 'withdrawal_status_update', key: `status:${status}`, payload },
-      { type: `withdrawal.${status}`, key: status, payload },
+      { type: 'withdrawal.created', key: 'created', payload },
+      { type: 'withdrawal_status_update', key: 'status:pending', payload },
+    ],
+    effects: [
+      {
+        kind: 'post_entry',
+        entryId: `withdrawal:${state.id}:hold`,
+        entry: holdEntry({ account: sourceAccount(state), currency: state.currency, amount: state.totalDeducted, reference: reference(state) }),
+      },
     ],
   };
 }
 
-/** Sort key of a crypto amount: fixed-width text, so lexicographic order is numeric order. */
-export function withdrawalAmountSortKey(amount: Decimal): string {
-  const [int, frac = ''] = toFixed(amount, 18, ROUND_PAYOUT).split('.');
-  return `${(int ?? '0').padStart(20, '0')}.${frac.padEnd(18, '0')}`;
+/** Completion: the held funds leave the ledger, the fees go to the platform's accounts. */
+function payoutEntry(w: WithdrawalState): EntryDraft {
+  const locked = pocket(sourceAccount(w), 'locked');
+  const legs: Leg[] = [
+    { from: locked, to: pocket(EXTERNAL), amount: w.amount },
+    { from: locked, to: pocket(FEES), amount: w.platformFee },
+    { from: locked, to: pocket(NETWORK_FEES), amount: w.networkFee },
+  ].filter((l) => isPositive(l.amount));
+  return { type: 'withdrawal', currency: w.currency, legs, reference: reference(w) };
+}
+
+const returnEntry = (w: WithdrawalState): EntryDraft =>
+  releaseEntry({ account: sourceAccount(w), currency: w.currency, amount: w.totalDeducted, reference: reference(w) });
+
+function refuse(w: WithdrawalState, fact: WithdrawalFact): never {
+  const message =
+    fact.kind === 'cancel'
+      ? `A ${w.status} withdrawal cannot be cancelled; only pending ones can.`
+      : `A ${w.status} withdrawal cannot take '${fact.kind}'.`;
+  throw new ConflictError(message, { status: w.status, action: fact.kind });
+}
+
+/**
+ * The pure transition: the withdrawal after `fact` at `now`, its events and effects. A fact the guards do not
+ * allow is a ConflictError (409 `invalid_state`). Never writes.
+ */
+export function transition(w: WithdrawalState, fact: WithdrawalFact, now: Date): WithdrawalChange {
+  const at = now.toISOString();
+  const move = (status: WithdrawalStatus, changes: Partial<Pick<WithdrawalState, 'transactionHash' | 'failureReason'>>, effects: WithdrawalEffect[]): WithdrawalChange => {
+    const state: WithdrawalState = { ...w, ...changes, status, updatedAt: at };
+    return { state, events: statusEvents(state, w.status), effects };
+  };
+  switch (fact.kind) {
+    case 'dispatched':
+      if (!canDispatch(w)) refuse(w, fact);
+      return move('processing', {}, [{ kind: 'request_transfer' }]);
+    case 'chain_confirmed':
+      if (!canSettle(w)) refuse(w, fact);
+      return move('completed', { transactionHash: fact.txHash }, [{ kind: 'post_entry', entryId: `withdrawal:${w.id}:complete`, entry: payoutEntry(w) }]);
+    case 'chain_failed':
+      if (!canSettle(w)) refuse(w, fact);
+      return move('failed', { failureReason: fact.reason }, [{ kind: 'post_entry', entryId: `withdrawal:${w.id}:fail`, entry: returnEntry(w) }]);
+    case 'cancel':
+      if (!canCancel(w)) refuse(w, fact);
+      return move('cancelled', {}, [{ kind: 'post_entry', entryId: `withdrawal:${w.id}:release`, entry: returnEntry(w) }]);
+  }
 }

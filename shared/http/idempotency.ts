@@ -4,7 +4,7 @@ import { GatewayError } from '../domain/errors.js';
 import type { JsonNumber } from '../domain/json-number.js';
 import { sha256Hex } from '../security/secrets.js';
 import { claimIdempotencyKey, completeIdempotencyItem, releaseIdempotencyKey } from '../store/idempotency.js';
-import { transactWrite } from '../store/transact.js';
+import { asWriteItem, transactWrite } from '../store/transact.js';
 import { parseJson, toJson } from './json.js';
 import type { IdempotencyHandle, RouteResult } from './route.js';
 
@@ -80,7 +80,7 @@ export async function beginIdempotency(input: BeginInput): Promise<Begun> {
       with: (present) => ({
         completeItem: (result) => {
           completed = true;
-          return complete(present(result));
+          return asWriteItem(complete(present(result)));
         },
       }),
     },

@@ -2,7 +2,7 @@ import type { ZodType } from 'zod';
 import type { ErrorCode, ErrorCodeAlias } from '../domain/errors.js';
 import type { Scope } from '../domain/scopes.js';
 import type { Tenant } from '../domain/tenant.js';
-import type { TransactItem } from '../store/transact.js';
+import type { IdempotencyGuard } from '../usecases/ports.js';
 
 /**
  * A route: what an endpoint needs from the pipeline (auth, scopes, schemas, rate bucket, idempotency,
@@ -35,11 +35,7 @@ export interface RouteResult {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** Completes an Idempotency-Key record inside the caller's transaction with the answer to replay. */
-export interface IdempotencyGuard<T> {
-  /** The transaction item that marks the key done and stores the answer presented from `result`. */
-  completeItem(result: T): TransactItem;
-}
+export type { IdempotencyGuard } from '../usecases/ports.js';
 
 export interface IdempotencyHandle {
   /** A guard whose stored answer is `present(result)`; use cases stay unaware of HTTP. */

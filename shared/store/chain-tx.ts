@@ -17,22 +17,13 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/li
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { ChainTxStorePort } from '../chain/engine/ports.js';
 import type { ChainTx, ChainTxAttempt, ChainTxEffect, ChainTxReason, ChainTxStatus, TxFees } from '../chain/engine/state.js';
-import { isFinal, transition } from '../chain/engine/state.js';
+import { ChainTxVersionConflictError, isFinal, transition } from '../chain/engine/state.js';
 import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 import { outboxEvent, outboxPutItem } from './outbox.js';
 import type { TransactItem } from './transact.js';
 import { TransactionConditionError, transactWrite } from './transact.js';
 import { integer } from './values.js';
-
-/** The stored request changed since it was read (another processor moved it): re-read and decide again. */
-export class ChainTxVersionConflictError extends Error {
-  readonly code = 'chain_tx_version_conflict';
-  constructor(requestId: string, options?: { cause?: unknown }) {
-    super(`Chain-tx request ${requestId} changed concurrently`, options);
-    this.name = 'ChainTxVersionConflictError';
-  }
-}
 
 type Item = Record<string, unknown>;
 

@@ -39,6 +39,11 @@
  * | chain-tx follower lease | LEASE#chain-tx-follower#<network> | LEASE            | one holder at a time, with expiry    |
  */
 import { OUTBOX_KEY_PREFIX } from '../../infra/table.js';
+import { chainAddressForm } from '../chain/address-form.js';
+import type { Decimal } from '../domain/money.js';
+import { ROUND_PAYOUT, toFixed } from '../domain/money.js';
+import type { PaymentQueue } from '../domain/payments.js';
+import type { WithdrawalQueue } from '../domain/withdrawals.js';
 
 export interface Key {
   readonly pk: string;
@@ -46,6 +51,27 @@ export interface Key {
 }
 
 const tenantPk = (tenantId: string): string => `TENANT#${tenantId}`;
+
+/** Sortable text of a non-negative USD amount (payments by amount): 18 integer digits, 2 decimals. */
+export function usdAmountSortKey(amountUsd: Decimal): string {
+  const [int, frac = ''] = toFixed(amountUsd, 2, 'half-up').split('.');
+  return `${(int ?? '0').padStart(18, '0')}.${frac.padEnd(2, '0')}`;
+}
+
+/** Sortable text of a non-negative crypto amount (withdrawals by amount): 20 integer digits, 18 decimals. */
+export function cryptoAmountSortKey(amount: Decimal): string {
+  const [int, frac = ''] = toFixed(amount, 18, ROUND_PAYOUT).split('.');
+  return `${(int ?? '0').padStart(20, '0')}.${frac.padEnd(18, '0')}`;
+}
+
+const paymentQueuePk = (queue: NonNullable<PaymentQueue>): string =>
+  queue.kind === 'waiting' ? `PAYMENTS#WAITING#${queue.network}#${queue.asset}` : `PAYMENTS#OPEN#${queue.network}`;
+
+/** Upper bound of the gsi3 sort keys `<time>#...` due at or before `time`. */
+const dueBy = (time: string): string => `${time}#~`;
+
+/** The bounds of a `<created_at>#<id>` sort key range; an open side reaches the first or last key. */
+const createdRange = (from?: string, to?: string) => ({ from: from ?? '0000', to: `${to ?? '9999'}~` });
 
 export const keys = {
   tenant: (tenantId: string): Key => ({ pk: tenantPk(tenantId), sk: 'PROFILE' }),
@@ -146,26 +172,31 @@ export const keys = {
   payment: (tenantId: string, paymentId: string): Key => ({ pk: tenantPk(tenantId), sk: `PAYMENT#${paymentId}` }),
   paymentList: (tenantId: string, createdAt: string, paymentId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#PAYMENTS`, gsi1sk: `${createdAt}#${paymentId}` }),
   paymentListPartition: (tenantId: string): string => `${tenantPk(tenantId)}#PAYMENTS`,
-  paymentAmountList: (tenantId: string, amountSort: string, paymentId: string) => ({ gsi2pk: `${tenantPk(tenantId)}#PAYMENTS_BY_AMOUNT`, gsi2sk: `${amountSort}#${paymentId}` }),
+  paymentAmountList: (tenantId: string, amountUsd: Decimal, paymentId: string) => ({
+    gsi2pk: `${tenantPk(tenantId)}#PAYMENTS_BY_AMOUNT`,
+    gsi2sk: `${usdAmountSortKey(amountUsd)}#${paymentId}`,
+  }),
   paymentAmountPartition: (tenantId: string): string => `${tenantPk(tenantId)}#PAYMENTS_BY_AMOUNT`,
   /**
-   * gsi3: waiting payments by expiry time, one partition per (network, native coin or token): the expirer reads
-   * them all by due time; the scanner's native balance check reads only its network's native partition.
+   * gsi3 work queue of a payment (`workQueueOf` in the domain decides which): waiting payments by expiry time, one
+   * partition per (network, native coin or token), so the expirer reads them by due time and the scanner's native
+   * balance check reads only its network's native partition; open payments (confirming .. sending) per network.
    */
-  paymentExpiryQueue: (network: string, kind: 'native' | 'token', expiryTime: string, tenantId: string, paymentId: string) => ({
-    gsi3pk: `PAYMENTS#WAITING#${network}#${kind}`,
-    gsi3sk: `${expiryTime}#${tenantId}#${paymentId}`,
-  }),
-  paymentExpiryPartition: (network: string, kind: 'native' | 'token'): string => `PAYMENTS#WAITING#${network}#${kind}`,
-  /** gsi3: payments a network's scanner follows (confirming, partially paid, confirmed, sending). */
-  paymentOpenQueue: (network: string, createdAt: string, tenantId: string, paymentId: string) => ({ gsi3pk: `PAYMENTS#OPEN#${network}`, gsi3sk: `${createdAt}#${tenantId}#${paymentId}` }),
-  paymentOpenPartition: (network: string): string => `PAYMENTS#OPEN#${network}`,
+  paymentQueue: (queue: PaymentQueue, p: { tenantId: string; id: string; expiryTime: string; createdAt: string }): Record<string, string> => {
+    if (queue === null) return {};
+    return queue.kind === 'waiting'
+      ? { gsi3pk: paymentQueuePk(queue), gsi3sk: `${p.expiryTime}#${p.tenantId}#${p.id}` }
+      : { gsi3pk: paymentQueuePk(queue), gsi3sk: `${p.createdAt}#${p.tenantId}#${p.id}` };
+  },
+  paymentQueuePartition: paymentQueuePk,
+  /** Sort-key bound of the waiting payments due at or before `time`. */
+  paymentsDueBy: dueBy,
   /** Sharded (a random shard per creation, reads sum them) so concurrent creations do not conflict on one item. */
   paymentCounter: (tenantId: string, shard: number): Key => ({ pk: tenantPk(tenantId), sk: `PAYMENTS#COUNTER#${shard}` }),
   paymentCounterPrefix: (tenantId: string) => ({ pk: tenantPk(tenantId), skPrefix: 'PAYMENTS#COUNTER#' }),
   paymentDay: (tenantId: string, day: string): Key => ({ pk: tenantPk(tenantId), sk: `PAYMENTS#DAY#${day}` }),
-  /** Deposit address -> payment, for the scanner's batched lookup. */
-  depositAddress: (family: string, address: string): Key => ({ pk: `ADDRESS#${family}#${address.toLowerCase()}`, sk: 'ADDRESS' }),
+  /** Deposit address -> payment, for the scanner's batched lookup (the address as chain logs show it). */
+  depositAddress: (family: string, address: string): Key => ({ pk: `ADDRESS#${family}#${chainAddressForm(family, address)}`, sk: 'ADDRESS' }),
   /** A deposit recorded once: `<network>:<tx>:<log index>`. */
   deposit: (depositId: string): Key => ({ pk: `DEPOSIT#${depositId}`, sk: 'DEPOSIT' }),
   /** Scanner: per-network cursor, lease and recent block hashes. */
@@ -175,10 +206,17 @@ export const keys = {
   withdrawal: (tenantId: string, withdrawalId: string): Key => ({ pk: tenantPk(tenantId), sk: `WITHDRAWAL#${withdrawalId}` }),
   withdrawalList: (tenantId: string, createdAt: string, withdrawalId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#WITHDRAWALS`, gsi1sk: `${createdAt}#${withdrawalId}` }),
   withdrawalListPartition: (tenantId: string): string => `${tenantPk(tenantId)}#WITHDRAWALS`,
-  withdrawalAmountList: (tenantId: string, amountSort: string, withdrawalId: string) => ({ gsi2pk: `${tenantPk(tenantId)}#WITHDRAWALS_BY_AMOUNT`, gsi2sk: `${amountSort}#${withdrawalId}` }),
+  withdrawalAmountList: (tenantId: string, amount: Decimal, withdrawalId: string) => ({
+    gsi2pk: `${tenantPk(tenantId)}#WITHDRAWALS_BY_AMOUNT`,
+    gsi2sk: `${cryptoAmountSortKey(amount)}#${withdrawalId}`,
+  }),
   withdrawalAmountPartition: (tenantId: string): string => `${tenantPk(tenantId)}#WITHDRAWALS_BY_AMOUNT`,
-  withdrawalQueue: (status: 'PENDING' | 'PROCESSING', createdAt: string, tenantId: string, withdrawalId: string) => ({ gsi3pk: `WITHDRAWALS#${status}`, gsi3sk: `${createdAt}#${tenantId}#${withdrawalId}` }),
-  withdrawalQueuePartition: (status: 'PENDING' | 'PROCESSING'): string => `WITHDRAWALS#${status}`,
+  /** gsi3 work queue of a withdrawal (`workQueueOf` in the domain decides which), oldest first. */
+  withdrawalQueue: (queue: WithdrawalQueue | null, createdAt: string, tenantId: string, withdrawalId: string): Record<string, string> =>
+    queue === null ? {} : { gsi3pk: `WITHDRAWALS#${queue.toUpperCase()}`, gsi3sk: `${createdAt}#${tenantId}#${withdrawalId}` },
+  withdrawalQueuePartition: (queue: WithdrawalQueue): string => `WITHDRAWALS#${queue.toUpperCase()}`,
+  /** Bounds of a tenant's withdrawals by creation time (gsi1 sort keys `<created_at>#<id>`). */
+  withdrawalCreatedRange: createdRange,
   withdrawalDay: (tenantId: string, day: string): Key => ({ pk: tenantPk(tenantId), sk: `WITHDRAWALS#DAY#${day}` }),
 
   /** Webhooks (shared/store/webhooks.ts): variant-A settings, variant-B subscriptions with a URL guard and a count. */

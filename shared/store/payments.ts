@@ -1,54 +1,40 @@
 import { randomInt } from 'node:crypto';
-import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { tronAddressToEvmHex } from '../chain/tron/create2.js';
-import { findCurrency, NETWORK_CODES } from '../domain/currencies.js';
-import { ConflictError, ValidationError } from '../domain/errors.js';
-import type { Decimal } from '../domain/money.js';
-import { sub, isNegative } from '../domain/money.js';
-import type { PaymentEvent, PaymentState, PaymentStatus } from '../domain/payments.js';
-import { amountSortKey } from '../domain/payments.js';
+import { NETWORK_CODES } from '../domain/currencies.js';
+import { DailyLimitError } from '../domain/errors.js';
+import type { EntryDraft } from '../domain/ledger.js';
+import { isNegative, sub } from '../domain/money.js';
+import type { Deposit, PaymentChange, PaymentState } from '../domain/payments.js';
+import { DepositAlreadyRecordedError, workQueueOf } from '../domain/payments.js';
+import type { AddressMatch, PaymentCreation, PaymentQuery, PaymentRepository } from '../usecases/payments/ports.js';
+import { aggregateOutbox, commitAggregate, dayTotalItem, loadState, nextVersion, stateAttributes, stateOf, versionedPut } from './aggregate.js';
 import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
-import type { OutboxEvent } from './outbox.js';
-import { outboxEvent, outboxPutItem } from './outbox.js';
 import type { TransactItem } from './transact.js';
-import { TransactionConditionError, transactWrite } from './transact.js';
+import { asTransactItem } from './transact.js';
 import { integer, storedDecimal } from './values.js';
 
 /**
- * Payments on the single table. The record is kept whole as JSON text (`state`: every amount is a decimal
- * string inside it, so nothing passes through a float) next to the attributes that lists filter and order on.
- * Every save conditions on `version` (optimistic lock) and writes the payment's outbox events in the same
- * transaction. GSIs project ALL attributes, so lists read the index only. Indexes (shared/store/keys.ts): gsi1 per tenant by creation, gsi2 per tenant by USD amount,
- * gsi3 the work queue the status puts it in (waiting by expiry, or the network's open payments).
+ * Payments on the single table (shared/store/aggregate.ts: the state as JSON beside the attributes lists filter
+ * and order on; every save conditioned on the version). Indexes (shared/store/keys.ts): gsi1 per tenant by
+ * creation, gsi2 per tenant by USD amount, gsi3 the work queue its status puts it in. GSIs project ALL
+ * attributes, so lists read the index only.
  */
 
 type Stored = Record<string, unknown>;
+const TYPE = 'payment';
 
 /** Shards of the per-tenant payment counter. */
 const COUNTER_SHARDS = 8;
 
-/** The address as chain logs show it: EVM hex, lowercase (a TRON base58 address becomes its 20-byte hex). */
-export const addressKey = (family: string, address: string): string => (family === 'tron' ? tronAddressToEvmHex(address) : address).toLowerCase();
-
-const kindOf = (currency: string): 'native' | 'token' => (findCurrency(currency)?.native ? 'native' : 'token');
-
-function queueKeys(p: PaymentState): Record<string, string> {
-  if (p.status === 'waiting') return keys.paymentExpiryQueue(p.network, kindOf(p.currency), p.expiryTime, p.tenantId, p.id);
-  if (p.status === 'confirming' || p.status === 'confirmed' || p.status === 'sending' || p.status === 'partially_paid') {
-    return keys.paymentOpenQueue(p.network, p.createdAt, p.tenantId, p.id);
-  }
-  return {};
-}
-
-export function paymentItem(p: PaymentState): Stored {
+function paymentItem(p: PaymentState): Stored {
   return {
     ...keys.payment(p.tenantId, p.id),
     ...keys.paymentList(p.tenantId, p.createdAt, p.id),
-    ...keys.paymentAmountList(p.tenantId, amountSortKey(p.amountUsd), p.id),
-    ...queueKeys(p),
-    type: 'payment',
+    ...keys.paymentAmountList(p.tenantId, p.amountUsd, p.id),
+    ...keys.paymentQueue(workQueueOf(p), p),
+    ...stateAttributes(TYPE, p),
     tenant_id: p.tenantId,
     payment_id: p.id,
     status: p.status,
@@ -58,210 +44,138 @@ export function paymentItem(p: PaymentState): Stored {
     order_id: p.orderId ?? undefined,
     created_at: p.createdAt,
     amount_usd: storedDecimal(p.amountUsd),
-    version: p.version,
-    state: JSON.stringify(p),
   };
 }
 
-export function paymentFromItem(item: Stored): PaymentState {
-  if (typeof item.state !== 'string') throw new TypeError('Not a payment item');
-  return JSON.parse(item.state) as PaymentState;
-}
+const paymentFromItem = (item: Stored): PaymentState => stateOf<PaymentState>(item, TYPE);
 
-/** The outbox events of a transition, with natural ids (a replayed change writes the same ids). */
-export function paymentOutbox(p: PaymentState, events: readonly PaymentEvent[], now: Date): OutboxEvent[] {
-  return events.map((e) => outboxEvent(p.tenantId, e.type, { ...e.payload, callback_url: p.callbackUrl }, { now, eventId: `payment:${p.id}:${e.key}` }));
-}
-
-/** Put of the new state, conditioned on the version read (`expected`), with the version incremented. */
-export function savePaymentItem(next: PaymentState, expectedVersion: number | null): TransactItem {
-  const item = paymentItem(next);
+/**
+ * A deposit is recorded once: its item is put with `attribute_not_exists` in the same transaction that adds it to
+ * its payment, so a log seen twice (two scanner runs, a rescanned range) changes nothing the second time. A reorg
+ * deletes it, so the re-mined log is recorded again.
+ */
+function depositItem(p: PaymentState, d: Deposit): TransactItem {
   return {
     Put: {
       TableName: tableName(),
-      Item: item,
-      ...(expectedVersion === null
-        ? { ConditionExpression: 'attribute_not_exists(pk)' }
-        : { ConditionExpression: '#v = :v', ExpressionAttributeNames: { '#v': 'version' }, ExpressionAttributeValues: { ':v': expectedVersion } }),
+      Item: {
+        ...keys.deposit(d.id),
+        type: 'deposit',
+        tenant_id: p.tenantId,
+        payment_id: p.id,
+        deposit_id: d.id,
+        currency: d.currency,
+        amount: d.amount,
+        tx_hash: d.txHash,
+        block_number: d.blockNumber,
+        block_hash: d.blockHash,
+        detected_at: d.detectedAt,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
 }
 
-export interface CreatePaymentWrite {
-  readonly payment: PaymentState;
-  readonly family: string;
-  readonly events: readonly PaymentEvent[];
-  readonly now: Date;
-  /** Tenant's daily limit in USD (null: none); the day's total is kept in the same transaction. */
-  readonly dailyLimitUsd: Decimal | null;
-  readonly extraItems?: readonly TransactItem[];
+/** The deposit-address item the scanner's batched lookup finds the payment by. */
+function addressItem(p: PaymentState, family: string): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...keys.depositAddress(family, p.address),
+        type: 'deposit_address',
+        tenant_id: p.tenantId,
+        payment_id: p.id,
+        currency: p.currency,
+        network: p.network,
+        address: p.address,
+        salt: p.salt,
+        created_at: p.createdAt,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
 }
 
-/**
- * Creates a payment in one transaction: the record, its deposit-address item, the tenant's payment counter,
- * the day's total (conditioned by the daily limit), the creation events and the caller's items (the
- * idempotency record).
- */
-export async function insertPayment(input: CreatePaymentWrite): Promise<void> {
-  const p = input.payment;
-  const day = p.createdAt.slice(0, 10);
-  const items: TransactItem[] = [
-    savePaymentItem(p, null),
-    {
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...keys.depositAddress(input.family, addressKey(input.family, p.address)),
-          type: 'deposit_address',
-          tenant_id: p.tenantId,
-          payment_id: p.id,
-          currency: p.currency,
-          network: p.network,
-          address: p.address,
-          salt: p.salt,
-          created_at: p.createdAt,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    {
-      Update: {
-        TableName: tableName(),
-        Key: keys.paymentCounter(p.tenantId, randomInt(COUNTER_SHARDS)),
-        UpdateExpression: 'ADD #c :one',
-        ExpressionAttributeNames: { '#c': 'count' },
-        ExpressionAttributeValues: { ':one': 1 },
-      },
-    },
-  ];
+const counterItem = (p: PaymentState): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: keys.paymentCounter(p.tenantId, randomInt(COUNTER_SHARDS)),
+    UpdateExpression: 'ADD #c :one',
+    ExpressionAttributeNames: { '#c': 'count' },
+    ExpressionAttributeValues: { ':one': 1 },
+  },
+});
+
+const outboxOf = (p: PaymentState, change: PaymentChange, now: Date) =>
+  aggregateOutbox({ type: TYPE, id: p.id, tenantId: p.tenantId }, change.events, { callback_url: p.callbackUrl }, now);
+
+async function create(creation: PaymentCreation, now: Date): Promise<PaymentState> {
+  const p = nextVersion(creation.change.state, null);
+  const items: TransactItem[] = [addressItem(p, creation.family), counterItem(p)];
+  const limit = creation.dailyLimitUsd;
   const dayIndex = items.length;
-  if (input.dailyLimitUsd !== null) {
-    const room = sub(input.dailyLimitUsd, p.amountUsd);
-    if (isNegative(room)) throw dailyLimitError(input.dailyLimitUsd);
-    items.push({
-      Update: {
-        TableName: tableName(),
-        Key: keys.paymentDay(p.tenantId, day),
-        UpdateExpression: 'ADD #t :a SET #ttl = :ttl',
-        ConditionExpression: 'attribute_not_exists(#t) OR #t <= :room',
-        ExpressionAttributeNames: { '#t': 'total_usd', '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ':a': storedDecimal(p.amountUsd), ':room': storedDecimal(room), ':ttl': Math.floor(input.now.getTime() / 1000) + 3 * 86400 },
-      },
-    });
+  if (limit !== null) {
+    const room = sub(limit, p.amountUsd);
+    if (isNegative(room)) throw new DailyLimitError('payment', limit);
+    items.push(dayTotalItem(keys.paymentDay(p.tenantId, p.createdAt.slice(0, 10)), p.amountUsd, room, now));
   }
-  items.push(...paymentOutbox(p, input.events, input.now).map(outboxPutItem), ...(input.extraItems ?? []));
-  try {
-    await transactWrite(items);
-  } catch (error) {
-    if (error instanceof TransactionConditionError && input.dailyLimitUsd !== null && error.failedIndexes.includes(dayIndex)) {
-      throw dailyLimitError(input.dailyLimitUsd);
-    }
-    throw error;
-  }
-}
-
-const dailyLimitError = (limit: Decimal) =>
-  new ValidationError({ amount: [`The payment would exceed the daily payment limit of ${limit} USD.`] }, 'The daily payment limit is reached.');
-
-export async function getPayment(tenantId: string, paymentId: string): Promise<PaymentState | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.payment(tenantId, paymentId), ConsistentRead: true }));
-  return Item ? paymentFromItem(Item) : null;
-}
-
-/** Saves a transition: the new state (conditioned on the old version) and its outbox events, plus extra items. */
-export async function savePayment(
-  previous: PaymentState,
-  next: PaymentState,
-  events: readonly PaymentEvent[],
-  now: Date,
-  extraItems: readonly TransactItem[] = [],
-): Promise<PaymentState> {
-  const saved = { ...next, version: previous.version + 1 };
-  try {
-    await transactWrite([savePaymentItem(saved, previous.version), ...paymentOutbox(saved, events, now).map(outboxPutItem), ...extraItems]);
-  } catch (error) {
-    if (error instanceof TransactionConditionError && error.failedIndexes.includes(0)) {
-      throw new ConflictError('The payment changed meanwhile; retry.', { transaction_id: previous.id });
-    }
-    throw error;
-  }
-  return saved;
-}
-
-/** Payment counter of a tenant (every payment ever created): the sum of its shards. */
-export async function paymentCount(tenantId: string): Promise<number> {
-  const { pk, skPrefix } = keys.paymentCounterPrefix(tenantId);
-  const { Items } = await db().send(
-    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': pk, ':p': skPrefix }, ConsistentRead: true }),
+  items.push(...(creation.alsoWrite?.(p) ?? []).map(asTransactItem));
+  await commitAggregate(
+    { type: TYPE, id: p.id, tenantId: p.tenantId, put: versionedPut(paymentItem(p), null), outbox: outboxOf(p, creation.change, now), items, now },
+    (index) => (index === dayIndex && limit !== null ? new DailyLimitError('payment', limit) : new Error(`The payment ${p.id} could not be created (item ${index} refused).`)),
   );
-  return (Items ?? []).reduce((n, i) => n + integer(i.count), 0);
+  return p;
 }
 
-export interface PaymentQuery {
-  readonly tenantId: string;
-  readonly ordering: 'created_at' | '-created_at' | 'amount' | '-amount';
-  readonly status?: PaymentStatus;
-  readonly currency?: string;
-  readonly network?: string;
-  readonly token?: string;
-  readonly orderId?: string;
-  readonly createdAfter?: string;
-  readonly createdBefore?: string;
-  readonly amountMin?: Decimal;
-  readonly amountMax?: Decimal;
-  /** Stop after this many matches (offset + page size + 1). */
-  readonly take: number;
+async function save(previous: PaymentState, change: PaymentChange, now: Date): Promise<PaymentState> {
+  const next = nextVersion(change.state, previous.version);
+  const items: TransactItem[] = [];
+  const recorded: string[] = [];
+  let entry: { entryId: string; entry: EntryDraft } | undefined;
+  for (const effect of change.effects) {
+    if (effect.kind === 'record_deposit') {
+      items.push(depositItem(next, effect.deposit));
+      recorded.push(effect.deposit.id);
+    } else if (effect.kind === 'forget_deposits') {
+      items.push(...effect.depositIds.map((id): TransactItem => ({ Delete: { TableName: tableName(), Key: keys.deposit(id) } })));
+    } else {
+      entry = { entryId: effect.entryId, entry: effect.entry };
+    }
+  }
+  await commitAggregate(
+    { type: TYPE, id: next.id, tenantId: next.tenantId, put: versionedPut(paymentItem(next), previous.version), outbox: outboxOf(next, change, now), items, ...(entry ? { entry } : {}), now },
+    (index) => new DepositAlreadyRecordedError(recorded[index] ?? `of item ${index}`),
+  );
+  return next;
 }
 
-export const hasFilters = (q: PaymentQuery): boolean =>
-  [q.status, q.currency, q.network, q.token, q.orderId, q.createdAfter, q.createdBefore, q.amountMin, q.amountMax].some((v) => v !== undefined);
-
-/**
- * Payments of a tenant from its gsi1 (time) or gsi2 (amount) partition, filtered, up to `take` matches.
- * A Query per tenant partition, never a Scan.
- */
-export async function queryPayments(q: PaymentQuery): Promise<PaymentState[]> {
+/** Payments of a tenant from its gsi1 (time) or gsi2 (amount) partition, filtered, up to `take` matches. */
+async function list(q: PaymentQuery): Promise<PaymentState[]> {
   const byAmount = q.ordering === 'amount' || q.ordering === '-amount';
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const filters: string[] = [];
-  const eq = (attr: string, value: string | undefined) => {
+  const compare = (attr: string, op: '=' | '>=' | '<=', name: string, value: unknown) => {
     if (value === undefined) return;
     names[`#${attr}`] = attr;
-    values[`:${attr}`] = value;
-    filters.push(`#${attr} = :${attr}`);
+    values[`:${name}`] = value;
+    filters.push(`#${attr} ${op} :${name}`);
   };
-  eq('status', q.status);
-  eq('currency', q.currency);
-  eq('network', q.network);
-  eq('token', q.token);
-  eq('order_id', q.orderId);
-  if (q.createdAfter !== undefined) {
-    names['#ca'] = 'created_at';
-    values[':after'] = q.createdAfter;
-    filters.push('#ca >= :after');
-  }
-  if (q.createdBefore !== undefined) {
-    names['#ca'] = 'created_at';
-    values[':before'] = q.createdBefore;
-    filters.push('#ca <= :before');
-  }
-  if (q.amountMin !== undefined) {
-    names['#au'] = 'amount_usd';
-    values[':amin'] = storedDecimal(q.amountMin);
-    filters.push('#au >= :amin');
-  }
-  if (q.amountMax !== undefined) {
-    names['#au'] = 'amount_usd';
-    values[':amax'] = storedDecimal(q.amountMax);
-    filters.push('#au <= :amax');
-  }
-  const index = byAmount ? 'gsi2' : 'gsi1';
+  compare('status', '=', 'status', q.status);
+  compare('currency', '=', 'currency', q.currency);
+  compare('network', '=', 'network', q.network);
+  compare('token', '=', 'token', q.token);
+  compare('order_id', '=', 'order_id', q.orderId);
+  compare('created_at', '>=', 'after', q.createdAfter);
+  compare('created_at', '<=', 'before', q.createdBefore);
+  compare('amount_usd', '>=', 'amin', q.amountMin === undefined ? undefined : storedDecimal(q.amountMin));
+  compare('amount_usd', '<=', 'amax', q.amountMax === undefined ? undefined : storedDecimal(q.amountMax));
   const pkName = byAmount ? 'gsi2pk' : 'gsi1pk';
   values[':pk'] = byAmount ? keys.paymentAmountPartition(q.tenantId) : keys.paymentListPartition(q.tenantId);
   const input: QueryCommandInput = {
     TableName: tableName(),
-    IndexName: index,
+    IndexName: byAmount ? 'gsi2' : 'gsi1',
     KeyConditionExpression: `${pkName} = :pk`,
     ExpressionAttributeValues: values,
     ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
@@ -278,9 +192,14 @@ export async function queryPayments(q: PaymentQuery): Promise<PaymentState[]> {
   return out.slice(0, q.take);
 }
 
-/** Waiting payments whose expiry is at or before `before` (the expirer's queues), up to `limit` per partition. */
-export async function duePayments(before: string, limit: number): Promise<PaymentState[]> {
-  const partitions = NETWORK_CODES.flatMap((n) => [keys.paymentExpiryPartition(n, 'native'), keys.paymentExpiryPartition(n, 'token')]);
+async function count(tenantId: string): Promise<number> {
+  const { pk, skPrefix } = keys.paymentCounterPrefix(tenantId);
+  const items = await queryAll({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': pk, ':p': skPrefix }, ConsistentRead: true });
+  return items.reduce((n, i) => n + integer(i.count), 0);
+}
+
+async function due(before: string, limit: number): Promise<PaymentState[]> {
+  const partitions = NETWORK_CODES.flatMap((network) => (['native', 'token'] as const).map((asset) => keys.paymentQueuePartition({ kind: 'waiting', network, asset })));
   const pages = await Promise.all(
     partitions.map((pk) =>
       db().send(
@@ -288,7 +207,7 @@ export async function duePayments(before: string, limit: number): Promise<Paymen
           TableName: tableName(),
           IndexName: 'gsi3',
           KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk <= :before',
-          ExpressionAttributeValues: { ':pk': pk, ':before': `${before}#~` },
+          ExpressionAttributeValues: { ':pk': pk, ':before': keys.paymentsDueBy(before) },
           Limit: limit,
         }),
       ),
@@ -297,32 +216,15 @@ export async function duePayments(before: string, limit: number): Promise<Paymen
   return pages.flatMap((page) => (page.Items ?? []).map(paymentFromItem));
 }
 
-/** Waiting payments (any expiry) in a work queue partition of gsi3: all items, paged. */
-async function queuePayments(pk: string): Promise<PaymentState[]> {
+/** Every payment in a gsi3 work queue partition, paged. */
+async function inQueue(pk: string): Promise<PaymentState[]> {
   const items = await queryAll({ TableName: tableName(), IndexName: 'gsi3', KeyConditionExpression: 'gsi3pk = :pk', ExpressionAttributeValues: { ':pk': pk } });
   return items.map(paymentFromItem);
 }
 
-/** Payments a network's scanner follows (confirming, partially paid, confirmed, sending). */
-export const openPayments = (network: string): Promise<PaymentState[]> => queuePayments(keys.paymentOpenPartition(network));
-/** Payments of a network waiting in its native coin (the scanner's balance check). */
-export const waitingNativePayments = (network: string): Promise<PaymentState[]> => queuePayments(keys.paymentExpiryPartition(network, 'native'));
-/** Every waiting payment of a network (native coin and tokens). */
-export async function waitingPayments(network: string): Promise<PaymentState[]> {
-  const [native, token] = await Promise.all([queuePayments(keys.paymentExpiryPartition(network, 'native')), queuePayments(keys.paymentExpiryPartition(network, 'token'))]);
-  return [...native, ...token];
-}
-
-export interface AddressMatch {
-  readonly address: string;
-  readonly tenantId: string;
-  readonly paymentId: string;
-  readonly currency: string;
-}
-
-/** Which of these addresses are deposit addresses: one BatchGetItem per 100 addresses. */
-export async function matchAddresses(family: string, addresses: readonly string[]): Promise<AddressMatch[]> {
-  const unique = [...new Set(addresses.map((a) => a.toLowerCase()))];
+/** One BatchGetItem per 100 addresses. */
+async function matchAddresses(family: string, addresses: readonly string[]): Promise<AddressMatch[]> {
+  const unique = [...new Set(addresses)];
   const out: AddressMatch[] = [];
   for (let i = 0; i < unique.length; i += 100) {
     let request: Record<string, { Keys: Record<string, unknown>[] }> | undefined = {
@@ -337,4 +239,28 @@ export async function matchAddresses(family: string, addresses: readonly string[
     }
   }
   return out;
+}
+
+export const dynamoPayments: PaymentRepository = {
+  get: (tenantId, paymentId) => loadState<PaymentState>(keys.payment(tenantId, paymentId), TYPE),
+  create,
+  save,
+  list,
+  count,
+  due,
+  open: (network) => inQueue(keys.paymentQueuePartition({ kind: 'open', network })),
+  waitingNative: (network) => inQueue(keys.paymentQueuePartition({ kind: 'waiting', network, asset: 'native' })),
+  matchAddresses,
+};
+
+/** A payment as stored (tests and the operator's tools read it directly). */
+export const getPayment = dynamoPayments.get;
+
+/** Payments a network's scanner follows (the monitor counts sweeps stuck in `sending` among them). */
+export const openPayments = dynamoPayments.open;
+
+/** Every waiting payment of a network, native coin and tokens (the local stack's `dev pay`). */
+export async function waitingPayments(network: string): Promise<PaymentState[]> {
+  const [native, token] = await Promise.all((['native', 'token'] as const).map((asset) => inQueue(keys.paymentQueuePartition({ kind: 'waiting', network, asset }))));
+  return [...(native ?? []), ...(token ?? [])];
 }

@@ -1,7 +1,8 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { db, tableName } from './client.js';
+import type { ScanCursor, ScanCursorStore } from '../usecases/payments/ports.js';
 import { keys } from './keys.js';
+import { isConditionalCheckFailed } from './transact.js';
 import { integer } from './values.js';
 
 /**
@@ -9,12 +10,7 @@ import { integer } from './values.js';
  * reorg: the parent of the next range must still have the recorded hash) and the lease that lets one scanner
  * per network run. Every change is a conditional update.
  */
-export interface Cursor {
-  readonly network: string;
-  readonly block: number;
-  /** Block number -> hash of recent checkpoints, newest last. */
-  readonly hashes: readonly { readonly n: number; readonly hash: string }[];
-}
+export type Cursor = ScanCursor;
 
 export const RECENT_CHECKPOINTS = 64;
 
@@ -39,7 +35,7 @@ export async function moveCursor(network: string, expected: number | null, next:
     );
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (isConditionalCheckFailed(error)) return false;
     throw error;
   }
 }
@@ -58,7 +54,7 @@ export async function acquireLease(network: string, owner: string, now: Date, un
     );
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (isConditionalCheckFailed(error)) return false;
     throw error;
   }
 }
@@ -75,6 +71,8 @@ export async function releaseLease(network: string, owner: string): Promise<void
       }),
     );
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw error;
+    if (!isConditionalCheckFailed(error)) throw error;
   }
 }
+
+export const dynamoScanCursors: ScanCursorStore = { get: getCursor, move: moveCursor, acquireLease, releaseLease };

@@ -1,8 +1,20 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { WriteItem } from '../usecases/ports.js';
 import { db } from './client.js';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * Items other ports prepare for a repository's transaction travel through use cases as opaque `WriteItem`s
+ * (shared/usecases/ports.ts); these two are the only places that see through the wrapper.
+ */
+export const asWriteItem = (item: TransactItem): WriteItem => item as unknown as WriteItem;
+export const asTransactItem = (item: WriteItem): TransactItem => item as unknown as TransactItem;
+
+/** A single write refused by its condition (`ConditionalCheckFailedException`, from any copy of the SDK). */
+export const isConditionalCheckFailed = (error: unknown): boolean =>
+  error instanceof ConditionalCheckFailedException || (error instanceof Error && error.name === 'ConditionalCheckFailedException');
 
 /**
  * A transaction cancelled because one of its conditions failed. `failedIndexes` names the items whose

@@ -1,82 +1,70 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { Decimal } from '../domain/money.js';
-import type { WithdrawalEvent, WithdrawalState } from '../domain/withdrawals.js';
-import { withdrawalAmountSortKey } from '../domain/withdrawals.js';
-import { db, queryAll, tableName } from './client.js';
+import { DailyLimitError } from '../domain/errors.js';
+import type { WithdrawalChange, WithdrawalState } from '../domain/withdrawals.js';
+import { workQueueOf } from '../domain/withdrawals.js';
+import type { WithdrawalCreation, WithdrawalRepository } from '../usecases/withdrawals/ports.js';
+import { aggregateOutbox, commitAggregate, dayTotalItem, loadState, nextVersion, stateAttributes, stateOf, versionedPut } from './aggregate.js';
+import { queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
-import type { OutboxEvent } from './outbox.js';
-import { outboxEvent } from './outbox.js';
 import type { TransactItem } from './transact.js';
-import { storedDecimal } from './values.js';
+import { asTransactItem } from './transact.js';
+import { sub } from '../domain/money.js';
 
 /**
- * Withdrawals on the single table. The record is kept whole as JSON text (`state`; amounts are decimal
- * strings inside it) next to the attributes lists order on. Every save conditions on `version`. Indexes
- * (shared/store/keys.ts): gsi1 per tenant by creation, gsi2 per tenant by amount, gsi3 the pending queue.
- * Ledger movements and events go in the same transaction through the ledger's `extraItems`.
+ * Withdrawals on the single table (shared/store/aggregate.ts: the state as JSON beside the attributes lists order
+ * on; every save conditioned on the version). Indexes (shared/store/keys.ts): gsi1 per tenant by creation, gsi2
+ * per tenant by amount, gsi3 the work queue its status puts it in. Ledger entries commit with the change.
  */
 
 type Stored = Record<string, unknown>;
+const TYPE = 'withdrawal';
 
-/** gsi3 work queues: pending (the batcher's input) and processing (re-asked for its chain transaction until settled). */
-function queueKeys(w: WithdrawalState): Record<string, string> {
-  if (w.status === 'pending') return keys.withdrawalQueue('PENDING', w.createdAt, w.tenantId, w.id);
-  if (w.status === 'processing') return keys.withdrawalQueue('PROCESSING', w.createdAt, w.tenantId, w.id);
-  return {};
-}
-
-export function withdrawalItem(w: WithdrawalState): Stored {
+function withdrawalItem(w: WithdrawalState): Stored {
   return {
     ...keys.withdrawal(w.tenantId, w.id),
     ...keys.withdrawalList(w.tenantId, w.createdAt, w.id),
-    ...keys.withdrawalAmountList(w.tenantId, withdrawalAmountSortKey(w.amount), w.id),
-    ...queueKeys(w),
-    type: 'withdrawal',
+    ...keys.withdrawalAmountList(w.tenantId, w.amount, w.id),
+    ...keys.withdrawalQueue(workQueueOf(w), w.createdAt, w.tenantId, w.id),
+    ...stateAttributes(TYPE, w),
     tenant_id: w.tenantId,
     withdrawal_id: w.id,
     status: w.status,
     currency: w.currency,
     network: w.network,
     created_at: w.createdAt,
-    version: w.version,
-    state: JSON.stringify(w),
   };
 }
 
-export function withdrawalFromItem(item: Stored): WithdrawalState {
-  if (typeof item.state !== 'string') throw new TypeError('Not a withdrawal item');
-  return JSON.parse(item.state) as WithdrawalState;
+const withdrawalFromItem = (item: Stored): WithdrawalState => stateOf<WithdrawalState>(item, TYPE);
+
+const outboxOf = (w: WithdrawalState, change: WithdrawalChange, now: Date) =>
+  aggregateOutbox({ type: TYPE, id: w.id, tenantId: w.tenantId }, change.events, { callback_url: w.callbackUrl }, now);
+
+/** The ledger entry a change carries (its hold, payout or return), if any. */
+const entryOf = (change: WithdrawalChange) => {
+  const effect = change.effects.find((e) => e.kind === 'post_entry');
+  return effect?.kind === 'post_entry' ? { entry: { entryId: effect.entryId, entry: effect.entry } } : {};
+};
+
+async function create(creation: WithdrawalCreation, now: Date): Promise<WithdrawalState> {
+  const w = nextVersion(creation.change.state, null);
+  const items: TransactItem[] = [];
+  const day = creation.dayTotal;
+  if (day !== null) items.push(dayTotalItem(keys.withdrawalDay(w.tenantId, w.createdAt.slice(0, 10)), day.amountUsd, sub(day.limitUsd, day.amountUsd), now));
+  items.push(...(creation.alsoWrite?.(w) ?? []).map(asTransactItem));
+  await commitAggregate(
+    { type: TYPE, id: w.id, tenantId: w.tenantId, put: versionedPut(withdrawalItem(w), null), outbox: outboxOf(w, creation.change, now), items, ...entryOf(creation.change), now },
+    (index) => (index === 0 && day !== null ? new DailyLimitError('withdrawal', day.limitUsd) : new Error(`The withdrawal ${w.id} could not be created (item ${index} refused).`)),
+  );
+  return w;
 }
 
-/** Put of the new state, conditioned on the version read (null: must not exist yet). */
-export function saveWithdrawalItem(next: WithdrawalState, expectedVersion: number | null): TransactItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: withdrawalItem(next),
-      ...(expectedVersion === null
-        ? { ConditionExpression: 'attribute_not_exists(pk)' }
-        : { ConditionExpression: '#v = :v', ExpressionAttributeNames: { '#v': 'version' }, ExpressionAttributeValues: { ':v': expectedVersion } }),
-    },
-  };
+async function save(previous: WithdrawalState, change: WithdrawalChange, now: Date): Promise<WithdrawalState> {
+  const w = nextVersion(change.state, previous.version);
+  await commitAggregate({ type: TYPE, id: w.id, tenantId: w.tenantId, put: versionedPut(withdrawalItem(w), previous.version), outbox: outboxOf(w, change, now), ...entryOf(change), now });
+  return w;
 }
 
-/** Outbox events of a change, with natural ids (a replayed change writes the same ids). */
-export function withdrawalOutbox(w: WithdrawalState, events: readonly WithdrawalEvent[], now: Date): OutboxEvent[] {
-  return events.map((e) => outboxEvent(w.tenantId, e.type, { ...e.payload, callback_url: w.callbackUrl }, { now, eventId: `withdrawal:${w.id}:${e.key}` }));
-}
-
-export async function getWithdrawal(tenantId: string, withdrawalId: string): Promise<WithdrawalState | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.withdrawal(tenantId, withdrawalId), ConsistentRead: true }));
-  return Item ? withdrawalFromItem(Item) : null;
-}
-
-
-/** Every withdrawal of a tenant in an order: by creation (gsi1) or by amount (gsi2), optionally bounded by creation time. */
-export async function queryWithdrawals(
-  tenantId: string,
-  order: { readonly by: 'created' | 'amount'; readonly ascending: boolean; readonly from?: string; readonly to?: string },
-): Promise<WithdrawalState[]> {
+async function list(tenantId: string, order: Parameters<WithdrawalRepository['list']>[1]): Promise<WithdrawalState[]> {
   if (order.by === 'amount') {
     const items = await queryAll({
       TableName: tableName(),
@@ -87,8 +75,7 @@ export async function queryWithdrawals(
     });
     return items.map(withdrawalFromItem);
   }
-  const from = order.from ?? '0000';
-  const to = `${order.to ?? '9999'}~`;
+  const { from, to } = keys.withdrawalCreatedRange(order.from, order.to);
   const items = await queryAll({
     TableName: tableName(),
     IndexName: 'gsi1',
@@ -99,35 +86,21 @@ export async function queryWithdrawals(
   return items.map(withdrawalFromItem);
 }
 
-/** The oldest pending (or processing) withdrawals of every tenant (the batcher's queues, gsi3). */
-export async function queuedWithdrawals(status: 'pending' | 'processing', limit: number): Promise<WithdrawalState[]> {
+async function queued(queue: Parameters<WithdrawalRepository['queued']>[0], limit: number): Promise<WithdrawalState[]> {
   const items = await queryAll(
-    {
-      TableName: tableName(),
-      IndexName: 'gsi3',
-      KeyConditionExpression: 'gsi3pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.withdrawalQueuePartition(status === 'pending' ? 'PENDING' : 'PROCESSING') },
-      ScanIndexForward: true,
-      Limit: limit,
-    },
+    { TableName: tableName(), IndexName: 'gsi3', KeyConditionExpression: 'gsi3pk = :pk', ExpressionAttributeValues: { ':pk': keys.withdrawalQueuePartition(queue) }, ScanIndexForward: true, Limit: limit },
     limit,
   );
   return items.slice(0, limit).map(withdrawalFromItem);
 }
 
-/**
- * Adds a withdrawal's USD value to the tenant's total of the day, conditioned so the total stays within the
- * daily limit (`room` = limit - this withdrawal). Goes in the creation transaction.
- */
-export function withdrawalDayItem(tenantId: string, day: string, amountUsd: Decimal, room: Decimal, now: Date): TransactItem {
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: keys.withdrawalDay(tenantId, day),
-      UpdateExpression: 'ADD #t :a SET #ttl = :ttl',
-      ConditionExpression: 'attribute_not_exists(#t) OR #t <= :room',
-      ExpressionAttributeNames: { '#t': 'total_usd', '#ttl': 'ttl' },
-      ExpressionAttributeValues: { ':a': storedDecimal(amountUsd), ':room': storedDecimal(room), ':ttl': Math.floor(now.getTime() / 1000) + 3 * 86400 },
-    },
-  };
-}
+export const dynamoWithdrawals: WithdrawalRepository = {
+  get: (tenantId, withdrawalId) => loadState<WithdrawalState>(keys.withdrawal(tenantId, withdrawalId), TYPE),
+  create,
+  save,
+  list,
+  queued,
+};
+
+/** The oldest withdrawals in a work queue (the monitor counts those stuck in `processing`). */
+export const queuedWithdrawals = dynamoWithdrawals.queued;

@@ -6,11 +6,13 @@ import { mintTestToken } from '../../shared/chain/evm/deploy.js';
 import { jsonRpcChain } from '../../shared/chain/evm/scanner.js';
 import type { EvmChainPort } from '../../shared/chain/evm/scanner.js';
 import { KmsSigner } from '../../shared/chain/signer/kms-signer.js';
-import { resetConfig } from '../../shared/config/config.js';
+import { parseConfig } from '../../shared/config/config.js';
+import type { Config } from '../../shared/config/config.js';
 import { add } from '../../shared/domain/money.js';
 import { getBalance } from '../../shared/store/ledger.js';
 import { getPayment } from '../../shared/store/payments.js';
-import { defaultPaymentsDeps, factoryOf, resetPaymentsDeps } from '../../shared/usecases/payments/deps.js';
+import { factoryOf, scannerRuntime } from '../../shared/runtime/payments.js';
+import { chainTxRuntime } from '../../shared/runtime/chain-tx.js';
 import { expirePayments } from '../../shared/usecases/payments/expire.js';
 import { initCursor, scanOnce } from '../../shared/usecases/payments/scan.js';
 import type { ScanDeps } from '../../shared/usecases/payments/scan.js';
@@ -23,7 +25,6 @@ import { requestIdOf } from '../../shared/chain/engine/state.js';
 import { dynamoChainTxStore } from '../../shared/store/chain-tx.js';
 import { processChainTx } from '../../shared/usecases/chain-tx/process-chain-tx.js';
 import { followOnce } from '../../shared/usecases/chain-tx/follow-chain-txs.js';
-import { defaultChainTxDeps, resetChainTxDeps } from '../../shared/usecases/chain-tx/runtime.js';
 import { devPay } from '../../shared/usecases/payments/dev-pay.js';
 import { engineSweep } from '../../shared/usecases/payments/sweep-engine.js';
 import { sweepReference } from '../../shared/usecases/payments/settle.js';
@@ -48,6 +49,7 @@ let usdt: string;
 let usdc: string;
 let treasury: string;
 let scanDeps: ScanDeps;
+let cfg: Config;
 let merchant: { tenantId: string; bearer: string };
 let call: ReturnType<typeof caller>;
 
@@ -76,12 +78,12 @@ beforeAll(async () => {
   usdt = contracts.tokens.USDT as string;
   usdc = contracts.tokens.USDC as string;
   treasury = contracts.treasury;
-  process.env.EVM_RPC_URLS = JSON.stringify({ ETH: stack.stackJson.rpcUrls.ETH });
-  process.env.CHAIN_TX_CONFIRMATIONS = '1';
-  process.env.TOKEN_CONTRACTS = JSON.stringify({ USDTERC20: usdt, USDCERC20: usdc, DAIERC20: contracts.tokens.DAI, WETH: contracts.tokens.WETH });
-  resetConfig();
-  resetPaymentsDeps();
-  resetChainTxDeps();
+  cfg = parseConfig({
+    ...process.env,
+    EVM_RPC_URLS: JSON.stringify({ ETH: stack.stackJson.rpcUrls.ETH }),
+    CHAIN_TX_CONFIRMATIONS: '1',
+    TOKEN_CONTRACTS: JSON.stringify({ USDTERC20: usdt, USDCERC20: usdc, DAIERC20: contracts.tokens.DAI, WETH: contracts.tokens.WETH }),
+  });
   await putFixedRates();
   const rpc = stack.stackJson.rpcUrls.ETH as string;
   provider = new JsonRpcProvider(rpc, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 20 });
@@ -92,7 +94,8 @@ beforeAll(async () => {
   chain = jsonRpcChain(rpc);
   kms = new KMSClient({ endpoint: stack.env.AWS_ENDPOINT_URL_KMS, region: 'us-east-1', credentials: { accessKeyId: stack.env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: stack.env.AWS_SECRET_ACCESS_KEY ?? '' } });
   const hot = new KmsSigner(kms, stack.env.SIGNING_KEY_ID ?? '', provider);
-  scanDeps = { chain, sweep: directFactorySweep(factoryOf, hot), payments: defaultPaymentsDeps() };
+  const factories = (network: string) => factoryOf(cfg, network);
+  scanDeps = { ...scannerRuntime(cfg), chain, sweep: directFactorySweep(factories, hot) };
   await initCursor('ETH', await chain.blockNumber(), scanDeps);
   merchant = await tenantWithToken('Chain merchant');
   const { handler } = await import('../../functions/payments/handler.js');
@@ -197,7 +200,7 @@ describe('a payment on anvil', () => {
     const before = await balance();
     const { id, address } = await newPayment({ expiry_minutes: 1 });
     const later = new Date(Date.now() + 2 * 60_000);
-    expect((await expirePayments(later)).expired).toBeGreaterThanOrEqual(1);
+    expect((await expirePayments({ ...scanDeps, clock: { now: () => later } })).expired).toBeGreaterThanOrEqual(1);
     expect(await status(id)).toBe('expired');
     await pay(usdt, address, units(25));
     await scan();
@@ -232,8 +235,8 @@ describe('a payment on anvil', () => {
     const paid = await devPay(id, undefined, { rpcUrl: stack.stackJson.rpcUrls.ETH as string, tokens: { USDT: usdt, USDC: usdc } });
     expect([paid.amount, paid.currency]).toEqual(['25', 'USDTERC20']);
     const hot = await new KmsSigner(kms, stack.env.SIGNING_KEY_ID ?? '', provider).getAddress();
-    const engineDeps = defaultChainTxDeps();
-    const viaEngine: ScanDeps = { ...scanDeps, sweep: engineSweep(factoryOf, async () => ({ keyId: stack.env.SIGNING_KEY_ID ?? '', address: hot }), engineDeps) };
+    const engineDeps = chainTxRuntime(cfg).deps;
+    const viaEngine: ScanDeps = { ...scanDeps, sweep: engineSweep((network) => factoryOf(cfg, network), async () => ({ keyId: stack.env.SIGNING_KEY_ID ?? '', address: hot }), engineDeps) };
     await scanOnce('ETH', viaEngine);
     await mine();
     await scanOnce('ETH', viaEngine);

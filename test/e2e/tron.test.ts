@@ -1,19 +1,18 @@
 import type { SQSEvent } from 'aws-lambda';
-import { handler as chainScanner } from '../../functions/chain-scanner/handler.js';
-import { handler as sweeper } from '../../functions/sweeper/handler.js';
+import type { handler as ChainScanner } from '../../functions/chain-scanner/handler.js';
+import type { handler as Sweeper } from '../../functions/sweeper/handler.js';
 import { LOCAL_TRON } from '../../infra/local/stack.js';
 import { requestIdOf } from '../../shared/chain/engine/state.js';
 import { tronAddressToEvmHex } from '../../shared/chain/tron/create2.js';
 import { TronGridClient } from '../../shared/chain/tron/grid.js';
-import { resetConfig } from '../../shared/config/config.js';
 import { dynamoChainTxStore } from '../../shared/store/chain-tx.js';
 import { getBalance } from '../../shared/store/ledger.js';
 import { getPayment } from '../../shared/store/payments.js';
 import { followChainTxs } from '../../shared/usecases/chain-tx/follow-chain-txs.js';
 import { processChainTx } from '../../shared/usecases/chain-tx/process-chain-tx.js';
-import { defaultChainTxDeps, resetChainTxDeps } from '../../shared/usecases/chain-tx/runtime.js';
+import type { ChainTxRuntime } from '../../shared/runtime/chain-tx.js';
+import { chainTxRuntime } from '../../shared/runtime/chain-tx.js';
 import { devPay } from '../../shared/usecases/payments/dev-pay.js';
-import { resetPaymentsDeps } from '../../shared/usecases/payments/deps.js';
 import { sweepReference } from '../../shared/usecases/payments/settle.js';
 import { caller, putFixedRates, tenantWithToken } from '../integration/payments/support.js';
 import { startTestStack } from '../support/stack.js';
@@ -25,19 +24,22 @@ import type { TestStack } from '../support/stack.js';
  * broadcast), the follower, and the sweeper completing the payment.
  */
 let stack: TestStack;
+let chainScanner: typeof ChainScanner;
+let sweeper: typeof Sweeper;
+let engine: ChainTxRuntime;
 
 beforeAll(async () => {
-  stack = await startTestStack({ tron: true, pollers: false, http: false });
+  // The deployment's setting, in the environment the stack's workers are wired from (before they load).
   process.env.CHAIN_TX_CONFIRMATIONS = '1';
-  resetConfig();
-  resetPaymentsDeps();
-  resetChainTxDeps();
+  stack = await startTestStack({ tron: true, pollers: false, http: false });
+  ({ handler: chainScanner } = await import('../../functions/chain-scanner/handler.js'));
+  ({ handler: sweeper } = await import('../../functions/sweeper/handler.js'));
+  engine = chainTxRuntime();
   await putFixedRates();
 });
 
 afterAll(async () => {
   delete process.env.CHAIN_TX_CONFIRMATIONS;
-  resetChainTxDeps();
   await stack?.stop();
 });
 
@@ -63,8 +65,8 @@ describe('TRON on the local stack', () => {
     expect(sending?.status).toBe('sending');
 
     const requestId = requestIdOf('TRX', sweepReference(sending as NonNullable<typeof sending>));
-    await processChainTx(requestId, defaultChainTxDeps());
-    await followChainTxs('TRX', defaultChainTxDeps(), { until: new Date(Date.now() + 9_000), pollMs: 1_000 });
+    await processChainTx(requestId, engine.deps);
+    await followChainTxs('TRX', engine.deps, { until: new Date(Date.now() + 9_000), pollMs: 1_000 });
     const tx = await dynamoChainTxStore.get(requestId);
     expect(tx?.status).toBe('confirmed');
 

@@ -123,6 +123,15 @@ export class InvalidChainTxTransitionError extends Error {
   }
 }
 
+/** The stored request changed since it was read (another processor moved it): re-read and decide again. */
+export class ChainTxVersionConflictError extends Error {
+  readonly code = 'chain_tx_version_conflict';
+  constructor(requestId: string, options?: { cause?: unknown }) {
+    super(`Chain-tx request ${requestId} changed concurrently`, options);
+    this.name = 'ChainTxVersionConflictError';
+  }
+}
+
 // Guard predicates.
 export const isFinal = (tx: Pick<ChainTx, 'status'>): boolean =>
   tx.status === 'confirmed' || tx.status === 'reverted' || tx.status === 'failed' || tx.status === 'cancelled';

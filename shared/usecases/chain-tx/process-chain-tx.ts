@@ -2,8 +2,7 @@ import { NotFoundError } from '../../domain/errors.js';
 import { initialFees, maxGasCost, withGasMargin } from '../../chain/engine/fees.js';
 import type { ChainPort } from '../../chain/engine/ports.js';
 import type { ChainTx, ChainTxAttempt, ChainTxReason, ChainTxTransition, EvmFees } from '../../chain/engine/state.js';
-import { currentAttempt, isFinal, isInFlight, transition } from '../../chain/engine/state.js';
-import { ChainTxVersionConflictError } from '../../store/chain-tx.js';
+import { ChainTxVersionConflictError, currentAttempt, isFinal, isInFlight, transition } from '../../chain/engine/state.js';
 import type { ChainTxDeps } from './deps.js';
 import { advanceTron, isTronNetwork } from './tron.js';
 

@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { config } from '../../config/config.js';
 import { ValidationError } from '../../domain/errors.js';
 import { gt, lt, parseDecimal } from '../../domain/money.js';
-import type { PaymentEvent, PaymentState } from '../../domain/payments.js';
-import { quote, statusUpdatePayload } from '../../domain/payments.js';
+import type { PaymentState } from '../../domain/payments.js';
+import { openPayment, quote } from '../../domain/payments.js';
 import type { Tenant } from '../../domain/tenant.js';
-import type { IdempotencyGuard } from '../../http/route.js';
 import { checkCallbackUrlSyntax } from '../../net/callback-url.js';
-import { insertPayment } from '../../store/payments.js';
+import type { IdempotencyGuard } from '../ports.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
 import { decimalInput, integerInput } from '../schema.js';
-import type { PaymentsDeps } from './deps.js';
+import type { PaymentsDeps } from './ports.js';
 import { resolvePayCurrency, resolvePriceCurrency } from './resolve.js';
 
 /**
@@ -58,7 +56,7 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
   const price = parseDecimal(rawPrice, { field: priceField, allowZero: false, maxScale: 8 });
   const currency = resolvePayCurrency(body, deps);
   const priceCurrency = resolvePriceCurrency(body.price_currency);
-  const callbackUrl = body.callback_url === undefined ? null : checkCallbackUrlSyntax(body.callback_url, { allowLoopback: config().ALLOW_LOOPBACK_CALLBACKS }).toString();
+  const callbackUrl = body.callback_url === undefined ? null : checkCallbackUrlSyntax(body.callback_url, { allowLoopback: deps.settings.allowLoopbackCallbacks }).toString();
   if (body.wallet_id !== undefined && !(await deps.wallets.exists(tenant.id, body.wallet_id))) {
     throw ValidationError.field('wallet_id', `No wallet with wallet_id ${body.wallet_id}.`);
   }
@@ -80,51 +78,43 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
   const id = randomUUID();
   const { address, salt } = deps.addresses.addressFor(currency.network, tenant.id, id);
   const expiryMinutes = body.expiry_minutes ?? settings.payment_expiry_minutes;
-  const at = now.toISOString();
-  const payment: PaymentState = {
-    id,
-    tenantId: tenant.id,
-    status: 'waiting',
-    currency: currency.code,
-    network: currency.network,
-    token: currency.token,
-    decimals: currency.decimals,
-    priceAmount: price,
-    priceCurrency,
-    amountUsd: q.amountUsd,
-    amountCrypto: q.amountCrypto,
-    priceCrypto: q.priceCrypto,
-    fee: q.fee,
-    feePercent: settings.transaction_fee,
-    address,
-    salt,
-    isFixedRate: body.is_fixed_rate ?? true,
-    isFeePaidByUser,
-    orderId: body.order_id ?? null,
-    orderDescription: body.order_description ?? null,
-    callbackUrl,
-    customId: body.custom_id ?? null,
-    walletId: body.wallet_id ?? null,
-    customerEmail: body.customer_email ?? null,
-    expiryTime: new Date(now.getTime() + expiryMinutes * 60_000).toISOString(),
-    createdAt: at,
-    updatedAt: at,
-    transactionHash: null,
-    deposits: [],
-    flags: [],
-    merchantReceived: null,
-    merchantReceivedUsd: null,
-    sweepTxHash: null,
-    version: 1,
-  };
-  const events: PaymentEvent[] = [{ type: 'payment.created', key: 'created', payload: statusUpdatePayload(payment, 'waiting') }];
-  await insertPayment({
-    payment,
-    family: currency.family,
-    events,
+  const guard = input.idempotency;
+  const change = openPayment(
+    {
+      id,
+      tenantId: tenant.id,
+      currency: currency.code,
+      network: currency.network,
+      token: currency.token,
+      decimals: currency.decimals,
+      priceAmount: price,
+      priceCurrency,
+      amountUsd: q.amountUsd,
+      amountCrypto: q.amountCrypto,
+      priceCrypto: q.priceCrypto,
+      fee: q.fee,
+      feePercent: settings.transaction_fee,
+      address,
+      salt,
+      isFixedRate: body.is_fixed_rate ?? true,
+      isFeePaidByUser,
+      orderId: body.order_id ?? null,
+      orderDescription: body.order_description ?? null,
+      callbackUrl,
+      customId: body.custom_id ?? null,
+      walletId: body.wallet_id ?? null,
+      customerEmail: body.customer_email ?? null,
+      expiryTime: new Date(now.getTime() + expiryMinutes * 60_000).toISOString(),
+    },
     now,
-    dailyLimitUsd: settings.limits.daily_payment_limit,
-    extraItems: input.idempotency ? [input.idempotency.completeItem(payment)] : [],
-  });
-  return payment;
+  );
+  return deps.payments.create(
+    {
+      change,
+      family: currency.family,
+      dailyLimitUsd: settings.limits.daily_payment_limit,
+      ...(guard ? { alsoWrite: (stored: PaymentState) => [guard.completeItem(stored)] } : {}),
+    },
+    now,
+  );
 }

@@ -6,7 +6,7 @@ import { exchangeRate } from '../../domain/rates.js';
 import type { Tenant } from '../../domain/tenant.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
 import { CreatePaymentBody } from './create-payment.js';
-import type { PaymentsDeps } from './deps.js';
+import type { PaymentsDeps } from './ports.js';
 import { findCurrency } from '../../domain/currencies.js';
 import { GatewayError } from '../../domain/errors.js';
 import { payableCurrencies, resolvePayCurrency, resolvePriceCurrency } from './resolve.js';

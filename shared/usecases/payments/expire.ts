@@ -1,6 +1,6 @@
 import { ConflictError } from '../../domain/errors.js';
 import { transition } from '../../domain/payments.js';
-import { duePayments, savePayment } from '../../store/payments.js';
+import type { PaymentsDeps } from './ports.js';
 
 /**
  * payment-expirer: waiting payments whose expiry_time has passed move to `expired` (with `payment.expired` and
@@ -8,15 +8,15 @@ import { duePayments, savePayment } from '../../store/payments.js';
  * the due ones. Scheduled every minute: a payment expires within a minute of its expiry_time. A payment that
  * changed meanwhile (a deposit arrived) is left alone.
  */
-export async function expirePayments(now: Date, batch = 100): Promise<{ expired: number }> {
+export async function expirePayments(deps: Pick<PaymentsDeps, 'payments' | 'clock'>, batch = 100): Promise<{ expired: number }> {
+  const now = deps.clock.now();
   let expired = 0;
   for (;;) {
-    const due = (await duePayments(now.toISOString(), batch)).filter((p) => p.status === 'waiting' && Date.parse(p.expiryTime) <= now.getTime());
+    const due = (await deps.payments.due(now.toISOString(), batch)).filter((p) => p.status === 'waiting' && Date.parse(p.expiryTime) <= now.getTime());
     let moved = 0;
     for (const p of due) {
       try {
-        const t = transition(p, { kind: 'expire' }, now);
-        await savePayment(p, t.payment, t.events, now);
+        await deps.payments.save(p, transition(p, { kind: 'expire' }, now), now);
         moved++;
       } catch (error) {
         if (!(error instanceof ConflictError)) throw error;

@@ -1,13 +1,77 @@
+import { z } from 'zod';
 import { findCurrency } from '../../domain/currencies.js';
 import { toFixed } from '../../domain/money.js';
 import type { PaymentState } from '../../domain/payments.js';
-import { confirmationsOf, historyOf, paymentTypeOf } from '../../domain/payments.js';
+import { confirmationsOf, historyOf, PAYMENT_FLAGS, paymentTypeOf } from '../../domain/payments.js';
 
-/** The answer shapes of spec 2.1 (create record, list item) and DESIGN section 10 (single payment). */
+/**
+ * The answer shapes of spec 2.1 (create record, list item) and DESIGN section 10 (single payment): each schema
+ * (published in /openapi.json) beside the presenter that returns its output type.
+ */
+const HistoryItem = z.object({ deposit_id: z.string(), amount: z.string(), transaction_hash: z.string(), confirmations: z.number().int(), timestamp: z.string() });
+export const CreateRecord = z
+  .object({
+    transaction_id: z.string().uuid(),
+    blockchain: z.string(),
+    currency: z.string(),
+    status: z.string(),
+    amount_usd: z.string(),
+    amount_crypto: z.string(),
+    address: z.string(),
+    token: z.string(),
+    transaction_hash: z.string().nullable(),
+    order_id: z.string().nullable(),
+    order_description: z.string().nullable(),
+    callback_url: z.string().nullable(),
+    expiry_time: z.string(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    is_fixed_rate: z.boolean(),
+    is_fee_paid_by_user: z.boolean(),
+    price_amount: z.string(),
+    price_currency: z.string(),
+    fee_amount: z.string(),
+    custom_id: z.string().nullable(),
+    wallet_id: z.string().nullable(),
+    customer_email: z.string().nullable(),
+  })
+  .meta({ id: 'PaymentCreated' });
+export const PaymentRecord = CreateRecord.extend({
+  payment_type: z.string().nullable(),
+  confirmations: z.number().int(),
+  payment_history: z.array(HistoryItem),
+  merchant_received_usd: z.string().nullable(),
+  merchant_received: z.string().nullable(),
+  flags: z.array(z.enum(PAYMENT_FLAGS)),
+}).meta({ id: 'Payment' });
+export const ListItem = z
+  .object({
+    transaction_id: z.string(),
+    status: z.string(),
+    payment_type: z.string().nullable(),
+    provider: z.string(),
+    price_amount: z.string(),
+    price_currency: z.string(),
+    pay_amount: z.string(),
+    pay_currency: z.string(),
+    blockchain_address: z.string(),
+    blockchain_network: z.string(),
+    token: z.string(),
+    transaction_hash: z.string().nullable(),
+    confirmations: z.number().int(),
+    order_id: z.string().nullable(),
+    order_description: z.string().nullable(),
+    merchant_received_usd: z.string().nullable(),
+    payment_history: z.array(HistoryItem),
+    expiry_time: z.string(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'PaymentListItem' });
 
 const display = (p: PaymentState): string => toFixed(p.amountCrypto, findCurrency(p.currency)?.displayPrecision ?? 8, 'up');
 
-export function createRecord(p: PaymentState): Record<string, unknown> {
+export function createRecord(p: PaymentState): z.output<typeof CreateRecord> {
   return {
     transaction_id: p.id,
     blockchain: p.network,
@@ -35,7 +99,7 @@ export function createRecord(p: PaymentState): Record<string, unknown> {
   };
 }
 
-export function listItem(p: PaymentState): Record<string, unknown> {
+export function listItem(p: PaymentState): z.output<typeof ListItem> {
   return {
     transaction_id: p.id,
     status: p.status,
@@ -61,7 +125,7 @@ export function listItem(p: PaymentState): Record<string, unknown> {
 }
 
 /** Single retrieval, status check, update and cancel: the create record plus the chain fields. */
-export function paymentRecord(p: PaymentState): Record<string, unknown> {
+export function paymentRecord(p: PaymentState): z.output<typeof PaymentRecord> {
   return {
     ...createRecord(p),
     payment_type: paymentTypeOf(p),

@@ -1,20 +1,18 @@
 import { z } from 'zod';
-import { config } from '../../config/config.js';
 import { findNetwork } from '../../domain/currencies.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { parseDecimal } from '../../domain/money.js';
 import type { PaymentState, PaymentStatus } from '../../domain/payments.js';
 import { LIST_FILTER_STATUSES } from '../../domain/payments.js';
-import type { PaymentQuery } from '../../store/payments.js';
-import { getPayment, hasFilters, paymentCount, queryPayments } from '../../store/payments.js';
 import { queryInteger } from '../schema.js';
+import type { PaymentQuery, PaymentsDeps } from './ports.js';
 import { listItem } from './present.js';
 
 /** `GET /payments/{id}/`, `POST /payments/status/` and `GET /payments/` (variants A and B, DESIGN section 10). */
 
-export async function requirePayment(tenantId: string, paymentId: string): Promise<PaymentState> {
+export async function requirePayment(tenantId: string, paymentId: string, deps: Pick<PaymentsDeps, 'payments'>): Promise<PaymentState> {
   const parsed = z.string().uuid().safeParse(paymentId);
-  const payment = parsed.success ? await getPayment(tenantId, paymentId) : null;
+  const payment = parsed.success ? await deps.payments.get(tenantId, paymentId) : null;
   if (!payment) throw new NotFoundError('Payment not found.', { transaction_id: paymentId });
   return payment;
 }
@@ -62,16 +60,21 @@ export interface PageB {
 /** Upper bound of rows read to count a filtered list. */
 const COUNT_BOUND = 10_000;
 
-async function window(q: Omit<PaymentQuery, 'take'>, offset: number, size: number): Promise<{ rows: PaymentState[]; count: number }> {
-  if (!hasFilters({ ...q, take: 0 })) {
-    const rows = await queryPayments({ ...q, take: offset + size });
-    return { rows: rows.slice(offset, offset + size), count: await paymentCount(q.tenantId) };
+const hasFilters = (q: Omit<PaymentQuery, 'take'>): boolean =>
+  [q.status, q.currency, q.network, q.token, q.orderId, q.createdAfter, q.createdBefore, q.amountMin, q.amountMax].some((v) => v !== undefined);
+
+type ListDeps = Pick<PaymentsDeps, 'payments' | 'settings'>;
+
+async function window(q: Omit<PaymentQuery, 'take'>, offset: number, size: number, deps: ListDeps): Promise<{ rows: PaymentState[]; count: number }> {
+  if (!hasFilters(q)) {
+    const rows = await deps.payments.list({ ...q, take: offset + size });
+    return { rows: rows.slice(offset, offset + size), count: await deps.payments.count(q.tenantId) };
   }
-  const all = await queryPayments({ ...q, take: COUNT_BOUND });
+  const all = await deps.payments.list({ ...q, take: COUNT_BOUND });
   return { rows: all.slice(offset, offset + size), count: all.length };
 }
 
-export async function listPayments(tenantId: string, query: ListPaymentsQuery, path: string): Promise<PageA | PageB> {
+export async function listPayments(tenantId: string, query: ListPaymentsQuery, path: string, deps: ListDeps): Promise<PageA | PageB> {
   const amount = (v: string | undefined, field: string) => (v === undefined ? undefined : parseDecimal(v, { field, maxScale: 2 }));
   if (query.limit !== undefined || query.offset !== undefined) {
     const limit = query.limit ?? 20;
@@ -82,6 +85,7 @@ export async function listPayments(tenantId: string, query: ListPaymentsQuery, p
       { tenantId, ordering: '-created_at', status: query.status as PaymentStatus | undefined, currency: query.currency, network, token: query.token?.toUpperCase() },
       offset,
       limit,
+      deps,
     );
     return { total: count, limit, offset, results: rows.map(listItem) };
   }
@@ -101,12 +105,13 @@ export async function listPayments(tenantId: string, query: ListPaymentsQuery, p
     },
     (page - 1) * size,
     size,
+    deps,
   );
   const link = (p: number): string => {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) if (v !== undefined && k !== 'page') params.set(k, String(v));
     params.set('page', String(p));
-    return `${config().PUBLIC_BASE_URL?.replace(/\/$/, '') ?? ''}${path}?${params.toString()}`;
+    return `${deps.settings.publicBaseUrl?.replace(/\/$/, '') ?? ''}${path}?${params.toString()}`;
   };
   return {
     count,

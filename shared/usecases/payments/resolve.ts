@@ -1,7 +1,7 @@
 import type { CurrencyDefinition } from '../../domain/currencies.js';
 import { FIAT_CODES, findCurrency, findCurrencyByToken, isFiatCode, paymentCurrencies } from '../../domain/currencies.js';
 import { GatewayError, ValidationError } from '../../domain/errors.js';
-import type { PaymentsDeps } from './deps.js';
+import type { PaymentsDeps } from './ports.js';
 
 /** Currencies a payment can be made in here: enabled, not switched off, and with deposit addresses on its network. */
 export function payableCurrencies(deps: PaymentsDeps): CurrencyDefinition[] {

@@ -1,18 +1,13 @@
+import type { EvmChainPort, TransferLog } from '../../chain/evm/scanner.js';
+import { chainAddressForm } from '../../chain/address-form.js';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
 import { findCurrency, NETWORKS } from '../../domain/currencies.js';
 import { ConflictError } from '../../domain/errors.js';
 import { fromBaseUnits } from '../../domain/money.js';
 import type { Deposit, PaymentState } from '../../domain/payments.js';
-import { counts, lateness, quote, transition } from '../../domain/payments.js';
-import type { EvmChainPort, TransferLog } from '../../chain/evm/scanner.js';
-import { depositDeleteItem, depositPutItem } from '../../store/deposits.js';
-import { addressKey, getPayment, matchAddresses, openPayments, savePayment, waitingNativePayments } from '../../store/payments.js';
-import type { Cursor } from '../../store/scanner.js';
-import { getCursor, moveCursor } from '../../store/scanner.js';
-import { TransactionConditionError } from '../../store/transact.js';
-import { tokenContract } from '../currencies/runtime.js';
+import { counts, DepositAlreadyRecordedError, lateness, quote, transition } from '../../domain/payments.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
-import type { PaymentsDeps } from './deps.js';
+import type { ScanCursor, ScannerDeps } from './ports.js';
 import { payableCurrencies } from './resolve.js';
 import type { SweepPort } from './settle.js';
 import { startSweep } from './settle.js';
@@ -32,11 +27,9 @@ import { startSweep } from './settle.js';
  *
  * Cost grows with blocks and deposits, not with the number of watched addresses.
  */
-export interface ScanDeps {
+export interface ScanDeps extends ScannerDeps {
   readonly chain: EvmChainPort;
   readonly sweep: SweepPort;
-  readonly payments: PaymentsDeps;
-  readonly now?: () => Date;
   /** Most blocks per eth_getLogs. */
   readonly maxRange?: number;
 }
@@ -52,46 +45,43 @@ export interface ScanReport {
   readonly settled: number;
 }
 
-const clock = (deps: ScanDeps) => (deps.now ?? (() => new Date()))();
-
 /** Starts (or restarts) a network's cursor at `block` (the last block considered scanned). */
-export async function initCursor(network: string, block: number, deps: Pick<ScanDeps, 'chain'>): Promise<void> {
-  const existing = await getCursor(network);
+export async function initCursor(network: string, block: number, deps: Pick<ScanDeps, 'chain' | 'cursors'>): Promise<void> {
+  const existing = await deps.cursors.get(network);
   const b = await deps.chain.block(block);
-  const next: Cursor = { network, block, hashes: b ? [{ n: block, hash: b.hash }] : [] };
-  if (!(await moveCursor(network, existing?.block ?? null, next))) throw new ConflictError(`The ${network} cursor moved meanwhile.`);
+  const next: ScanCursor = { network, block, hashes: b ? [{ n: block, hash: b.hash }] : [] };
+  if (!(await deps.cursors.move(network, existing?.block ?? null, next))) throw new ConflictError(`The ${network} cursor moved meanwhile.`);
 }
 
 const familyOf = (network: string): string => NETWORKS[network as keyof typeof NETWORKS]?.family ?? 'evm';
 
-/** The network's catalogue tokens by contract, in the form the scanner port reports (`addressKey`: EVM lowercase, TRON 0x-hex). */
-function tokensOf(network: string, deps: PaymentsDeps): Map<string, CurrencyDefinition> {
+/** The network's catalogue tokens by contract, in the form the scanner port reports (EVM lowercase, TRON 0x-hex). */
+function tokensOf(network: string, deps: ScannerDeps): Map<string, CurrencyDefinition> {
   const map = new Map<string, CurrencyDefinition>();
   for (const c of payableCurrencies(deps)) {
     if (c.network !== network || c.native) continue;
-    const address = tokenContract(c);
-    if (address) map.set(addressKey(c.family, address), c);
+    const address = deps.contracts(c);
+    if (address) map.set(chainAddressForm(c.family, address), c);
   }
   return map;
 }
 
 /** Applies a fact-producing change to a payment with retries on a concurrent change. */
-async function recordDeposit(paymentKey: { tenantId: string; paymentId: string }, make: (p: PaymentState) => Deposit | null, now: Date, deps: PaymentsDeps): Promise<boolean> {
+async function recordDeposit(paymentKey: { tenantId: string; paymentId: string }, make: (p: PaymentState) => Deposit | null, now: Date, deps: ScannerDeps): Promise<boolean> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const payment = await getPayment(paymentKey.tenantId, paymentKey.paymentId);
+    const payment = await deps.payments.get(paymentKey.tenantId, paymentKey.paymentId);
     if (!payment) return false;
     const deposit = make(payment);
     if (!deposit || payment.deposits.some((d) => d.id === deposit.id)) return false;
     const late = lateness(payment, now, deps.settings.lateWatchHours);
     const adjusted: Deposit =
       !counts(deposit) || late === 'on_time' ? deposit : late === 'late' ? { ...deposit, late: true } : { ...deposit, late: true, status: 'uncredited' };
-    const t = transition(payment, { kind: 'deposit', deposit: adjusted }, now);
     try {
-      await savePayment(payment, t.payment, t.events, now, [depositPutItem(payment.tenantId, payment.id, adjusted)]);
+      await deps.payments.save(payment, transition(payment, { kind: 'deposit', deposit: adjusted }, now), now);
       return true;
     } catch (error) {
+      if (error instanceof DepositAlreadyRecordedError) return false; // recorded before (another pass, a rescanned range)
       if (error instanceof ConflictError) continue;
-      if (error instanceof TransactionConditionError) return false; // recorded before (the deposit item exists)
       throw error;
     }
   }
@@ -116,7 +106,7 @@ function depositFromLog(network: string, log: TransferLog, currency: CurrencyDef
 }
 
 /** Drops the deposits whose block is no longer on the chain; the payment goes back (waiting, or expired). */
-async function dropReorged(payment: PaymentState, chain: EvmChainPort, now: Date): Promise<PaymentState> {
+async function dropReorged(payment: PaymentState, chain: EvmChainPort, now: Date, deps: ScannerDeps): Promise<PaymentState> {
   const gone: string[] = [];
   const hashes = new Map<number, string | null>();
   for (const d of payment.deposits) {
@@ -125,18 +115,18 @@ async function dropReorged(payment: PaymentState, chain: EvmChainPort, now: Date
     if (hashes.get(d.blockNumber) !== d.blockHash) gone.push(d.id);
   }
   if (gone.length === 0) return payment;
-  const t = transition(payment, { kind: 'reorg', depositIds: gone }, now);
-  return savePayment(payment, t.payment, t.events, now, gone.map(depositDeleteItem));
+  return deps.payments.save(payment, transition(payment, { kind: 'reorg', depositIds: gone }, now), now);
 }
 
 export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanReport> {
-  const now = clock(deps);
+  const now = deps.clock.now();
   const { chain } = deps;
   const head = await chain.blockNumber();
-  let cursor = await getCursor(network);
+  let cursor = await deps.cursors.get(network);
   if (!cursor) {
     await initCursor(network, head, deps);
-    cursor = (await getCursor(network)) as Cursor;
+    cursor = await deps.cursors.get(network);
+    if (!cursor) throw new ConflictError(`The ${network} cursor could not be created.`);
   }
   let rewoundTo: number | null = null;
   let reorged = 0;
@@ -157,13 +147,13 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
       }
       rewoundTo = ancestor?.n ?? Math.max(0, Math.min(head, (cursor.hashes[0]?.n ?? cursor.block) - 1));
       // Only payments with counting deposits can lose one: those are open (confirming .. partially paid).
-      for (const p of await openPayments(network)) {
+      for (const p of await deps.payments.open(network)) {
         const before = p.deposits.length;
-        const after = await dropReorged(p, chain, now);
+        const after = await dropReorged(p, chain, now, deps);
         reorged += before - after.deposits.length;
       }
       const kept = cursor.hashes.filter((h) => h.n <= (rewoundTo as number));
-      if (!(await moveCursor(network, cursor.block, { network, block: rewoundTo, hashes: kept }))) throw new ConflictError(`The ${network} cursor moved meanwhile.`);
+      if (!(await deps.cursors.move(network, cursor.block, { network, block: rewoundTo, hashes: kept }))) throw new ConflictError(`The ${network} cursor moved meanwhile.`);
       cursor = { network, block: rewoundTo, hashes: kept };
     }
   }
@@ -174,28 +164,28 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
   let logs: TransferLog[] = [];
   let recorded = 0;
   if (from <= to) {
-    const tokens = tokensOf(network, deps.payments);
+    const tokens = tokensOf(network, deps);
     logs = await chain.transferLogs(from, to, [...tokens.keys()]);
     const family = familyOf(network);
-    const matches = await matchAddresses(family, logs.map((l) => addressKey(family, l.to)));
-    const byAddress = new Map(matches.map((m) => [addressKey(family, m.address), m]));
+    const matches = await deps.payments.matchAddresses(family, logs.map((l) => chainAddressForm(family, l.to)));
+    const byAddress = new Map(matches.map((m) => [chainAddressForm(family, m.address), m]));
     for (const log of logs) {
-      const match = byAddress.get(addressKey(family, log.to));
-      const currency = tokens.get(addressKey(family, log.token));
+      const match = byAddress.get(chainAddressForm(family, log.to));
+      const currency = tokens.get(chainAddressForm(family, log.token));
       if (!match || !currency || log.value === 0n) continue;
-      if (await recordDeposit(match, (p) => depositFromLog(network, log, currency, p, head, now), now, deps.payments)) recorded++;
+      if (await recordDeposit(match, (p) => depositFromLog(network, log, currency, p, head, now), now, deps)) recorded++;
     }
   }
 
   // 3. Native coin, for payments waiting in it: top-level transfers of the range (real tx hashes), then a
   //    balance check at the range's end for coins sent by contracts (no log, no top-level transaction).
-  const open = await openPayments(network);
+  const open = await deps.payments.open(network);
   const native = NETWORKS[network as keyof typeof NETWORKS]?.nativeCurrency;
   const nativeCurrency = findCurrency(native ?? '');
   const endBlock = from <= to ? await chain.block(to) : null;
   const recordedBefore = recorded;
   if (nativeCurrency && endBlock) {
-    const nativeWaiting = [...(await waitingNativePayments(network)), ...open.filter((p) => p.status === 'partially_paid' && p.currency === nativeCurrency.code)];
+    const nativeWaiting = [...(await deps.payments.waitingNative(network)), ...open.filter((p) => p.status === 'partially_paid' && p.currency === nativeCurrency.code)];
     const nativeDeposit = (d: { id: string; value: bigint; txHash: string; blockNumber: number; blockHash: string }): Deposit => ({
       id: d.id,
       currency: nativeCurrency.code,
@@ -215,41 +205,41 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
       const p = watched.get(t.to);
       if (!p) continue;
       const deposit = nativeDeposit({ id: `${network}:${t.txHash}:native`, value: t.value, txHash: t.txHash, blockNumber: t.blockNumber, blockHash: t.blockHash });
-      if (await recordDeposit({ tenantId: p.tenantId, paymentId: p.id }, () => deposit, now, deps.payments)) recorded++;
+      if (await recordDeposit({ tenantId: p.tenantId, paymentId: p.id }, () => deposit, now, deps)) recorded++;
     }
     for (const listed of nativeWaiting) {
-      const p = (await getPayment(listed.tenantId, listed.id)) ?? listed;
+      const p = (await deps.payments.get(listed.tenantId, listed.id)) ?? listed;
       const balance = await chain.balance(p.address, to);
       const known = p.deposits.filter(counts).reduce((sum, d) => sum + BigInt(d.amountBase), 0n);
       if (balance <= known) continue;
       const deposit = nativeDeposit({ id: `${network}:native:${p.address.toLowerCase()}:${balance}`, value: balance - known, txHash: `internal@${to}`, blockNumber: to, blockHash: endBlock.hash });
-      if (await recordDeposit({ tenantId: p.tenantId, paymentId: p.id }, () => deposit, now, deps.payments)) recorded++;
+      if (await recordDeposit({ tenantId: p.tenantId, paymentId: p.id }, () => deposit, now, deps)) recorded++;
     }
   }
 
   // 4. Advance the cursor.
   if (from <= to) {
     const hashes = endBlock ? [...cursor.hashes, { n: to, hash: endBlock.hash }] : [...cursor.hashes];
-    if (!(await moveCursor(network, cursor.block, { network, block: to, hashes }))) throw new ConflictError(`The ${network} cursor moved meanwhile.`);
+    if (!(await deps.cursors.move(network, cursor.block, { network, block: to, hashes }))) throw new ConflictError(`The ${network} cursor moved meanwhile.`);
   }
 
   // 5. Confirmations and settlement of open payments.
   // Payments that a native deposit has just opened join those read above.
-  const settled = await processOpen(recorded > recordedBefore ? await openPayments(network) : open, head, deps, now);
+  const settled = await processOpen(recorded > recordedBefore ? await deps.payments.open(network) : open, head, deps, now);
   return { network, from, to, logs: logs.length, recorded, rewoundTo, reorged, settled };
 }
 
 async function processOpen(open: readonly PaymentState[], head: number, deps: ScanDeps, now: Date): Promise<number> {
   let settled = 0;
   if (open.length === 0) return 0;
-  const rates = usdRatesOf(await currentRates(deps.payments.rates, now));
+  const rates = usdRatesOf(await currentRates(deps.rates, now));
   for (const listed of open) {
-    let payment = (await getPayment(listed.tenantId, listed.id)) ?? listed;
+    let payment = (await deps.payments.get(listed.tenantId, listed.id)) ?? listed;
     const currency = findCurrency(payment.currency);
     if (!currency) continue;
     if (payment.status === 'confirming' || payment.status === 'partially_paid') {
       const before = payment.deposits.length;
-      payment = await dropReorged(payment, deps.chain, now);
+      payment = await dropReorged(payment, deps.chain, now, deps);
       if (payment.deposits.length !== before) continue;
       const byDeposit = Object.fromEntries(payment.deposits.map((d) => [d.id, Math.max(0, head - d.blockNumber + 1)]));
       const repriced = payment.isFixedRate
@@ -257,18 +247,18 @@ async function processOpen(open: readonly PaymentState[], head: number, deps: Sc
         : quote({ price: payment.priceAmount, priceCurrency: payment.priceCurrency, currency, rates, feePercent: payment.feePercent, isFeePaidByUser: payment.isFeePaidByUser }).amountCrypto;
       const t = transition(
         payment,
-        { kind: 'confirmations', byDeposit, confirmationsNeeded: deps.payments.settings.confirmationsFor(currency), tolerancePercent: deps.payments.settings.underpaymentTolerancePercent, ...(repriced ? { repriced } : {}) },
+        { kind: 'confirmations', byDeposit, confirmationsNeeded: deps.settings.confirmationsFor(currency), tolerancePercent: deps.settings.underpaymentTolerancePercent, ...(repriced ? { repriced } : {}) },
         now,
       );
       // A pass without a new block changes nothing: no write (each save is a transaction with the outbox).
       const changed =
         t.events.length > 0 ||
-        t.payment.status !== payment.status ||
-        t.payment.deposits.some((d, i) => d.confirmations !== payment.deposits[i]?.confirmations || d.status !== payment.deposits[i]?.status);
-      if (changed) payment = await savePayment(payment, t.payment, t.events, now);
+        t.state.status !== payment.status ||
+        t.state.deposits.some((d, i) => d.confirmations !== payment.deposits[i]?.confirmations || d.status !== payment.deposits[i]?.status);
+      if (changed) payment = await deps.payments.save(payment, t, now);
     }
     if (payment.status === 'confirmed') {
-      const done = await startSweep(payment, deps.sweep, deps.payments, now);
+      const done = await startSweep(payment, deps.sweep, deps, now);
       if (done.status === 'completed') settled++;
     }
   }

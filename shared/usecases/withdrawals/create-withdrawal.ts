@@ -1,25 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { config } from '../../config/config.js';
-import { GatewayError, InsufficientBalanceError, ValidationError } from '../../domain/errors.js';
-import { holdEntry, MAIN } from '../../domain/ledger.js';
+import { DailyLimitError, GatewayError, InsufficientBalanceError, ValidationError } from '../../domain/errors.js';
 import type { Decimal } from '../../domain/money.js';
 import { gt, isNegative, lt, parseDecimal, ROUND_PAYOUT, sub } from '../../domain/money.js';
 import { convert, usdValue } from '../../domain/rates.js';
 import type { Tenant } from '../../domain/tenant.js';
-import type { WithdrawalEvent, WithdrawalState } from '../../domain/withdrawals.js';
-import { withdrawalPayload, withdrawalQuote } from '../../domain/withdrawals.js';
-import type { IdempotencyGuard } from '../../http/route.js';
+import { withdrawalQuote } from '../../domain/withdrawal-fees.js';
+import type { WithdrawalState } from '../../domain/withdrawals.js';
+import { openWithdrawal, sourceAccount } from '../../domain/withdrawals.js';
 import { checkCallbackUrlSyntax } from '../../net/callback-url.js';
-import { ExtraItemConditionError, getBalance, postEntry } from '../../store/ledger.js';
-import type { TransactItem } from '../../store/transact.js';
-import { saveWithdrawalItem, withdrawalDayItem, withdrawalOutbox } from '../../store/withdrawals.js';
+import type { IdempotencyGuard } from '../ports.js';
 import { resolvePriceCurrency } from '../payments/resolve.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
-import { defaultRatesDeps } from '../rates/deps.js';
 import { decimalInput } from '../schema.js';
-import type { WithdrawalFeeDeps } from './network-fees.js';
-import { defaultWithdrawalFeeDeps, feesForAddress } from './network-fees.js';
+import { feesForAddress } from './network-fees.js';
+import type { WithdrawalsDeps } from './ports.js';
 import { requireAddress, resolveWithdrawalCurrency } from './resolve.js';
 
 /**
@@ -52,14 +47,14 @@ export interface CreateWithdrawalInput {
   readonly idempotency?: IdempotencyGuard<WithdrawalState> | null;
 }
 
-export async function createWithdrawal(input: CreateWithdrawalInput, deps: WithdrawalFeeDeps = defaultWithdrawalFeeDeps()): Promise<WithdrawalState> {
+export async function createWithdrawal(input: CreateWithdrawalInput, deps: Pick<WithdrawalsDeps, 'withdrawals' | 'ledger' | 'rates' | 'fees' | 'settings'>): Promise<WithdrawalState> {
   const { body, tenant, now } = input;
-  const currency = resolveWithdrawalCurrency(body);
+  const currency = resolveWithdrawalCurrency(body, deps.rates.disabled);
   if (body.account_id !== undefined) {
     // account_id names a wallet; no wallets exist yet.
     throw ValidationError.field('account_id', `No wallet with id ${body.account_id}.`);
   }
-  const callbackUrl = body.callback_url === undefined ? null : checkCallbackUrlSyntax(body.callback_url, { allowLoopback: config().ALLOW_LOOPBACK_CALLBACKS }).toString();
+  const callbackUrl = body.callback_url === undefined ? null : checkCallbackUrlSyntax(body.callback_url, { allowLoopback: deps.settings.allowLoopbackCallbacks }).toString();
   let amount: string;
   let priceAmount: string | null = null;
   let priceCurrency: string | null = null;
@@ -68,7 +63,7 @@ export async function createWithdrawal(input: CreateWithdrawalInput, deps: Withd
   } else if (body.price_amount !== undefined) {
     priceAmount = parseDecimal(body.price_amount, { field: 'price_amount', allowZero: false, maxScale: 8 });
     priceCurrency = resolvePriceCurrency(body.price_currency);
-    const rates = usdRatesOf(await currentRates(defaultRatesDeps(), now));
+    const rates = usdRatesOf(await currentRates(deps.rates, now));
     amount = convert(priceAmount, priceCurrency, currency.code, rates, ROUND_PAYOUT, currency.displayPrecision);
   } else {
     throw ValidationError.field('amount', 'This field is required.');
@@ -77,49 +72,43 @@ export async function createWithdrawal(input: CreateWithdrawalInput, deps: Withd
   if (lt(amount, currency.minWithdrawal)) {
     throw new GatewayError('below_minimum', `The minimum withdrawal is ${currency.minWithdrawal} ${currency.code}.`, { minimum: currency.minWithdrawal, requested: amount, currency: currency.code });
   }
-  const totals = withdrawalQuote(currency, amount, tenant.settings.transaction_fee, (await feesForAddress(currency, body.address, deps)).networkFees);
+  const totals = withdrawalQuote(currency, amount, tenant.settings.transaction_fee, (await feesForAddress(currency, body.address, deps.fees)).networkFees);
   const limits = tenant.settings.limits;
-  const limitItems: TransactItem[] = [];
-  const dailyLimit: Decimal | null = limits.daily_withdrawal_limit;
-  if (limits.max_withdrawal_amount !== null || dailyLimit !== null) {
+  let dayTotal: { amountUsd: Decimal; limitUsd: Decimal } | null = null;
+  if (limits.max_withdrawal_amount !== null || limits.daily_withdrawal_limit !== null) {
     // Tenant limits are in USD (DESIGN section 10): the amount the recipient receives, at the current rate.
-    const amountUsd = usdValue(currency, amount, usdRatesOf(await currentRates(defaultRatesDeps(), now)), 'half-up');
+    const amountUsd = usdValue(currency, amount, usdRatesOf(await currentRates(deps.rates, now)), 'half-up');
     if (amountUsd === null) throw new GatewayError('service_unavailable', `No USD rate for ${currency.code}; withdrawal limits cannot be checked.`);
     if (limits.max_withdrawal_amount !== null && gt(amountUsd, limits.max_withdrawal_amount)) {
       throw ValidationError.field('amount', `The amount of ${amountUsd} USD exceeds the maximum withdrawal amount of ${limits.max_withdrawal_amount} USD.`);
     }
-    if (dailyLimit !== null) {
-      const room = sub(dailyLimit, amountUsd);
-      if (isNegative(room)) throw dailyLimitError(dailyLimit);
-      limitItems.push(withdrawalDayItem(tenant.id, now.toISOString().slice(0, 10), amountUsd, room, now));
+    if (limits.daily_withdrawal_limit !== null) {
+      if (isNegative(sub(limits.daily_withdrawal_limit, amountUsd))) throw new DailyLimitError('withdrawal', limits.daily_withdrawal_limit);
+      dayTotal = { amountUsd, limitUsd: limits.daily_withdrawal_limit };
     }
   }
-  const id = randomUUID();
-  const at = now.toISOString();
-  const w: WithdrawalState = {
-    id,
-    tenantId: tenant.id,
-    status: 'pending',
-    currency: currency.code,
-    network: currency.network,
-    token: currency.token,
-    amount: totals.amount,
-    networkFee: totals.networkFee,
-    platformFee: totals.platformFee,
-    totalFee: totals.totalFee,
-    totalDeducted: totals.totalDeducted,
-    address: body.address,
-    customId: body.custom_id ?? null,
-    callbackUrl,
-    accountId: null,
-    priceAmount,
-    priceCurrency,
-    transactionHash: null,
-    failureReason: null,
-    createdAt: at,
-    updatedAt: at,
-    version: 1,
-  };
+  const change = openWithdrawal(
+    {
+      id: randomUUID(),
+      tenantId: tenant.id,
+      currency: currency.code,
+      network: currency.network,
+      token: currency.token,
+      amount: totals.amount,
+      networkFee: totals.networkFee,
+      platformFee: totals.platformFee,
+      totalFee: totals.totalFee,
+      totalDeducted: totals.totalDeducted,
+      address: body.address,
+      customId: body.custom_id ?? null,
+      callbackUrl,
+      accountId: null,
+      priceAmount,
+      priceCurrency,
+    },
+    now,
+  );
+  const source = sourceAccount(change.state);
   const insufficient = (available: string) =>
     new GatewayError('insufficient_balance', `The available balance of ${available} ${currency.code} is lower than ${totals.totalDeducted} ${currency.code} (amount plus fees).`, {
       available,
@@ -127,29 +116,13 @@ export async function createWithdrawal(input: CreateWithdrawalInput, deps: Withd
       total_with_fees: totals.totalDeducted,
       currency: currency.code,
     });
-  const before = await getBalance(tenant.id, MAIN, currency.code);
+  const before = await deps.ledger.balance(tenant.id, source, currency.code);
   if (lt(before.amount, totals.totalDeducted)) throw insufficient(before.amount);
-  const payload = withdrawalPayload(w, null);
-  const events: WithdrawalEvent[] = [
-    { type: 'withdrawal.created', key: 'created', payload },
-    { type: 'withdrawal_status_update', key: 'status:pending', payload },
-  ];
+  const guard = input.idempotency;
   try {
-    await postEntry({
-      tenantId: tenant.id,
-      entryId: `withdrawal:${id}:hold`,
-      entry: holdEntry({ account: MAIN, currency: currency.code, amount: totals.totalDeducted, reference: { kind: 'withdrawal', id } }),
-      now,
-      outbox: withdrawalOutbox(w, events, now),
-      extraItems: [saveWithdrawalItem(w, null), ...limitItems, ...(input.idempotency ? [input.idempotency.completeItem(w)] : [])],
-    });
+    return await deps.withdrawals.create({ change, dayTotal, ...(guard ? { alsoWrite: (stored: WithdrawalState) => [guard.completeItem(stored)] } : {}) }, now);
   } catch (error) {
-    if (error instanceof ExtraItemConditionError && dailyLimit !== null && limitItems.length > 0 && error.extraIndexes.includes(1)) throw dailyLimitError(dailyLimit);
-    if (error instanceof InsufficientBalanceError) throw insufficient((await getBalance(tenant.id, MAIN, currency.code)).amount);
+    if (error instanceof InsufficientBalanceError) throw insufficient((await deps.ledger.balance(tenant.id, source, currency.code)).amount);
     throw error;
   }
-  return w;
 }
-
-const dailyLimitError = (limit: Decimal) =>
-  new ValidationError({ amount: [`The withdrawal would exceed the daily withdrawal limit of ${limit} USD.`] }, 'The daily withdrawal limit is reached.');

@@ -6,11 +6,10 @@ import { MAIN } from '../../domain/ledger.js';
 import type { Decimal } from '../../domain/money.js';
 import { isPositive, jsonNumber, lt, parseDecimal } from '../../domain/money.js';
 import type { Tenant } from '../../domain/tenant.js';
-import { eight, quoteWithdrawal, withdrawalQuote } from '../../domain/withdrawals.js';
-import { listBalances } from '../../store/ledger.js';
+import { eight, quoteWithdrawal, withdrawalQuote } from '../../domain/withdrawal-fees.js';
 import { decimalInput } from '../schema.js';
-import type { WithdrawalFeeDeps } from './network-fees.js';
-import { defaultWithdrawalFeeDeps, feesForAddress } from './network-fees.js';
+import { feesForAddress } from './network-fees.js';
+import type { CatalogueDeps, WithdrawalsDeps } from './ports.js';
 import { addressProblem, requireAddress, resolveWithdrawalCurrency, withdrawableCurrencies } from './resolve.js';
 
 /**
@@ -31,13 +30,13 @@ export const EstimateWithdrawalBody = z
   .meta({ id: 'EstimateWithdrawal' });
 export type EstimateWithdrawalBody = z.output<typeof EstimateWithdrawalBody>;
 
-export async function estimateWithdrawal(body: EstimateWithdrawalBody, tenant: Tenant, deps: WithdrawalFeeDeps = defaultWithdrawalFeeDeps()): Promise<Record<string, unknown>> {
-  const currency = resolveWithdrawalCurrency(body);
+export async function estimateWithdrawal(body: EstimateWithdrawalBody, tenant: Tenant, deps: Pick<WithdrawalsDeps, 'fees'> & CatalogueDeps): Promise<Record<string, unknown>> {
+  const currency = resolveWithdrawalCurrency(body, deps.rates.disabled);
   const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.displayPrecision });
   if (body.address !== undefined && addressProblem(currency, body.address)) {
     throw new GatewayError('invalid_request', `The address is not a valid ${currency.network} address.`, { address: body.address, blockchain: currency.network });
   }
-  const priced = await feesForAddress(currency, body.address, deps);
+  const priced = await feesForAddress(currency, body.address, deps.fees);
   const q = quoteWithdrawal({ currency, amount, feePercent: tenant.settings.transaction_fee, finalAmount: body.final_amount ?? false, networkFees: priced.networkFees });
   if (lt(q.amount, currency.minWithdrawal) || !isPositive(q.amount)) {
     throw new GatewayError('invalid_request', `The amount is below the minimum withdrawal of ${currency.minWithdrawal} ${currency.code}.`, {
@@ -66,11 +65,11 @@ export const FeeEstimateBody = z
   .meta({ id: 'WithdrawalFeeEstimate' });
 export type FeeEstimateBody = z.output<typeof FeeEstimateBody>;
 
-export function feeEstimate(body: FeeEstimateBody, tenant: Tenant, deps: WithdrawalFeeDeps = defaultWithdrawalFeeDeps()): Record<string, unknown> {
-  const currency = resolveWithdrawalCurrency(body);
+export function feeEstimate(body: FeeEstimateBody, tenant: Tenant, deps: Pick<WithdrawalsDeps, 'fees'> & CatalogueDeps): Record<string, unknown> {
+  const currency = resolveWithdrawalCurrency(body, deps.rates.disabled);
   const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.displayPrecision });
   if (body.address !== undefined) requireAddress(currency, body.address);
-  const t = withdrawalQuote(currency, amount, tenant.settings.transaction_fee, deps.networkFees);
+  const t = withdrawalQuote(currency, amount, tenant.settings.transaction_fee, deps.fees.networkFees);
   return {
     currency: currency.code,
     blockchain: currency.network,
@@ -96,9 +95,9 @@ export const MinWithdrawalBody = z
   .meta({ id: 'WithdrawalMinAmount' });
 export type MinWithdrawalBody = z.output<typeof MinWithdrawalBody>;
 
-export function minWithdrawal(body: MinWithdrawalBody): Record<string, unknown> {
+export function minWithdrawal(body: MinWithdrawalBody, deps: CatalogueDeps): Record<string, unknown> {
   if (body.currency !== undefined) {
-    const currency = resolveWithdrawalCurrency({ currency: body.currency });
+    const currency = resolveWithdrawalCurrency({ currency: body.currency }, deps.rates.disabled);
     return { currency: currency.code, min_amount: jsonNumber(currency.minWithdrawal), blockchain: currency.network, token: currency.token };
   }
   if (body.blockchain === undefined) throw ValidationError.field('blockchain', 'This field is required unless currency is given.');
@@ -109,31 +108,31 @@ export function minWithdrawal(body: MinWithdrawalBody): Record<string, unknown> 
   const token = (body.token ?? 'USDT').toUpperCase();
   const network = chain === 'MATIC' ? 'POLYGON' : chain;
   const currency: CurrencyDefinition | undefined = findNetwork(network) ? findCurrencyByToken(network, token) : undefined;
-  if (!currency || !withdrawableCurrencies().some((c) => c.code === currency.code)) {
+  if (!currency || !withdrawableCurrencies(deps.rates.disabled).some((c) => c.code === currency.code)) {
     throw new GatewayError('unsupported_token', `The token ${token} is not supported on ${chain}.`, { blockchain: chain, token });
   }
   return { min_amount: jsonNumber(currency.minWithdrawal), blockchain: chain, token: currency.token };
 }
 
-export function withdrawalLimits(tenant: Tenant, deps: WithdrawalFeeDeps = defaultWithdrawalFeeDeps()): Record<string, unknown> {
+export function withdrawalLimits(tenant: Tenant, deps: Pick<WithdrawalsDeps, 'fees'> & CatalogueDeps): Record<string, unknown> {
   return {
     transaction_fee_percent: tenant.settings.transaction_fee,
     max_withdrawal_amount: tenant.settings.limits.max_withdrawal_amount,
     daily_withdrawal_limit: tenant.settings.limits.daily_withdrawal_limit,
-    currencies: withdrawableCurrencies().map((c) => ({
+    currencies: withdrawableCurrencies(deps.rates.disabled).map((c) => ({
       currency: c.code,
       blockchain: c.network,
       token: c.token,
       min_amount: eight(c.minWithdrawal),
-      network_fee: eight(deps.networkFees[c.code]),
+      network_fee: eight(deps.fees.networkFees[c.code]),
       min_transaction_fee: eight(c.minFee),
     })),
   };
 }
 
-export async function availableCurrencies(tenantId: string): Promise<Record<string, unknown>> {
-  const rows = await listBalances(tenantId, MAIN);
-  const withdrawable = new Map(withdrawableCurrencies().map((c) => [c.code as string, c]));
+export async function availableCurrencies(tenantId: string, deps: Pick<WithdrawalsDeps, 'ledger'> & CatalogueDeps): Promise<Record<string, unknown>> {
+  const rows = await deps.ledger.balances(tenantId, MAIN);
+  const withdrawable = new Map(withdrawableCurrencies(deps.rates.disabled).map((c) => [c.code as string, c]));
   const currencies = rows
     .filter((r) => withdrawable.has(r.currency) && isPositive(r.balance.amount))
     .map((r) => {

@@ -1,40 +1,18 @@
-import { config } from '../../config/config.js';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
 import type { Decimal } from '../../domain/money.js';
 import { add } from '../../domain/money.js';
-import type { NetworkFeeTable } from '../../domain/withdrawals.js';
-import { ADDRESS_ACTIVATION_FEES, networkFeeTable } from '../../domain/withdrawals.js';
-import { toTronBase58 } from '../../chain/tron/create2.js';
-import { TronGridClient } from '../../chain/tron/grid.js';
+import type { NetworkFeeTable } from '../../domain/withdrawal-fees.js';
+import { ADDRESS_ACTIVATION_FEES } from '../../domain/withdrawal-fees.js';
 
 /**
  * What the withdrawal use cases need to price a withdrawal: the network fee table in force, i.e. the
- * domain's defaults with the operator's `WITHDRAWAL_NETWORK_FEES` overrides (validated when the
- * configuration is parsed). Tests pass their own table.
+ * domain's defaults with the operator's `WITHDRAWAL_NETWORK_FEES` overrides (shared/runtime/withdrawals.ts builds
+ * it from the configuration). Tests pass their own table.
  */
 export interface WithdrawalFeeDeps {
   readonly networkFees: NetworkFeeTable;
   /** Whether an address has never been used on its chain (TRON: never activated); absent where nobody can tell. */
   readonly isNewAddress?: (currency: CurrencyDefinition, address: string) => Promise<boolean>;
-}
-
-let cached: { readonly from: object; readonly deps: WithdrawalFeeDeps } | undefined;
-
-/** The fee table from configuration (rebuilt when the configuration is re-read). */
-export function defaultWithdrawalFeeDeps(): WithdrawalFeeDeps {
-  const c = config();
-  if (cached?.from !== c) {
-    const tronUrl = c.TRON_API_URL;
-    const tron = tronUrl ? new TronGridClient(tronUrl, { ...(c.TRON_API_KEY ? { apiKey: c.TRON_API_KEY } : {}), timeoutMs: 3000 }) : undefined;
-    cached = {
-      from: c,
-      deps: {
-        networkFees: networkFeeTable(c.WITHDRAWAL_NETWORK_FEES),
-        ...(tron ? { isNewAddress: async (currency: CurrencyDefinition, address: string) => currency.family === 'tron' && !(await tron.account(toTronBase58(address))).exists } : {}),
-      },
-    };
-  }
-  return cached.deps;
 }
 
 export interface PricedFees {

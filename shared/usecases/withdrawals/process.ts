@@ -1,19 +1,15 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { findCurrency, NETWORKS } from '../../domain/currencies.js';
-import type { EntryDraft, Leg } from '../../domain/ledger.js';
-import { DuplicateEntryError, EXTERNAL, FEES, MAIN, NETWORK_FEES as NETWORK_FEES_ACCOUNT, pocket, releaseEntry } from '../../domain/ledger.js';
-import { isPositive, toBaseUnits } from '../../domain/money.js';
+import { DuplicateEntryError } from '../../domain/ledger.js';
+import { toBaseUnits } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
-import { transition } from '../../domain/withdrawals.js';
-import { postEntry } from '../../store/ledger.js';
-import { outboxPutItem as outboxItem } from '../../store/outbox.js';
-import { transactWrite } from '../../store/transact.js';
-import { getWithdrawal, queuedWithdrawals, saveWithdrawalItem, withdrawalOutbox } from '../../store/withdrawals.js';
+import { canSettle, transition } from '../../domain/withdrawals.js';
 import type { ChainTxDeps } from '../chain-tx/deps.js';
 import type { RequestChainTxInput } from '../chain-tx/request-chain-tx.js';
 import { tronAddressToEvmHex } from '../../chain/tron/create2.js';
 import { requestChainTx } from '../chain-tx/request-chain-tx.js';
+import type { WithdrawalsDeps } from './ports.js';
 
 /**
  * The withdrawal batcher and the chain result consumer (spec 3.2). `pending` -> `processing` asks the chain-tx
@@ -27,14 +23,14 @@ import { requestChainTx } from '../chain-tx/request-chain-tx.js';
 export const STAGING_COMPLETE = '0x0000000000000000000000000000000000000001';
 export const STAGING_FAIL = '0x0000000000000000000000000000000000000002';
 
-export interface BatcherDeps {
+export interface BatcherDeps extends Pick<WithdrawalsDeps, 'withdrawals' | 'settings' | 'clock'> {
   /** The hot wallet that sends withdrawals on a network (on TRON the same key's TRON address, given in 0x form). */
   readonly wallet: (network: string) => Promise<{ keyId: string; address: string }>;
   readonly chainTx: Pick<ChainTxDeps, 'store' | 'clock'>;
   /** Token contract of a currency in this deployment (null for a native coin or none known). */
   readonly tokenContract: (currency: string) => string | null;
-  readonly stage: string;
-  readonly now: () => Date;
+  /** Where a withdrawal that cannot be handed on is reported (the worker's structured logger). */
+  readonly log: { error(message: string, details: Record<string, unknown>): void };
 }
 
 /** `transfer(address,uint256)` calldata. */
@@ -59,46 +55,46 @@ const SENDABLE_FAMILIES: ReadonlySet<string> = new Set(['evm', 'tron']);
  */
 export async function runWithdrawalBatch(deps: BatcherDeps, limit = 50): Promise<BatchReport> {
   const report = { processing: 0, completed: 0, failed: 0, skipped: 0 };
-  for (const w of await queuedWithdrawals('pending', limit * 10)) {
+  for (const w of await deps.withdrawals.queued('pending', limit * 10)) {
     if (report.processing + report.completed + report.failed >= limit) break;
     try {
       const outcome = await processOne(w, deps);
       report[outcome] += 1;
     } catch (error) {
       report.skipped += 1;
-      console.error(JSON.stringify({ level: 'error', msg: 'withdrawal batch item failed', withdrawal_id: w.id, error: String(error) }));
+      deps.log.error('withdrawal batch item failed', { withdrawal_id: w.id, error: String(error) });
     }
   }
   // A crash between the status change and the chain-tx request leaves a processing withdrawal without a
   // request: ask again for those older than a minute (the request is idempotent, an existing one is returned).
-  const cutoff = new Date(deps.now().getTime() - 60_000).toISOString();
-  for (const w of await queuedWithdrawals('processing', limit)) {
+  const cutoff = new Date(deps.clock.now().getTime() - 60_000).toISOString();
+  for (const w of await deps.withdrawals.queued('processing', limit)) {
     if (w.updatedAt > cutoff) continue;
     try {
       await requestTransfer(w, deps);
     } catch (error) {
-      console.error(JSON.stringify({ level: 'error', msg: 'withdrawal chain-tx re-request failed', withdrawal_id: w.id, error: String(error) }));
+      deps.log.error('withdrawal chain-tx re-request failed', { withdrawal_id: w.id, error: String(error) });
     }
   }
   return report;
 }
 
 async function processOne(w: WithdrawalState, deps: BatcherDeps): Promise<keyof BatchReport> {
-  const now = deps.now();
+  const now = deps.clock.now();
   const address = w.address.toLowerCase();
-  if (deps.stage !== 'prod' && (address === STAGING_COMPLETE || address === STAGING_FAIL)) {
+  if (deps.settings.stage !== 'prod' && (address === STAGING_COMPLETE || address === STAGING_FAIL)) {
     const txHash = address === STAGING_COMPLETE ? `0x${bytesToHex(sha256(utf8ToBytes(`staging:${w.id}`)))}` : null;
-    await settleWithdrawal(w, txHash === null ? { ok: false, reason: 'staging address that always fails' } : { ok: true, txHash }, now);
+    await settleWithdrawal(w, txHash === null ? { ok: false, reason: 'staging address that always fails' } : { ok: true, txHash }, now, deps);
     return txHash === null ? 'failed' : 'completed';
   }
   const currency = findCurrency(w.currency);
   if (!currency || !SENDABLE_FAMILIES.has(NETWORKS[currency.network].family)) return 'skipped';
   const transfer = await transferOf(w, deps);
-  const { next, events } = transition(w, 'processing', now.toISOString());
+  const change = transition(w, { kind: 'dispatched' }, now);
   // The status moves first (conditioned on the version read, so a concurrent cancel wins or loses cleanly);
   // the chain-tx request is idempotent on (network, withdrawal id), so asking again after a crash is safe.
-  await transactWrite([saveWithdrawalItem(next, w.version), ...withdrawalOutbox(next, events, now).map(outboxItem)]);
-  await requestChainTx(transfer, deps.chainTx);
+  await deps.withdrawals.save(w, change, now);
+  if (change.effects.some((e) => e.kind === 'request_transfer')) await requestChainTx(transfer, deps.chainTx);
   return 'processing';
 }
 
@@ -130,44 +126,30 @@ async function requestTransfer(w: WithdrawalState, deps: BatcherDeps): Promise<v
 
 export type WithdrawalResult = { readonly ok: true; readonly txHash: string } | { readonly ok: false; readonly reason: string };
 
-function completionEntry(w: WithdrawalState): EntryDraft {
-  const locked = pocket(MAIN, 'locked');
-  const legs: Leg[] = [
-    { from: locked, to: pocket(EXTERNAL), amount: w.amount },
-    { from: locked, to: pocket(FEES), amount: w.platformFee },
-    { from: locked, to: pocket(NETWORK_FEES_ACCOUNT), amount: w.networkFee },
-  ].filter((l) => isPositive(l.amount));
-  return { type: 'withdrawal', currency: w.currency, legs, reference: { kind: 'withdrawal', id: w.id } };
-}
-
 /**
  * Completes (funds leave the ledger) or fails (funds return) a pending or processing withdrawal in one
  * transaction. Idempotent: a second result for a settled withdrawal changes nothing.
  */
-export async function settleWithdrawal(w: WithdrawalState, result: WithdrawalResult, now: Date): Promise<WithdrawalState> {
-  if (w.status !== 'pending' && w.status !== 'processing') return w;
-  const { next, events } = result.ok
-    ? transition(w, 'completed', now.toISOString(), { transactionHash: result.txHash })
-    : transition(w, 'failed', now.toISOString(), { failureReason: result.reason });
+export async function settleWithdrawal(w: WithdrawalState, result: WithdrawalResult, now: Date, deps: Pick<WithdrawalsDeps, 'withdrawals'>): Promise<WithdrawalState> {
+  if (!canSettle(w)) return w;
+  const change = transition(w, result.ok ? { kind: 'chain_confirmed', txHash: result.txHash } : { kind: 'chain_failed', reason: result.reason }, now);
   try {
-    await postEntry({
-      tenantId: w.tenantId,
-      entryId: `withdrawal:${w.id}:${result.ok ? 'complete' : 'fail'}`,
-      entry: result.ok ? completionEntry(w) : releaseEntry({ account: MAIN, currency: w.currency, amount: w.totalDeducted, reference: { kind: 'withdrawal', id: w.id } }),
-      now,
-      outbox: withdrawalOutbox(next, events, now),
-      extraItems: [saveWithdrawalItem(next, w.version)],
-    });
+    return await deps.withdrawals.save(w, change, now);
   } catch (error) {
-    if (error instanceof DuplicateEntryError) return next;
+    if (error instanceof DuplicateEntryError) return change.state;
     throw error;
   }
-  return next;
 }
 
 /** `chain_tx.confirmed` / `chain_tx.failed` of purpose `withdrawal` (reference = withdrawal id). */
-export async function onWithdrawalChainResult(tenantId: string, withdrawalId: string, result: WithdrawalResult, now: Date): Promise<WithdrawalState | null> {
-  const w = await getWithdrawal(tenantId, withdrawalId);
+export async function onWithdrawalChainResult(
+  tenantId: string,
+  withdrawalId: string,
+  result: WithdrawalResult,
+  now: Date,
+  deps: Pick<WithdrawalsDeps, 'withdrawals'>,
+): Promise<WithdrawalState | null> {
+  const w = await deps.withdrawals.get(tenantId, withdrawalId);
   if (!w) return null;
-  return settleWithdrawal(w, result, now);
+  return settleWithdrawal(w, result, now, deps);
 }

@@ -1,16 +1,12 @@
 import { z } from 'zod';
-import type { ChainTxStorePort } from '../../chain/engine/ports.js';
 import { requestIdOf } from '../../chain/engine/state.js';
-import { ConflictError, NotFoundError } from '../../domain/errors.js';
-import { MAIN, releaseEntry } from '../../domain/ledger.js';
+import { findNetwork } from '../../domain/currencies.js';
+import { NotFoundError } from '../../domain/errors.js';
 import { jsonNumber } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
 import { LIST_ONLY_STATUSES, transition, WITHDRAWAL_STATUSES } from '../../domain/withdrawals.js';
-import { findNetwork } from '../../domain/currencies.js';
-import { dynamoChainTxStore } from '../../store/chain-tx.js';
-import { ExtraItemConditionError, postEntry } from '../../store/ledger.js';
-import { getWithdrawal, queryWithdrawals, saveWithdrawalItem, withdrawalOutbox } from '../../store/withdrawals.js';
 import { queryInteger } from '../schema.js';
+import type { WithdrawalsDeps } from './ports.js';
 import { withdrawalListItem, withdrawalRecord } from './present.js';
 
 const isoDate = z
@@ -35,11 +31,11 @@ export type ListWithdrawalsQuery = z.output<typeof ListWithdrawalsQuery>;
 /** A bound on created_at: a date alone covers its whole day (inclusive). */
 const bound = (value: string, end: boolean): string => (/^\d{4}-\d{2}-\d{2}$/.test(value) ? (end ? `${value}T23:59:59.999Z` : `${value}T00:00:00.000Z`) : new Date(value).toISOString());
 
-export async function listWithdrawals(tenantId: string, q: ListWithdrawalsQuery): Promise<Record<string, unknown>> {
+export async function listWithdrawals(tenantId: string, q: ListWithdrawalsQuery, deps: Pick<WithdrawalsDeps, 'withdrawals'>): Promise<Record<string, unknown>> {
   const sort = q.sort ?? 'created_desc';
   const from = q.start_date === undefined ? undefined : bound(q.start_date, false);
   const to = q.end_date === undefined ? undefined : bound(q.end_date, true);
-  const all = await queryWithdrawals(tenantId, { by: sort.startsWith('amount') ? 'amount' : 'created', ascending: sort.endsWith('_asc'), from, to });
+  const all = await deps.withdrawals.list(tenantId, { by: sort.startsWith('amount') ? 'amount' : 'created', ascending: sort.endsWith('_asc'), from, to });
   const network = q.blockchain === undefined ? undefined : (findNetwork(q.blockchain)?.code ?? q.blockchain.toUpperCase());
   const token = q.token?.toUpperCase();
   const matching = all.filter(
@@ -56,40 +52,24 @@ export async function listWithdrawals(tenantId: string, q: ListWithdrawalsQuery)
   return { withdrawals: matching.slice(offset, offset + limit).map(withdrawalListItem), total: jsonNumber(String(matching.length)) };
 }
 
-export async function requireWithdrawal(tenantId: string, id: string): Promise<WithdrawalState> {
-  const found = z.string().uuid().safeParse(id).success ? await getWithdrawal(tenantId, id) : null;
+export async function requireWithdrawal(tenantId: string, id: string, deps: Pick<WithdrawalsDeps, 'withdrawals'>): Promise<WithdrawalState> {
+  const found = z.string().uuid().safeParse(id).success ? await deps.withdrawals.get(tenantId, id) : null;
   if (!found) throw new NotFoundError('Withdrawal not found.', { withdrawal_id: id });
   return found;
 }
 
 export const WithdrawalStatusBody = z.object({ withdrawal_id: z.string().uuid() });
 
-/** Cancels a pending withdrawal: the hold is released and the status saved in ONE transaction. */
-export async function cancelWithdrawal(tenantId: string, id: string, now: Date): Promise<WithdrawalState> {
-  const w = await requireWithdrawal(tenantId, id);
-  if (w.status !== 'pending') throw new ConflictError(`A ${w.status} withdrawal cannot be cancelled; only pending ones can.`, { status: w.status });
-  const { next, events } = transition(w, 'cancelled', now.toISOString());
-  try {
-    await postEntry({
-      tenantId,
-      entryId: `withdrawal:${id}:release`,
-      entry: releaseEntry({ account: MAIN, currency: w.currency, amount: w.totalDeducted, reference: { kind: 'withdrawal', id } }),
-      now,
-      outbox: withdrawalOutbox(next, events, now),
-      extraItems: [saveWithdrawalItem(next, w.version)],
-    });
-  } catch (error) {
-    // Another change (a concurrent cancel, the batcher) moved it first.
-    if (error instanceof ExtraItemConditionError) throw new ConflictError('The withdrawal changed meanwhile; it is no longer pending.');
-    throw error;
-  }
-  return next;
+/** Cancels a pending withdrawal (409 `invalid_state` otherwise): the hold is released with the status in ONE transaction. */
+export async function cancelWithdrawal(tenantId: string, id: string, now: Date, deps: Pick<WithdrawalsDeps, 'withdrawals'>): Promise<WithdrawalState> {
+  const w = await requireWithdrawal(tenantId, id, deps);
+  return deps.withdrawals.save(w, transition(w, { kind: 'cancel' }, now), now);
 }
 
 /** A withdrawal as record 2.2; while `processing`, with the reason its chain transaction waits (if any). */
-export async function describeWithdrawal(tenantId: string, id: string, store: Pick<ChainTxStorePort, 'get'> = dynamoChainTxStore): Promise<Record<string, unknown>> {
-  const w = await requireWithdrawal(tenantId, id);
+export async function describeWithdrawal(tenantId: string, id: string, deps: Pick<WithdrawalsDeps, 'withdrawals' | 'chainTxs'>): Promise<Record<string, unknown>> {
+  const w = await requireWithdrawal(tenantId, id, deps);
   if (w.status !== 'processing') return withdrawalRecord(w);
-  const tx = await store.get(requestIdOf(w.network, w.id));
+  const tx = await deps.chainTxs.get(requestIdOf(w.network, w.id));
   return withdrawalRecord(w, tx?.reason ?? null);
 }

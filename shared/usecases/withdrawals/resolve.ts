@@ -3,17 +3,16 @@ import { checkAddress, EXPECTED_FORMAT } from '../../domain/addresses.js';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
 import { findCurrency, findCurrencyByToken, withdrawalCurrencies } from '../../domain/currencies.js';
 import { GatewayError, ValidationError } from '../../domain/errors.js';
-import { disabledCurrencies } from '../currencies/runtime.js';
 import { addressTypeOfCurrency } from './validate-address.js';
 
-/** Currencies a withdrawal can be made in: enabled for withdrawals and not switched off by configuration. */
-export const withdrawableCurrencies = (): CurrencyDefinition[] => withdrawalCurrencies(disabledCurrencies());
+/** Currencies a withdrawal can be made in: enabled for withdrawals and not switched off by configuration (`disabled`). */
+export const withdrawableCurrencies = (disabled: ReadonlySet<string>): CurrencyDefinition[] => withdrawalCurrencies(disabled);
 
-const unsupported = (code: string, field: string) =>
+const unsupported = (code: string, field: string, disabled: ReadonlySet<string>) =>
   new GatewayError('invalid_currency', `The currency ${code} is not supported for withdrawals.`, {
     field,
     currency: code,
-    supported_currencies: withdrawableCurrencies().map((c) => c.code),
+    supported_currencies: withdrawableCurrencies(disabled).map((c) => c.code),
   });
 
 export interface WithdrawalCurrencyChoice {
@@ -23,16 +22,16 @@ export interface WithdrawalCurrencyChoice {
 }
 
 /** The currency of a withdrawal body: `currency`, or `blockchain` + `token`. */
-export function resolveWithdrawalCurrency(body: WithdrawalCurrencyChoice): CurrencyDefinition {
-  const allowed = new Set(withdrawableCurrencies().map((c) => c.code));
+export function resolveWithdrawalCurrency(body: WithdrawalCurrencyChoice, disabled: ReadonlySet<string>): CurrencyDefinition {
+  const allowed = new Set(withdrawableCurrencies(disabled).map((c) => c.code));
   if (body.currency !== undefined) {
     const found = findCurrency(body.currency);
-    if (!found || !allowed.has(found.code)) throw unsupported(body.currency, 'currency');
+    if (!found || !allowed.has(found.code)) throw unsupported(body.currency, 'currency', disabled);
     return found;
   }
   if (body.blockchain !== undefined && body.token !== undefined) {
     const found = findCurrencyByToken(body.blockchain, body.token);
-    if (!found || !allowed.has(found.code)) throw unsupported(`${body.token.toUpperCase()}/${body.blockchain.toUpperCase()}`, 'token');
+    if (!found || !allowed.has(found.code)) throw unsupported(`${body.token.toUpperCase()}/${body.blockchain.toUpperCase()}`, 'token', disabled);
     return found;
   }
   if (body.blockchain !== undefined || body.token !== undefined) {

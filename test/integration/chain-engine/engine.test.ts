@@ -11,9 +11,6 @@ import { cancelChainTx, processChainTx } from '../../../shared/usecases/chain-tx
 import { requestChainTx } from '../../../shared/usecases/chain-tx/request-chain-tx.js';
 import type { ChainTxDeps } from '../../../shared/usecases/chain-tx/deps.js';
 import { resetConfig } from '../../../shared/config/config.js';
-import { resetChainTxDeps } from '../../../shared/usecases/chain-tx/runtime.js';
-import { handler as chainTxHandler } from '../../../functions/chain-tx/handler.js';
-import { handler as followerHandler } from '../../../functions/chain-tx-follower/handler.js';
 import type { SQSEvent, ScheduledEvent } from 'aws-lambda';
 import { KmsTxSigner } from '../../../shared/chain/engine/evm.js';
 import { NETWORK, SimulatedCrash, prng, startEngineEnv } from './support.js';
@@ -307,7 +304,9 @@ describe('chain-transaction engine on anvil, KMS server and DynamoDB Local', () 
       CHAIN_TX_RETRY_QUEUED_AFTER_SECONDS: '0',
     });
     resetConfig();
-    resetChainTxDeps();
+    // The workers wire themselves from that configuration when they load.
+    const { handler: chainTxHandler } = await import('../../../functions/chain-tx/handler.js');
+    const { handler: followerHandler } = await import('../../../functions/chain-tx-follower/handler.js');
     const quiet = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
       const wallet = await env.wallet();
@@ -335,7 +334,6 @@ describe('chain-transaction engine on anvil, KMS server and DynamoDB Local', () 
       expect(await env.provider.getBalance(to)).toBe(VALUE);
     } finally {
       quiet.mockRestore();
-      resetChainTxDeps();
     }
   });
 });

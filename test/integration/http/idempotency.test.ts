@@ -6,7 +6,7 @@ import { READ_WRITE } from '../../../shared/domain/scopes.js';
 import { createApi } from '../../../shared/http/pipeline.js';
 import { created, principalOf, route, type RouteResult } from '../../../shared/http/route.js';
 import { db, tableName } from '../../../shared/store/client.js';
-import { transactWrite } from '../../../shared/store/transact.js';
+import { asTransactItem, transactWrite } from '../../../shared/store/transact.js';
 import { clientAuthFrom, issueToken } from '../../../shared/usecases/auth/issue-token.js';
 import { createTenant } from '../../../shared/usecases/tenants/create-tenant.js';
 import { decimalInput } from '../../../shared/usecases/schema.js';
@@ -53,7 +53,7 @@ const api = createApi([
             ExpressionAttributeValues: { ':a': Number(req.body.amount), ':one': 1 },
           },
         },
-        ...(guard ? [guard.completeItem(result)] : []),
+        ...(guard ? [asTransactItem(guard.completeItem(result))] : []),
       ]);
       return present(result);
     },

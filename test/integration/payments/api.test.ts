@@ -1,7 +1,9 @@
 import { tronAddressFromBytes } from '../../../shared/chain/tron/create2.js';
 import { updateTenantSettings } from '../../../shared/store/tenants.js';
-import { resetConfig } from '../../../shared/config/config.js';
-import { resetPaymentsDeps } from '../../../shared/usecases/payments/deps.js';
+import { parseConfig } from '../../../shared/config/config.js';
+import { createApi } from '../../../shared/http/pipeline.js';
+import { paymentsRuntime } from '../../../shared/runtime/payments.js';
+import { paymentRoutes } from '../../../functions/payments/routes.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { caller, putFixedRates, tenantWithToken } from './support.js';
 
@@ -15,17 +17,17 @@ let a: { tenantId: string; bearer: string };
 let b: { tenantId: string; bearer: string };
 let call: ReturnType<typeof caller>;
 let callB: ReturnType<typeof caller>;
+let handler: ReturnType<typeof api>;
+
+/** The payments Lambda as a deployment with these settings wires it. */
+const api = (env: Record<string, string>) => createApi(paymentRoutes, paymentsRuntime(parseConfig({ ...process.env, ALLOW_LOOPBACK_CALLBACKS: 'true', ...env })));
 
 beforeAll(async () => {
   table = await startTestTable();
-  process.env.FORWARDER_FACTORIES = JSON.stringify({ ETH: FACTORY });
-  process.env.ALLOW_LOOPBACK_CALLBACKS = 'true';
-  resetConfig();
-  resetPaymentsDeps();
+  handler = api({ FORWARDER_FACTORIES: JSON.stringify({ ETH: FACTORY }) });
   await putFixedRates();
   a = await tenantWithToken('Payments A');
   b = await tenantWithToken('Payments B');
-  const { handler } = await import('../../../functions/payments/handler.js');
   call = caller(handler, () => a.bearer);
   callB = caller(handler, () => b.bearer);
 });
@@ -76,7 +78,6 @@ describe('POST /payments/', () => {
   it('enforces max_payment_amount and daily_payment_limit', async () => {
     const t = await tenantWithToken('Limited');
     await updateTenantSettings(t.tenantId, { limits: { max_payment_amount: '100', daily_payment_limit: '150', max_withdrawal_amount: null, daily_withdrawal_limit: null } });
-    const { handler } = await import('../../../functions/payments/handler.js');
     const c = caller(handler, () => t.bearer);
     expect((await c('POST', '/payments/', { body: { amount: '101', currency: 'USDTERC20' } })).status).toBe(400);
     expect((await c('POST', '/payments/', { body: { amount: '100', currency: 'USDTERC20' } })).status).toBe(201);
@@ -97,7 +98,6 @@ describe('POST /payments/', () => {
   it('refuses creations beyond the hourly limit with 429', async () => {
     const t = await tenantWithToken('Busy');
     await updateTenantSettings(t.tenantId, { payment_creations_per_hour: 2 });
-    const { handler } = await import('../../../functions/payments/handler.js');
     const c = caller(handler, () => t.bearer);
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) statuses.push((await c('POST', '/payments/', { body: { amount: '20', currency: 'USDTERC20' } })).status);
@@ -127,7 +127,6 @@ describe('reading and changing payments', () => {
 
   it('lists in variant A (page form) and variant B (offset form)', async () => {
     const t = await tenantWithToken('Lister');
-    const { handler } = await import('../../../functions/payments/handler.js');
     const c = caller(handler, () => t.bearer);
     for (const amount of ['20', '50', '30']) expect((await c('POST', '/payments/', { body: { amount, currency: 'USDTERC20', order_id: `o-${amount}` } })).status).toBe(201);
     await c('POST', '/payments/', { body: { amount: '60', currency: 'ETH' } }).then((r) => expect(r.status).toBe(201));
@@ -173,19 +172,9 @@ describe('reading and changing payments', () => {
 
   it('creates a TRON (USDTTRC20) payment with a TRON CREATE2 address once a TRON factory is configured', async () => {
     const tron = (fill: number) => tronAddressFromBytes(Uint8Array.from([0x41, ...new Array<number>(20).fill(fill)]));
-    process.env.FORWARDER_FACTORIES = JSON.stringify({ ETH: FACTORY, TRX: tron(0x11) });
-    process.env.FORWARDER_IMPLEMENTATION_TRX = tron(0x22);
-    resetConfig();
-    resetPaymentsDeps();
-    try {
-      const res = await call('POST', '/payments/', { body: { amount: '15', blockchain: 'TRON', token: 'USDT' } });
-      expect([res.status, res.body.currency, res.body.blockchain, res.body.amount_crypto]).toEqual([201, 'USDTTRC20', 'TRX', '15.000000']);
-      expect(res.body.address).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
-    } finally {
-      process.env.FORWARDER_FACTORIES = JSON.stringify({ ETH: FACTORY });
-      delete process.env.FORWARDER_IMPLEMENTATION_TRX;
-      resetConfig();
-      resetPaymentsDeps();
-    }
+    const withTron = caller(api({ FORWARDER_FACTORIES: JSON.stringify({ ETH: FACTORY, TRX: tron(0x11) }), FORWARDER_IMPLEMENTATION_TRX: tron(0x22) }), () => a.bearer);
+    const res = await withTron('POST', '/payments/', { body: { amount: '15', blockchain: 'TRON', token: 'USDT' } });
+    expect([res.status, res.body.currency, res.body.blockchain, res.body.amount_crypto]).toEqual([201, 'USDTTRC20', 'TRX', '15.000000']);
+    expect(res.body.address).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
   });
 });

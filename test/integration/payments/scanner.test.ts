@@ -1,10 +1,11 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { BlockRef, EvmChainPort, TransferLog } from '../../../shared/chain/evm/scanner.js';
-import { resetConfig } from '../../../shared/config/config.js';
+import { parseConfig } from '../../../shared/config/config.js';
+import { scannerRuntime } from '../../../shared/runtime/payments.js';
 import { db, tableName } from '../../../shared/store/client.js';
 import { keys } from '../../../shared/store/keys.js';
 import { acquireLease, releaseLease } from '../../../shared/store/scanner.js';
-import { defaultPaymentsDeps, resetPaymentsDeps } from '../../../shared/usecases/payments/deps.js';
+import type { ScannerDeps } from '../../../shared/usecases/payments/ports.js';
 import { initCursor, scanOnce } from '../../../shared/usecases/payments/scan.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { putFixedRates } from './support.js';
@@ -16,6 +17,7 @@ import { putFixedRates } from './support.js';
  */
 const TOKEN = '0x00000000000000000000000000000000000000aa';
 let table: TestTable;
+let payments: ScannerDeps;
 
 /** An in-memory chain of `height` blocks whose every block has one Transfer to an unwatched address. */
 function fakeChain(height: number): EvmChainPort {
@@ -51,10 +53,9 @@ async function watch(count: number, offset: number): Promise<void> {
 
 beforeAll(async () => {
   table = await startTestTable();
-  process.env.FORWARDER_FACTORIES = JSON.stringify({ ETH: '0x1111111111111111111111111111111111111111' });
-  process.env.TOKEN_CONTRACTS = JSON.stringify({ USDTERC20: TOKEN });
-  resetConfig();
-  resetPaymentsDeps();
+  payments = scannerRuntime(
+    parseConfig({ ...process.env, FORWARDER_FACTORIES: JSON.stringify({ ETH: '0x1111111111111111111111111111111111111111' }), TOKEN_CONTRACTS: JSON.stringify({ USDTERC20: TOKEN }) }),
+  );
   await putFixedRates();
 });
 
@@ -71,7 +72,7 @@ describe('chain scanner', () => {
       await watch(count - watched, watched);
       watched = count;
       const chain = fakeChain(count === 10 ? 100 : 200);
-      const deps = { chain, sweep, payments: defaultPaymentsDeps(), maxRange: 100 };
+      const deps = { ...payments, chain, sweep, maxRange: 100 };
       await initCursor('ETH', count === 10 ? 0 : 100, deps);
       const before = chain.calls;
       const report = await scanOnce('ETH', deps);

@@ -22,7 +22,10 @@ import type { ChainTxDeps } from '../../../shared/usecases/chain-tx/deps.js';
 import { followChainTx } from '../../../shared/usecases/chain-tx/follow-chain-txs.js';
 import { processChainTx } from '../../../shared/usecases/chain-tx/process-chain-tx.js';
 import { requestChainTx } from '../../../shared/usecases/chain-tx/request-chain-tx.js';
-import { defaultPaymentsDeps, factoryOf, resetPaymentsDeps } from '../../../shared/usecases/payments/deps.js';
+import { config } from '../../../shared/config/config.js';
+import { factoryOf, scannerRuntime } from '../../../shared/runtime/payments.js';
+import { withdrawalsRuntime } from '../../../shared/runtime/withdrawals.js';
+import { batcherDeps } from '../../support/withdrawals.js';
 import { initCursor, scanOnce } from '../../../shared/usecases/payments/scan.js';
 import { onSweepResult, sweepReference } from '../../../shared/usecases/payments/settle.js';
 import { engineSweep } from '../../../shared/usecases/payments/sweep-engine.js';
@@ -109,7 +112,6 @@ beforeAll(async () => {
   process.env.PAYMENT_CONFIRMATIONS = String(CONFIRMATIONS);
   process.env.TRON_API_URL = node.url;
   resetConfig();
-  resetPaymentsDeps();
   await putFixedRates();
 });
 
@@ -119,7 +121,6 @@ afterAll(async () => {
   await table?.stop();
   for (const k of ['FORWARDER_FACTORIES', 'FORWARDER_IMPLEMENTATION_TRX', 'TOKEN_CONTRACTS', 'PAYMENT_CONFIRMATIONS', 'TRON_API_URL']) delete process.env[k];
   resetConfig();
-  resetPaymentsDeps();
 });
 
 describe('the chain-transaction engine on TRON', () => {
@@ -204,10 +205,10 @@ describe('the chain-transaction engine on TRON', () => {
     const { handler } = await import('../../../functions/withdrawals/handler.js');
     const call = caller(handler, () => t.bearer);
     const w = await call('POST', '/withdrawal/', { body: { amount: '5', currency: 'USDTTRC20', address: recipient() } });
-    const batch = { wallet: async () => poor, chainTx: engineDeps(), tokenContract: (c: string) => (c === 'USDTTRC20' ? USDT : null), stage: 'test', now: () => new Date() };
+    const batch = batcherDeps({ wallet: async () => poor, chainTx: engineDeps(), tokenContract: (c: string) => (c === 'USDTTRC20' ? USDT : null) });
     await runWithdrawalBatch(batch);
     await processChainTx(`TRX:${w.body.id as string}`, engineDeps());
-    expect(await describeWithdrawal(t.tenantId, w.body.id as string)).toMatchObject({ status: 'processing', status_reason: 'insufficient_gas', transaction_hash: null });
+    expect(await describeWithdrawal(t.tenantId, w.body.id as string, withdrawalsRuntime(config()))).toMatchObject({ status: 'processing', status_reason: 'insufficient_gas', transaction_hash: null });
     const read = await call('GET', `/withdrawal/${w.body.id as string}/`);
     expect([read.body.status, read.body.status_reason]).toEqual(['processing', 'insufficient_gas']);
   });
@@ -246,7 +247,8 @@ describe('a USDTTRC20 payment end to end', () => {
     expect(created.body.address).toBe(tronDepositAddress(FACTORY, IMPLEMENTATION, stored?.salt ?? ''));
 
     const client = new TronGridClient(node.url);
-    const deps = { chain: tronScanChain(client), sweep: engineSweep(factoryOf, async () => hot, engineDeps()), payments: defaultPaymentsDeps() };
+    const payments = scannerRuntime(config());
+    const deps = { ...payments, chain: tronScanChain(client), sweep: engineSweep((network) => factoryOf(config(), network), async () => hot, engineDeps()) };
     await initCursor('TRX', node.head().number, deps);
     node.transfer(USDT, created.body.address as string, 25_000_000n);
     node.mine(1);
@@ -268,7 +270,7 @@ describe('a USDTTRC20 payment end to end', () => {
     expect(node.tokenBalance(USDT, TREASURY)).toBe(25_000_000n);
     expect(node.tokenBalance(USDT, created.body.address as string)).toBe(0n);
 
-    await onSweepResult(sweepReference(sending as NonNullable<typeof sending>), { ok: true, txHash: swept.mined?.hash ?? '' }, defaultPaymentsDeps(), new Date());
+    await onSweepResult(sweepReference(sending as NonNullable<typeof sending>), { ok: true, txHash: swept.mined?.hash ?? '' }, payments, new Date());
     const done = await getPayment(t.tenantId, id);
     expect(done?.status).toBe('completed');
     const balance = await getBalance(t.tenantId, 'main', 'USDTTRC20');
@@ -288,7 +290,7 @@ describe('a USDTTRC20 withdrawal end to end', () => {
     expect(created.status).toBe(201);
     const id = created.body.id as string;
 
-    const deps = { wallet: async () => hot, chainTx: engineDeps(), tokenContract: (c: string) => (c === 'USDTTRC20' ? USDT : null), stage: 'test', now: () => new Date() };
+    const deps = batcherDeps({ wallet: async () => hot, chainTx: engineDeps(), tokenContract: (c: string) => (c === 'USDTTRC20' ? USDT : null) });
     expect(await runWithdrawalBatch(deps)).toMatchObject({ processing: 1 });
     const requestId = `TRX:${id}`;
     const sent = await processChainTx(requestId, engineDeps());
@@ -297,8 +299,8 @@ describe('a USDTTRC20 withdrawal end to end', () => {
     expect(done.status).toBe('confirmed');
     expect(node.tokenBalance(USDT, to)).toBe(12_500_000n);
 
-    await onWithdrawalChainResult(t.tenantId, id, { ok: true, txHash: done.mined?.hash ?? '' }, new Date());
-    await onWithdrawalChainResult(t.tenantId, id, { ok: true, txHash: done.mined?.hash ?? '' }, new Date());
+    await onWithdrawalChainResult(t.tenantId, id, { ok: true, txHash: done.mined?.hash ?? '' }, new Date(), deps);
+    await onWithdrawalChainResult(t.tenantId, id, { ok: true, txHash: done.mined?.hash ?? '' }, new Date(), deps);
     const read = await call('GET', `/withdrawal/${id}/`);
     expect([read.body.status, read.body.transaction_hash]).toEqual(['completed', done.mined?.hash]);
     // The recipient had never been activated: the activation fee was part of the network fee held and booked.

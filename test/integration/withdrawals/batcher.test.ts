@@ -6,6 +6,7 @@ import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustm
 import type { BatcherDeps } from '../../../shared/usecases/withdrawals/process.js';
 import { erc20TransferData, runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
+import { batcherDeps } from '../../support/withdrawals.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
 
 /** The batcher (pending -> processing with a chain-tx request), the chain result consumer, and the staging addresses. */
@@ -16,13 +17,14 @@ let table: TestTable;
 let t: { tenantId: string; bearer: string };
 let call: ReturnType<typeof caller>;
 
-const deps = (stage = 'test'): BatcherDeps => ({
-  wallet: async () => ({ keyId: 'key-1', address: WALLET }),
-  chainTx: { store: dynamoChainTxStore, clock: () => new Date() },
-  tokenContract: (code) => (code === 'USDTERC20' ? USDT : null),
-  stage,
-  now: () => new Date(),
-});
+const deps = (stage = 'test', now = () => new Date()): BatcherDeps =>
+  batcherDeps({
+    wallet: async () => ({ keyId: 'key-1', address: WALLET }),
+    chainTx: { store: dynamoChainTxStore, clock: () => new Date() },
+    tokenContract: (code) => (code === 'USDTERC20' ? USDT : null),
+    stage,
+    now,
+  });
 
 const sqs = (tenantId: string, type: string, reference: string, txHash: string | null): SQSEvent =>
   ({
@@ -108,7 +110,7 @@ describe('withdrawal batcher', () => {
     // Within a minute it is left alone; after it, the request is made again.
     await runWithdrawalBatch(deps());
     expect(await dynamoChainTxStore.get(requestIdOf('ETH', id))).toBeUndefined();
-    await runWithdrawalBatch({ ...deps(), now: () => new Date(Date.now() + 120_000) });
+    await runWithdrawalBatch(deps('test', () => new Date(Date.now() + 120_000)));
     expect(await dynamoChainTxStore.get(requestIdOf('ETH', id))).toMatchObject({ purpose: 'withdrawal', reference: id });
   });
 

@@ -18,7 +18,7 @@ import { outboxEventFromItem } from '../../../shared/store/outbox.js';
 import type { ChainTxDeps } from '../../../shared/usecases/chain-tx/deps.js';
 import { followOnce, walletHealth } from '../../../shared/usecases/chain-tx/follow-chain-txs.js';
 import { processChainTx } from '../../../shared/usecases/chain-tx/process-chain-tx.js';
-import { resetChainTxDeps } from '../../../shared/usecases/chain-tx/runtime.js';
+import { batcherDeps } from '../../support/withdrawals.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import type { BatcherDeps } from '../../../shared/usecases/withdrawals/process.js';
 import { runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process.js';
@@ -167,7 +167,6 @@ describe('withdrawals end to end: HTTP -> batcher -> chain-tx engine on anvil (c
       CHAIN_TX_RETRY_QUEUED_AFTER_SECONDS: '0',
     });
     resetConfig();
-    resetChainTxDeps();
 
     await putFixedRates();
     const t = await tenantWithToken('End to end');
@@ -191,7 +190,6 @@ describe('withdrawals end to end: HTTP -> batcher -> chain-tx engine on anvil (c
   });
 
   afterAll(async () => {
-    resetChainTxDeps();
     await env?.stop();
   });
 
@@ -348,16 +346,17 @@ describe('withdrawals end to end: HTTP -> batcher -> chain-tx engine on anvil (c
   test('the batcher killed between the status change and the chain-tx request: asked again a minute later, sent once', async () => {
     const nonceBefore = await env.provider.getTransactionCount(hot.address, 'latest');
     const w = await create('12.5');
-    const deps = (now: () => Date, lost = false): BatcherDeps => ({
-      wallet: async () => hot,
-      chainTx: {
-        store: lost ? { ...dynamoChainTxStore, create: async () => { throw new SimulatedCrash('after_nonce'); } } : dynamoChainTxStore,
-        clock: () => new Date(),
-      },
-      tokenContract: (code) => (code === CURRENCY ? usdt : null),
-      stage: 'local',
-      now,
-    });
+    const deps = (now: () => Date, lost = false): BatcherDeps =>
+      batcherDeps({
+        wallet: async () => hot,
+        chainTx: {
+          store: lost ? { ...dynamoChainTxStore, create: async () => { throw new SimulatedCrash('after_nonce'); } } : dynamoChainTxStore,
+          clock: () => new Date(),
+        },
+        tokenContract: (code) => (code === CURRENCY ? usdt : null),
+        stage: 'local',
+        now,
+      });
     expect(await runWithdrawalBatch(deps(() => new Date(), true))).toMatchObject({ skipped: 1 });
     expect((await call('GET', `/withdrawal/${w.id}/`)).body.status).toBe('processing');
     const requestId = requestIdOf(ETH, w.id);

@@ -2,6 +2,7 @@ import { getBalance, platformBalances } from '../../../shared/store/ledger.js';
 import { dynamoChainTxStore } from '../../../shared/store/chain-tx.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import { runWithdrawalBatch, STAGING_COMPLETE } from '../../../shared/usecases/withdrawals/process.js';
+import { batcherDeps } from '../../support/withdrawals.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
 
@@ -58,13 +59,13 @@ describe('withdrawal network fees from configuration', () => {
     expect(free.body).toMatchObject({ network_fee: '0.00000000', total_deducted: '50.50000000' });
 
     // The staging address completes without a chain transaction: the fee recorded at creation is what is booked.
-    const report = await runWithdrawalBatch({
-      wallet: async () => ({ keyId: 'unused', address: '0x1111111111111111111111111111111111111111' }),
-      chainTx: { store: dynamoChainTxStore, clock: () => new Date() },
-      tokenContract: () => null,
-      stage: 'test',
-      now: () => new Date(),
-    });
+    const report = await runWithdrawalBatch(
+      batcherDeps({
+        wallet: async () => ({ keyId: 'unused', address: '0x1111111111111111111111111111111111111111' }),
+        chainTx: { store: dynamoChainTxStore, clock: () => new Date() },
+        tokenContract: () => null,
+      }),
+    );
     expect(report).toMatchObject({ completed: 2 });
     expect((await call('GET', `/withdrawal/${made.body.id}/`)).body.status).toBe('completed');
     expect(await getBalance(t.tenantId, 'main', 'USDTERC20')).toEqual({ amount: '97.5', pending: '0', locked: '0' });

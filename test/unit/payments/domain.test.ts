@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { CURRENCIES } from '../../../shared/domain/currencies.js';
 import { gte, mul, toBaseUnits } from '../../../shared/domain/money.js';
 import type { Deposit, PaymentState } from '../../../shared/domain/payments.js';
-import { amountSortKey, isCancellable, lateness, PaymentTransitionError, quote, transition } from '../../../shared/domain/payments.js';
+import { ConflictError } from '../../../shared/domain/errors.js';
+import { isCancellable, lateness, quote, transition } from '../../../shared/domain/payments.js';
+import { usdAmountSortKey as amountSortKey } from '../../../shared/store/keys.js';
 
 const rates = { USDTERC20: '1', ETH: '3000', EUR: '1.1', GBP: '1.25', DAIERC20: '1' };
 const now = new Date('2026-01-01T00:00:00Z');
@@ -51,56 +53,56 @@ describe('quote', () => {
 describe('transition', () => {
   it('deposit -> confirming with events; confirmations -> confirmed; sweep -> sending -> completed (settle)', () => {
     const a = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '25') }, now);
-    expect(a.payment.status).toBe('confirming');
+    expect(a.state.status).toBe('confirming');
     expect(a.events.map((e) => e.type)).toEqual(['deposit_received', 'payment_status_update', 'payment.processing']);
-    const b = confirm(a.payment, ['d1']);
-    expect(b.payment.status).toBe('confirmed');
-    const c = transition(b.payment, { kind: 'sweep_started' }, now);
-    expect(c.payment.status).toBe('sending');
-    const d = transition(c.payment, { kind: 'sweep_completed', txHash: '0xs', usdRate: '1' }, now);
-    expect([d.payment.status, d.settle, d.payment.merchantReceived, d.payment.merchantReceivedUsd]).toEqual(['completed', true, '24.75', '24.75']);
+    const b = confirm(a.state, ['d1']);
+    expect(b.state.status).toBe('confirmed');
+    const c = transition(b.state, { kind: 'sweep_started' }, now);
+    expect(c.state.status).toBe('sending');
+    const d = transition(c.state, { kind: 'sweep_completed', txHash: '0xs', usdRate: '1' }, now);
+    expect([d.state.status, d.effects.some((e) => e.kind === 'post_entry'), d.state.merchantReceived, d.state.merchantReceivedUsd]).toEqual(['completed', true, '24.75', '24.75']);
     expect(d.events.map((e) => e.type)).toEqual(['deposit_merged', 'payment_status_update', 'payment.completed']);
   });
 
   it('underpayment within the tolerance confirms; below it is partially_paid', () => {
-    const a = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '24.9') }, now).payment;
-    expect(confirm(a, ['d1']).payment.status).toBe('partially_paid');
+    const a = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '24.9') }, now).state;
+    expect(confirm(a, ['d1']).state.status).toBe('partially_paid');
     const tolerant = transition(a, { kind: 'confirmations', byDeposit: { d1: 2 }, confirmationsNeeded: 2, tolerancePercent: '0.5' }, now);
-    expect(tolerant.payment.status).toBe('confirmed');
+    expect(tolerant.state.status).toBe('confirmed');
   });
 
   it('a re-priced (not fixed rate) payment settles at the detection rate', () => {
-    const a = transition(payment({ isFixedRate: false }), { kind: 'deposit', deposit: deposit('d1', '24') }, now).payment;
+    const a = transition(payment({ isFixedRate: false }), { kind: 'deposit', deposit: deposit('d1', '24') }, now).state;
     const t = transition(a, { kind: 'confirmations', byDeposit: { d1: 2 }, confirmationsNeeded: 2, tolerancePercent: '0', repriced: '24' }, now);
-    expect(t.payment.status).toBe('confirmed');
-    const fixed = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '24') }, now).payment;
-    expect(transition(fixed, { kind: 'confirmations', byDeposit: { d1: 2 }, confirmationsNeeded: 2, tolerancePercent: '0', repriced: '24' }, now).payment.status).toBe('partially_paid');
+    expect(t.state.status).toBe('confirmed');
+    const fixed = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '24') }, now).state;
+    expect(transition(fixed, { kind: 'confirmations', byDeposit: { d1: 2 }, confirmationsNeeded: 2, tolerancePercent: '0', repriced: '24' }, now).state.status).toBe('partially_paid');
   });
 
   it('a wrong-currency deposit is recorded and flagged but does not move the payment', () => {
     const t = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '25', { currency: 'USDCERC20', status: 'wrong_currency' }) }, now);
-    expect([t.payment.status, t.payment.flags]).toEqual(['waiting', ['wrong_token']]);
+    expect([t.state.status, t.state.flags]).toEqual(['waiting', ['wrong_token']]);
   });
 
   it('a reorg drops the deposit: back to waiting', () => {
-    const a = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '25') }, now).payment;
+    const a = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '25') }, now).state;
     const t = transition(a, { kind: 'reorg', depositIds: ['d1'] }, now);
-    expect([t.payment.status, t.payment.deposits, t.payment.transactionHash]).toEqual(['waiting', [], null]);
+    expect([t.state.status, t.state.deposits, t.state.transactionHash]).toEqual(['waiting', [], null]);
   });
 
   it('guards: cancel only while waiting with no deposit; expire only while waiting', () => {
     expect(isCancellable(payment())).toBe(true);
-    const a = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '25') }, now).payment;
-    expect(() => transition(a, { kind: 'cancel' }, now)).toThrow(PaymentTransitionError);
-    expect(() => transition(a, { kind: 'expire' }, now)).toThrow(PaymentTransitionError);
+    const a = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '25') }, now).state;
+    expect(() => transition(a, { kind: 'cancel' }, now)).toThrow(ConflictError);
+    expect(() => transition(a, { kind: 'expire' }, now)).toThrow(ConflictError);
     expect(transition(payment(), { kind: 'expire' }, now).events.map((e) => e.type)).toEqual(['payment_status_update', 'payment.expired']);
-    expect(transition(payment(), { kind: 'cancel' }, now).payment.status).toBe('cancelled');
+    expect(transition(payment(), { kind: 'cancel' }, now).state.status).toBe('cancelled');
   });
 
   it('the same deposit twice changes nothing', () => {
-    const a = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '25') }, now).payment;
+    const a = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '25') }, now).state;
     const again = transition(a, { kind: 'deposit', deposit: deposit('d1', '25') }, now);
-    expect([again.payment, again.events]).toEqual([a, []]);
+    expect([again.state, again.events]).toEqual([a, []]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { CURRENCIES } from '../../../shared/domain/currencies.js';
 import { add, lte } from '../../../shared/domain/money.js';
-import { DEFAULT_NETWORK_FEES, eight, quoteWithdrawal, withdrawalAmountSortKey, withdrawalQuote } from '../../../shared/domain/withdrawals.js';
+import { DEFAULT_NETWORK_FEES, eight, quoteWithdrawal, withdrawalQuote } from '../../../shared/domain/withdrawal-fees.js';
+import { cryptoAmountSortKey as withdrawalAmountSortKey } from '../../../shared/store/keys.js';
 
 const fees = DEFAULT_NETWORK_FEES;
 

@@ -1,36 +1,18 @@
-import { config, resetConfig } from '../../../shared/config/config.js';
+import { parseConfig } from '../../../shared/config/config.js';
 import { CURRENCIES } from '../../../shared/domain/currencies.js';
 import type { Tenant } from '../../../shared/domain/tenant.js';
 import { defaultSettings } from '../../../shared/domain/tenant.js';
-import { DEFAULT_NETWORK_FEES, networkFeeTable, parseNetworkFeeOverrides, quoteWithdrawal, withdrawalQuote } from '../../../shared/domain/withdrawals.js';
+import { DEFAULT_NETWORK_FEES, networkFeeTable, parseNetworkFeeOverrides, quoteWithdrawal, withdrawalQuote } from '../../../shared/domain/withdrawal-fees.js';
 import { EstimateWithdrawalBody, estimateWithdrawal, FeeEstimateBody, feeEstimate, withdrawalLimits } from '../../../shared/usecases/withdrawals/estimate.js';
-import { defaultWithdrawalFeeDeps } from '../../../shared/usecases/withdrawals/network-fees.js';
+import { withdrawalFees } from '../../../shared/runtime/withdrawals.js';
 
 /** Withdrawal network fees: catalogue defaults, overridden by the operator's `WITHDRAWAL_NETWORK_FEES`. */
 
 const tenant = { id: 'tenant-1', settings: defaultSettings({ requestsPerHour: 1000, paymentCreationsPerHour: 100 }) } as unknown as Tenant;
-const KEYS = ['TABLE_NAME', 'STAGE', 'WITHDRAWAL_NETWORK_FEES', 'DISABLED_CURRENCIES'] as const;
-let saved: Partial<Record<(typeof KEYS)[number], string | undefined>> = {};
-
 /** Configuration of a deployment with this `WITHDRAWAL_NETWORK_FEES` (unset: undefined). */
-function configure(fees: string | undefined): void {
-  Object.assign(process.env, { TABLE_NAME: 'unit', STAGE: 'local', DISABLED_CURRENCIES: '' });
-  if (fees === undefined) delete process.env.WITHDRAWAL_NETWORK_FEES;
-  else process.env.WITHDRAWAL_NETWORK_FEES = fees;
-  resetConfig();
-}
-
-beforeEach(() => {
-  saved = Object.fromEntries(KEYS.map((k) => [k, process.env[k]]));
-});
-
-afterEach(() => {
-  for (const k of KEYS) {
-    if (saved[k] === undefined) delete process.env[k];
-    else process.env[k] = saved[k];
-  }
-  resetConfig();
-});
+const configure = (fees: string | undefined) => parseConfig({ TABLE_NAME: 'unit', STAGE: 'local', DISABLED_CURRENCIES: '', ...(fees === undefined ? {} : { WITHDRAWAL_NETWORK_FEES: fees }) });
+/** What the withdrawal estimates read, wired from that configuration as the withdrawals runtime does. */
+const depsOf = (fees: string | undefined) => ({ fees: withdrawalFees(configure(fees)), rates: { disabled: new Set<string>() } });
 
 describe('network fee table', () => {
   it('applies overrides over the defaults, canonical decimals, other currencies unchanged', () => {
@@ -69,38 +51,31 @@ describe('network fee table', () => {
 
 describe('configuration WITHDRAWAL_NETWORK_FEES', () => {
   it('is parsed into overrides; absent, there are none', () => {
-    configure('{"USDTERC20":"1.5"}');
-    expect(config().WITHDRAWAL_NETWORK_FEES).toEqual({ USDTERC20: '1.5' });
-    configure(undefined);
-    expect(config().WITHDRAWAL_NETWORK_FEES).toEqual({});
-    expect(defaultWithdrawalFeeDeps().networkFees).toEqual(DEFAULT_NETWORK_FEES);
+    expect(configure('{"USDTERC20":"1.5"}').WITHDRAWAL_NETWORK_FEES).toEqual({ USDTERC20: '1.5' });
+    expect(configure(undefined).WITHDRAWAL_NETWORK_FEES).toEqual({});
+    expect(depsOf(undefined).fees.networkFees).toEqual(DEFAULT_NETWORK_FEES);
   });
 
   it('a bad value fails configuration parsing with a clear message', () => {
-    configure('{"USDTXYZ":"1"}');
-    expect(() => config()).toThrow(/^Invalid configuration: WITHDRAWAL_NETWORK_FEES: unknown currency code "USDTXYZ" \(known: /);
-    configure('{"USDTERC20":"-0.5"}');
-    expect(() => config()).toThrow('Invalid configuration: WITHDRAWAL_NETWORK_FEES: USDTERC20 must be a non-negative decimal string such as "1.5", not "-0.5"');
-    configure('{"USDTERC20":1.5}');
-    expect(() => config()).toThrow('Invalid configuration: WITHDRAWAL_NETWORK_FEES: USDTERC20 must be a non-negative decimal string such as "1.5", not 1.5');
-    configure('1.5');
-    expect(() => config()).toThrow('Invalid configuration: WITHDRAWAL_NETWORK_FEES: must be a JSON object of currency code to fee, e.g. {"USDTERC20":"1.5"}');
+    expect(() => configure('{"USDTXYZ":"1"}')).toThrow(/^Invalid configuration: WITHDRAWAL_NETWORK_FEES: unknown currency code "USDTXYZ" \(known: /);
+    expect(() => configure('{"USDTERC20":"-0.5"}')).toThrow('Invalid configuration: WITHDRAWAL_NETWORK_FEES: USDTERC20 must be a non-negative decimal string such as "1.5", not "-0.5"');
+    expect(() => configure('{"USDTERC20":1.5}')).toThrow('Invalid configuration: WITHDRAWAL_NETWORK_FEES: USDTERC20 must be a non-negative decimal string such as "1.5", not 1.5');
+    expect(() => configure('1.5')).toThrow('Invalid configuration: WITHDRAWAL_NETWORK_FEES: must be a JSON object of currency code to fee, e.g. {"USDTERC20":"1.5"}');
   });
 
   it('an override changes the estimate, the fee estimate and the limits (read from configuration)', async () => {
-    configure(undefined);
     const body = EstimateWithdrawalBody.parse({ amount: '100', currency: 'USDTERC20', final_amount: true });
-    expect(await estimateWithdrawal(body, tenant)).toMatchObject({ network_fee: '3.00000000', fee: '4.00000000', total_deducted: '104.00000000' });
+    expect(await estimateWithdrawal(body, tenant, depsOf(undefined))).toMatchObject({ network_fee: '3.00000000', fee: '4.00000000', total_deducted: '104.00000000' });
 
-    configure('{"USDTERC20":"1.5"}');
-    expect(await estimateWithdrawal(body, tenant)).toMatchObject({ amount: '100.00000000', network_fee: '1.50000000', fee: '2.50000000', total_deducted: '102.50000000' });
+    const overridden = depsOf('{"USDTERC20":"1.5"}');
+    expect(await estimateWithdrawal(body, tenant, overridden)).toMatchObject({ amount: '100.00000000', network_fee: '1.50000000', fee: '2.50000000', total_deducted: '102.50000000' });
     const gross = EstimateWithdrawalBody.parse({ amount: '102.5', currency: 'USDTERC20' });
-    expect(await estimateWithdrawal(gross, tenant)).toMatchObject({ amount: '100.00000000', network_fee: '1.50000000', total_deducted: '102.50000000' });
-    expect(feeEstimate(FeeEstimateBody.parse({ amount: '100', currency: 'USDTERC20' }), tenant)).toMatchObject({ network_fee: '1.50000000', total_deducted: '102.50000000' });
-    const limits = withdrawalLimits(tenant).currencies as { currency: string; network_fee: string }[];
+    expect(await estimateWithdrawal(gross, tenant, overridden)).toMatchObject({ amount: '100.00000000', network_fee: '1.50000000', total_deducted: '102.50000000' });
+    expect(feeEstimate(FeeEstimateBody.parse({ amount: '100', currency: 'USDTERC20' }), tenant, overridden)).toMatchObject({ network_fee: '1.50000000', total_deducted: '102.50000000' });
+    const limits = withdrawalLimits(tenant, overridden).currencies as { currency: string; network_fee: string }[];
     expect(limits.find((c) => c.currency === 'USDTERC20')?.network_fee).toBe('1.50000000');
     expect(limits.find((c) => c.currency === 'USDCERC20')?.network_fee).toBe('3.00000000');
     // Passed in explicitly, the table wins over configuration.
-    expect(await estimateWithdrawal(body, tenant, { networkFees: networkFeeTable({ USDTERC20: '0' }) })).toMatchObject({ network_fee: '0.00000000', total_deducted: '101.00000000' });
+    expect(await estimateWithdrawal(body, tenant, { ...overridden, fees: { networkFees: networkFeeTable({ USDTERC20: '0' }) } })).toMatchObject({ network_fee: '0.00000000', total_deducted: '101.00000000' });
   });
 });

@@ -1,0 +1,126 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ConflictError } from '../domain/errors.js';
+import type { EntryDraft } from '../domain/ledger.js';
+import type { Decimal } from '../domain/money.js';
+import { db, tableName } from './client.js';
+import { ExtraItemConditionError, postEntry } from './ledger.js';
+import type { Key } from './keys.js';
+import type { OutboxEvent } from './outbox.js';
+import { outboxEvent, outboxPutItem } from './outbox.js';
+import type { TransactItem } from './transact.js';
+import { TransactionConditionError, transactWrite } from './transact.js';
+import { storedDecimal } from './values.js';
+
+/**
+ * One way to store a versioned aggregate (a payment, a withdrawal): the whole state as JSON text (`state`: every
+ * amount a decimal string inside it, so nothing passes through a float) beside the attributes its indexes and
+ * filters read. The repository alone bumps the version: every save is a put conditioned on the version read
+ * (or on absence, for a creation) and stores the next one.
+ */
+
+export interface Versioned {
+  readonly version: number;
+}
+
+/** The conditions a versioned put may carry, by name. */
+export const CONDITIONS = {
+  /** A creation: nothing stored under the key yet. */
+  absent: { ConditionExpression: 'attribute_not_exists(pk)' },
+  /** A change: the stored version is still the one read. */
+  version: (expected: number) => ({ ConditionExpression: '#v = :v', ExpressionAttributeNames: { '#v': 'version' }, ExpressionAttributeValues: { ':v': expected } }),
+} as const;
+
+/** The state as it will be stored: version 1 for a creation, else the version read plus one. */
+export const nextVersion = <S extends Versioned>(state: S, expected: number | null): S => ({ ...state, version: expected === null ? 1 : expected + 1 });
+
+/** Put of an aggregate item (built by the repository from the saved state), conditioned by `expected`. */
+export function versionedPut(item: Record<string, unknown>, expected: number | null): TransactItem {
+  return { Put: { TableName: tableName(), Item: item, ...(expected === null ? CONDITIONS.absent : CONDITIONS.version(expected)) } };
+}
+
+/** The attributes every versioned aggregate item carries: its state, version and type. */
+export const stateAttributes = <S extends Versioned>(type: string, state: S) => ({ type, version: state.version, state: JSON.stringify(state) });
+
+export function stateOf<S>(item: Record<string, unknown>, type: string): S {
+  if (item.type !== type || typeof item.state !== 'string') throw new TypeError(`Not a ${type} item`);
+  return JSON.parse(item.state) as S;
+}
+
+/** Reads an aggregate, strongly consistent. */
+export async function loadState<S>(key: Key, type: string): Promise<S | null> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  return Item ? stateOf<S>(Item, type) : null;
+}
+
+export interface AggregateEvent {
+  readonly type: string;
+  /** Natural key of the event within its aggregate: a replayed change writes the same event id. */
+  readonly key: string;
+  readonly payload: Readonly<Record<string, unknown>>;
+}
+
+/** The outbox events of a change, with natural ids `<aggregate>:<id>:<key>`, each payload carrying `extra`. */
+export function aggregateOutbox(
+  aggregate: { readonly type: string; readonly id: string; readonly tenantId: string },
+  events: readonly AggregateEvent[],
+  extra: Readonly<Record<string, unknown>>,
+  now: Date,
+): OutboxEvent[] {
+  return events.map((e) => outboxEvent(aggregate.tenantId, e.type, { ...e.payload, ...extra }, { now, eventId: `${aggregate.type}:${aggregate.id}:${e.key}` }));
+}
+
+export const outboxItems = (events: readonly OutboxEvent[]): TransactItem[] => events.map(outboxPutItem);
+
+/**
+ * Adds `amountUsd` to a tenant's total of the day, conditioned so the total stays within `limit` (the caller has
+ * checked that the amount alone fits). Kept three days.
+ */
+export function dayTotalItem(key: Key, amountUsd: Decimal, room: Decimal, now: Date): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: 'ADD #t :a SET #ttl = :ttl',
+      ConditionExpression: 'attribute_not_exists(#t) OR #t <= :room',
+      ExpressionAttributeNames: { '#t': 'total_usd', '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ':a': storedDecimal(amountUsd), ':room': storedDecimal(room), ':ttl': Math.floor(now.getTime() / 1000) + 3 * 86400 },
+    },
+  };
+}
+
+export interface AggregateWrite {
+  /** Names the aggregate in errors: `payment`, `withdrawal`. */
+  readonly type: string;
+  readonly id: string;
+  readonly tenantId: string;
+  /** The aggregate's versioned put (`versionedPut`). */
+  readonly put: TransactItem;
+  readonly outbox: readonly OutboxEvent[];
+  /** Other writes of the same change: their conditions refuse it together (`refused` names why). */
+  readonly items?: readonly TransactItem[];
+  /** A ledger entry committed with the change (balances conditioned never to go below zero). */
+  readonly entry?: { readonly entryId: string; readonly entry: EntryDraft };
+  readonly now: Date;
+}
+
+/**
+ * Commits a change of an aggregate in ONE transaction: its put, its events, its other items and its ledger entry.
+ * The put's condition failing is a ConflictError (it moved meanwhile: re-read and retry); another item's is what
+ * `refused(index in items)` says; the ledger's own refusals (InsufficientBalanceError, DuplicateEntryError) pass.
+ */
+export async function commitAggregate(write: AggregateWrite, refused: (index: number) => Error = () => new ConflictError(`The ${write.type} changed meanwhile; retry.`)): Promise<void> {
+  const writes = [write.put, ...(write.items ?? [])];
+  try {
+    if (write.entry) {
+      await postEntry({ tenantId: write.tenantId, entryId: write.entry.entryId, entry: write.entry.entry, now: write.now, outbox: write.outbox, extraItems: writes });
+    } else {
+      await transactWrite([...writes, ...outboxItems(write.outbox)]);
+    }
+  } catch (error) {
+    const failed =
+      error instanceof ExtraItemConditionError ? error.extraIndexes : error instanceof TransactionConditionError ? error.failedIndexes.filter((i) => i < writes.length) : [];
+    if (failed.length === 0) throw error;
+    if (failed.includes(0)) throw new ConflictError(`The ${write.type} changed meanwhile; retry.`, { [`${write.type}_id`]: write.id });
+    throw refused((failed[0] ?? 1) - 1);
+  }
+}

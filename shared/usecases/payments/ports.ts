@@ -1,0 +1,133 @@
+import type { EvmChainPort } from '../../chain/evm/scanner.js';
+import type { CurrencyDefinition } from '../../domain/currencies.js';
+import type { Clock } from '../../domain/clock.js';
+import type { Decimal } from '../../domain/money.js';
+import type { PaymentChange, PaymentState, PaymentStatus } from '../../domain/payments.js';
+import type { RatesDeps } from '../rates/ports.js';
+import type { WriteItem } from '../ports.js';
+
+/**
+ * What the payment use cases need from outside, as ports. `shared/runtime/payments.ts` builds the real ones
+ * (DynamoDB repositories, CREATE2 factories, the configured settings); tests pass `test/support/fakes/payments.ts`.
+ */
+
+/** Looks a wallet up by its `wallet_id`. */
+export interface WalletDirectory {
+  exists(tenantId: string, walletId: string): Promise<boolean>;
+}
+
+export interface DepositAddressSource {
+  /** Networks for which deposit addresses can be made in this deployment. */
+  supports(network: string): boolean;
+  /** The single-use deposit address of a payment, with its CREATE2 salt. */
+  addressFor(network: string, tenantId: string, paymentId: string): { address: string; salt: string };
+}
+
+/** Token contracts of this deployment (the stage's, overridden by configuration): null for a native coin or none. */
+export type TokenContracts = (currency: CurrencyDefinition) => string | null;
+
+export interface PaymentSettings {
+  /** Underpayment tolerance, percent of the amount ("0.5" accepts 99.5 %). */
+  readonly underpaymentTolerancePercent: Decimal;
+  /** Hours after expiry during which a deposit is still recorded and credited. */
+  readonly lateWatchHours: number;
+  /** Plain-HTTP loopback callback URLs (the local stack only). */
+  readonly allowLoopbackCallbacks: boolean;
+  /** Public base URL of the API, for the list's `next` and `previous` links. */
+  readonly publicBaseUrl: string | null;
+  /** Confirmations needed per currency; locally small. */
+  confirmationsFor(currency: CurrencyDefinition): number;
+}
+
+export interface PaymentQuery {
+  readonly tenantId: string;
+  readonly ordering: 'created_at' | '-created_at' | 'amount' | '-amount';
+  readonly status?: PaymentStatus;
+  readonly currency?: string;
+  readonly network?: string;
+  readonly token?: string;
+  readonly orderId?: string;
+  readonly createdAfter?: string;
+  readonly createdBefore?: string;
+  readonly amountMin?: Decimal;
+  readonly amountMax?: Decimal;
+  /** Stop after this many matches (offset + page size + 1). */
+  readonly take: number;
+}
+
+export interface AddressMatch {
+  readonly address: string;
+  readonly tenantId: string;
+  readonly paymentId: string;
+  readonly currency: string;
+}
+
+export interface PaymentCreation {
+  /** The new payment and its events (`openPayment`). */
+  readonly change: PaymentChange;
+  /** Chain family of the deposit address (its lookup item is keyed by it). */
+  readonly family: string;
+  /** Tenant's daily limit in USD (null: none): the day's total is kept in the same transaction. */
+  readonly dailyLimitUsd: Decimal | null;
+  /** Writes that commit with the payment, given it as stored (the Idempotency-Key record and its answer). */
+  readonly alsoWrite?: (stored: PaymentState) => readonly WriteItem[];
+}
+
+export interface PaymentRepository {
+  get(tenantId: string, paymentId: string): Promise<PaymentState | null>;
+  /**
+   * The payment, its deposit-address item, the tenant's counter, the day's total (DailyLimitError past the limit),
+   * its events and `alsoWrite`, in ONE transaction. Returns the stored state (version 1).
+   */
+  create(creation: PaymentCreation, now: Date): Promise<PaymentState>;
+  /**
+   * Saves `change` of `previous` with its events and effects (deposit records, the merchant's ledger entry) in ONE
+   * transaction, conditioned on the version read: ConflictError when it moved, DepositAlreadyRecordedError when a
+   * recorded deposit is recorded again. Returns the stored state (version bumped).
+   */
+  save(previous: PaymentState, change: PaymentChange, now: Date): Promise<PaymentState>;
+  /** A tenant's payments from its per-tenant indexes (never a Scan), filtered, up to `take` matches. */
+  list(query: PaymentQuery): Promise<PaymentState[]>;
+  /** Every payment a tenant ever created. */
+  count(tenantId: string): Promise<number>;
+  /** Waiting payments due at or before `before`, up to `limit` per queue. */
+  due(before: string, limit: number): Promise<PaymentState[]>;
+  /** Payments a network's scanner follows (confirming, partially paid, confirmed, sending). */
+  open(network: string): Promise<PaymentState[]>;
+  /** Payments of a network waiting in its native coin (the scanner's balance check). */
+  waitingNative(network: string): Promise<PaymentState[]>;
+  /** Which of these addresses (as chain logs show them) are deposit addresses. */
+  matchAddresses(family: string, addresses: readonly string[]): Promise<AddressMatch[]>;
+}
+
+/** A network scanner's cursor: the last block scanned and recent block hashes (for reorgs). */
+export interface ScanCursor {
+  readonly network: string;
+  readonly block: number;
+  readonly hashes: readonly { readonly n: number; readonly hash: string }[];
+}
+
+export interface ScanCursorStore {
+  get(network: string): Promise<ScanCursor | null>;
+  /** Moves the cursor if it is still at `expected` (null: not created yet); false when another scanner moved it. */
+  move(network: string, expected: number | null, next: ScanCursor): Promise<boolean>;
+  /** The network's scanning lease; false while another owner holds it unexpired. */
+  acquireLease(network: string, owner: string, now: Date, until: Date): Promise<boolean>;
+  releaseLease(network: string, owner: string): Promise<void>;
+}
+
+export interface PaymentsDeps {
+  readonly payments: PaymentRepository;
+  readonly rates: RatesDeps;
+  readonly wallets: WalletDirectory;
+  readonly addresses: DepositAddressSource;
+  readonly contracts: TokenContracts;
+  readonly settings: PaymentSettings;
+  readonly clock: Clock;
+}
+
+export interface ScannerDeps extends PaymentsDeps {
+  readonly cursors: ScanCursorStore;
+}
+
+export type { EvmChainPort };

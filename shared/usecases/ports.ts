@@ -1,0 +1,22 @@
+/**
+ * Ports every area's use cases share. Each area declares its own in `shared/usecases/<area>/ports.ts`; the real
+ * adapters live in `shared/store`, `shared/chain`, `shared/queue`, built once per Lambda by `shared/runtime/*`,
+ * and tests pass the in-memory fakes of `test/support/fakes`.
+ */
+export type { Clock } from '../domain/clock.js';
+
+declare const writeItem: unique symbol;
+
+/**
+ * A write that another port prepared to be committed inside a repository's transaction (the Idempotency-Key
+ * record of the request). Opaque to use cases: they only hand it on.
+ */
+export interface WriteItem {
+  readonly [writeItem]: true;
+}
+
+/** Completes an Idempotency-Key record inside the guarded change's own transaction, with the answer to replay. */
+export interface IdempotencyGuard<T> {
+  /** The write that marks the key done and stores the answer presented from `result`. */
+  completeItem(result: T): WriteItem;
+}

@@ -1,0 +1,71 @@
+import type { ChainTxStorePort } from '../../chain/engine/ports.js';
+import type { Clock } from '../../domain/clock.js';
+import type { Decimal } from '../../domain/money.js';
+import type { WithdrawalChange, WithdrawalQueue, WithdrawalState } from '../../domain/withdrawals.js';
+import type { LedgerPort } from '../ledger/port.js';
+import type { WriteItem } from '../ports.js';
+import type { RatesDeps } from '../rates/ports.js';
+import type { WithdrawalFeeDeps } from './network-fees.js';
+
+/**
+ * What the withdrawal use cases need from outside, as ports. `shared/runtime/withdrawals.ts` builds the real
+ * ones; tests pass `test/support/fakes/withdrawals.ts`.
+ */
+
+export interface WithdrawalCreation {
+  /** The new withdrawal, its events and its hold (`openWithdrawal`). */
+  readonly change: WithdrawalChange;
+  /** The tenant's total of the day in USD, kept within its daily limit in the same transaction. */
+  readonly dayTotal: { readonly amountUsd: Decimal; readonly limitUsd: Decimal } | null;
+  /** Writes that commit with the withdrawal, given it as stored (the Idempotency-Key record and its answer). */
+  readonly alsoWrite?: (stored: WithdrawalState) => readonly WriteItem[];
+}
+
+export interface WithdrawalListOrder {
+  readonly by: 'created' | 'amount';
+  readonly ascending: boolean;
+  /** Bounds on created_at (ISO), inclusive. */
+  readonly from?: string;
+  readonly to?: string;
+}
+
+export interface WithdrawalRepository {
+  get(tenantId: string, withdrawalId: string): Promise<WithdrawalState | null>;
+  /**
+   * The withdrawal, its hold on the source account (InsufficientBalanceError when it cannot be covered), the day's
+   * total (DailyLimitError past the limit), its events and `alsoWrite`, in ONE transaction. Returns it as stored.
+   */
+  create(creation: WithdrawalCreation, now: Date): Promise<WithdrawalState>;
+  /**
+   * Saves `change` of `previous` with its events and its ledger entry in ONE transaction, conditioned on the version
+   * read (ConflictError when it moved). Returns it as stored.
+   */
+  save(previous: WithdrawalState, change: WithdrawalChange, now: Date): Promise<WithdrawalState>;
+  /** Every withdrawal of a tenant in an order (per-tenant indexes, never a Scan). */
+  list(tenantId: string, order: WithdrawalListOrder): Promise<WithdrawalState[]>;
+  /** The oldest withdrawals of every tenant in a work queue. */
+  queued(queue: WithdrawalQueue, limit: number): Promise<WithdrawalState[]>;
+}
+
+export interface WithdrawalSettings {
+  /** Plain-HTTP loopback callback URLs (the local stack only). */
+  readonly allowLoopbackCallbacks: boolean;
+  /** Deployment stage: the staging addresses settle by themselves outside `prod`. */
+  readonly stage: string;
+}
+
+export interface WithdrawalsDeps {
+  readonly withdrawals: WithdrawalRepository;
+  readonly ledger: Pick<LedgerPort, 'balance' | 'balances'>;
+  readonly rates: RatesDeps;
+  readonly fees: WithdrawalFeeDeps;
+  /** Reads a withdrawal's chain transaction (why a processing one waits). */
+  readonly chainTxs: Pick<ChainTxStorePort, 'get'>;
+  readonly settings: WithdrawalSettings;
+  readonly clock: Clock;
+}
+
+/** What reads of the catalogue as configured need: the currencies switched off. */
+export interface CatalogueDeps {
+  readonly rates: Pick<RatesDeps, 'disabled'>;
+}

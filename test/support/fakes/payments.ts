@@ -1,0 +1,189 @@
+import type { CurrencyDefinition } from '../../../shared/domain/currencies.js';
+import { ConflictError, DailyLimitError } from '../../../shared/domain/errors.js';
+import { add, gt, lt } from '../../../shared/domain/money.js';
+import type { PaymentChange, PaymentState } from '../../../shared/domain/payments.js';
+import { DepositAlreadyRecordedError, workQueueOf } from '../../../shared/domain/payments.js';
+import type { StoredRates } from '../../../shared/domain/rates.js';
+import { InMemoryLedger } from '../../../shared/usecases/ledger/in-memory.js';
+import type { WriteItem } from '../../../shared/usecases/ports.js';
+import type {
+  AddressMatch,
+  PaymentCreation,
+  PaymentQuery,
+  PaymentRepository,
+  PaymentsDeps,
+  ScanCursor,
+  ScanCursorStore,
+  ScannerDeps,
+} from '../../../shared/usecases/payments/ports.js';
+import { VirtualClock } from '../clock.js';
+
+/**
+ * The payment repository in memory, with the rules of the DynamoDB one: a save is refused (ConflictError) unless
+ * the stored version is the one read; a deposit is recorded once (DepositAlreadyRecordedError); the merchant's
+ * ledger entry and the state commit together or not at all; the day's total stays within the daily limit.
+ * Events and the writes other ports hand in are recorded for assertions.
+ */
+export class InMemoryPayments implements PaymentRepository {
+  readonly states = new Map<string, PaymentState>();
+  readonly deposits = new Set<string>();
+  readonly addresses = new Map<string, AddressMatch>();
+  readonly events: { paymentId: string; type: string; key: string; payload: Readonly<Record<string, unknown>> }[] = [];
+  readonly alsoWritten: WriteItem[] = [];
+  readonly dayTotals = new Map<string, string>();
+  saves = 0;
+
+  constructor(readonly ledger: InMemoryLedger = new InMemoryLedger()) {}
+
+  private key = (tenantId: string, id: string) => `${tenantId}|${id}`;
+
+  async get(tenantId: string, paymentId: string): Promise<PaymentState | null> {
+    return this.states.get(this.key(tenantId, paymentId)) ?? null;
+  }
+
+  async create(creation: PaymentCreation, now: Date): Promise<PaymentState> {
+    const p: PaymentState = { ...creation.change.state, version: 1 };
+    const key = this.key(p.tenantId, p.id);
+    if (this.states.has(key) || this.addresses.has(p.address.toLowerCase())) throw new Error(`payment ${p.id} exists`);
+    const day = `${p.tenantId}|${p.createdAt.slice(0, 10)}`;
+    const total = add(this.dayTotals.get(day) ?? '0', p.amountUsd);
+    if (creation.dailyLimitUsd !== null && gt(total, creation.dailyLimitUsd)) throw new DailyLimitError('payment', creation.dailyLimitUsd);
+    this.dayTotals.set(day, total);
+    this.states.set(key, p);
+    this.addresses.set(p.address.toLowerCase(), { address: p.address, tenantId: p.tenantId, paymentId: p.id, currency: p.currency });
+    this.alsoWritten.push(...(creation.alsoWrite?.(p) ?? []));
+    this.record(p, creation.change);
+    void now;
+    return p;
+  }
+
+  async save(previous: PaymentState, change: PaymentChange, now: Date): Promise<PaymentState> {
+    const key = this.key(previous.tenantId, previous.id);
+    const stored = this.states.get(key);
+    if (!stored || stored.version !== previous.version) throw new ConflictError('The payment changed meanwhile; retry.', { payment_id: previous.id });
+    for (const e of change.effects) if (e.kind === 'record_deposit' && this.deposits.has(e.deposit.id)) throw new DepositAlreadyRecordedError(e.deposit.id);
+    const entry = change.effects.find((e) => e.kind === 'post_entry');
+    if (entry?.kind === 'post_entry') await this.ledger.post({ tenantId: previous.tenantId, entryId: entry.entryId, entry: entry.entry, now });
+    for (const e of change.effects) {
+      if (e.kind === 'record_deposit') this.deposits.add(e.deposit.id);
+      if (e.kind === 'forget_deposits') for (const id of e.depositIds) this.deposits.delete(id);
+    }
+    const next: PaymentState = { ...change.state, version: previous.version + 1 };
+    this.states.set(key, next);
+    this.record(next, change);
+    this.saves++;
+    return next;
+  }
+
+  private record(p: PaymentState, change: PaymentChange): void {
+    this.events.push(...change.events.map((e) => ({ paymentId: p.id, ...e })));
+  }
+
+  async list(q: PaymentQuery): Promise<PaymentState[]> {
+    const byAmount = q.ordering === 'amount' || q.ordering === '-amount';
+    const sign = q.ordering.startsWith('-') ? -1 : 1;
+    return [...this.states.values()]
+      .filter((p) => p.tenantId === q.tenantId)
+      .filter((p) => (q.status === undefined || p.status === q.status) && (q.currency === undefined || p.currency === q.currency) && (q.network === undefined || p.network === q.network))
+      .filter((p) => (q.token === undefined || p.token === q.token) && (q.orderId === undefined || p.orderId === q.orderId))
+      .filter((p) => (q.createdAfter === undefined || p.createdAt >= q.createdAfter) && (q.createdBefore === undefined || p.createdAt <= q.createdBefore))
+      .filter((p) => (q.amountMin === undefined || !lt(p.amountUsd, q.amountMin)) && (q.amountMax === undefined || !gt(p.amountUsd, q.amountMax)))
+      .sort((a, b) => sign * (byAmount ? (lt(a.amountUsd, b.amountUsd) ? -1 : gt(a.amountUsd, b.amountUsd) ? 1 : 0) : a.createdAt.localeCompare(b.createdAt)))
+      .slice(0, q.take);
+  }
+
+  async count(tenantId: string): Promise<number> {
+    return [...this.states.values()].filter((p) => p.tenantId === tenantId).length;
+  }
+
+  async due(before: string, limit: number): Promise<PaymentState[]> {
+    return [...this.states.values()].filter((p) => workQueueOf(p)?.kind === 'waiting' && p.expiryTime <= before).slice(0, limit);
+  }
+
+  async open(network: string): Promise<PaymentState[]> {
+    return [...this.states.values()].filter((p) => { const q = workQueueOf(p); return q?.kind === 'open' && q.network === network; });
+  }
+
+  async waitingNative(network: string): Promise<PaymentState[]> {
+    return [...this.states.values()].filter((p) => { const q = workQueueOf(p); return q?.kind === 'waiting' && q.network === network && q.asset === 'native'; });
+  }
+
+  async matchAddresses(_family: string, addresses: readonly string[]): Promise<AddressMatch[]> {
+    return addresses.flatMap((a) => { const m = this.addresses.get(a.toLowerCase()); return m ? [m] : []; });
+  }
+}
+
+export class InMemoryScanCursors implements ScanCursorStore {
+  readonly cursors = new Map<string, ScanCursor>();
+  readonly leases = new Map<string, { owner: string; until: number }>();
+
+  async get(network: string): Promise<ScanCursor | null> {
+    return this.cursors.get(network) ?? null;
+  }
+
+  async move(network: string, expected: number | null, next: ScanCursor): Promise<boolean> {
+    const current = this.cursors.get(network);
+    if ((current?.block ?? null) !== expected) return false;
+    this.cursors.set(network, next);
+    return true;
+  }
+
+  async acquireLease(network: string, owner: string, now: Date, until: Date): Promise<boolean> {
+    const held = this.leases.get(network);
+    if (held && held.owner !== owner && held.until >= now.getTime()) return false;
+    this.leases.set(network, { owner, until: until.getTime() });
+    return true;
+  }
+
+  async releaseLease(network: string, owner: string): Promise<void> {
+    if (this.leases.get(network)?.owner === owner) this.leases.delete(network);
+  }
+}
+
+/** Fixed rates: stablecoins 1 USD, ETH/WETH 3000 USD, EUR 1.1, GBP 1.25. */
+export function fixedRates(at: Date): StoredRates {
+  const stat = (usd: string) => ({ usd, high24h: usd, low24h: usd, change24h: '0', change24hPercent: '0', volume24h: null, marketCap: null });
+  return {
+    at: at.toISOString(),
+    nextUpdate: new Date(at.getTime() + 60_000).toISOString(),
+    source: 'test',
+    rates: { USDTERC20: stat('1'), USDCERC20: stat('1'), DAIERC20: stat('1'), USDTTRC20: stat('1'), USDTPOLYGON: stat('1'), USDTBSC: stat('1'), USDTARB: stat('1'), ETH: stat('3000'), WETH: stat('3000'), BTC: stat('60000'), MATIC: stat('0.5') },
+    fiat: { EUR: '1.1', GBP: '1.25' },
+  };
+}
+
+export interface FakePayments extends ScannerDeps {
+  readonly payments: InMemoryPayments;
+  readonly cursors: InMemoryScanCursors;
+  readonly clock: VirtualClock;
+  readonly ledger: InMemoryLedger;
+}
+
+/** Payment deps with every port in memory: ETH deposit addresses, the catalogue's tokens, fixed rates, a virtual clock. */
+export function fakePayments(options: { readonly clock?: VirtualClock; readonly wallets?: readonly string[] } = {}): FakePayments {
+  const clock = options.clock ?? new VirtualClock();
+  const ledger = new InMemoryLedger();
+  const payments = new InMemoryPayments(ledger);
+  const rates = fixedRates(clock.now());
+  let next = 0;
+  const deps: PaymentsDeps = {
+    payments,
+    rates: {
+      store: { current: async () => ({ ...rates, at: clock.now().toISOString(), nextUpdate: new Date(clock.now().getTime() + 60_000).toISOString() }), putCurrent: async () => undefined, candles: async () => [], putCandles: async () => undefined },
+      provider: { name: 'fixed', fetch: async () => { throw new Error('no provider in unit tests'); } },
+      disabled: new Set(),
+    } as unknown as PaymentsDeps['rates'],
+    wallets: { exists: async (_tenant, walletId) => (options.wallets ?? []).includes(walletId) },
+    addresses: {
+      supports: (network) => network === 'ETH',
+      addressFor: () => {
+        next += 1;
+        return { address: `0x${next.toString(16).padStart(40, 'a')}`, salt: `0x${next.toString(16).padStart(64, '0')}` };
+      },
+    },
+    contracts: (c: CurrencyDefinition) => (c.native ? null : `0x${c.code.length.toString(16).padStart(40, 'c')}${''}`.slice(0, 42)),
+    settings: { underpaymentTolerancePercent: '0', lateWatchHours: 24, allowLoopbackCallbacks: true, publicBaseUrl: null, confirmationsFor: () => 2 },
+    clock,
+  };
+  return { ...deps, payments, cursors: new InMemoryScanCursors(), clock, ledger };
+}
