@@ -5,7 +5,9 @@ import type { Tenant } from '../../../shared/domain/tenant.js';
 import type { AdjustmentDeps } from '../../../shared/usecases/ledger/adjustment.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import { debitAdjustment } from '../../../shared/usecases/ledger/debit-adjustment.js';
-import { InMemoryLedger } from '../../../shared/usecases/ledger/in-memory.js';
+import { VirtualClock } from '../../support/clock.js';
+import { InMemoryLedger } from '../../support/fakes/ledger.js';
+import { InMemoryTenants } from '../../support/fakes/tenants.js';
 import { JsonNumber } from '../../../shared/domain/json-number.js';
 
 const tenant: Tenant = {
@@ -22,8 +24,8 @@ const tenant: Tenant = {
 
 const deps = (): AdjustmentDeps & { ledger: InMemoryLedger } => ({
   ledger: new InMemoryLedger(),
-  findTenant: async (id) => (id === tenant.id ? tenant : null),
-  now: () => new Date('2030-01-02T00:00:00Z'),
+  tenants: new InMemoryTenants([tenant]),
+  clock: new VirtualClock(new Date('2030-01-02T00:00:00Z')),
 });
 
 describe('operator balance credit / debit', () => {
