@@ -1,6 +1,7 @@
 import type { ApiKey, OAuthApp } from '../../../shared/domain/credentials.js';
 import type { Scope } from '../../../shared/domain/scopes.js';
 import type { Tenant, TenantSettings, TenantStatus } from '../../../shared/domain/tenant.js';
+import { defaultSettings } from '../../../shared/domain/tenant.js';
 import type { ApiKeyRepository, NewTenant, TenantRepository } from '../../../shared/usecases/tenants/ports.js';
 
 /** Tenants in memory, with the first credentials a new tenant is created with. */
@@ -69,4 +70,20 @@ export class InMemoryApiKeys implements ApiKeyRepository {
     this.keys[i] = { ...found, key: { ...found.key, status: 'revoked' } };
     return true;
   }
+}
+
+/** An active business tenant with the default settings; `overrides` change any field. */
+export function aTenant(overrides: Partial<Tenant> = {}): Tenant {
+  return {
+    id: 't1',
+    name: 'Acme',
+    schema_name: 'acme_t1',
+    account_type: 'business',
+    status: 'active',
+    created_at: '2030-01-01T00:00:00.000Z',
+    contact_email: null,
+    allowed_scopes: ['read', 'write'],
+    settings: defaultSettings({ requestsPerHour: 1000, paymentCreationsPerHour: 100 }),
+    ...overrides,
+  };
 }

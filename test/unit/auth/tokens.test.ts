@@ -1,6 +1,5 @@
 import { OAuthError, NotFoundError, PermissionError } from '../../../shared/domain/errors.js';
 import type { Tenant } from '../../../shared/domain/tenant.js';
-import { defaultSettings } from '../../../shared/domain/tenant.js';
 import { hashSecret, sha256Hex } from '../../../shared/security/secrets.js';
 import { appsOf, createApp, removeApp } from '../../../shared/usecases/auth/apps.js';
 import { issueToken } from '../../../shared/usecases/auth/issue-token.js';
@@ -8,20 +7,10 @@ import type { AuthPorts } from '../../../shared/usecases/auth/ports.js';
 import { revokeToken } from '../../../shared/usecases/auth/revoke-token.js';
 import { VirtualClock } from '../../support/clock.js';
 import { InMemoryCredentials, RecordedSecurityEvents } from '../../support/fakes/auth.js';
-import { InMemoryTenants } from '../../support/fakes/tenants.js';
+import { aTenant, InMemoryTenants } from '../../support/fakes/tenants.js';
 
 const NOW = new Date('2030-05-01T10:00:00Z');
-const tenant: Tenant = {
-  id: 't-1',
-  name: 'Acme',
-  schema_name: 'acme_t1',
-  account_type: 'business',
-  status: 'active',
-  created_at: '2030-01-01T00:00:00.000Z',
-  contact_email: null,
-  allowed_scopes: ['read', 'write'],
-  settings: defaultSettings({ requestsPerHour: 1000, paymentCreationsPerHour: 100 }),
-};
+const tenant = aTenant({ id: 't-1' });
 
 async function ports(tenants: Tenant[] = [tenant]) {
   const credentials = new InMemoryCredentials();

@@ -1,19 +1,15 @@
-import type { ApiUsage, Tenant } from '../../../shared/domain/tenant.js';
-import { defaultSettings } from '../../../shared/domain/tenant.js';
+import type { ApiUsage } from '../../../shared/domain/tenant.js';
 import { getProfile, maskSecret } from '../../../shared/usecases/user/get-profile.js';
 import type { UserPorts } from '../../../shared/usecases/user/ports.js';
+import { aTenant } from '../../support/fakes/tenants.js';
 
-const tenant: Tenant = {
+const tenant = aTenant({
   id: '3f1c2a52-5b7e-4a55-9d43-0d2c8f1e9a10',
-  name: 'Acme',
   schema_name: 'acme_3f1c2a52',
-  account_type: 'business',
-  status: 'active',
   created_at: '2030-01-02T03:04:05.000Z',
   contact_email: 'ops@acme.test',
-  allowed_scopes: ['read', 'write'],
-  settings: { ...defaultSettings({ requestsPerHour: 1000, paymentCreationsPerHour: 100 }), ip_whitelist: ['10.0.0.1'], is_ip_whitelist_enabled: true },
-};
+  settings: { ...aTenant().settings, ip_whitelist: ['10.0.0.1'], is_ip_whitelist_enabled: true },
+});
 
 describe('GET /user/me/ (use case)', () => {
   it('is the tenant record with its usage and the visible part of the webhook secret', async () => {
