@@ -1,5 +1,5 @@
 /** Jest runs the TypeScript sources as native ES modules, compiled by SWC. */
-const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'es6' } }];
+const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' }, experimental: { keepImportAttributes: true } }, module: { type: 'es6' } }];
 
 const project = (name, extra = {}) => ({
   displayName: name,

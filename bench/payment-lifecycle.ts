@@ -41,6 +41,8 @@ import type { SweepPort } from '../shared/usecases/payments/settle.js';
 import { directFactorySweep } from '../shared/usecases/payments/sweep-direct.js';
 import { createTenant } from '../shared/usecases/tenants/create-tenant.js';
 import { configureTenant } from '../shared/usecases/tenants/manage-tenants.js';
+import { tenantsRuntime } from '../shared/runtime/tenants.js';
+import { authRuntime } from '../shared/runtime/auth.js';
 
 export interface LifecycleUnits {
   /** Mean per lifecycle. */
@@ -206,10 +208,10 @@ export async function benchPaymentLifecycle(options: PaymentLifecycleOptions = {
   const kms = new KMSClient({ region: config().AWS_REGION, maxAttempts: 3 });
   let meter: CapacityMeter | undefined;
   try {
-    const made = await createTenant({ name: 'Bench lifecycle' });
+    const made = await createTenant({ name: 'Bench lifecycle' }, tenantsRuntime());
     const tenantId = made.tenant.id;
-    await configureTenant({ tenant_id: tenantId, requests_per_hour: 100_000_000, payment_creations_per_hour: 100_000_000 });
-    const { access_token: token } = await issueToken({ grant_type: 'client_credentials' }, clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }), new Date());
+    await configureTenant({ tenant_id: tenantId, requests_per_hour: 100_000_000, payment_creations_per_hour: 100_000_000 }, tenantsRuntime());
+    const { access_token: token } = await issueToken({ grant_type: 'client_credentials' }, clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }), new Date(), authRuntime());
     const createPayment = async (): Promise<{ id: string; address: string; units: bigint }> => {
       const res = await fetch(`${stack.apiUrl}/payments/`, {
         method: 'POST',

@@ -23,6 +23,8 @@ import { initCursor, scanOnce } from '../shared/usecases/payments/scan.js';
 import { createTenant } from '../shared/usecases/tenants/create-tenant.js';
 import { configureTenant } from '../shared/usecases/tenants/manage-tenants.js';
 import { load, type LoadResult } from './load.js';
+import { tenantsRuntime } from '../shared/runtime/tenants.js';
+import { authRuntime } from '../shared/runtime/auth.js';
 
 /**
  * Payments:
@@ -100,9 +102,9 @@ export async function benchPayments(options: { seconds: number; watched?: readon
   const provider = new JsonRpcProvider(rpc, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 20 });
   let tron: TronNode | undefined;
   try {
-    const made = await createTenant({ name: 'Bench payments' });
-    await configureTenant({ tenant_id: made.tenant.id, requests_per_hour: 100_000_000, payment_creations_per_hour: 100_000_000 });
-    const { access_token: token } = await issueToken({ grant_type: 'client_credentials' }, clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }), new Date());
+    const made = await createTenant({ name: 'Bench payments' }, tenantsRuntime());
+    await configureTenant({ tenant_id: made.tenant.id, requests_per_hour: 100_000_000, payment_creations_per_hour: 100_000_000 }, tenantsRuntime());
+    const { access_token: token } = await issueToken({ grant_type: 'client_credentials' }, clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }), new Date(), authRuntime());
     const request = { url: `${stack.apiUrl}/payments/`, method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: '{"amount":"25","currency":"USDTERC20"}' };
     await load({ ...request, seconds: 2 });
     const http = await load({ ...request, seconds: options.seconds });

@@ -9,6 +9,8 @@ import { getAccessToken } from '../shared/store/credentials.js';
 import { getTenant } from '../shared/store/tenants.js';
 import { countRequest, readUsage } from '../shared/store/usage.js';
 import { load, type LoadResult } from './load.js';
+import { tenantsRuntime } from '../shared/runtime/tenants.js';
+import { authRuntime } from '../shared/runtime/auth.js';
 
 /**
  * `GET /user/me/` through the local HTTP server (event conversion, the full middy pipeline, two reads and
@@ -47,11 +49,11 @@ export async function benchUserMe(seconds: number): Promise<UserMeBench> {
   });
   let fixed = '{}';
   try {
-    const made = await createTenant({ name: 'Bench' });
+    const made = await createTenant({ name: 'Bench' }, tenantsRuntime());
     // The benchmark measures throughput, not the rate limiter's refusals.
-    await configureTenant({ tenant_id: made.tenant.id, requests_per_hour: 100_000_000 });
+    await configureTenant({ tenant_id: made.tenant.id, requests_per_hour: 100_000_000 }, tenantsRuntime());
     const auth = clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret });
-    const { access_token: token } = await issueToken({ grant_type: 'client_credentials' }, auth, new Date());
+    const { access_token: token } = await issueToken({ grant_type: 'client_credentials' }, auth, new Date(), authRuntime());
     const url = `${stack.apiUrl}/user/me/`;
     const sample = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
     if (sample.status !== 200) throw new Error(`GET /user/me/ answered ${sample.status}`);

@@ -1,6 +1,7 @@
 import { creditAdjustment } from '../shared/usecases/ledger/credit-adjustment.js';
 import { debitAdjustment } from '../shared/usecases/ledger/debit-adjustment.js';
 import type { AdjustmentResult } from '../shared/usecases/ledger/adjustment.js';
+import { ledgerRuntime } from '../shared/runtime/ledger.js';
 import type { Command, Values } from './gateway.js';
 
 const str = { type: 'string' } as const;
@@ -19,7 +20,7 @@ const adjustment = (direction: 'credit' | 'debit'): Command => ({
       account: typeof v.account === 'string' ? v.account : undefined,
       adjustment_id: typeof v.id === 'string' ? v.id : undefined,
       operator: process.env.USER ?? 'operator',
-    }),
+    }, ledgerRuntime()),
   text: (r) => {
     const a = r as AdjustmentResult;
     return `${a.direction} ${a.amount} ${a.currency} on ${a.account}: balance ${a.balance.amount} (entry ${a.entry_id})`;

@@ -14,6 +14,8 @@ import { createApp } from '../shared/usecases/auth/apps.js';
 import { apiKeysOf, createApiKey, revokeKey } from '../shared/usecases/tenants/api-keys.js';
 import { createTenant } from '../shared/usecases/tenants/create-tenant.js';
 import { allTenants, changeTenantStatus, configureTenant, requireTenant } from '../shared/usecases/tenants/manage-tenants.js';
+import { authRuntime } from '../shared/runtime/auth.js';
+import { tenantsRuntime } from '../shared/runtime/tenants.js';
 import { extraCommands } from './gateway-commands.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -74,7 +76,7 @@ const commands: Record<string, Record<string, Command>> = {
           contact_email: typeof v.email === 'string' ? v.email : null,
           account_type: v['account-type'] === 'individual' ? 'individual' : 'business',
           scopes: scopesOpt(v),
-        });
+        }, tenantsRuntime());
         return {
           tenant_id: created.tenant.id,
           schema_name: created.tenant.schema_name,
@@ -98,7 +100,7 @@ const commands: Record<string, Record<string, Command>> = {
       usage: 'tenant list [--json]',
       summary: 'List tenants.',
       options: { json },
-      run: async () => (await allTenants()).map((t) => ({ tenant_id: t.id, name: t.name, schema_name: t.schema_name, status: t.status, created_at: t.created_at })),
+      run: async () => (await allTenants(tenantsRuntime())).map((t) => ({ tenant_id: t.id, name: t.name, schema_name: t.schema_name, status: t.status, created_at: t.created_at })),
       text: (r) => {
         const rows = r as { tenant_id: string; status: string; schema_name: string; name: string }[];
         return rows.length === 0 ? 'no tenants' : rows.map((t) => `${t.tenant_id}  ${t.status.padEnd(9)}  ${t.schema_name.padEnd(28)}  ${t.name}`).join('\n');
@@ -108,20 +110,20 @@ const commands: Record<string, Record<string, Command>> = {
       usage: 'tenant show TENANT_ID [--json]',
       summary: 'Show one tenant with its settings.',
       options: { json },
-      run: async (_v, [id]) => requireTenant(id ?? ''),
+      run: async (_v, [id]) => requireTenant(id ?? '', tenantsRuntime()),
     },
     suspend: {
       usage: 'tenant suspend TENANT_ID [--json]',
       summary: 'Suspend a tenant: every request is refused with 403 account_suspended.',
       options: { json },
-      run: async (_v, [id]) => changeTenantStatus({ tenant_id: id ?? '', status: 'suspended' }),
+      run: async (_v, [id]) => changeTenantStatus({ tenant_id: id ?? '', status: 'suspended' }, tenantsRuntime()),
       text: (r) => tenantLine(r as Tenant),
     },
     activate: {
       usage: 'tenant activate TENANT_ID [--json]',
       summary: 'Activate a tenant.',
       options: { json },
-      run: async (_v, [id]) => changeTenantStatus({ tenant_id: id ?? '', status: 'active' }),
+      run: async (_v, [id]) => changeTenantStatus({ tenant_id: id ?? '', status: 'active' }, tenantsRuntime()),
       text: (r) => tenantLine(r as Tenant),
     },
     configure: {
@@ -150,7 +152,7 @@ const commands: Record<string, Record<string, Command>> = {
           is_ip_whitelist_enabled: boolOpt(v, 'ip-whitelist-enabled'),
           ip_whitelist: typeof v['ip-whitelist'] === 'string' ? v['ip-whitelist'].split(',').map((s) => s.trim()).filter(Boolean) : undefined,
           scopes: scopesOpt(v),
-        }),
+        }, tenantsRuntime()),
     },
   },
   app: {
@@ -159,11 +161,12 @@ const commands: Record<string, Record<string, Command>> = {
       summary: 'Create an OAuth application for a tenant (scopes within the tenant\'s maximum).',
       options: { tenant: str, name: str, scopes: str, json },
       run: async (v) => {
-        const tenant = await requireTenant(need(v, 'tenant'));
+        const tenant = await requireTenant(need(v, 'tenant'), tenantsRuntime());
         const { app, clientSecret } = await createApp(
           { name: need(v, 'name'), scopes: scopesOpt(v) ?? [...tenant.allowed_scopes] },
           { tenantId: tenant.id, scopes: tenant.allowed_scopes },
           new Date(),
+          authRuntime(),
         );
         return { app_id: app.id, client_id: app.clientId, client_secret: clientSecret, scopes: app.scopes.join(' ') };
       },
@@ -179,7 +182,7 @@ const commands: Record<string, Record<string, Command>> = {
           tenant_id: need(v, 'tenant'),
           name: typeof v.name === 'string' ? v.name : undefined,
           scopes: scopesOpt(v),
-        });
+        }, tenantsRuntime());
         return { key_id: key.id, api_key: apiKey, scopes: key.scopes.join(' ') };
       },
     },
@@ -187,14 +190,14 @@ const commands: Record<string, Record<string, Command>> = {
       usage: 'apikey list --tenant TENANT_ID [--json]',
       summary: 'List a tenant\'s API keys (prefixes only).',
       options: { tenant: str, json },
-      run: async (v) => (await apiKeysOf(need(v, 'tenant'))).map((k) => ({ key_id: k.id, name: k.name, prefix: k.prefix, scopes: k.scopes.join(' '), status: k.status })),
+      run: async (v) => (await apiKeysOf(need(v, 'tenant'), tenantsRuntime())).map((k) => ({ key_id: k.id, name: k.name, prefix: k.prefix, scopes: k.scopes.join(' '), status: k.status })),
     },
     revoke: {
       usage: 'apikey revoke --tenant TENANT_ID --key-id KEY_ID [--json]',
       summary: 'Revoke an API key at once.',
       options: { tenant: str, 'key-id': str, json },
       run: async (v) => {
-        await revokeKey(need(v, 'tenant'), need(v, 'key-id'));
+        await revokeKey(need(v, 'tenant'), need(v, 'key-id'), tenantsRuntime());
         return { revoked: true, key_id: v['key-id'] };
       },
     },

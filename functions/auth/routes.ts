@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import { READ_WRITE } from '../../shared/domain/scopes.js';
-import { created, noContent, ok, principalOf, route, type RouteResult } from '../../shared/http/route.js';
+import type { OAuthApp } from '../../shared/domain/credentials.js';
+import { created, noContent, ok, principalOf, routesOf, type RouteResult } from '../../shared/http/route.js';
 import { appsOf, CreateAppInput, createApp, removeApp } from '../../shared/usecases/auth/apps.js';
 import { clientAuthFrom, issueToken, TokenRequest } from '../../shared/usecases/auth/issue-token.js';
+import type { AuthPorts } from '../../shared/usecases/auth/ports.js';
 import { RevokeRequest, revokeToken } from '../../shared/usecases/auth/revoke-token.js';
-import type { OAuthApp } from '../../shared/store/credentials.js';
+
+const route = routesOf<AuthPorts>();
 
 const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
@@ -18,7 +21,11 @@ const AppRecord = z.object({
   created_at: z.string(),
 });
 
-const presentApp = (app: OAuthApp) => ({ id: app.id, name: app.name, client_id: app.clientId, scopes: app.scopes, created_at: app.createdAt });
+const AppList = z.object({ results: z.array(AppRecord), count: z.number().int() });
+const CreatedApp = AppRecord.extend({ client_secret: z.string() });
+const AppId = z.object({ id: z.string() });
+
+const presentApp = (app: OAuthApp): z.output<typeof AppRecord> => ({ id: app.id, name: app.name, client_id: app.clientId, scopes: [...app.scopes], created_at: app.createdAt });
 
 export const authRoutes = [
   route({
@@ -34,8 +41,8 @@ export const authRoutes = [
       tags: ['Authentication'],
       responses: { 200: { description: 'Access token', schema: TokenAnswer }, 400: { description: 'RFC 6749 error', schema: OAuthErrorBody }, 401: { description: 'invalid_client', schema: OAuthErrorBody } },
     },
-    handle: async (req): Promise<RouteResult> => {
-      const answer = await issueToken(req.body, clientAuthFrom(req.headers.authorization, req.body), req.now);
+    handle: async (req, deps): Promise<RouteResult> => {
+      const answer: z.output<typeof TokenAnswer> = await issueToken(req.body, clientAuthFrom(req.headers.authorization, req.body), req.now, deps);
       return ok(answer, noStore);
     },
   }),
@@ -51,8 +58,8 @@ export const authRoutes = [
       tags: ['Authentication'],
       responses: { 200: { description: 'Revoked, or the token was already unknown' }, 401: { description: 'invalid_client', schema: OAuthErrorBody } },
     },
-    handle: async (req) => {
-      await revokeToken(req.body, clientAuthFrom(req.headers.authorization, req.body));
+    handle: async (req, deps) => {
+      await revokeToken(req.body, clientAuthFrom(req.headers.authorization, req.body), deps);
       return { status: 200, headers: noStore };
     },
   }),
@@ -61,10 +68,11 @@ export const authRoutes = [
     path: '/o/apps/',
     auth: 'bearer',
     scopes: READ_WRITE,
-    doc: { summary: 'List OAuth applications', tags: ['Authentication'], responses: { 200: { description: 'Applications', schema: z.object({ results: z.array(AppRecord), count: z.number().int() }) } } },
-    handle: async (req) => {
-      const apps = await appsOf(principalOf(req).tenant.id);
-      return ok({ results: apps.map(presentApp), count: apps.length });
+    doc: { summary: 'List OAuth applications', tags: ['Authentication'], responses: { 200: { description: 'Applications', schema: AppList } } },
+    handle: async (req, deps) => {
+      const apps = await appsOf(principalOf(req).tenant.id, deps);
+      const answer: z.output<typeof AppList> = { results: apps.map(presentApp), count: apps.length };
+      return ok(answer);
     },
   }),
   route({
@@ -77,12 +85,13 @@ export const authRoutes = [
       summary: 'Create an OAuth application',
       description: 'The client secret is shown once. Scopes default to the caller\'s (without admin) and can never exceed them.',
       tags: ['Authentication'],
-      responses: { 201: { description: 'Application with its secret', schema: AppRecord.extend({ client_secret: z.string() }) } },
+      responses: { 201: { description: 'Application with its secret', schema: CreatedApp } },
     },
-    handle: async (req) => {
+    handle: async (req, deps) => {
       const principal = principalOf(req);
-      const { app, clientSecret } = await createApp(req.body, { tenantId: principal.tenant.id, scopes: principal.scopes }, req.now);
-      return created({ ...presentApp(app), client_secret: clientSecret });
+      const { app, clientSecret } = await createApp(req.body, { tenantId: principal.tenant.id, scopes: principal.scopes }, req.now, deps);
+      const answer: z.output<typeof CreatedApp> = { ...presentApp(app), client_secret: clientSecret };
+      return created(answer);
     },
   }),
   route({
@@ -90,9 +99,10 @@ export const authRoutes = [
     path: '/o/apps/{id}/',
     auth: 'bearer',
     scopes: READ_WRITE,
+    params: AppId,
     doc: { summary: 'Delete an OAuth application and revoke its tokens', tags: ['Authentication'], responses: { 204: { description: 'Deleted' } } },
-    handle: async (req) => {
-      await removeApp(principalOf(req).tenant.id, req.params.id ?? '');
+    handle: async (req, deps) => {
+      await removeApp(principalOf(req).tenant.id, req.params.id, deps);
       return noContent();
     },
   }),

@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import { JsonNumber } from '../../shared/domain/json-number.js';
 import { READ } from '../../shared/domain/scopes.js';
-import { ok, principalOf, route } from '../../shared/http/route.js';
-import { dynamoLedger } from '../../shared/store/ledger.js';
+import { ok, principalOf, routesOf } from '../../shared/http/route.js';
 import { ListCurrenciesQuery, listCurrencies } from '../../shared/usecases/currencies/list-currencies.js';
+import type { ListCurrenciesDeps } from '../../shared/usecases/currencies/ports.js';
 import { CalculateRateBody, calculateRate } from '../../shared/usecases/rates/calculate-rate.js';
 import { ConvertAmountQuery, convertAmount } from '../../shared/usecases/rates/convert-amount.js';
-import { defaultRatesDeps } from '../../shared/usecases/rates/deps.js';
 import { getRate } from '../../shared/usecases/rates/get-rate.js';
 import { listRates } from '../../shared/usecases/rates/list-rates.js';
 
@@ -26,14 +26,16 @@ const CurrencyRecord = z.object({
 const CurrencyList = z.object({ currencies: z.union([z.array(z.string()), z.array(CurrencyRecord)]) });
 
 const AllRates = z.object({ base_currency: z.literal('USD'), rates: z.record(z.string(), z.string()), last_updated: z.string(), next_update: z.string() });
+/** A number written from its exact decimal text (shared/domain/json-number.ts), published as a JSON number. */
+const exactNumber = z.custom<JsonNumber>((value) => value instanceof JsonNumber).meta({ type: 'number' });
 const Conversion = z.object({
   currency_from: z.string(),
   currency_to: z.string(),
-  amount: z.number(),
-  estimated_amount: z.number().describe('What the customer sends: the converted amount, plus the fee when the customer pays it'),
-  rate: z.number(),
-  fee_percentage: z.number().optional(),
-  fee_amount: z.number().optional(),
+  amount: exactNumber,
+  estimated_amount: exactNumber.describe('What the customer sends: the converted amount, plus the fee when the customer pays it'),
+  rate: exactNumber,
+  fee_percentage: exactNumber.optional(),
+  fee_amount: exactNumber.optional(),
   timestamp: z.string().optional(),
 });
 const SingleRate = z.object({
@@ -60,6 +62,12 @@ const Calculation = z.object({
   calculation_timestamp: z.string(),
 });
 
+const RatesAnswer = z.union([AllRates, Conversion]);
+/** A currency code in the path (the use case answers 404 for one it does not know). */
+const CurrencyParam = z.object({ currency: z.string().min(1) });
+
+const route = routesOf<ListCurrenciesDeps>();
+
 /** Variant B when `currency_to` is given (DESIGN 10), else variant A. */
 const RatesQuery = ConvertAmountQuery.partial({ currency_to: true });
 
@@ -76,8 +84,10 @@ export const currencyRoutes = [
       tags: ['Currencies'],
       responses: { 200: { description: 'Currencies', schema: CurrencyList } },
     },
-    handle: async (req) =>
-      ok(await listCurrencies({ tenantId: principalOf(req).tenant.id, query: req.query, now: req.now }, { ledger: dynamoLedger, rates: defaultRatesDeps() })),
+    handle: async (req, deps) => {
+      const list: z.output<typeof CurrencyList> = await listCurrencies({ tenantId: principalOf(req).tenant.id, query: req.query, now: req.now }, deps);
+      return ok(list);
+    },
   }),
   route({
     method: 'GET',
@@ -89,13 +99,14 @@ export const currencyRoutes = [
       summary: 'Exchange rates against USD',
       description: 'Without `currency_to`: every active currency (variant A). With `currency_to`: a conversion of `amount` (default 1.0) from `currency_from` (default USD), answered in JSON numbers (variant B).',
       tags: ['Rates'],
-      responses: { 200: { description: 'Rates (variant A) or a conversion (variant B)', schema: z.union([AllRates, Conversion]) } },
+      responses: { 200: { description: 'Rates (variant A) or a conversion (variant B)', schema: RatesAnswer } },
     },
-    handle: async (req) => {
+    handle: async (req, deps) => {
       const { currency_to: to } = req.query;
-      if (to === undefined) return ok(await listRates({ now: req.now }, defaultRatesDeps()));
       const { settings } = principalOf(req).tenant;
-      return ok(await convertAmount({ query: { ...req.query, currency_to: to }, settings, now: req.now }, defaultRatesDeps()));
+      const answer: z.output<typeof RatesAnswer> =
+        to === undefined ? await listRates({ now: req.now }, deps.rates) : await convertAmount({ query: { ...req.query, currency_to: to }, settings, now: req.now }, deps.rates);
+      return ok(answer);
     },
   }),
   route({
@@ -103,12 +114,16 @@ export const currencyRoutes = [
     path: '/rates/{currency}/',
     auth: 'bearer',
     scopes: READ,
+    params: CurrencyParam,
     doc: {
       summary: 'One currency against USD, with 24-hour statistics',
       tags: ['Rates'],
       responses: { 200: { description: 'Rate', schema: SingleRate }, 404: { description: 'not_found (details.currency)' } },
     },
-    handle: async (req) => ok(await getRate({ currency: req.params.currency ?? '', now: req.now }, defaultRatesDeps())),
+    handle: async (req, deps) => {
+      const rate: z.output<typeof SingleRate> = await getRate({ currency: req.params.currency, now: req.now }, deps.rates);
+      return ok(rate);
+    },
   }),
   route({
     method: 'POST',
@@ -122,7 +137,9 @@ export const currencyRoutes = [
       tags: ['Rates'],
       responses: { 200: { description: 'Calculation', schema: Calculation }, 422: { description: 'invalid_currency' } },
     },
-    handle: async (req) =>
-      ok(await calculateRate({ body: req.body, settings: principalOf(req).tenant.settings, now: req.now }, defaultRatesDeps())),
+    handle: async (req, deps) => {
+      const calculation: z.output<typeof Calculation> = await calculateRate({ body: req.body, settings: principalOf(req).tenant.settings, now: req.now }, deps.rates);
+      return ok(calculation);
+    },
   }),
 ];

@@ -1,10 +1,12 @@
-import { config } from '../../shared/config/config.js';
-import { buildOpenApi } from '../../shared/http/openapi.js';
-import { ok, route } from '../../shared/http/route.js';
-import { allRoutes } from './catalog.js';
+import { ok, routesOf } from '../../shared/http/route.js';
+import type { SystemDeps } from '../../shared/runtime/system.js';
 import { DOCS_PAGE } from './docs-page.js';
+import generated from './openapi.json' with { type: 'json' };
 
-let document: object | undefined;
+const route = routesOf<Pick<SystemDeps, 'publicBaseUrl'>>();
+
+/** The document generated at build time (npm run build:openapi), with this deployment's address. */
+const documentFor = (serverUrl: string | undefined): object => ({ ...generated, servers: serverUrl ? [{ url: serverUrl }] : [] });
 
 export const docsRoutes = [
   route({
@@ -12,11 +14,7 @@ export const docsRoutes = [
     path: '/openapi.json',
     auth: 'public',
     doc: { summary: 'This OpenAPI 3.1 document', tags: ['System'], responses: { 200: { description: 'OpenAPI document' } } },
-    handle: async () => {
-      // Built once per container from the same schemas that validate requests.
-      document ??= buildOpenApi(allRoutes(), { title: 'Crypto Payment Gateway', version: '1.0.0', serverUrl: config().PUBLIC_BASE_URL });
-      return ok(document, { 'Cache-Control': 'public, max-age=300' });
-    },
+    handle: async (_req, deps) => ok(documentFor(deps.publicBaseUrl()), { 'Cache-Control': 'public, max-age=300' }),
   }),
   route({
     method: 'GET',

@@ -1,6 +1,12 @@
 import { z } from 'zod';
-import { ok, route } from '../../shared/http/route.js';
+import { ok, routesOf } from '../../shared/http/route.js';
 import { checkHealth } from '../../shared/usecases/system/health.js';
+import type { SystemPorts } from '../../shared/usecases/system/ports.js';
+
+const route = routesOf<SystemPorts>();
+
+const Status = z.object({ status: z.enum(['ok', 'degraded']), time: z.string() });
+const Maintenance = z.object({ maintenance: z.boolean(), message: z.string().nullable(), scheduled: z.array(z.object({ starts_at: z.string(), ends_at: z.string(), description: z.string() })) });
 
 export const systemRoutes = [
   route({
@@ -11,11 +17,12 @@ export const systemRoutes = [
       summary: 'Service status (no authentication)',
       description: 'Answers `ok` when the table answers; 503 with `degraded` otherwise.',
       tags: ['System'],
-      responses: { 200: { description: 'Operational', schema: z.object({ status: z.enum(['ok', 'degraded']), time: z.string() }) } },
+      responses: { 200: { description: 'Operational', schema: Status } },
     },
-    handle: async (req) => {
-      const healthy = await checkHealth();
-      return { status: healthy ? 200 : 503, body: { status: healthy ? 'ok' : 'degraded', time: req.now.toISOString() } };
+    handle: async (req, deps) => {
+      const healthy = await checkHealth(deps);
+      const body: z.output<typeof Status> = { status: healthy ? 'ok' : 'degraded', time: req.now.toISOString() };
+      return { status: healthy ? 200 : 503, body };
     },
   }),
   route({
@@ -26,12 +33,12 @@ export const systemRoutes = [
       summary: 'Scheduled maintenance (no authentication)',
       tags: ['System'],
       responses: {
-        200: {
-          description: 'Maintenance windows',
-          schema: z.object({ maintenance: z.boolean(), message: z.string().nullable(), scheduled: z.array(z.object({ starts_at: z.string(), ends_at: z.string(), description: z.string() })) }),
-        },
+        200: { description: 'Maintenance windows', schema: Maintenance },
       },
     },
-    handle: async () => ok({ maintenance: false, message: null, scheduled: [] }),
+    handle: async () => {
+      const body: z.output<typeof Maintenance> = { maintenance: false, message: null, scheduled: [] };
+      return ok(body);
+    },
   }),
 ];

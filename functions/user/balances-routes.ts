@@ -1,15 +1,14 @@
 import { z } from 'zod';
 import { ADMIN, READ, READ_WRITE } from '../../shared/domain/scopes.js';
-import { ok, principalOf, route } from '../../shared/http/route.js';
-import { dynamoLedger } from '../../shared/store/ledger.js';
+import { ok, principalOf, routesOf } from '../../shared/http/route.js';
 import { BalanceHistoryQuery, getBalanceHistory } from '../../shared/usecases/balances/get-balance-history.js';
 import { getBalances } from '../../shared/usecases/balances/get-balances.js';
 import { getPlatformFees } from '../../shared/usecases/balances/get-platform-fees.js';
+import type { BalancesPorts } from '../../shared/usecases/balances/ports.js';
 
-/**
- * Balance routes of the `user` group (spec 2.7, 4.6), spread into functions/user/routes.ts by the lead:
- * `export const userRoutes = [...existing, ...balanceRoutes]`.
- */
+/** Balance routes of the `user` group (spec 2.7, 4.6), served by functions/user/handler.ts beside the others. */
+
+const route = routesOf<BalancesPorts>();
 
 const BalancesView = z.object({
   account: z.record(z.string(), z.object({ amount: z.string(), pending_amount: z.string() })),
@@ -36,6 +35,8 @@ const HistoryRecord = z.object({
   created_at: z.string(),
 });
 
+const BalanceHistory = z.object({ count: z.number().int(), limit: z.number().int(), offset: z.number().int(), results: z.array(HistoryRecord) });
+
 const PlatformFees = z.object({
   fees: z.record(z.string(), z.object({ platform_fees: z.string(), network_fees: z.string() })),
   currencies_count: z.number().int(),
@@ -53,7 +54,10 @@ export const balanceRoutes = [
       tags: ['Balances'],
       responses: { 200: { description: 'Balances', schema: BalancesView } },
     },
-    handle: async (req) => ok(await getBalances({ tenantId: principalOf(req).tenant.id }, { ledger: dynamoLedger })),
+    handle: async (req, deps) => {
+      const view: z.output<typeof BalancesView> = await getBalances({ tenantId: principalOf(req).tenant.id }, deps);
+      return ok(view);
+    },
   }),
   route({
     method: 'GET',
@@ -66,10 +70,13 @@ export const balanceRoutes = [
       description: 'Journal records, newest first; filter by `currency` and `type`; `limit` default 50 (max 100), `offset`.',
       tags: ['Balances'],
       responses: {
-        200: { description: 'History', schema: z.object({ count: z.number().int(), limit: z.number().int(), offset: z.number().int(), results: z.array(HistoryRecord) }) },
+        200: { description: 'History', schema: BalanceHistory },
       },
     },
-    handle: async (req) => ok(await getBalanceHistory({ tenantId: principalOf(req).tenant.id, query: req.query }, { ledger: dynamoLedger })),
+    handle: async (req, deps) => {
+      const history: z.output<typeof BalanceHistory> = await getBalanceHistory({ tenantId: principalOf(req).tenant.id, query: req.query }, deps);
+      return ok(history);
+    },
   }),
   route({
     method: 'GET',
@@ -82,6 +89,9 @@ export const balanceRoutes = [
       tags: ['Balances'],
       responses: { 200: { description: 'Platform fees', schema: PlatformFees } },
     },
-    handle: async () => ok(await getPlatformFees({ ledger: dynamoLedger })),
+    handle: async (_req, deps) => {
+      const fees: z.output<typeof PlatformFees> = await getPlatformFees(deps);
+      return ok(fees);
+    },
   }),
 ];

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { READ } from '../../shared/domain/scopes.js';
-import { ok, principalOf, route } from '../../shared/http/route.js';
+import { ok, principalOf, routesOf } from '../../shared/http/route.js';
 import { getProfile } from '../../shared/usecases/user/get-profile.js';
-import { webhookProfileOf } from '../../shared/usecases/webhooks/manage.js';
+import type { UserPorts } from '../../shared/usecases/user/ports.js';
+
+const route = routesOf<UserPorts>();
 
 const nullableDecimal = z.string().nullable();
 
@@ -38,6 +40,10 @@ export const userRoutes = [
     auth: 'bearer',
     scopes: READ,
     doc: { summary: 'The tenant record (full form)', tags: ['User'], responses: { 200: { description: 'Tenant', schema: TenantRecord } } },
-    handle: async (req) => ok(await getProfile(principalOf(req).tenant, req.now, await webhookProfileOf(principalOf(req).tenant.id))),
+    handle: async (req, deps) => {
+      const profile = await getProfile({ tenant: principalOf(req).tenant, now: req.now }, deps);
+      const answer: z.output<typeof TenantRecord> = { ...profile, ip_whitelist: [...profile.ip_whitelist] };
+      return ok(answer);
+    },
   }),
 ];

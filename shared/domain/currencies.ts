@@ -8,7 +8,7 @@ import { displayPrecision } from './money.js';
  * Contract addresses are per environment: `mainnet` (production), `testnet` (staging; filled by
  * configuration, no address is guessed) and `local` (the embedded stack deploys its own test tokens and
  * passes their addresses at run time). `TOKEN_CONTRACTS` in the configuration overrides any of them
- * (shared/usecases/currencies/runtime.ts), so no environment needs a code change.
+ * (shared/runtime/currencies.ts), so no environment needs a code change.
  */
 
 export const CHAIN_FAMILIES = ['evm', 'tron', 'btc'] as const;

@@ -141,3 +141,15 @@ export function usdValue(currency: CurrencyDefinition, amount: Decimal, rates: U
 }
 
 export const FIAT_RATE_CODES: readonly FiatCode[] = ['EUR', 'GBP'];
+
+/** A rates snapshot as kept: each active currency's statistics and the fiat rates. */
+export interface StoredRates {
+  /** When the snapshot was taken (ISO 8601). */
+  readonly at: string;
+  readonly nextUpdate: string;
+  readonly source: string;
+  /** Per currency code. Disabled currencies are absent. */
+  readonly rates: Readonly<Record<string, RateStats>>;
+  /** USD per unit of EUR and GBP. */
+  readonly fiat: Readonly<Record<string, Decimal>>;
+}

@@ -69,3 +69,10 @@ export function schemaNameFor(name: string, suffix: string): string {
 export function canServe(tenant: Tenant): boolean {
   return tenant.status !== 'suspended';
 }
+
+/** A tenant's API usage (spec section 2.8), from the per-day request counters. */
+export interface ApiUsage {
+  readonly requests_today: number;
+  readonly requests_this_month: number;
+  readonly last_request: string | null;
+}

@@ -1,5 +1,8 @@
 import { BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { AccessToken, ApiKey, ClientCredential, OAuthApp } from '../domain/credentials.js';
 import type { Scope } from '../domain/scopes.js';
+import type { OAuthAppRepository, TokenRepository } from '../usecases/auth/ports.js';
+import type { ApiKeyRepository } from '../usecases/tenants/ports.js';
 import { db, tableName } from './client.js';
 import { keys } from './keys.js';
 import { transactWrite, TransactionConditionError, type TransactItem } from './transact.js';
@@ -10,41 +13,7 @@ import { integer } from './values.js';
  * client secrets as scrypt hashes, tokens and API keys as SHA-256 hashes.
  */
 
-export interface OAuthApp {
-  readonly id: string;
-  readonly tenantId: string;
-  readonly name: string;
-  readonly clientId: string;
-  readonly scopes: readonly Scope[];
-  readonly createdAt: string;
-}
-
-export interface ClientCredential {
-  readonly clientId: string;
-  readonly tenantId: string;
-  readonly appId: string;
-  readonly secretHash: string;
-  readonly scopes: readonly Scope[];
-}
-
-export interface AccessToken {
-  readonly tokenHash: string;
-  readonly tenantId: string;
-  readonly clientId: string;
-  readonly scopes: readonly Scope[];
-  /** Epoch seconds. */
-  readonly expiresAt: number;
-}
-
-export interface ApiKey {
-  readonly id: string;
-  readonly tenantId: string;
-  readonly name: string;
-  readonly prefix: string;
-  readonly scopes: readonly Scope[];
-  readonly status: 'active' | 'revoked';
-  readonly createdAt: string;
-}
+export type { AccessToken, ApiKey, ClientCredential, OAuthApp } from '../domain/credentials.js';
 
 const T = () => tableName();
 
@@ -292,3 +261,25 @@ export async function revokeApiKey(tenantId: string, keyId: string): Promise<boo
   ]);
   return true;
 }
+
+/** The DynamoDB OAuth applications (shared/usecases/auth/ports.ts). */
+export const dynamoOAuthApps: OAuthAppRepository = {
+  create: async (app, secretHash) => transactWrite(putAppItems(app, secretHash)),
+  list: listApps,
+  get: getApp,
+  remove: deleteApp,
+};
+
+/** The DynamoDB client credentials and access tokens (shared/usecases/auth/ports.ts). */
+export const dynamoTokens: TokenRepository = {
+  clientCredential: getClientCredential,
+  putAccessToken,
+  deleteAccessToken,
+};
+
+/** The DynamoDB API keys (shared/usecases/tenants/ports.ts). */
+export const dynamoApiKeys: ApiKeyRepository = {
+  create: async (key, keyHash) => transactWrite(putApiKeyItems(key, keyHash)),
+  list: listApiKeys,
+  revoke: revokeApiKey,
+};

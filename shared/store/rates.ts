@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Decimal } from '../domain/money.js';
-import type { Candle, HourCandles, RateStats } from '../domain/rates.js';
+import type { Candle, HourCandles, RateStats, StoredRates } from '../domain/rates.js';
+import type { RatesStore } from '../usecases/rates/ports.js';
 import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 
@@ -10,16 +11,7 @@ import { keys } from './keys.js';
  * 26 hours by TTL) from which the statistics are computed. Values are decimal strings (exact).
  */
 
-export interface StoredRates {
-  /** When the snapshot was taken (ISO 8601). */
-  readonly at: string;
-  readonly nextUpdate: string;
-  readonly source: string;
-  /** Per currency code. Disabled currencies are absent. */
-  readonly rates: Readonly<Record<string, RateStats>>;
-  /** USD per unit of EUR and GBP. */
-  readonly fiat: Readonly<Record<string, Decimal>>;
-}
+export type { StoredRates } from '../domain/rates.js';
 
 export const CANDLE_TTL_SECONDS = 26 * 3600;
 
@@ -103,4 +95,4 @@ export async function putCandles(candles: HourCandles, nowSeconds: number): Prom
 }
 
 /** The DynamoDB rates store as the use cases' port. */
-export const dynamoRatesStore = { current: getCurrentRates, putCurrent: putCurrentRates, candles: getCandles, putCandles } as const;
+export const dynamoRatesStore: RatesStore = { current: getCurrentRates, putCurrent: putCurrentRates, candles: getCandles, putCandles };

@@ -3,7 +3,9 @@ import type { Scope } from '../domain/scopes.js';
 import type { Tenant, TenantSettings, TenantStatus } from '../domain/tenant.js';
 import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
-import type { TransactItem } from './transact.js';
+import type { TenantRepository } from '../usecases/tenants/ports.js';
+import { putApiKeyItems, putAppItems } from './credentials.js';
+import { transactWrite, type TransactItem } from './transact.js';
 import { integer } from './values.js';
 
 /** Tenant records. Settings are stored as a map; counters as exact numbers. */
@@ -124,3 +126,13 @@ export async function setAllowedScopes(tenantId: string, scopes: readonly Scope[
     }),
   );
 }
+
+/** The DynamoDB tenants (shared/usecases/tenants/ports.ts): a new tenant with its first credentials in one transaction. */
+export const dynamoTenants: TenantRepository = {
+  get: getTenant,
+  list: listTenants,
+  create: async (t) => transactWrite([putTenantItem(t.tenant), ...putAppItems(t.app, t.appSecretHash), ...putApiKeyItems(t.apiKey, t.apiKeyHash)]),
+  setStatus: setTenantStatus,
+  updateSettings: updateTenantSettings,
+  setAllowedScopes,
+};

@@ -1,3 +1,5 @@
+import type { ApiUsage } from '../domain/tenant.js';
+import type { UsageReader } from '../usecases/user/ports.js';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
 import { keys } from './keys.js';
@@ -49,11 +51,7 @@ export async function countRequest(tenantId: string, at: Date, bucket?: string):
   };
 }
 
-export interface ApiUsage {
-  readonly requests_today: number;
-  readonly requests_this_month: number;
-  readonly last_request: string | null;
-}
+export type { ApiUsage } from '../domain/tenant.js';
 
 /** Today's and this month's counts (UTC), from the daily items of the month. */
 export async function readUsage(tenantId: string, now: Date): Promise<ApiUsage> {
@@ -79,3 +77,6 @@ export async function readUsage(tenantId: string, now: Date): Promise<ApiUsage> 
   }
   return { requests_today: today, requests_this_month: month, last_request: last };
 }
+
+/** The DynamoDB usage counters (shared/usecases/user/ports.ts). */
+export const dynamoUsage: UsageReader = { read: readUsage };

@@ -1,11 +1,9 @@
 import { z } from 'zod';
-import { config } from '../../config/config.js';
 import { formatScopes, parseScopes, type Scope } from '../../domain/scopes.js';
 import { OAuthError } from '../../domain/errors.js';
 import { DUMMY_SECRET_HASH, randomSecret, sha256Hex, verifySecret } from '../../security/secrets.js';
-import { getClientCredential, putAccessToken, type ClientCredential } from '../../store/credentials.js';
-import { getTenant } from '../../store/tenants.js';
-import { recordFailedLogin } from '../webhooks/security-events.js';
+import type { ClientCredential } from '../../domain/credentials.js';
+import type { AuthPorts } from './ports.js';
 
 /**
  * OAuth 2.0 client credentials grant (RFC 6749 section 4.4). Tokens are opaque random strings stored only
@@ -47,20 +45,29 @@ export function clientAuthFrom(authorization: string | undefined, body: { client
 }
 
 /** Verifies a client's secret in constant time; unknown clients cost the same as wrong secrets. */
-export async function authenticateClient(auth: ClientAuth, now?: Date): Promise<ClientCredential> {
-  const credential = await getClientCredential(auth.clientId);
+export async function authenticateClient(
+  auth: ClientAuth,
+  now: Date | undefined,
+  deps: Pick<AuthPorts, 'tokens' | 'securityEvents'>,
+): Promise<ClientCredential> {
+  const credential = await deps.tokens.clientCredential(auth.clientId);
   const valid = await verifySecret(auth.clientSecret, credential?.secretHash ?? DUMMY_SECRET_HASH);
   // A known client with a wrong secret is a security event (security.login_attempt) for its tenant.
-  if (credential && !valid && now) await recordFailedLogin(credential.tenantId, credential.clientId, now);
+  if (credential && !valid && now) await deps.securityEvents.failedLogin(credential.tenantId, credential.clientId, now);
   if (!credential || !valid) throw new OAuthError('invalid_client', 'Client authentication failed.');
   return credential;
 }
 
-export async function issueToken(request: TokenRequest, auth: ClientAuth, now: Date): Promise<TokenAnswer> {
+export async function issueToken(
+  request: TokenRequest,
+  auth: ClientAuth,
+  now: Date,
+  deps: Pick<AuthPorts, 'tokens' | 'tenants' | 'securityEvents' | 'settings'>,
+): Promise<TokenAnswer> {
   if (!request.grant_type) throw new OAuthError('invalid_request', 'grant_type is required.');
   if (request.grant_type !== 'client_credentials') throw new OAuthError('unsupported_grant_type', 'Only the client_credentials grant is supported.');
-  const credential = await authenticateClient(auth, now);
-  const tenant = await getTenant(credential.tenantId);
+  const credential = await authenticateClient(auth, now, deps);
+  const tenant = await deps.tenants.get(credential.tenantId);
   if (!tenant) throw new OAuthError('invalid_client', 'Client authentication failed.');
   if (tenant.status === 'suspended') throw new OAuthError('invalid_client', 'This account is suspended; contact support.');
 
@@ -75,9 +82,9 @@ export async function issueToken(request: TokenRequest, auth: ClientAuth, now: D
     }
     scopes = asked;
   }
-  const lifetime = config().ACCESS_TOKEN_TTL_SECONDS;
+  const lifetime = deps.settings.accessTokenTtlSeconds;
   const token = randomSecret('gat_', 32);
-  await putAccessToken({
+  await deps.tokens.putAccessToken({
     tokenHash: sha256Hex(token),
     tenantId: tenant.id,
     clientId: credential.clientId,

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { OAuthError } from '../../domain/errors.js';
 import { sha256Hex } from '../../security/secrets.js';
-import { deleteAccessToken } from '../../store/credentials.js';
 import { authenticateClient, type ClientAuth } from './issue-token.js';
+import type { AuthPorts } from './ports.js';
 
 /**
  * Token revocation (RFC 7009): the client authenticates, and the token is revoked if it belongs to that
@@ -16,9 +16,9 @@ export const RevokeRequest = z.object({
 });
 export type RevokeRequest = z.infer<typeof RevokeRequest>;
 
-export async function revokeToken(request: RevokeRequest, auth: ClientAuth): Promise<void> {
-  const credential = await authenticateClient(auth);
+export async function revokeToken(request: RevokeRequest, auth: ClientAuth, deps: Pick<AuthPorts, 'tokens' | 'securityEvents'>): Promise<void> {
+  const credential = await authenticateClient(auth, undefined, deps);
   if (!request.token) throw new OAuthError('invalid_request', 'token is required.');
   if (request.token_type_hint === 'refresh_token') return; // no refresh tokens are issued
-  await deleteAccessToken(sha256Hex(request.token), credential.clientId);
+  await deps.tokens.deleteAccessToken(sha256Hex(request.token), credential.clientId);
 }

@@ -3,7 +3,7 @@ import type { CurrencyCode } from '../../domain/currencies.js';
 import { isCurrencyCode } from '../../domain/currencies.js';
 import type { BalanceRow, EntryType, Posting } from '../../domain/ledger.js';
 import { ENTRY_TYPES, isEntryType, MAIN } from '../../domain/ledger.js';
-import type { LedgerPort } from '../ledger/port.js';
+import type { BalancesPorts } from './ports.js';
 import { queryInteger } from '../schema.js';
 import { showAmount } from './format.js';
 
@@ -63,7 +63,7 @@ const present = (p: Posting): HistoryRecord => ({
   created_at: p.createdAt,
 });
 
-export async function getBalanceHistory(input: { tenantId: string; query: BalanceHistoryQuery }, deps: { ledger: LedgerPort }): Promise<BalanceHistory> {
+export async function getBalanceHistory(input: { tenantId: string; query: BalanceHistoryQuery }, deps: Pick<BalancesPorts, 'ledger'>): Promise<BalanceHistory> {
   const { query } = input;
   const currency = query.currency as CurrencyCode | undefined;
   const type = query.type as EntryType | undefined;

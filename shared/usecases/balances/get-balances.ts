@@ -2,9 +2,9 @@ import { z } from 'zod';
 import type { BalanceRow } from '../../domain/ledger.js';
 import { MAIN, totalOf } from '../../domain/ledger.js';
 import { add, isZero } from '../../domain/money.js';
-import type { LedgerPort } from '../ledger/port.js';
 import { parseInput } from '../ledger/input.js';
 import { showAmount } from './format.js';
+import type { BalancesPorts } from './ports.js';
 
 /**
  * `GET /user/balances/` (2.7). `amount` is what the tenant owns in the account (available + held for
@@ -13,16 +13,8 @@ import { showAmount } from './format.js';
  */
 export const GetBalancesInput = z.object({ tenantId: z.string().min(1) });
 
-export interface WalletInfo {
-  readonly walletId: string;
-  readonly name: string;
-}
-
-export interface BalancesDeps {
-  readonly ledger: LedgerPort;
-  /** The tenant's wallets (sub-accounts); default none. */
-  readonly wallets?: (tenantId: string) => Promise<readonly WalletInfo[]>;
-}
+export type { WalletInfo } from './ports.js';
+export type BalancesDeps = Pick<BalancesPorts, 'ledger' | 'wallets'>;
 
 export interface BalancesView {
   readonly account: Record<string, { amount: string; pending_amount: string }>;

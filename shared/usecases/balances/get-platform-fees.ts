@@ -1,6 +1,6 @@
 import type { Decimal } from '../../domain/money.js';
 import { FEES, NETWORK_FEES } from '../../domain/ledger.js';
-import type { LedgerPort } from '../ledger/port.js';
+import type { BalancesPorts } from './ports.js';
 import { showAmount } from './format.js';
 
 /**
@@ -12,7 +12,7 @@ export interface PlatformFees {
   readonly currencies_count: number;
 }
 
-export async function getPlatformFees(deps: { ledger: LedgerPort }): Promise<PlatformFees> {
+export async function getPlatformFees(deps: Pick<BalancesPorts, 'ledger'>): Promise<PlatformFees> {
   const [fees, network] = await Promise.all([deps.ledger.platformBalances(FEES), deps.ledger.platformBalances(NETWORK_FEES)]);
   const codes = [...new Set([...Object.keys(fees), ...Object.keys(network)])].sort();
   const out: Record<string, { platform_fees: string; network_fees: string }> = {};

@@ -5,10 +5,9 @@ import { ValidationError } from '../../domain/errors.js';
 import { MAIN } from '../../domain/ledger.js';
 import { isPositive } from '../../domain/money.js';
 import { usdValue } from '../../domain/rates.js';
-import type { LedgerPort } from '../ledger/port.js';
 import { queryBoolean } from '../schema.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
-import type { RatesDeps } from '../rates/ports.js';
+import type { ListCurrenciesDeps } from './ports.js';
 
 /**
  * `GET /currencies/`: the currencies enabled for payments, or with `withdrawal=true` those enabled for
@@ -46,10 +45,7 @@ export interface ListCurrenciesInput {
   readonly now: Date;
 }
 
-export interface ListCurrenciesDeps {
-  readonly ledger: LedgerPort;
-  readonly rates: RatesDeps;
-}
+export type { ListCurrenciesDeps } from './ports.js';
 
 export async function listCurrencies(input: ListCurrenciesInput, deps: ListCurrenciesDeps): Promise<CurrencyList> {
   const { query } = input;

@@ -5,12 +5,9 @@ import { NotFoundError } from '../../domain/errors.js';
 import type { CustomerAccount, JournalEntry } from '../../domain/ledger.js';
 import { creditEntry, debitEntry, isCustomerAccount, totalOf } from '../../domain/ledger.js';
 import { parseDecimal } from '../../domain/money.js';
-import type { Tenant } from '../../domain/tenant.js';
-import { dynamoLedger } from '../../store/ledger.js';
-import { getTenant } from '../../store/tenants.js';
 import { decimalInput } from '../schema.js';
 import { parseInput } from './input.js';
-import type { LedgerPort } from './port.js';
+import type { LedgerPorts } from './ports.js';
 
 /**
  * Operator adjustments (`balance credit` / `balance debit` in the CLI): money entering or leaving a
@@ -35,13 +32,7 @@ export const AdjustmentInput = z.object({
 });
 export type AdjustmentInput = z.input<typeof AdjustmentInput>;
 
-export interface AdjustmentDeps {
-  readonly ledger: LedgerPort;
-  readonly findTenant: (tenantId: string) => Promise<Tenant | null>;
-  readonly now: () => Date;
-}
-
-export const defaultAdjustmentDeps: AdjustmentDeps = { ledger: dynamoLedger, findTenant: getTenant, now: () => new Date() };
+export type AdjustmentDeps = Pick<LedgerPorts, 'ledger' | 'tenants' | 'clock'>;
 
 export interface AdjustmentResult {
   readonly entry_id: string;
@@ -60,7 +51,7 @@ export async function adjust(direction: 'credit' | 'debit', raw: AdjustmentInput
   const input = parseInput(AdjustmentInput, raw);
   const currency = input.currency as CurrencyCode;
   const amount = parseDecimal(input.amount, { field: 'amount', maxScale: CURRENCIES[currency].decimals, allowZero: false });
-  const tenant = await deps.findTenant(input.tenant_id);
+  const tenant = await deps.tenants.get(input.tenant_id);
   if (!tenant) throw new NotFoundError(`Tenant ${input.tenant_id} not found.`, { tenant_id: input.tenant_id });
   const account = input.account as CustomerAccount;
   const common = {
@@ -76,7 +67,7 @@ export async function adjust(direction: 'credit' | 'debit', raw: AdjustmentInput
     tenantId: tenant.id,
     entry: direction === 'credit' ? creditEntry(common) : debitEntry(common),
     ...(input.adjustment_id ? { entryId: `adjustment:${input.adjustment_id}` } : {}),
-    now: deps.now(),
+    now: deps.clock.now(),
   });
   const balance = await deps.ledger.balance(tenant.id, account, currency);
   return {

@@ -1,18 +1,2 @@
-import type { CurrencyCode } from '../../domain/currencies.js';
-import type { AccountId, Balance, BalanceRow, JournalEntry, PlatformAccount, Posting, PostingQuery } from '../../domain/ledger.js';
-import type { Decimal } from '../../domain/money.js';
-import type { PostInput } from '../../store/ledger.js';
-
-/**
- * What use cases need of the ledger. `dynamoLedger` (shared/store/ledger.ts) is the real one;
- * `InMemoryLedger` (./in-memory.ts) applies the same rules in memory for unit and property tests.
- */
-export interface LedgerPort {
-  /** One atomic change; throws InsufficientBalanceError, DuplicateEntryError, ValidationError. */
-  post(input: PostInput): Promise<JournalEntry>;
-  balance(tenantId: string, account: AccountId, currency: CurrencyCode): Promise<Balance>;
-  balances(tenantId: string, account?: AccountId): Promise<BalanceRow[]>;
-  /** Per currency, summed over shards. */
-  platformBalances(account: PlatformAccount): Promise<Record<string, Decimal>>;
-  postings(tenantId: string, account: AccountId, query: PostingQuery): Promise<Posting[]>;
-}
+/** @deprecated moved to ./ports.ts */
+export type { LedgerPort } from './ports.js';

@@ -1,7 +1,8 @@
 import type { StatusSince, StuckCount } from '../../domain/monitoring.js';
 import { countStuck } from '../../domain/monitoring.js';
-import type { EmitMetrics, MetricDatum } from '../../observability/metrics.js';
+import type { MetricDatum } from '../../observability/metrics.js';
 import { emitMetrics, METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from '../../observability/metrics.js';
+import type { StuckWorkPorts } from './ports.js';
 
 /**
  * monitor: counts the work that should have moved by itself and did not, and prints it as metrics the
@@ -16,18 +17,7 @@ import { emitMetrics, METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from 
  * processing withdrawals), never a scan.
  */
 
-export interface StuckWorkDeps {
-  /** Networks reported (0 when nothing is stuck): the catalogue's. */
-  readonly networks: readonly string[];
-  /** A network's open payments (confirming, partially paid, confirmed, sending). */
-  readonly openPayments: (network: string) => Promise<readonly StatusSince[]>;
-  /** Withdrawals in `processing`, every network. */
-  readonly processingWithdrawals: () => Promise<readonly StatusSince[]>;
-  readonly now: () => Date;
-  readonly sweepStuckMinutes: number;
-  readonly withdrawalStuckMinutes: number;
-  readonly emit?: EmitMetrics;
-}
+export type StuckWorkDeps = StuckWorkPorts;
 
 export interface StuckWorkReport {
   /** Null only with no networks to read (a failed read throws instead of returning). */
@@ -55,7 +45,7 @@ export class StuckWorkReadError extends Error {
  */
 export async function reportStuckWork(deps: StuckWorkDeps): Promise<StuckWorkReport> {
   const emit = deps.emit ?? emitMetrics;
-  const now = deps.now();
+  const now = deps.clock.now();
   const [paymentReads, withdrawalRead] = await Promise.all([
     Promise.allSettled(deps.networks.map((network) => deps.openPayments(network))),
     deps.processingWithdrawals().then(

@@ -1,6 +1,5 @@
 import { isActive, findCurrency } from '../../domain/currencies.js';
-import type { UsdRates } from '../../domain/rates.js';
-import type { StoredRates } from '../../store/rates.js';
+import type { StoredRates, UsdRates } from '../../domain/rates.js';
 import type { RatesDeps } from './ports.js';
 import { refreshRates } from './refresh-rates.js';
 

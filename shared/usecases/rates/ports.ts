@@ -1,6 +1,6 @@
-import type { HourCandles } from '../../domain/rates.js';
+import type { Clock } from '../../domain/clock.js';
+import type { HourCandles, StoredRates } from '../../domain/rates.js';
 import type { RateProvider } from '../../rates/port.js';
-import type { StoredRates } from '../../store/rates.js';
 
 /** Where rate snapshots and hour candles are kept (shared/store/rates.ts is the DynamoDB one). */
 export interface RatesStore {
@@ -10,9 +10,15 @@ export interface RatesStore {
   putCandles(candles: HourCandles, nowSeconds: number): Promise<void>;
 }
 
+/** What the rate use cases read: the store, the market-data source and the currencies switched off. */
 export interface RatesDeps {
   readonly store: RatesStore;
   readonly provider: RateProvider;
   /** Currency codes switched off by configuration. */
   readonly disabled: ReadonlySet<string>;
+}
+
+/** The rates-refresher's ports: the rates, and the time of a run when the schedule gives none. */
+export interface RatesPorts extends RatesDeps {
+  readonly clock: Clock;
 }

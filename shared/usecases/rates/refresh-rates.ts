@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import type { PriceAsset } from '../../domain/currencies.js';
 import { activeCurrencies } from '../../domain/currencies.js';
-import type { RateStats } from '../../domain/rates.js';
+import type { RateStats, StoredRates } from '../../domain/rates.js';
 import { hourOf, mergeCandle, stats24h, windowStartHour } from '../../domain/rates.js';
-import type { StoredRates } from '../../store/rates.js';
 import { parseInput } from '../ledger/input.js';
 import type { RatesDeps } from './ports.js';
 

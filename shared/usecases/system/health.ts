@@ -1,9 +1,9 @@
-import { pingTable } from '../../store/health.js';
+import type { SystemPorts } from './ports.js';
 
 /** True when the table answers within a second. */
-export async function checkHealth(): Promise<boolean> {
+export async function checkHealth(deps: Pick<SystemPorts, 'table'>): Promise<boolean> {
   try {
-    await pingTable(AbortSignal.timeout(1000));
+    await deps.table.ping(AbortSignal.timeout(1000));
     return true;
   } catch {
     return false;

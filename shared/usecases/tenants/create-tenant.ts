@@ -1,11 +1,8 @@
 import { z } from 'zod';
-import { config } from '../../config/config.js';
 import { SCOPES, sortScopes, type Scope } from '../../domain/scopes.js';
 import { defaultSettings, schemaNameFor, type Tenant } from '../../domain/tenant.js';
 import { hashSecret, newId, randomSecret, sha256Hex } from '../../security/secrets.js';
-import { putApiKeyItems, putAppItems } from '../../store/credentials.js';
-import { putTenantItem } from '../../store/tenants.js';
-import { transactWrite } from '../../store/transact.js';
+import type { TenantsPorts } from './ports.js';
 
 /**
  * Operator use case: a tenant with its first OAuth application and API key, written in one transaction.
@@ -31,9 +28,9 @@ export const newClientId = (): string => randomSecret('gc_', 16);
 export const newClientSecret = (): string => randomSecret('gcs_', 32);
 export const newApiKey = (): string => randomSecret('gak_', 32);
 
-export async function createTenant(raw: CreateTenantInput, now: Date = new Date()): Promise<CreatedTenant> {
+export async function createTenant(raw: CreateTenantInput, deps: Pick<TenantsPorts, 'tenants' | 'clock' | 'defaults'>): Promise<CreatedTenant> {
   const input = CreateTenantInput.parse(raw);
-  const cfg = config();
+  const now = deps.clock.now();
   const id = newId();
   const scopes: Scope[] = sortScopes(input.scopes);
   const tenant: Tenant = {
@@ -46,21 +43,20 @@ export async function createTenant(raw: CreateTenantInput, now: Date = new Date(
     contact_email: input.contact_email,
     allowed_scopes: scopes,
     settings: defaultSettings({
-      requestsPerHour: cfg.DEFAULT_REQUESTS_PER_HOUR,
-      paymentCreationsPerHour: cfg.DEFAULT_PAYMENT_CREATIONS_PER_HOUR,
+      requestsPerHour: deps.defaults.requestsPerHour,
+      paymentCreationsPerHour: deps.defaults.paymentCreationsPerHour,
     }),
   };
   const clientId = newClientId();
   const clientSecret = newClientSecret();
   const apiKey = newApiKey();
   const createdAt = now.toISOString();
-  await transactWrite([
-    putTenantItem(tenant),
-    ...putAppItems({ id: newId(), tenantId: id, name: 'Default application', clientId, scopes, createdAt }, await hashSecret(clientSecret)),
-    ...putApiKeyItems(
-      { id: newId(), tenantId: id, name: 'Default key', prefix: apiKey.slice(0, 10), scopes, status: 'active', createdAt },
-      sha256Hex(apiKey),
-    ),
-  ]);
+  await deps.tenants.create({
+    tenant,
+    app: { id: newId(), tenantId: id, name: 'Default application', clientId, scopes, createdAt },
+    appSecretHash: await hashSecret(clientSecret),
+    apiKey: { id: newId(), tenantId: id, name: 'Default key', prefix: apiKey.slice(0, 10), scopes, status: 'active', createdAt },
+    apiKeyHash: sha256Hex(apiKey),
+  });
   return { tenant, clientId, clientSecret, apiKey };
 }

@@ -3,24 +3,26 @@ import { NotFoundError } from '../../domain/errors.js';
 import { isValidIpOrCidr } from '../../domain/ip.js';
 import { SCOPES, sortScopes } from '../../domain/scopes.js';
 import { TENANT_STATUSES, type Tenant, type TenantSettings } from '../../domain/tenant.js';
-import { getTenant, listTenants, setAllowedScopes, setTenantStatus, updateTenantSettings } from '../../store/tenants.js';
+import type { TenantsPorts } from './ports.js';
+
+type Deps = Pick<TenantsPorts, 'tenants'>;
 
 /** Operator use cases over existing tenants. */
 
-export async function requireTenant(tenantId: string): Promise<Tenant> {
-  const tenant = await getTenant(tenantId);
+export async function requireTenant(tenantId: string, deps: Deps): Promise<Tenant> {
+  const tenant = await deps.tenants.get(tenantId);
   if (!tenant) throw new NotFoundError(`No tenant ${tenantId}.`, { tenant_id: tenantId });
   return tenant;
 }
 
-export const allTenants = (): Promise<Tenant[]> => listTenants();
+export const allTenants = (deps: Deps): Promise<Tenant[]> => deps.tenants.list();
 
 export const SetStatusInput = z.object({ tenant_id: z.string().uuid(), status: z.enum(TENANT_STATUSES) });
 
-export async function changeTenantStatus(raw: z.input<typeof SetStatusInput>): Promise<Tenant> {
+export async function changeTenantStatus(raw: z.input<typeof SetStatusInput>, deps: Deps): Promise<Tenant> {
   const input = SetStatusInput.parse(raw);
-  if (!(await setTenantStatus(input.tenant_id, input.status))) throw new NotFoundError(`No tenant ${input.tenant_id}.`);
-  return requireTenant(input.tenant_id);
+  if (!(await deps.tenants.setStatus(input.tenant_id, input.status))) throw new NotFoundError(`No tenant ${input.tenant_id}.`);
+  return requireTenant(input.tenant_id, deps);
 }
 
 const decimal = z.string().regex(/^\d+(\.\d+)?$/, 'Must be a non-negative decimal.');
@@ -37,11 +39,11 @@ export const ConfigureTenantInput = z.object({
   scopes: z.array(z.enum(SCOPES)).min(1).optional(),
 });
 
-export async function configureTenant(raw: z.input<typeof ConfigureTenantInput>): Promise<Tenant> {
+export async function configureTenant(raw: z.input<typeof ConfigureTenantInput>, deps: Deps): Promise<Tenant> {
   const { tenant_id: tenantId, scopes, ...settings } = ConfigureTenantInput.parse(raw);
   const patch: Partial<TenantSettings> = settings;
-  const updated = await updateTenantSettings(tenantId, patch);
+  const updated = await deps.tenants.updateSettings(tenantId, patch);
   if (!updated) throw new NotFoundError(`No tenant ${tenantId}.`);
-  if (scopes) await setAllowedScopes(tenantId, sortScopes(scopes));
-  return requireTenant(tenantId);
+  if (scopes) await deps.tenants.setAllowedScopes(tenantId, sortScopes(scopes));
+  return requireTenant(tenantId, deps);
 }

@@ -1,5 +1,5 @@
-import type { Tenant } from '../../domain/tenant.js';
-import { readUsage, type ApiUsage } from '../../store/usage.js';
+import type { ApiUsage, Tenant } from '../../domain/tenant.js';
+import type { UserPorts } from './ports.js';
 
 /** The tenant record of spec section 2.8 (full form). */
 export interface TenantProfile {
@@ -35,8 +35,14 @@ export interface TenantProfile {
 /** Only the first 12 characters of a webhook secret are ever shown again. */
 export const maskSecret = (secret: string | null): string | null => (secret ? `${secret.slice(0, 12)}${'*'.repeat(8)}` : null);
 
-export async function getProfile(tenant: Tenant, now: Date, webhook: { url: string | null; secret: string | null } = { url: null, secret: null }): Promise<TenantProfile> {
-  const usage = await readUsage(tenant.id, now);
+export interface GetProfileInput {
+  readonly tenant: Tenant;
+  readonly now: Date;
+}
+
+export async function getProfile(input: GetProfileInput, deps: UserPorts): Promise<TenantProfile> {
+  const { tenant, now } = input;
+  const [usage, webhook] = await Promise.all([deps.usage.read(tenant.id, now), deps.webhookProfile(tenant.id)]);
   return {
     id: tenant.id,
     name: tenant.name,

@@ -12,6 +12,8 @@ import { createTenant } from '../../../shared/usecases/tenants/create-tenant.js'
 import { decimalInput } from '../../../shared/usecases/schema.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { apiEvent, lambdaContext } from '../../unit/http/event.js';
+import { tenantsRuntime } from '../../../shared/runtime/tenants.js';
+import { authRuntime } from '../../../shared/runtime/auth.js';
 
 /**
  * Idempotency-Key against DynamoDB Local: a guarded change and its record commit in one transaction;
@@ -77,9 +79,9 @@ async function changes(): Promise<number> {
 
 beforeAll(async () => {
   table = await startTestTable();
-  const made = await createTenant({ name: 'Idem' });
+  const made = await createTenant({ name: 'Idem' }, tenantsRuntime());
   tenantId = made.tenant.id;
-  bearer = (await issueToken({ grant_type: 'client_credentials' }, clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }), new Date())).access_token;
+  bearer = (await issueToken({ grant_type: 'client_credentials' }, clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }), new Date(), authRuntime())).access_token;
 });
 
 afterAll(async () => {

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { currencyRoutes } from '../../../functions/currencies/routes.js';
+import { config } from '../../../shared/config/config.js';
 import { balanceRoutes } from '../../../functions/user/balances-routes.js';
 import { InsufficientBalanceError } from '../../../shared/domain/errors.js';
 import { FEES, MAIN, pocket } from '../../../shared/domain/ledger.js';
@@ -9,10 +10,16 @@ import { postEntry } from '../../../shared/store/ledger.js';
 import { clientAuthFrom, issueToken } from '../../../shared/usecases/auth/issue-token.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import { debitAdjustment } from '../../../shared/usecases/ledger/debit-adjustment.js';
-import { resetRatesDeps } from '../../../shared/usecases/rates/deps.js';
 import { createTenant } from '../../../shared/usecases/tenants/create-tenant.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { apiEvent, lambdaContext } from '../../unit/http/event.js';
+import { tenantsRuntime } from '../../../shared/runtime/tenants.js';
+import { authRuntime } from '../../../shared/runtime/auth.js';
+import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
+import { currenciesRuntime } from '../../../shared/runtime/currencies.js';
+import { userRuntime } from '../../../shared/runtime/user.js';
+import type { BalancesPorts } from '../../../shared/usecases/balances/ports.js';
+import type { ListCurrenciesDeps } from '../../../shared/usecases/currencies/ports.js';
 
 /**
  * Balances, history, fees, currencies and rates through the real pipeline (lossless JSON in and out)
@@ -23,7 +30,7 @@ let tenantId: string;
 let reader: string;
 let admin: string;
 
-const api = createApi([...balanceRoutes, ...currencyRoutes], {});
+let api: ReturnType<typeof createApi>;
 
 async function call(method: string, path: string, options: { token?: string; query?: Record<string, string>; body?: string } = {}) {
   const headers: Record<string, string> = { authorization: `Bearer ${options.token ?? reader}` };
@@ -34,13 +41,13 @@ async function call(method: string, path: string, options: { token?: string; que
 
 beforeAll(async () => {
   table = await startTestTable();
-  process.env.RATES_SOURCE = 'reference';
-  resetRatesDeps();
-  const made = await createTenant({ name: 'Ledger HTTP', scopes: ['read', 'write', 'admin'] });
+  // The offline reference prices, whatever the environment says.
+  api = createApi<BalancesPorts & ListCurrenciesDeps>([...balanceRoutes, ...currencyRoutes], { ...currenciesRuntime({ ...config(), RATES_SOURCE: 'reference' }), ...userRuntime() });
+  const made = await createTenant({ name: 'Ledger HTTP', scopes: ['read', 'write', 'admin'] }, tenantsRuntime());
   tenantId = made.tenant.id;
   const auth = clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret });
-  reader = (await issueToken({ grant_type: 'client_credentials', scope: 'read write' }, auth, new Date())).access_token;
-  admin = (await issueToken({ grant_type: 'client_credentials', scope: 'read write admin' }, auth, new Date())).access_token;
+  reader = (await issueToken({ grant_type: 'client_credentials', scope: 'read write' }, auth, new Date(), authRuntime())).access_token;
+  admin = (await issueToken({ grant_type: 'client_credentials', scope: 'read write admin' }, auth, new Date(), authRuntime())).access_token;
 });
 
 afterAll(async () => {
@@ -52,11 +59,11 @@ describe('exact amounts end to end', () => {
     // Request bodies parse losslessly: the JSON numbers reach the use case as their exact text.
     const a = parseJson('{"amount": 0.1}') as { amount: string };
     const b = parseJson('{"amount": 0.2}') as { amount: string };
-    await creditAdjustment({ tenant_id: tenantId, currency: 'USDTTRC20', amount: a.amount, reason: 'test credit' });
-    await creditAdjustment({ tenant_id: tenantId, currency: 'USDTTRC20', amount: b.amount, reason: 'test credit' });
+    await creditAdjustment({ tenant_id: tenantId, currency: 'USDTTRC20', amount: a.amount, reason: 'test credit' }, ledgerRuntime());
+    await creditAdjustment({ tenant_id: tenantId, currency: 'USDTTRC20', amount: b.amount, reason: 'test credit' }, ledgerRuntime());
     const dust = parseJson('{"amount": 0.123456789012345678}') as { amount: string };
-    await creditAdjustment({ tenant_id: tenantId, currency: 'DAIERC20', amount: dust.amount, reason: 'dust' });
-    await creditAdjustment({ tenant_id: tenantId, currency: 'DAIERC20', amount: '1000000000000.000000000000000001', reason: 'whale' });
+    await creditAdjustment({ tenant_id: tenantId, currency: 'DAIERC20', amount: dust.amount, reason: 'dust' }, ledgerRuntime());
+    await creditAdjustment({ tenant_id: tenantId, currency: 'DAIERC20', amount: '1000000000000.000000000000000001', reason: 'whale' }, ledgerRuntime());
 
     const balances = await call('GET', '/user/balances/');
     expect(balances.status).toBe(200);
@@ -66,8 +73,8 @@ describe('exact amounts end to end', () => {
   });
 
   it('debits refuse overdrafts and the history lists the journal with counts', async () => {
-    await expect(debitAdjustment({ tenant_id: tenantId, currency: 'USDTTRC20', amount: '0.300001', reason: 'too much' })).rejects.toBeInstanceOf(InsufficientBalanceError);
-    const result = await debitAdjustment({ tenant_id: tenantId, currency: 'USDTTRC20', amount: '0.1', reason: 'correction', operator: 'ops@example' });
+    await expect(debitAdjustment({ tenant_id: tenantId, currency: 'USDTTRC20', amount: '0.300001', reason: 'too much' }, ledgerRuntime())).rejects.toBeInstanceOf(InsufficientBalanceError);
+    const result = await debitAdjustment({ tenant_id: tenantId, currency: 'USDTTRC20', amount: '0.1', reason: 'correction', operator: 'ops@example' }, ledgerRuntime());
     expect(result.balance).toEqual({ amount: '0.2', pending: '0', locked: '0', total: '0.2' });
 
     const all = await call('GET', '/user/balances/history/');
@@ -85,7 +92,7 @@ describe('exact amounts end to end', () => {
   });
 
   it('platform fees are summed over shards and need admin', async () => {
-    await creditAdjustment({ tenant_id: tenantId, currency: 'USDTTRC20', amount: '0.300001', reason: 'to pay fees' });
+    await creditAdjustment({ tenant_id: tenantId, currency: 'USDTTRC20', amount: '0.300001', reason: 'to pay fees' }, ledgerRuntime());
     for (const amount of ['0.1', '0.2', '0.000001']) {
       await postEntry({ tenantId, entry: { type: 'fee', currency: 'USDTTRC20', legs: [{ from: pocket(MAIN), to: pocket(FEES), amount }] } });
     }
@@ -99,7 +106,7 @@ describe('exact amounts end to end', () => {
   it('currencies: withdrawal=true lists funded currencies; include_usd needs min_max', async () => {
     const funded = await call('GET', '/currencies/', { query: { withdrawal: 'true' } });
     expect(funded.body).toEqual({ currencies: ['DAIERC20', 'USDTTRC20'] });
-    await debitAdjustment({ tenant_id: tenantId, currency: 'USDTTRC20', amount: '0.2', reason: 'empty it' });
+    await debitAdjustment({ tenant_id: tenantId, currency: 'USDTTRC20', amount: '0.2', reason: 'empty it' }, ledgerRuntime());
     expect((await call('GET', '/currencies/', { query: { withdrawal: 'true' } })).body).toEqual({ currencies: ['DAIERC20'] });
     const refused = await call('GET', '/currencies/', { query: { include_usd: 'true' } });
     expect([refused.status, refused.body.error?.code]).toEqual([400, 'invalid_request']);

@@ -4,6 +4,8 @@ import { dynamoRatesStore } from '../../../shared/store/rates.js';
 import { clientAuthFrom, issueToken } from '../../../shared/usecases/auth/issue-token.js';
 import { createTenant } from '../../../shared/usecases/tenants/create-tenant.js';
 import { apiEvent, lambdaContext } from '../../unit/http/event.js';
+import { tenantsRuntime } from '../../../shared/runtime/tenants.js';
+import { authRuntime } from '../../../shared/runtime/auth.js';
 
 /** Fixed rates so amounts are exact in assertions: USDT/USDC/DAI 1 USD, ETH/WETH 3000 USD, EUR 1.1, GBP 1.25. */
 export async function putFixedRates(now = new Date()): Promise<void> {
@@ -18,8 +20,8 @@ export async function putFixedRates(now = new Date()): Promise<void> {
 }
 
 export async function tenantWithToken(name: string): Promise<{ tenantId: string; bearer: string }> {
-  const made = await createTenant({ name });
-  const token = await issueToken({ grant_type: 'client_credentials' }, clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }), new Date());
+  const made = await createTenant({ name }, tenantsRuntime());
+  const token = await issueToken({ grant_type: 'client_credentials' }, clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }), new Date(), authRuntime());
   return { tenantId: made.tenant.id, bearer: token.access_token };
 }
 

@@ -1,30 +1,31 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { handler } from '../../../functions/rates-refresher/handler.js';
+import type * as RatesRefresher from '../../../functions/rates-refresher/handler.js';
 import { resetConfig } from '../../../shared/config/config.js';
 import { cmp } from '../../../shared/domain/money.js';
 import { db, tableName } from '../../../shared/store/client.js';
 import { keys } from '../../../shared/store/keys.js';
 import { getCandles, getCurrentRates } from '../../../shared/store/rates.js';
+import { ratesRuntime } from '../../../shared/runtime/rates.js';
 import { getRate } from '../../../shared/usecases/rates/get-rate.js';
-import { defaultRatesDeps, resetRatesDeps } from '../../../shared/usecases/rates/deps.js';
 import { listRates } from '../../../shared/usecases/rates/list-rates.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 
 /** The rates-refresher worker (reference source) against DynamoDB Local, over a simulated day. */
 let table: TestTable;
+/** The Lambda as deployed: it builds its ports from the configuration when its module loads. */
+let handler: typeof RatesRefresher.handler;
 
 beforeAll(async () => {
   table = await startTestTable();
   process.env.RATES_SOURCE = 'reference';
   process.env.DISABLED_CURRENCIES = 'WETH';
   resetConfig();
-  resetRatesDeps();
+  ({ handler } = await import('../../../functions/rates-refresher/handler.js'));
 });
 
 afterAll(async () => {
   delete process.env.DISABLED_CURRENCIES;
   resetConfig();
-  resetRatesDeps();
   await table.stop();
 });
 
@@ -51,10 +52,10 @@ describe('rates-refresher', () => {
     expect(Number(String(Item?.ttl))).toBeGreaterThan(start / 1000);
 
     const now = new Date(Date.parse(last.at) + 10_000);
-    const listed = await listRates({ now }, defaultRatesDeps());
+    const listed = await listRates({ now }, ratesRuntime());
     expect(listed.last_updated).toBe(last.at);
     expect(listed.rates.WETH).toBeUndefined();
-    const single = await getRate({ currency: 'BTC', now }, defaultRatesDeps());
+    const single = await getRate({ currency: 'BTC', now }, ratesRuntime());
     expect(single.high_24h).toBe(btc?.high24h);
     expect(single.volume_24h).not.toBe('0');
   });

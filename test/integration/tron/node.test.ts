@@ -34,6 +34,7 @@ import { erc20TransferData, onWithdrawalChainResult, runWithdrawalBatch } from '
 import { startTestTable } from '../../support/dynamodb.js';
 import type { TestTable } from '../../support/dynamodb.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
+import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
 
 /**
  * TRON end to end on the local TRON node (TronGrid-compatible API, signature and expiry checks), the local KMS
@@ -201,7 +202,7 @@ describe('the chain-transaction engine on TRON', () => {
     // What a merchant sees of a withdrawal waiting on such a request: processing, with the reason.
     const { describeWithdrawal } = await import('../../../shared/usecases/withdrawals/read-withdrawals.js');
     const t = await tenantWithToken('Tron waiting');
-    await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDTTRC20', amount: '20', reason: 'test funding' });
+    await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDTTRC20', amount: '20', reason: 'test funding' }, ledgerRuntime());
     const { handler } = await import('../../../functions/withdrawals/handler.js');
     const call = caller(handler, () => t.bearer);
     const w = await call('POST', '/withdrawal/', { body: { amount: '5', currency: 'USDTTRC20', address: recipient() } });
@@ -282,7 +283,7 @@ describe('a USDTTRC20 payment end to end', () => {
 describe('a USDTTRC20 withdrawal end to end', () => {
   it('validated, held, batched, built and signed for TRON, broadcast to the TronGrid-compatible API, completed once', async () => {
     const t = await tenantWithToken('Tron payer');
-    await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDTTRC20', amount: '100', reason: 'test funding' });
+    await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDTTRC20', amount: '100', reason: 'test funding' }, ledgerRuntime());
     const { handler } = await import('../../../functions/withdrawals/handler.js');
     const call = caller(handler, () => t.bearer);
     const to = recipient();

@@ -22,6 +22,8 @@ import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { apiEvent, lambdaContext } from '../../unit/http/event.js';
 import { startReceiver, VirtualQueue, type Receiver } from './support.js';
 import { kmsSecretBox } from '../../../shared/webhooks/secret-box.js';
+import { tenantsRuntime } from '../../../shared/runtime/tenants.js';
+import { authRuntime } from '../../../shared/runtime/auth.js';
 
 /** The webhook endpoints through the real pipeline, DynamoDB Local and the local KMS endpoint. */
 let table: TestTable;
@@ -57,12 +59,12 @@ beforeAll(async () => {
   resetSecretBox();
   resetDeliveryDeps();
   receiver = await startReceiver(() => 200);
-  const made = await createTenant({ name: 'Hooks' });
+  const made = await createTenant({ name: 'Hooks' }, tenantsRuntime());
   tenantId = made.tenant.id;
   client = { clientId: made.clientId, clientSecret: made.clientSecret };
-  bearer = (await issueToken({ grant_type: 'client_credentials' }, clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }), new Date())).access_token;
+  bearer = (await issueToken({ grant_type: 'client_credentials' }, clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }), new Date(), authRuntime())).access_token;
   apiKey = made.apiKey;
-  readOnlyKey = (await createApiKey({ tenant_id: tenantId, scopes: ['read'] })).apiKey;
+  readOnlyKey = (await createApiKey({ tenant_id: tenantId, scopes: ['read'] }, tenantsRuntime())).apiKey;
 });
 
 afterAll(async () => {
@@ -178,7 +180,7 @@ describe('variant B: /user/webhooks', () => {
   });
 
   it('webhook changes emit security.settings_changed; a bad client secret emits security.login_attempt', async () => {
-    await expect(issueToken({ grant_type: 'client_credentials' }, { clientId: client.clientId, clientSecret: 'wrong' }, new Date())).rejects.toThrow();
+    await expect(issueToken({ grant_type: 'client_credentials' }, { clientId: client.clientId, clientSecret: 'wrong' }, new Date(), authRuntime())).rejects.toThrow();
     const types = await outboxTypes();
     expect(types.filter((t) => t === 'security.settings_changed').length).toBeGreaterThanOrEqual(14);
     expect(types).toContain('security.login_attempt');

@@ -4,6 +4,7 @@ import { updateTenantSettings } from '../../../shared/store/tenants.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
+import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
 
 /** The withdrawals API against DynamoDB Local: address checks, estimates, create, list, retrieve, status, cancel. */
 const DEST = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -13,7 +14,7 @@ let b: { tenantId: string; bearer: string };
 let call: ReturnType<typeof caller>;
 let callB: ReturnType<typeof caller>;
 
-const fund = (tenantId: string, currency: string, amount: string) => creditAdjustment({ tenant_id: tenantId, currency, amount, reason: 'test funding' });
+const fund = (tenantId: string, currency: string, amount: string) => creditAdjustment({ tenant_id: tenantId, currency, amount, reason: 'test funding' }, ledgerRuntime());
 
 beforeAll(async () => {
   table = await startTestTable();

@@ -8,6 +8,7 @@ import { erc20TransferData, runWithdrawalBatch } from '../../../shared/usecases/
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { batcherDeps } from '../../support/withdrawals.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
+import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
 
 /** The batcher (pending -> processing with a chain-tx request), the chain result consumer, and the staging addresses. */
 const DEST = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -37,7 +38,7 @@ beforeAll(async () => {
   resetConfig();
   await putFixedRates();
   t = await tenantWithToken('Batcher');
-  await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDTERC20', amount: '1000', reason: 'test funding' });
+  await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDTERC20', amount: '1000', reason: 'test funding' }, ledgerRuntime());
   const { handler } = await import('../../../functions/withdrawals/handler.js');
   call = caller(handler, () => t.bearer);
 });
@@ -123,7 +124,7 @@ describe('withdrawal batcher', () => {
 
 describe('withdrawal batcher queue', () => {
   it('withdrawals it cannot send (no token contract here) are skipped without holding up the ones behind them', async () => {
-    await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDCERC20', amount: '1000', reason: 'test funding' });
+    await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDCERC20', amount: '1000', reason: 'test funding' }, ledgerRuntime());
     for (let i = 0; i < 3; i++) {
       const res = await call('POST', '/withdrawal/', { body: { amount: '20', currency: 'USDCERC20', address: DEST } });
       expect(res.status).toBe(201);

@@ -28,6 +28,7 @@ import { buildContractsOutOfProcess } from '../chain/contracts-build.js';
 import { NETWORK, SimulatedCrash, prng, startEngineEnv } from '../chain-engine/support.js';
 import type { EngineEnv } from '../chain-engine/support.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
+import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
 
 /**
  * Withdrawals end to end on anvil, the local KMS endpoint and DynamoDB Local: the HTTP handler creates them,
@@ -171,7 +172,7 @@ describe('withdrawals end to end: HTTP -> batcher -> chain-tx engine on anvil (c
     await putFixedRates();
     const t = await tenantWithToken('End to end');
     tenantId = t.tenantId;
-    await creditAdjustment({ tenant_id: tenantId, currency: CURRENCY, amount: FUNDING, reason: 'test funding' });
+    await creditAdjustment({ tenant_id: tenantId, currency: CURRENCY, amount: FUNDING, reason: 'test funding' }, ledgerRuntime());
     const { handler } = await import('../../../functions/withdrawals/handler.js');
     call = caller(handler, () => t.bearer);
     const batcherModule = await import('../../../functions/withdrawal-batcher/handler.js');
@@ -375,7 +376,7 @@ describe('withdrawals end to end: HTTP -> batcher -> chain-tx engine on anvil (c
     const nonceBefore = await env.provider.getTransactionCount(hot.address, 'latest');
     const held = await tokenBalance(hot.address);
     // More than the hot wallet holds (the tenant's ledger balance allows it).
-    await creditAdjustment({ tenant_id: tenantId, currency: CURRENCY, amount: FUNDING, reason: 'test funding' });
+    await creditAdjustment({ tenant_id: tenantId, currency: CURRENCY, amount: FUNDING, reason: 'test funding' }, ledgerRuntime());
     const amount = (Number(held / 10n ** BigInt(DECIMALS)) + 1).toString();
     const w = await create(amount);
     expect(await batcher()).toMatchObject({ processing: 1 });

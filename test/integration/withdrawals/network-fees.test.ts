@@ -5,6 +5,7 @@ import { runWithdrawalBatch, STAGING_COMPLETE } from '../../../shared/usecases/w
 import { batcherDeps } from '../../support/withdrawals.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
+import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
 
 /** `WITHDRAWAL_NETWORK_FEES` through the HTTP API: estimates, the amount a creation holds, what completion books. */
 let table: TestTable;
@@ -19,8 +20,8 @@ beforeAll(async () => {
   resetConfig();
   await putFixedRates();
   t = await tenantWithToken('Network fees');
-  await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDTERC20', amount: '200', reason: 'test funding' });
-  await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDCERC20', amount: '200', reason: 'test funding' });
+  await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDTERC20', amount: '200', reason: 'test funding' }, ledgerRuntime());
+  await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDCERC20', amount: '200', reason: 'test funding' }, ledgerRuntime());
   const { handler } = await import('../../../functions/withdrawals/handler.js');
   call = caller(handler, () => t.bearer);
 });

@@ -1,29 +1,19 @@
 import { InsufficientBalanceError, NotFoundError, ValidationError } from '../../../shared/domain/errors.js';
 import { DuplicateEntryError } from '../../../shared/domain/ledger.js';
-import { defaultSettings } from '../../../shared/domain/tenant.js';
-import type { Tenant } from '../../../shared/domain/tenant.js';
 import type { AdjustmentDeps } from '../../../shared/usecases/ledger/adjustment.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import { debitAdjustment } from '../../../shared/usecases/ledger/debit-adjustment.js';
-import { InMemoryLedger } from '../../../shared/usecases/ledger/in-memory.js';
+import { VirtualClock } from '../../support/clock.js';
+import { InMemoryLedger } from '../../support/fakes/ledger.js';
+import { aTenant, InMemoryTenants } from '../../support/fakes/tenants.js';
 import { JsonNumber } from '../../../shared/domain/json-number.js';
 
-const tenant: Tenant = {
-  id: 't1',
-  name: 'Acme',
-  schema_name: 'acme_t1',
-  account_type: 'business',
-  status: 'active',
-  created_at: '2030-01-01T00:00:00.000Z',
-  contact_email: null,
-  allowed_scopes: ['read', 'write'],
-  settings: defaultSettings({ requestsPerHour: 1000, paymentCreationsPerHour: 100 }),
-};
+const tenant = aTenant();
 
 const deps = (): AdjustmentDeps & { ledger: InMemoryLedger } => ({
   ledger: new InMemoryLedger(),
-  findTenant: async (id) => (id === tenant.id ? tenant : null),
-  now: () => new Date('2030-01-02T00:00:00Z'),
+  tenants: new InMemoryTenants([tenant]),
+  clock: new VirtualClock(new Date('2030-01-02T00:00:00Z')),
 });
 
 describe('operator balance credit / debit', () => {

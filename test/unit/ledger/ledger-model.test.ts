@@ -14,7 +14,7 @@ import {
   releaseEntry,
   transferEntry,
 } from '../../../shared/domain/ledger.js';
-import { InMemoryLedger } from '../../../shared/usecases/ledger/in-memory.js';
+import { InMemoryLedger } from '../../support/fakes/ledger.js';
 import { checkAgainstModel, opArb, runScenario } from './scenario.js';
 
 describe('ledger rules', () => {

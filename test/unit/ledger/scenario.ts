@@ -6,7 +6,7 @@ import { InsufficientBalanceError } from '../../../shared/domain/errors.js';
 import type { AccountId, BalanceField, CustomerAccount, EntryDraft, JournalEntry, Leg } from '../../../shared/domain/ledger.js';
 import { EXTERNAL, FEES, pocket } from '../../../shared/domain/ledger.js';
 import { fromBaseUnits, toBaseUnits } from '../../../shared/domain/money.js';
-import type { LedgerPort } from '../../../shared/usecases/ledger/port.js';
+import type { LedgerPort } from '../../../shared/usecases/ledger/ports.js';
 
 /**
  * Random sequences of ledger operations, run against any LedgerPort and checked against an independent

@@ -73,7 +73,7 @@ describe('currency catalogue', () => {
 describe('catalogue configuration', () => {
   it('takes token contracts and switched-off currencies from the configuration', async () => {
     const { resetConfig } = await import('../../../shared/config/config.js');
-    const { disabledCurrencies, tokenContract } = await import('../../../shared/usecases/currencies/runtime.js');
+    const { disabledCurrencies, tokenContract } = await import('../../../shared/runtime/currencies.js');
     Object.assign(process.env, { TABLE_NAME: 'unit', STAGE: 'local', TOKEN_CONTRACTS: '{"USDTERC20":"0x5FbDB2315678afecb367f032d93F642f64180aa3"}', DISABLED_CURRENCIES: 'BTC, MATIC' });
     resetConfig();
     try {

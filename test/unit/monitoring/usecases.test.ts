@@ -39,7 +39,7 @@ describe('reportStuckWork', () => {
     networks: ['ETH', 'POLYGON'],
     openPayments: (network: string) => Promise.resolve(payments[network] ?? []),
     processingWithdrawals: () => Promise.resolve(withdrawals),
-    now: () => NOW,
+    clock: { now: () => NOW },
     sweepStuckMinutes: 15,
     withdrawalStuckMinutes: 30,
     emit,

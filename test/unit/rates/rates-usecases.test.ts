@@ -4,14 +4,14 @@ import { cmp } from '../../../shared/domain/money.js';
 import type { MarketSnapshot, RateProvider } from '../../../shared/rates/port.js';
 import { ReferenceRateProvider } from '../../../shared/rates/reference.js';
 import { listCurrencies, ListCurrenciesQuery } from '../../../shared/usecases/currencies/list-currencies.js';
-import { InMemoryLedger } from '../../../shared/usecases/ledger/in-memory.js';
+import { InMemoryLedger } from '../../support/fakes/ledger.js';
 import { calculateRate, CalculateRateBody } from '../../../shared/usecases/rates/calculate-rate.js';
 import { convertAmount, ConvertAmountQuery } from '../../../shared/usecases/rates/convert-amount.js';
 import { getRate } from '../../../shared/usecases/rates/get-rate.js';
 import { listRates } from '../../../shared/usecases/rates/list-rates.js';
 import type { RatesDeps } from '../../../shared/usecases/rates/ports.js';
 import { refreshRates } from '../../../shared/usecases/rates/refresh-rates.js';
-import { MemoryRatesStore } from './memory-store.js';
+import { MemoryRatesStore } from '../../support/fakes/rates.js';
 
 /** A fixed market: round numbers make expected amounts easy to state. */
 class FixedProvider implements RateProvider {

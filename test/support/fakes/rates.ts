@@ -1,5 +1,4 @@
-import type { HourCandles } from '../../../shared/domain/rates.js';
-import type { StoredRates } from '../../../shared/store/rates.js';
+import type { HourCandles, StoredRates } from '../../../shared/domain/rates.js';
 import type { RatesStore } from '../../../shared/usecases/rates/ports.js';
 
 /** The rates store in memory, for unit tests. */

@@ -1,0 +1,15 @@
+import { dynamoLedger } from '../store/ledger.js';
+import { dynamoUsage } from '../store/usage.js';
+import type { BalancesPorts } from '../usecases/balances/ports.js';
+import type { UserPorts } from '../usecases/user/ports.js';
+import { webhookProfileOf } from '../usecases/webhooks/manage.js';
+
+export type UserGroupPorts = UserPorts & BalancesPorts;
+
+/**
+ * The user group's profile and balance routes: usage counters, the ledger, and the webhook settings shown in
+ * the profile. The group's webhook routes bring their own ports (spread beside these in functions/user/handler.ts).
+ */
+export function userRuntime(): UserGroupPorts {
+  return { usage: dynamoUsage, webhookProfile: webhookProfileOf, ledger: dynamoLedger };
+}
