@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { READ } from '../../shared/domain/scopes.js';
 import { ok, principalOf, route } from '../../shared/http/route.js';
 import { getProfile } from '../../shared/usecases/user/get-profile.js';
-import { webhookProfileOf } from '../../shared/usecases/webhooks/manage.js';
+import { getWebhookProfile } from '../../shared/usecases/webhooks/get-settings.js';
+import type { WebhookPorts } from '../../shared/usecases/webhooks/ports.js';
 
 const nullableDecimal = z.string().nullable();
 
@@ -38,6 +39,7 @@ export const userRoutes = [
     auth: 'bearer',
     scopes: READ,
     doc: { summary: 'The tenant record (full form)', tags: ['User'], responses: { 200: { description: 'Tenant', schema: TenantRecord } } },
-    handle: async (req) => ok(await getProfile(principalOf(req).tenant, req.now, await webhookProfileOf(principalOf(req).tenant.id))),
+    handle: async (req, deps: Pick<WebhookPorts, 'webhookSettings'>) =>
+      ok(await getProfile(principalOf(req).tenant, req.now, await getWebhookProfile(principalOf(req).tenant.id, deps))),
   }),
 ];

@@ -5,6 +5,7 @@ import { OAuthError } from '../../domain/errors.js';
 import { DUMMY_SECRET_HASH, randomSecret, sha256Hex, verifySecret } from '../../security/secrets.js';
 import { getClientCredential, putAccessToken, type ClientCredential } from '../../store/credentials.js';
 import { getTenant } from '../../store/tenants.js';
+import { outboxSecurityEvents } from '../../store/webhooks/common.js';
 import { recordFailedLogin } from '../webhooks/security-events.js';
 
 /**
@@ -51,7 +52,7 @@ export async function authenticateClient(auth: ClientAuth, now?: Date): Promise<
   const credential = await getClientCredential(auth.clientId);
   const valid = await verifySecret(auth.clientSecret, credential?.secretHash ?? DUMMY_SECRET_HASH);
   // A known client with a wrong secret is a security event (security.login_attempt) for its tenant.
-  if (credential && !valid && now) await recordFailedLogin(credential.tenantId, credential.clientId, now);
+  if (credential && !valid && now) await recordFailedLogin(credential.tenantId, credential.clientId, now, { securityEvents: outboxSecurityEvents });
   if (!credential || !valid) throw new OAuthError('invalid_client', 'Client authentication failed.');
   return credential;
 }
