@@ -65,14 +65,7 @@ export async function startReceiver(decide: Decide, now: () => number = Date.now
 }
 
 /** Secrets "encrypted" reversibly without KMS (the KMS path has its own test). */
-export const fakeSecretBox: SecretBox = {
-  encrypt: async (plain, tenantId) => Buffer.from(`${tenantId}|${plain}`).toString('base64'),
-  decrypt: async (cipher, tenantId) => {
-    const text = Buffer.from(cipher, 'base64').toString('utf8');
-    if (!text.startsWith(`${tenantId}|`)) throw new Error('wrong tenant');
-    return text.slice(tenantId.length + 1);
-  },
-};
+export { fakeSecretBox } from '../../support/fakes/webhooks.js';
 
 /** The webhook ports over DynamoDB Local with the given clock, queue, sender and secret box (loopback allowed). */
 export function storeDeps(parts: { clock: Clock; queue: DeliveryQueue; send: WebhookSender; secrets: SecretBox }): WebhookPorts {
