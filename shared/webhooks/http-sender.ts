@@ -15,8 +15,6 @@ import type { WebhookAnswer, WebhookSender } from '../usecases/webhooks/ports.js
  * policy classifies them). A non-2xx answer, a refused target, a dropped connection or no answer within 10 s
  * is a failure.
  */
-export type { WebhookAnswer, WebhookRequest, WebhookSender } from '../usecases/webhooks/ports.js';
-
 export interface SenderOptions {
   readonly policy: CallbackPolicy;
   readonly timeoutMs?: number;

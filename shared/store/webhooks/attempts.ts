@@ -6,17 +6,13 @@ import type { AttemptLogRepository } from '../../usecases/webhooks/ports.js';
 import { db, tableName } from '../client.js';
 import { keys } from '../keys.js';
 import { decimalText } from '../values.js';
-import { optionalText, storedInteger, ttlAfterDays } from './common.js';
+import { deliveryRefFields, optionalText, storedInteger, ttlAfterDays } from './common.js';
 
 /** The attempt log (`WHLOG#<at>#<delivery>#<n>`, TTL 30 days): one item per attempt, listed newest first. */
 
 const AttemptItem = z
   .object({
-    tenant_id: z.string(),
-    delivery_id: z.string(),
-    event_id: z.string(),
-    event_type: z.string(),
-    webhook_id: z.string(),
+    ...deliveryRefFields,
     url: z.string(),
     attempt: storedInteger,
     at: z.string(),

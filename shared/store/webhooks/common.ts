@@ -21,6 +21,15 @@ export const optionalText = z
   .nullish()
   .transform((value) => value ?? null);
 
+/** The attributes naming a delivery and its event, on delivery and attempt-log items alike. */
+export const deliveryRefFields = {
+  tenant_id: z.string(),
+  delivery_id: z.string(),
+  event_id: z.string(),
+  event_type: z.string(),
+  webhook_id: z.string(),
+};
+
 /** The outbox item of a security event, to commit in the change's transaction. */
 export function securityEventItem(event: SecurityEvent): TransactItem {
   return outboxPutItem(outboxEvent(event.tenantId, event.type, event.payload, { now: event.at }));

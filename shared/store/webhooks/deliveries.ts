@@ -6,7 +6,7 @@ import type { WebhookDeliveryRepository } from '../../usecases/webhooks/ports.js
 import { db, tableName } from '../client.js';
 import { keys } from '../keys.js';
 import { integer } from '../values.js';
-import { isConditionFailure, optionalText, storedInteger, ttlAfterDays } from './common.js';
+import { deliveryRefFields, isConditionFailure, optionalText, storedInteger, ttlAfterDays } from './common.js';
 
 /**
  * Deliveries (`WHDELIVERY#<delivery id>`, TTL 30 days): one per event and destination, keyed by that natural id
@@ -22,11 +22,7 @@ const DestinationItem = z.discriminatedUnion('kind', [
 
 const DeliveryItem = z
   .object({
-    tenant_id: z.string(),
-    delivery_id: z.string(),
-    event_id: z.string(),
-    event_type: z.string(),
-    webhook_id: z.string(),
+    ...deliveryRefFields,
     destination: DestinationItem,
     body: z.string(),
     status: z.enum(DELIVERY_STATUSES),

@@ -31,4 +31,28 @@ export async function sealedSecret(tenantId: string, secrets: SecretBox, secret:
   return { secret, secretCipher: await secrets.encrypt(secret, tenantId), secretHint: secretHint(secret) };
 }
 
+/**
+ * A list of event types as sent (`enabled_events`, `event_types`): strings only, every one known, duplicates
+ * dropped; anything else is `invalid_event_types` naming the field (and the allowed types when given).
+ */
+export function eventTypeList(
+  raw: unknown,
+  field: string,
+  rule: { readonly nonEmpty: boolean; readonly isKnown: (type: string) => boolean; readonly allowed?: readonly string[] },
+): string[] {
+  const shape = rule.nonEmpty ? 'a non-empty array' : 'an array';
+  if (!Array.isArray(raw) || (rule.nonEmpty && raw.length === 0) || raw.some((t) => typeof t !== 'string')) {
+    throw new GatewayError('invalid_event_types', `${field} must be ${shape} of event types.`, { [field]: [`Expected ${shape} of strings.`] });
+  }
+  const types: string[] = raw.filter((t): t is string => typeof t === 'string');
+  const unknown = types.filter((t) => !rule.isKnown(t));
+  if (unknown.length > 0) {
+    throw new GatewayError('invalid_event_types', `Unknown event types: ${unknown.join(', ')}.`, {
+      [field]: unknown.map((t) => `Unknown event type: ${t}`),
+      ...(rule.allowed ? { allowed: [...rule.allowed] } : {}),
+    });
+  }
+  return [...new Set(types)];
+}
+
 export const urlHash = (url: string): string => createHash('sha256').update(url).digest('hex');

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { GatewayError } from '../../domain/errors.js';
-import { MAX_SUBSCRIPTIONS, SUBSCRIPTION_EVENTS, unknownSubscriptionTypes } from '../../domain/webhooks.js';
+import { isSubscriptionEvent, MAX_SUBSCRIPTIONS, SUBSCRIPTION_EVENTS } from '../../domain/webhooks.js';
 import type { Subscription } from '../../domain/webhooks.js';
-import { checkedUrl, sealedSecret, settingsChanged, urlHash } from './common.js';
+import { checkedUrl, eventTypeList, sealedSecret, settingsChanged, urlHash } from './common.js';
 import type { Actor, WebhookPorts } from './ports.js';
 import { subscriptionView } from './views.js';
 import type { SubscriptionView } from './views.js';
@@ -18,15 +18,7 @@ export type CreateSubscriptionInput = z.infer<typeof CreateSubscriptionInput>;
 function eventTypesOf(raw: unknown): string[] {
   // Default: every type (section 4.6), expressed through the families' `.all`.
   if (raw === undefined || raw === null) return SUBSCRIPTION_EVENTS.filter((t) => t.endsWith('.all'));
-  if (!Array.isArray(raw) || raw.length === 0 || raw.some((t) => typeof t !== 'string')) {
-    throw new GatewayError('invalid_event_types', 'event_types must be a non-empty array of event types.', { event_types: ['Expected a non-empty array of strings.'] });
-  }
-  const types: string[] = raw.filter((t): t is string => typeof t === 'string');
-  const unknown = unknownSubscriptionTypes(types);
-  if (unknown.length > 0) {
-    throw new GatewayError('invalid_event_types', `Unknown event types: ${unknown.join(', ')}.`, { event_types: unknown.map((t) => `Unknown event type: ${t}`) });
-  }
-  return [...new Set(types)];
+  return eventTypeList(raw, 'event_types', { nonEmpty: true, isKnown: isSubscriptionEvent });
 }
 
 /** POST /user/webhooks: a variant-B subscription (at most MAX_SUBSCRIPTIONS, one per URL); the secret shown once. */

@@ -73,9 +73,9 @@ const stringifyExact = (value: unknown): string => stringify(value) ?? 'null';
 
 /** A queue message: an outbox event from the router, or one of our delivery messages. */
 export function parseWebhookMessage(body: string): { kind: 'event'; event: EventMessage } | { kind: 'delivery'; message: DeliveryMessage } {
-  const value = parse(body) as Record<string, unknown>;
-  if (value && typeof value === 'object' && value.kind === 'webhook_delivery') {
-    const plain = JSON.parse(body) as unknown;
+  const value: unknown = parse(body);
+  if (value !== null && typeof value === 'object' && 'kind' in value && value.kind === 'webhook_delivery') {
+    const plain: unknown = JSON.parse(body);
     return { kind: 'delivery', message: DeliveryMessage.parse(plain) };
   }
   return { kind: 'event', event: EventMessage.parse(value) };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ConflictError, GatewayError, ValidationError } from '../../domain/errors.js';
 import { DELIVERY_EVENTS, isDeliveryEvent, isWebhookSecret } from '../../domain/webhooks.js';
 import type { WebhookSettings } from '../../domain/webhooks.js';
-import { checkedUrl, sealedSecret, settingsChanged } from './common.js';
+import { checkedUrl, eventTypeList, sealedSecret, settingsChanged } from './common.js';
 import type { SealedSecret } from './common.js';
 import type { Actor, WebhookPorts } from './ports.js';
 import { settingsView } from './views.js';
@@ -15,17 +15,7 @@ export const PatchSettingsInput = z.object({
 });
 export type PatchSettingsInput = z.infer<typeof PatchSettingsInput>;
 
-function enabledEventsOf(raw: unknown): string[] {
-  if (!Array.isArray(raw) || raw.some((t) => typeof t !== 'string')) {
-    throw new GatewayError('invalid_event_types', 'enabled_events must be an array of event types.', { enabled_events: ['Expected an array of strings.'] });
-  }
-  const types: string[] = raw.filter((t): t is string => typeof t === 'string');
-  const unknown = types.filter((t) => !isDeliveryEvent(t));
-  if (unknown.length > 0) {
-    throw new GatewayError('invalid_event_types', `Unknown event types: ${unknown.join(', ')}.`, { enabled_events: unknown.map((t) => `Unknown event type: ${t}`), allowed: [...DELIVERY_EVENTS] });
-  }
-  return [...new Set(types)];
-}
+const enabledEventsOf = (raw: unknown): string[] => eventTypeList(raw, 'enabled_events', { nonEmpty: false, isKnown: isDeliveryEvent, allowed: DELIVERY_EVENTS });
 
 /** PATCH /user/webhooks/: webhook_url, webhook_secret (`rotate` or a `whsec_` secret), enabled_events. */
 export async function updateSettings(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DELIVERY_EVENTS, maskedSecret, SUBSCRIPTION_EVENTS, SUBSCRIPTION_STATUSES } from '../../domain/webhooks.js';
+import { DELIVERY_EVENTS, isDeliveryEvent, isSubscriptionEvent, maskedSecret, SUBSCRIPTION_EVENTS, SUBSCRIPTION_STATUSES } from '../../domain/webhooks.js';
 import type { AttemptLog, Subscription, WebhookSettings } from '../../domain/webhooks.js';
 
 /**
@@ -14,8 +14,7 @@ export const SettingsView = z.object({
 });
 export type SettingsView = z.output<typeof SettingsView>;
 
-const deliveryEvents = (types: readonly string[]): SettingsView['enabled_events'] =>
-  types.filter((t): t is SettingsView['enabled_events'][number] => (DELIVERY_EVENTS as readonly string[]).includes(t));
+const deliveryEvents = (types: readonly string[]): SettingsView['enabled_events'] => types.filter(isDeliveryEvent);
 
 /** Variant-A settings; the secret masked unless it is shown whole once. */
 export const settingsView = (s: WebhookSettings | null, wholeSecret?: string): SettingsView => ({
@@ -51,8 +50,7 @@ export const SubscriptionView = z.object({
 });
 export type SubscriptionView = z.output<typeof SubscriptionView>;
 
-const subscriptionEvents = (types: readonly string[]): SubscriptionView['event_types'] =>
-  types.filter((t): t is SubscriptionView['event_types'][number] => (SUBSCRIPTION_EVENTS as readonly string[]).includes(t));
+const subscriptionEvents = (types: readonly string[]): SubscriptionView['event_types'] => types.filter(isSubscriptionEvent);
 
 export const subscriptionView = (s: Subscription, wholeSecret?: string): SubscriptionView => ({
   id: s.id,
