@@ -8,10 +8,10 @@ import { resetDb } from '../shared/store/client.js';
 import { outboxEvent, outboxPutItem } from '../shared/store/outbox.js';
 import { transactWrite } from '../shared/store/transact.js';
 import { handleWebhookMessage } from '../shared/usecases/webhooks/deliver.js';
-import type { DeliveryDeps, DeliveryQueue } from '../shared/usecases/webhooks/deliver.js';
-import { setCallbackUrl } from '../shared/usecases/webhooks/manage.js';
+import { dynamoWebhookRepositories } from '../shared/store/webhooks/index.js';
+import { createSettings } from '../shared/usecases/webhooks/create-settings.js';
+import type { DeliveryQueue, SecretBox, WebhookPorts } from '../shared/usecases/webhooks/ports.js';
 import { createHttpSender } from '../shared/webhooks/http-sender.js';
-import type { SecretBox } from '../shared/webhooks/secret-box.js';
 
 /**
  * Webhook delivery on loopback: each event is committed as an outbox item (DynamoDB Local), handed to the
@@ -57,10 +57,18 @@ export async function benchWebhooks({ events = 1000, concurrency = 16 }: { event
         for (const m of messages) pending.push(handleWebhookMessage(m.body, deps));
       },
     };
-    const deps: DeliveryDeps = { clock: systemClock, queue, send: createHttpSender({ policy: { allowLoopback: true } }), secrets: plainBox };
+    const callbacks = { allowLoopback: true };
+    const deps: WebhookPorts = {
+      ...dynamoWebhookRepositories,
+      clock: systemClock,
+      deliveryQueue: queue,
+      webhookSender: createHttpSender({ policy: callbacks }),
+      webhookSecrets: plainBox,
+      callbacks,
+    };
     const tenantId = randomUUID();
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    await setCallbackUrl({ tenantId, credential: 'bench' }, { callback_url: url }, new Date(), deps);
+    await createSettings({ tenantId, credential: 'bench' }, { callback_url: url }, new Date(), deps);
 
     const committed = new Map<string, number>();
     let next = 0;

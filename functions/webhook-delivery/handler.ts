@@ -1,14 +1,15 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { webhooksRuntime } from '../../shared/runtime/webhooks.js';
 import { handleWebhookMessage } from '../../shared/usecases/webhooks/deliver.js';
-import { deliveryDeps } from '../../shared/webhooks/runtime.js';
 
 /**
  * The webhook-delivery worker: each message is an outbox event from the event router (planned into deliveries)
  * or one delivery attempt (shared/usecases/webhooks/deliver.ts). Messages run concurrently; what must come back
  * later is reported as a partial batch failure.
  */
+const deps = webhooksRuntime();
+
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const deps = deliveryDeps();
   const results = await Promise.all(
     event.Records.map(async (record) => {
       try {

@@ -106,7 +106,8 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 /** Variant B: at most 10 subscriptions per tenant; inactive after 5 consecutive failed attempts. */
 export const MAX_SUBSCRIPTIONS = 10;
 export const SUBSCRIPTION_FAILURE_LIMIT = 5;
-export type SubscriptionStatus = 'active' | 'inactive';
+export const SUBSCRIPTION_STATUSES = ['active', 'inactive'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 export function subscriptionAfterAttempt(
   current: { readonly failureCount: number; readonly status: SubscriptionStatus },
@@ -130,3 +131,92 @@ export const maskedSecret = (hint: string): string => `${hint}${'*'.repeat(8)}`;
 export const DELIVERY_LOG_DAYS = 30;
 /** At most this much of an answer is kept in the attempt log. */
 export const RESPONSE_EXCERPT_CHARS = 500;
+
+/* ------------------------------------------------------------------ entities ------------------------------- */
+
+/** Variant-A settings: the tenant's default URL and its signing secret (sealed). */
+export interface WebhookSettings {
+  readonly tenantId: string;
+  readonly url: string;
+  readonly secretCipher: string;
+  readonly secretHint: string;
+  /** null: every delivery event. */
+  readonly enabledEvents: readonly string[] | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** A variant-B subscription. */
+export interface Subscription {
+  readonly tenantId: string;
+  readonly id: string;
+  readonly url: string;
+  readonly urlHash: string;
+  readonly eventTypes: readonly string[];
+  readonly status: SubscriptionStatus;
+  readonly createdAt: string;
+  readonly lastTriggeredAt: string | null;
+  readonly failureCount: number;
+  readonly secretCipher: string;
+  readonly secretHint: string;
+  readonly description: string | null;
+}
+
+/** Where a delivery goes: an object's callback_url, the default URL (both envelope A) or a subscription (B). */
+export type Destination =
+  | { readonly kind: 'callback'; readonly url: string }
+  | { readonly kind: 'default'; readonly url: string }
+  | { readonly kind: 'subscription'; readonly url: string; readonly subscriptionId: string };
+
+/** One event to one destination, keyed by that natural id; attempted until it succeeds or runs out of retries. */
+export interface Delivery {
+  readonly tenantId: string;
+  readonly deliveryId: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  /** Standard Webhooks `webhook-id`: the same on every attempt and redelivery. */
+  readonly webhookId: string;
+  readonly destination: Destination;
+  /** The exact request body, identical on every attempt. */
+  readonly body: string;
+  readonly status: DeliveryStatus;
+  /** Attempts completed (recorded). */
+  readonly attempts: number;
+  readonly createdAt: string;
+  readonly nextDueAt: string | null;
+  readonly leaseToken: string | null;
+  readonly leaseUntil: string | null;
+}
+
+/** The outcome of a claimed attempt, as recorded on its delivery. */
+export interface AttemptOutcome {
+  readonly status: DeliveryStatus;
+  readonly nextDueAt: string | null;
+  readonly at: Date;
+}
+
+/** One line of the attempt log (kept DELIVERY_LOG_DAYS). */
+export interface AttemptLog {
+  readonly tenantId: string;
+  readonly deliveryId: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly webhookId: string;
+  readonly url: string;
+  readonly attempt: number;
+  readonly at: string;
+  readonly requestBody: string;
+  readonly statusCode: number | null;
+  readonly latencyMs: number;
+  readonly responseExcerpt: string;
+  readonly error: string | null;
+  readonly succeeded: boolean;
+}
+
+/** A fresh delivery of `body` to `destination`, due now. */
+export function newDelivery(
+  fields: Pick<Delivery, 'tenantId' | 'deliveryId' | 'eventId' | 'eventType' | 'webhookId' | 'destination' | 'body'>,
+  now: Date,
+): Delivery {
+  return { ...fields, status: 'pending', attempts: 0, createdAt: now.toISOString(), nextDueAt: now.toISOString(), leaseToken: null, leaseUntil: null };
+}

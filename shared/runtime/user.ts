@@ -2,7 +2,8 @@ import { dynamoLedger } from '../store/ledger.js';
 import { dynamoUsage } from '../store/usage.js';
 import type { BalancesPorts } from '../usecases/balances/ports.js';
 import type { UserPorts } from '../usecases/user/ports.js';
-import { webhookProfileOf } from '../usecases/webhooks/manage.js';
+import { dynamoWebhookSettings } from '../store/webhooks/settings.js';
+import { getWebhookProfile } from '../usecases/webhooks/get-settings.js';
 
 export type UserGroupPorts = UserPorts & BalancesPorts;
 
@@ -11,5 +12,5 @@ export type UserGroupPorts = UserPorts & BalancesPorts;
  * the profile. The group's webhook routes bring their own ports (spread beside these in functions/user/handler.ts).
  */
 export function userRuntime(): UserGroupPorts {
-  return { usage: dynamoUsage, webhookProfile: webhookProfileOf, ledger: dynamoLedger };
+  return { usage: dynamoUsage, webhookProfile: (tenantId) => getWebhookProfile(tenantId, { webhookSettings: dynamoWebhookSettings }), ledger: dynamoLedger };
 }

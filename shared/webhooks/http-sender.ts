@@ -6,6 +6,7 @@ import type { LookupFunction } from 'node:net';
 import { DELIVERY_TIMEOUT_MS, RESPONSE_EXCERPT_CHARS } from '../domain/webhooks.js';
 import { checkCallbackUrl } from '../net/callback-url.js';
 import type { CallbackPolicy, Resolver } from '../net/callback-url.js';
+import type { WebhookAnswer, WebhookSender } from '../usecases/webhooks/ports.js';
 
 /**
  * Posts one webhook. The callback-URL policy (shared/net/callback-url.ts) runs again here: on the URL before
@@ -14,22 +15,6 @@ import type { CallbackPolicy, Resolver } from '../net/callback-url.js';
  * policy classifies them). A non-2xx answer, a refused target, a dropped connection or no answer within 10 s
  * is a failure.
  */
-export interface WebhookRequest {
-  readonly url: string;
-  readonly body: string;
-  readonly headers: Readonly<Record<string, string>>;
-}
-
-export interface WebhookAnswer {
-  /** HTTP status, or null when no answer came. */
-  readonly statusCode: number | null;
-  readonly latencyMs: number;
-  readonly excerpt: string;
-  readonly error: string | null;
-}
-
-export type WebhookSender = (request: WebhookRequest) => Promise<WebhookAnswer>;
-
 export interface SenderOptions {
   readonly policy: CallbackPolicy;
   readonly timeoutMs?: number;

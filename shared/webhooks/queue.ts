@@ -1,5 +1,5 @@
 import { queueUrl, sendBatch } from '../queue/sqs.js';
-import type { DeliveryQueue } from '../usecases/webhooks/deliver.js';
+import type { DeliveryQueue } from '../usecases/webhooks/ports.js';
 
 /** The `webhook-delivery` queue over SQS. A message SQS did not accept is an error, so the caller is retried. */
 export const sqsDeliveryQueue: DeliveryQueue = {

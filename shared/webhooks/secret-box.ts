@@ -1,53 +1,47 @@
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
-import { config } from '../config/config.js';
+import type { SecretBox } from '../usecases/webhooks/ports.js';
 
 /**
  * Webhook secrets at rest: encrypted with the KMS key `SECRETS_KEY_ID` (the local stack's KMS endpoint through
  * `AWS_ENDPOINT_URL_KMS`), bound to the tenant by the encryption context. Decrypted secrets are cached in
  * memory for a few minutes, so a busy delivery worker does not call KMS per attempt.
  */
-export interface SecretBox {
-  encrypt(plain: string, tenantId: string): Promise<string>;
-  decrypt(ciphertext: string, tenantId: string): Promise<string>;
+export interface KmsSecretBoxOptions {
+  readonly region: string;
+  /** The key; without it secrets cannot be stored (decrypting still needs none: the ciphertext names its key). */
+  readonly keyId: string | undefined;
 }
 
 const CACHE_MS = 5 * 60 * 1000;
 const CACHE_MAX = 1000;
 
-let client: KMSClient | undefined;
-const kms = (): KMSClient => (client ??= new KMSClient({ region: config().AWS_REGION, maxAttempts: 5 }));
-const cache = new Map<string, { plain: string; until: number }>();
-
-/** Drop the client and the cache (tests, local stack). */
-export function resetSecretBox(): void {
-  client?.destroy();
-  client = undefined;
-  cache.clear();
-}
-
 const context = (tenantId: string) => ({ tenant_id: tenantId, purpose: 'webhook-secret' });
 
-function keyId(): string {
-  const id = config().SECRETS_KEY_ID;
-  if (!id) throw new Error('SECRETS_KEY_ID is not configured: webhook secrets cannot be stored');
-  return id;
+/** A secret box over KMS with its own client (created on first use) and cache of decrypted secrets. */
+export function createKmsSecretBox(options: KmsSecretBoxOptions): SecretBox {
+  let client: KMSClient | undefined;
+  const kms = (): KMSClient => (client ??= new KMSClient({ region: options.region, maxAttempts: 5 }));
+  const cache = new Map<string, { plain: string; until: number }>();
+  const keyId = (): string => {
+    if (!options.keyId) throw new Error('SECRETS_KEY_ID is not configured: webhook secrets cannot be stored');
+    return options.keyId;
+  };
+  return {
+    async encrypt(plain, tenantId) {
+      const out = await kms().send(new EncryptCommand({ KeyId: keyId(), Plaintext: Buffer.from(plain, 'utf8'), EncryptionContext: context(tenantId) }));
+      if (!out.CiphertextBlob) throw new Error('KMS Encrypt returned no ciphertext');
+      return Buffer.from(out.CiphertextBlob).toString('base64');
+    },
+    async decrypt(ciphertext, tenantId) {
+      const cacheKey = `${tenantId}:${ciphertext}`;
+      const hit = cache.get(cacheKey);
+      if (hit && hit.until > Date.now()) return hit.plain;
+      const out = await kms().send(new DecryptCommand({ CiphertextBlob: Buffer.from(ciphertext, 'base64'), EncryptionContext: context(tenantId) }));
+      if (!out.Plaintext) throw new Error('KMS Decrypt returned no plaintext');
+      const plain = Buffer.from(out.Plaintext).toString('utf8');
+      if (cache.size >= CACHE_MAX) cache.clear();
+      cache.set(cacheKey, { plain, until: Date.now() + CACHE_MS });
+      return plain;
+    },
+  };
 }
-
-export const kmsSecretBox: SecretBox = {
-  async encrypt(plain, tenantId) {
-    const out = await kms().send(new EncryptCommand({ KeyId: keyId(), Plaintext: Buffer.from(plain, 'utf8'), EncryptionContext: context(tenantId) }));
-    if (!out.CiphertextBlob) throw new Error('KMS Encrypt returned no ciphertext');
-    return Buffer.from(out.CiphertextBlob).toString('base64');
-  },
-  async decrypt(ciphertext, tenantId) {
-    const cacheKey = `${tenantId}:${ciphertext}`;
-    const hit = cache.get(cacheKey);
-    if (hit && hit.until > Date.now()) return hit.plain;
-    const out = await kms().send(new DecryptCommand({ CiphertextBlob: Buffer.from(ciphertext, 'base64'), EncryptionContext: context(tenantId) }));
-    if (!out.Plaintext) throw new Error('KMS Decrypt returned no plaintext');
-    const plain = Buffer.from(out.Plaintext).toString('utf8');
-    if (cache.size >= CACHE_MAX) cache.clear();
-    cache.set(cacheKey, { plain, until: Date.now() + CACHE_MS });
-    return plain;
-  },
-};

@@ -1,16 +1,18 @@
-import { outboxEvent, outboxPutItem } from '../../store/outbox.js';
-import { transactWrite } from '../../store/transact.js';
+import type { SecurityEventLog } from './ports.js';
 
 /**
  * `security.login_attempt` (DESIGN section 7): a token request for a known client with a wrong secret. The
- * outbox item is the whole change, so the event exists exactly when it committed. Best effort: a failure to
- * record it never changes the answer (the caller still gets invalid_client).
+ * event is the whole change, so it exists exactly when it committed. Best effort: a failure to record it never
+ * changes the answer (the caller still gets invalid_client).
  */
-export async function recordFailedLogin(tenantId: string, clientId: string, now: Date): Promise<void> {
+export async function recordFailedLogin(tenantId: string, clientId: string, now: Date, deps: { readonly securityEvents: SecurityEventLog }): Promise<void> {
   try {
-    await transactWrite([
-      outboxPutItem(outboxEvent(tenantId, 'security.login_attempt', { client_id: clientId, success: false, reason: 'invalid_client_secret', attempted_at: now.toISOString() }, { now })),
-    ]);
+    await deps.securityEvents.record({
+      tenantId,
+      type: 'security.login_attempt',
+      payload: { client_id: clientId, success: false, reason: 'invalid_client_secret', attempted_at: now.toISOString() },
+      at: now,
+    });
   } catch (error) {
     console.error(JSON.stringify({ level: 'error', msg: 'security.login_attempt not recorded', error: (error as Error).message }));
   }

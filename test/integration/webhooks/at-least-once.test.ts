@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { resetConfig } from '../../../shared/config/config.js';
-import { getDelivery } from '../../../shared/store/webhooks.js';
+import { dynamoWebhookDeliveries } from '../../../shared/store/webhooks/deliveries.js';
 import { handleWebhookMessage, variantADeliveryId } from '../../../shared/usecases/webhooks/deliver.js';
-import type { DeliveryDeps } from '../../../shared/usecases/webhooks/deliver.js';
-import { setCallbackUrl } from '../../../shared/usecases/webhooks/manage.js';
+import { createSettings } from '../../../shared/usecases/webhooks/create-settings.js';
 import { createHttpSender } from '../../../shared/webhooks/http-sender.js';
-import type { WebhookSender } from '../../../shared/webhooks/http-sender.js';
+import type { WebhookSender } from '../../../shared/usecases/webhooks/ports.js';
 import { VirtualClock } from '../../support/clock.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
-import { fakeSecretBox, startReceiver, VirtualQueue, type Received, type Receiver } from './support.js';
+import { fakeSecretBox, startReceiver, storeDeps, VirtualQueue, type Received, type Receiver } from './support.js';
 
 /**
  * 1,000 events to a tenant's default (variant A) URL whose receiver fails 30 % of requests at random and drops
@@ -32,8 +30,6 @@ function rng(seed: number): () => number {
 
 beforeAll(async () => {
   table = await startTestTable('webhooks-at-least-once');
-  process.env.ALLOW_LOOPBACK_CALLBACKS = 'true';
-  resetConfig();
   receiver = await startReceiver(() => 200, () => clock.now().getTime());
 });
 
@@ -59,8 +55,8 @@ async function run(copies: number, seed: number) {
     }
     return answer;
   };
-  const deps: DeliveryDeps = { clock, queue, send: dying, secrets: fakeSecretBox };
-  await setCallbackUrl({ tenantId, credential: 'test' }, { callback_url: receiver.url }, clock.now(), deps);
+  const deps = storeDeps({ clock, queue, send: dying, secrets: fakeSecretBox });
+  await createSettings({ tenantId, credential: 'test' }, { callback_url: receiver.url }, clock.now(), deps);
 
   receiver.received.length = 0;
   // 30 % of requests fail at random (a sixth of those by dropping the connection), except that an event's sixth
@@ -100,7 +96,7 @@ async function run(copies: number, seed: number) {
   }
   expect(byId.size).toBe(EVENTS);
   // The gateway's record agrees.
-  for (const id of ids.slice(0, 50)) expect((await getDelivery(tenantId, variantADeliveryId(id)))?.status).toBe('succeeded');
+  for (const id of ids.slice(0, 50)) expect((await dynamoWebhookDeliveries.get(tenantId, variantADeliveryId(id)))?.status).toBe('succeeded');
   return receiver.received.length;
 }
 

@@ -4,24 +4,23 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { handler as systemHandler } from '../../../functions/system/handler.js';
-import { handler as userHandler } from '../../../functions/user/handler.js';
 import { startKmsServer } from '../../../infra/local/kms/server.js';
 import type { KmsServer } from '../../../infra/local/kms/server.js';
 import { resetConfig } from '../../../shared/config/config.js';
 import { db, tableName } from '../../../shared/store/client.js';
-import { getWebhookSettings } from '../../../shared/store/webhooks.js';
+import { dynamoWebhookSettings } from '../../../shared/store/webhooks/settings.js';
 import { clientAuthFrom, issueToken } from '../../../shared/usecases/auth/issue-token.js';
 import { createApiKey } from '../../../shared/usecases/tenants/api-keys.js';
 import { createTenant } from '../../../shared/usecases/tenants/create-tenant.js';
-import { redeliver } from '../../../shared/usecases/webhooks/manage.js';
-import { resetDeliveryDeps } from '../../../shared/webhooks/runtime.js';
-import { resetSecretBox } from '../../../shared/webhooks/secret-box.js';
+import type { ApiEvent, ApiResult } from '../../../shared/http/pipeline.js';
+import type { SecretBox } from '../../../shared/usecases/webhooks/ports.js';
+import { redeliver } from '../../../shared/usecases/webhooks/redeliver.js';
+import { createKmsSecretBox } from '../../../shared/webhooks/secret-box.js';
 import { createHttpSender } from '../../../shared/webhooks/http-sender.js';
 import { VirtualClock } from '../../support/clock.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { apiEvent, lambdaContext } from '../../unit/http/event.js';
-import { startReceiver, VirtualQueue, type Receiver } from './support.js';
-import { kmsSecretBox } from '../../../shared/webhooks/secret-box.js';
+import { startReceiver, storeDeps, VirtualQueue, type Receiver } from './support.js';
 import { tenantsRuntime } from '../../../shared/runtime/tenants.js';
 import { authRuntime } from '../../../shared/runtime/auth.js';
 
@@ -34,6 +33,10 @@ let bearer: string;
 let readOnlyKey: string;
 let apiKey: string;
 let client: { clientId: string; clientSecret: string };
+let kmsSecretBox: SecretBox;
+type ApiHandler = (event: ApiEvent, context: typeof lambdaContext) => Promise<ApiResult>;
+/** The user Lambda's handler, imported once the environment names the KMS endpoint and key (it wires at module scope). */
+let userHandler: ApiHandler;
 
 type Answer = { status: number; body: Record<string, unknown> & { error?: { code: string } } };
 
@@ -56,8 +59,8 @@ beforeAll(async () => {
   admin.destroy();
   Object.assign(process.env, { AWS_ENDPOINT_URL_KMS: kms.url, SECRETS_KEY_ID: key.KeyMetadata?.KeyId ?? '', ALLOW_LOOPBACK_CALLBACKS: 'true' });
   resetConfig();
-  resetSecretBox();
-  resetDeliveryDeps();
+  ({ handler: userHandler } = await import('../../../functions/user/handler.js'));
+  kmsSecretBox = createKmsSecretBox({ region: 'us-east-1', keyId: key.KeyMetadata?.KeyId });
   receiver = await startReceiver(() => 200);
   const made = await createTenant({ name: 'Hooks' }, tenantsRuntime());
   tenantId = made.tenant.id;
@@ -68,7 +71,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  resetSecretBox();
   await receiver?.close();
   await kms?.close();
   await table?.stop();
@@ -89,7 +91,7 @@ describe('variant A: /user/webhooks/', () => {
     const me = await call('GET', '/user/me/');
     expect([me.body.webhook_callback_url, me.body.webhook_secret]).toEqual([receiver.url, `${secret.slice(0, 12)}********`]);
     // Stored encrypted, never in plain text.
-    const stored = await getWebhookSettings(tenantId);
+    const stored = await dynamoWebhookSettings.get(tenantId);
     expect(stored?.secretCipher).not.toContain(secret.slice(6));
     expect(await kmsSecretBox.decrypt(stored?.secretCipher ?? '', tenantId)).toBe(secret);
   });
@@ -133,7 +135,7 @@ describe('variant A: /user/webhooks/', () => {
     // Redelivery: the same body and webhook-id, through the queue.
     const clock = new VirtualClock(new Date());
     const queue = new VirtualQueue(clock);
-    const deps = { clock, queue, send: createHttpSender({ policy: { allowLoopback: true } }), secrets: kmsSecretBox };
+    const deps = storeDeps({ clock, queue, send: createHttpSender({ policy: { allowLoopback: true } }), secrets: kmsSecretBox });
     const again = await redeliver(tenantId, res.body.delivery_id as string, deps);
     expect(again.webhook_id).toBe(h['webhook-id']);
     const { handleWebhookMessage } = await import('../../../shared/usecases/webhooks/deliver.js');

@@ -3,9 +3,10 @@ import { Webhook } from 'standardwebhooks';
 import { WORKER_FUNCTIONS } from '../../../infra/definition.js';
 import { outboxEvent, outboxPutItem } from '../../../shared/store/outbox.js';
 import { transactWrite } from '../../../shared/store/transact.js';
-import { createSubscription, setCallbackUrl } from '../../../shared/usecases/webhooks/manage.js';
-import { kmsSecretBox, resetSecretBox } from '../../../shared/webhooks/secret-box.js';
-import { resetDeliveryDeps } from '../../../shared/webhooks/runtime.js';
+import { webhooksRuntime } from '../../../shared/runtime/webhooks.js';
+import { createSettings } from '../../../shared/usecases/webhooks/create-settings.js';
+import { createSubscription } from '../../../shared/usecases/webhooks/create-subscription.js';
+import type { WebhookPorts } from '../../../shared/usecases/webhooks/ports.js';
 import { startTestStack } from '../../support/stack.js';
 import type { TestStack } from '../../support/stack.js';
 import { startReceiver, type Receiver } from './support.js';
@@ -18,6 +19,7 @@ import { startReceiver, type Receiver } from './support.js';
 let stack: TestStack;
 let receiver: Receiver;
 let subscriber: Receiver;
+let deps: WebhookPorts;
 
 async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -31,15 +33,14 @@ async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 60
 
 beforeAll(async () => {
   stack = await startTestStack({ http: false }, { workers: WORKER_FUNCTIONS.filter((w) => w.name === 'event-router' || w.name === 'webhook-delivery'), stream: { pollIntervalMs: 100 } });
-  resetSecretBox();
-  resetDeliveryDeps();
+  // The production wiring, built from the stack's configuration (DynamoDB Local, the local KMS endpoint).
+  deps = webhooksRuntime();
   receiver = await startReceiver(() => 200);
   subscriber = await startReceiver(() => 200);
 });
 
 afterAll(async () => {
   await stack?.stop();
-  resetSecretBox();
   await receiver?.close();
   await subscriber?.close();
 });
@@ -47,8 +48,8 @@ afterAll(async () => {
 it('a committed outbox event reaches the default URL (envelope A) and a matching subscription (envelope B), signed', async () => {
   const tenantId = randomUUID();
   const actor = { tenantId, credential: 'test' };
-  const { secret } = await setCallbackUrl(actor, { callback_url: receiver.url }, new Date(), { secrets: kmsSecretBox });
-  const sub = await createSubscription(actor, { url: subscriber.url, event_types: ['payment.all'] }, new Date(), { secrets: kmsSecretBox });
+  const { secret } = await createSettings(actor, { callback_url: receiver.url }, new Date(), deps);
+  const sub = await createSubscription(actor, { url: subscriber.url, event_types: ['payment.all'] }, new Date(), deps);
 
   const status = outboxEvent(tenantId, 'payment_status_update', { transaction_id: 't-1', status: 'completed', previous_status: 'confirmed', price_amount: '25.10' });
   const completed = outboxEvent(tenantId, 'payment.completed', { transaction_id: 't-1', amount: '25.10' });

@@ -1,15 +1,15 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { resetConfig } from '../../../shared/config/config.js';
 import { RETRY_DELAYS_SECONDS } from '../../../shared/domain/webhooks.js';
-import { getDelivery, getSubscription } from '../../../shared/store/webhooks.js';
-import type { Subscription } from '../../../shared/store/webhooks.js';
+import type { Subscription } from '../../../shared/domain/webhooks.js';
+import { dynamoWebhookDeliveries } from '../../../shared/store/webhooks/deliveries.js';
+import { dynamoWebhookSubscriptions } from '../../../shared/store/webhooks/subscriptions.js';
 import { handleWebhookMessage, subscriptionDeliveryId } from '../../../shared/usecases/webhooks/deliver.js';
-import type { DeliveryDeps } from '../../../shared/usecases/webhooks/deliver.js';
-import { createSubscription } from '../../../shared/usecases/webhooks/manage.js';
+import type { WebhookPorts } from '../../../shared/usecases/webhooks/ports.js';
+import { createSubscription } from '../../../shared/usecases/webhooks/create-subscription.js';
 import { createHttpSender } from '../../../shared/webhooks/http-sender.js';
 import { VirtualClock } from '../../support/clock.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
-import { fakeSecretBox, startReceiver, VirtualQueue, type Receiver } from './support.js';
+import { fakeSecretBox, startReceiver, storeDeps, VirtualQueue, type Receiver } from './support.js';
 
 /**
  * The retry schedule in virtual time (Clock port): the receiver is a real HTTP server on loopback, the queue a
@@ -22,8 +22,6 @@ const tenantId = randomUUID();
 
 beforeAll(async () => {
   table = await startTestTable('webhooks-schedule');
-  process.env.ALLOW_LOOPBACK_CALLBACKS = 'true';
-  resetConfig();
   receiver = await startReceiver(() => 200, () => clock.now().getTime());
 });
 
@@ -32,22 +30,27 @@ afterAll(async () => {
   await table?.stop();
 });
 
+const getSubscription = (tenant: string, id: string) => dynamoWebhookSubscriptions.get(tenant, id);
+const getDelivery = (tenant: string, id: string) => dynamoWebhookDeliveries.get(tenant, id);
+
 function event(type: string, payload: Record<string, unknown> = { transaction_id: randomUUID(), status: 'completed' }) {
   return JSON.stringify({ event_id: randomUUID(), tenant_id: tenantId, type, occurred_at: clock.now().toISOString(), payload });
 }
 
 describe('retry schedule in virtual time', () => {
   let queue: VirtualQueue;
-  let deps: DeliveryDeps;
+  let deps: WebhookPorts;
   let subscription: Subscription;
   let secret: string;
 
   beforeAll(async () => {
     queue = new VirtualQueue(clock);
-    deps = { clock, queue, send: createHttpSender({ policy: { allowLoopback: true } }), secrets: fakeSecretBox };
+    deps = storeDeps({ clock, queue, send: createHttpSender({ policy: { allowLoopback: true } }), secrets: fakeSecretBox });
     const created = await createSubscription({ tenantId, credential: 'test' }, { url: receiver.url, event_types: ['payment.all'] }, clock.now(), deps);
     secret = created.secret;
-    subscription = (await getSubscription(tenantId, created.id)) as Subscription;
+    const stored = await getSubscription(tenantId, created.id);
+    if (!stored) throw new Error('subscription not stored');
+    subscription = stored;
   });
 
   it('gives the fourth attempt at 1 m + 5 m + 15 m after the first to a receiver down for three, and keeps the subscription right', async () => {

@@ -1,8 +1,10 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { SecretBox } from '../../../shared/webhooks/secret-box.js';
-import type { DeliveryQueue, Outcome, QueuedMessage } from '../../../shared/usecases/webhooks/deliver.js';
+import type { Clock } from '../../../shared/domain/clock.js';
+import { dynamoWebhookRepositories } from '../../../shared/store/webhooks/index.js';
+import type { Outcome } from '../../../shared/usecases/webhooks/deliver.js';
+import type { DeliveryQueue, QueuedMessage, SecretBox, WebhookPorts, WebhookSender } from '../../../shared/usecases/webhooks/ports.js';
 import type { VirtualClock } from '../../support/clock.js';
 
 /** What a receiver saw: one entry per request that reached it. */
@@ -63,14 +65,19 @@ export async function startReceiver(decide: Decide, now: () => number = Date.now
 }
 
 /** Secrets "encrypted" reversibly without KMS (the KMS path has its own test). */
-export const fakeSecretBox: SecretBox = {
-  encrypt: async (plain, tenantId) => Buffer.from(`${tenantId}|${plain}`).toString('base64'),
-  decrypt: async (cipher, tenantId) => {
-    const text = Buffer.from(cipher, 'base64').toString('utf8');
-    if (!text.startsWith(`${tenantId}|`)) throw new Error('wrong tenant');
-    return text.slice(tenantId.length + 1);
-  },
-};
+export { fakeSecretBox } from '../../support/fakes/webhooks.js';
+
+/** The webhook ports over DynamoDB Local with the given clock, queue, sender and secret box (loopback allowed). */
+export function storeDeps(parts: { clock: Clock; queue: DeliveryQueue; send: WebhookSender; secrets: SecretBox }): WebhookPorts {
+  return {
+    ...dynamoWebhookRepositories,
+    clock: parts.clock,
+    deliveryQueue: parts.queue,
+    webhookSender: parts.send,
+    webhookSecrets: parts.secrets,
+    callbacks: { allowLoopback: true },
+  };
+}
 
 interface Pending {
   readonly body: string;

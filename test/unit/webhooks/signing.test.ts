@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { isWebhookSecret } from '../../../shared/domain/webhooks.js';
-import { newWebhookSecret, signatureHeaders } from '../../../shared/webhooks/signing.js';
+import { newWebhookSecret, signatureHeaders } from '../../../shared/usecases/webhooks/signing.js';
 
 /** Our signatures, checked by code that is not ours: Node's crypto written out here, and the standardwebhooks package. */
 describe('webhook signatures', () => {

@@ -1,0 +1,88 @@
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { DELIVERY_LOG_DAYS } from '../../domain/webhooks.js';
+import type { AttemptLog } from '../../domain/webhooks.js';
+import type { AttemptLogRepository } from '../../usecases/webhooks/ports.js';
+import { db, tableName } from '../client.js';
+import { keys } from '../keys.js';
+import { decimalText } from '../values.js';
+import { deliveryRefFields, optionalText, storedInteger, ttlAfterDays } from './common.js';
+
+/** The attempt log (`WHLOG#<at>#<delivery>#<n>`, TTL 30 days): one item per attempt, listed newest first. */
+
+const AttemptItem = z
+  .object({
+    ...deliveryRefFields,
+    url: z.string(),
+    attempt: storedInteger,
+    at: z.string(),
+    request_body: z.string(),
+    status_code: z.unknown(),
+    latency_ms: z.unknown().transform((value) => Number(decimalText(value))),
+    response_excerpt: z.string().optional(),
+    error: optionalText,
+    succeeded: z.unknown().transform((value) => value === true),
+  })
+  .transform(
+    (item): AttemptLog => ({
+      tenantId: item.tenant_id,
+      deliveryId: item.delivery_id,
+      eventId: item.event_id,
+      eventType: item.event_type,
+      webhookId: item.webhook_id,
+      url: item.url,
+      attempt: item.attempt,
+      at: item.at,
+      requestBody: item.request_body,
+      statusCode: item.status_code === null || item.status_code === undefined ? null : storedInteger.parse(item.status_code),
+      latencyMs: item.latency_ms,
+      responseExcerpt: item.response_excerpt ?? '',
+      error: item.error,
+      succeeded: item.succeeded,
+    }),
+  );
+
+export const dynamoWebhookAttempts: AttemptLogRepository = {
+  async add(log) {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.webhookAttempt(log.tenantId, log.at, log.deliveryId, log.attempt),
+          type: 'webhook_attempt',
+          tenant_id: log.tenantId,
+          delivery_id: log.deliveryId,
+          event_id: log.eventId,
+          event_type: log.eventType,
+          webhook_id: log.webhookId,
+          url: log.url,
+          attempt: log.attempt,
+          at: log.at,
+          request_body: log.requestBody,
+          status_code: log.statusCode,
+          latency_ms: String(log.latencyMs),
+          response_excerpt: log.responseExcerpt,
+          error: log.error,
+          succeeded: log.succeeded,
+          ttl: ttlAfterDays(new Date(log.at), DELIVERY_LOG_DAYS),
+        },
+      }),
+    );
+  },
+
+  async list(tenantId, since, limit, cursor) {
+    const pk = keys.webhookSettings(tenantId).pk;
+    const { Items, LastEvaluatedKey } = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': pk, ':from': keys.webhookAttemptSk(since.toISOString()), ':to': `${keys.webhookAttemptPrefix}\uffff` },
+        ScanIndexForward: false,
+        Limit: limit,
+        ...(cursor ? { ExclusiveStartKey: { pk, sk: cursor } } : {}),
+      }),
+    );
+    const next = typeof LastEvaluatedKey?.sk === 'string' ? LastEvaluatedKey.sk : null;
+    return { items: (Items ?? []).map((item) => AttemptItem.parse(item)), next };
+  },
+};
