@@ -46,7 +46,7 @@ export const extraCommands: Record<string, Record<string, Command>> = {
           rpcUrls: Record<string, string>;
           contracts: { tokens?: Record<string, string> };
         };
-        const { devPay } = await import('../shared/usecases/payments/dev-pay.js');
+        const { devPay } = await import('../infra/local/dev/dev-pay.js');
         const amount = typeof values.amount === 'string' ? values.amount : undefined;
         const mine = typeof values.mine === 'string' && /^\d+$/.test(values.mine) ? Number(values.mine) : 2;
         return devPay(id, amount, { rpcUrl: stack.rpcUrls.ETH ?? '', ...(stack.rpcUrls.TRX ? { tronUrl: stack.rpcUrls.TRX } : {}), tokens: stack.contracts.tokens ?? {} }, { mineBlocks: mine });

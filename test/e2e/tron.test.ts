@@ -12,7 +12,7 @@ import { getPayment } from '../../shared/store/payments.js';
 import { followChainTxs } from '../../shared/usecases/chain-tx/follow-chain-txs.js';
 import { processChainTx } from '../../shared/usecases/chain-tx/process-chain-tx.js';
 import { defaultChainTxDeps, resetChainTxDeps } from '../../shared/usecases/chain-tx/runtime.js';
-import { devPay } from '../../shared/usecases/payments/dev-pay.js';
+import { devPay } from '../../infra/local/dev/dev-pay.js';
 import { resetPaymentsDeps } from '../../shared/usecases/payments/deps.js';
 import { sweepReference } from '../../shared/usecases/payments/settle.js';
 import { caller, putFixedRates, tenantWithToken } from '../integration/payments/support.js';
