@@ -5,6 +5,7 @@
  * them.
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { setMaxListeners } from 'node:events';
 import { WORKER_FUNCTIONS } from '../definition.js';
 import { REPO_ROOT } from './lambda/runtime.js';
 import { queueSource } from './sources/queue.js';
@@ -55,6 +56,8 @@ export function startPollers(options: StartPollersOptions = {}): Pollers {
   const workers = options.workers ?? WORKER_FUNCTIONS;
   const queueUrls = options.queueUrls ?? {};
   const controller = new AbortController();
+  // Every schedule loop and every request in flight listens to it.
+  setMaxListeners(0, controller.signal);
   let stopped = false;
 
   const slots = new Map<string, WorkerSlot>();

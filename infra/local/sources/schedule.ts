@@ -41,25 +41,16 @@ export function scheduleSource(env: SourceEnv, options: ScheduleOptions = {}): S
     }
   };
 
-  const timers = new Set<NodeJS.Timeout>();
-  signal.addEventListener(
-    'abort',
-    () => {
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
-    },
-    { once: true },
-  );
-
   const loop = (slot: WorkerSlot): Promise<void> => {
     const trigger = slot.worker.trigger;
     if (trigger.kind !== 'schedule') return Promise.resolve();
     const interval = options.intervalMs ? options.intervalMs(trigger.everyMinutes) : trigger.everyMinutes * 60_000;
     return new Promise<void>((done) => {
+      let timer: NodeJS.Timeout | undefined;
       const next = (delay: number): void => {
         if (env.stopped()) return done();
-        const timer = setTimeout(() => {
-          timers.delete(timer);
+        timer = setTimeout(() => {
+          timer = undefined;
           if (env.stopped()) return done();
           const started = Date.now();
           // Never two runs at once: the next one is planned when this one ends.
@@ -67,10 +58,16 @@ export function scheduleSource(env: SourceEnv, options: ScheduleOptions = {}): S
             .serial(() => (env.stopped() ? Promise.resolve() : run(slot)))
             .then(() => next(Math.max(0, started + interval - Date.now())));
         }, delay);
-        timers.add(timer);
       };
       next(options.firstRunDelayMs ?? 2_000);
-      signal.addEventListener('abort', () => done(), { once: true });
+      signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          done();
+        },
+        { once: true },
+      );
     });
   };
 

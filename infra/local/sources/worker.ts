@@ -5,14 +5,13 @@
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
+import type { WorkerTrigger } from '../../definition.js';
 import { LocalLambda } from '../lambda/runtime.js';
 
 export type WorkerHandler = (event: never, context: Context) => unknown;
 
-export type PollerTrigger =
-  | { readonly kind: 'schedule'; readonly everyMinutes: number }
-  | { readonly kind: 'queue'; readonly queue: string; readonly batchSize: number }
-  | { readonly kind: 'stream' };
+/** A trigger of infra/definition.ts, where a test may name a queue of its own. */
+export type PollerTrigger = WorkerTrigger extends infer T ? (T extends { readonly kind: 'queue' } ? Omit<T, 'queue'> & { readonly queue: string } : T) : never;
 
 /** A worker as in WORKER_FUNCTIONS; tests may give a handler in memory instead of an entry module. */
 export interface PollerWorker {
