@@ -29,4 +29,17 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [{ group: ['@aws-sdk/*', 'aws-cdk-lib', 'node:*', '../store/*', '../http/*', '../chain/*', '../usecases/*', '../queue/*'], message: 'shared/domain is pure: no I/O, no AWS.' }] }],
     },
   },
+  {
+    files: ['shared/**/*.ts', 'functions/**/*.ts'],
+    ignores: ['shared/domain/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/infra/local/**'], message: 'The Lambdas bundle shared/ and functions/: the local stack and its dev-only code stay out.' }] }],
+    },
+  },
+  {
+    files: ['bench/**/*.ts', 'infra/**/*.ts', 'scripts/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/test/**'], message: 'Tests import tools, never the other way: move what both need out of test/.' }] }],
+    },
+  },
 );

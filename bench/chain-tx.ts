@@ -16,7 +16,7 @@ import { startDynamoDb } from '../infra/local/dynamodb.js';
 import { startKmsServer } from '../infra/local/kms/server.js';
 import { EvmChain, KmsTxSigner, evmProvider } from '../shared/chain/engine/evm.js';
 import { ERC20_ABI } from '../shared/chain/evm/abi.js';
-import { deployTestToken, mintTestToken, TEST_TOKENS } from '../shared/chain/evm/deploy.js';
+import { deployTestToken, mintTestToken, TEST_TOKENS } from '../infra/local/dev/deploy.js';
 import type { ChainTx } from '../shared/chain/engine/state.js';
 import { resetConfig } from '../shared/config/config.js';
 import { resetDb } from '../shared/store/client.js';

@@ -7,7 +7,7 @@
  * interval mining for those two figures (default: automine, as the local stack).
  * BENCH_ONLY selects figures, comma-separated: user-me, ledger, payments, webhooks, chain-tx, payment-lifecycle.
  */
-import { startTestTable } from '../test/support/dynamodb.js';
+import { startTableOnly } from '../infra/local/table-only.js';
 import { benchChainTx } from './chain-tx.js';
 import { benchLedger } from './ledger.js';
 import { benchPaymentLifecycle } from './payment-lifecycle.js';
@@ -91,7 +91,7 @@ async function main(): Promise<void> {
   }
 
   if (selected('ledger')) {
-    const store = await startTestTable('bench-ledger');
+    const store = await startTableOnly('bench-ledger');
     try {
       const ledger = await benchLedger({ durationMs: seconds * 1000 });
       table('Ledger transfers (5-item TransactWriteItems) vs raw TransactWriteItems of the same items, same DynamoDB Local', [

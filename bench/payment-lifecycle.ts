@@ -21,7 +21,7 @@ import { WORKER_FUNCTIONS } from '../infra/definition.js';
 import type { PollerWorker } from '../infra/local/pollers.js';
 import { startStack } from '../infra/local/stack.js';
 import { ERC20_ABI } from '../shared/chain/evm/abi.js';
-import { mintTestToken } from '../shared/chain/evm/deploy.js';
+import { mintTestToken } from '../infra/local/dev/deploy.js';
 import { jsonRpcChain } from '../shared/chain/evm/scanner.js';
 import { KmsSigner } from '../shared/chain/signer/kms-signer.js';
 import { config, resetConfig } from '../shared/config/config.js';

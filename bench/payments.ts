@@ -5,7 +5,7 @@ import { LOCAL_TRON, startStack } from '../infra/local/stack.js';
 import { startTronNode } from '../infra/local/tron.js';
 import type { TronNode } from '../infra/local/tron.js';
 import { ERC20_ABI } from '../shared/chain/evm/abi.js';
-import { mintTestToken } from '../shared/chain/evm/deploy.js';
+import { mintTestToken } from '../infra/local/dev/deploy.js';
 import { jsonRpcChain } from '../shared/chain/evm/scanner.js';
 import { tronAddressFromBytes } from '../shared/chain/tron/create2.js';
 import { TronGridClient } from '../shared/chain/tron/grid.js';

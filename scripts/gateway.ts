@@ -6,9 +6,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
 import { GatewayError } from '../shared/domain/errors.js';
-import { parseScopes, type Scope } from '../shared/domain/scopes.js';
 import type { Tenant } from '../shared/domain/tenant.js';
 import { createApp } from '../shared/usecases/auth/apps.js';
 import { apiKeysOf, createApiKey, revokeKey } from '../shared/usecases/tenants/api-keys.js';
@@ -16,55 +15,14 @@ import { createTenant } from '../shared/usecases/tenants/create-tenant.js';
 import { allTenants, changeTenantStatus, configureTenant, requireTenant } from '../shared/usecases/tenants/manage-tenants.js';
 import { authRuntime } from '../shared/runtime/auth.js';
 import { tenantsRuntime } from '../shared/runtime/tenants.js';
-import { extraCommands } from './gateway-commands.js';
-
-type Options = NonNullable<ParseArgsConfig['options']>;
-export type Values = Record<string, string | boolean | undefined>;
-
-export interface Command {
-  readonly usage: string;
-  readonly summary: string;
-  readonly options: Options;
-  run(values: Values, positionals: string[]): Promise<unknown>;
-  /** Text printed without --json. */
-  text?(result: unknown): string;
-}
-
-const json = { type: 'boolean', default: false } as const;
-const str = { type: 'string' } as const;
-
-export class UsageError extends Error {}
-
-export const need = (values: Values, name: string): string => {
-  const v = values[name];
-  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
-  return v;
-};
-
-const scopesOpt = (values: Values): Scope[] | undefined => {
-  if (typeof values.scopes !== 'string') return undefined;
-  const { scopes, unknown } = parseScopes(values.scopes.replace(/,/g, ' '));
-  if (unknown.length) throw new UsageError(`unknown scope(s): ${unknown.join(', ')}`);
-  return scopes;
-};
-
-const intOpt = (values: Values, name: string): number | undefined => {
-  const v = values[name];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number`);
-  return Number(v);
-};
-
-const boolOpt = (values: Values, name: string): boolean | undefined => {
-  const v = values[name];
-  if (v === undefined) return undefined;
-  if (v !== 'true' && v !== 'false') throw new UsageError(`--${name} must be true or false`);
-  return v === 'true';
-};
+import { balanceCommands } from './cli/balance.js';
+import { UsageError, boolOpt, intOpt, json, need, scopesOpt, str } from './cli/command.js';
+import type { CommandGroup, Values } from './cli/command.js';
+import { devCommands } from './cli/dev.js';
 
 const tenantLine = (t: Tenant) => `${t.id}  ${t.status.padEnd(9)}  ${t.schema_name.padEnd(28)}  ${t.name}`;
 
-const commands: Record<string, Record<string, Command>> = {
+const commands: Record<string, CommandGroup> = {
   tenant: {
     create: {
       usage: 'tenant create --name NAME [--email EMAIL] [--account-type business|individual] [--scopes "read write [admin]"] [--json]',
@@ -202,7 +160,8 @@ const commands: Record<string, Record<string, Command>> = {
       },
     },
   },
-  ...extraCommands,
+  balance: balanceCommands,
+  dev: devCommands,
 };
 
 function help(): string {

@@ -1,25 +1,21 @@
 /**
  * The local stand-in for API Gateway (HTTP API, payload format 2.0): every request becomes the v2 event
- * API Gateway would send, routed like API Gateway routes, and the same handler modules CDK deploys answer it.
+ * API Gateway would send (http/event.ts), routed like API Gateway routes (http/router.ts), and the same handler
+ * modules CDK deploys answer it, through the Lambda runtime the event sources use too (lambda/runtime.ts).
  *
- * Behaviour copied from API Gateway, on purpose:
- * - route selection: exact routes win over `{param}` routes, which win over greedy `{proxy+}` routes (the
- *   longest prefix first); `ANY /x` also takes `/x/`; `$default` takes the rest.
- * - `rawPath` is the URL-decoded path and keeps its trailing slash; `rawQueryString` is as sent;
- *   `queryStringParameters` are decoded, repeated keys joined by ','; headers lower-cased, repeated ones
- *   joined by ','; the Cookie header moves to `cookies`.
- * - the body is a UTF-8 string only for text/*, application/json, application/xml and application/javascript;
- *   anything else (form bodies, multipart, no content type) is base64 with `isBase64Encoded: true`.
- * - 10 MB payload limit (413), 30 s integration timeout (503), an exception is a 500
- *   `{"message":"Internal Server Error"}`.
+ * Behaviour copied from API Gateway, on purpose: 10 MB payload limit (413), 30 s integration timeout (503), an
+ * exception is a 500 `{"message":"Internal Server Error"}`.
  */
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
-import { isAbsolute, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { API_FUNCTIONS } from '../definition.js';
+import { JSON_HEADERS, buildEvent, decodePercent, resultToAnswer } from './http/event.js';
+import type { HttpAnswer } from './http/event.js';
+import { Router, compileRoute } from './http/router.js';
+import type { Route } from './http/router.js';
+import { LambdaTimeoutError, LocalLambda, REPO_ROOT } from './lambda/runtime.js';
 
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => unknown;
 
@@ -45,6 +41,8 @@ export interface StartHttpServerOptions {
   readonly maxBodyBytes?: number;
   /** API Gateway's integration timeout (30 s). */
   readonly timeoutMs?: number;
+  /** Region of the functions' ARNs (default: `AWS_REGION` env, else us-east-1). */
+  readonly region?: string;
   readonly log?: (line: string) => void;
   /** One line per request through `log`. */
   readonly logRequests?: boolean;
@@ -57,382 +55,16 @@ export interface LocalHttpServer {
   close(): Promise<void>;
 }
 
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 const TIMEOUT_MS = 30_000;
-const ACCOUNT_ID = '123456789012';
-const API_ID = 'local';
 
-/* ------------------------------------------------------------------------------------------------------------ */
-/* Handlers, loaded once                                                                                        */
-/* ------------------------------------------------------------------------------------------------------------ */
-
-class FunctionSlot {
-  handler: HttpHandler | undefined;
-  private loading: Promise<HttpHandler> | undefined;
-  private failedAt = 0;
-  private failure: Error | undefined;
-
-  constructor(
-    readonly fn: HttpFunction,
-    private readonly rootDir: string,
-    private readonly log: (line: string) => void,
-  ) {
-    this.handler = fn.handler;
-  }
-
-  /** The handler; the module is imported on first use and cached (a failed import is retried after 1 s). */
-  load(): Promise<HttpHandler> {
-    if (this.handler) return Promise.resolve(this.handler);
-    if (this.loading) return this.loading;
-    if (this.failure && Date.now() - this.failedAt < 1_000) return Promise.reject(this.failure);
-    const entry = this.fn.entry;
-    if (!entry) return Promise.reject(new Error(`function ${this.fn.name} has neither entry nor handler`));
-    const path = isAbsolute(entry) ? entry : resolve(this.rootDir, entry);
-    const specifier = process.platform === 'win32' ? pathToFileURL(path).href : path;
-    this.loading = import(specifier).then(
-      (mod: unknown) => {
-        const handler = typeof mod === 'object' && mod !== null && 'handler' in mod ? mod.handler : undefined;
-        if (typeof handler !== 'function') throw new Error(`${entry} does not export a function named handler`);
-        this.handler = handler as HttpHandler;
-        this.loading = undefined;
-        this.failure = undefined;
-        return this.handler;
-      },
-    );
-    this.loading.catch((error: unknown) => {
-      this.loading = undefined;
-      this.failedAt = Date.now();
-      this.failure = error instanceof Error ? error : new Error(String(error));
-      this.log(`http: cannot load ${entry} (function ${this.fn.name}): ${oneLine(this.failure.message)}`);
-    });
-    return this.loading;
-  }
-}
-
-/* ------------------------------------------------------------------------------------------------------------ */
-/* Routes                                                                                                       */
-/* ------------------------------------------------------------------------------------------------------------ */
-
-interface Route {
-  readonly routeKey: string;
-  /** Upper-case method or 'ANY'. */
-  readonly method: string;
-  readonly slot: FunctionSlot;
-  /** Path segments without the leading empty one; `{x}` and `{x+}` kept as written. */
-  readonly segments: readonly string[];
-  readonly greedy: string | undefined;
-  /** For greedy routes: the literal prefix ending in '/'. */
-  readonly prefix: string;
-  readonly literals: number;
-}
-
-interface Match {
-  readonly route: Route;
-  readonly pathParameters: Record<string, string> | undefined;
-}
-
-export class Router {
-  private readonly exact = new Map<string, Route>();
-  private readonly withParams: Route[] = [];
-  private readonly greedy: Route[] = [];
-  private fallback: Route | undefined;
-
-  constructor(routes: readonly Route[]) {
-    for (const route of routes) {
-      if (route.routeKey === '$default') {
-        if (this.fallback) throw new Error(`$default is routed twice (${this.fallback.slot.fn.name}, ${route.slot.fn.name})`);
-        this.fallback = route;
-      } else if (route.greedy !== undefined) {
-        this.greedy.push(route);
-      } else if (route.segments.some(isParam)) {
-        this.withParams.push(route);
-      } else {
-        const key = `${route.method} /${route.segments.join('/')}`;
-        if (this.exact.has(key)) throw new Error(`route ${route.routeKey} is defined twice`);
-        this.exact.set(key, route);
-      }
-    }
-    // More literal segments first; then ANY after a specific method.
-    const order = (a: Route, b: Route): number =>
-      b.literals - a.literals || b.prefix.length - a.prefix.length || Number(a.method === 'ANY') - Number(b.method === 'ANY');
-    this.withParams.sort(order);
-    this.greedy.sort(order);
-  }
-
-  match(method: string, path: string): Match | undefined {
-    // API Gateway route keys cannot end in '/', and `/x/` goes to the `/x` route.
-    const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-    const exact = this.exact.get(`${method} ${trimmed}`) ?? this.exact.get(`ANY ${trimmed}`);
-    if (exact) return { route: exact, pathParameters: undefined };
-    if (this.withParams.length > 0) {
-      const parts = trimmed.split('/').slice(1);
-      for (const route of this.withParams) {
-        if (route.method !== 'ANY' && route.method !== method) continue;
-        const params = matchSegments(route.segments, parts);
-        if (params) return { route, pathParameters: params };
-      }
-    }
-    for (const route of this.greedy) {
-      if (route.method !== 'ANY' && route.method !== method) continue;
-      if (path.length <= route.prefix.length || !path.startsWith(route.prefix)) continue;
-      let params: Record<string, string> | undefined = {};
-      if (route.segments.length > 1) {
-        // Literal or {param} segments before the greedy one.
-        params = matchSegments(route.segments.slice(0, -1), path.slice(1, route.prefix.length - 1).split('/'));
-        if (!params) continue;
-      }
-      params[route.greedy as string] = path.slice(route.prefix.length);
-      return { route, pathParameters: params };
-    }
-    return this.fallback ? { route: this.fallback, pathParameters: undefined } : undefined;
-  }
-}
-
-const isParam = (segment: string): boolean => segment.startsWith('{') && segment.endsWith('}');
-
-function matchSegments(segments: readonly string[], parts: readonly string[]): Record<string, string> | undefined {
-  if (segments.length !== parts.length) return undefined;
-  let params: Record<string, string> | undefined;
-  for (let i = 0; i < segments.length; i++) {
-    const segment = segments[i] as string;
-    const part = parts[i] as string;
-    if (isParam(segment)) {
-      if (part === '') return undefined;
-      (params ??= {})[segment.slice(1, -1)] = part;
-    } else if (segment !== part) {
-      return undefined;
-    }
-  }
-  return params ?? {};
-}
-
-function compileRoute(routeKey: string, slot: FunctionSlot): Route {
-  if (routeKey === '$default') {
-    return { routeKey, method: 'ANY', slot, segments: [], greedy: undefined, prefix: '', literals: 0 };
-  }
-  const match = /^([A-Z]+) (\/.*)$/.exec(routeKey);
-  if (!match) throw new Error(`invalid route key "${routeKey}" (function ${slot.fn.name})`);
-  const method = match[1] as string;
-  const path = match[2] as string;
-  if (path.length > 1 && path.endsWith('/')) throw new Error(`route key "${routeKey}" ends in '/' (API Gateway rejects it)`);
-  const segments = path === '/' ? [] : path.slice(1).split('/');
-  const last = segments[segments.length - 1];
-  let greedy: string | undefined;
-  let prefix = '';
-  if (last !== undefined && /^\{[^}]+\+\}$/.test(last)) {
-    greedy = last.slice(1, -2);
-    prefix = `/${segments.slice(0, -1).map((s) => `${s}/`).join('')}`;
-  }
-  for (const s of greedy ? segments.slice(0, -1) : segments) {
-    if (s.includes('+')) throw new Error(`route key "${routeKey}": a greedy variable must be the last segment`);
-  }
-  return { routeKey, method, slot, segments, greedy, prefix, literals: segments.filter((s) => !isParam(s)).length };
-}
-
-/* ------------------------------------------------------------------------------------------------------------ */
-/* Request -> event                                                                                             */
-/* ------------------------------------------------------------------------------------------------------------ */
-
-const TEXT_TYPES = new Set(['application/json', 'application/xml', 'application/javascript']);
-
-/** API Gateway (HTTP API) passes these bodies as text; every other body is base64. */
-export function isTextContentType(contentType: string | undefined): boolean {
-  if (!contentType) return false;
-  const semi = contentType.indexOf(';');
-  const type = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
-  return type.startsWith('text/') || TEXT_TYPES.has(type);
-}
-
-function decodePercent(text: string): string {
-  if (!text.includes('%')) return text;
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
-function parseQuery(raw: string): Record<string, string> | undefined {
-  if (raw === '') return undefined;
-  let result: Record<string, string> | undefined;
-  for (const pair of raw.split('&')) {
-    if (pair === '') continue;
-    const eq = pair.indexOf('=');
-    const key = decodePercent(eq === -1 ? pair : pair.slice(0, eq));
-    const value = eq === -1 ? '' : decodePercent(pair.slice(eq + 1));
-    result ??= {};
-    const previous = result[key];
-    result[key] = previous === undefined ? value : `${previous},${value}`;
-  }
-  return result;
-}
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-let timeCacheSecond = -1;
-let timeCacheText = '';
-/** `12/Mar/2020:19:03:58 +0000`, as in requestContext.time. */
-function requestTime(epochMs: number): string {
-  const second = Math.floor(epochMs / 1000);
-  if (second !== timeCacheSecond) {
-    const d = new Date(second * 1000);
-    const p = (n: number): string => (n < 10 ? `0${n}` : String(n));
-    timeCacheText = `${p(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} +0000`;
-    timeCacheSecond = second;
-  }
-  return timeCacheText;
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 function sourceIpOf(req: IncomingMessage): string {
   const ip = req.socket.remoteAddress ?? '';
   return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
-}
-
-function traceId(epochMs: number, requestId: string): string {
-  // 96 random bits from the request id (randomUUID draws from a cached entropy pool: cheaper than randomBytes).
-  return `Root=1-${Math.floor(epochMs / 1000).toString(16)}-${requestId.slice(0, 8)}${requestId.slice(9, 13)}${requestId.slice(24)}`;
-}
-
-export interface EventParts {
-  readonly method: string;
-  readonly rawHeaders: readonly string[];
-  readonly httpVersion: string;
-  readonly sourceIp: string;
-  readonly localPort: number;
-  readonly body: Buffer | undefined;
-  readonly routeKey: string;
-  readonly pathParameters: Record<string, string> | undefined;
-  readonly rawPath: string;
-  readonly rawQueryString: string;
-  readonly requestId: string;
-  readonly now: number;
-}
-
-/** The API Gateway HTTP API (v2) event of a request. */
-export function buildEvent(p: EventParts): APIGatewayProxyEventV2 {
-  const headers: Record<string, string> = {};
-  let cookies: string[] | undefined;
-  const raw = p.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = (raw[i] as string).toLowerCase();
-    const value = raw[i + 1] as string;
-    if (name === 'cookie') {
-      for (const c of value.split(';')) {
-        const cookie = c.trim();
-        if (cookie !== '') (cookies ??= []).push(cookie);
-      }
-      continue;
-    }
-    const previous = headers[name];
-    headers[name] = previous === undefined ? value : `${previous},${value}`;
-  }
-  const forwarded = headers['x-forwarded-for'];
-  headers['x-forwarded-for'] = forwarded ? `${forwarded}, ${p.sourceIp}` : p.sourceIp;
-  headers['x-forwarded-port'] = String(p.localPort);
-  headers['x-forwarded-proto'] = 'http';
-  headers['x-amzn-trace-id'] ??= traceId(p.now, p.requestId);
-
-  const host = headers.host ?? 'localhost';
-  const dot = host.indexOf('.');
-  const requestContext: APIGatewayProxyEventV2['requestContext'] = {
-    accountId: ACCOUNT_ID,
-    apiId: API_ID,
-    domainName: host,
-    domainPrefix: dot === -1 ? host : host.slice(0, dot),
-    http: {
-      method: p.method,
-      path: p.rawPath,
-      protocol: `HTTP/${p.httpVersion}`,
-      sourceIp: p.sourceIp,
-      userAgent: headers['user-agent'] ?? '',
-    },
-    requestId: p.requestId,
-    routeKey: p.routeKey,
-    stage: '$default',
-    time: requestTime(p.now),
-    timeEpoch: p.now,
-  };
-  // Same key order as API Gateway; absent parts are left out, as API Gateway does.
-  const event = { version: '2.0', routeKey: p.routeKey, rawPath: p.rawPath, rawQueryString: p.rawQueryString } as APIGatewayProxyEventV2;
-  if (cookies) event.cookies = cookies;
-  event.headers = headers;
-  const query = parseQuery(p.rawQueryString);
-  if (query) event.queryStringParameters = query;
-  event.requestContext = requestContext;
-  if (p.pathParameters) event.pathParameters = p.pathParameters;
-  if (p.body && p.body.length > 0) {
-    const text = isTextContentType(headers['content-type']);
-    event.body = p.body.toString(text ? 'utf8' : 'base64');
-    event.isBase64Encoded = !text;
-  } else {
-    event.isBase64Encoded = false;
-  }
-  return event;
-}
-
-/* ------------------------------------------------------------------------------------------------------------ */
-/* Result -> response                                                                                           */
-/* ------------------------------------------------------------------------------------------------------------ */
-
-interface HttpAnswer {
-  readonly statusCode: number;
-  readonly headers: OutgoingHttpHeaders;
-  readonly body: Buffer | string;
-}
-
-const JSON_HEADERS = { 'content-type': 'application/json' } as const;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** How API Gateway reads a payload-2.0 result; throws on a malformed one (answered as 500). */
-export function resultToAnswer(result: unknown): HttpAnswer {
-  if (!isRecord(result) || !('statusCode' in result)) {
-    // No statusCode: 200, JSON; a string is the body as is, anything else is serialised.
-    const body = typeof result === 'string' ? result : (JSON.stringify(result) ?? 'null');
-    return { statusCode: 200, headers: { ...JSON_HEADERS }, body };
-  }
-  const status = result.statusCode;
-  if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599) {
-    throw new Error(`malformed Lambda proxy response: statusCode ${String(status)}`);
-  }
-  const headers: OutgoingHttpHeaders = {};
-  if (result.headers !== undefined && result.headers !== null) {
-    if (!isRecord(result.headers)) throw new Error('malformed Lambda proxy response: headers is not an object');
-    for (const [name, value] of Object.entries(result.headers)) {
-      if (value === undefined || value === null) continue;
-      headers[name.toLowerCase()] = String(value);
-    }
-  }
-  if (isRecord(result.multiValueHeaders)) {
-    for (const [name, values] of Object.entries(result.multiValueHeaders)) {
-      if (!Array.isArray(values)) continue;
-      const key = name.toLowerCase();
-      const existing = headers[key];
-      const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
-      headers[key] = [...list, ...values.map(String)];
-    }
-  }
-  if (Array.isArray(result.cookies) && result.cookies.length > 0) {
-    const existing = headers['set-cookie'];
-    const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
-    headers['set-cookie'] = [...list, ...result.cookies.map(String)];
-  }
-  let body: Buffer | string = '';
-  if (result.body !== undefined && result.body !== null) {
-    if (typeof result.body !== 'string') throw new Error('malformed Lambda proxy response: body is not a string');
-    body = result.isBase64Encoded === true ? Buffer.from(result.body, 'base64') : result.body;
-  }
-  return { statusCode: status, headers, body };
-}
-
-/* ------------------------------------------------------------------------------------------------------------ */
-/* Server                                                                                                       */
-/* ------------------------------------------------------------------------------------------------------------ */
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 function defaultPort(): number {
@@ -452,10 +84,17 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
   const timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
   const logRequests = options.logRequests ?? false;
   const functions = options.functions ?? httpFunctionsFromDefinition();
-  const routes: Route[] = [];
+  const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
+  const routes: Route<LocalLambda<HttpHandler>>[] = [];
   for (const fn of functions) {
-    const slot = new FunctionSlot(fn, rootDir, log);
-    for (const key of fn.routes) routes.push(compileRoute(key, slot));
+    // A failed import is answered with 502 and tried again after 1 s.
+    const lambda: LocalLambda<HttpHandler> = new LocalLambda<HttpHandler>(fn, {
+      rootDir,
+      region,
+      retryLoadAfterMs: 1_000,
+      onLoadError: (error) => log(`http: cannot load ${fn.entry} (function ${fn.name}): ${oneLine(error.message)}`),
+    });
+    for (const key of fn.routes) routes.push(compileRoute(key, lambda));
   }
   const router = new Router(routes);
   const host = options.host ?? '127.0.0.1';
@@ -493,14 +132,14 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       send(res, message(404, 'Not Found'), requestId);
       return 404;
     }
-    const slot = found.route.slot;
-    let handler = slot.handler;
+    const fn = found.route.target;
+    let handler = fn.loaded;
     if (!handler) {
       try {
-        handler = await slot.load();
+        handler = await fn.load();
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
-        send(res, message(502, 'Internal Server Error', { error: `handler of ${slot.fn.name} failed to load: ${oneLine(why)}` }), requestId);
+        send(res, message(502, 'Internal Server Error', { error: `handler of ${fn.name} failed to load: ${oneLine(why)}` }), requestId);
         return 502;
       }
     }
@@ -518,28 +157,19 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
       requestId,
       now: started,
     });
-    const deadline = started + timeoutMs;
-    const context = lambdaContext(slot.fn.name, deadline);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((r) => {
-      timer = setTimeout(() => r('timeout'), timeoutMs);
-    });
     try {
-      const result = await Promise.race([Promise.resolve().then(() => (handler as HttpHandler)(event, context)), timeout]);
-      if (result === 'timeout') {
-        log(`http: ${slot.fn.name} did not answer ${method} ${rawPath} within ${timeoutMs} ms`);
-        send(res, message(503, 'Service Unavailable'), requestId);
-        return 503;
-      }
-      const answer = resultToAnswer(result);
+      const answer = resultToAnswer(await fn.invoke(handler, event, timeoutMs, started));
       send(res, answer, requestId);
       return answer.statusCode;
     } catch (error) {
-      log(`http: ${slot.fn.name} failed on ${method} ${rawPath}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      if (error instanceof LambdaTimeoutError) {
+        log(`http: ${fn.name} did not answer ${method} ${rawPath} within ${timeoutMs} ms`);
+        send(res, message(503, 'Service Unavailable'), requestId);
+        return 503;
+      }
+      log(`http: ${fn.name} failed on ${method} ${rawPath}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       send(res, message(500, 'Internal Server Error'), requestId);
       return 500;
-    } finally {
-      clearTimeout(timer);
     }
   };
 
@@ -613,23 +243,5 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
         server.close(() => done());
         server.closeAllConnections();
       }),
-  };
-}
-
-function lambdaContext(functionName: string, deadline: number): Context {
-  const noop = (): void => undefined;
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${process.env.AWS_REGION ?? 'us-east-1'}:${ACCOUNT_ID}:function:${functionName}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: noop,
-    fail: noop,
-    succeed: noop,
   };
 }

@@ -6,16 +6,16 @@
  * The environment the handlers read (process.env) is set BEFORE any handler module is imported: the HTTP server
  * and the pollers import handler modules lazily, on first use.
  */
-import { CreateAliasCommand, CreateKeyCommand, DescribeKeyCommand, KMSClient } from '@aws-sdk/client-kms';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { QUEUES, queueUrlEnv } from '../definition.js';
+import { KmsSigner } from '../../shared/chain/signer/kms-signer.js';
+import { toTronBase58 } from '../../shared/chain/tron/create2.js';
 import { resetConfig } from '../../shared/config/config.js';
-import { CURRENCY_LIST } from '../../shared/domain/currencies.js';
 import { resetDb } from '../../shared/store/client.js';
+import { LOCAL_EVM_NETWORK, contractEnv, deployContracts, startLocalAnvil, startLocalTron, tronEnv } from './chains.js';
 import { LOCAL_CREDENTIALS, checkJava, startDynamoDb } from './dynamodb.js';
 import type { LocalDynamoDb } from './dynamodb.js';
 import { startHttpServer } from './http-server.js';
@@ -24,22 +24,23 @@ import { startPollers } from './pollers.js';
 import type { Pollers, PollerWorker, ScheduleOptions, StreamOptions } from './pollers.js';
 import { startSqs } from './sqs.js';
 import type { LocalSqs } from './sqs.js';
-import { startTronNode } from './tron.js';
 import type { TronNode } from './tron.js';
-import { KmsSigner } from '../../shared/chain/signer/kms-signer.js';
-import { toTronBase58, tronAddressFromBytes } from '../../shared/chain/tron/create2.js';
+import { writeJson } from './json-file.js';
+import { ensureKeys, startKms } from './keys.js';
+import type { LocalKeys } from './keys.js';
+import { REPO_ROOT } from './lambda/runtime.js';
+import { createLogger } from './log.js';
+import type { LogLevel } from './log.js';
 
+export { LOCAL_CHAIN_ID, LOCAL_EVM_NETWORK, LOCAL_TRON } from './chains.js';
 export { LocalStackSetupError } from './dynamodb.js';
+export { REPO_ROOT } from './lambda/runtime.js';
+export { createLogger } from './log.js';
+export type { Logger, LogLevel } from './log.js';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const DEFAULT_DATA_DIR = join(REPO_ROOT, '.local');
 export const TABLE_NAME = 'gateway';
 export const LOCAL_REGION = 'us-east-1';
-/** The local chain stands in for Ethereum mainnet (network code ETH of the catalogue). */
-export const LOCAL_EVM_NETWORK = 'ETH';
-export const LOCAL_CHAIN_ID = 31337;
-
-export type LogLevel = 'silent' | 'error' | 'info' | 'debug';
 
 export interface StackParts {
   /** Local EVM chain (and contract deployment). Default true. */
@@ -115,201 +116,11 @@ export interface StackHandle {
   stop(): Promise<void>;
 }
 
-export interface Logger {
-  error(line: string): void;
-  info(line: string): void;
-  debug(line: string): void;
-}
-
-export function createLogger(level: LogLevel = 'info'): Logger {
-  const rank = { silent: 0, error: 1, info: 2, debug: 3 }[level];
-  const write = (line: string): void => {
-    process.stderr.write(`${new Date().toISOString().slice(11, 23)} ${line}\n`);
-  };
-  const noop = (): void => undefined;
-  return { error: rank >= 1 ? write : noop, info: rank >= 2 ? write : noop, debug: rank >= 3 ? write : noop };
-}
-
-interface AnvilHandle {
-  readonly rpcUrl: string;
-  close(): Promise<void>;
-}
-
-interface KmsHandle {
-  readonly url: string;
-  close(): Promise<void>;
-}
-
-interface LocalKeys {
-  secretsKeyId: string;
-  signingKeyId: string;
-}
-
-async function writeJson(file: string, data: unknown): Promise<void> {
-  await writeFile(`${file}.tmp`, `${JSON.stringify(data, null, 2)}\n`);
-  await rename(`${file}.tmp`, file);
-}
-
-async function readJson(file: string): Promise<unknown> {
-  try {
-    return JSON.parse(await readFile(file, 'utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Reuses the keys recorded in `<dataDir>/keys.json` if KMS still has them; creates (and records) them otherwise. */
-async function ensureKeys(kms: KMSClient, dataDir: string | null, log: Logger): Promise<LocalKeys> {
-  const file = dataDir ? join(dataDir, 'keys.json') : undefined;
-  const recorded = file ? await readJson(file) : undefined;
-  /** The recorded key id if KMS still knows it. */
-  const known = async (keyId: unknown): Promise<string | undefined> => {
-    if (typeof keyId !== 'string' || keyId === '') return undefined;
-    try {
-      return (await kms.send(new DescribeKeyCommand({ KeyId: keyId }))).KeyMetadata?.KeyId ? keyId : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  const old = typeof recorded === 'object' && recorded !== null ? (recorded as Partial<Record<keyof LocalKeys, unknown>>) : {};
-  const create = async (kind: 'secrets' | 'hot-wallet'): Promise<string> => {
-    const out = await kms.send(
-      new CreateKeyCommand(
-        kind === 'secrets'
-          ? { KeySpec: 'SYMMETRIC_DEFAULT', KeyUsage: 'ENCRYPT_DECRYPT', Description: 'Payment gateway (local) stored-secrets key' }
-          : { KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY', Description: 'Payment gateway (local) hot-wallet signing key' },
-      ),
-    );
-    const keyId = out.KeyMetadata?.KeyId;
-    if (!keyId) throw new Error(`KMS CreateKey (${kind}) returned no key id`);
-    // Same alias names as CDK (infra/cdk/constructs/keys.ts); best effort.
-    await kms.send(new CreateAliasCommand({ AliasName: `alias/payment-gateway/local/${kind}`, TargetKeyId: keyId })).catch(() => undefined);
-    log.info(`kms: created the ${kind} key ${keyId}`);
-    return keyId;
-  };
-  const keys: LocalKeys = {
-    secretsKeyId: (await known(old.secretsKeyId)) ?? (await create('secrets')),
-    signingKeyId: (await known(old.signingKeyId)) ?? (await create('hot-wallet')),
-  };
-  if (file && (keys.secretsKeyId !== old.secretsKeyId || keys.signingKeyId !== old.signingKeyId)) await writeJson(file, keys);
-  return keys;
-}
-
-/**
- * CONTRACT DEPLOYMENT CALL SITE (the only one): deterministic forwarder factory + test tokens on the local chain,
- * through shared/chain/evm/deploy.ts. The dev account 0 of anvil deploys and owns; the hot wallet is the KMS
- * signing key's address (funded with ETH for gas and a float of each test token for withdrawals); the treasury
- * is dev account 1. Idempotent: on a persisted
- * chain nothing is deployed again.
- */
-async function deployContracts(rpcUrl: string, kms: KMSClient, signingKeyId: string, log: Logger): Promise<Record<string, unknown>> {
-  const deployModule = join(REPO_ROOT, 'shared/chain/evm/deploy.ts');
-  if (!existsSync(deployModule)) {
-    log.info('contracts: shared/chain/evm/deploy.ts not found; nothing deployed');
-    return {};
-  }
-  const [{ JsonRpcProvider, parseEther }, deploy, { KmsSigner }] = await Promise.all([
-    import('ethers'),
-    import('../../shared/chain/evm/deploy.js'),
-    import('../../shared/chain/signer/kms-signer.js'),
-  ]);
-  const provider = new JsonRpcProvider(rpcUrl, LOCAL_CHAIN_ID, { staticNetwork: true, pollingInterval: 250 });
-  try {
-    const owner = await provider.getSigner(0);
-    const treasury = await provider.getSigner(1);
-    const hotWallet = await new KmsSigner(kms, signingKeyId, provider).getAddress();
-    const factory = await deploy.ensureForwarderFactory(owner, {
-      owner: owner.address,
-      hotWallet,
-      treasury: treasury.address,
-    });
-    const tokens = await deploy.deployTestTokens(owner);
-    // The hot wallet pays gas for sweeps and withdrawals.
-    const minimum = parseEther('10');
-    if ((await provider.getBalance(hotWallet)) < minimum) {
-      await (await owner.sendTransaction({ to: hotWallet, value: parseEther('100') })).wait();
-    }
-    // ... and holds a float of every test token, from which withdrawals are paid (sweeps go to the treasury).
-    const { Contract } = await import('ethers');
-    const { ERC20_ABI } = await import('../../shared/chain/evm/abi.js');
-    for (const [symbol, token] of Object.entries(tokens)) {
-      const float = 1_000_000n * 10n ** BigInt(deploy.TEST_TOKENS[symbol as keyof typeof deploy.TEST_TOKENS].decimals);
-      const held = (await new Contract(token, ERC20_ABI, provider).getFunction('balanceOf')(hotWallet)) as bigint;
-      if (held < float / 2n) await deploy.mintTestToken(owner, token, hotWallet, float - held);
-    }
-    log.info(`contracts: factory ${factory.factory}${factory.deployed ? ' (deployed)' : ''}, tokens ${Object.keys(tokens).join(', ')}`);
-    return {
-      forwarderFactory: factory.factory,
-      forwarderImplementation: factory.implementation,
-      tokens,
-      hotWallet,
-      owner: owner.address,
-      treasury: treasury.address,
-    };
-  } finally {
-    provider.destroy();
-  }
-}
-
-/**
- * What the handlers learn of the deployed contracts: `FORWARDER_FACTORIES` (ETH's), and `TOKEN_CONTRACTS` mapping each
- * catalogue currency of the local chain's network to the test token of the same symbol.
- */
-export function contractEnv(contracts: Record<string, unknown>): Record<string, string> {
-  const env: Record<string, string> = {};
-  if (typeof contracts.forwarderFactory === 'string') env.FORWARDER_FACTORIES = JSON.stringify({ [LOCAL_EVM_NETWORK]: contracts.forwarderFactory });
-  const tokens = contracts.tokens;
-  if (typeof tokens === 'object' && tokens !== null) {
-    const bySymbol = tokens as Record<string, unknown>;
-    const overrides: Record<string, string> = {};
-    for (const currency of CURRENCY_LIST) {
-      const address = bySymbol[currency.token];
-      if (currency.network === LOCAL_EVM_NETWORK && !currency.native && typeof address === 'string') overrides[currency.code] = address;
-    }
-    env.TOKEN_CONTRACTS = JSON.stringify(overrides);
-  }
-  return env;
-}
-
 /** Sets `process.env` from `env` and makes the shared config and DynamoDB client read it again. */
 function applyEnv(env: Record<string, string>): void {
   for (const [k, v] of Object.entries(env)) process.env[k] = v;
   resetConfig();
   resetDb();
-}
-
-/**
- * The local TRON network: a USDT token, the forwarder factory (its TRON CREATE2 addresses) and its
- * implementation, and a treasury, all at fixed addresses of the local node; the hot wallet is the KMS key's
- * TRON address, funded with TRX for fees and 1,000,000 USDT for withdrawals.
- */
-export const LOCAL_TRON = {
-  usdt: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
-  factory: tronAddressFromBytes(Uint8Array.from([0x41, ...new Array<number>(19).fill(0), 0xf1])),
-  implementation: tronAddressFromBytes(Uint8Array.from([0x41, ...new Array<number>(19).fill(0), 0xf2])),
-  treasury: tronAddressFromBytes(Uint8Array.from([0x41, ...new Array<number>(19).fill(0), 0xf3])),
-} as const;
-
-async function startLocalTron(hotWallet: string, port: number | undefined, log: Logger): Promise<TronNode> {
-  const node = await startTronNode({
-    ...(port !== undefined ? { port } : {}),
-    tokens: [LOCAL_TRON.usdt],
-    factory: { factory: LOCAL_TRON.factory, implementation: LOCAL_TRON.implementation, hotWallet, treasury: LOCAL_TRON.treasury },
-    balances: { [hotWallet]: 100_000_000_000n },
-  });
-  // A float of USDT for withdrawals (sweeps go to the treasury), in the first block.
-  node.transfer(LOCAL_TRON.usdt, hotWallet, 1_000_000_000_000n);
-  log.info(`tron: local node at ${node.url} (hot wallet ${hotWallet}, factory ${LOCAL_TRON.factory})`);
-  return node;
-}
-
-/** Adds the local TRON network to the handlers' environment (merged into the EVM settings). */
-function tronEnv(env: Record<string, string>, node: TronNode): void {
-  const merged = (key: string, add: Record<string, string>): string => JSON.stringify({ ...(JSON.parse(env[key] ?? '{}') as Record<string, string>), ...add });
-  env.TRON_API_URL = node.url;
-  env.FORWARDER_FACTORIES = merged('FORWARDER_FACTORIES', { TRX: LOCAL_TRON.factory });
-  env.FORWARDER_IMPLEMENTATION_TRX = LOCAL_TRON.implementation;
-  env.TOKEN_CONTRACTS = merged('TOKEN_CONTRACTS', { USDTTRC20: LOCAL_TRON.usdt });
 }
 
 export async function startStack(options: StackOptions = {}): Promise<StackHandle> {
@@ -369,7 +180,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       ...(options.visibilityTimeoutSeconds !== undefined ? { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds } : {}),
       log: log.info,
     });
-    const kmsPromise = startKms(ports.kms ?? 0, persistent ? join(dataDir, 'kms') : undefined, log);
+    const kmsPromise = startKms(ports.kms ?? 0, persistent ? join(dataDir, 'kms') : undefined, LOCAL_REGION, log);
     const anvilPromise = parts.anvil
       ? startLocalAnvil(ports.anvil, persistent ? join(dataDir, 'anvil-state.json') : undefined, options.blockTimeSeconds, log)
       : Promise.resolve(undefined);
@@ -386,7 +197,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
     const settled = await Promise.allSettled([
       track('dynamodb', dynamodbPromise),
       track('sqs', sqsPromise),
-      optional('kms', kmsPromise),
+      track('kms', kmsPromise),
       optional('anvil', anvilPromise),
     ] as const);
     const failed = settled.find((s) => s.status === 'rejected');
@@ -507,40 +318,4 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
     await stop();
     throw error;
   }
-}
-
-/* ------------------------------------------------------------------------------------------------------------ */
-/* Parts written elsewhere (infra/local/kms, infra/local/anvil.ts), loaded when present                         */
-/* ------------------------------------------------------------------------------------------------------------ */
-
-async function startKms(port: number, dataDir: string | undefined, log: Logger): Promise<KmsHandle | undefined> {
-  if (!existsSync(join(REPO_ROOT, 'infra/local/kms/server.ts'))) {
-    log.error('kms: infra/local/kms/server.ts not found; running without KMS (no keys, no signing)');
-    return undefined;
-  }
-  const { startKmsServer } = await import('./kms/server.js');
-  const server = await startKmsServer({ host: '127.0.0.1', port, ...(dataDir ? { dataDir } : {}), region: LOCAL_REGION });
-  log.info(`kms: KMS on ${server.url}${dataDir ? ` (keys in ${dataDir})` : ' (in memory)'}`);
-  return server;
-}
-
-async function startLocalAnvil(
-  port: number | undefined,
-  stateFile: string | undefined,
-  blockTimeSeconds: number | undefined,
-  log: Logger,
-): Promise<AnvilHandle | undefined> {
-  if (!existsSync(join(REPO_ROOT, 'infra/local/anvil.ts'))) {
-    log.error('anvil: infra/local/anvil.ts not found; running without a local chain');
-    return undefined;
-  }
-  const { startAnvil } = await import('./anvil.js');
-  const anvil = await startAnvil({
-    ...(port ? { port } : {}),
-    chainId: LOCAL_CHAIN_ID,
-    ...(blockTimeSeconds !== undefined ? { blockTimeSeconds } : {}),
-    ...(stateFile ? { stateFile } : {}),
-  });
-  log.info(`anvil: chain ${LOCAL_EVM_NETWORK} (id ${anvil.chainId}) on ${anvil.rpcUrl}${stateFile ? ` (state in ${stateFile})` : ''}`);
-  return anvil;
 }

@@ -12,7 +12,7 @@ import { followChainTxs } from '../../shared/usecases/chain-tx/follow-chain-txs.
 import { processChainTx } from '../../shared/usecases/chain-tx/process-chain-tx.js';
 import type { ChainTxRuntime } from '../../shared/runtime/chain-tx.js';
 import { chainTxRuntime } from '../../shared/runtime/chain-tx.js';
-import { devPay } from '../../shared/usecases/payments/dev-pay.js';
+import { devPay } from '../../infra/local/dev/dev-pay.js';
 import { sweepReference } from '../../shared/usecases/payments/settle.js';
 import { caller, putFixedRates, tenantWithToken } from '../integration/payments/support.js';
 import { startTestStack } from '../support/stack.js';

@@ -16,8 +16,8 @@ import {
   ensureForwarderFactory,
   mintTestToken,
   predictForwarderFactory,
-} from '../../../shared/chain/evm/deploy.js';
-import type { ForwarderFactoryDeployment } from '../../../shared/chain/evm/deploy.js';
+} from '../../../infra/local/dev/deploy.js';
+import type { ForwarderFactoryDeployment } from '../../../infra/local/dev/deploy.js';
 import { KmsSigner } from '../../../shared/chain/signer/kms-signer.js';
 
 const provider = (anvil: AnvilInstance): JsonRpcProvider => {

@@ -7,7 +7,7 @@ import type { CrashPoint } from '../../../shared/chain/engine/ports.js';
 import type { ChainTx } from '../../../shared/chain/engine/state.js';
 import { requestIdOf, trackedHashes } from '../../../shared/chain/engine/state.js';
 import { ERC20_ABI } from '../../../shared/chain/evm/abi.js';
-import { deployTestToken, mintTestToken, TEST_TOKENS } from '../../../shared/chain/evm/deploy.js';
+import { deployTestToken, mintTestToken, TEST_TOKENS } from '../../../infra/local/dev/deploy.js';
 import { resetConfig } from '../../../shared/config/config.js';
 import { add, normalize, sub, toBaseUnits } from '../../../shared/domain/money.js';
 import { dynamoChainTxStore, nextNonce } from '../../../shared/store/chain-tx.js';

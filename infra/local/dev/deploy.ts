@@ -10,9 +10,9 @@
  */
 import { AbiCoder, Interface, ZeroHash, concat, getAddress, getBytes, parseEther } from 'ethers';
 import type { BytesLike, ContractRunner, InterfaceAbi, Provider, Signer } from 'ethers';
-import { FORWARDER_FACTORY_ABI, TEST_TOKEN_ABI } from './abi.js';
-import { loadArtifact } from './artifacts.js';
-import { create2Address, forwarderImplementationAddress, initCodeHash } from './create2.js';
+import { FORWARDER_FACTORY_ABI, TEST_TOKEN_ABI } from '../../../shared/chain/evm/abi.js';
+import { loadArtifact } from '../../../shared/chain/evm/artifacts.js';
+import { create2Address, forwarderImplementationAddress, initCodeHash } from '../../../shared/chain/evm/create2.js';
 
 export const CREATE2_DEPLOYER_ADDRESS = '0x4e59b44847b379578588920cA78FbF26c0B4956C';
 /** Runtime code of the proxy (69 bytes). */

@@ -1,13 +1,13 @@
 import { Contract, JsonRpcProvider } from 'ethers';
-import { ERC20_ABI } from '../../chain/evm/abi.js';
-import { mintTestToken } from '../../chain/evm/deploy.js';
-import { findCurrency, NETWORKS } from '../../domain/currencies.js';
-import { NotFoundError, ValidationError } from '../../domain/errors.js';
-import { isPositive, parseDecimal, sub, toBaseUnits } from '../../domain/money.js';
-import type { PaymentState } from '../../domain/payments.js';
-import { received } from '../../domain/payments.js';
-import { openPayments, waitingPayments } from '../../store/payments.js';
-import { tokenContract } from '../currencies/runtime.js';
+import { ERC20_ABI } from '../../../shared/chain/evm/abi.js';
+import { mintTestToken } from './deploy.js';
+import { findCurrency, NETWORKS } from '../../../shared/domain/currencies.js';
+import { NotFoundError, ValidationError } from '../../../shared/domain/errors.js';
+import { isPositive, parseDecimal, sub, toBaseUnits } from '../../../shared/domain/money.js';
+import type { PaymentState } from '../../../shared/domain/payments.js';
+import { received } from '../../../shared/domain/payments.js';
+import { openPayments, waitingPayments } from '../../../shared/store/payments.js';
+import { tokenContract } from '../../../shared/usecases/currencies/runtime.js';
 
 /**
  * `npm run gateway -- dev pay <transaction_id> [--amount X]`: pays a payment on the local chain from a funded
