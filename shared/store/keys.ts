@@ -38,7 +38,8 @@
  * | free nonce          | NONCE#<network>#<address>   | FREE#<nonce, 12 digits>    | released nonces, taken first         |
  * | chain-tx follower lease | LEASE#chain-tx-follower#<network> | LEASE            | one holder at a time, with expiry    |
  */
-import { OUTBOX_KEY_PREFIX } from '../../infra/table.js';
+/** Stream records that the event router receives: outbox items only (counters and tokens also write). */
+export const OUTBOX_KEY_PREFIX = 'OUTBOX#';
 
 export interface Key {
   readonly pk: string;

@@ -23,7 +23,7 @@ import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustm
 import type { BatcherDeps } from '../../../shared/usecases/withdrawals/process.js';
 import { runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process.js';
 import { messageBody } from '../../../functions/event-router/handler.js';
-import { queuesFor } from '../../../functions/event-router/routes.js';
+import { queuesFor } from '../../../shared/domain/events.js';
 import { buildContractsOutOfProcess } from '../chain/contracts-build.js';
 import { NETWORK, SimulatedCrash, prng, startEngineEnv } from '../chain-engine/support.js';
 import type { EngineEnv } from '../chain-engine/support.js';
