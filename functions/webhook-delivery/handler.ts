@@ -1,4 +1,4 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { RetryLater, sqsWorker } from '../../shared/runtime/worker.js';
 import { handleWebhookMessage } from '../../shared/usecases/webhooks/deliver.js';
 import { deliveryDeps } from '../../shared/webhooks/runtime.js';
 
@@ -7,17 +7,10 @@ import { deliveryDeps } from '../../shared/webhooks/runtime.js';
  * or one delivery attempt (shared/usecases/webhooks/deliver.ts). Messages run concurrently; what must come back
  * later is reported as a partial batch failure.
  */
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const deps = deliveryDeps();
-  const results = await Promise.all(
-    event.Records.map(async (record) => {
-      try {
-        return (await handleWebhookMessage(record.body, deps)) === 'done' ? null : record.messageId;
-      } catch (error) {
-        console.error(JSON.stringify({ level: 'error', msg: 'webhook message failed', message_id: record.messageId, error: (error as Error).message }));
-        return record.messageId;
-      }
-    }),
-  );
-  return { batchItemFailures: results.filter((id): id is string => id !== null).map((itemIdentifier) => ({ itemIdentifier })) };
-}
+export const handler = sqsWorker(
+  'webhook-delivery',
+  async (record) => {
+    if ((await handleWebhookMessage(record.body, deliveryDeps())) !== 'done') throw new RetryLater('a delivery attempt is due later');
+  },
+  { parallel: true },
+);

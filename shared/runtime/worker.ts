@@ -15,6 +15,14 @@ import { childLogger, errorField } from '../observability/logger.js';
  * `functions/<name>/handler.ts`, its use case wired once at module scope.
  */
 
+/** Thrown by a worker for a message that must simply come back later (logged at debug, not as an error). */
+export class RetryLater extends Error {
+  constructor(message = 'to be retried') {
+    super(message);
+    this.name = 'RetryLater';
+  }
+}
+
 export interface SqsWorkerOptions {
   /** Handle the batch's records concurrently (default: one after the other, in order). */
   readonly parallel?: boolean;
@@ -32,7 +40,8 @@ export function sqsWorker(name: string, handle: (record: SQSRecord, log: Log) =>
       try {
         await handle(record, log);
       } catch (error) {
-        log.error('message failed', { message_id: record.messageId, error: errorField(error) });
+        if (error instanceof RetryLater) log.debug('message comes back later', { message_id: record.messageId, reason: error.message });
+        else log.error('message failed', { message_id: record.messageId, error: errorField(error) });
         throw error;
       }
     };

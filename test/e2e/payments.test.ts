@@ -27,7 +27,7 @@ import { defaultChainTxDeps, resetChainTxDeps } from '../../shared/usecases/chai
 import { devPay } from '../../shared/usecases/payments/dev-pay.js';
 import { engineSweep } from '../../shared/usecases/payments/sweep-engine.js';
 import { sweepReference } from '../../shared/usecases/payments/settle.js';
-import { handler as sweeper } from '../../functions/sweeper/handler.js';
+import { handler as chainResults } from '../../functions/chain-results/handler.js';
 import type { SQSEvent } from 'aws-lambda';
 import { handler as chainScanner } from '../../functions/chain-scanner/handler.js';
 import { buildContractsOutOfProcess } from '../integration/chain/contracts-build.js';
@@ -245,9 +245,15 @@ describe('a payment on anvil', () => {
     await followOnce('ETH', engineDeps);
     const tx = await dynamoChainTxStore.get(requestId);
     expect(tx?.status).toBe('confirmed');
-    // The event router would forward the engine's chain_tx.confirmed event to the sweeps queue.
-    const body = JSON.stringify({ type: 'chain_tx.confirmed', payload: { reference: tx?.reference, purpose: 'sweep', tx_hash: tx?.mined?.hash ?? null } });
-    const out = await sweeper({ Records: [{ messageId: 'm1', body }] } as unknown as SQSEvent);
+    // The event router would forward the engine's chain_tx.confirmed event to the chain-results queue.
+    const body = JSON.stringify({
+      event_id: `chain_tx:${requestId}:chain_tx.confirmed`,
+      tenant_id: tx?.tenantId,
+      type: 'chain_tx.confirmed',
+      occurred_at: tx?.updatedAt,
+      payload: { request_id: requestId, network: tx?.network, reference: tx?.reference, purpose: 'sweep', tx_hash: tx?.mined?.hash ?? null },
+    });
+    const out = await chainResults({ Records: [{ messageId: 'm1', body }] } as unknown as SQSEvent);
     expect(out.batchItemFailures).toEqual([]);
     expect(await status(id)).toBe('completed');
     expect(await balance()).toBe(add(before, '24.75'));

@@ -1,6 +1,6 @@
 import type { SQSEvent } from 'aws-lambda';
 import { handler as chainScanner } from '../../functions/chain-scanner/handler.js';
-import { handler as sweeper } from '../../functions/sweeper/handler.js';
+import { handler as chainResults } from '../../functions/chain-results/handler.js';
 import { LOCAL_TRON } from '../../infra/local/stack.js';
 import { requestIdOf } from '../../shared/chain/engine/state.js';
 import { tronAddressToEvmHex } from '../../shared/chain/tron/create2.js';
@@ -22,7 +22,7 @@ import type { TestStack } from '../support/stack.js';
 /**
  * A USDTTRC20 payment on the local stack's TRON node, through the workers' own wiring: `dev pay` (the node's
  * faucet), the chain-scanner worker (TRON block events), the engine from configuration (KMS signing, TronGrid
- * broadcast), the follower, and the sweeper completing the payment.
+ * broadcast), the follower, and the chain-results worker completing the payment.
  */
 let stack: TestStack;
 
@@ -68,8 +68,14 @@ describe('TRON on the local stack', () => {
     const tx = await dynamoChainTxStore.get(requestId);
     expect(tx?.status).toBe('confirmed');
 
-    const body = JSON.stringify({ type: 'chain_tx.confirmed', payload: { reference: tx?.reference, purpose: 'sweep', tx_hash: tx?.mined?.hash ?? null } });
-    expect((await sweeper({ Records: [{ messageId: 'm1', body }] } as unknown as SQSEvent)).batchItemFailures).toEqual([]);
+    const body = JSON.stringify({
+      event_id: `chain_tx:${requestId}:chain_tx.confirmed`,
+      tenant_id: tx?.tenantId,
+      type: 'chain_tx.confirmed',
+      occurred_at: tx?.updatedAt,
+      payload: { request_id: requestId, network: tx?.network, reference: tx?.reference, purpose: 'sweep', tx_hash: tx?.mined?.hash ?? null },
+    });
+    expect((await chainResults({ Records: [{ messageId: 'm1', body }] } as unknown as SQSEvent)).batchItemFailures).toEqual([]);
     expect((await getPayment(merchant.tenantId, id))?.status).toBe('completed');
     expect((await getBalance(merchant.tenantId, 'main', 'USDTTRC20')).amount).toBe('9.9');
     // The treasury holds the swept tokens on the node.
