@@ -3,6 +3,7 @@ import { defaultChainTxDeps, defaultHotWallet } from '../../shared/usecases/chai
 import { tokenContract } from '../../shared/usecases/currencies/runtime.js';
 import type { BatchReport, BatcherDeps } from '../../shared/usecases/withdrawals/process.js';
 import { runWithdrawalBatch } from '../../shared/usecases/withdrawals/process.js';
+import { logger } from '../../shared/observability/logger.js';
 
 /**
  * Every minute: pending withdrawals become `processing` with a chain-tx request (the hot wallet, KMS key
@@ -21,6 +22,6 @@ function batcherDeps(): BatcherDeps {
 
 export async function handler(): Promise<BatchReport> {
   const report = await runWithdrawalBatch(batcherDeps());
-  console.log(JSON.stringify({ level: 'info', msg: 'withdrawal batch', ...report }));
+  logger.info('withdrawal batch', { ...report });
   return report;
 }
