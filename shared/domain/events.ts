@@ -201,6 +201,9 @@ void everyEventNamed;
 
 export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as EventType[];
 
+/** The webhook events (what webhook-delivery receives): parse its messages with `parseRoutedEvent(body, TENANT_EVENT_TYPES)`. */
+export const TENANT_EVENT_TYPES = EVENT_TYPES.filter((t): t is TenantEventType => EVENT_CATALOGUE[t].audience === 'tenant');
+
 export const isEventType = (type: string): type is EventType => Object.hasOwn(EVENT_CATALOGUE, type);
 
 /** The queues that consume `type`; none for a type the catalogue does not know. */

@@ -14,6 +14,7 @@ import {
   parseEventPayload,
   parseRoutedEvent,
   queuesFor,
+  TENANT_EVENT_TYPES,
 } from '../../../shared/domain/events.js';
 import type { Deposit, PaymentEvent, PaymentState } from '../../../shared/domain/payments.js';
 import { statusUpdatePayload, transition as paymentTransition } from '../../../shared/domain/payments.js';
@@ -37,6 +38,7 @@ describe('the event catalogue', () => {
       const definition = EVENT_CATALOGUE[type as EventType];
       expect([type, definition.audience, definition.consumers]).toEqual([type, 'tenant', ['webhook-delivery']]);
     }
+    expect([...TENANT_EVENT_TYPES].sort()).toEqual([...TENANT_VISIBLE].sort());
     for (const all of SUBSCRIPTION_EVENTS.filter((t) => t.endsWith('.all'))) expect(Object.hasOwn(EVENT_CATALOGUE, all)).toBe(false);
   });
 
