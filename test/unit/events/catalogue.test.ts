@@ -15,6 +15,7 @@ import {
   parseRoutedEvent,
   queuesFor,
   TENANT_EVENT_TYPES,
+  withdrawalFamilyEvent,
 } from '../../../shared/domain/events.js';
 import type { Deposit, PaymentEvent, PaymentState } from '../../../shared/domain/payments.js';
 import { statusUpdatePayload, transition as paymentTransition } from '../../../shared/domain/payments.js';
@@ -48,6 +49,18 @@ describe('the event catalogue', () => {
     expect(EVENT_CATALOGUE['chain_tx.confirmed'].consumers).toEqual(['chain-results']);
     expect(EVENT_CATALOGUE['chain_tx.failed'].consumers).toEqual(['chain-results']);
     expect([...EVENT_TYPES].sort()).toEqual([...TENANT_VISIBLE, ...INTERNAL].sort());
+  });
+
+  it('names the withdrawal family event of each status', () => {
+    expect(['pending', 'processing', 'completed', 'failed', 'cancelled', 'all', 'created'].map(withdrawalFamilyEvent)).toEqual([
+      null,
+      EVENTS.withdrawalProcessing,
+      EVENTS.withdrawalCompleted,
+      EVENTS.withdrawalFailed,
+      EVENTS.withdrawalCancelled,
+      null,
+      null,
+    ]);
   });
 
   it('names every type in EVENTS exactly once', () => {
