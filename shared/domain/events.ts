@@ -201,6 +201,9 @@ void everyEventNamed;
 
 export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as EventType[];
 
+/** The webhook events (what webhook-delivery receives): parse its messages with `parseRoutedEvent(body, TENANT_EVENT_TYPES)`. */
+export const TENANT_EVENT_TYPES = EVENT_TYPES.filter((t): t is TenantEventType => EVENT_CATALOGUE[t].audience === 'tenant');
+
 /**
  * The `withdrawal.*` family event of a withdrawal status (`withdrawal.processing`, ...), or null for a status
  * without one (`pending` is announced as `withdrawal.created`).
@@ -209,9 +212,6 @@ export function withdrawalFamilyEvent(status: string): TenantEventType | null {
   const type = `withdrawal.${status}`;
   return TENANT_EVENT_TYPES.find((t) => t === type && t !== EVENTS.withdrawalCreated) ?? null;
 }
-
-/** The webhook events (what webhook-delivery receives): parse its messages with `parseRoutedEvent(body, TENANT_EVENT_TYPES)`. */
-export const TENANT_EVENT_TYPES = EVENT_TYPES.filter((t): t is TenantEventType => EVENT_CATALOGUE[t].audience === 'tenant');
 
 export const isEventType = (type: string): type is EventType => Object.hasOwn(EVENT_CATALOGUE, type);
 
