@@ -1,3 +1,6 @@
+import { QUEUE_NAMES, queueUrlEnv } from '../shared/domain/queues.js';
+import type { QueueName } from '../shared/domain/queues.js';
+
 /**
  * What runs where, as data: every Lambda with its trigger, every queue. CDK (infra/cdk) turns it into
  * AWS resources; the local stack (infra/local) serves the same handlers from it. A new function or queue
@@ -36,8 +39,9 @@ export interface QueueDefinition {
   readonly maxReceiveCount: number;
 }
 
-export const QUEUE_NAMES = ['webhook-delivery', 'sweeps', 'transfers', 'event-router-failures'] as const;
-export type QueueName = (typeof QUEUE_NAMES)[number];
+/** The queue names live beside the event catalogue that names them as consumers (shared/domain/queues.ts). */
+export { QUEUE_NAMES, queueUrlEnv };
+export type { QueueName };
 
 /** Group routes: `/x` and `/x/...`. API Gateway sends `/x/` to the `/x` route; rawPath keeps the slash. */
 const group = (prefix: string): RouteKey[] => [`ANY /${prefix}`, `ANY /${prefix}/{proxy+}`];
@@ -66,7 +70,7 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
   { name: 'chain-scanner', entry: 'functions/chain-scanner/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 75, signs: true },
   { name: 'withdrawal-batcher', entry: 'functions/withdrawal-batcher/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 60, signs: true },
   { name: 'payment-expirer', entry: 'functions/payment-expirer/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 30 },
-  { name: 'sweeper', entry: 'functions/sweeper/handler.ts', trigger: { kind: 'queue', queue: 'sweeps', batchSize: 10 }, timeoutSeconds: 60, signs: true },
+  { name: 'chain-results', entry: 'functions/chain-results/handler.ts', trigger: { kind: 'queue', queue: 'chain-results', batchSize: 10 }, timeoutSeconds: 60, signs: true },
   { name: 'monitor', entry: 'functions/monitor/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 30 },
 ];
 
@@ -75,6 +79,3 @@ export const QUEUES: readonly QueueDefinition[] = QUEUE_NAMES.map((name) => ({
   visibilityTimeoutSeconds: name === 'webhook-delivery' ? 60 : 120,
   maxReceiveCount: 5,
 }));
-
-/** The environment variable through which a function learns a queue's URL. */
-export const queueUrlEnv = (name: QueueName): string => `QUEUE_URL_${name.toUpperCase().replace(/-/g, '_')}`;

@@ -1,3 +1,5 @@
+import { OUTBOX_KEY_PREFIX } from '../shared/store/keys.js';
+
 /**
  * The single table, as data. CDK (infra/cdk) and the local stack (infra/local) both build the table from
  * this definition, so the two cannot drift. Every key is spelled in shared/store/keys.ts.
@@ -23,5 +25,5 @@ export const TABLE = {
 
 export type IndexName = (typeof TABLE.indexes)[number]['name'];
 
-/** Stream records that the event router receives: outbox items only (counters and tokens also write). */
-export const OUTBOX_KEY_PREFIX = 'OUTBOX#';
+/** Stream records that the event router receives: outbox items only (the prefix is spelled in shared/store/keys.ts). */
+export { OUTBOX_KEY_PREFIX };

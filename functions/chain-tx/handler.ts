@@ -1,5 +1,6 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { z } from 'zod';
+import { EVENTS, parseRoutedEvent } from '../../shared/domain/events.js';
+import { sqsWorker } from '../../shared/runtime/worker.js';
 import { processChainTx } from '../../shared/usecases/chain-tx/process-chain-tx.js';
 import { chainTxRuntime } from '../../shared/runtime/chain-tx.js';
 
@@ -7,26 +8,18 @@ const { deps } = chainTxRuntime();
 
 /**
  * `transfers` queue consumer: each message names a chain-tx request to sign and broadcast. Accepted bodies:
- * `{"request_id": "..."}`, or an outbox event forwarded by the event router (`{"payload": {"request_id": ...}}`).
- * A request waiting for gas is not a failure (the follower retries it); anything thrown is reported as a
- * partial batch failure, so only that message comes back. Processing is idempotent: a message delivered
- * twice sends nothing twice.
+ * `{"request_id": "..."}`, or the `chain_tx.requested` event forwarded by the event router (parsed with the
+ * event catalogue). A request waiting for gas is not a failure (the follower retries it); anything thrown is
+ * reported as a partial batch failure, so only that message comes back. Processing is idempotent: a message
+ * delivered twice sends nothing twice. Messages are handled one after the other.
  */
-const Body = z.union([
-  z.object({ request_id: z.string().min(1) }),
-  z.object({ payload: z.object({ request_id: z.string().min(1) }) }).transform((b) => ({ request_id: b.payload.request_id })),
-]);
+const DirectRequest = z.object({ request_id: z.string().min(1) });
 
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const failures: SQSBatchResponse['batchItemFailures'] = [];
-  for (const record of event.Records) {
-    try {
-      const { request_id: requestId } = Body.parse(JSON.parse(record.body));
-      await processChainTx(requestId, deps);
-    } catch (error) {
-      console.error(JSON.stringify({ level: 'error', msg: 'chain-tx processing failed', message_id: record.messageId, error: String(error) }));
-      failures.push({ itemIdentifier: record.messageId });
-    }
-  }
-  return { batchItemFailures: failures };
+function requestIdOf(body: unknown): string {
+  const direct = DirectRequest.safeParse(body);
+  return direct.success ? direct.data.request_id : parseRoutedEvent(body, [EVENTS.chainTxRequested]).payload.request_id;
 }
+
+export const handler = sqsWorker('chain-tx', async (record) => {
+  await processChainTx(requestIdOf(JSON.parse(record.body)), deps);
+});

@@ -1,5 +1,5 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { webhooksRuntime } from '../../shared/runtime/webhooks.js';
+import { RetryLater, sqsWorker } from '../../shared/runtime/worker.js';
 import { handleWebhookMessage } from '../../shared/usecases/webhooks/deliver.js';
 
 /**
@@ -9,16 +9,10 @@ import { handleWebhookMessage } from '../../shared/usecases/webhooks/deliver.js'
  */
 const deps = webhooksRuntime();
 
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const results = await Promise.all(
-    event.Records.map(async (record) => {
-      try {
-        return (await handleWebhookMessage(record.body, deps)) === 'done' ? null : record.messageId;
-      } catch (error) {
-        console.error(JSON.stringify({ level: 'error', msg: 'webhook message failed', message_id: record.messageId, error: (error as Error).message }));
-        return record.messageId;
-      }
-    }),
-  );
-  return { batchItemFailures: results.filter((id): id is string => id !== null).map((itemIdentifier) => ({ itemIdentifier })) };
-}
+export const handler = sqsWorker(
+  'webhook-delivery',
+  async (record) => {
+    if ((await handleWebhookMessage(record.body, deps)) !== 'done') throw new RetryLater('a delivery attempt is due later');
+  },
+  { parallel: true },
+);

@@ -5,6 +5,7 @@ import { config } from '../../shared/config/config.js';
 import { findCurrency } from '../../shared/domain/currencies.js';
 import type { BatchReport, BatcherDeps } from '../../shared/usecases/withdrawals/process.js';
 import { runWithdrawalBatch } from '../../shared/usecases/withdrawals/process.js';
+import { logger } from '../../shared/observability/logger.js';
 
 const cfg = config();
 const chainTx = chainTxRuntime(cfg);
@@ -17,7 +18,7 @@ const deps: BatcherDeps = {
     const currency = findCurrency(code);
     return currency ? contracts(currency) : null;
   },
-  log: { error: (message, details) => console.error(JSON.stringify({ level: 'error', msg: message, ...details })) },
+  log: logger,
 };
 
 /**
@@ -26,6 +27,6 @@ const deps: BatcherDeps = {
  */
 export async function handler(): Promise<BatchReport> {
   const report = await runWithdrawalBatch(deps);
-  console.log(JSON.stringify({ level: 'info', msg: 'withdrawal batch', ...report }));
+  logger.info('withdrawal batch', { ...report });
   return report;
 }

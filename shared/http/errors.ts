@@ -1,6 +1,7 @@
 import { ERROR_TABLE, GatewayError, OAuthError } from '../domain/errors.js';
 import { toJson } from './json.js';
 import type { AnyRoute } from './route.js';
+import { logger } from '../observability/logger.js';
 
 /**
  * Errors to answers. GatewayErrors below 500 are shown as they are (after the route's overrides); anything
@@ -15,7 +16,7 @@ export interface ErrorAnswer {
 
 function normalise(error: unknown, requestId: string): GatewayError {
   if (error instanceof GatewayError) return error;
-  console.error(JSON.stringify({ level: 'error', requestId, error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) }));
+  logger.error('unexpected error', { requestId, error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) });
   return new GatewayError('internal_error', `${ERROR_TABLE.internal_error.message} Reference: ${requestId}.`);
 }
 

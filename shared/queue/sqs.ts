@@ -1,8 +1,11 @@
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
 import { config } from '../config/config.js';
-import type { QueueName } from '../../infra/definition.js';
-import { queueUrlEnv } from '../../infra/definition.js';
+import { errorField, logger } from '../observability/logger.js';
+import type { QueueSender } from '../usecases/events/ports.js';
+import type { QueueName } from '../domain/queues.js';
+import type { QueueMessage } from '../domain/queues.js';
+import { queueUrlEnv } from '../domain/queues.js';
 
 /**
  * The SQS sender. One client per process (created on first use; `AWS_ENDPOINT_URL_SQS` points it at the
@@ -29,14 +32,7 @@ export function queueUrl(name: QueueName): string {
   return url;
 }
 
-export interface OutgoingMessage {
-  /** Unique within one batch call; names the message in the failure list. */
-  readonly id: string;
-  readonly body: string;
-  /** 0..900 seconds. */
-  readonly delaySeconds?: number;
-  readonly attributes?: Readonly<Record<string, string>>;
-}
+export type OutgoingMessage = QueueMessage;
 
 const MAX_BATCH = 10;
 /** SQS batch entry ids: letters, digits, hyphen and underscore, up to 80. */
@@ -78,7 +74,7 @@ export async function sendBatch(queue: string, messages: readonly OutgoingMessag
         if (message) failed.push(message.id);
       }
     } catch (error) {
-      console.error(JSON.stringify({ level: 'error', msg: 'SendMessageBatch failed', queue, error: (error as Error).message }));
+      logger.error('SendMessageBatch failed', { queue, error: errorField(error) });
       failed.push(...chunk.map((m) => m.id));
     }
   }
@@ -91,3 +87,8 @@ export async function sendMessage(queue: string, body: string, options: { delayS
     new SendMessageCommand({ QueueUrl: queue, MessageBody: body, DelaySeconds: delayOf(options.delaySeconds), MessageAttributes: attributesOf(options.attributes) }),
   );
 }
+
+/** The queue-sender port over SQS: queue names resolved to the URLs the environment gives. */
+export const sqsQueueSender: QueueSender = {
+  sendBatch: (queue, messages) => sendBatch(queueUrl(queue), messages),
+};

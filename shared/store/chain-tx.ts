@@ -15,12 +15,12 @@
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import type { ChainTxStorePort } from '../chain/engine/ports.js';
+import type { ChainTxAnnouncement, ChainTxStorePort } from '../chain/engine/ports.js';
 import type { ChainTx, ChainTxAttempt, ChainTxEffect, ChainTxReason, ChainTxStatus, TxFees } from '../chain/engine/state.js';
 import { ChainTxVersionConflictError, isFinal, transition } from '../chain/engine/state.js';
 import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
-import { outboxEvent, outboxPutItem } from './outbox.js';
+import { emit, outboxPutItem } from './outbox.js';
 import type { TransactItem } from './transact.js';
 import { TransactionConditionError, transactWrite } from './transact.js';
 import { integer } from './values.js';
@@ -133,7 +133,7 @@ function effectItems(tx: ChainTx, effects: readonly ChainTxEffect[], now: Date):
   return effects.map((effect): TransactItem => {
     if (effect.kind === 'event') {
       // Natural event id: a replayed final transition cannot announce twice.
-      const event = outboxEvent(tx.tenantId, effect.type, effect.payload, { now, eventId: `chain_tx:${tx.requestId}:${effect.type}` });
+      const event = emit(tx.tenantId, effect.type, effect.payload, { now, eventId: `chain_tx:${tx.requestId}:${effect.type}` });
       return outboxPutItem(event);
     }
     return {
@@ -154,7 +154,7 @@ async function get(requestId: string): Promise<ChainTx | undefined> {
   return out.Item ? chainTxFromItem(out.Item) : undefined;
 }
 
-async function create(tx: ChainTx, announce?: { eventType: string; payload: Record<string, unknown> }): Promise<boolean> {
+async function create(tx: ChainTx, announce?: ChainTxAnnouncement): Promise<boolean> {
   const put: TransactItem = {
     Put: { TableName: tableName(), Item: chainTxToItem(tx), ConditionExpression: 'attribute_not_exists(pk)' },
   };
@@ -162,7 +162,7 @@ async function create(tx: ChainTx, announce?: { eventType: string; payload: Reco
   if (announce) {
     items.push(
       outboxPutItem(
-        outboxEvent(tx.tenantId, announce.eventType, announce.payload, { now: new Date(tx.createdAt), eventId: `chain_tx:${tx.requestId}:${announce.eventType}` }),
+        emit(tx.tenantId, announce.eventType, announce.payload, { now: new Date(tx.createdAt), eventId: `chain_tx:${tx.requestId}:${announce.eventType}` }),
       ),
     );
   }

@@ -38,12 +38,14 @@
  * | free nonce          | NONCE#<network>#<address>   | FREE#<nonce, 12 digits>    | released nonces, taken first         |
  * | chain-tx follower lease | LEASE#chain-tx-follower#<network> | LEASE            | one holder at a time, with expiry    |
  */
-import { OUTBOX_KEY_PREFIX } from '../../infra/table.js';
 import { chainAddressForm } from '../chain/address-form.js';
 import type { Decimal } from '../domain/money.js';
 import { ROUND_PAYOUT, toFixed } from '../domain/money.js';
 import type { PaymentQueue } from '../domain/payments.js';
 import type { WithdrawalQueue } from '../domain/withdrawals.js';
+
+/** Stream records that the event router receives: outbox items only (counters and tokens also write). */
+export const OUTBOX_KEY_PREFIX = 'OUTBOX#';
 
 export interface Key {
   readonly pk: string;

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
+import type { EventPayload, EventType, OutboxEvent, OutboxPayload } from '../domain/events.js';
+import { parseEventPayload } from '../domain/events.js';
 import { tableName } from './client.js';
 import { keys } from './keys.js';
 import type { TransactItem } from './transact.js';
@@ -17,24 +19,29 @@ import type { TransactItem } from './transact.js';
 
 export const OUTBOX_TTL_SECONDS = 3 * 24 * 3600;
 
-export type OutboxPayload = Readonly<Record<string, unknown>>;
+export type { OutboxEvent, OutboxPayload };
 
-export interface OutboxEvent<P extends OutboxPayload = OutboxPayload> {
-  readonly eventId: string;
-  readonly tenantId: string;
-  /** Event type, e.g. `payment_status_update`, `payment.completed`. */
-  readonly type: string;
-  readonly occurredAt: string;
-  readonly payload: P;
+export interface OutboxEventOptions {
+  readonly now?: Date;
+  /** The caller's natural id (a replayed change then writes the same event, refused by the put's condition). */
+  readonly eventId?: string;
 }
 
-/** A new event with a fresh id (or the caller's natural id, which makes a replayed change reuse it). */
-export function outboxEvent<P extends OutboxPayload>(
-  tenantId: string,
-  type: string,
-  payload: P,
-  options: { readonly now?: Date; readonly eventId?: string } = {},
-): OutboxEvent<P> {
+/**
+ * A new event of a catalogue type (shared/domain/events.ts): the payload is checked against the type's schema
+ * by the compiler and again here, so a producer cannot write an event its consumers would refuse.
+ * `emit(tenantId, EVENTS.chainTxRequested, { request_id, network, reference, purpose })`.
+ */
+export function emit<T extends EventType>(tenantId: string, type: T, payload: EventPayload<T>, options: OutboxEventOptions = {}): OutboxEvent<EventPayload<T>> {
+  parseEventPayload(type, payload);
+  return outboxEvent(tenantId, type, payload, options);
+}
+
+/**
+ * A new event with a fresh id (or the caller's natural id, which makes a replayed change reuse it). Unchecked:
+ * producers move to `emit`, which checks the payload against the event catalogue.
+ */
+export function outboxEvent<P extends OutboxPayload>(tenantId: string, type: string, payload: P, options: OutboxEventOptions = {}): OutboxEvent<P> {
   return {
     eventId: options.eventId ?? randomUUID(),
     tenantId,

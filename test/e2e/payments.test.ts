@@ -28,9 +28,9 @@ import { followOnce } from '../../shared/usecases/chain-tx/follow-chain-txs.js';
 import { devPay } from '../../infra/local/dev/dev-pay.js';
 import { engineSweep } from '../../shared/usecases/payments/sweep-engine.js';
 import { sweepReference } from '../../shared/usecases/payments/settle.js';
-import { handler as sweeper } from '../../functions/sweeper/handler.js';
+import type { handler as ChainResults } from '../../functions/chain-results/handler.js';
 import type { SQSEvent } from 'aws-lambda';
-import { handler as chainScanner } from '../../functions/chain-scanner/handler.js';
+import type { handler as ChainScanner } from '../../functions/chain-scanner/handler.js';
 import { buildContractsOutOfProcess } from '../integration/chain/contracts-build.js';
 import { caller, putFixedRates, tenantWithToken } from '../integration/payments/support.js';
 
@@ -50,6 +50,8 @@ let usdc: string;
 let treasury: string;
 let scanDeps: ScanDeps;
 let cfg: Config;
+let chainResults: typeof ChainResults;
+let chainScanner: typeof ChainScanner;
 let merchant: { tenantId: string; bearer: string };
 let call: ReturnType<typeof caller>;
 
@@ -99,6 +101,9 @@ beforeAll(async () => {
   await initCursor('ETH', await chain.blockNumber(), scanDeps);
   merchant = await tenantWithToken('Chain merchant');
   const { handler } = await import('../../functions/payments/handler.js');
+  // The workers wire themselves from the stack's environment when they load.
+  ({ handler: chainResults } = await import('../../functions/chain-results/handler.js'));
+  ({ handler: chainScanner } = await import('../../functions/chain-scanner/handler.js'));
   call = caller(handler, () => merchant.bearer);
 });
 
@@ -248,9 +253,15 @@ describe('a payment on anvil', () => {
     await followOnce('ETH', engineDeps);
     const tx = await dynamoChainTxStore.get(requestId);
     expect(tx?.status).toBe('confirmed');
-    // The event router would forward the engine's chain_tx.confirmed event to the sweeps queue.
-    const body = JSON.stringify({ type: 'chain_tx.confirmed', payload: { reference: tx?.reference, purpose: 'sweep', tx_hash: tx?.mined?.hash ?? null } });
-    const out = await sweeper({ Records: [{ messageId: 'm1', body }] } as unknown as SQSEvent);
+    // The event router would forward the engine's chain_tx.confirmed event to the chain-results queue.
+    const body = JSON.stringify({
+      event_id: `chain_tx:${requestId}:chain_tx.confirmed`,
+      tenant_id: tx?.tenantId,
+      type: 'chain_tx.confirmed',
+      occurred_at: tx?.updatedAt,
+      payload: { request_id: requestId, network: tx?.network, reference: tx?.reference, purpose: 'sweep', tx_hash: tx?.mined?.hash ?? null },
+    });
+    const out = await chainResults({ Records: [{ messageId: 'm1', body }] } as unknown as SQSEvent);
     expect(out.batchItemFailures).toEqual([]);
     expect(await status(id)).toBe('completed');
     expect(await balance()).toBe(add(before, '24.75'));

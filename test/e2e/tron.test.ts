@@ -1,6 +1,6 @@
 import type { SQSEvent } from 'aws-lambda';
 import type { handler as ChainScanner } from '../../functions/chain-scanner/handler.js';
-import type { handler as Sweeper } from '../../functions/sweeper/handler.js';
+import type { handler as ChainResults } from '../../functions/chain-results/handler.js';
 import { LOCAL_TRON } from '../../infra/local/stack.js';
 import { requestIdOf } from '../../shared/chain/engine/state.js';
 import { tronAddressToEvmHex } from '../../shared/chain/tron/create2.js';
@@ -21,11 +21,11 @@ import type { TestStack } from '../support/stack.js';
 /**
  * A USDTTRC20 payment on the local stack's TRON node, through the workers' own wiring: `dev pay` (the node's
  * faucet), the chain-scanner worker (TRON block events), the engine from configuration (KMS signing, TronGrid
- * broadcast), the follower, and the sweeper completing the payment.
+ * broadcast), the follower, and the chain-results worker completing the payment.
  */
 let stack: TestStack;
 let chainScanner: typeof ChainScanner;
-let sweeper: typeof Sweeper;
+let chainResults: typeof ChainResults;
 let engine: ChainTxRuntime;
 
 beforeAll(async () => {
@@ -33,7 +33,7 @@ beforeAll(async () => {
   process.env.CHAIN_TX_CONFIRMATIONS = '1';
   stack = await startTestStack({ tron: true, pollers: false, http: false });
   ({ handler: chainScanner } = await import('../../functions/chain-scanner/handler.js'));
-  ({ handler: sweeper } = await import('../../functions/sweeper/handler.js'));
+  ({ handler: chainResults } = await import('../../functions/chain-results/handler.js'));
   engine = chainTxRuntime();
   await putFixedRates();
 });
@@ -70,8 +70,14 @@ describe('TRON on the local stack', () => {
     const tx = await dynamoChainTxStore.get(requestId);
     expect(tx?.status).toBe('confirmed');
 
-    const body = JSON.stringify({ type: 'chain_tx.confirmed', payload: { reference: tx?.reference, purpose: 'sweep', tx_hash: tx?.mined?.hash ?? null } });
-    expect((await sweeper({ Records: [{ messageId: 'm1', body }] } as unknown as SQSEvent)).batchItemFailures).toEqual([]);
+    const body = JSON.stringify({
+      event_id: `chain_tx:${requestId}:chain_tx.confirmed`,
+      tenant_id: tx?.tenantId,
+      type: 'chain_tx.confirmed',
+      occurred_at: tx?.updatedAt,
+      payload: { request_id: requestId, network: tx?.network, reference: tx?.reference, purpose: 'sweep', tx_hash: tx?.mined?.hash ?? null },
+    });
+    expect((await chainResults({ Records: [{ messageId: 'm1', body }] } as unknown as SQSEvent)).batchItemFailures).toEqual([]);
     expect((await getPayment(merchant.tenantId, id))?.status).toBe('completed');
     expect((await getBalance(merchant.tenantId, 'main', 'USDTTRC20')).amount).toBe('9.9');
     // The treasury holds the swept tokens on the node.

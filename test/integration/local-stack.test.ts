@@ -28,8 +28,8 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
 
 /** transfers: succeeds, except a 'fail-once' body is reported in batchItemFailures on its first receive. */
 const queueCalls: { body: string; receiveCount: string; messageId: string }[] = [];
-/** sweeps: always throws, so its message must end in the DLQ after maxReceiveCount receives. */
-let sweepsCalls = 0;
+/** chain-results: always throws, so its message must end in the DLQ after maxReceiveCount receives. */
+let chainResultsCalls = 0;
 /** Stream: records of batches that succeeded; a 'poison' record fails every batch it is in. */
 const streamDelivered: DynamoDBRecord[] = [];
 const streamAttempts = new Map<string, number>();
@@ -55,11 +55,11 @@ const workers: PollerWorker[] = [
     }) as never,
   },
   {
-    name: 'test-sweeps',
-    trigger: { kind: 'queue', queue: 'sweeps', batchSize: 1 },
+    name: 'test-chain-results',
+    trigger: { kind: 'queue', queue: 'chain-results', batchSize: 1 },
     timeoutSeconds: 10,
     handler: (() => {
-      sweepsCalls++;
+      chainResultsCalls++;
       throw new Error('always fails');
     }) as never,
   },
@@ -215,15 +215,15 @@ describe('queue pollers', () => {
   }, TIMEOUT);
 
   it('deletes nothing when the worker throws: after maxReceiveCount receives the message is in the DLQ', async () => {
-    await stack.sqs.client.send(new SendMessageCommand({ QueueUrl: stack.sqs.queueUrls.sweeps, MessageBody: 'doomed' }));
-    const maxReceive = QUEUES.find((q) => q.name === 'sweeps')?.maxReceiveCount ?? 0;
+    await stack.sqs.client.send(new SendMessageCommand({ QueueUrl: stack.sqs.queueUrls['chain-results'], MessageBody: 'doomed' }));
+    const maxReceive = QUEUES.find((q) => q.name === 'chain-results')?.maxReceiveCount ?? 0;
     const dead = await until(
       'the message in the DLQ',
-      async () => (await stack.sqs.client.send(new ReceiveMessageCommand({ QueueUrl: stack.sqs.dlqUrls.sweeps, WaitTimeSeconds: 1 }))).Messages?.[0],
+      async () => (await stack.sqs.client.send(new ReceiveMessageCommand({ QueueUrl: stack.sqs.dlqUrls['chain-results'], WaitTimeSeconds: 1 }))).Messages?.[0],
       30_000,
     );
     expect(dead.Body).toBe('doomed');
-    expect(sweepsCalls).toBe(maxReceive);
+    expect(chainResultsCalls).toBe(maxReceive);
   }, TIMEOUT);
 });
 

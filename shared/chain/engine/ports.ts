@@ -3,7 +3,8 @@
  * `shared/store/chain-tx.ts` (DynamoDB).
  */
 import type { FeeSuggestion } from './fees.js';
-import type { ChainTx, ChainTxEffect, EvmFees } from './state.js';
+import type { EventPayload } from '../../domain/events.js';
+import type { CHAIN_TX_REQUESTED, ChainTx, ChainTxEffect, EvmFees } from './state.js';
 
 export interface UnsignedTx {
   readonly chainId: bigint;
@@ -57,10 +58,16 @@ export interface TxSignerPort {
 /** Where a processor may be "killed" in tests (a throwing hook). */
 export type CrashPoint = 'after_nonce' | 'after_sign' | 'after_persist' | 'after_broadcast' | 'after_bump_sign' | 'after_bump_persist';
 
+/** The event written with a new request, in the same transaction. */
+export interface ChainTxAnnouncement {
+  readonly eventType: typeof CHAIN_TX_REQUESTED;
+  readonly payload: EventPayload<typeof CHAIN_TX_REQUESTED>;
+}
+
 export interface ChainTxStorePort {
   get(requestId: string): Promise<ChainTx | undefined>;
   /** Creates the request; false (and nothing written) if it already exists. */
-  create(tx: ChainTx, extra?: { eventType: string; payload: Record<string, unknown> }): Promise<boolean>;
+  create(tx: ChainTx, announce?: ChainTxAnnouncement): Promise<boolean>;
   /** Saves `next` if the stored version is still `expectedVersion`; writes the effects in the same transaction. */
   save(next: ChainTx, expectedVersion: number, effects?: readonly ChainTxEffect[]): Promise<void>;
   /** Gives `tx` (version `expectedVersion`, status queued) the wallet's next nonce: free-list first, else the counter. */

@@ -1,3 +1,5 @@
+import { EVENTS } from '../../domain/events.js';
+
 /**
  * The state machine of a chain-transaction request (sweeps and withdrawals share it). Pure: no I/O.
  *
@@ -23,10 +25,10 @@ export type ChainTxStatus = (typeof CHAIN_TX_STATUSES)[number];
 export const CHAIN_TX_REASONS = ['insufficient_gas', 'estimate_failed', 'fee_cap_reached'] as const;
 export type ChainTxReason = (typeof CHAIN_TX_REASONS)[number];
 
-/** Outbox event types other code listens to. */
-export const CHAIN_TX_CONFIRMED = 'chain_tx.confirmed';
-export const CHAIN_TX_FAILED = 'chain_tx.failed';
-export const CHAIN_TX_REQUESTED = 'chain_tx.requested';
+/** Outbox event types other code listens to (their payloads and consumers: shared/domain/events.ts). */
+export const CHAIN_TX_CONFIRMED = EVENTS.chainTxConfirmed;
+export const CHAIN_TX_FAILED = EVENTS.chainTxFailed;
+export const CHAIN_TX_REQUESTED = EVENTS.chainTxRequested;
 export type ChainTxEventType = typeof CHAIN_TX_CONFIRMED | typeof CHAIN_TX_FAILED;
 
 export type EvmFees =

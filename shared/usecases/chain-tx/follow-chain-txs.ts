@@ -9,6 +9,7 @@ import { processChainTx, signAttempt } from './process-chain-tx.js';
 import { followTron, isTronNetwork } from './tron.js';
 import type { HotWalletDeps } from '../monitoring/hot-wallet.js';
 import { reportHotWallet } from '../monitoring/hot-wallet.js';
+import { errorField, logger } from '../../observability/logger.js';
 
 export interface FollowStats {
   confirmed: number;
@@ -129,7 +130,7 @@ export async function followOnce(network: string, deps: ChainTxDeps): Promise<Fo
     } catch (error) {
       // Another processor moved it: next pass. Anything else is logged once here and the pass goes on.
       if (!(error instanceof ChainTxVersionConflictError)) {
-        console.error(JSON.stringify({ level: 'error', msg: 'chain-tx follow failed', request_id: tx.requestId, error: String(error) }));
+        logger.error('chain-tx follow failed', { request_id: tx.requestId, error: errorField(error) });
       }
     }
   }
@@ -180,7 +181,7 @@ function emitGasMetric(network: string, waiting: number): void {
   try {
     emitMetrics(METRIC_NAMESPACES.chainTx, { [NETWORK_DIMENSION]: network }, [{ name: METRIC_NAMES.insufficientGas, value: waiting, aggregate: true }]);
   } catch (error) {
-    console.error(JSON.stringify({ level: 'error', msg: 'insufficient-gas metric not emitted', network, error: String(error) }));
+    logger.error('insufficient-gas metric not emitted', { network, error: errorField(error) });
   }
 }
 
@@ -226,7 +227,7 @@ export async function runFollower(input: {
   const report = Promise.resolve()
     .then(() => reportHotWallet(input.networks, input.hotWallet))
     .catch((error: unknown) => {
-      console.error(JSON.stringify({ level: 'error', msg: 'hot wallet metrics failed', error: String(error) }));
+      logger.error('hot wallet metrics failed', { error: errorField(error) });
     });
   const results = await Promise.all(input.networks.map((network) => followChainTxs(network, input.deps, { until: input.until, pollMs: input.pollMs ?? 2000 })));
   await Promise.race([report, new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, input.until.getTime() - Date.now())).unref())]);

@@ -3,6 +3,7 @@ import type { WalletBalanceCheck } from '../../domain/monitoring.js';
 import { checkWalletBalance } from '../../domain/monitoring.js';
 import type { EmitMetrics } from '../../observability/metrics.js';
 import { emitMetrics, METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from '../../observability/metrics.js';
+import { errorField, logger } from '../../observability/logger.js';
 
 /**
  * The hot wallet's native balance per network, printed once per chain-tx follower invocation:
@@ -35,7 +36,7 @@ export function nativeDecimals(network: string): number {
 }
 
 const logError = (msg: string, fields: Record<string, unknown>, error: unknown): void => {
-  console.error(JSON.stringify({ level: 'error', msg, ...fields, error: String(error) }));
+  logger.error(msg, { ...fields, error: errorField(error) });
 };
 
 /**
@@ -65,7 +66,7 @@ export async function reportHotWallet(allNetworks: readonly string[], deps: HotW
           { name: METRIC_NAMES.hotWalletBelowMinimum, value: check.belowMinimum ? 1 : 0, aggregate: true },
         ]);
         if (check.belowMinimum) {
-          console.warn(JSON.stringify({ level: 'warn', msg: 'hot wallet below minimum', network, address, balance: check.balance, minimum: check.minimum }));
+          logger.warn('hot wallet below minimum', { network, address, balance: check.balance, minimum: check.minimum });
         }
         return { network, address, ...check };
       } catch (error) {

@@ -9,6 +9,8 @@ import type { ChainTxDeps } from '../chain-tx/deps.js';
 import type { RequestChainTxInput } from '../chain-tx/request-chain-tx.js';
 import { tronAddressToEvmHex } from '../../chain/tron/create2.js';
 import { requestChainTx } from '../chain-tx/request-chain-tx.js';
+import type { Log } from '../../observability/logger.js';
+import { errorField } from '../../observability/logger.js';
 import type { WithdrawalsDeps } from './ports.js';
 
 /**
@@ -30,7 +32,7 @@ export interface BatcherDeps extends Pick<WithdrawalsDeps, 'withdrawals' | 'sett
   /** Token contract of a currency in this deployment (null for a native coin or none known). */
   readonly tokenContract: (currency: string) => string | null;
   /** Where a withdrawal that cannot be handed on is reported (the worker's structured logger). */
-  readonly log: { error(message: string, details: Record<string, unknown>): void };
+  readonly log: Pick<Log, 'error'>;
 }
 
 /** `transfer(address,uint256)` calldata. */
@@ -62,7 +64,7 @@ export async function runWithdrawalBatch(deps: BatcherDeps, limit = 50): Promise
       report[outcome] += 1;
     } catch (error) {
       report.skipped += 1;
-      deps.log.error('withdrawal batch item failed', { withdrawal_id: w.id, error: String(error) });
+      deps.log.error('withdrawal batch item failed', { withdrawal_id: w.id, error: errorField(error) });
     }
   }
   // A crash between the status change and the chain-tx request leaves a processing withdrawal without a
@@ -73,7 +75,7 @@ export async function runWithdrawalBatch(deps: BatcherDeps, limit = 50): Promise
     try {
       await requestTransfer(w, deps);
     } catch (error) {
-      deps.log.error('withdrawal chain-tx re-request failed', { withdrawal_id: w.id, error: String(error) });
+      deps.log.error('withdrawal chain-tx re-request failed', { withdrawal_id: w.id, error: errorField(error) });
     }
   }
   return report;

@@ -319,7 +319,17 @@ describe('chain-transaction engine on anvil, KMS server and DynamoDB Local', () 
           record('m1', JSON.stringify({ request_id: req.requestId })),
           record('m2', 'not json'),
           record('m3', JSON.stringify({ request_id: `${NETWORK}:missing` })),
-          record('m4', JSON.stringify({ payload: { request_id: req.requestId } })), // redelivered, as an outbox event
+          // Redelivered, as the event router forwards the request's outbox event.
+          record(
+            'm4',
+            JSON.stringify({
+              event_id: `chain_tx:${req.requestId}:chain_tx.requested`,
+              tenant_id: req.tenantId,
+              type: 'chain_tx.requested',
+              occurred_at: req.createdAt,
+              payload: { request_id: req.requestId, network: NETWORK, reference: req.reference, purpose: req.purpose },
+            }),
+          ),
         ],
       } as SQSEvent;
       expect(await chainTxHandler(event)).toEqual({ batchItemFailures: [{ itemIdentifier: 'm2' }, { itemIdentifier: 'm3' }] });

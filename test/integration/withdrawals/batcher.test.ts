@@ -65,7 +65,7 @@ describe('withdrawal batcher', () => {
     // A processing withdrawal cannot be cancelled.
     expect((await call('POST', `/withdrawal/${id}/cancel/`)).status).toBe(409);
 
-    const { handler: consumer } = await import('../../../functions/sweeper/handler.js');
+    const { handler: consumer } = await import('../../../functions/chain-results/handler.js');
     expect((await consumer(sqs(t.tenantId, 'chain_tx.confirmed', id, '0xabc'))).batchItemFailures).toEqual([]);
     const done = (await call('GET', `/withdrawal/${id}/`)).body;
     expect([done.status, done.transaction_hash]).toEqual(['completed', '0xabc']);
@@ -82,7 +82,7 @@ describe('withdrawal batcher', () => {
   it('returns the funds on chain_tx.failed', async () => {
     const id = await create(DEST, '50');
     await runWithdrawalBatch(deps());
-    const { handler: consumer } = await import('../../../functions/sweeper/handler.js');
+    const { handler: consumer } = await import('../../../functions/chain-results/handler.js');
     await consumer(sqs(t.tenantId, 'chain_tx.failed', id, null));
     expect((await call('GET', `/withdrawal/${id}/`)).body.status).toBe('failed');
     expect(await getBalance(t.tenantId, 'main', 'USDTERC20')).toEqual({ amount: '896', pending: '0', locked: '0' });

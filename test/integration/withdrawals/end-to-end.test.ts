@@ -23,7 +23,7 @@ import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustm
 import type { BatcherDeps } from '../../../shared/usecases/withdrawals/process.js';
 import { runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process.js';
 import { messageBody } from '../../../functions/event-router/handler.js';
-import { queuesFor } from '../../../functions/event-router/routes.js';
+import { queuesFor } from '../../../shared/domain/events.js';
 import { buildContractsOutOfProcess } from '../chain/contracts-build.js';
 import { NETWORK, SimulatedCrash, prng, startEngineEnv } from '../chain-engine/support.js';
 import type { EngineEnv } from '../chain-engine/support.js';
@@ -34,7 +34,7 @@ import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
  * Withdrawals end to end on anvil, the local KMS endpoint and DynamoDB Local: the HTTP handler creates them,
  * the batcher hands them to the chain-transaction engine, the transfers consumer signs and broadcasts (killed
  * at random points, redelivered, twice at once), the follower follows (fee bumps included), and the chain
- * results reach the sweeper, which completes the withdrawals. Every withdrawal must be executed exactly once
+ * results reach the chain-results worker, which completes the withdrawals. Every withdrawal must be executed exactly once
  * on chain and debited exactly once in the ledger.
  */
 
@@ -58,7 +58,7 @@ interface Created {
   readonly totalDeducted: string;
 }
 
-describe('withdrawals end to end: HTTP -> batcher -> chain-tx engine on anvil (crashing) -> sweeper', () => {
+describe('withdrawals end to end: HTTP -> batcher -> chain-tx engine on anvil (crashing) -> chain-results', () => {
   let env: EngineEnv;
   let hot: { keyId: string; address: string };
   let usdt: string;
@@ -66,7 +66,7 @@ describe('withdrawals end to end: HTTP -> batcher -> chain-tx engine on anvil (c
   let call: ReturnType<typeof caller>;
   let batcher: () => Promise<{ processing: number; completed: number; failed: number; skipped: number }>;
   let transfers: Handler;
-  let sweeper: Handler;
+  let chainResults: Handler;
   /** Every withdrawal sent so far (the hot wallet's transactions are exactly theirs). */
   const sent: { readonly created: Created; readonly tx: ChainTx }[] = [];
   let quiet: { mockRestore(): void }[] = [];
@@ -119,12 +119,12 @@ describe('withdrawals end to end: HTTP -> batcher -> chain-tx engine on anvil (c
     throw new Error('requests did not become final');
   }
 
-  /** Delivers the request's chain_tx.confirmed to the sweeper once or twice (in one batch, or two concurrent invocations). */
+  /** Delivers the request's chain_tx.confirmed to the chain-results worker once or twice (in one batch, or two concurrent invocations). */
   async function deliverResult(requestId: string, times: 1 | 2, concurrent: boolean): Promise<void> {
-    const record = await routed(`chain_tx:${requestId}:chain_tx.confirmed`, 'sweeps', `result-${requestId}`);
+    const record = await routed(`chain_tx:${requestId}:chain_tx.confirmed`, 'chain-results', `result-${requestId}`);
     const answers = concurrent
-      ? await Promise.all(range(times).map(() => sweeper({ Records: [record] } as SQSEvent)))
-      : [await sweeper({ Records: range(times).map(() => record) } as SQSEvent)];
+      ? await Promise.all(range(times).map(() => chainResults({ Records: [record] } as SQSEvent)))
+      : [await chainResults({ Records: range(times).map(() => record) } as SQSEvent)];
     for (const answer of answers) expect(answer.batchItemFailures).toEqual([]);
   }
 
@@ -178,7 +178,7 @@ describe('withdrawals end to end: HTTP -> batcher -> chain-tx engine on anvil (c
     const batcherModule = await import('../../../functions/withdrawal-batcher/handler.js');
     batcher = batcherModule.handler;
     transfers = (await import('../../../functions/chain-tx/handler.js')).handler;
-    sweeper = (await import('../../../functions/sweeper/handler.js')).handler;
+    chainResults = (await import('../../../functions/chain-results/handler.js')).handler;
   });
 
   beforeEach(() => {
@@ -278,7 +278,7 @@ describe('withdrawals end to end: HTTP -> batcher -> chain-tx engine on anvil (c
       const done = await followUntilFinal(ids);
       for (const [k, w] of created.entries()) {
         const tx = done[k] as ChainTx;
-        // The sweeper hears of the result once or twice, possibly concurrently.
+        // The chain-results worker hears of the result once or twice, possibly concurrently.
         const times = rnd() < 0.5 ? 2 : 1;
         const concurrent = rnd() < 0.5;
         if (times === 2 && concurrent) seen.doubleResult++;

@@ -7,7 +7,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { parse } from 'lossless-json';
 import { queueUrlEnv } from '../../../infra/definition.js';
 import { handler, messageBody } from '../../../functions/event-router/handler.js';
-import { queuesFor } from '../../../functions/event-router/routes.js';
+import { queuesFor } from '../../../shared/domain/events.js';
 import { resetConfig } from '../../../shared/config/config.js';
 import { resetSqs } from '../../../shared/queue/sqs.js';
 import { outboxEvent, outboxPutItem } from '../../../shared/store/outbox.js';

@@ -1,0 +1,313 @@
+import { z } from 'zod';
+import type { QueueName } from './queues.js';
+import type { DeliveryEvent, SubscriptionEvent } from './webhooks.js';
+
+/**
+ * The event catalogue: every outbox event type, ONCE, with its payload schema and the queues that consume it.
+ * The event router's table is derived from it (`queuesFor`), producers name types through `EVENTS` and build
+ * payloads the compiler checks (`eventDraft`, `emit` in shared/store/outbox.ts), and consumers parse the
+ * router's messages with the same schemas (`parseRoutedEvent`).
+ *
+ * Payloads are JSON-like maps: amounts are decimal strings, counters safe integers. Every schema is loose
+ * (`z.looseObject`): it checks the fields consumers rely on and keeps every other field (`callback_url`,
+ * `flags`, `metadata`, ...), so no event loses data on its way to a receiver.
+ *
+ * A new event: add its schema and a line to `EVENT_CATALOGUE` (with its consumers) and a name to `EVENTS`.
+ */
+
+/* ---------------------------------------------------------------- payload schemas */
+
+const decimal = z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string');
+const count = z.number().int().nonnegative();
+
+/** `payment_status_update` and the `payment.*` family (spec 6.1 / 6.2): the payment as the merchant sees it. */
+export const PaymentStatusPayload = z.looseObject({
+  transaction_id: z.string().min(1),
+  status: z.string().min(1),
+  previous_status: z.string().nullable(),
+  pay_amount: decimal,
+  pay_currency: z.string().min(1),
+  price_amount: decimal.nullable().optional(),
+  price_currency: z.string().nullable().optional(),
+  confirmations: count.optional(),
+  flags: z.array(z.string()).optional(),
+  callback_url: z.string().nullable().optional(),
+});
+
+/** `deposit_received`: one deposit seen on chain for a payment. */
+export const DepositReceivedPayload = z.looseObject({
+  transaction_id: z.string().min(1),
+  deposit_id: z.string().min(1),
+  amount: decimal,
+  currency: z.string().min(1),
+  transaction_hash: z.string().min(1),
+  confirmations: count,
+  blockchain_network: z.string().min(1),
+  callback_url: z.string().nullable().optional(),
+});
+
+/** `deposit_merged`: a credited deposit swept from its forwarder. */
+export const DepositMergedPayload = z.looseObject({
+  transaction_id: z.string().min(1),
+  deposit_id: z.string().min(1),
+  amount: decimal,
+  currency: z.string().min(1),
+  sweep_transaction_hash: z.string().min(1),
+  blockchain_network: z.string().min(1),
+  callback_url: z.string().nullable().optional(),
+});
+
+/** `withdrawal_status_update` and the `withdrawal.*` family: the withdrawal as the merchant sees it. */
+export const WithdrawalStatusPayload = z.looseObject({
+  withdrawal_id: z.string().min(1),
+  status: z.string().min(1),
+  previous_status: z.string().nullable(),
+  amount: decimal,
+  currency: z.string().min(1),
+  address: z.string().min(1),
+  total_deducted: decimal.optional(),
+  transaction_hash: z.string().nullable().optional(),
+  callback_url: z.string().nullable().optional(),
+});
+
+/** `wallet.*`: announced by the wallets group (no producer yet). */
+export const WalletPayload = z.looseObject({ wallet_id: z.string().min(1) });
+
+/** `security.login_attempt`: a token request for a known client with a wrong secret. */
+export const LoginAttemptPayload = z.looseObject({
+  client_id: z.string().min(1),
+  success: z.boolean(),
+  reason: z.string().min(1),
+  attempted_at: z.string().min(1),
+});
+
+/** `security.settings_changed`: which setting changed and through which credential, plus the change's detail. */
+export const SettingsChangedPayload = z.looseObject({ setting: z.string().min(1), credential: z.string().min(1).optional() });
+
+/** `chain_tx.requested` (shared/usecases/chain-tx/request-chain-tx.ts): a request to sign and broadcast. */
+export const ChainTxRequestedPayload = z.looseObject({
+  request_id: z.string().min(1),
+  network: z.string().min(1),
+  reference: z.string().min(1),
+  purpose: z.string().min(1),
+});
+
+/**
+ * `chain_tx.confirmed` / `chain_tx.failed` (shared/chain/engine/state.ts): the outcome of a request. The engine
+ * writes every field; consumers rely on the request, its purpose and `tx_hash` (null when nothing was mined).
+ */
+export const ChainTxResultPayload = z.looseObject({
+  request_id: z.string().min(1),
+  network: z.string().min(1),
+  reference: z.string().min(1),
+  purpose: z.string().min(1),
+  status: z.enum(['confirmed', 'reverted', 'failed']).optional(),
+  tx_hash: z.string().min(1).nullable(),
+  block_number: count.nullable().optional(),
+  gas_used: z.string().regex(/^\d+$/).nullable().optional(),
+  nonce: count.nullable().optional(),
+  tx_hashes: z.array(z.string()).optional(),
+  failure: z.string().nullable().optional(),
+});
+
+/* ---------------------------------------------------------------- the catalogue */
+
+export type EventAudience = 'tenant' | 'internal';
+
+export interface EventDefinition {
+  /** `tenant`: a webhook event (spec 6.1 / 6.2); `internal`: heard only by the gateway's own workers. */
+  readonly audience: EventAudience;
+  readonly payload: z.ZodType<Record<string, unknown>>;
+  /** The queues the event router sends the event to. */
+  readonly consumers: readonly QueueName[];
+}
+
+/** Every tenant-visible event goes to `webhook-delivery`, which decides per tenant and subscription where it goes. */
+const tenant = <S extends z.ZodType<Record<string, unknown>>>(payload: S) => ({ audience: 'tenant', payload, consumers: ['webhook-delivery'] }) as const;
+const internal = <S extends z.ZodType<Record<string, unknown>>, const Q extends readonly QueueName[]>(payload: S, consumers: Q) =>
+  ({ audience: 'internal', payload, consumers }) as const;
+
+export const EVENT_CATALOGUE = {
+  // Section 6.1, envelope A.
+  payment_status_update: tenant(PaymentStatusPayload),
+  deposit_received: tenant(DepositReceivedPayload),
+  withdrawal_status_update: tenant(WithdrawalStatusPayload),
+  deposit_merged: tenant(DepositMergedPayload),
+  // Section 6.2, envelope B (the `.all` names are subscriptions, never events).
+  'payment.created': tenant(PaymentStatusPayload),
+  'payment.processing': tenant(PaymentStatusPayload),
+  'payment.completed': tenant(PaymentStatusPayload),
+  'payment.failed': tenant(PaymentStatusPayload),
+  'payment.expired': tenant(PaymentStatusPayload),
+  'withdrawal.created': tenant(WithdrawalStatusPayload),
+  'withdrawal.approved': tenant(WithdrawalStatusPayload),
+  'withdrawal.processing': tenant(WithdrawalStatusPayload),
+  'withdrawal.completed': tenant(WithdrawalStatusPayload),
+  'withdrawal.failed': tenant(WithdrawalStatusPayload),
+  'withdrawal.cancelled': tenant(WithdrawalStatusPayload),
+  'withdrawal.status_changed': tenant(WithdrawalStatusPayload),
+  'wallet.created': tenant(WalletPayload),
+  'wallet.balance_changed': tenant(WalletPayload),
+  'security.login_attempt': tenant(LoginAttemptPayload),
+  'security.settings_changed': tenant(SettingsChangedPayload),
+  // Internal: the chain-transaction engine.
+  'chain_tx.requested': internal(ChainTxRequestedPayload, ['transfers']),
+  'chain_tx.confirmed': internal(ChainTxResultPayload, ['chain-results']),
+  'chain_tx.failed': internal(ChainTxResultPayload, ['chain-results']),
+} as const satisfies Readonly<Record<string, EventDefinition>>;
+
+type Catalogue = typeof EVENT_CATALOGUE;
+export type EventType = keyof Catalogue;
+/** What a producer writes for `T` (extra fields allowed). */
+export type EventPayload<T extends EventType> = z.input<Catalogue[T]['payload']>;
+/** What a consumer reads for `T` after parsing. */
+export type ParsedEventPayload<T extends EventType> = z.output<Catalogue[T]['payload']>;
+export type TenantEventType = { [T in EventType]: Catalogue[T]['audience'] extends 'tenant' ? T : never }[EventType];
+export type InternalEventType = Exclude<EventType, TenantEventType>;
+
+/** The names producers write instead of string literals. */
+export const EVENTS = {
+  paymentStatusUpdate: 'payment_status_update',
+  depositReceived: 'deposit_received',
+  withdrawalStatusUpdate: 'withdrawal_status_update',
+  depositMerged: 'deposit_merged',
+  paymentCreated: 'payment.created',
+  paymentProcessing: 'payment.processing',
+  paymentCompleted: 'payment.completed',
+  paymentFailed: 'payment.failed',
+  paymentExpired: 'payment.expired',
+  withdrawalCreated: 'withdrawal.created',
+  withdrawalApproved: 'withdrawal.approved',
+  withdrawalProcessing: 'withdrawal.processing',
+  withdrawalCompleted: 'withdrawal.completed',
+  withdrawalFailed: 'withdrawal.failed',
+  withdrawalCancelled: 'withdrawal.cancelled',
+  withdrawalStatusChanged: 'withdrawal.status_changed',
+  walletCreated: 'wallet.created',
+  walletBalanceChanged: 'wallet.balance_changed',
+  securityLoginAttempt: 'security.login_attempt',
+  securitySettingsChanged: 'security.settings_changed',
+  chainTxRequested: 'chain_tx.requested',
+  chainTxConfirmed: 'chain_tx.confirmed',
+  chainTxFailed: 'chain_tx.failed',
+} as const satisfies Readonly<Record<string, EventType>>;
+
+// Compile-time completeness: every webhook event of shared/domain/webhooks.ts has its line in the catalogue and a name.
+type WebhookEventType = DeliveryEvent | Exclude<SubscriptionEvent, `${string}.all`>;
+const everyWebhookEventCatalogued: Exclude<WebhookEventType, TenantEventType> extends never ? true : never = true;
+const everyEventNamed: Exclude<EventType, (typeof EVENTS)[keyof typeof EVENTS]> extends never ? true : never = true;
+void everyWebhookEventCatalogued;
+void everyEventNamed;
+
+export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as EventType[];
+
+/** The webhook events (what webhook-delivery receives): parse its messages with `parseRoutedEvent(body, TENANT_EVENT_TYPES)`. */
+export const TENANT_EVENT_TYPES = EVENT_TYPES.filter((t): t is TenantEventType => EVENT_CATALOGUE[t].audience === 'tenant');
+
+/**
+ * The `withdrawal.*` family event of a withdrawal status (`withdrawal.processing`, ...), or null for a status
+ * without one (`pending` is announced as `withdrawal.created`).
+ */
+export function withdrawalFamilyEvent(status: string): TenantEventType | null {
+  const type = `withdrawal.${status}`;
+  return TENANT_EVENT_TYPES.find((t) => t === type && t !== EVENTS.withdrawalCreated) ?? null;
+}
+
+export const isEventType = (type: string): type is EventType => Object.hasOwn(EVENT_CATALOGUE, type);
+
+/** The queues that consume `type`; none for a type the catalogue does not know. */
+export function queuesFor(type: string): readonly QueueName[] {
+  return isEventType(type) ? EVENT_CATALOGUE[type].consumers : [];
+}
+
+/** The event router's table, derived from the catalogue: event type -> consumer queues. */
+export const EVENT_ROUTES: Readonly<Record<string, readonly QueueName[]>> = Object.fromEntries(EVENT_TYPES.map((type) => [type, EVENT_CATALOGUE[type].consumers]));
+
+/** Thrown for a payload that does not match its event type's schema (a producer's or sender's bug). */
+export class InvalidEventError extends TypeError {
+  constructor(type: string, issues: string) {
+    super(`Invalid ${type} event: ${issues}`);
+    this.name = 'InvalidEventError';
+  }
+}
+
+const issuesOf = (error: z.ZodError): string => error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+
+/** Checks a payload against the schema of its type (unknown types are refused). */
+export function parseEventPayload<T extends EventType>(type: T, payload: unknown): ParsedEventPayload<T>;
+export function parseEventPayload(type: string, payload: unknown): Record<string, unknown>;
+export function parseEventPayload(type: string, payload: unknown): Record<string, unknown> {
+  if (!isEventType(type)) throw new InvalidEventError(type, 'not in the event catalogue');
+  const result = EVENT_CATALOGUE[type].payload.safeParse(payload);
+  if (!result.success) throw new InvalidEventError(type, issuesOf(result.error));
+  return result.data;
+}
+
+/**
+ * An event an aggregate announces: its type, its natural key within the aggregate (the outbox id is built from
+ * it, so a replayed change writes the same event) and a payload the compiler checks against the catalogue.
+ */
+export interface EventDraft<T extends EventType = EventType> {
+  readonly type: T;
+  readonly key: string;
+  readonly payload: EventPayload<T>;
+}
+
+export const eventDraft = <T extends EventType>(type: T, key: string, payload: EventPayload<T>): EventDraft<T> => ({ type, key, payload });
+
+/* ---------------------------------------------------------------- outbox events */
+
+export type OutboxPayload = Readonly<Record<string, unknown>>;
+
+/** An event as the outbox stores it (shared/store/outbox.ts) and the event router reads it back. */
+export interface OutboxEvent<P extends OutboxPayload = OutboxPayload> {
+  readonly eventId: string;
+  readonly tenantId: string;
+  /** Event type, e.g. `payment_status_update`, `payment.completed` (the catalogue's keys). */
+  readonly type: string;
+  readonly occurredAt: string;
+  readonly payload: P;
+}
+
+/* ---------------------------------------------------------------- routed messages */
+
+/** The body the event router sends to a queue: the outbox event with its id (shared/usecases/events/route-events.ts). */
+export const RoutedEventEnvelope = z.object({
+  event_id: z.string().min(1),
+  tenant_id: z.string().min(1),
+  type: z.string().min(1),
+  occurred_at: z.string().min(1),
+  payload: z.record(z.string(), z.unknown()),
+});
+
+/** A routed message of one of the types `T`, its payload parsed (distributes over `T`, so `type` narrows `payload`). */
+export type RoutedEvent<T extends EventType = EventType> = T extends EventType
+  ? { readonly event_id: string; readonly tenant_id: string; readonly type: T; readonly occurred_at: string; readonly payload: ParsedEventPayload<T> }
+  : never;
+
+/** Parses a routed message (already JSON-decoded) that must be one of `accepted`; throws InvalidEventError otherwise. */
+export function parseRoutedEvent<const T extends EventType>(body: unknown, accepted: readonly T[]): RoutedEvent<T> {
+  const envelope = RoutedEventEnvelope.safeParse(body);
+  if (!envelope.success) throw new InvalidEventError('routed', issuesOf(envelope.error));
+  const { type } = envelope.data;
+  if (!(accepted as readonly string[]).includes(type)) throw new InvalidEventError(type, `not one of ${accepted.join(', ')}`);
+  return { ...envelope.data, payload: parseEventPayload(type, envelope.data.payload) } as RoutedEvent<T>;
+}
+
+/* ---------------------------------------------------------------- chain results */
+
+/** What a chain-tx request is for (its `purpose`): the consumer of its result dispatches on it. */
+export const CHAIN_TX_PURPOSES = { sweep: 'sweep', withdrawal: 'withdrawal' } as const;
+
+export const CHAIN_RESULT_EVENTS = [EVENTS.chainTxConfirmed, EVENTS.chainTxFailed] as const;
+export type ChainResultEvent = RoutedEvent<(typeof CHAIN_RESULT_EVENTS)[number]>;
+
+/** The outcome of a chain transaction: confirmed with a mined hash, or not (failed, reverted, or nothing mined). */
+export type ChainResult = { readonly ok: true; readonly txHash: string } | { readonly ok: false; readonly failure: string | null };
+
+/** Decided here once: only a `chain_tx.confirmed` with a mined hash is a success. */
+export function chainResultOf(event: Pick<ChainResultEvent, 'type' | 'payload'>): ChainResult {
+  const { tx_hash: txHash, failure } = event.payload;
+  if (event.type === EVENTS.chainTxConfirmed && txHash !== null) return { ok: true, txHash };
+  return { ok: false, failure: failure ?? null };
+}

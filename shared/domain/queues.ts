@@ -1,0 +1,24 @@
+/**
+ * The work queues, as data. The event catalogue (./events.ts) names them as consumers; `infra/definition.ts`
+ * turns them into queues (each with its dead-letter queue) and `shared/queue/sqs.ts` finds their URLs.
+ *
+ * - `webhook-delivery`: tenant-visible events and delivery attempts (functions/webhook-delivery).
+ * - `chain-results`: the outcome of a chain transaction (sweeps and withdrawals; functions/chain-results).
+ * - `transfers`: a chain transaction to sign and broadcast (functions/chain-tx).
+ * - `event-router-failures`: stream records the event router gave up on (no consumer; alarmed).
+ */
+export const QUEUE_NAMES = ['webhook-delivery', 'chain-results', 'transfers', 'event-router-failures'] as const;
+export type QueueName = (typeof QUEUE_NAMES)[number];
+
+/** The environment variable through which a function learns a queue's URL (CDK and the local stack set it). */
+export const queueUrlEnv = (name: QueueName): string => `QUEUE_URL_${name.toUpperCase().replace(/-/g, '_')}`;
+
+/** One message to send to a queue (shared/queue/sqs.ts sends them ten per call). */
+export interface QueueMessage {
+  /** Unique within one batch call; names the message in the failure list. */
+  readonly id: string;
+  readonly body: string;
+  /** 0..900 seconds. */
+  readonly delaySeconds?: number;
+  readonly attributes?: Readonly<Record<string, string>>;
+}

@@ -1,0 +1,69 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Log } from '../observability/logger.js';
+import { childLogger, errorField } from '../observability/logger.js';
+
+/**
+ * The one adapter between Lambda's SQS and DynamoDB-stream batches and the gateway's workers, on
+ * `@aws-lambda-powertools/batch`: each record is handled on its own, and the answer names the records that
+ * failed (`{batchItemFailures: [{itemIdentifier}]}`: the SQS message id, or the stream sequence number), so
+ * only those come back. A batch in which every record failed is answered the same way (not thrown), as the
+ * local stack's pollers and the event source mappings both expect. Every line a worker logs carries its name
+ * and the Lambda request id.
+ *
+ * A new worker: `export const handler = sqsWorker('name', async (record, log) => { ... })` in
+ * `functions/<name>/handler.ts`, its use case wired once at module scope.
+ */
+
+/** Thrown by a worker for a message that must simply come back later (logged at debug, not as an error). */
+export class RetryLater extends Error {
+  constructor(message = 'to be retried') {
+    super(message);
+    this.name = 'RetryLater';
+  }
+}
+
+export interface SqsWorkerOptions {
+  /** Handle the batch's records concurrently (default: one after the other, in order). */
+  readonly parallel?: boolean;
+}
+
+export type SqsWorkerHandler = (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>;
+export type StreamWorkerHandler = (event: DynamoDBStreamEvent, context?: Context) => Promise<DynamoDBBatchResponse>;
+
+/** An SQS worker: `handle` throws for a message that must come back (it is retried, then dead-lettered). */
+export function sqsWorker(name: string, handle: (record: SQSRecord, log: Log) => Promise<void>, options: SqsWorkerOptions = {}): SqsWorkerHandler {
+  return async (event, context) => {
+    const log = childLogger({ worker: name }, context);
+    const processor = new BatchProcessor(EventType.SQS);
+    const recordHandler = async (record: SQSRecord): Promise<void> => {
+      try {
+        await handle(record, log);
+      } catch (error) {
+        if (error instanceof RetryLater) log.debug('message comes back later', { message_id: record.messageId, reason: error.message });
+        else log.error('message failed', { message_id: record.messageId, error: errorField(error) });
+        throw error;
+      }
+    };
+    return processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false, processInParallel: options.parallel ?? false });
+  };
+}
+
+/**
+ * A stream worker that handles its batch as a whole (the event router sends ten messages per call) and names
+ * the records to retry by sequence number; the batch processor turns them into the partial answer.
+ */
+export function streamBatchWorker(name: string, handleBatch: (records: readonly DynamoDBRecord[], log: Log) => Promise<ReadonlySet<string>>): StreamWorkerHandler {
+  return async (event, context) => {
+    const log = childLogger({ worker: name }, context);
+    const failed = await handleBatch(event.Records, log);
+    const processor = new BatchProcessor(EventType.DynamoDBStreams);
+    const recordHandler = async (record: DynamoDBRecord): Promise<void> => {
+      const sequence = sequenceOf(record);
+      if (failed.has(sequence)) throw new Error(`record ${sequence} to be retried`);
+    };
+    return processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false, processInParallel: false });
+  };
+}
+
+export const sequenceOf = (record: DynamoDBRecord): string => record.dynamodb?.SequenceNumber ?? '';

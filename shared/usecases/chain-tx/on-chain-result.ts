@@ -1,0 +1,30 @@
+import type { ChainResultEvent } from '../../domain/events.js';
+import { CHAIN_TX_PURPOSES, chainResultOf } from '../../domain/events.js';
+import type { ChainResultPorts } from './ports.js';
+
+/** The failure reason a withdrawal records when its chain transaction did not confirm. */
+export const WITHDRAWAL_CHAIN_FAILURE = 'the chain transaction failed';
+
+export type ChainResultOutcome = 'sweep' | 'withdrawal' | 'ignored';
+
+/**
+ * The result of a chain transaction (`chain_tx.confirmed` / `chain_tx.failed`, parsed with the event catalogue)
+ * settles what the request was for: a sweep completes the payment (crediting the merchant) or puts it back to
+ * `confirmed` for another sweep; a withdrawal completes (funds leave the ledger) or fails (the hold released).
+ * Success is decided once, by `chainResultOf`. Other purposes are not settled here. Idempotent: both
+ * settlements ignore a result that no longer applies.
+ */
+export async function onChainResult(event: ChainResultEvent, deps: Pick<ChainResultPorts, 'settle' | 'clock'>): Promise<ChainResultOutcome> {
+  const result = chainResultOf(event);
+  const now = deps.clock.now();
+  switch (event.payload.purpose) {
+    case CHAIN_TX_PURPOSES.withdrawal:
+      await deps.settle.withdrawal(event.tenant_id, event.payload.reference, result.ok ? result : { ok: false, reason: WITHDRAWAL_CHAIN_FAILURE }, now);
+      return 'withdrawal';
+    case CHAIN_TX_PURPOSES.sweep:
+      await deps.settle.sweep(event.payload.reference, result.ok ? result : { ok: false }, now);
+      return 'sweep';
+    default:
+      return 'ignored';
+  }
+}
