@@ -1,6 +1,10 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import jestPlugin from 'eslint-plugin-jest';
+import { readdirSync } from 'node:fs';
+
+/** One Lambda per folder of functions/: none may import another. */
+const FUNCTION_FOLDERS = readdirSync('functions', { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'cdk.out/**', '.local/**', 'contracts/build/**', '**/*.js', '!eslint.config.js', '!jest.config.js'] },
@@ -23,23 +27,67 @@ export default tseslint.config(
       'jest/expect-expect': 'error',
     },
   },
+  // Imports point one way (DESIGN section 2): functions -> usecases -> domain; store, chain, queue and the other
+  // adapters implement the use cases' ports (type imports of them); shared/runtime wires; nothing shipped imports
+  // infra/, test/, bench/ or scripts/. One block per layer: a later block's rule would replace an earlier one's.
   {
     files: ['shared/domain/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@aws-sdk/*', 'aws-cdk-lib', 'node:*', '../store/*', '../http/*', '../chain/*', '../usecases/*', '../queue/*'], message: 'shared/domain is pure: no I/O, no AWS.' }] }],
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['../*', '!./*', '@aws-sdk/*', 'aws-cdk-lib', 'node:*'], message: 'shared/domain is pure: it imports only itself (no I/O, no AWS).' }] }],
     },
   },
   {
-    files: ['shared/**/*.ts', 'functions/**/*.ts'],
-    ignores: ['shared/domain/**'],
+    files: ['shared/usecases/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/infra/local/**'], message: 'The Lambdas bundle shared/ and functions/: the local stack and its dev-only code stay out.' }] }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/store/**', '**/config/config.js', '@aws-sdk/*', '**/queue/**', '**/webhooks/*.js', '!**/usecases/webhooks/*.js'], allowTypeImports: true, message: 'Use cases receive their ports; adapters and configuration are wired by shared/runtime.' },
+            { group: ['**/http/**', '**/runtime/**', '**/functions/**', '**/infra/**', '**/test/**', '**/bench/**', '**/scripts/**'], message: 'Use cases do not know the edge: HTTP, wiring, infrastructure.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['shared/store/**/*.ts', 'shared/chain/**/*.ts', 'shared/queue/**/*.ts', 'shared/webhooks/**/*.ts', 'shared/rates/**/*.ts', 'shared/security/**/*.ts', 'shared/net/**/*.ts', 'shared/observability/**/*.ts', 'shared/config/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/usecases/**'], allowTypeImports: true, message: 'Adapters implement ports: they may import the use cases\' port types, never their code.' },
+            { group: ['**/http/**', '**/runtime/**', '**/functions/**', '**/infra/**', '**/test/**', '**/bench/**', '**/scripts/**'], message: 'Adapters do not know the edge or the wiring.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['shared/http/**/*.ts', 'shared/runtime/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['**/functions/**', '**/infra/**', '**/test/**', '**/bench/**', '**/scripts/**'], message: 'Nothing shipped imports infra/, test/, bench/ or scripts/.' }] }],
+    },
+  },
+  {
+    files: ['functions/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/store/**', '@aws-sdk/*'], allowTypeImports: true, message: 'Handlers reach the table through use cases and shared/runtime.' },
+            { group: ['**/infra/**', '**/test/**', '**/bench/**', '**/scripts/**', ...FUNCTION_FOLDERS.map((f) => `../${f}/*`)], message: 'A function imports shared/ and its own folder: never another function, infra/ or test/.' },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['bench/**/*.ts', 'infra/**/*.ts', 'scripts/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/test/**'], message: 'Tests import tools, never the other way: move what both need out of test/.' }] }],
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['**/test/**'], message: 'Tests import tools, never the other way: move what both need out of test/.' }] }],
     },
   },
 );

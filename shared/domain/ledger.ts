@@ -2,7 +2,7 @@ import type { CurrencyCode } from './currencies.js';
 import { CURRENCIES, isCurrencyCode } from './currencies.js';
 import { ConflictError, InsufficientBalanceError, ValidationError } from './errors.js';
 import type { Decimal } from './money.js';
-import { add, isDecimalText, isNegative, isPositive, isZero, lt, MAX_SIGNIFICANT_DIGITS, neg, normalize, scaleOf, significantDigits, sum } from './money.js';
+import { add, isDecimalText, isNegative, isPositive, isZero, MAX_SIGNIFICANT_DIGITS, neg, normalize, scaleOf, significantDigits, sum } from './money.js';
 
 /**
  * Ledger rules, pure. Money lives in balance rows, one per (tenant, account, currency), each with three
@@ -254,11 +254,6 @@ export function applyLines(
     next.set(account, after);
   }
   return next;
-}
-
-/** True when every pocket of a customer balance is non-negative. */
-export function isSound(balance: Balance): boolean {
-  return BALANCE_FIELDS.every((f) => !lt(balance[f], '0'));
 }
 
 // Builders for the common movements. Each returns a draft; the store posts it.

@@ -1,6 +1,8 @@
 import type { CurrencyCode, CurrencyDefinition } from './currencies.js';
 import { findCurrency } from './currencies.js';
 import { ConflictError } from './errors.js';
+import type { EventType } from './events.js';
+import { EVENTS } from './events.js';
 import { paymentSplit } from './fees.js';
 import type { EntryDraft, Leg } from './ledger.js';
 import { EXTERNAL, FEES, MAIN, pocket, walletAccount } from './ledger.js';
@@ -48,10 +50,6 @@ export const LIST_FILTER_STATUSES = ['waiting', 'confirming', 'completed', 'expi
 
 export const PAYMENT_FLAGS = ['underpaid', 'overpaid', 'paid_late', 'wrong_token'] as const;
 export type PaymentFlag = (typeof PAYMENT_FLAGS)[number];
-
-export function isPaymentStatus(value: string): value is PaymentStatus {
-  return (PAYMENT_STATUSES as readonly string[]).includes(value);
-}
 
 /** Terminal: nothing moves it any more (an expired payment can still be paid late, see `acceptsDeposits`). */
 export const isTerminal = (s: PaymentStatus): boolean => s === 'completed' || s === 'failed' || s === 'cancelled';
@@ -216,7 +214,7 @@ export interface PaymentEdit {
 }
 
 export interface PaymentEvent {
-  readonly type: string;
+  readonly type: EventType;
   /** Natural id suffix so a replayed change writes the same event id. */
   readonly key: string;
   readonly payload: Readonly<Record<string, unknown>>;
@@ -245,20 +243,20 @@ export interface PaymentChange {
 }
 
 /** Webhook family event of a status (DESIGN section 7). */
-export function familyEvent(status: PaymentStatus): string | null {
+export function familyEvent(status: PaymentStatus): EventType | null {
   switch (status) {
     case 'waiting':
-      return 'payment.created';
+      return EVENTS.paymentCreated;
     case 'confirming':
     case 'confirmed':
     case 'sending':
-      return 'payment.processing';
+      return EVENTS.paymentProcessing;
     case 'completed':
-      return 'payment.completed';
+      return EVENTS.paymentCompleted;
     case 'failed':
-      return 'payment.failed';
+      return EVENTS.paymentFailed;
     case 'expired':
-      return 'payment.expired';
+      return EVENTS.paymentExpired;
     default:
       return null;
   }
@@ -322,7 +320,7 @@ function withStatus(p: PaymentState, status: PaymentStatus, now: Date, events: P
   const next: PaymentState = { ...p, ...extra, status, updatedAt: now.toISOString() };
   if (status !== p.status) {
     const n = p.version + 1;
-    events.push({ type: 'payment_status_update', key: `status:${n}:${status}`, payload: statusUpdatePayload(next, p.status) });
+    events.push({ type: EVENTS.paymentStatusUpdate, key: `status:${n}:${status}`, payload: statusUpdatePayload(next, p.status) });
     const family = familyEvent(status);
     if (family) events.push({ type: family, key: `${family}:${n}`, payload: statusUpdatePayload(next, p.status) });
   }
@@ -361,7 +359,7 @@ export function openPayment(draft: PaymentDraft, now: Date): PaymentChange {
     sweepTxHash: null,
     version: 0,
   };
-  return { state, events: [{ type: 'payment.created', key: 'created', payload: statusUpdatePayload(state, 'waiting') }], effects: [] };
+  return { state, events: [{ type: EVENTS.paymentCreated, key: 'created', payload: statusUpdatePayload(state, 'waiting') }], effects: [] };
 }
 
 /** The merchant's credit of a settled payment: everything received less the fee, to main or its wallet. */
@@ -400,8 +398,9 @@ export function transition(p: PaymentState, fact: PaymentFact, now: Date): Payme
       const deposits = [...p.deposits, d];
       const record: PaymentEffect[] = [{ kind: 'record_deposit', deposit: d }];
       events.push({
-        type: 'deposit_received',
-        key: `deposit:${d.id}`,
+        type: EVENTS.depositReceived,
+        // Keyed by the version this change is saved as too: a log re-mined after a reorg is announced again.
+        key: `deposit:${d.id}:${p.version + 1}`,
         payload: {
           transaction_id: p.id,
           deposit_id: d.id,
@@ -465,7 +464,7 @@ export function transition(p: PaymentState, fact: PaymentFact, now: Date): Payme
       const { net } = merchantCredit(p, got);
       const usd = fact.usdRate ? toFixed(mul(net, fact.usdRate), FIAT_PRECISION, 'down') : null;
       for (const d of p.deposits.filter((x) => x.status === 'confirmed')) {
-        events.push({ type: 'deposit_merged', key: `merged:${d.id}`, payload: { transaction_id: p.id, deposit_id: d.id, amount: d.amount, currency: d.currency, sweep_transaction_hash: fact.txHash, blockchain_network: p.network } });
+        events.push({ type: EVENTS.depositMerged, key: `merged:${d.id}`, payload: { transaction_id: p.id, deposit_id: d.id, amount: d.amount, currency: d.currency, sweep_transaction_hash: fact.txHash, blockchain_network: p.network } });
       }
       const state = withStatus(p, 'completed', now, events, { sweepTxHash: fact.txHash, merchantReceived: net, merchantReceivedUsd: usd });
       return same(state, creditEntry(p, fact.txHash));

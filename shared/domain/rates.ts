@@ -1,4 +1,4 @@
-import type { CurrencyDefinition, FiatCode } from './currencies.js';
+import type { CurrencyDefinition } from './currencies.js';
 import { findCurrency, isFiatCode } from './currencies.js';
 import type { Decimal, Rounding } from './money.js';
 import { div, gt, isPositive, isZero, lt, max, min, mul, sub, toFixed } from './money.js';
@@ -139,8 +139,6 @@ export function usdValue(currency: CurrencyDefinition, amount: Decimal, rates: U
   const rate = usdRate(currency.code, rates);
   return rate ? toFixed(mul(amount, rate), FIAT_PRECISION, rounding) : null;
 }
-
-export const FIAT_RATE_CODES: readonly FiatCode[] = ['EUR', 'GBP'];
 
 /** A rates snapshot as kept: each active currency's statistics and the fiat rates. */
 export interface StoredRates {

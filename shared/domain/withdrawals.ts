@@ -1,5 +1,7 @@
 import type { CurrencyCode } from './currencies.js';
 import { ConflictError } from './errors.js';
+import type { EventType } from './events.js';
+import { EVENTS, withdrawalFamilyEvent } from './events.js';
 import type { CustomerAccount, EntryDraft, EntryReference, Leg } from './ledger.js';
 import { EXTERNAL, FEES, holdEntry, MAIN, NETWORK_FEES, pocket, releaseEntry, walletAccount } from './ledger.js';
 import type { Decimal } from './money.js';
@@ -53,7 +55,7 @@ export interface WithdrawalState {
 }
 
 export interface WithdrawalEvent {
-  readonly type: string;
+  readonly type: EventType;
   /** Natural key of the event within the withdrawal (its outbox id is `withdrawal:<id>:<key>`). */
   readonly key: string;
   readonly payload: Record<string, unknown>;
@@ -125,10 +127,8 @@ const reference = (w: Pick<WithdrawalState, 'id'>): EntryReference => ({ kind: '
 
 function statusEvents(next: WithdrawalState, previous: WithdrawalStatus): WithdrawalEvent[] {
   const payload = withdrawalPayload(next, previous);
-  return [
-    { type: 'withdrawal_status_update', key: `status:${next.status}`, payload },
-    { type: `withdrawal.${next.status}`, key: next.status, payload },
-  ];
+  const family = withdrawalFamilyEvent(next.status);
+  return [{ type: EVENTS.withdrawalStatusUpdate, key: `status:${next.status}`, payload }, ...(family ? [{ type: family, key: next.status, payload }] : [])];
 }
 
 export type WithdrawalDraft = Omit<WithdrawalState, 'status' | 'transactionHash' | 'failureReason' | 'createdAt' | 'updatedAt' | 'version'>;
@@ -141,8 +141,8 @@ export function openWithdrawal(draft: WithdrawalDraft, now: Date): WithdrawalCha
   return {
     state,
     events: [
-      { type: 'withdrawal.created', key: 'created', payload },
-      { type: 'withdrawal_status_update', key: 'status:pending', payload },
+      { type: EVENTS.withdrawalCreated, key: 'created', payload },
+      { type: EVENTS.withdrawalStatusUpdate, key: 'status:pending', payload },
     ],
     effects: [
       {

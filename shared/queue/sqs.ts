@@ -1,4 +1,4 @@
-import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
 import { config } from '../config/config.js';
 import { errorField, logger } from '../observability/logger.js';
@@ -79,13 +79,6 @@ export async function sendBatch(queue: string, messages: readonly OutgoingMessag
     }
   }
   return failed;
-}
-
-/** Sends one message, optionally delayed (at most 900 s: longer delays re-enqueue, see DESIGN 6). */
-export async function sendMessage(queue: string, body: string, options: { delaySeconds?: number; attributes?: Readonly<Record<string, string>> } = {}): Promise<void> {
-  await sqs().send(
-    new SendMessageCommand({ QueueUrl: queue, MessageBody: body, DelaySeconds: delayOf(options.delaySeconds), MessageAttributes: attributesOf(options.attributes) }),
-  );
 }
 
 /** The queue-sender port over SQS: queue names resolved to the URLs the environment gives. */

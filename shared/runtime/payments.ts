@@ -8,7 +8,7 @@ import { contractAddress, contractEnvironmentFor, NETWORKS } from '../domain/cur
 import { dynamoPayments } from '../store/payments.js';
 import { dynamoScanCursors } from '../store/scanner.js';
 import type { DepositAddressSource, PaymentSettings, PaymentsDeps, ScannerDeps, TokenContracts, WalletDirectory } from '../usecases/payments/ports.js';
-import { defaultRatesDeps } from '../usecases/rates/deps.js';
+import { ratesRuntime } from './rates.js';
 
 /**
  * The payment use cases wired from configuration: the DynamoDB repository, deposit addresses from the CREATE2
@@ -83,7 +83,7 @@ export function paymentSettings(cfg: Config): PaymentSettings {
 export function paymentsRuntime(cfg: Config = config()): PaymentsDeps {
   return {
     payments: dynamoPayments,
-    rates: defaultRatesDeps(),
+    rates: ratesRuntime(cfg),
     wallets: noWallets,
     addresses: anyOf(evmFactoryAddresses(cfg), tronFactoryAddresses(cfg)),
     contracts: tokenContracts(cfg),

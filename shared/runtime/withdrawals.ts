@@ -10,7 +10,7 @@ import { dynamoLedger } from '../store/ledger.js';
 import { dynamoWithdrawals } from '../store/withdrawals.js';
 import type { WithdrawalFeeDeps } from '../usecases/withdrawals/network-fees.js';
 import type { WithdrawalsDeps } from '../usecases/withdrawals/ports.js';
-import { defaultRatesDeps } from '../usecases/rates/deps.js';
+import { ratesRuntime } from './rates.js';
 
 /**
  * The withdrawal use cases wired from configuration: the DynamoDB repository and ledger, the network fee table
@@ -30,7 +30,7 @@ export function withdrawalsRuntime(cfg: Config = config()): WithdrawalsDeps {
   return {
     withdrawals: dynamoWithdrawals,
     ledger: dynamoLedger,
-    rates: defaultRatesDeps(),
+    rates: ratesRuntime(cfg),
     fees: withdrawalFees(cfg),
     chainTxs: dynamoChainTxStore,
     settings: { allowLoopbackCallbacks: cfg.ALLOW_LOOPBACK_CALLBACKS, stage: cfg.STAGE },

@@ -42,12 +42,5 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-/** Constant-time equality of two strings (compares their SHA-256 digests, so lengths leak nothing). */
-export function constantTimeEqual(a: string, b: string): boolean {
-  const da = createHash('sha256').update(a).digest();
-  const dbb = createHash('sha256').update(b).digest();
-  return timingSafeEqual(da, dbb) && a.length === b.length;
-}
-
 /** A hash of a secret that fails verification in the same time as a real one (unknown client ids). */
 export const DUMMY_SECRET_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';

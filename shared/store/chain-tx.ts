@@ -14,7 +14,6 @@
  * Amounts (value, fees, gas) are stored as decimal strings: they are not balances and never added in place.
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { ChainTxAnnouncement, ChainTxStorePort } from '../chain/engine/ports.js';
 import type { ChainTx, ChainTxAttempt, ChainTxEffect, ChainTxReason, ChainTxStatus, TxFees } from '../chain/engine/state.js';
 import { ChainTxVersionConflictError, isFinal, transition } from '../chain/engine/state.js';
@@ -22,7 +21,7 @@ import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 import { emit, outboxPutItem } from './outbox.js';
 import type { TransactItem } from './transact.js';
-import { TransactionConditionError, transactWrite } from './transact.js';
+import { isConditionalCheckFailed, TransactionConditionError, transactWrite } from './transact.js';
 import { integer } from './values.js';
 
 type Item = Record<string, unknown>;
@@ -186,7 +185,7 @@ async function save(next: ChainTx, expectedVersion: number, effects: readonly Ch
       await transactWrite([putRequest(next, expectedVersion), ...effectItems(next, effects, now)]);
     }
   } catch (error) {
-    if (error instanceof TransactionConditionError || error instanceof ConditionalCheckFailedException) {
+    if (error instanceof TransactionConditionError || isConditionalCheckFailed(error)) {
       throw new ChainTxVersionConflictError(next.requestId, { cause: error });
     }
     throw error;
@@ -278,7 +277,7 @@ async function acquireLease(network: string, owner: string, now: Date, ttlSecond
     );
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (isConditionalCheckFailed(error)) return false;
     throw error;
   }
 }
@@ -295,7 +294,7 @@ async function releaseLease(network: string, owner: string): Promise<void> {
       }),
     );
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!isConditionalCheckFailed(error)) throw error;
   }
 }
 

@@ -2,6 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
 import { keys } from './keys.js';
 import type { TransactItem } from './transact.js';
+import { isConditionalCheckFailed } from './transact.js';
 import { integer } from './values.js';
 
 /**
@@ -52,7 +53,7 @@ export async function claimIdempotencyKey(input: ClaimInput): Promise<ClaimOutco
     );
     return { kind: 'claimed', lockId };
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!isConditionalCheckFailed(error)) throw error;
   }
   const { Item } = await db().send(
     new GetCommand({ TableName: tableName(), Key: keys.idempotency(tenantId, key), ConsistentRead: true }),
@@ -102,6 +103,6 @@ export async function releaseIdempotencyKey(tenantId: string, key: string, lockI
       }),
     );
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!isConditionalCheckFailed(error)) throw error;
   }
 }

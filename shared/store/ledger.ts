@@ -443,13 +443,6 @@ function toEntry(item: Stored): JournalEntry {
   };
 }
 
-export async function getEntry(tenantId: string, entryId: string): Promise<JournalEntry | null> {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.journalEntry(tenantId, entryId), ConsistentRead: true }),
-  );
-  return Item ? toEntry(Item) : null;
-}
-
 /** Every journal entry of a tenant (audits, reconciliation, tests): a consistent query of its partition. */
 export async function listAllEntries(tenantId: string): Promise<JournalEntry[]> {
   const key = keys.journalEntry(tenantId, '');
@@ -460,25 +453,6 @@ export async function listAllEntries(tenantId: string): Promise<JournalEntry[]> 
     ConsistentRead: true,
   });
   return items.map(toEntry);
-}
-
-/** A page of a tenant's journal entries, newest first (gsi1). */
-export async function listEntries(
-  tenantId: string,
-  page: { readonly limit: number; readonly cursor?: Record<string, unknown> },
-): Promise<{ entries: JournalEntry[]; cursor: Record<string, unknown> | undefined }> {
-  const result = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.journalListPartition(tenantId) },
-      ScanIndexForward: false,
-      Limit: page.limit,
-      ExclusiveStartKey: page.cursor,
-    }),
-  );
-  return { entries: (result.Items ?? []).map(toEntry), cursor: result.LastEvaluatedKey };
 }
 
 /** The DynamoDB ledger as the use cases' port. */

@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { stringify } from 'lossless-json';
 import type { EventPayload, EventType, OutboxEvent, OutboxPayload } from '../domain/events.js';
 import { parseEventPayload } from '../domain/events.js';
 import { tableName } from './client.js';
-import { keys } from './keys.js';
+import { keys, OUTBOX_KEY_PREFIX } from './keys.js';
+import type { RoutableRecord } from '../usecases/events/route-events.js';
 import type { TransactItem } from './transact.js';
 
 /**
@@ -97,4 +102,41 @@ function assertPayload(value: unknown, path: string): void {
     return;
   }
   throw new TypeError(`${path}: not a JSON-like value`);
+}
+
+const numberStringifiers = [{ test: (v: unknown) => v instanceof NumberValue, stringify: (v: unknown) => (v as NumberValue).toString() }];
+
+/** The message body: the event with its id, exactly as written (numbers keep their text). */
+export function messageBody(event: OutboxEvent): string {
+  return (
+    stringify(
+      { event_id: event.eventId, tenant_id: event.tenantId, type: event.type, occurred_at: event.occurredAt, payload: event.payload },
+      null,
+      undefined,
+      numberStringifiers,
+    ) ?? '{}'
+  );
+}
+
+
+/** An outbox item's stream image (numbers wrapped) as its event; null for an image of another item. */
+export function outboxEventFromImage(image: Record<string, AttributeValue>): OutboxEvent | null {
+  const item = unmarshall(image, { wrapNumbers: true });
+  if (typeof item.pk !== 'string' || !item.pk.startsWith(OUTBOX_KEY_PREFIX)) return null;
+  return outboxEventFromItem(item);
+}
+
+/**
+ * A table stream record as the event router reads it: an outbox INSERT as its event and message body, a record
+ * that cannot be read back as unreadable (retried, then sent to the failure queue), anything else null.
+ */
+export function routableRecord(record: DynamoDBRecord, id: string): RoutableRecord | null {
+  try {
+    const image = record.dynamodb?.NewImage;
+    if (record.eventName !== 'INSERT' || !image) return null;
+    const event = outboxEventFromImage(image as Record<string, AttributeValue>);
+    return event ? { id, event, body: messageBody(event) } : null;
+  } catch (error) {
+    return { id, unreadable: (error as Error).message };
+  }
 }

@@ -5,7 +5,7 @@ import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 import type { TenantRepository } from '../usecases/tenants/ports.js';
 import { putApiKeyItems, putAppItems } from './credentials.js';
-import { transactWrite, type TransactItem } from './transact.js';
+import { isConditionalCheckFailed, transactWrite, type TransactItem } from './transact.js';
 import { integer } from './values.js';
 
 /** Tenant records. Settings are stored as a map; counters as exact numbers. */
@@ -80,7 +80,7 @@ export async function setTenantStatus(tenantId: string, status: TenantStatus): P
     );
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (isConditionalCheckFailed(error)) return false;
     throw error;
   }
 }
@@ -110,7 +110,7 @@ export async function updateTenantSettings(tenantId: string, patch: Partial<Tena
     );
     return Attributes ? toTenant(Attributes) : null;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
+    if (isConditionalCheckFailed(error)) return null;
     throw error;
   }
 }

@@ -124,7 +124,8 @@ describe('a payment on anvil', () => {
     expect(first.recorded).toBe(1);
     expect(await status(id)).toBe('confirming');
     const depositId = `ETH:${hash}:0`;
-    const event = await db().send(new GetCommand({ TableName: tableName(), Key: keys.outbox(`payment:${id}:deposit:${depositId}`) }));
+    // Announced by the change that saved the payment's second version (its deposit).
+    const event = await db().send(new GetCommand({ TableName: tableName(), Key: keys.outbox(`payment:${id}:deposit:${depositId}:2`) }));
     expect(event.Item?.type).toBe('deposit_received');
     await mine();
     await scan();

@@ -7,7 +7,7 @@ import { isPositive, parseDecimal, sub, toBaseUnits } from '../../../shared/doma
 import type { PaymentState } from '../../../shared/domain/payments.js';
 import { received } from '../../../shared/domain/payments.js';
 import { openPayments, waitingPayments } from '../../../shared/store/payments.js';
-import { tokenContract } from '../../../shared/usecases/currencies/runtime.js';
+import { tokenContract } from '../../../shared/runtime/currencies.js';
 
 /**
  * `npm run gateway -- dev pay <transaction_id> [--amount X]`: pays a payment on the local chain from a funded

@@ -138,8 +138,6 @@ export class ChainTxVersionConflictError extends Error {
 export const isFinal = (tx: Pick<ChainTx, 'status'>): boolean =>
   tx.status === 'confirmed' || tx.status === 'reverted' || tx.status === 'failed' || tx.status === 'cancelled';
 export const isOpen = (tx: Pick<ChainTx, 'status'>): boolean => !isFinal(tx);
-export const needsNonce = (tx: Pick<ChainTx, 'status'>): boolean => tx.status === 'queued';
-export const needsSignature = (tx: Pick<ChainTx, 'status'>): boolean => tx.status === 'allocated';
 /** Has signed bytes that must reach the chain (never abandoned). */
 export const isInFlight = (tx: Pick<ChainTx, 'status'>): boolean => tx.status === 'signed' || tx.status === 'pending';
 export const canCancel = (tx: Pick<ChainTx, 'status'>): boolean => tx.status === 'queued' || tx.status === 'allocated';

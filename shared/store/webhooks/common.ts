@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
 import type { SecurityEvent, SecurityEventLog } from '../../usecases/webhooks/ports.js';
 import { outboxEvent, outboxPutItem } from '../outbox.js';
@@ -8,8 +7,6 @@ import { integer } from '../values.js';
 
 /** What the webhook repositories share: item readers, TTLs and the security event written with a change. */
 
-export const isConditionFailure = (error: unknown): boolean =>
-  error instanceof ConditionalCheckFailedException || (error instanceof Error && error.name === 'ConditionalCheckFailedException');
 
 export const ttlAfterDays = (now: Date, days: number): number => Math.floor(now.getTime() / 1000) + days * 86400;
 

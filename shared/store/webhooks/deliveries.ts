@@ -6,7 +6,8 @@ import type { WebhookDeliveryRepository } from '../../usecases/webhooks/ports.js
 import { db, tableName } from '../client.js';
 import { keys } from '../keys.js';
 import { integer } from '../values.js';
-import { deliveryRefFields, isConditionFailure, optionalText, storedInteger, ttlAfterDays } from './common.js';
+import { isConditionalCheckFailed } from '../transact.js';
+import { deliveryRefFields, optionalText, storedInteger, ttlAfterDays } from './common.js';
 
 /**
  * Deliveries (`WHDELIVERY#<delivery id>`, TTL 30 days): one per event and destination, keyed by that natural id
@@ -84,7 +85,7 @@ export const dynamoWebhookDeliveries: WebhookDeliveryRepository = {
       );
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionalCheckFailed(error)) return false;
       throw error;
     }
   },
@@ -116,7 +117,7 @@ export const dynamoWebhookDeliveries: WebhookDeliveryRepository = {
       );
       return Attributes ? readDelivery(Attributes) : null;
     } catch (error) {
-      if (isConditionFailure(error)) return null;
+      if (isConditionalCheckFailed(error)) return null;
       throw error;
     }
   },
@@ -146,7 +147,7 @@ export const dynamoWebhookDeliveries: WebhookDeliveryRepository = {
       );
       return 'claimed';
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      if (!isConditionalCheckFailed(error)) throw error;
     }
     const item = await load(tenantId, deliveryId);
     if (!item || item.status !== 'pending' || integer(item.attempts) !== attempt - 1) return 'done';
@@ -166,7 +167,7 @@ export const dynamoWebhookDeliveries: WebhookDeliveryRepository = {
         }),
       );
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      if (!isConditionalCheckFailed(error)) throw error;
     }
   },
 
@@ -191,7 +192,7 @@ export const dynamoWebhookDeliveries: WebhookDeliveryRepository = {
       );
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionalCheckFailed(error)) return false;
       throw error;
     }
   },

@@ -8,7 +8,8 @@ import { keys } from '../keys.js';
 import type { TransactItem } from '../transact.js';
 import { transactWrite, TransactionConditionError } from '../transact.js';
 import { integer } from '../values.js';
-import { isConditionFailure, optionalText, securityEventItem, storedInteger } from './common.js';
+import { isConditionalCheckFailed } from '../transact.js';
+import { optionalText, securityEventItem, storedInteger } from './common.js';
 
 /**
  * Variant-B subscriptions (`WEBHOOK#<id>`), each with a per-URL guard item (`WEBHOOK_URL#<sha256>`) and the
@@ -177,7 +178,7 @@ export const dynamoWebhookSubscriptions: WebhookSubscriptionRepository = {
         );
       }
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      if (!isConditionalCheckFailed(error)) throw error;
     }
   },
 };

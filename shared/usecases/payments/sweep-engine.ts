@@ -1,3 +1,4 @@
+import { CHAIN_TX_PURPOSES } from '../../domain/events.js';
 import { Interface } from 'ethers';
 import { NETWORKS } from '../../domain/currencies.js';
 import { FORWARDER_FACTORY_ABI } from '../../chain/evm/abi.js';
@@ -10,7 +11,7 @@ import type { SweepOutcome, SweepPort, SweepRequest } from './settle.js';
  * A SweepPort through the chain-transaction engine: the factory call (`deployAndFlush` / `flushNative`) is
  * requested with the sweep reference (`payment:<tenant>:<id>`); the engine signs it with the hot wallet's KMS
  * key, persists it before broadcasting and follows it. Its `chain_tx.confirmed` / `chain_tx.failed` events
- * reach the sweeper (functions/sweeper), which completes the payment or puts it back to `confirmed`.
+ * reach the chain-results worker (functions/chain-results), which completes the payment or puts it back to `confirmed`.
  */
 const factoryInterface = new Interface(FORWARDER_FACTORY_ABI);
 
@@ -35,7 +36,7 @@ export function engineSweep(
       const token = request.token && tron ? tronAddressToEvmHex(request.token) : request.token;
       const [, tenantId = 'platform'] = request.reference.split(':');
       await requestChainTx(
-        { network: request.network, wallet: await wallet(), to: factory, data: sweepCallData({ ...request, token }), purpose: 'sweep', reference: request.reference, tenantId },
+        { network: request.network, wallet: await wallet(), to: factory, data: sweepCallData({ ...request, token }), purpose: CHAIN_TX_PURPOSES.sweep, reference: request.reference, tenantId },
         deps,
       );
       return { status: 'submitted' };

@@ -1,3 +1,4 @@
+import { EVENTS } from '../../domain/events.js';
 import { createHash } from 'node:crypto';
 import { GatewayError } from '../../domain/errors.js';
 import { secretHint } from '../../domain/webhooks.js';
@@ -16,7 +17,7 @@ export async function checkedUrl(raw: unknown, field: string, callbacks: Callbac
 
 /** `security.settings_changed` for a webhook change, committed with it. */
 export function settingsChanged(actor: Actor, now: Date, detail: Readonly<Record<string, unknown>>): SecurityEvent {
-  return { tenantId: actor.tenantId, type: 'security.settings_changed', payload: { setting: 'webhooks', credential: actor.credential, ...detail }, at: now };
+  return { tenantId: actor.tenantId, type: EVENTS.securitySettingsChanged, payload: { setting: 'webhooks', credential: actor.credential, ...detail }, at: now };
 }
 
 export interface SealedSecret {

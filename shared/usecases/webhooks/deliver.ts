@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parse, stringify } from 'lossless-json';
 import { z } from 'zod';
+import { TENANT_EVENT_TYPES } from '../../domain/events.js';
 import {
   defaultUrlReceives,
   envelopeA,
@@ -57,10 +58,14 @@ export const DeliveryMessage = z.object({
 });
 export type DeliveryMessage = z.infer<typeof DeliveryMessage>;
 
+/**
+ * An outbox event from the router: one of the catalogue's webhook events (shared/domain/events.ts). The payload is
+ * kept as read (lossless numbers), since it is forwarded to the merchant exactly as it was written.
+ */
 export const EventMessage = z.object({
   event_id: z.string().min(1),
   tenant_id: z.string().min(1),
-  type: z.string().min(1),
+  type: z.enum(TENANT_EVENT_TYPES),
   occurred_at: z.string().min(1),
   payload: z.record(z.string(), z.unknown()),
 });

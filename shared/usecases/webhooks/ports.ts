@@ -1,3 +1,4 @@
+import type { EVENTS } from '../../domain/events.js';
 import type { Clock } from '../../domain/clock.js';
 import type { AttemptLog, AttemptOutcome, Delivery, Subscription, WebhookSettings } from '../../domain/webhooks.js';
 import type { Resolver } from '../../net/callback-url.js';
@@ -18,7 +19,7 @@ export interface Actor {
 /** A security event (`security.settings_changed`, `security.login_attempt`) committed with the change it reports. */
 export interface SecurityEvent {
   readonly tenantId: string;
-  readonly type: 'security.settings_changed' | 'security.login_attempt';
+  readonly type: typeof EVENTS.securitySettingsChanged | typeof EVENTS.securityLoginAttempt;
   readonly payload: Readonly<Record<string, unknown>>;
   readonly at: Date;
 }

@@ -1,3 +1,5 @@
+import { EVENTS } from '../../domain/events.js';
+import { errorField, logger } from '../../observability/logger.js';
 import type { SecurityEventLog } from './ports.js';
 
 /**
@@ -9,11 +11,11 @@ export async function recordFailedLogin(tenantId: string, clientId: string, now:
   try {
     await deps.securityEvents.record({
       tenantId,
-      type: 'security.login_attempt',
+      type: EVENTS.securityLoginAttempt,
       payload: { client_id: clientId, success: false, reason: 'invalid_client_secret', attempted_at: now.toISOString() },
       at: now,
     });
   } catch (error) {
-    console.error(JSON.stringify({ level: 'error', msg: 'security.login_attempt not recorded', error: (error as Error).message }));
+    logger.error('security.login_attempt not recorded', { error: errorField(error) });
   }
 }

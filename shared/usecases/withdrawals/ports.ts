@@ -2,7 +2,7 @@ import type { ChainTxStorePort } from '../../chain/engine/ports.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Decimal } from '../../domain/money.js';
 import type { WithdrawalChange, WithdrawalQueue, WithdrawalState } from '../../domain/withdrawals.js';
-import type { LedgerPort } from '../ledger/port.js';
+import type { LedgerPort } from '../ledger/ports.js';
 import type { WriteItem } from '../ports.js';
 import type { RatesDeps } from '../rates/ports.js';
 import type { WithdrawalFeeDeps } from './network-fees.js';

@@ -1,3 +1,4 @@
+import { CHAIN_TX_PURPOSES } from '../../domain/events.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { findCurrency, NETWORKS } from '../../domain/currencies.js';
@@ -116,7 +117,7 @@ async function transferOf(w: WithdrawalState, deps: BatcherDeps): Promise<Reques
     to: contract ?? tvm(w.address),
     data: contract ? erc20TransferData(tvm(w.address), units) : '0x',
     value: contract ? 0n : units,
-    purpose: 'withdrawal',
+    purpose: CHAIN_TX_PURPOSES.withdrawal,
     reference: w.id,
     tenantId: w.tenantId,
   };

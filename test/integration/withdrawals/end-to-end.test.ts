@@ -22,7 +22,7 @@ import { batcherDeps } from '../../support/withdrawals.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import type { BatcherDeps } from '../../../shared/usecases/withdrawals/process.js';
 import { runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process.js';
-import { messageBody } from '../../../functions/event-router/handler.js';
+import { messageBody } from '../../../shared/store/outbox.js';
 import { queuesFor } from '../../../shared/domain/events.js';
 import { buildContractsOutOfProcess } from '../chain/contracts-build.js';
 import { NETWORK, SimulatedCrash, prng, startEngineEnv } from '../chain-engine/support.js';

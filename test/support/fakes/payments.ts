@@ -3,8 +3,10 @@ import { ConflictError, DailyLimitError } from '../../../shared/domain/errors.js
 import { add, gt, lt } from '../../../shared/domain/money.js';
 import type { PaymentChange, PaymentState } from '../../../shared/domain/payments.js';
 import { DepositAlreadyRecordedError, workQueueOf } from '../../../shared/domain/payments.js';
+import type { Clock } from '../../../shared/domain/clock.js';
 import type { StoredRates } from '../../../shared/domain/rates.js';
-import { InMemoryLedger } from '../../../shared/usecases/ledger/in-memory.js';
+import type { RatesDeps } from '../../../shared/usecases/rates/ports.js';
+import { InMemoryLedger } from './ledger.js';
 import type { WriteItem } from '../../../shared/usecases/ports.js';
 import type {
   AddressMatch,
@@ -44,7 +46,8 @@ export class InMemoryPayments implements PaymentRepository {
   async create(creation: PaymentCreation, now: Date): Promise<PaymentState> {
     const p: PaymentState = { ...creation.change.state, version: 1 };
     const key = this.key(p.tenantId, p.id);
-    if (this.states.has(key) || this.addresses.has(p.address.toLowerCase())) throw new Error(`payment ${p.id} exists`);
+    if (this.states.has(key)) throw new ConflictError('The payment changed meanwhile; retry.', { payment_id: p.id });
+    if (this.addresses.has(p.address.toLowerCase())) throw new Error(`The payment ${p.id} could not be created (its address is taken).`);
     const day = `${p.tenantId}|${p.createdAt.slice(0, 10)}`;
     const total = add(this.dayTotals.get(day) ?? '0', p.amountUsd);
     if (creation.dailyLimitUsd !== null && gt(total, creation.dailyLimitUsd)) throw new DailyLimitError('payment', creation.dailyLimitUsd);
@@ -152,6 +155,23 @@ export function fixedRates(at: Date): StoredRates {
   };
 }
 
+/** Rate ports answering `fixedRates` at the clock's time; no market source (a refresh would be a test bug). */
+export function fixedRatesDeps(clock: Clock, disabled: ReadonlySet<string> = new Set()): RatesDeps {
+  return {
+    store: { current: async () => fixedRates(clock.now()), putCurrent: async () => undefined, candles: async () => [], putCandles: async () => undefined },
+    provider: {
+      name: 'fixed',
+      fetchSnapshot: async () => {
+        throw new Error('No market source in unit tests.');
+      },
+    },
+    disabled,
+  };
+}
+
+/** A distinct fake token contract per catalogue currency (the hex of its code), null for a native coin. */
+export const fakeTokenContract = (c: CurrencyDefinition): string | null => (c.native ? null : `0x${Buffer.from(c.code).toString('hex').padStart(40, '0')}`);
+
 export interface FakePayments extends ScannerDeps {
   readonly payments: InMemoryPayments;
   readonly cursors: InMemoryScanCursors;
@@ -164,24 +184,19 @@ export function fakePayments(options: { readonly clock?: VirtualClock; readonly 
   const clock = options.clock ?? new VirtualClock();
   const ledger = new InMemoryLedger();
   const payments = new InMemoryPayments(ledger);
-  const rates = fixedRates(clock.now());
   let next = 0;
   const deps: PaymentsDeps = {
     payments,
-    rates: {
-      store: { current: async () => ({ ...rates, at: clock.now().toISOString(), nextUpdate: new Date(clock.now().getTime() + 60_000).toISOString() }), putCurrent: async () => undefined, candles: async () => [], putCandles: async () => undefined },
-      provider: { name: 'fixed', fetch: async () => { throw new Error('no provider in unit tests'); } },
-      disabled: new Set(),
-    } as unknown as PaymentsDeps['rates'],
+    rates: fixedRatesDeps(clock),
     wallets: { exists: async (_tenant, walletId) => (options.wallets ?? []).includes(walletId) },
     addresses: {
       supports: (network) => network === 'ETH',
       addressFor: () => {
         next += 1;
-        return { address: `0x${next.toString(16).padStart(40, 'a')}`, salt: `0x${next.toString(16).padStart(64, '0')}` };
+        return { address: `0xaa${next.toString(16).padStart(38, '0')}`, salt: `0x${next.toString(16).padStart(64, '0')}` };
       },
     },
-    contracts: (c: CurrencyDefinition) => (c.native ? null : `0x${c.code.length.toString(16).padStart(40, 'c')}${''}`.slice(0, 42)),
+    contracts: fakeTokenContract,
     settings: { underpaymentTolerancePercent: '0', lateWatchHours: 24, allowLoopbackCallbacks: true, publicBaseUrl: null, confirmationsFor: () => 2 },
     clock,
   };

@@ -1,2 +1,0 @@
-/** @deprecated moved to ./ports.ts */
-export type { LedgerPort } from './ports.js';

@@ -1,0 +1,343 @@
+import type { BlockRef, EvmChainPort, TransferLog } from '../../../shared/chain/evm/scanner.js';
+import { CURRENCIES } from '../../../shared/domain/currencies.js';
+import type { PaymentState } from '../../../shared/domain/payments.js';
+import type { Tenant } from '../../../shared/domain/tenant.js';
+import type { WriteItem } from '../../../shared/usecases/ports.js';
+import { cancelPayment, updatePayment } from '../../../shared/usecases/payments/change-payment.js';
+import type { CreatePaymentBody } from '../../../shared/usecases/payments/create-payment.js';
+import { createPayment } from '../../../shared/usecases/payments/create-payment.js';
+import { expirePayments } from '../../../shared/usecases/payments/expire.js';
+import type { ScanDeps } from '../../../shared/usecases/payments/scan.js';
+import { initCursor, scanOnce } from '../../../shared/usecases/payments/scan.js';
+import type { SweepOutcome, SweepPort, SweepRequest } from '../../../shared/usecases/payments/settle.js';
+import { onSweepResult, sweepReference } from '../../../shared/usecases/payments/settle.js';
+import type { FakePayments } from '../../support/fakes/payments.js';
+import { fakePayments, fakeTokenContract } from '../../support/fakes/payments.js';
+import { VirtualClock } from '../../support/clock.js';
+import { aTenant } from '../../support/fakes/tenants.js';
+
+/** The payment use cases against the in-memory ports: no DynamoDB, no chain, a virtual clock. */
+
+const T0 = new Date('2026-01-01T00:00:00.000Z');
+const USDT = fakeTokenContract(CURRENCIES.USDTERC20) as string;
+const tenant = aTenant();
+
+const create = (fake: FakePayments, body: CreatePaymentBody = { amount: '25', currency: 'USDTERC20' }, who: Tenant = tenant) =>
+  createPayment({ body, tenant: who, now: fake.clock.now() }, fake);
+
+const hashOf = (n: number): string => `0x${n.toString(16).padStart(64, '0')}`;
+
+/** A chain whose head the test moves, with the Transfer logs it holds. */
+class FakeChain implements EvmChainPort {
+  calls = 0;
+  readonly logs: TransferLog[] = [];
+
+  constructor(public head: number) {}
+
+  async blockNumber(): Promise<number> {
+    this.calls++;
+    return this.head;
+  }
+
+  async block(n: number): Promise<BlockRef | null> {
+    this.calls++;
+    return n <= this.head ? { number: n, hash: hashOf(n), parentHash: hashOf(n - 1), timestamp: n } : null;
+  }
+
+  async transferLogs(from: number, to: number, tokens: readonly string[]): Promise<TransferLog[]> {
+    this.calls++;
+    return this.logs.filter((l) => l.blockNumber >= from && l.blockNumber <= to && tokens.includes(l.token.toLowerCase()));
+  }
+
+  async balance(): Promise<bigint> {
+    this.calls++;
+    return 0n;
+  }
+
+  async nativeTransfers(): Promise<[]> {
+    this.calls++;
+    return [];
+  }
+
+  close(): void {}
+
+  transfer(to: string, value: bigint, block: number, logIndex = 0): TransferLog {
+    const log: TransferLog = { token: USDT, from: `0x${'01'.repeat(20)}`, to, value, txHash: hashOf(10_000 + block * 10 + logIndex), logIndex, blockNumber: block, blockHash: hashOf(block) };
+    this.logs.push(log);
+    return log;
+  }
+}
+
+/** A sweep port that records the requests and answers what it is told. */
+class FakeSweep implements SweepPort {
+  readonly requests: SweepRequest[] = [];
+
+  constructor(public answer: SweepOutcome) {}
+
+  async requestSweep(request: SweepRequest): Promise<SweepOutcome> {
+    this.requests.push(request);
+    return this.answer;
+  }
+}
+
+const scanDeps = (fake: FakePayments, chain: FakeChain, sweep: SweepPort): ScanDeps => ({ ...fake, chain, sweep });
+
+describe('createPayment', () => {
+  it('prices the payment, takes a deposit address, sets the expiry and announces payment.created', async () => {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const p = await create(fake, { amount: '25', currency: 'USDTERC20', order_id: 'o-1' });
+    expect(p).toMatchObject({
+      tenantId: 't1',
+      status: 'waiting',
+      currency: 'USDTERC20',
+      network: 'ETH',
+      amountCrypto: '25',
+      priceCrypto: '25',
+      fee: '0.25',
+      feePercent: '1',
+      amountUsd: '25.00',
+      orderId: 'o-1',
+      version: 1,
+      expiryTime: '2026-01-01T01:00:00.000Z',
+      createdAt: T0.toISOString(),
+    });
+    expect(p.address).toMatch(/^0x[0-9a-f]{40}$/);
+    expect(await fake.payments.get('t1', p.id)).toEqual(p);
+    expect((await fake.payments.matchAddresses('evm', [p.address]))[0]).toMatchObject({ paymentId: p.id, tenantId: 't1' });
+    expect(fake.payments.events.map((e) => [e.paymentId, e.type, e.key])).toEqual([[p.id, 'payment.created', 'created']]);
+    expect(fake.payments.events[0]?.payload).toMatchObject({ transaction_id: p.id, status: 'waiting', pay_amount: '25', pay_currency: 'USDTERC20', blockchain_address: p.address });
+  });
+
+  it('the customer pays the fee when told; the expiry follows expiry_minutes', async () => {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const p = await create(fake, { amount: '100', price_currency: 'EUR', currency: 'USDTERC20', is_fee_paid_by_user: true, expiry_minutes: 15 });
+    expect([p.priceCrypto, p.fee, p.amountCrypto, p.amountUsd, p.expiryTime]).toEqual(['110', '1.1', '111.1', '110.00', '2026-01-01T00:15:00.000Z']);
+  });
+
+  it('refuses a payment past the daily limit and stores nothing', async () => {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const limited = aTenant({ settings: { ...tenant.settings, limits: { ...tenant.settings.limits, daily_payment_limit: '40' } } });
+    await create(fake, { amount: '25', currency: 'USDTERC20' }, limited);
+    await expect(create(fake, { amount: '25', currency: 'USDTERC20' }, limited)).rejects.toMatchObject({ name: 'DailyLimitError', code: 'invalid_request', status: 400 });
+    expect(await fake.payments.count('t1')).toBe(1);
+    expect(fake.payments.events).toHaveLength(1);
+    // The next day counts afresh.
+    fake.clock.advance(86_400_000);
+    expect((await create(fake, { amount: '25', currency: 'USDTERC20' }, limited)).status).toBe('waiting');
+  });
+
+  it('an unknown currency is 422 invalid_currency naming the supported ones', async () => {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    // Currencies of networks without deposit addresses here are not offered.
+    await expect(create(fake, { amount: '25', currency: 'DOGE' })).rejects.toMatchObject({
+      code: 'invalid_currency',
+      status: 422,
+      details: { field: 'currency', currency: 'DOGE', supported_currencies: expect.arrayContaining(['USDTERC20', 'ETH']) },
+    });
+    await expect(create(fake, { amount: '25', currency: 'USDTTRC20' })).rejects.toMatchObject({ details: { supported_currencies: expect.not.arrayContaining(['USDTTRC20']) } });
+    expect(await fake.payments.count('t1')).toBe(0);
+  });
+
+  it('commits the Idempotency-Key record with the payment, built from it as stored', async () => {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const seen: PaymentState[] = [];
+    const guard = {
+      completeItem: (stored: PaymentState) => {
+        seen.push(stored);
+        return { idempotency: stored.id } as unknown as WriteItem;
+      },
+    };
+    const p = await createPayment({ body: { amount: '25', currency: 'USDTERC20' }, tenant, now: fake.clock.now(), idempotency: guard }, fake);
+    expect(seen).toEqual([p]);
+    expect(fake.payments.alsoWritten).toEqual([{ idempotency: p.id }]);
+  });
+});
+
+describe('updatePayment and cancelPayment', () => {
+  it('edits the open fields with a version bump; cancels a waiting payment with its events', async () => {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const p = await create(fake);
+    fake.clock.advance(60_000);
+    const edited = await updatePayment('t1', p.id, { order_id: 'o-2', order_description: null }, fake.clock.now(), fake);
+    expect([edited.orderId, edited.orderDescription, edited.version, edited.updatedAt]).toEqual(['o-2', null, 2, '2026-01-01T00:01:00.000Z']);
+    await expect(updatePayment('t1', p.id, {}, fake.clock.now(), fake)).rejects.toMatchObject({ code: 'invalid_request' });
+
+    const cancelled = await cancelPayment('t1', p.id, fake.clock.now(), fake);
+    expect([cancelled.status, cancelled.version]).toEqual(['cancelled', 3]);
+    expect(fake.payments.events.slice(1).map((e) => [e.type, e.key])).toEqual([['payment_status_update', 'status:3:cancelled']]);
+    // Cancelled is final: a second cancel and an edit are refused.
+    await expect(cancelPayment('t1', p.id, fake.clock.now(), fake)).rejects.toMatchObject({ code: 'invalid_state' });
+    await expect(updatePayment('t1', p.id, { order_id: 'x' }, fake.clock.now(), fake)).rejects.toMatchObject({ code: 'invalid_state', status: 409 });
+    await expect(cancelPayment('t1', '00000000-0000-4000-8000-000000000000', fake.clock.now(), fake)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('cancelling a paid payment is 409 invalid_state and changes nothing', async () => {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const p = await create(fake);
+    const chain = new FakeChain(100);
+    await initCursor('ETH', 100, { ...fake, chain });
+    chain.transfer(p.address, 25_000_000n, 101);
+    chain.head = 102;
+    await scanOnce('ETH', scanDeps(fake, chain, new FakeSweep({ status: 'done', txHash: '0xsweep' })));
+    const paid = await fake.payments.get('t1', p.id);
+    expect(paid?.status).toBe('completed');
+    const [saves, events, entries] = [fake.payments.saves, fake.payments.events.length, fake.ledger.entries.length];
+
+    await expect(cancelPayment('t1', p.id, fake.clock.now(), fake)).rejects.toMatchObject({ code: 'invalid_state', status: 409, details: { status: 'completed', action: 'cancel' } });
+    expect(await fake.payments.get('t1', p.id)).toEqual(paid);
+    expect([fake.payments.saves, fake.payments.events.length, fake.ledger.entries.length]).toEqual([saves, events, entries]);
+  });
+
+  it('a payment that received a deposit cannot be cancelled either', async () => {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const p = await create(fake);
+    const chain = new FakeChain(100);
+    await initCursor('ETH', 100, { ...fake, chain });
+    chain.transfer(p.address, 5_000_000n, 101);
+    chain.head = 101;
+    await scanOnce('ETH', scanDeps(fake, chain, new FakeSweep({ status: 'submitted' })));
+    expect((await fake.payments.get('t1', p.id))?.status).toBe('confirming');
+    await expect(cancelPayment('t1', p.id, fake.clock.now(), fake)).rejects.toMatchObject({ code: 'invalid_state', details: { status: 'confirming', deposits: 1 } });
+    expect((await fake.payments.get('t1', p.id))?.status).toBe('confirming');
+  });
+});
+
+describe('expirePayments', () => {
+  it('moves waiting payments to expired once their expiry has passed, once', async () => {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const soon = await create(fake, { amount: '25', currency: 'USDTERC20', expiry_minutes: 10 });
+    const later = await create(fake, { amount: '25', currency: 'USDTERC20', expiry_minutes: 30 });
+    fake.clock.advance(9 * 60_000);
+    expect(await expirePayments(fake)).toEqual({ expired: 0 });
+    fake.clock.advance(60_000);
+    expect(await expirePayments(fake)).toEqual({ expired: 1 });
+    const expired = await fake.payments.get('t1', soon.id);
+    expect([expired?.status, expired?.version, expired?.updatedAt]).toEqual(['expired', 2, '2026-01-01T00:10:00.000Z']);
+    expect((await fake.payments.get('t1', later.id))?.status).toBe('waiting');
+    expect(fake.payments.events.filter((e) => e.paymentId === soon.id).map((e) => e.type)).toEqual(['payment.created', 'payment_status_update', 'payment.expired']);
+    expect(await expirePayments(fake)).toEqual({ expired: 0 });
+    fake.clock.advance(20 * 60_000);
+    expect(await expirePayments(fake, 1)).toEqual({ expired: 1 });
+    expect((await fake.payments.get('t1', later.id))?.status).toBe('expired');
+  });
+
+  it('leaves alone a payment that changed meanwhile', async () => {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const p = await create(fake, { amount: '25', currency: 'USDTERC20', expiry_minutes: 10 });
+    fake.clock.advance(11 * 60_000);
+    // The queue answers the payment as read before an edit moved its version.
+    const stale = await fake.payments.get('t1', p.id);
+    await updatePayment('t1', p.id, { order_id: 'o-3' }, fake.clock.now(), fake);
+    const payments = Object.assign(Object.create(fake.payments) as typeof fake.payments, { due: async () => (stale ? [stale] : []) });
+    expect(await expirePayments({ payments, clock: fake.clock })).toEqual({ expired: 0 });
+    expect((await fake.payments.get('t1', p.id))?.status).toBe('waiting');
+  });
+});
+
+describe('scanOnce and settlement', () => {
+  it('waiting -> confirming -> confirmed -> completed: the merchant is credited net of the fee, exactly once', async () => {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const p = await create(fake);
+    const other = await create(fake);
+    const chain = new FakeChain(100);
+    const sweep = new FakeSweep({ status: 'done', txHash: '0xsweep' });
+    const deps = scanDeps(fake, chain, sweep);
+    await initCursor('ETH', 100, deps);
+    const log = chain.transfer(p.address, 25_000_000n, 101);
+    chain.transfer(`0x${'02'.repeat(20)}`, 7n, 101, 1); // to an address nobody watches
+
+    chain.head = 101;
+    expect(await scanOnce('ETH', deps)).toMatchObject({ from: 101, to: 101, logs: 2, recorded: 1, settled: 0, rewoundTo: null });
+    const confirming = await fake.payments.get('t1', p.id);
+    expect(confirming).toMatchObject({ status: 'confirming', transactionHash: log.txHash });
+    expect(confirming?.deposits).toEqual([expect.objectContaining({ id: `ETH:${log.txHash}:0`, amount: '25', amountBase: '25000000', confirmations: 1, status: 'pending' })]);
+    expect((await fake.payments.get('t1', other.id))?.status).toBe('waiting');
+    expect(sweep.requests).toEqual([]);
+
+    chain.head = 102;
+    expect(await scanOnce('ETH', deps)).toMatchObject({ from: 102, to: 102, recorded: 0, settled: 1 });
+    const done = await fake.payments.get('t1', p.id);
+    expect(done).toMatchObject({ status: 'completed', sweepTxHash: '0xsweep', merchantReceived: '24.75', merchantReceivedUsd: '24.75' });
+    expect(sweep.requests).toEqual([{ reference: sweepReference(p), network: 'ETH', currency: 'USDTERC20', token: USDT, salts: [p.salt] }]);
+    expect(await fake.ledger.balance('t1', 'main', 'USDTERC20')).toEqual({ amount: '24.75', pending: '0', locked: '0' });
+    expect(await fake.ledger.platformBalances('platform:fees')).toEqual({ USDTERC20: '0.25' });
+    expect(fake.ledger.entries.map((e) => [e.id, e.type])).toEqual([[`payment:${p.id}`, 'payment']]);
+
+    const events = fake.payments.events.filter((e) => e.paymentId === p.id);
+    expect(events.map((e) => e.type)).toEqual([
+      'payment.created',
+      'deposit_received',
+      'payment_status_update',
+      'payment.processing',
+      'payment_status_update',
+      'payment.processing',
+      'payment_status_update',
+      'payment.processing',
+      'deposit_merged',
+      'payment_status_update',
+      'payment.completed',
+    ]);
+    expect(events.filter((e) => e.type === 'payment_status_update').map((e) => e.payload.status)).toEqual(['confirming', 'confirmed', 'sending', 'completed']);
+    expect(new Set(events.map((e) => e.key)).size).toBe(events.length);
+
+    // A second pass over the same logs records nothing and credits nothing.
+    await initCursor('ETH', 100, deps);
+    const [saves, count] = [fake.payments.saves, fake.payments.events.length];
+    expect(await scanOnce('ETH', deps)).toMatchObject({ from: 101, to: 102, logs: 2, recorded: 0, settled: 0 });
+    expect([fake.payments.saves, fake.payments.events.length, fake.ledger.entries.length, sweep.requests.length]).toEqual([saves, count, 1, 1]);
+    expect(await fake.ledger.balance('t1', 'main', 'USDTERC20')).toEqual({ amount: '24.75', pending: '0', locked: '0' });
+  });
+
+  it('a deposit the repository already holds is not recorded again (DepositAlreadyRecordedError)', async () => {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const p = await create(fake);
+    const chain = new FakeChain(100);
+    const deps = scanDeps(fake, chain, new FakeSweep({ status: 'submitted' }));
+    await initCursor('ETH', 100, deps);
+    const log = chain.transfer(p.address, 25_000_000n, 101);
+    chain.head = 101;
+    // Recorded by another pass whose payment write this one did not see.
+    fake.payments.deposits.add(`ETH:${log.txHash}:0`);
+    const saves = fake.payments.saves;
+    expect(await scanOnce('ETH', deps)).toMatchObject({ logs: 1, recorded: 0 });
+    expect(await fake.payments.get('t1', p.id)).toMatchObject({ status: 'waiting', deposits: [], version: 1 });
+    expect(fake.payments.saves).toBe(saves);
+    expect(fake.payments.events.map((e) => e.type)).toEqual(['payment.created']);
+  });
+
+  it('a failed sweep puts the payment back to confirmed; the next pass sweeps again and completes on the result', async () => {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const p = await create(fake);
+    const chain = new FakeChain(100);
+    const sweep = new FakeSweep({ status: 'submitted' });
+    const deps = scanDeps(fake, chain, sweep);
+    await initCursor('ETH', 100, deps);
+    chain.transfer(p.address, 25_000_000n, 101);
+    chain.head = 102;
+    expect(await scanOnce('ETH', deps)).toMatchObject({ recorded: 1, settled: 0 });
+    expect((await fake.payments.get('t1', p.id))?.status).toBe('sending');
+    expect(sweep.requests).toHaveLength(1);
+
+    fake.clock.advance(60_000);
+    const back = await onSweepResult(sweepReference(p), { ok: false }, fake, fake.clock.now());
+    expect(back).toMatchObject({ status: 'confirmed', merchantReceived: null });
+    expect(await fake.payments.get('t1', p.id)).toEqual(back);
+    expect(fake.payments.events.at(-2)).toMatchObject({ type: 'payment_status_update', payload: { status: 'confirmed', previous_status: 'sending' } });
+    expect(fake.ledger.entries).toEqual([]);
+    // A result for a payment that is not sending changes nothing; a reference of something else is ignored.
+    expect(await onSweepResult(sweepReference(p), { ok: true, txHash: '0xlate' }, fake, fake.clock.now())).toEqual(back);
+    expect(await onSweepResult('withdrawal:w1', { ok: false }, fake, fake.clock.now())).toBeNull();
+    expect(fake.ledger.entries).toEqual([]);
+
+    chain.head = 103;
+    await scanOnce('ETH', deps);
+    expect(sweep.requests).toHaveLength(2);
+    expect((await fake.payments.get('t1', p.id))?.status).toBe('sending');
+    const done = await onSweepResult(sweepReference(p), { ok: true, txHash: '0xswept' }, fake, fake.clock.now());
+    expect(done).toMatchObject({ status: 'completed', sweepTxHash: '0xswept', merchantReceived: '24.75' });
+    expect(await fake.ledger.balance('t1', 'main', 'USDTERC20')).toEqual({ amount: '24.75', pending: '0', locked: '0' });
+    // A repeated result credits nothing more.
+    expect(await onSweepResult(sweepReference(p), { ok: true, txHash: '0xswept' }, fake, fake.clock.now())).toEqual(done);
+    expect(fake.ledger.entries).toHaveLength(1);
+  });
+});
