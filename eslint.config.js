@@ -4,7 +4,9 @@ import jestPlugin from 'eslint-plugin-jest';
 import { readdirSync } from 'node:fs';
 
 /** One Lambda per folder of functions/: none may import another. */
-const FUNCTION_FOLDERS = readdirSync('functions', { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+const FUNCTION_FOLDERS = readdirSync('functions', { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'cdk.out/**', '.local/**', 'contracts/build/**', '**/*.js', '!eslint.config.js', '!jest.config.js'] },
@@ -33,7 +35,14 @@ export default tseslint.config(
   {
     files: ['shared/domain/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['../*', '!./*', '@aws-sdk/*', 'aws-cdk-lib', 'node:*'], message: 'shared/domain is pure: it imports only itself (no I/O, no AWS).' }] }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['../*', '!./*', '@aws-sdk/*', 'aws-cdk-lib', 'node:*'], message: 'shared/domain is pure: it imports only itself (no I/O, no AWS).' },
+          ],
+        },
+      ],
     },
   },
   {
@@ -43,22 +52,46 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/store/**', '**/config/config.js', '@aws-sdk/*', '**/queue/**', '**/webhooks/*.js', '!**/usecases/webhooks/*.js'], allowTypeImports: true, message: 'Use cases receive their ports; adapters and configuration are wired by shared/runtime.' },
-            { group: ['**/http/**', '**/runtime/**', '**/functions/**', '**/infra/**', '**/test/**', '**/bench/**', '**/scripts/**'], message: 'Use cases do not know the edge: HTTP, wiring, infrastructure.' },
+            {
+              group: ['**/store/**', '**/config/config.js', '@aws-sdk/*', '**/queue/**', '**/webhooks/*.js', '!**/usecases/webhooks/*.js'],
+              allowTypeImports: true,
+              message: 'Use cases receive their ports; adapters and configuration are wired by shared/runtime.',
+            },
+            {
+              group: ['**/http/**', '**/runtime/**', '**/functions/**', '**/infra/**', '**/test/**', '**/bench/**', '**/scripts/**'],
+              message: 'Use cases do not know the edge: HTTP, wiring, infrastructure.',
+            },
           ],
         },
       ],
     },
   },
   {
-    files: ['shared/store/**/*.ts', 'shared/chain/**/*.ts', 'shared/queue/**/*.ts', 'shared/webhooks/**/*.ts', 'shared/rates/**/*.ts', 'shared/security/**/*.ts', 'shared/net/**/*.ts', 'shared/observability/**/*.ts', 'shared/config/**/*.ts'],
+    files: [
+      'shared/store/**/*.ts',
+      'shared/chain/**/*.ts',
+      'shared/queue/**/*.ts',
+      'shared/webhooks/**/*.ts',
+      'shared/rates/**/*.ts',
+      'shared/security/**/*.ts',
+      'shared/net/**/*.ts',
+      'shared/observability/**/*.ts',
+      'shared/config/**/*.ts',
+    ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           patterns: [
-            { group: ['**/usecases/**'], allowTypeImports: true, message: 'Adapters implement ports: they may import the use cases\' port types, never their code.' },
-            { group: ['**/http/**', '**/runtime/**', '**/functions/**', '**/infra/**', '**/test/**', '**/bench/**', '**/scripts/**'], message: 'Adapters do not know the edge or the wiring.' },
+            {
+              group: ['**/usecases/**'],
+              allowTypeImports: true,
+              message: "Adapters implement ports: they may import the use cases' port types, never their code.",
+            },
+            {
+              group: ['**/http/**', '**/runtime/**', '**/functions/**', '**/infra/**', '**/test/**', '**/bench/**', '**/scripts/**'],
+              message: 'Adapters do not know the edge or the wiring.',
+            },
           ],
         },
       ],
@@ -67,7 +100,17 @@ export default tseslint.config(
   {
     files: ['shared/http/**/*.ts', 'shared/runtime/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['**/functions/**', '**/infra/**', '**/test/**', '**/bench/**', '**/scripts/**'], message: 'Nothing shipped imports infra/, test/, bench/ or scripts/.' }] }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/functions/**', '**/infra/**', '**/test/**', '**/bench/**', '**/scripts/**'],
+              message: 'Nothing shipped imports infra/, test/, bench/ or scripts/.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -78,7 +121,10 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['**/store/**', '@aws-sdk/*'], allowTypeImports: true, message: 'Handlers reach the table through use cases and shared/runtime.' },
-            { group: ['**/infra/**', '**/test/**', '**/bench/**', '**/scripts/**', ...FUNCTION_FOLDERS.map((f) => `../${f}/*`)], message: 'A function imports shared/ and its own folder: never another function, infra/ or test/.' },
+            {
+              group: ['**/infra/**', '**/test/**', '**/bench/**', '**/scripts/**', ...FUNCTION_FOLDERS.map((f) => `../${f}/*`)],
+              message: 'A function imports shared/ and its own folder: never another function, infra/ or test/.',
+            },
           ],
         },
       ],
@@ -87,7 +133,10 @@ export default tseslint.config(
   {
     files: ['bench/**/*.ts', 'infra/**/*.ts', 'scripts/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['**/test/**'], message: 'Tests import tools, never the other way: move what both need out of test/.' }] }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/test/**'], message: 'Tests import tools, never the other way: move what both need out of test/.' }] },
+      ],
     },
   },
 );

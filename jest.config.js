@@ -1,5 +1,8 @@
 /** Jest runs the TypeScript sources as native ES modules, compiled by SWC. */
-const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' }, experimental: { keepImportAttributes: true } }, module: { type: 'es6' } }];
+const swc = [
+  '@swc/jest',
+  { jsc: { target: 'es2022', parser: { syntax: 'typescript' }, experimental: { keepImportAttributes: true } }, module: { type: 'es6' } },
+];
 
 const project = (name, extra = {}) => ({
   displayName: name,
@@ -14,10 +17,5 @@ const project = (name, extra = {}) => ({
 export default {
   // Integration and end-to-end tests start real servers (DynamoDB Local, anvil) on a shared machine.
   testTimeout: 120_000,
-  projects: [
-    project('unit'),
-    project('infra'),
-    project('integration'),
-    project('e2e'),
-  ],
+  projects: [project('unit'), project('infra'), project('integration'), project('e2e')],
 };

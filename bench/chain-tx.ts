@@ -113,7 +113,14 @@ export async function benchChainTx({ count, kmsLatencyMs, processors = 3, perPro
     const to = Wallet.createRandom().address;
     const ids: string[] = [];
     for (let i = 0; i < count; i++) {
-      const request = { network: NETWORK, wallet: { keyId, address }, to: usdt, data: erc20TransferData(to, 1n), purpose: 'withdrawal', reference: `bench-${i}` };
+      const request = {
+        network: NETWORK,
+        wallet: { keyId, address },
+        to: usdt,
+        data: erc20TransferData(to, 1n),
+        purpose: 'withdrawal',
+        reference: `bench-${i}`,
+      };
       ids.push((await requestChainTx(request, first)).requestId);
     }
 

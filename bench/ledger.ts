@@ -94,7 +94,10 @@ export async function benchLedger(options: LedgerBenchOptions): Promise<LedgerBe
   const rawTotal = { done: 0, ms: 0 };
   for (let round = 0; round < rounds; round++) {
     const l = await run(slice, concurrency, async (worker) => {
-      await postEntry({ tenantId: ledgerTenants[worker] ?? '', entry: transferEntry({ from: MAIN, to: walletAccount('bench'), currency: CURRENCY, amount: '0.01' }) });
+      await postEntry({
+        tenantId: ledgerTenants[worker] ?? '',
+        entry: transferEntry({ from: MAIN, to: walletAccount('bench'), currency: CURRENCY, amount: '0.01' }),
+      });
     });
     const r = await run(slice, concurrency, async (worker) => {
       const template = raw[worker];

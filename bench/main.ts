@@ -26,7 +26,10 @@ function table(title: string, rows: string[][]): void {
 }
 
 const FIGURES = ['user-me', 'ledger', 'payments', 'webhooks', 'chain-tx', 'payment-lifecycle'];
-const only = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+const only = (process.env.BENCH_ONLY ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter((s) => s !== '');
 const unknown = only.filter((f) => !FIGURES.includes(f));
 if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown figure(s) ${unknown.join(', ')}; known: ${FIGURES.join(', ')}`);
 const selected = (figure: string): boolean => only.length === 0 || only.includes(figure);
@@ -41,24 +44,37 @@ async function printPaymentLifecycle(): Promise<void> {
   const u = result.units;
   const units = (x: { read: number; write: number }): [string, string] => [fmt(x.read, 1), fmt(x.write, 1)];
   const ratio = (a: number, b: number): string => (b > 0 ? fmt(a / b, 2) : 'n/a (0)');
-  table(`Payment lifecycle: DynamoDB units (ReturnConsumedCapacity TOTAL, DynamoDB Local), mean of ${u.lifecycles} lifecycles after a warm-up; anvil ${result.blockMode}`, [
-    ['', 'RCU', 'WCU'],
-    ['create (POST /payments/ through the HTTP server)', ...units(u.create)],
-    ['detect (deposit -> confirming, 1 scanner pass)', ...units(u.detect)],
-    [`confirm (-> confirmed -> sending, ${fmt(u.passes - 1, 1)} pass)`, ...units(u.confirm)],
-    ['sweep + credit (-> completed, merchant credited)', ...units(u.sweepCredit)],
-    ['outbox consumers (event-router, webhook-delivery)', ...units(u.outbox)],
-    ['whole lifecycle', ...units(u.total)],
-    ['raw TransactWriteItems of the creation items', ...units(u.rawCreate)],
-    ['ratio lifecycle/creation', ratio(u.total.read, u.rawCreate.read), ratio(u.total.write, u.rawCreate.write)],
-    ['one idle scanner pass (in every pass, for all payments)', ...units(u.idlePass)],
-    ['one more pass while confirming, no new block (idle pass included)', ...(u.confirmingPass ? units(u.confirmingPass) : ['n/a', 'n/a'])],
-  ]);
-  const calls = Object.entries(u.callsByCommand).map(([name, n]) => `${name} ${fmt(n, 1)}`).join(', ');
-  console.log(`  (per lifecycle: ${fmt(u.calls, 1)} table calls: ${calls}; ${fmt(u.passes, 1)} scanner passes; ${fmt(u.outboxRecords, 1)} outbox records routed, ${fmt(u.webhookMessages, 1)} webhook-delivery messages)`);
-  const unreported = Object.entries(u.unreportedByCommand).map(([name, n]) => `${name} ${n}`).join(', ');
-  console.log(`  (${fmt(u.unreported, 1)} calls per lifecycle answered without ConsumedCapacity, counted as 0${unreported ? `: ${unreported} in the whole run` : ''})`);
-  console.log('  (DynamoDB Local answers CapacityUnits only: counted as RCU for GetItem, BatchGetItem, Query, Scan, TransactGetItems and as WCU for writes; transactional writes count double, as on DynamoDB)');
+  table(
+    `Payment lifecycle: DynamoDB units (ReturnConsumedCapacity TOTAL, DynamoDB Local), mean of ${u.lifecycles} lifecycles after a warm-up; anvil ${result.blockMode}`,
+    [
+      ['', 'RCU', 'WCU'],
+      ['create (POST /payments/ through the HTTP server)', ...units(u.create)],
+      ['detect (deposit -> confirming, 1 scanner pass)', ...units(u.detect)],
+      [`confirm (-> confirmed -> sending, ${fmt(u.passes - 1, 1)} pass)`, ...units(u.confirm)],
+      ['sweep + credit (-> completed, merchant credited)', ...units(u.sweepCredit)],
+      ['outbox consumers (event-router, webhook-delivery)', ...units(u.outbox)],
+      ['whole lifecycle', ...units(u.total)],
+      ['raw TransactWriteItems of the creation items', ...units(u.rawCreate)],
+      ['ratio lifecycle/creation', ratio(u.total.read, u.rawCreate.read), ratio(u.total.write, u.rawCreate.write)],
+      ['one idle scanner pass (in every pass, for all payments)', ...units(u.idlePass)],
+      ['one more pass while confirming, no new block (idle pass included)', ...(u.confirmingPass ? units(u.confirmingPass) : ['n/a', 'n/a'])],
+    ],
+  );
+  const calls = Object.entries(u.callsByCommand)
+    .map(([name, n]) => `${name} ${fmt(n, 1)}`)
+    .join(', ');
+  console.log(
+    `  (per lifecycle: ${fmt(u.calls, 1)} table calls: ${calls}; ${fmt(u.passes, 1)} scanner passes; ${fmt(u.outboxRecords, 1)} outbox records routed, ${fmt(u.webhookMessages, 1)} webhook-delivery messages)`,
+  );
+  const unreported = Object.entries(u.unreportedByCommand)
+    .map(([name, n]) => `${name} ${n}`)
+    .join(', ');
+  console.log(
+    `  (${fmt(u.unreported, 1)} calls per lifecycle answered without ConsumedCapacity, counted as 0${unreported ? `: ${unreported} in the whole run` : ''})`,
+  );
+  console.log(
+    '  (DynamoDB Local answers CapacityUnits only: counted as RCU for GetItem, BatchGetItem, Query, Scan, TransactGetItems and as WCU for writes; transactional writes count double, as on DynamoDB)',
+  );
 
   const d = result.delay;
   table(
@@ -71,7 +87,9 @@ async function printPaymentLifecycle(): Promise<void> {
       ['ratio delay from receipt/pause', fmt(d.fromReceipt.p50 / d.pauseMs, 2), fmt(d.fromReceipt.p99 / d.pauseMs, 2), fmt(d.fromReceipt.max / d.pauseMs, 2)],
     ],
   );
-  console.log(`  (${d.detected} of ${d.deposits} deposits seen as confirming; ${d.scannerPasses} scanner passes${d.detected < d.deposits ? '; the others were not detected within the deadline and are left out' : ''})`);
+  console.log(
+    `  (${d.detected} of ${d.deposits} deposits seen as confirming; ${d.scannerPasses} scanner passes${d.detected < d.deposits ? '; the others were not detected within the deadline and are left out' : ''})`,
+  );
 }
 
 async function main(): Promise<void> {

@@ -155,7 +155,9 @@ function outboxWorkers(): { workers: PollerWorker[]; settle(): Promise<void>; op
         try {
           if (gated && gate) await gate;
           real ??= import(entry).then((m: { handler: Handler }) => m.handler);
-          return await (await real)(event, context);
+          return await (
+            await real
+          )(event, context);
         } finally {
           inFlight--;
           last = Date.now();
@@ -197,7 +199,8 @@ export async function benchPaymentLifecycle(options: PaymentLifecycleOptions = {
     workers: outbox.workers,
     ...(options.blockTimeSeconds !== undefined ? { blockTimeSeconds: options.blockTimeSeconds } : {}),
   });
-  const blockMode = options.blockTimeSeconds !== undefined ? `interval mining, a block every ${options.blockTimeSeconds} s` : 'automine, a block per transaction';
+  const blockMode =
+    options.blockTimeSeconds !== undefined ? `interval mining, a block every ${options.blockTimeSeconds} s` : 'automine, a block per transaction';
   const rpc = stack.stackJson.rpcUrls.ETH as string;
   const tokens = (stack.stackJson.contracts as { tokens: Record<string, string> }).tokens;
   const usdt = tokens.USDT as string;
@@ -211,7 +214,12 @@ export async function benchPaymentLifecycle(options: PaymentLifecycleOptions = {
     const made = await createTenant({ name: 'Bench lifecycle' }, tenantsRuntime());
     const tenantId = made.tenant.id;
     await configureTenant({ tenant_id: tenantId, requests_per_hour: 100_000_000, payment_creations_per_hour: 100_000_000 }, tenantsRuntime());
-    const { access_token: token } = await issueToken({ grant_type: 'client_credentials' }, clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }), new Date(), authRuntime());
+    const { access_token: token } = await issueToken(
+      { grant_type: 'client_credentials' },
+      clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }),
+      new Date(),
+      authRuntime(),
+    );
     const createPayment = async (): Promise<{ id: string; address: string; units: bigint }> => {
       const res = await fetch(`${stack.apiUrl}/payments/`, {
         method: 'POST',
@@ -219,7 +227,8 @@ export async function benchPaymentLifecycle(options: PaymentLifecycleOptions = {
         body: '{"amount":"25","currency":"USDTERC20"}',
       });
       const body = (await res.json()) as { transaction_id?: string; address?: string; amount_crypto?: string };
-      if (res.status !== 201 || !body.transaction_id || !body.address || !body.amount_crypto) throw new Error(`POST /payments/ answered ${res.status}: ${JSON.stringify(body)}`);
+      if (res.status !== 201 || !body.transaction_id || !body.address || !body.amount_crypto)
+        throw new Error(`POST /payments/ answered ${res.status}: ${JSON.stringify(body)}`);
       return { id: body.transaction_id, address: body.address, units: toBaseUnits(body.amount_crypto, CURRENCIES.USDTERC20.decimals) };
     };
     const owner = await provider.getSigner(0);
@@ -328,7 +337,11 @@ export async function benchPaymentLifecycle(options: PaymentLifecycleOptions = {
     }
     const end = meter.totals();
     const recordsEnd = { ...outbox.records };
-    const unreportedByCommand = Object.fromEntries(Object.entries(end.byCommand).filter(([, c]) => c.unreported > 0).map(([name, c]) => [name, c.unreported]));
+    const unreportedByCommand = Object.fromEntries(
+      Object.entries(end.byCommand)
+        .filter(([, c]) => c.unreported > 0)
+        .map(([name, c]) => [name, c.unreported]),
+    );
     const callsByCommand = Object.fromEntries(
       Object.entries(end.byCommand)
         .map(([name, c]): [string, number] => [name.replace(/Command$/, ''), (c.calls - (startTotals.byCommand[name]?.calls ?? 0)) / lifecycles])
@@ -345,7 +358,13 @@ export async function benchPaymentLifecycle(options: PaymentLifecycleOptions = {
     meter = undefined;
 
     const per = 1 / lifecycles;
-    const mean = { create: scale(sum.create, per), detect: scale(sum.detect, per), confirm: scale(sum.confirm, per), sweepCredit: scale(sum.sweepCredit, per), outbox: scale(sum.outbox, per) };
+    const mean = {
+      create: scale(sum.create, per),
+      detect: scale(sum.detect, per),
+      confirm: scale(sum.confirm, per),
+      sweepCredit: scale(sum.sweepCredit, per),
+      outbox: scale(sum.outbox, per),
+    };
     const units: LifecycleUnits = {
       ...mean,
       total: [mean.create, mean.detect, mean.confirm, mean.sweepCredit, mean.outbox].reduce(add, ZERO),

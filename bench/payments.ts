@@ -59,9 +59,29 @@ export function rawCreationWrite(tenantId: string, deps: Pick<ScannerDeps, 'addr
   const { address, salt } = deps.addresses.addressFor('ETH', tenantId, id);
   const change = openPayment(
     {
-      id, tenantId, currency: currency.code, network: 'ETH', token: 'USDT', decimals: 6, priceAmount: '25', priceCurrency: 'USD',
-      amountUsd: q.amountUsd, amountCrypto: q.amountCrypto, priceCrypto: q.priceCrypto, fee: q.fee, feePercent: '1', address, salt, isFixedRate: true,
-      isFeePaidByUser: false, orderId: null, orderDescription: null, callbackUrl: null, customId: null, walletId: null, customerEmail: null,
+      id,
+      tenantId,
+      currency: currency.code,
+      network: 'ETH',
+      token: 'USDT',
+      decimals: 6,
+      priceAmount: '25',
+      priceCurrency: 'USD',
+      amountUsd: q.amountUsd,
+      amountCrypto: q.amountCrypto,
+      priceCrypto: q.priceCrypto,
+      fee: q.fee,
+      feePercent: '1',
+      address,
+      salt,
+      isFixedRate: true,
+      isFeePaidByUser: false,
+      orderId: null,
+      orderDescription: null,
+      callbackUrl: null,
+      customId: null,
+      walletId: null,
+      customerEmail: null,
       expiryTime: new Date(now.getTime() + 3_600_000).toISOString(),
     },
     now,
@@ -88,24 +108,48 @@ async function watchAddresses(family: 'evm' | 'tron', count: number): Promise<vo
     const items = Array.from({ length: Math.min(25, count - i) }, (_, j) => {
       const address = `0x${(BigInt(i + j + 1) * 7919n).toString(16).padStart(40, 'e')}`;
       const currency = family === 'evm' ? 'USDTERC20' : 'USDTTRC20';
-      return { PutRequest: { Item: { ...keys.depositAddress(family, address), type: 'deposit_address', tenant_id: 'bench', payment_id: randomUUID(), currency, address } } };
+      return {
+        PutRequest: {
+          Item: { ...keys.depositAddress(family, address), type: 'deposit_address', tenant_id: 'bench', payment_id: randomUUID(), currency, address },
+        },
+      };
     });
     await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: items } }));
   }
 }
 
 export async function benchPayments(options: { seconds: number; watched?: readonly number[]; blocks?: number }): Promise<PaymentsBench> {
-  const stack = await startStack({ dataDir: null, logLevel: 'silent', ports: { http: 0, dynamodb: 0, sqs: 0, kms: 0, anvil: 0 }, parts: { anvil: true, contracts: true, pollers: false, tron: false } });
+  const stack = await startStack({
+    dataDir: null,
+    logLevel: 'silent',
+    ports: { http: 0, dynamodb: 0, sqs: 0, kms: 0, anvil: 0 },
+    parts: { anvil: true, contracts: true, pollers: false, tron: false },
+  });
   const rpc = stack.stackJson.rpcUrls.ETH as string;
   const tokens = (stack.stackJson.contracts as { tokens: Record<string, string> }).tokens;
-  const payments = scannerRuntime(parseConfig({ ...process.env, TOKEN_CONTRACTS: JSON.stringify({ USDTERC20: tokens.USDT, USDCERC20: tokens.USDC, DAIERC20: tokens.DAI, WETH: tokens.WETH }) }));
+  const payments = scannerRuntime(
+    parseConfig({
+      ...process.env,
+      TOKEN_CONTRACTS: JSON.stringify({ USDTERC20: tokens.USDT, USDCERC20: tokens.USDC, DAIERC20: tokens.DAI, WETH: tokens.WETH }),
+    }),
+  );
   const provider = new JsonRpcProvider(rpc, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 20 });
   let tron: TronNode | undefined;
   try {
     const made = await createTenant({ name: 'Bench payments' }, tenantsRuntime());
     await configureTenant({ tenant_id: made.tenant.id, requests_per_hour: 100_000_000, payment_creations_per_hour: 100_000_000 }, tenantsRuntime());
-    const { access_token: token } = await issueToken({ grant_type: 'client_credentials' }, clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }), new Date(), authRuntime());
-    const request = { url: `${stack.apiUrl}/payments/`, method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: '{"amount":"25","currency":"USDTERC20"}' };
+    const { access_token: token } = await issueToken(
+      { grant_type: 'client_credentials' },
+      clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }),
+      new Date(),
+      authRuntime(),
+    );
+    const request = {
+      url: `${stack.apiUrl}/payments/`,
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: '{"amount":"25","currency":"USDTERC20"}',
+    };
     await load({ ...request, seconds: 2 });
     const http = await load({ ...request, seconds: options.seconds });
     const rawTransactPerSecond = await rawCreates(made.tenant.id, options.seconds, payments);
@@ -130,7 +174,9 @@ export async function benchPayments(options: { seconds: number; watched?: readon
         await initCursor(network, await chain.blockNumber(), deps);
         for (let b = 0; b < blocks; b++) {
           if (network === 'ETH') {
-            const tx = (await new Contract(tokens.USDT as string, ERC20_ABI, payer).getFunction('transfer')(`0x${'ab'.repeat(20)}`, 1n)) as { wait(): Promise<unknown> };
+            const tx = (await new Contract(tokens.USDT as string, ERC20_ABI, payer).getFunction('transfer')(`0x${'ab'.repeat(20)}`, 1n)) as {
+              wait(): Promise<unknown>;
+            };
             await tx.wait();
           } else {
             // A catalogue transfer to an unwatched address in every block.

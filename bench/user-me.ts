@@ -42,7 +42,12 @@ async function rawStore(tokenHash: string, tenantId: string, seconds: number): P
 }
 
 export async function benchUserMe(seconds: number): Promise<UserMeBench> {
-  const stack = await startStack({ dataDir: null, logLevel: 'silent', ports: { http: 0, dynamodb: 0, sqs: 0, kms: 0 }, parts: { anvil: false, contracts: false, pollers: false } });
+  const stack = await startStack({
+    dataDir: null,
+    logLevel: 'silent',
+    ports: { http: 0, dynamodb: 0, sqs: 0, kms: 0 },
+    parts: { anvil: false, contracts: false, pollers: false },
+  });
   const bare = createServer((_req, res) => {
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.end(fixed);

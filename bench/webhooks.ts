@@ -76,7 +76,12 @@ export async function benchWebhooks({ events = 1000, concurrency = 16 }: { event
     const worker = async () => {
       while (next < events) {
         const i = next++;
-        const event = outboxEvent(tenantId, 'payment_status_update', { transaction_id: randomUUID(), status: 'completed', previous_status: 'confirmed', order_id: `o-${i}` });
+        const event = outboxEvent(tenantId, 'payment_status_update', {
+          transaction_id: randomUUID(),
+          status: 'completed',
+          previous_status: 'confirmed',
+          order_id: `o-${i}`,
+        });
         await transactWrite([outboxPutItem(event)]);
         committed.set(event.eventId, performance.now());
         const body = JSON.stringify({ event_id: event.eventId, tenant_id: tenantId, type: event.type, occurred_at: event.occurredAt, payload: event.payload });

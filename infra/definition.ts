@@ -64,13 +64,36 @@ export const API_FUNCTIONS: readonly ApiFunction[] = [
 export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
   { name: 'rates-refresher', entry: 'functions/rates-refresher/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 30 },
   { name: 'event-router', entry: 'functions/event-router/handler.ts', trigger: { kind: 'stream' }, timeoutSeconds: 60 },
-  { name: 'webhook-delivery', entry: 'functions/webhook-delivery/handler.ts', trigger: { kind: 'queue', queue: 'webhook-delivery', batchSize: 10 }, timeoutSeconds: 30 },
+  {
+    name: 'webhook-delivery',
+    entry: 'functions/webhook-delivery/handler.ts',
+    trigger: { kind: 'queue', queue: 'webhook-delivery', batchSize: 10 },
+    timeoutSeconds: 30,
+  },
   { name: 'chain-tx', entry: 'functions/chain-tx/handler.ts', trigger: { kind: 'queue', queue: 'transfers', batchSize: 5 }, timeoutSeconds: 60, signs: true },
-  { name: 'chain-tx-follower', entry: 'functions/chain-tx-follower/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 70, signs: true },
+  {
+    name: 'chain-tx-follower',
+    entry: 'functions/chain-tx-follower/handler.ts',
+    trigger: { kind: 'schedule', everyMinutes: 1 },
+    timeoutSeconds: 70,
+    signs: true,
+  },
   { name: 'chain-scanner', entry: 'functions/chain-scanner/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 75, signs: true },
-  { name: 'withdrawal-batcher', entry: 'functions/withdrawal-batcher/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 60, signs: true },
+  {
+    name: 'withdrawal-batcher',
+    entry: 'functions/withdrawal-batcher/handler.ts',
+    trigger: { kind: 'schedule', everyMinutes: 1 },
+    timeoutSeconds: 60,
+    signs: true,
+  },
   { name: 'payment-expirer', entry: 'functions/payment-expirer/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 30 },
-  { name: 'chain-results', entry: 'functions/chain-results/handler.ts', trigger: { kind: 'queue', queue: 'chain-results', batchSize: 10 }, timeoutSeconds: 60, signs: true },
+  {
+    name: 'chain-results',
+    entry: 'functions/chain-results/handler.ts',
+    trigger: { kind: 'queue', queue: 'chain-results', batchSize: 10 },
+    timeoutSeconds: 60,
+    signs: true,
+  },
   { name: 'monitor', entry: 'functions/monitor/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 30 },
 ];
 

@@ -105,9 +105,7 @@ export async function buildContracts(options: BuildOptions = {}): Promise<BuildR
   const hashFile = join(outDir, '.build-hash');
   const previous = await readFile(hashFile, 'utf8').catch(() => '');
   if (!options.force && previous.trim() === hash) {
-    const names = JSON.parse(await readFile(join(outDir, '.contracts.json'), 'utf8').catch(() => 'null')) as
-      | string[]
-      | null;
+    const names = JSON.parse(await readFile(join(outDir, '.contracts.json'), 'utf8').catch(() => 'null')) as string[] | null;
     if (names) {
       log(`contracts up to date (${names.length} artifacts in ${relative(ROOT, outDir) || outDir})`);
       return { compiled: false, outDir, contracts: names, hash };
@@ -116,8 +114,7 @@ export async function buildContracts(options: BuildOptions = {}): Promise<BuildR
 
   // solc is loaded only when something has to be compiled: importing it parses a large emscripten module.
   const { default: solc } = await import('solc');
-  const compile: (input: string, callbacks?: { import: (path: string) => { contents?: string; error?: string } }) => string =
-    solc.compile;
+  const compile: (input: string, callbacks?: { import: (path: string) => { contents?: string; error?: string } }) => string = solc.compile;
   const findImports = (path: string): { contents?: string; error?: string } => {
     const require = createRequire(import.meta.url);
     try {
@@ -160,8 +157,7 @@ export async function buildContracts(options: BuildOptions = {}): Promise<BuildR
   return { compiled: true, outDir, contracts: names, hash };
 }
 
-const invokedDirectly =
-  process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
+const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
 if (invokedDirectly) {
   buildContracts({ force: process.argv.includes('--force'), log: (m) => console.log(m) }).catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : error);

@@ -29,12 +29,15 @@ const commands: Record<string, CommandGroup> = {
       summary: 'Create a tenant with its first OAuth application and API key (secrets are shown once).',
       options: { name: str, email: str, 'account-type': str, scopes: str, json },
       run: async (v) => {
-        const created = await createTenant({
-          name: need(v, 'name'),
-          contact_email: typeof v.email === 'string' ? v.email : null,
-          account_type: v['account-type'] === 'individual' ? 'individual' : 'business',
-          scopes: scopesOpt(v),
-        }, tenantsRuntime());
+        const created = await createTenant(
+          {
+            name: need(v, 'name'),
+            contact_email: typeof v.email === 'string' ? v.email : null,
+            account_type: v['account-type'] === 'individual' ? 'individual' : 'business',
+            scopes: scopesOpt(v),
+          },
+          tenantsRuntime(),
+        );
         return {
           tenant_id: created.tenant.id,
           schema_name: created.tenant.schema_name,
@@ -58,7 +61,14 @@ const commands: Record<string, CommandGroup> = {
       usage: 'tenant list [--json]',
       summary: 'List tenants.',
       options: { json },
-      run: async () => (await allTenants(tenantsRuntime())).map((t) => ({ tenant_id: t.id, name: t.name, schema_name: t.schema_name, status: t.status, created_at: t.created_at })),
+      run: async () =>
+        (await allTenants(tenantsRuntime())).map((t) => ({
+          tenant_id: t.id,
+          name: t.name,
+          schema_name: t.schema_name,
+          status: t.status,
+          created_at: t.created_at,
+        })),
       text: (r) => {
         const rows = r as { tenant_id: string; status: string; schema_name: string; name: string }[];
         return rows.length === 0 ? 'no tenants' : rows.map((t) => `${t.tenant_id}  ${t.status.padEnd(9)}  ${t.schema_name.padEnd(28)}  ${t.name}`).join('\n');
@@ -87,7 +97,7 @@ const commands: Record<string, CommandGroup> = {
     configure: {
       usage:
         'tenant configure TENANT_ID [--requests-per-hour N] [--payment-creations-per-hour N] [--expiry-minutes N] [--fee PERCENT] [--fee-paid-by-user true|false] [--ip-whitelist "1.2.3.4,10.0.0.0/8"] [--ip-whitelist-enabled true|false] [--scopes "read write admin"] [--json]',
-      summary: 'Change a tenant\'s rate limits, fees, IP allow-list or maximum scopes.',
+      summary: "Change a tenant's rate limits, fees, IP allow-list or maximum scopes.",
       options: {
         'requests-per-hour': str,
         'payment-creations-per-hour': str,
@@ -100,23 +110,32 @@ const commands: Record<string, CommandGroup> = {
         json,
       },
       run: async (v, [id]) =>
-        configureTenant({
-          tenant_id: id ?? '',
-          requests_per_hour: intOpt(v, 'requests-per-hour'),
-          payment_creations_per_hour: intOpt(v, 'payment-creations-per-hour'),
-          payment_expiry_minutes: intOpt(v, 'expiry-minutes'),
-          transaction_fee: typeof v.fee === 'string' ? v.fee : undefined,
-          is_fee_paid_by_user: boolOpt(v, 'fee-paid-by-user'),
-          is_ip_whitelist_enabled: boolOpt(v, 'ip-whitelist-enabled'),
-          ip_whitelist: typeof v['ip-whitelist'] === 'string' ? v['ip-whitelist'].split(',').map((s) => s.trim()).filter(Boolean) : undefined,
-          scopes: scopesOpt(v),
-        }, tenantsRuntime()),
+        configureTenant(
+          {
+            tenant_id: id ?? '',
+            requests_per_hour: intOpt(v, 'requests-per-hour'),
+            payment_creations_per_hour: intOpt(v, 'payment-creations-per-hour'),
+            payment_expiry_minutes: intOpt(v, 'expiry-minutes'),
+            transaction_fee: typeof v.fee === 'string' ? v.fee : undefined,
+            is_fee_paid_by_user: boolOpt(v, 'fee-paid-by-user'),
+            is_ip_whitelist_enabled: boolOpt(v, 'ip-whitelist-enabled'),
+            ip_whitelist:
+              typeof v['ip-whitelist'] === 'string'
+                ? v['ip-whitelist']
+                    .split(',')
+                    .map((s) => s.trim())
+                    .filter(Boolean)
+                : undefined,
+            scopes: scopesOpt(v),
+          },
+          tenantsRuntime(),
+        ),
     },
   },
   app: {
     create: {
       usage: 'app create --tenant TENANT_ID --name NAME [--scopes "read write [admin]"] [--json]',
-      summary: 'Create an OAuth application for a tenant (scopes within the tenant\'s maximum).',
+      summary: "Create an OAuth application for a tenant (scopes within the tenant's maximum).",
       options: { tenant: str, name: str, scopes: str, json },
       run: async (v) => {
         const tenant = await requireTenant(need(v, 'tenant'), tenantsRuntime());
@@ -136,19 +155,29 @@ const commands: Record<string, CommandGroup> = {
       summary: 'Create an API key (X-API-Key) for a tenant; the key is shown once.',
       options: { tenant: str, name: str, scopes: str, json },
       run: async (v) => {
-        const { key, apiKey } = await createApiKey({
-          tenant_id: need(v, 'tenant'),
-          name: typeof v.name === 'string' ? v.name : undefined,
-          scopes: scopesOpt(v),
-        }, tenantsRuntime());
+        const { key, apiKey } = await createApiKey(
+          {
+            tenant_id: need(v, 'tenant'),
+            name: typeof v.name === 'string' ? v.name : undefined,
+            scopes: scopesOpt(v),
+          },
+          tenantsRuntime(),
+        );
         return { key_id: key.id, api_key: apiKey, scopes: key.scopes.join(' ') };
       },
     },
     list: {
       usage: 'apikey list --tenant TENANT_ID [--json]',
-      summary: 'List a tenant\'s API keys (prefixes only).',
+      summary: "List a tenant's API keys (prefixes only).",
       options: { tenant: str, json },
-      run: async (v) => (await apiKeysOf(need(v, 'tenant'), tenantsRuntime())).map((k) => ({ key_id: k.id, name: k.name, prefix: k.prefix, scopes: k.scopes.join(' '), status: k.status })),
+      run: async (v) =>
+        (await apiKeysOf(need(v, 'tenant'), tenantsRuntime())).map((k) => ({
+          key_id: k.id,
+          name: k.name,
+          prefix: k.prefix,
+          scopes: k.scopes.join(' '),
+          status: k.status,
+        })),
     },
     revoke: {
       usage: 'apikey revoke --tenant TENANT_ID --key-id KEY_ID [--json]',
@@ -208,7 +237,7 @@ export async function main(argv: string[]): Promise<number> {
     console.log((values as Values).json || !cmd.text ? JSON.stringify(result, null, 2) : cmd.text(result));
     return 0;
   } catch (error) {
-    if (error instanceof UsageError || (error as Error).name === 'TypeError' && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (error instanceof UsageError || ((error as Error).name === 'TypeError' && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) {
       console.error(`${(error as Error).message}\nUsage: npm run gateway -- ${cmd.usage}`);
       return 2;
     }

@@ -25,7 +25,13 @@ const AppList = z.object({ results: z.array(AppRecord), count: z.number().int() 
 const CreatedApp = AppRecord.extend({ client_secret: z.string() });
 const AppId = z.object({ id: z.string() });
 
-const presentApp = (app: OAuthApp): z.output<typeof AppRecord> => ({ id: app.id, name: app.name, client_id: app.clientId, scopes: [...app.scopes], created_at: app.createdAt });
+const presentApp = (app: OAuthApp): z.output<typeof AppRecord> => ({
+  id: app.id,
+  name: app.name,
+  client_id: app.clientId,
+  scopes: [...app.scopes],
+  created_at: app.createdAt,
+});
 
 export const authRoutes = [
   route({
@@ -39,7 +45,11 @@ export const authRoutes = [
       summary: 'Issue an access token (OAuth 2.0 client credentials, RFC 6749 section 4.4)',
       description: 'Client credentials in HTTP Basic or in the body; form or JSON body. Tokens live 3600 s by default.',
       tags: ['Authentication'],
-      responses: { 200: { description: 'Access token', schema: TokenAnswer }, 400: { description: 'RFC 6749 error', schema: OAuthErrorBody }, 401: { description: 'invalid_client', schema: OAuthErrorBody } },
+      responses: {
+        200: { description: 'Access token', schema: TokenAnswer },
+        400: { description: 'RFC 6749 error', schema: OAuthErrorBody },
+        401: { description: 'invalid_client', schema: OAuthErrorBody },
+      },
     },
     handle: async (req, deps): Promise<RouteResult> => {
       const answer: z.output<typeof TokenAnswer> = await issueToken(req.body, clientAuthFrom(req.headers.authorization, req.body), req.now, deps);
@@ -83,7 +93,7 @@ export const authRoutes = [
     body: CreateAppInput,
     doc: {
       summary: 'Create an OAuth application',
-      description: 'The client secret is shown once. Scopes default to the caller\'s (without admin) and can never exceed them.',
+      description: "The client secret is shown once. Scopes default to the caller's (without admin) and can never exceed them.",
       tags: ['Authentication'],
       responses: { 201: { description: 'Application with its secret', schema: CreatedApp } },
     },

@@ -80,7 +80,8 @@ export const currencyRoutes = [
     query: ListCurrenciesQuery,
     doc: {
       summary: 'Supported currencies',
-      description: '`full` adds name, token, blockchain, is_popular, is_stable; `min_max` the payment bounds; `include_usd` (requires `min_max=true`) their USD values; `withdrawal` only currencies with a positive balance.',
+      description:
+        '`full` adds name, token, blockchain, is_popular, is_stable; `min_max` the payment bounds; `include_usd` (requires `min_max=true`) their USD values; `withdrawal` only currencies with a positive balance.',
       tags: ['Currencies'],
       responses: { 200: { description: 'Currencies', schema: CurrencyList } },
     },
@@ -97,7 +98,8 @@ export const currencyRoutes = [
     query: RatesQuery,
     doc: {
       summary: 'Exchange rates against USD',
-      description: 'Without `currency_to`: every active currency (variant A). With `currency_to`: a conversion of `amount` (default 1.0) from `currency_from` (default USD), answered in JSON numbers (variant B).',
+      description:
+        'Without `currency_to`: every active currency (variant A). With `currency_to`: a conversion of `amount` (default 1.0) from `currency_from` (default USD), answered in JSON numbers (variant B).',
       tags: ['Rates'],
       responses: { 200: { description: 'Rates (variant A) or a conversion (variant B)', schema: RatesAnswer } },
     },
@@ -105,7 +107,9 @@ export const currencyRoutes = [
       const { currency_to: to } = req.query;
       const { settings } = principalOf(req).tenant;
       const answer: z.output<typeof RatesAnswer> =
-        to === undefined ? await listRates({ now: req.now }, deps.rates) : await convertAmount({ query: { ...req.query, currency_to: to }, settings, now: req.now }, deps.rates);
+        to === undefined
+          ? await listRates({ now: req.now }, deps.rates)
+          : await convertAmount({ query: { ...req.query, currency_to: to }, settings, now: req.now }, deps.rates);
       return ok(answer);
     },
   }),
@@ -133,12 +137,16 @@ export const currencyRoutes = [
     body: CalculateRateBody,
     doc: {
       summary: 'Calculate an amount in another currency, with the platform fee',
-      description: 'Creates nothing. The quote holds five minutes (`rate_expires_at`). 422 `invalid_currency` with details.currency and details.supported_currencies.',
+      description:
+        'Creates nothing. The quote holds five minutes (`rate_expires_at`). 422 `invalid_currency` with details.currency and details.supported_currencies.',
       tags: ['Rates'],
       responses: { 200: { description: 'Calculation', schema: Calculation }, 422: { description: 'invalid_currency' } },
     },
     handle: async (req, deps) => {
-      const calculation: z.output<typeof Calculation> = await calculateRate({ body: req.body, settings: principalOf(req).tenant.settings, now: req.now }, deps.rates);
+      const calculation: z.output<typeof Calculation> = await calculateRate(
+        { body: req.body, settings: principalOf(req).tenant.settings, now: req.now },
+        deps.rates,
+      );
       return ok(calculation);
     },
   }),

@@ -15,7 +15,10 @@ const gone = (path: string) =>
       path,
       auth: 'public',
       errorFormat: 'legacy',
-      doc: method === 'GET' && path === '/v0/{rest+}' ? { summary: 'v0.9 endpoints (deprecated): 410 deprecated_endpoint', tags: ['Versioning'], responses: { 410: { description: 'Deprecated' } } } : undefined,
+      doc:
+        method === 'GET' && path === '/v0/{rest+}'
+          ? { summary: 'v0.9 endpoints (deprecated): 410 deprecated_endpoint', tags: ['Versioning'], responses: { 410: { description: 'Deprecated' } } }
+          : undefined,
       handle: async (req) => {
         throw new GatewayError(
           'deprecated_endpoint',

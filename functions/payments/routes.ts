@@ -49,10 +49,18 @@ export const paymentRoutes = [
       description:
         'Body forms: amount + currency; amount + blockchain + token; price_amount + price_currency + pay_currency. price_currency USD, EUR or GBP. amount_crypto is exact at the currency display precision, rounded up; with is_fee_paid_by_user it includes the platform fee. 422 invalid_currency carries details.supported_currencies.',
       tags,
-      responses: { 201: { description: 'The payment (spec 2.1)', schema: CreateRecord }, 400: { description: 'invalid_request, details per field' }, 422: { description: 'invalid_currency' }, 429: { description: 'More than the hourly payment creations' } },
+      responses: {
+        201: { description: 'The payment (spec 2.1)', schema: CreateRecord },
+        400: { description: 'invalid_request, details per field' },
+        422: { description: 'invalid_currency' },
+        429: { description: 'More than the hourly payment creations' },
+      },
     },
     handle: async (req, deps) => {
-      const payment = await createPayment({ body: req.body, tenant: principalOf(req).tenant, now: req.now, idempotency: req.idempotency?.with(presentCreated) ?? null }, deps);
+      const payment = await createPayment(
+        { body: req.body, tenant: principalOf(req).tenant, now: req.now, idempotency: req.idempotency?.with(presentCreated) ?? null },
+        deps,
+      );
       return presentCreated(payment);
     },
   }),
@@ -64,7 +72,8 @@ export const paymentRoutes = [
     query: ListPaymentsQuery,
     doc: {
       summary: 'List payments',
-      description: 'Variant B (limit/offset; filters status, currency, blockchain, token) when limit or offset is given; else variant A (page/page_size, filters, ordering).',
+      description:
+        'Variant B (limit/offset; filters status, currency, blockchain, token) when limit or offset is given; else variant A (page/page_size, filters, ordering).',
       tags,
       responses: { 200: { description: 'Variant A {count,next,previous,results} or variant B {total,limit,offset,results}', schema: z.union([PageA, PageB]) } },
     },
@@ -103,7 +112,12 @@ export const paymentRoutes = [
     auth: 'bearer',
     scopes: READ,
     params: PaymentPath,
-    doc: { summary: 'Retrieve a payment', description: 'The create record plus confirmations, payment_history, merchant_received_usd.', tags, responses: { 200: { description: 'The payment', schema: PaymentRecord }, 404: { description: 'Unknown, or another tenant\'s' } } },
+    doc: {
+      summary: 'Retrieve a payment',
+      description: 'The create record plus confirmations, payment_history, merchant_received_usd.',
+      tags,
+      responses: { 200: { description: 'The payment', schema: PaymentRecord }, 404: { description: "Unknown, or another tenant's" } },
+    },
     handle: async (req, deps) => ok(paymentRecord(await requirePayment(principalOf(req).tenant.id, req.params.transaction_id, deps))),
   }),
   route({
@@ -113,7 +127,11 @@ export const paymentRoutes = [
     scopes: READ_WRITE,
     params: PaymentPath,
     body: UpdatePaymentBody,
-    doc: { summary: 'Update order_id, order_description or callback_url', tags, responses: { 200: { description: 'The payment', schema: PaymentRecord }, 409: { description: 'invalid_state: settled payments cannot change' } } },
+    doc: {
+      summary: 'Update order_id, order_description or callback_url',
+      tags,
+      responses: { 200: { description: 'The payment', schema: PaymentRecord }, 409: { description: 'invalid_state: settled payments cannot change' } },
+    },
     handle: async (req, deps) => ok(paymentRecord(await updatePayment(principalOf(req).tenant.id, req.params.transaction_id, req.body, req.now, deps))),
   }),
   route({
@@ -122,7 +140,12 @@ export const paymentRoutes = [
     auth: 'bearer',
     scopes: READ_WRITE,
     params: PaymentPath,
-    doc: { summary: 'Cancel a waiting payment with no deposit', description: 'Status becomes cancelled. Otherwise 409 invalid_state.', tags, responses: { 200: { description: 'The cancelled payment', schema: PaymentRecord }, 409: { description: 'invalid_state' } } },
+    doc: {
+      summary: 'Cancel a waiting payment with no deposit',
+      description: 'Status becomes cancelled. Otherwise 409 invalid_state.',
+      tags,
+      responses: { 200: { description: 'The cancelled payment', schema: PaymentRecord }, 409: { description: 'invalid_state' } },
+    },
     handle: async (req, deps) => ok(paymentRecord(await cancelPayment(principalOf(req).tenant.id, req.params.transaction_id, req.now, deps))),
   }),
 ];

@@ -6,7 +6,11 @@ import type { SystemPorts } from '../../shared/usecases/system/ports.js';
 const route = routesOf<SystemPorts>();
 
 const Status = z.object({ status: z.enum(['ok', 'degraded']), time: z.string() });
-const Maintenance = z.object({ maintenance: z.boolean(), message: z.string().nullable(), scheduled: z.array(z.object({ starts_at: z.string(), ends_at: z.string(), description: z.string() })) });
+const Maintenance = z.object({
+  maintenance: z.boolean(),
+  message: z.string().nullable(),
+  scheduled: z.array(z.object({ starts_at: z.string(), ends_at: z.string(), description: z.string() })),
+});
 
 export const systemRoutes = [
   route({

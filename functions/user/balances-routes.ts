@@ -17,7 +17,9 @@ const BalancesView = z.object({
     z.object({
       total_amount: z.string(),
       total_pending: z.string(),
-      accounts: z.array(z.object({ account_name: z.string(), account_id: z.string(), amount: z.string(), pending_amount: z.string(), available_balance: z.string() })),
+      accounts: z.array(
+        z.object({ account_name: z.string(), account_id: z.string(), amount: z.string(), pending_amount: z.string(), available_balance: z.string() }),
+      ),
     }),
   ),
   statistics: z.object({ currencies_count: z.number().int(), subaccounts_count: z.number().int() }),

@@ -29,7 +29,12 @@ export const TenantRecord = z.object({
     max_payment_amount: nullableDecimal,
     max_withdrawal_amount: nullableDecimal,
   }),
-  statistics: z.object({ total_payments: z.number().int(), total_withdrawals: z.number().int(), total_volume_usd: z.string(), active_currencies: z.number().int() }),
+  statistics: z.object({
+    total_payments: z.number().int(),
+    total_withdrawals: z.number().int(),
+    total_volume_usd: z.string(),
+    active_currencies: z.number().int(),
+  }),
   features: z.object({ multi_wallet: z.boolean(), instant_withdrawals: z.boolean(), custom_fees: z.boolean(), webhook_retry: z.boolean() }),
 });
 

@@ -6,8 +6,23 @@ import { created, ok, principalOf, routesOf } from '../../shared/http/route.js';
 import type { WithdrawalsDeps } from '../../shared/usecases/withdrawals/ports.js';
 import { CreateWithdrawalBody, createWithdrawal } from '../../shared/usecases/withdrawals/create-withdrawal.js';
 import { WithdrawalListItem, WithdrawalRecord, withdrawalRecord } from '../../shared/usecases/withdrawals/present.js';
-import { cancelWithdrawal, describeWithdrawal, ListWithdrawalsQuery, listWithdrawals, WithdrawalStatusBody } from '../../shared/usecases/withdrawals/read-withdrawals.js';
-import { availableCurrencies, EstimateWithdrawalBody, estimateWithdrawal, FeeEstimateBody, feeEstimate, MinWithdrawalBody, minWithdrawal, withdrawalLimits } from '../../shared/usecases/withdrawals/estimate.js';
+import {
+  cancelWithdrawal,
+  describeWithdrawal,
+  ListWithdrawalsQuery,
+  listWithdrawals,
+  WithdrawalStatusBody,
+} from '../../shared/usecases/withdrawals/read-withdrawals.js';
+import {
+  availableCurrencies,
+  EstimateWithdrawalBody,
+  estimateWithdrawal,
+  FeeEstimateBody,
+  feeEstimate,
+  MinWithdrawalBody,
+  minWithdrawal,
+  withdrawalLimits,
+} from '../../shared/usecases/withdrawals/estimate.js';
 import { ValidateAddressBody, validateAddress } from '../../shared/usecases/withdrawals/validate-address.js';
 
 const tags = ['Withdrawals'];
@@ -54,7 +69,8 @@ export const withdrawalReadRoutes = [
     body: ValidateAddressBody,
     doc: {
       summary: 'Validate a withdrawal address',
-      description: 'One of currency, blockchain, type is required. EVM mixed case must pass EIP-55; the zero address is valid with a warning. XRP and XLM need a memo.',
+      description:
+        'One of currency, blockchain, type is required. EVM mixed case must pass EIP-55; the zero address is valid with a warning. XRP and XLM need a memo.',
       tags,
       responses: { 200: { description: 'Validation result', schema: AddressValidation }, 400: { description: 'invalid_request' } },
     },
@@ -71,7 +87,10 @@ export const withdrawalReadRoutes = [
       summary: 'Estimate a withdrawal without creating it',
       description: 'final_amount=false (default): amount includes the fees; true: amount is what the recipient receives. Amounts are 8-place strings.',
       tags,
-      responses: { 200: { description: 'Estimate (spec 2.3)', schema: Estimate }, 400: { description: 'invalid_currency (details.currency), invalid_request (details.minimum/currency or address/blockchain)' } },
+      responses: {
+        200: { description: 'Estimate (spec 2.3)', schema: Estimate },
+        400: { description: 'invalid_currency (details.currency), invalid_request (details.minimum/currency or address/blockchain)' },
+      },
     },
     handle: async (req, deps) => ok(await estimateWithdrawal(req.body, principalOf(req).tenant, deps)),
   }),
@@ -136,15 +155,25 @@ export const withdrawalRoutes = [
     errorOverrides: { invalid_currency: { status: 400 } },
     doc: {
       summary: 'Create a withdrawal',
-      description: 'Crypto form (amount, currency, address) or fiat form (price_amount, price_currency, blockchain, token, address). total_deducted = amount + network fee + platform fee, held from the balance at once.',
+      description:
+        'Crypto form (amount, currency, address) or fiat form (price_amount, price_currency, blockchain, token, address). total_deducted = amount + network fee + platform fee, held from the balance at once.',
       tags,
       responses: {
         201: { description: 'The withdrawal (spec 2.2)', schema: WithdrawalRecord },
-        400: { description: 'invalid_request, invalid_address (details.address, expected_format), insufficient_balance (details.available, requested, total_with_fees, currency)' },
+        400: {
+          description:
+            'invalid_request, invalid_address (details.address, expected_format), insufficient_balance (details.available, requested, total_with_fees, currency)',
+        },
         422: { description: 'below_minimum (details.minimum, requested, currency)' },
       },
     },
-    handle: async (req, deps) => presentCreated(await createWithdrawal({ body: req.body, tenant: principalOf(req).tenant, now: req.now, idempotency: req.idempotency?.with(presentCreated) ?? null }, deps)),
+    handle: async (req, deps) =>
+      presentCreated(
+        await createWithdrawal(
+          { body: req.body, tenant: principalOf(req).tenant, now: req.now, idempotency: req.idempotency?.with(presentCreated) ?? null },
+          deps,
+        ),
+      ),
   }),
   route({
     method: 'GET',
@@ -153,7 +182,11 @@ export const withdrawalRoutes = [
     scopes: READ,
     query: ListWithdrawalsQuery,
     errorOverrides: AUTH_ALIASES,
-    doc: { summary: 'List withdrawals', tags, responses: { 200: { description: '{withdrawals[], total}', schema: z.object({ withdrawals: z.array(WithdrawalListItem), total: z.number().int() }) } } },
+    doc: {
+      summary: 'List withdrawals',
+      tags,
+      responses: { 200: { description: '{withdrawals[], total}', schema: z.object({ withdrawals: z.array(WithdrawalListItem), total: z.number().int() }) } },
+    },
     handle: async (req, deps) => ok(await listWithdrawals(principalOf(req).tenant.id, req.query, deps)),
   }),
   route({
@@ -171,7 +204,11 @@ export const withdrawalRoutes = [
     auth: 'bearer',
     scopes: READ,
     params: WithdrawalPath,
-    doc: { summary: 'Retrieve a withdrawal', tags, responses: { 200: { description: 'The withdrawal', schema: WithdrawalRecord }, 404: { description: 'Unknown, or another tenant\'s' } } },
+    doc: {
+      summary: 'Retrieve a withdrawal',
+      tags,
+      responses: { 200: { description: 'The withdrawal', schema: WithdrawalRecord }, 404: { description: "Unknown, or another tenant's" } },
+    },
     handle: async (req, deps) => ok(await describeWithdrawal(principalOf(req).tenant.id, req.params.withdrawal_id, deps)),
   }),
   route({
@@ -180,7 +217,12 @@ export const withdrawalRoutes = [
     auth: 'bearer',
     scopes: READ_WRITE,
     params: WithdrawalPath,
-    doc: { summary: 'Cancel a pending withdrawal', description: 'Releases the held funds. Otherwise 409 invalid_state.', tags, responses: { 200: { description: 'The cancelled withdrawal', schema: WithdrawalRecord }, 409: { description: 'invalid_state' } } },
+    doc: {
+      summary: 'Cancel a pending withdrawal',
+      description: 'Releases the held funds. Otherwise 409 invalid_state.',
+      tags,
+      responses: { 200: { description: 'The cancelled withdrawal', schema: WithdrawalRecord }, 409: { description: 'invalid_state' } },
+    },
     handle: async (req, deps) => ok(withdrawalRecord(await cancelWithdrawal(principalOf(req).tenant.id, req.params.withdrawal_id, req.now, deps))),
   }),
 ];

@@ -71,8 +71,7 @@ export interface GatewayStackProps extends StackProps {
 export const MONITOR_WORKER = 'monitor';
 export const FOLLOWER_WORKER = 'chain-tx-follower';
 
-const pascal = (name: string): string =>
-  name.replace(/(^|[^a-zA-Z0-9]+)([a-zA-Z0-9])/g, (_m, _sep: string, c: string) => c.toUpperCase());
+const pascal = (name: string): string => name.replace(/(^|[^a-zA-Z0-9]+)([a-zA-Z0-9])/g, (_m, _sep: string, c: string) => c.toUpperCase());
 
 /** The webhook worker decrypts the stored webhook secrets it signs deliveries with. */
 const needsSecretsKey = (worker: WorkerFunction): boolean =>
@@ -162,9 +161,7 @@ export class GatewayStack extends Stack {
           });
           break;
         case 'queue':
-          fn.addEventSource(
-            new SqsEventSource(queues.get(trigger.queue).queue, { batchSize: trigger.batchSize, reportBatchItemFailures: true }),
-          );
+          fn.addEventSource(new SqsEventSource(queues.get(trigger.queue).queue, { batchSize: trigger.batchSize, reportBatchItemFailures: true }));
           break;
         case 'stream': {
           const failures = queues.get(STREAM_FAILURE_QUEUE).queue;
@@ -244,7 +241,7 @@ function operationalAlarms(alarms: GatewayAlarms, workers: readonly WorkerFuncti
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     alarms.watchMetric('hot-wallet-below-minimum', {
-      description: 'The hot wallet\'s native balance is below HOT_WALLET_MIN_BALANCE on a network (metric HotWalletBalance per network): fund it',
+      description: "The hot wallet's native balance is below HOT_WALLET_MIN_BALANCE on a network (metric HotWalletBalance per network): fund it",
       namespace: METRIC_NAMESPACES.chainTx,
       metricName: METRIC_NAMES.hotWalletBelowMinimum,
       treatMissingData: TreatMissingData.NOT_BREACHING,

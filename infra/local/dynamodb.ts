@@ -28,8 +28,7 @@ export class LocalStackSetupError extends Error {
   override readonly name = 'LocalStackSetupError';
 }
 
-export const JAVA_MISSING_MESSAGE =
-  'DynamoDB Local needs Java 17+ (java not found on PATH): install a JDK, e.g. `apt-get install openjdk-17-jre-headless`';
+export const JAVA_MISSING_MESSAGE = 'DynamoDB Local needs Java 17+ (java not found on PATH): install a JDK, e.g. `apt-get install openjdk-17-jre-headless`';
 
 /** Fake credentials: DynamoDB Local (with -sharedDb) accepts any. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
@@ -253,11 +252,7 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
 }
 
 /** Creates the table if it does not exist, waits until ACTIVE, and makes sure TTL is on `TABLE.ttlAttribute`. */
-export async function ensureTable(
-  client: DynamoDBClient,
-  tableName: string,
-  log: (line: string) => void = () => undefined,
-): Promise<TableDescription> {
+export async function ensureTable(client: DynamoDBClient, tableName: string, log: (line: string) => void = () => undefined): Promise<TableDescription> {
   let created = false;
   try {
     await client.send(new CreateTableCommand(tableDefinition(tableName)));

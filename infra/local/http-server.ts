@@ -114,13 +114,7 @@ export async function startHttpServer(options: StartHttpServerOptions = {}): Pro
     body: JSON.stringify({ message: text, ...extra }),
   });
 
-  const dispatch = async (
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: Buffer | undefined,
-    requestId: string,
-    started: number,
-  ): Promise<number> => {
+  const dispatch = async (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, requestId: string, started: number): Promise<number> => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const rawPathEncoded = q === -1 ? url : url.slice(0, q);

@@ -32,12 +32,7 @@ function banner(stack: StackHandle): string {
   const api = stack.apiUrl ?? '(no HTTP API)';
   const dir = relative(process.cwd(), stack.dataDir) || '.';
   const stackFile = join(dir, 'stack.json');
-  const lines = [
-    '',
-    'Payment gateway is running locally.',
-    `  API          ${api}`,
-    `  stack.json   ${stackFile}`,
-  ];
+  const lines = ['', 'Payment gateway is running locally.', `  API          ${api}`, `  stack.json   ${stackFile}`];
   for (const [network, url] of Object.entries(stack.stackJson.rpcUrls)) {
     lines.push(`  chain ${network.padEnd(6)} ${url} (${network === 'TRX' ? 'TronGrid-compatible API' : `chain id ${LOCAL_CHAIN_ID}`})`);
   }

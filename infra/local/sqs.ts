@@ -93,8 +93,7 @@ export async function startSqs(options: StartSqsOptions = {}): Promise<LocalSqs>
         }),
       );
       if (!dlq.QueueUrl) throw new Error(`CreateQueue ${definition.name}-dlq returned no URL`);
-      const dlqArn = (await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] })))
-        .Attributes?.QueueArn;
+      const dlqArn = (await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn;
       if (!dlqArn) throw new Error(`queue ${definition.name}-dlq has no ARN`);
       const visibility = options.visibilityTimeoutSeconds ?? visibilityTimeout(definition, workers);
       const queue = await client.send(

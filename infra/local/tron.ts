@@ -27,8 +27,7 @@ export interface TronNodeOptions extends TronChainOptions {
 }
 
 /** The node: its chain's state and the API server in front of it. */
-export interface TronNode
-  extends Pick<TronChain, 'mine' | 'head' | 'tokenBalance' | 'trxBalance' | 'transfer' | 'fund' | 'stats' | 'dropNextBroadcasts'> {
+export interface TronNode extends Pick<TronChain, 'mine' | 'head' | 'tokenBalance' | 'trxBalance' | 'transfer' | 'fund' | 'stats' | 'dropNextBroadcasts'> {
   readonly url: string;
   readonly port: number;
   close(): Promise<void>;

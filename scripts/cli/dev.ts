@@ -19,7 +19,12 @@ export const devCommands: CommandGroup = {
       const { devPay } = await import('../../infra/local/dev/dev-pay.js');
       const amount = typeof values.amount === 'string' ? values.amount : undefined;
       const mine = typeof values.mine === 'string' && /^\d+$/.test(values.mine) ? Number(values.mine) : 2;
-      return devPay(id, amount, { rpcUrl: stack.rpcUrls.ETH ?? '', ...(stack.rpcUrls.TRX ? { tronUrl: stack.rpcUrls.TRX } : {}), tokens: stack.contracts.tokens ?? {} }, { mineBlocks: mine });
+      return devPay(
+        id,
+        amount,
+        { rpcUrl: stack.rpcUrls.ETH ?? '', ...(stack.rpcUrls.TRX ? { tronUrl: stack.rpcUrls.TRX } : {}), tokens: stack.contracts.tokens ?? {} },
+        { mineBlocks: mine },
+      );
     },
     text: (r) => {
       const p = r as { amount: string; currency: string; address: string; transaction_hash: string };

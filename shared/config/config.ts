@@ -5,9 +5,7 @@ import { parseNetworkFeeOverrides } from '../domain/withdrawal-fees.js';
  * Configuration, parsed once with zod on first use (a Lambda's cold start, or the local stack after it has
  * set the environment). A missing or malformed value fails there, not in the middle of a request.
  */
-const boolean = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1');
+const boolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 /** A JSON object of string values (`{"ETH":"..."}`), each checked by `value`; default `{}`. */
 const jsonRecord = (value: z.ZodString, message: string) =>
@@ -33,7 +31,11 @@ const schema = z.object({
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
   DEFAULT_REQUESTS_PER_HOUR: z.coerce.number().int().positive().default(1000),
   DEFAULT_PAYMENT_CREATIONS_PER_HOUR: z.coerce.number().int().positive().default(100),
-  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
+  IDEMPOTENCY_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(24 * 3600),
   /** KMS key that encrypts stored secrets (webhook secrets). */
   SECRETS_KEY_ID: z.string().min(1).optional(),
   /** Public base URL of the API, for links in answers (`next`, `previous`) and the OpenAPI document. */
@@ -51,7 +53,12 @@ const schema = z.object({
   DISABLED_CURRENCIES: z
     .string()
     .default('')
-    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
   /** Token contract overrides as JSON `{"USDTERC20":"0x..."}` (the local stack passes its deployed test tokens). */
   TOKEN_CONTRACTS: jsonRecord(z.string().min(1), 'must be a JSON object of currency code to address'),
   /**
@@ -85,11 +92,18 @@ const schema = z.object({
   /** Lifetime of a signed TRON transaction: its expiration is the head block's time plus this (java-tron allows up to 24 h). */
   TRON_TX_EXPIRATION_SECONDS: z.coerce.number().int().min(10).max(86_400).default(120),
   /** Default `fee_limit` of a TRON contract call, in sun (1 TRX = 1,000,000 sun). */
-  TRON_FEE_LIMIT_SUN: z.string().regex(/^\d+$/).default('100000000').transform((v) => BigInt(v)),
+  TRON_FEE_LIMIT_SUN: z
+    .string()
+    .regex(/^\d+$/)
+    .default('100000000')
+    .transform((v) => BigInt(v)),
   /** Payments: confirmations override (default: the catalogue's; locally at most 2). */
   PAYMENT_CONFIRMATIONS: z.coerce.number().int().min(1).optional(),
   /** Underpayment tolerance, percent of the amount ("0.5" accepts 99.5 %). */
-  PAYMENT_UNDERPAY_TOLERANCE_PERCENT: z.string().regex(/^\d+(\.\d+)?$/).default('0'),
+  PAYMENT_UNDERPAY_TOLERANCE_PERCENT: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/)
+    .default('0'),
   /** Hours after expiry during which a deposit is still recorded and credited (paid late). */
   PAYMENT_LATE_WATCH_HOURS: z.coerce.number().int().min(0).default(24),
   /**
@@ -115,8 +129,16 @@ const schema = z.object({
   /** A broadcast transaction not mined after this many seconds is re-signed with higher fees (same nonce). */
   CHAIN_TX_BUMP_AFTER_SECONDS: z.coerce.number().int().min(1).default(120),
   /** Fee caps in wei: no transaction is signed above them, bumps included. */
-  CHAIN_TX_MAX_FEE_PER_GAS_WEI: z.string().regex(/^\d+$/).default('500000000000').transform((v) => BigInt(v)),
-  CHAIN_TX_MAX_PRIORITY_FEE_WEI: z.string().regex(/^\d+$/).default('20000000000').transform((v) => BigInt(v)),
+  CHAIN_TX_MAX_FEE_PER_GAS_WEI: z
+    .string()
+    .regex(/^\d+$/)
+    .default('500000000000')
+    .transform((v) => BigInt(v)),
+  CHAIN_TX_MAX_PRIORITY_FEE_WEI: z
+    .string()
+    .regex(/^\d+$/)
+    .default('20000000000')
+    .transform((v) => BigInt(v)),
   /** The follower retries queued requests idle this long (normally the transfers queue runs them). */
   CHAIN_TX_RETRY_QUEUED_AFTER_SECONDS: z.coerce.number().int().min(0).default(60),
 });

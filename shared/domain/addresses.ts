@@ -15,9 +15,7 @@ export type AddressType = (typeof ADDRESS_TYPES)[number];
 /** Chains that need a memo (destination tag) besides the address. */
 export const MEMO_REQUIRED: ReadonlySet<AddressType> = new Set(['XRP', 'XLM']);
 
-export type AddressCheck =
-  | { readonly valid: true; readonly warning: string | null }
-  | { readonly valid: false; readonly error: string };
+export type AddressCheck = { readonly valid: true; readonly warning: string | null } | { readonly valid: false; readonly error: string };
 
 const ok = (warning: string | null = null): AddressCheck => ({ valid: true, warning });
 const bad = (error: string): AddressCheck => ({ valid: false, error });
@@ -25,16 +23,39 @@ const bad = (error: string): AddressCheck => ({ valid: false, error });
 const base58checkSha256 = createBase58check(sha256);
 
 const BLOCKCHAIN_TYPES: Readonly<Record<string, AddressType>> = {
-  ETH: 'EVM', ETHEREUM: 'EVM', ERC20: 'EVM', BSC: 'EVM', BEP20: 'EVM', BNB: 'EVM', POLYGON: 'EVM', MATIC: 'EVM',
-  ARB: 'EVM', ARBITRUM: 'EVM', BASE: 'EVM', OPTIMISM: 'EVM', OP: 'EVM', AVAX: 'EVM', AVALANCHE: 'EVM', EVM: 'EVM',
-  TRX: 'TRX', TRON: 'TRX', TRC20: 'TRX',
-  BTC: 'BTC', BITCOIN: 'BTC',
-  SOL: 'SOL', SOLANA: 'SOL',
-  LTC: 'LTC', LITECOIN: 'LTC',
-  DOGE: 'DOGE', DOGECOIN: 'DOGE',
-  XRP: 'XRP', RIPPLE: 'XRP',
-  XLM: 'XLM', STELLAR: 'XLM',
-  ADA: 'ADA', CARDANO: 'ADA',
+  ETH: 'EVM',
+  ETHEREUM: 'EVM',
+  ERC20: 'EVM',
+  BSC: 'EVM',
+  BEP20: 'EVM',
+  BNB: 'EVM',
+  POLYGON: 'EVM',
+  MATIC: 'EVM',
+  ARB: 'EVM',
+  ARBITRUM: 'EVM',
+  BASE: 'EVM',
+  OPTIMISM: 'EVM',
+  OP: 'EVM',
+  AVAX: 'EVM',
+  AVALANCHE: 'EVM',
+  EVM: 'EVM',
+  TRX: 'TRX',
+  TRON: 'TRX',
+  TRC20: 'TRX',
+  BTC: 'BTC',
+  BITCOIN: 'BTC',
+  SOL: 'SOL',
+  SOLANA: 'SOL',
+  LTC: 'LTC',
+  LITECOIN: 'LTC',
+  DOGE: 'DOGE',
+  DOGECOIN: 'DOGE',
+  XRP: 'XRP',
+  RIPPLE: 'XRP',
+  XLM: 'XLM',
+  STELLAR: 'XLM',
+  ADA: 'ADA',
+  CARDANO: 'ADA',
 };
 
 /** The address type of a blockchain name or a `type` value (case-insensitive), or undefined. */

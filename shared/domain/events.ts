@@ -221,7 +221,9 @@ export function queuesFor(type: string): readonly QueueName[] {
 }
 
 /** The event router's table, derived from the catalogue: event type -> consumer queues. */
-export const EVENT_ROUTES: Readonly<Record<string, readonly QueueName[]>> = Object.fromEntries(EVENT_TYPES.map((type) => [type, EVENT_CATALOGUE[type].consumers]));
+export const EVENT_ROUTES: Readonly<Record<string, readonly QueueName[]>> = Object.fromEntries(
+  EVENT_TYPES.map((type) => [type, EVENT_CATALOGUE[type].consumers]),
+);
 
 /** Thrown for a payload that does not match its event type's schema (a producer's or sender's bug). */
 export class InvalidEventError extends TypeError {

@@ -164,7 +164,13 @@ export class DuplicateEntryError extends ConflictError {
 }
 
 /** Refusal of an entry because a guarded pocket would go below zero. */
-export function insufficientBalance(account: AccountId, currency: string, field: BalanceField, requested: Decimal, available: Decimal | null): InsufficientBalanceError {
+export function insufficientBalance(
+  account: AccountId,
+  currency: string,
+  field: BalanceField,
+  requested: Decimal,
+  available: Decimal | null,
+): InsufficientBalanceError {
   return new InsufficientBalanceError({
     account,
     currency,
@@ -209,9 +215,7 @@ export function linesOf(draft: EntryDraft): JournalLine[] {
     push(leg.to, normalize(leg.amount));
   });
   if (problems.length > 0) throw new ValidationError({ entry: problems }, `The ledger entry is invalid: ${problems.join(' ')}`);
-  const lines = [...net.values()]
-    .map(({ pocket: p, deltas }) => ({ account: p.account, field: p.field, delta: sum(deltas) }))
-    .filter((l) => !isZero(l.delta));
+  const lines = [...net.values()].map(({ pocket: p, deltas }) => ({ account: p.account, field: p.field, delta: sum(deltas) })).filter((l) => !isZero(l.delta));
   lines.sort((a, b) => (a.account === b.account ? BALANCE_FIELDS.indexOf(a.field) - BALANCE_FIELDS.indexOf(b.field) : a.account < b.account ? -1 : 1));
   if (lines.length > 0 && !isZero(sum(lines.map((l) => l.delta)))) throw new Error('Unbalanced entry');
   return lines;
@@ -233,11 +237,7 @@ export function rowChanges(lines: readonly JournalLine[]): Map<AccountId, Balanc
  * transaction). Throws InsufficientBalanceError when a guarded pocket would go below zero; the balances
  * are then unchanged. `get` returns the balance of an account (ZERO_BALANCE when it has none).
  */
-export function applyLines(
-  get: (account: AccountId) => Balance,
-  currency: string,
-  lines: readonly JournalLine[],
-): Map<AccountId, Balance> {
+export function applyLines(get: (account: AccountId) => Balance, currency: string, lines: readonly JournalLine[]): Map<AccountId, Balance> {
   const next = new Map<AccountId, Balance>();
   for (const [account, change] of rowChanges(lines)) {
     const before = get(account);

@@ -32,17 +32,7 @@ import { convert, FIAT_PRECISION } from './rates.js';
  *   stay in the forwarder address, recoverable by the factory's `flushNative` (decided: no automatic credit).
  */
 
-export const PAYMENT_STATUSES = [
-  'waiting',
-  'confirming',
-  'confirmed',
-  'sending',
-  'completed',
-  'expired',
-  'failed',
-  'cancelled',
-  'partially_paid',
-] as const;
+export const PAYMENT_STATUSES = ['waiting', 'confirming', 'confirmed', 'sending', 'completed', 'expired', 'failed', 'cancelled', 'partially_paid'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 /** Statuses the list filter accepts (spec 4.3, plus the two DESIGN section 10 adds). */
@@ -197,7 +187,13 @@ export function merchantCredit(p: Pick<PaymentState, 'fee'>, receivedAmount: Dec
 
 export type PaymentFact =
   | { readonly kind: 'deposit'; readonly deposit: Deposit }
-  | { readonly kind: 'confirmations'; readonly byDeposit: Readonly<Record<string, number>>; readonly confirmationsNeeded: number; readonly tolerancePercent: Decimal; readonly repriced?: Decimal }
+  | {
+      readonly kind: 'confirmations';
+      readonly byDeposit: Readonly<Record<string, number>>;
+      readonly confirmationsNeeded: number;
+      readonly tolerancePercent: Decimal;
+      readonly repriced?: Decimal;
+    }
   | { readonly kind: 'reorg'; readonly depositIds: readonly string[] }
   | { readonly kind: 'sweep_started' }
   | { readonly kind: 'sweep_completed'; readonly txHash: string; readonly usdRate: Decimal | null }
@@ -331,17 +327,19 @@ const addFlag = (flags: readonly PaymentFlag[], flag: PaymentFlag): PaymentFlag[
 
 /** Work queue of a payment (gsi3): waiting ones by expiry per network and asset, open ones per network. */
 export type PaymentQueue =
-  | { readonly kind: 'waiting'; readonly network: string; readonly asset: 'native' | 'token' }
-  | { readonly kind: 'open'; readonly network: string }
-  | null;
+  { readonly kind: 'waiting'; readonly network: string; readonly asset: 'native' | 'token' } | { readonly kind: 'open'; readonly network: string } | null;
 
 export function workQueueOf(p: Pick<PaymentState, 'status' | 'network' | 'currency'>): PaymentQueue {
   if (p.status === 'waiting') return { kind: 'waiting', network: p.network, asset: findCurrency(p.currency)?.native ? 'native' : 'token' };
-  if (p.status === 'confirming' || p.status === 'confirmed' || p.status === 'sending' || p.status === 'partially_paid') return { kind: 'open', network: p.network };
+  if (p.status === 'confirming' || p.status === 'confirmed' || p.status === 'sending' || p.status === 'partially_paid')
+    return { kind: 'open', network: p.network };
   return null;
 }
 
-export type PaymentDraft = Omit<PaymentState, 'status' | 'createdAt' | 'updatedAt' | 'transactionHash' | 'deposits' | 'flags' | 'merchantReceived' | 'merchantReceivedUsd' | 'sweepTxHash' | 'version'>;
+export type PaymentDraft = Omit<
+  PaymentState,
+  'status' | 'createdAt' | 'updatedAt' | 'transactionHash' | 'deposits' | 'flags' | 'merchantReceived' | 'merchantReceivedUsd' | 'sweepTxHash' | 'version'
+>;
 
 /** A new payment: waiting for its deposit, announced by `payment.created`. Version 0 until stored. */
 export function openPayment(draft: PaymentDraft, now: Date): PaymentChange {
@@ -452,7 +450,11 @@ export function transition(p: PaymentState, fact: PaymentFact, now: Date): Payme
       const counted = deposits.filter(counts);
       const expired = Date.parse(p.expiryTime) <= now.getTime();
       const status: PaymentStatus = counted.length === 0 ? (expired ? 'expired' : 'waiting') : 'confirming';
-      const state = withStatus(p, status, now, events, { deposits, transactionHash: counted[0]?.txHash ?? null, flags: p.flags.filter((f) => f !== 'overpaid') });
+      const state = withStatus(p, status, now, events, {
+        deposits,
+        transactionHash: counted[0]?.txHash ?? null,
+        flags: p.flags.filter((f) => f !== 'overpaid'),
+      });
       return same(state, [{ kind: 'forget_deposits', depositIds: p.deposits.filter((d) => gone.has(d.id)).map((d) => d.id) }]);
     }
     case 'sweep_started':
@@ -464,7 +466,18 @@ export function transition(p: PaymentState, fact: PaymentFact, now: Date): Payme
       const { net } = merchantCredit(p, got);
       const usd = fact.usdRate ? toFixed(mul(net, fact.usdRate), FIAT_PRECISION, 'down') : null;
       for (const d of p.deposits.filter((x) => x.status === 'confirmed')) {
-        events.push({ type: EVENTS.depositMerged, key: `merged:${d.id}`, payload: { transaction_id: p.id, deposit_id: d.id, amount: d.amount, currency: d.currency, sweep_transaction_hash: fact.txHash, blockchain_network: p.network } });
+        events.push({
+          type: EVENTS.depositMerged,
+          key: `merged:${d.id}`,
+          payload: {
+            transaction_id: p.id,
+            deposit_id: d.id,
+            amount: d.amount,
+            currency: d.currency,
+            sweep_transaction_hash: fact.txHash,
+            blockchain_network: p.network,
+          },
+        });
       }
       const state = withStatus(p, 'completed', now, events, { sweepTxHash: fact.txHash, merchantReceived: net, merchantReceivedUsd: usd });
       return same(state, creditEntry(p, fact.txHash));
@@ -478,7 +491,9 @@ export function transition(p: PaymentState, fact: PaymentFact, now: Date): Payme
     case 'cancel': {
       if (!isCancellable(p)) {
         const reason = p.deposits.length > 0 ? 'a deposit was already received' : `it is ${p.status}`;
-        refuse(p, fact, `The payment cannot be cancelled: ${reason}. Only a waiting payment with no deposit can be cancelled.`, { deposits: p.deposits.length });
+        refuse(p, fact, `The payment cannot be cancelled: ${reason}. Only a waiting payment with no deposit can be cancelled.`, {
+          deposits: p.deposits.length,
+        });
       }
       return same(withStatus(p, 'cancelled', now, events));
     }

@@ -81,7 +81,6 @@ export function withdrawalPayload(w: WithdrawalState, previous: WithdrawalStatus
   };
 }
 
-
 export type WithdrawalFact =
   /** The batcher handed it to the chain-transaction engine. */
   | { readonly kind: 'dispatched' }
@@ -170,9 +169,7 @@ const returnEntry = (w: WithdrawalState): EntryDraft =>
 
 function refuse(w: WithdrawalState, fact: WithdrawalFact): never {
   const message =
-    fact.kind === 'cancel'
-      ? `A ${w.status} withdrawal cannot be cancelled; only pending ones can.`
-      : `A ${w.status} withdrawal cannot take '${fact.kind}'.`;
+    fact.kind === 'cancel' ? `A ${w.status} withdrawal cannot be cancelled; only pending ones can.` : `A ${w.status} withdrawal cannot take '${fact.kind}'.`;
   throw new ConflictError(message, { status: w.status, action: fact.kind });
 }
 
@@ -182,7 +179,11 @@ function refuse(w: WithdrawalState, fact: WithdrawalFact): never {
  */
 export function transition(w: WithdrawalState, fact: WithdrawalFact, now: Date): WithdrawalChange {
   const at = now.toISOString();
-  const move = (status: WithdrawalStatus, changes: Partial<Pick<WithdrawalState, 'transactionHash' | 'failureReason'>>, effects: WithdrawalEffect[]): WithdrawalChange => {
+  const move = (
+    status: WithdrawalStatus,
+    changes: Partial<Pick<WithdrawalState, 'transactionHash' | 'failureReason'>>,
+    effects: WithdrawalEffect[],
+  ): WithdrawalChange => {
     const state: WithdrawalState = { ...w, ...changes, status, updatedAt: at };
     return { state, events: statusEvents(state, w.status), effects };
   };

@@ -16,7 +16,10 @@ export interface ErrorAnswer {
 
 function normalise(error: unknown, requestId: string): GatewayError {
   if (error instanceof GatewayError) return error;
-  logger.error('unexpected error', { requestId, error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) });
+  logger.error('unexpected error', {
+    requestId,
+    error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+  });
   return new GatewayError('internal_error', `${ERROR_TABLE.internal_error.message} Reference: ${requestId}.`);
 }
 
@@ -29,7 +32,8 @@ export function errorResponse(error: unknown, route: AnyRoute | null, requestId:
   const format = route?.errorFormat ?? 'envelope';
 
   if (format === 'oauth') {
-    const oauthCode = failure instanceof OAuthError ? failure.oauthCode : status === 401 ? 'invalid_client' : status >= 500 ? 'server_error' : 'invalid_request';
+    const oauthCode =
+      failure instanceof OAuthError ? failure.oauthCode : status === 401 ? 'invalid_client' : status >= 500 ? 'server_error' : 'invalid_request';
     headers['Cache-Control'] = 'no-store';
     if (oauthCode === 'invalid_client') headers['WWW-Authenticate'] = 'Basic realm="oauth"';
     const oauthStatus = oauthCode === 'invalid_client' ? 401 : status >= 500 ? 500 : status === 429 ? 429 : 400;

@@ -72,8 +72,7 @@ export async function beginIdempotency(input: BeginInput): Promise<Begun> {
       break;
   }
   let completed = false;
-  const complete = (result: RouteResult) =>
-    completeIdempotencyItem(input.tenantId, input.key, lockId, toJson(result), nowSeconds, ttlSeconds);
+  const complete = (result: RouteResult) => completeIdempotencyItem(input.tenantId, input.key, lockId, toJson(result), nowSeconds, ttlSeconds);
   return {
     kind: 'claimed',
     handle: {

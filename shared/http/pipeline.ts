@@ -243,11 +243,5 @@ export function createApi<D>(routes: readonly AnyRoute<D>[], deps: D, options: A
     },
   };
 
-  return middy<ApiEvent, ApiResult, Error, Context>()
-    .use(respond(clock))
-    .use(match(routes))
-    .use(parseBody())
-    .use(authorize())
-    .use(share)
-    .handler(dispatch);
+  return middy<ApiEvent, ApiResult, Error, Context>().use(respond(clock)).use(match(routes)).use(parseBody()).use(authorize()).use(share).handler(dispatch);
 }

@@ -19,9 +19,7 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  */
 export type AuthMode = 'public' | 'bearer' | 'bearer-or-api-key';
 
-export type Credential =
-  | { readonly kind: 'token'; readonly clientId: string }
-  | { readonly kind: 'api_key'; readonly keyId: string };
+export type Credential = { readonly kind: 'token'; readonly clientId: string } | { readonly kind: 'api_key'; readonly keyId: string };
 
 export interface Principal {
   readonly tenant: Tenant;

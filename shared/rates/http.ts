@@ -112,7 +112,10 @@ export class HttpRateProvider implements RateProvider {
     if (Object.keys(quotes).length === 0 && assets.length > 0) throw new RateSourceError(this.name, 'answered no price for any requested asset');
 
     const fiat: { EUR?: Decimal; GBP?: Decimal } = {};
-    for (const [code, key] of [['EUR', 'eur'], ['GBP', 'gbp']] as const) {
+    for (const [code, key] of [
+      ['EUR', 'eur'],
+      ['GBP', 'gbp'],
+    ] as const) {
       for (const asset of CROSS_RATE_ORDER) {
         const row = cross[asset];
         const local = row?.[key];

@@ -14,7 +14,9 @@ export function rateProviderFromConfig(cfg: Config = config()): RateProvider {
   if (source === 'reference') return new ReferenceRateProvider();
   const sources: RateProvider[] = [new HttpRateProvider({ baseUrl: cfg.RATES_SOURCE_URL, timeoutMs: cfg.RATES_TIMEOUT_MS })];
   if (cfg.RATES_FALLBACK_URL) {
-    sources.push(new HttpRateProvider({ baseUrl: cfg.RATES_FALLBACK_URL, timeoutMs: cfg.RATES_TIMEOUT_MS, name: `fallback ${new URL(cfg.RATES_FALLBACK_URL).host}` }));
+    sources.push(
+      new HttpRateProvider({ baseUrl: cfg.RATES_FALLBACK_URL, timeoutMs: cfg.RATES_TIMEOUT_MS, name: `fallback ${new URL(cfg.RATES_FALLBACK_URL).host}` }),
+    );
   }
   return new FallbackRateProvider(sources);
 }

@@ -50,7 +50,8 @@ export function scannersRuntime(cfg: Config = config(), chainTx: ChainTxRuntime 
   return {
     ...scannerRuntime(cfg),
     networks: scannedNetworks(cfg),
-    chainFor: (n) => (n.family === 'evm' ? jsonRpcChain(n.url) : tronScanChain(new TronGridClient(n.url, cfg.TRON_API_KEY ? { apiKey: cfg.TRON_API_KEY } : {}))),
+    chainFor: (n) =>
+      n.family === 'evm' ? jsonRpcChain(n.url) : tronScanChain(new TronGridClient(n.url, cfg.TRON_API_KEY ? { apiKey: cfg.TRON_API_KEY } : {})),
     sweepFor,
   };
 }

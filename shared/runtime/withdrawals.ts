@@ -22,7 +22,12 @@ export function withdrawalFees(cfg: Config): WithdrawalFeeDeps {
   const tron = tronUrl ? new TronGridClient(tronUrl, { ...(cfg.TRON_API_KEY ? { apiKey: cfg.TRON_API_KEY } : {}), timeoutMs: 3000 }) : undefined;
   return {
     networkFees: networkFeeTable(cfg.WITHDRAWAL_NETWORK_FEES),
-    ...(tron ? { isNewAddress: async (currency: CurrencyDefinition, address: string) => currency.family === 'tron' && !(await tron.account(toTronBase58(address))).exists } : {}),
+    ...(tron
+      ? {
+          isNewAddress: async (currency: CurrencyDefinition, address: string) =>
+            currency.family === 'tron' && !(await tron.account(toTronBase58(address))).exists,
+        }
+      : {}),
   };
 }
 

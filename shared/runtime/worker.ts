@@ -53,7 +53,10 @@ export function sqsWorker(name: string, handle: (record: SQSRecord, log: Log) =>
  * A stream worker that handles its batch as a whole (the event router sends ten messages per call) and names
  * the records to retry by sequence number; the batch processor turns them into the partial answer.
  */
-export function streamBatchWorker(name: string, handleBatch: (records: readonly DynamoDBRecord[], log: Log) => Promise<ReadonlySet<string>>): StreamWorkerHandler {
+export function streamBatchWorker(
+  name: string,
+  handleBatch: (records: readonly DynamoDBRecord[], log: Log) => Promise<ReadonlySet<string>>,
+): StreamWorkerHandler {
   return async (event, context) => {
     const log = childLogger({ worker: name }, context);
     const failed = await handleBatch(event.Records, log);

@@ -27,7 +27,11 @@ export const CONDITIONS = {
   /** A creation: nothing stored under the key yet. */
   absent: { ConditionExpression: 'attribute_not_exists(pk)' },
   /** A change: the stored version is still the one read. */
-  version: (expected: number) => ({ ConditionExpression: '#v = :v', ExpressionAttributeNames: { '#v': 'version' }, ExpressionAttributeValues: { ':v': expected } }),
+  version: (expected: number) => ({
+    ConditionExpression: '#v = :v',
+    ExpressionAttributeNames: { '#v': 'version' },
+    ExpressionAttributeValues: { ':v': expected },
+  }),
 } as const;
 
 /** The state as it will be stored: version 1 for a creation, else the version read plus one. */
@@ -108,17 +112,31 @@ export interface AggregateWrite {
  * The put's condition failing is a ConflictError (it moved meanwhile: re-read and retry); another item's is what
  * `refused(index in items)` says; the ledger's own refusals (InsufficientBalanceError, DuplicateEntryError) pass.
  */
-export async function commitAggregate(write: AggregateWrite, refused: (index: number) => Error = () => new ConflictError(`The ${write.type} changed meanwhile; retry.`)): Promise<void> {
+export async function commitAggregate(
+  write: AggregateWrite,
+  refused: (index: number) => Error = () => new ConflictError(`The ${write.type} changed meanwhile; retry.`),
+): Promise<void> {
   const writes = [write.put, ...(write.items ?? [])];
   try {
     if (write.entry) {
-      await postEntry({ tenantId: write.tenantId, entryId: write.entry.entryId, entry: write.entry.entry, now: write.now, outbox: write.outbox, extraItems: writes });
+      await postEntry({
+        tenantId: write.tenantId,
+        entryId: write.entry.entryId,
+        entry: write.entry.entry,
+        now: write.now,
+        outbox: write.outbox,
+        extraItems: writes,
+      });
     } else {
       await transactWrite([...writes, ...outboxItems(write.outbox)]);
     }
   } catch (error) {
     const failed =
-      error instanceof ExtraItemConditionError ? error.extraIndexes : error instanceof TransactionConditionError ? error.failedIndexes.filter((i) => i < writes.length) : [];
+      error instanceof ExtraItemConditionError
+        ? error.extraIndexes
+        : error instanceof TransactionConditionError
+          ? error.failedIndexes.filter((i) => i < writes.length)
+          : [];
     if (failed.length === 0) throw error;
     if (failed.includes(0)) throw new ConflictError(`The ${write.type} changed meanwhile; retry.`, { [`${write.type}_id`]: write.id });
     throw refused((failed[0] ?? 1) - 1);

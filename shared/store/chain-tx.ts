@@ -64,7 +64,14 @@ export function chainTxToItem(tx: ChainTx): Item {
     status: tx.status,
     reason: tx.reason,
     nonce: tx.nonce,
-    attempts: tx.attempts.map((a) => ({ hash: a.hash, raw: a.raw, fees: feesToItem(a.fees), gas_limit: a.gasLimit.toString(), signed_at: a.signedAt, expires_at: a.expiresAt })),
+    attempts: tx.attempts.map((a) => ({
+      hash: a.hash,
+      raw: a.raw,
+      fees: feesToItem(a.fees),
+      gas_limit: a.gasLimit.toString(),
+      signed_at: a.signedAt,
+      expires_at: a.expiresAt,
+    })),
     tx_hash: tx.attempts[tx.attempts.length - 1]?.hash,
     sent_at: tx.sentAt,
     mined:
@@ -95,21 +102,24 @@ export function chainTxFromItem(item: Item): ChainTx {
     status: str(item.status) as ChainTxStatus,
     reason: optStr(item.reason) as ChainTxReason | undefined,
     nonce: item.nonce === undefined ? undefined : integer(item.nonce),
-    attempts: attempts.map(
-      (a): ChainTxAttempt => ({
-        hash: str(a.hash),
-        raw: str(a.raw),
-        fees: feesFromItem(a.fees as Item),
-        gasLimit: BigInt(str(a.gas_limit)),
-        signedAt: str(a.signed_at),
-        ...(typeof a.expires_at === 'string' ? { expiresAt: a.expires_at } : {}),
-      }),
-    ),
+    attempts: attempts.map((a): ChainTxAttempt => ({
+      hash: str(a.hash),
+      raw: str(a.raw),
+      fees: feesFromItem(a.fees as Item),
+      gasLimit: BigInt(str(a.gas_limit)),
+      signedAt: str(a.signed_at),
+      ...(typeof a.expires_at === 'string' ? { expiresAt: a.expires_at } : {}),
+    })),
     sentAt: optStr(item.sent_at),
     mined:
       mined === undefined
         ? undefined
-        : { hash: str(mined.hash), blockNumber: integer(mined.block_number), status: integer(mined.status) === 1 ? 1 : 0, gasUsed: BigInt(str(mined.gas_used)) },
+        : {
+            hash: str(mined.hash),
+            blockNumber: integer(mined.block_number),
+            status: integer(mined.status) === 1 ? 1 : 0,
+            gasUsed: BigInt(str(mined.gas_used)),
+          },
     failure: optStr(item.failure),
     createdAt: str(item.created_at),
     updatedAt: str(item.updated_at),
@@ -256,7 +266,13 @@ async function allocateNonce(tx: ChainTx, expectedVersion: number, chainNonce: (
 
 async function listOpen(network: string, limit = 500): Promise<ChainTx[]> {
   const items = await queryAll(
-    { TableName: tableName(), IndexName: 'gsi3', KeyConditionExpression: 'gsi3pk = :pk', ExpressionAttributeValues: { ':pk': keys.chainTxOpenPartition(network) }, ProjectionExpression: 'request_id' },
+    {
+      TableName: tableName(),
+      IndexName: 'gsi3',
+      KeyConditionExpression: 'gsi3pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.chainTxOpenPartition(network) },
+      ProjectionExpression: 'request_id',
+    },
     limit,
   );
   // The index is eventually consistent: read each request itself.
@@ -269,7 +285,12 @@ async function acquireLease(network: string, owner: string, now: Date, ttlSecond
     await db().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...keys.chainTxFollowerLease(network), owner, expires_at: now.getTime() + ttlSeconds * 1000, ttl: Math.floor(now.getTime() / 1000) + ttlSeconds + 3600 },
+        Item: {
+          ...keys.chainTxFollowerLease(network),
+          owner,
+          expires_at: now.getTime() + ttlSeconds * 1000,
+          ttl: Math.floor(now.getTime() / 1000) + ttlSeconds + 3600,
+        },
         ConditionExpression: 'attribute_not_exists(pk) OR #owner = :owner OR expires_at < :now',
         ExpressionAttributeNames: { '#owner': 'owner' },
         ExpressionAttributeValues: { ':owner': owner, ':now': now.getTime() },

@@ -45,8 +45,7 @@ export async function claimIdempotencyKey(input: ClaimInput): Promise<ClaimOutco
           ttl: nowSeconds + input.ttlSeconds,
         },
         // Free, expired, or an abandoned lock of the same request.
-        ConditionExpression:
-          'attribute_not_exists(pk) OR expires_at < :now OR (#s = :progress AND lock_expires_at < :now AND request_hash = :h)',
+        ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now OR (#s = :progress AND lock_expires_at < :now AND request_hash = :h)',
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: { ':now': nowSeconds, ':progress': 'in_progress', ':h': requestHash },
       }),
@@ -55,9 +54,7 @@ export async function claimIdempotencyKey(input: ClaimInput): Promise<ClaimOutco
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
   }
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.idempotency(tenantId, key), ConsistentRead: true }),
-  );
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.idempotency(tenantId, key), ConsistentRead: true }));
   if (!Item || integer(Item.expires_at) < nowSeconds) return claimIdempotencyKey(input);
   if (Item.request_hash !== requestHash) return { kind: 'mismatch' };
   if (Item.status === 'completed') return { kind: 'replay', response: Item.response as string };
@@ -65,14 +62,7 @@ export async function claimIdempotencyKey(input: ClaimInput): Promise<ClaimOutco
 }
 
 /** The transaction item that completes a claimed key with the answer to replay. */
-export function completeIdempotencyItem(
-  tenantId: string,
-  key: string,
-  lockId: string,
-  response: string,
-  nowSeconds: number,
-  ttlSeconds: number,
-): TransactItem {
+export function completeIdempotencyItem(tenantId: string, key: string, lockId: string, response: string, nowSeconds: number, ttlSeconds: number): TransactItem {
   return {
     Update: {
       TableName: tableName(),

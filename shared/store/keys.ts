@@ -206,7 +206,10 @@ export const keys = {
 
   /** Withdrawals: the record, its per-tenant lists (gsi1 by time, gsi2 by amount) and the batcher's queue (gsi3, while pending). */
   withdrawal: (tenantId: string, withdrawalId: string): Key => ({ pk: tenantPk(tenantId), sk: `WITHDRAWAL#${withdrawalId}` }),
-  withdrawalList: (tenantId: string, createdAt: string, withdrawalId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#WITHDRAWALS`, gsi1sk: `${createdAt}#${withdrawalId}` }),
+  withdrawalList: (tenantId: string, createdAt: string, withdrawalId: string) => ({
+    gsi1pk: `${tenantPk(tenantId)}#WITHDRAWALS`,
+    gsi1sk: `${createdAt}#${withdrawalId}`,
+  }),
   withdrawalListPartition: (tenantId: string): string => `${tenantPk(tenantId)}#WITHDRAWALS`,
   withdrawalAmountList: (tenantId: string, amount: Decimal, withdrawalId: string) => ({
     gsi2pk: `${tenantPk(tenantId)}#WITHDRAWALS_BY_AMOUNT`,

@@ -132,9 +132,7 @@ function entryItem(entry: JournalEntry): TransactItem {
 }
 
 function balanceItem(entry: JournalEntry, account: AccountId, change: Balance): { item: TransactItem; role: Role } {
-  const guards = isGuarded(account)
-    ? BALANCE_FIELDS.filter((f) => isNegative(change[f])).map((field) => ({ field, need: neg(change[field]) }))
-    : [];
+  const guards = isGuarded(account) ? BALANCE_FIELDS.filter((f) => isNegative(change[f])).map((field) => ({ field, need: neg(change[field]) })) : [];
   const values: Record<string, unknown> = {
     ':tenant': entry.tenantId,
     ':account': account,
@@ -318,12 +316,9 @@ function toBalanceRow(item: Stored): BalanceRow {
 
 /** One balance, read strongly consistent; zero when the row does not exist. */
 export async function getBalance(tenantId: string, account: AccountId, currency: CurrencyCode): Promise<Balance> {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.balance(tenantId, account, currency), ConsistentRead: true }),
-  );
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.balance(tenantId, account, currency), ConsistentRead: true }));
   return toBalance(Item);
 }
-
 
 /** Balance rows of a tenant: of one account, or of every account. */
 export async function listBalances(tenantId: string, account?: AccountId): Promise<BalanceRow[]> {
@@ -433,9 +428,11 @@ function toEntry(item: Stored): JournalEntry {
     tenantId: item.tenant_id as string,
     type: item.entry_type as EntryType,
     currency: item.currency as CurrencyCode,
-    lines: (item.lines as Stored[]).map(
-      (l): JournalLine => ({ account: l.account as AccountId, field: l.field as BalanceField, delta: normalize(decimalText(l.delta)) }),
-    ),
+    lines: (item.lines as Stored[]).map((l): JournalLine => ({
+      account: l.account as AccountId,
+      field: l.field as BalanceField,
+      delta: normalize(decimalText(l.delta)),
+    })),
     createdAt: item.created_at as string,
     reference: kind && id ? { kind, id } : null,
     reason: (item.reason as string | null | undefined) ?? null,
@@ -463,4 +460,3 @@ export const dynamoLedger = {
   platformBalances: (account: PlatformAccount) => platformBalances(account),
   postings: listPostings,
 } as const;
-

@@ -118,7 +118,6 @@ export function messageBody(event: OutboxEvent): string {
   );
 }
 
-
 /** An outbox item's stream image (numbers wrapped) as its event; null for an image of another item. */
 export function outboxEventFromImage(image: Record<string, AttributeValue>): OutboxEvent | null {
   const item = unmarshall(image, { wrapNumbers: true });

@@ -123,7 +123,10 @@ async function create(creation: PaymentCreation, now: Date): Promise<PaymentStat
   items.push(...(creation.alsoWrite?.(p) ?? []).map(asTransactItem));
   await commitAggregate(
     { type: TYPE, id: p.id, tenantId: p.tenantId, put: versionedPut(paymentItem(p), null), outbox: outboxOf(p, creation.change, now), items, now },
-    (index) => (index === dayIndex && limit !== null ? new DailyLimitError('payment', limit) : new Error(`The payment ${p.id} could not be created (item ${index} refused).`)),
+    (index) =>
+      index === dayIndex && limit !== null
+        ? new DailyLimitError('payment', limit)
+        : new Error(`The payment ${p.id} could not be created (item ${index} refused).`),
   );
   return p;
 }
@@ -144,7 +147,16 @@ async function save(previous: PaymentState, change: PaymentChange, now: Date): P
     }
   }
   await commitAggregate(
-    { type: TYPE, id: next.id, tenantId: next.tenantId, put: versionedPut(paymentItem(next), previous.version), outbox: outboxOf(next, change, now), items, ...(entry ? { entry } : {}), now },
+    {
+      type: TYPE,
+      id: next.id,
+      tenantId: next.tenantId,
+      put: versionedPut(paymentItem(next), previous.version),
+      outbox: outboxOf(next, change, now),
+      items,
+      ...(entry ? { entry } : {}),
+      now,
+    },
     (index) => new DepositAlreadyRecordedError(recorded[index] ?? `of item ${index}`),
   );
   return next;
@@ -194,12 +206,19 @@ async function list(q: PaymentQuery): Promise<PaymentState[]> {
 
 async function count(tenantId: string): Promise<number> {
   const { pk, skPrefix } = keys.paymentCounterPrefix(tenantId);
-  const items = await queryAll({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': pk, ':p': skPrefix }, ConsistentRead: true });
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+    ExpressionAttributeValues: { ':pk': pk, ':p': skPrefix },
+    ConsistentRead: true,
+  });
   return items.reduce((n, i) => n + integer(i.count), 0);
 }
 
 async function due(before: string, limit: number): Promise<PaymentState[]> {
-  const partitions = NETWORK_CODES.flatMap((network) => (['native', 'token'] as const).map((asset) => keys.paymentQueuePartition({ kind: 'waiting', network, asset })));
+  const partitions = NETWORK_CODES.flatMap((network) =>
+    (['native', 'token'] as const).map((asset) => keys.paymentQueuePartition({ kind: 'waiting', network, asset })),
+  );
   const pages = await Promise.all(
     partitions.map((pk) =>
       db().send(
@@ -261,6 +280,8 @@ export const openPayments = dynamoPayments.open;
 
 /** Every waiting payment of a network, native coin and tokens (the local stack's `dev pay`). */
 export async function waitingPayments(network: string): Promise<PaymentState[]> {
-  const [native, token] = await Promise.all((['native', 'token'] as const).map((asset) => inQueue(keys.paymentQueuePartition({ kind: 'waiting', network, asset }))));
+  const [native, token] = await Promise.all(
+    (['native', 'token'] as const).map((asset) => inQueue(keys.paymentQueuePartition({ kind: 'waiting', network, asset }))),
+  );
   return [...(native ?? []), ...(token ?? [])];
 }

@@ -30,7 +30,11 @@ export async function moveCursor(network: string, expected: number | null, next:
         UpdateExpression: 'SET #b = :b, hashes = :h',
         ConditionExpression: expected === null ? 'attribute_not_exists(#b)' : '#b = :e',
         ExpressionAttributeNames: { '#b': 'block' },
-        ExpressionAttributeValues: { ':b': next.block, ':h': JSON.stringify(next.hashes.slice(-RECENT_CHECKPOINTS)), ...(expected === null ? {} : { ':e': expected }) },
+        ExpressionAttributeValues: {
+          ':b': next.block,
+          ':h': JSON.stringify(next.hashes.slice(-RECENT_CHECKPOINTS)),
+          ...(expected === null ? {} : { ':e': expected }),
+        },
       }),
     );
     return true;

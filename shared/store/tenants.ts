@@ -61,7 +61,12 @@ export async function getTenant(tenantId: string): Promise<Tenant | null> {
 }
 
 export async function listTenants(): Promise<Tenant[]> {
-  const items = await queryAll({ TableName: tableName(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', ExpressionAttributeValues: { ':p': keys.tenantListPartition } });
+  const items = await queryAll({
+    TableName: tableName(),
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :p',
+    ExpressionAttributeValues: { ':p': keys.tenantListPartition },
+  });
   return items.map(toTenant);
 }
 

@@ -49,9 +49,7 @@ export async function transactWrite(items: TransactItem[], options: TransactOpti
   const sleep = options.sleep ?? defaultSleep;
   for (let attempt = 1; ; attempt++) {
     try {
-      await db().send(
-        new TransactWriteCommand({ TransactItems: items, ClientRequestToken: options.clientRequestToken }),
-      );
+      await db().send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: options.clientRequestToken }));
       return;
     } catch (error) {
       if (!(error instanceof TransactionCanceledException) && (error as Error).name !== 'TransactionCanceledException') {

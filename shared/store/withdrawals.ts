@@ -52,15 +52,35 @@ async function create(creation: WithdrawalCreation, now: Date): Promise<Withdraw
   if (day !== null) items.push(dayTotalItem(keys.withdrawalDay(w.tenantId, w.createdAt.slice(0, 10)), day.amountUsd, sub(day.limitUsd, day.amountUsd), now));
   items.push(...(creation.alsoWrite?.(w) ?? []).map(asTransactItem));
   await commitAggregate(
-    { type: TYPE, id: w.id, tenantId: w.tenantId, put: versionedPut(withdrawalItem(w), null), outbox: outboxOf(w, creation.change, now), items, ...entryOf(creation.change), now },
-    (index) => (index === 0 && day !== null ? new DailyLimitError('withdrawal', day.limitUsd) : new Error(`The withdrawal ${w.id} could not be created (item ${index} refused).`)),
+    {
+      type: TYPE,
+      id: w.id,
+      tenantId: w.tenantId,
+      put: versionedPut(withdrawalItem(w), null),
+      outbox: outboxOf(w, creation.change, now),
+      items,
+      ...entryOf(creation.change),
+      now,
+    },
+    (index) =>
+      index === 0 && day !== null
+        ? new DailyLimitError('withdrawal', day.limitUsd)
+        : new Error(`The withdrawal ${w.id} could not be created (item ${index} refused).`),
   );
   return w;
 }
 
 async function save(previous: WithdrawalState, change: WithdrawalChange, now: Date): Promise<WithdrawalState> {
   const w = nextVersion(change.state, previous.version);
-  await commitAggregate({ type: TYPE, id: w.id, tenantId: w.tenantId, put: versionedPut(withdrawalItem(w), previous.version), outbox: outboxOf(w, change, now), ...entryOf(change), now });
+  await commitAggregate({
+    type: TYPE,
+    id: w.id,
+    tenantId: w.tenantId,
+    put: versionedPut(withdrawalItem(w), previous.version),
+    outbox: outboxOf(w, change, now),
+    ...entryOf(change),
+    now,
+  });
   return w;
 }
 
@@ -88,7 +108,14 @@ async function list(tenantId: string, order: Parameters<WithdrawalRepository['li
 
 async function queued(queue: Parameters<WithdrawalRepository['queued']>[0], limit: number): Promise<WithdrawalState[]> {
   const items = await queryAll(
-    { TableName: tableName(), IndexName: 'gsi3', KeyConditionExpression: 'gsi3pk = :pk', ExpressionAttributeValues: { ':pk': keys.withdrawalQueuePartition(queue) }, ScanIndexForward: true, Limit: limit },
+    {
+      TableName: tableName(),
+      IndexName: 'gsi3',
+      KeyConditionExpression: 'gsi3pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.withdrawalQueuePartition(queue) },
+      ScanIndexForward: true,
+      Limit: limit,
+    },
     limit,
   );
   return items.slice(0, limit).map(withdrawalFromItem);

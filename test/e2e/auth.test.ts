@@ -22,7 +22,11 @@ async function api(method: string, path: string, init: { token?: string; apiKey?
   if (init.token) headers.Authorization = `Bearer ${init.token}`;
   if (init.apiKey) headers['X-API-Key'] = init.apiKey;
   if (init.body !== undefined) headers['Content-Type'] ??= 'application/json';
-  const res = await fetch(`${stack.apiUrl}${path}`, { method, headers, body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body) });
+  const res = await fetch(`${stack.apiUrl}${path}`, {
+    method,
+    headers,
+    body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+  });
   const text = await res.text();
   // Answers are asserted field by field; a loose JSON type keeps those assertions readable.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -48,7 +52,7 @@ afterAll(async () => {
 });
 
 describe('foundation end to end', () => {
-  it('the CLI prints the new tenant\'s identifiers and one-time secrets', () => {
+  it("the CLI prints the new tenant's identifiers and one-time secrets", () => {
     expect(Object.keys(tenant).sort()).toEqual(['api_key', 'client_id', 'client_secret', 'schema_name', 'tenant_id']);
     expect(tenant.schema_name).toMatch(/^acme_[0-9a-f]{8}$/);
   });
@@ -81,7 +85,9 @@ describe('foundation end to end', () => {
     const grant = await api('POST', '/o/token/', { body: { grant_type: 'password', client_id: tenant.client_id, client_secret: tenant.client_secret } });
     expect([grant.status, grant.body?.error]).toEqual([400, 'unsupported_grant_type']);
 
-    const scope = await api('POST', '/o/token/', { body: { grant_type: 'client_credentials', client_id: tenant.client_id, client_secret: tenant.client_secret, scope: 'read admin' } });
+    const scope = await api('POST', '/o/token/', {
+      body: { grant_type: 'client_credentials', client_id: tenant.client_id, client_secret: tenant.client_secret, scope: 'read admin' },
+    });
     expect([scope.status, scope.body?.error]).toEqual([400, 'invalid_scope']);
   });
 
@@ -106,14 +112,17 @@ describe('foundation end to end', () => {
     const access = await token();
     const revoke = await fetch(`${stack.apiUrl}/o/revoke_token/`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${tenant.client_id}:${tenant.client_secret}`).toString('base64')}` },
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Authorization: `Basic ${Buffer.from(`${tenant.client_id}:${tenant.client_secret}`).toString('base64')}`,
+      },
       body: new URLSearchParams({ token: access }),
     });
     expect(revoke.status).toBe(200);
     expect((await api('GET', '/user/me/', { token: access })).status).toBe(401);
   });
 
-  it('apps carry scopes capped at their creator\'s; the secret is shown once; deleting an app revokes its tokens', async () => {
+  it("apps carry scopes capped at their creator's; the secret is shown once; deleting an app revokes its tokens", async () => {
     const access = await token();
     const tooMuch = await api('POST', '/o/apps/', { token: access, body: { name: 'Ops', scopes: ['read', 'write', 'admin'] } });
     expect(tooMuch.status).toBe(403);
@@ -192,7 +201,18 @@ describe('foundation end to end', () => {
   });
 
   it('the operator funds a tenant with `balance credit`, and GET /user/balances/ shows the exact amount', async () => {
-    const credited = (await cli('balance', 'credit', '--tenant', tenant.tenant_id, '--currency', 'USDTERC20', '--amount', '25.10', '--reason', 'e2e funding')) as { balance: { amount: string } };
+    const credited = (await cli(
+      'balance',
+      'credit',
+      '--tenant',
+      tenant.tenant_id,
+      '--currency',
+      'USDTERC20',
+      '--amount',
+      '25.10',
+      '--reason',
+      'e2e funding',
+    )) as { balance: { amount: string } };
     expect(credited.balance.amount).toBe('25.1');
     const balances = await api('GET', '/user/balances/', { token: await token() });
     expect(balances.status).toBe(200);

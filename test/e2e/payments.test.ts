@@ -94,7 +94,11 @@ beforeAll(async () => {
   await mintTestToken(owner, usdt, payer.address, units(10_000));
   await mintTestToken(owner, usdc, payer.address, units(1_000));
   chain = jsonRpcChain(rpc);
-  kms = new KMSClient({ endpoint: stack.env.AWS_ENDPOINT_URL_KMS, region: 'us-east-1', credentials: { accessKeyId: stack.env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: stack.env.AWS_SECRET_ACCESS_KEY ?? '' } });
+  kms = new KMSClient({
+    endpoint: stack.env.AWS_ENDPOINT_URL_KMS,
+    region: 'us-east-1',
+    credentials: { accessKeyId: stack.env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: stack.env.AWS_SECRET_ACCESS_KEY ?? '' },
+  });
   const hot = new KmsSigner(kms, stack.env.SIGNING_KEY_ID ?? '', provider);
   const factories = (network: string) => factoryOf(cfg, network);
   scanDeps = { ...scannerRuntime(cfg), chain, sweep: directFactorySweep(factories, hot) };
@@ -130,7 +134,13 @@ describe('a payment on anvil', () => {
     await mine();
     await scan();
     const done = await call('GET', `/payments/${id}/`);
-    expect(done.body).toMatchObject({ status: 'completed', transaction_hash: hash, confirmations: 2, merchant_received_usd: '24.75', merchant_received: '24.75' });
+    expect(done.body).toMatchObject({
+      status: 'completed',
+      transaction_hash: hash,
+      confirmations: 2,
+      merchant_received_usd: '24.75',
+      merchant_received: '24.75',
+    });
     expect(done.body.payment_history).toEqual([expect.objectContaining({ deposit_id: depositId, amount: '25', transaction_hash: hash })]);
     expect(await balance()).toBe(add(before, '24.75'));
     const treasuryAfter = (await new Contract(usdt, ERC20_ABI, provider).getFunction('balanceOf')(treasury)) as bigint;
@@ -242,7 +252,14 @@ describe('a payment on anvil', () => {
     expect([paid.amount, paid.currency]).toEqual(['25', 'USDTERC20']);
     const hot = await new KmsSigner(kms, stack.env.SIGNING_KEY_ID ?? '', provider).getAddress();
     const engineDeps = chainTxRuntime(cfg).deps;
-    const viaEngine: ScanDeps = { ...scanDeps, sweep: engineSweep((network) => factoryOf(cfg, network), async () => ({ keyId: stack.env.SIGNING_KEY_ID ?? '', address: hot }), engineDeps) };
+    const viaEngine: ScanDeps = {
+      ...scanDeps,
+      sweep: engineSweep(
+        (network) => factoryOf(cfg, network),
+        async () => ({ keyId: stack.env.SIGNING_KEY_ID ?? '', address: hot }),
+        engineDeps,
+      ),
+    };
     await scanOnce('ETH', viaEngine);
     await mine();
     await scanOnce('ETH', viaEngine);

@@ -82,7 +82,9 @@ describe('TRON on the local stack', () => {
     expect((await getBalance(merchant.tenantId, 'main', 'USDTTRC20')).amount).toBe('9.9');
     // The treasury holds the swept tokens on the node.
     const events = await new TronGridClient(stack.stackJson.rpcUrls.TRX ?? '').blockEvents(tx?.mined?.blockNumber ?? 0);
-    const toTreasury = events.filter((e) => e.event_name === 'Transfer' && e.transaction_id === tx?.mined?.hash && e.result.to === tronAddressToEvmHex(LOCAL_TRON.treasury));
+    const toTreasury = events.filter(
+      (e) => e.event_name === 'Transfer' && e.transaction_id === tx?.mined?.hash && e.result.to === tronAddressToEvmHex(LOCAL_TRON.treasury),
+    );
     expect(toTreasury.map((e) => e.result.value)).toEqual(['10000000']);
   });
 });

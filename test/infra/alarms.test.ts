@@ -60,7 +60,10 @@ describe('operational alarms', () => {
   });
 
   test('without the workers that print them, the alarms are not created (a breaching alarm would never clear)', () => {
-    const without = buildStack({ ...DEFAULT_DEFINITION, workers: DEFAULT_DEFINITION.workers.filter((w) => w.name !== MONITOR_WORKER && w.name !== FOLLOWER_WORKER) });
+    const without = buildStack({
+      ...DEFAULT_DEFINITION,
+      workers: DEFAULT_DEFINITION.workers.filter((w) => w.name !== MONITOR_WORKER && w.name !== FOLLOWER_WORKER),
+    });
     const names = Object.values(resources(without.template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties?.MetricName);
     for (const o of OPERATIONAL) expect(names).not.toContain(o.metric);
     expect(names).toContain('Errors');

@@ -50,9 +50,7 @@ describe('table', () => {
       })),
     );
     const keyNames = [TABLE.partitionKey, TABLE.sortKey, ...TABLE.indexes.flatMap((i) => [i.partitionKey, i.sortKey])];
-    expect(table?.Properties?.AttributeDefinitions).toEqual(
-      expect.arrayContaining(keyNames.map((AttributeName) => ({ AttributeName, AttributeType: 'S' }))),
-    );
+    expect(table?.Properties?.AttributeDefinitions).toEqual(expect.arrayContaining(keyNames.map((AttributeName) => ({ AttributeName, AttributeType: 'S' }))));
   });
 
   test('is retained on delete and replace', () => {
@@ -63,9 +61,7 @@ describe('table', () => {
   test('every function may read and write items and query the indexes', () => {
     for (const id of apiFunctionIds) {
       const role = roleOf(template, id);
-      const grant = statements(template).find(
-        (s) => s.roles.includes(role) && s.actions.includes('dynamodb:PutItem') && s.actions.includes('dynamodb:Query'),
-      );
+      const grant = statements(template).find((s) => s.roles.includes(role) && s.actions.includes('dynamodb:PutItem') && s.actions.includes('dynamodb:Query'));
       expect(grant).toBeDefined();
       expect(referencedIds(grant?.resource)).toEqual(new Set([tableId]));
       expect(JSON.stringify(grant?.resource)).toContain('/index/*');
@@ -147,9 +143,7 @@ describe('HTTP API', () => {
   });
 
   test('API Gateway may invoke each function, once per route', () => {
-    const permissions = Object.values(resources(template, 'AWS::Lambda::Permission')).filter(
-      (p) => p.Properties?.Principal === 'apigateway.amazonaws.com',
-    );
+    const permissions = Object.values(resources(template, 'AWS::Lambda::Permission')).filter((p) => p.Properties?.Principal === 'apigateway.amazonaws.com');
     for (const f of API_FUNCTIONS) {
       const mine = permissions.filter((p) => refId(p.Properties?.FunctionName, 'Arn') === functionId(f.name));
       expect(mine).toHaveLength(f.routes.length);
@@ -186,9 +180,7 @@ describe('queues', () => {
     expect(dlqId).not.toBe(queueId);
     expect(queues[dlqId]?.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
 
-    const dlqAlarms = alarms.filter(
-      (a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && referencedIds(a.Dimensions).has(dlqId),
-    );
+    const dlqAlarms = alarms.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && referencedIds(a.Dimensions).has(dlqId));
     expect(dlqAlarms).toHaveLength(1);
     expect(dlqAlarms[0]).toMatchObject({ Namespace: 'AWS/SQS', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
   });
@@ -213,7 +205,11 @@ describe('KMS', () => {
   });
 
   test('only the workers marked as signers may sign', () => {
-    const holders = new Set(statements(template).filter((s) => referencedIds(s.resource).has(signingKey)).flatMap((s) => s.roles));
+    const holders = new Set(
+      statements(template)
+        .filter((s) => referencedIds(s.resource).has(signingKey))
+        .flatMap((s) => s.roles),
+    );
     const signers = WORKER_FUNCTIONS.filter((w) => w.signs).map((w) => roleOf(template, functionId(w.name)));
     expect(signers.length).toBeGreaterThan(0);
     expect(holders).toEqual(new Set(signers));
@@ -246,10 +242,17 @@ describe('alarms', () => {
 
 describe('chain settings', () => {
   test('factories, the TRON implementation and API, and token contracts reach every function', () => {
-    const chains = { forwarderFactories: { ETH: '0x1111111111111111111111111111111111111111', TRX: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }, forwarderImplementationTrx: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', tronApiUrl: 'https://api.trongrid.io', tokenContracts: { USDTERC20: '0x2222222222222222222222222222222222222222' } };
+    const chains = {
+      forwarderFactories: { ETH: '0x1111111111111111111111111111111111111111', TRX: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' },
+      forwarderImplementationTrx: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+      tronApiUrl: 'https://api.trongrid.io',
+      tokenContracts: { USDTERC20: '0x2222222222222222222222222222222222222222' },
+    };
     const built = buildStack(undefined, { chains }).template;
     const functions = resources(built, 'AWS::Lambda::Function');
-    const gateway = Object.entries(functions).filter(([, r]) => (r.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.STAGE === STAGE);
+    const gateway = Object.entries(functions).filter(
+      ([, r]) => (r.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.STAGE === STAGE,
+    );
     expect(gateway.length).toBe(API_FUNCTIONS.length + WORKER_FUNCTIONS.length);
     for (const [, r] of gateway) {
       expect((r.Properties?.Environment as { Variables: Record<string, unknown> }).Variables).toMatchObject({

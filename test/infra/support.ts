@@ -16,7 +16,10 @@ export const STAGE = 'test';
  * Builds the stack with bundling skipped. NodejsFunction still insists that each entry and the lock file
  * exist, and the real handlers are written elsewhere, so entries resolve against a throwaway root of stubs.
  */
-export function buildStack(definition: GatewayDefinition = DEFAULT_DEFINITION, extra: Partial<GatewayStackProps> = {}): { stack: GatewayStack; template: Template } {
+export function buildStack(
+  definition: GatewayDefinition = DEFAULT_DEFINITION,
+  extra: Partial<GatewayStackProps> = {},
+): { stack: GatewayStack; template: Template } {
   const rootDir = mkdtempSync(join(tmpdir(), 'gateway-cdk-'));
   try {
     writeFileSync(join(rootDir, 'package-lock.json'), '{}');
@@ -39,8 +42,7 @@ export interface CfnResource {
   readonly UpdateReplacePolicy?: string;
 }
 
-export const resources = (template: Template, type: string): Record<string, CfnResource> =>
-  template.findResources(type) as Record<string, CfnResource>;
+export const resources = (template: Template, type: string): Record<string, CfnResource> => template.findResources(type) as Record<string, CfnResource>;
 
 export const props = (template: Template, logicalId: string): Record<string, unknown> => {
   const resource = (template.toJSON() as { Resources: Record<string, CfnResource> }).Resources[logicalId];
@@ -87,7 +89,9 @@ const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined 
 export function statements(template: Template): Statement[] {
   return Object.values(resources(template, 'AWS::IAM::Policy')).flatMap((policy) => {
     const properties = policy.Properties ?? {};
-    const roles = list(properties.Roles).map((r) => refId(r)).filter((r): r is string => r !== undefined);
+    const roles = list(properties.Roles)
+      .map((r) => refId(r))
+      .filter((r): r is string => r !== undefined);
     const document = properties.PolicyDocument as { Statement: { Effect: string; Action: unknown; Resource: unknown }[] };
     return document.Statement.map((s) => ({
       roles,

@@ -8,7 +8,13 @@ import { MAX_RETENTION, VISIBILITY_PER_CONSUMER_TIMEOUT } from '../../infra/cdk/
 import { buildStack, envRef, outputRef, props, referencedIds, refId, resources, roleOf, statements } from './support.js';
 
 /** One worker of each trigger kind; the queue consumer's timeout is long enough to raise its queue's visibility. */
-const scheduled: WorkerFunction = { name: 'payment-expirer', entry: 'functions/payment-expirer/handler.ts', trigger: { kind: 'schedule', everyMinutes: 5 }, timeoutSeconds: 60, signs: true };
+const scheduled: WorkerFunction = {
+  name: 'payment-expirer',
+  entry: 'functions/payment-expirer/handler.ts',
+  trigger: { kind: 'schedule', everyMinutes: 5 },
+  timeoutSeconds: 60,
+  signs: true,
+};
 const consumer: WorkerFunction = {
   name: 'webhook-delivery',
   entry: 'functions/webhook-delivery/handler.ts',
@@ -29,8 +35,7 @@ const functionId = (name: string): string => {
 };
 const queueId = (name: (typeof QUEUES)[number]['name']): string => envRef(template, functionId(apiFunction.name), queueUrlEnv(name));
 const mappings = Object.values(resources(template, 'AWS::Lambda::EventSourceMapping')).map((m) => m.Properties ?? {});
-const mappingOf = (name: string): Record<string, unknown> | undefined =>
-  mappings.find((m) => refId(m.FunctionName) === functionId(name));
+const mappingOf = (name: string): Record<string, unknown> | undefined => mappings.find((m) => refId(m.FunctionName) === functionId(name));
 const statementsOf = (name: string) => statements(template).filter((s) => s.roles.includes(roleOf(template, functionId(name))));
 
 describe('every worker', () => {
@@ -83,9 +88,7 @@ describe('schedule trigger', () => {
 
   test('EventBridge may invoke it', () => {
     const permissions = Object.values(resources(template, 'AWS::Lambda::Permission')).map((p) => p.Properties ?? {});
-    expect(
-      permissions.filter((p) => p.Principal === 'events.amazonaws.com' && refId(p.FunctionName, 'Arn') === functionId(scheduled.name)),
-    ).toHaveLength(1);
+    expect(permissions.filter((p) => p.Principal === 'events.amazonaws.com' && refId(p.FunctionName, 'Arn') === functionId(scheduled.name))).toHaveLength(1);
   });
 });
 
@@ -99,8 +102,7 @@ describe('queue trigger', () => {
   });
 
   test('the consumer may receive and delete from its queue; no other worker consumes anything', () => {
-    const consuming = (name: string) =>
-      statementsOf(name).filter((s) => s.actions.includes('sqs:ReceiveMessage') && s.actions.includes('sqs:DeleteMessage'));
+    const consuming = (name: string) => statementsOf(name).filter((s) => s.actions.includes('sqs:ReceiveMessage') && s.actions.includes('sqs:DeleteMessage'));
     expect(consuming(consumer.name).flatMap((s) => [...referencedIds(s.resource)])).toEqual([queueId('webhook-delivery')]);
     expect(consuming(scheduled.name)).toEqual([]);
     expect(consuming(router.name)).toEqual([]);
@@ -109,7 +111,10 @@ describe('queue trigger', () => {
   test('its visibility timeout covers six runs of the consumer; other queues keep theirs', () => {
     const queues = resources(template, 'AWS::SQS::Queue');
     for (const q of QUEUES) {
-      const expected = q.name === 'webhook-delivery' ? Math.max(q.visibilityTimeoutSeconds, VISIBILITY_PER_CONSUMER_TIMEOUT * consumer.timeoutSeconds) : q.visibilityTimeoutSeconds;
+      const expected =
+        q.name === 'webhook-delivery'
+          ? Math.max(q.visibilityTimeoutSeconds, VISIBILITY_PER_CONSUMER_TIMEOUT * consumer.timeoutSeconds)
+          : q.visibilityTimeoutSeconds;
       expect([q.name, queues[queueId(q.name)]?.Properties?.VisibilityTimeout]).toEqual([q.name, expected]);
     }
     // The fixture is chosen so that the consumer's timeout is what decides.

@@ -132,99 +132,124 @@ beforeAll(async () => {
 afterAll(() => stack?.stop(), TIMEOUT);
 
 describe('resources', () => {
-  it('creates the table from infra/table.ts: keys, GSIs (ALL projection), on-demand, TTL and a NEW_IMAGE stream', async () => {
-    const { Table } = await stack.dynamodb.client.send(new DescribeTableCommand({ TableName: stack.stackJson.tableName }));
-    expect(Table?.KeySchema).toEqual([
-      { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
-      { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
-    ]);
-    expect(Table?.BillingModeSummary?.BillingMode).toBe('PAY_PER_REQUEST');
-    const indexes = (Table?.GlobalSecondaryIndexes ?? []).map((i) => ({
-      name: i.IndexName,
-      keys: i.KeySchema?.map((k) => k.AttributeName),
-      projection: i.Projection?.ProjectionType,
-    }));
-    expect(indexes.sort((a, b) => String(a.name).localeCompare(String(b.name)))).toEqual(
-      TABLE.indexes.map((i) => ({ name: i.name, keys: [i.partitionKey, i.sortKey], projection: 'ALL' })),
-    );
-    expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: TABLE.streamView });
-    expect(Table?.LatestStreamArn).toBeTruthy();
-    const ttl = await stack.dynamodb.client.send(new DescribeTimeToLiveCommand({ TableName: stack.stackJson.tableName }));
-    expect(ttl.TimeToLiveDescription).toEqual({ TimeToLiveStatus: 'ENABLED', AttributeName: TABLE.ttlAttribute });
-  }, TIMEOUT);
+  it(
+    'creates the table from infra/table.ts: keys, GSIs (ALL projection), on-demand, TTL and a NEW_IMAGE stream',
+    async () => {
+      const { Table } = await stack.dynamodb.client.send(new DescribeTableCommand({ TableName: stack.stackJson.tableName }));
+      expect(Table?.KeySchema).toEqual([
+        { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+      ]);
+      expect(Table?.BillingModeSummary?.BillingMode).toBe('PAY_PER_REQUEST');
+      const indexes = (Table?.GlobalSecondaryIndexes ?? []).map((i) => ({
+        name: i.IndexName,
+        keys: i.KeySchema?.map((k) => k.AttributeName),
+        projection: i.Projection?.ProjectionType,
+      }));
+      expect(indexes.sort((a, b) => String(a.name).localeCompare(String(b.name)))).toEqual(
+        TABLE.indexes.map((i) => ({ name: i.name, keys: [i.partitionKey, i.sortKey], projection: 'ALL' })),
+      );
+      expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: TABLE.streamView });
+      expect(Table?.LatestStreamArn).toBeTruthy();
+      const ttl = await stack.dynamodb.client.send(new DescribeTimeToLiveCommand({ TableName: stack.stackJson.tableName }));
+      expect(ttl.TimeToLiveDescription).toEqual({ TimeToLiveStatus: 'ENABLED', AttributeName: TABLE.ttlAttribute });
+    },
+    TIMEOUT,
+  );
 
-  it('creates every queue with its DLQ and redrive policy, and publishes the URLs', async () => {
-    const listed = (await stack.sqs.client.send(new ListQueuesCommand({}))).QueueUrls ?? [];
-    for (const q of QUEUES) {
-      const url = stack.stackJson.queueUrls[q.name];
-      const dlqUrl = stack.stackJson.dlqUrls[q.name];
-      expect(listed).toEqual(expect.arrayContaining([url, dlqUrl]));
-      expect(stack.env[queueUrlEnv(q.name)]).toBe(url);
-      expect(process.env[queueUrlEnv(q.name)]).toBe(url);
-      const dlqArn = (await stack.sqs.client.send(new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn;
-      const attrs = (await stack.sqs.client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }))).Attributes;
-      expect(JSON.parse(attrs?.RedrivePolicy ?? '{}')).toEqual({ deadLetterTargetArn: dlqArn, maxReceiveCount: q.maxReceiveCount });
-    }
-  }, TIMEOUT);
+  it(
+    'creates every queue with its DLQ and redrive policy, and publishes the URLs',
+    async () => {
+      const listed = (await stack.sqs.client.send(new ListQueuesCommand({}))).QueueUrls ?? [];
+      for (const q of QUEUES) {
+        const url = stack.stackJson.queueUrls[q.name];
+        const dlqUrl = stack.stackJson.dlqUrls[q.name];
+        expect(listed).toEqual(expect.arrayContaining([url, dlqUrl]));
+        expect(stack.env[queueUrlEnv(q.name)]).toBe(url);
+        expect(process.env[queueUrlEnv(q.name)]).toBe(url);
+        const dlqArn = (await stack.sqs.client.send(new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn;
+        const attrs = (await stack.sqs.client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }))).Attributes;
+        expect(JSON.parse(attrs?.RedrivePolicy ?? '{}')).toEqual({ deadLetterTargetArn: dlqArn, maxReceiveCount: q.maxReceiveCount });
+      }
+    },
+    TIMEOUT,
+  );
 
-  it('sets the environment the handlers read', () => {
-    expect(process.env).toMatchObject({
-      TABLE_NAME: 'gateway',
-      AWS_REGION: 'us-east-1',
-      STAGE: 'local',
-      ALLOW_LOOPBACK_CALLBACKS: 'true',
-      AWS_ENDPOINT_URL_DYNAMODB: stack.stackJson.dynamodbUrl,
-      AWS_ENDPOINT_URL_DYNAMODB_STREAMS: stack.stackJson.dynamodbUrl,
-      AWS_ENDPOINT_URL_SQS: stack.stackJson.sqsUrl,
-      PUBLIC_BASE_URL: stack.apiUrl,
-    });
-    expect(process.env.AWS_ENDPOINT_URL_KMS).toBe(stack.stackJson.kmsUrl);
-    expect(process.env.SECRETS_KEY_ID).toBe(stack.stackJson.keys.secretsKeyId);
-    expect(stack.stackJson.keys.signingKeyId).toBeTruthy();
-    expect(config().STAGE).toBe('local');
-  }, TIMEOUT);
+  it(
+    'sets the environment the handlers read',
+    () => {
+      expect(process.env).toMatchObject({
+        TABLE_NAME: 'gateway',
+        AWS_REGION: 'us-east-1',
+        STAGE: 'local',
+        ALLOW_LOOPBACK_CALLBACKS: 'true',
+        AWS_ENDPOINT_URL_DYNAMODB: stack.stackJson.dynamodbUrl,
+        AWS_ENDPOINT_URL_DYNAMODB_STREAMS: stack.stackJson.dynamodbUrl,
+        AWS_ENDPOINT_URL_SQS: stack.stackJson.sqsUrl,
+        PUBLIC_BASE_URL: stack.apiUrl,
+      });
+      expect(process.env.AWS_ENDPOINT_URL_KMS).toBe(stack.stackJson.kmsUrl);
+      expect(process.env.SECRETS_KEY_ID).toBe(stack.stackJson.keys.secretsKeyId);
+      expect(stack.stackJson.keys.signingKeyId).toBeTruthy();
+      expect(config().STAGE).toBe('local');
+    },
+    TIMEOUT,
+  );
 });
 
 describe('HTTP API', () => {
-  it('serves the injected functions with the stack environment, and $default for the rest', async () => {
-    const res = await fetch(`${stack.apiUrl}/echo/?a=1`, { method: 'POST', body: 'x=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ stage: 'local', table: 'gateway' });
-    const event = httpEvents[httpEvents.length - 1];
-    expect(event?.rawPath).toBe('/echo/');
-    expect(event?.routeKey).toBe('ANY /echo');
-    expect(event?.isBase64Encoded).toBe(true);
-    expect(event?.body).toBe(Buffer.from('x=1').toString('base64'));
-    expect((await fetch(`${stack.apiUrl}/elsewhere`)).status).toBe(404);
-  }, TIMEOUT);
+  it(
+    'serves the injected functions with the stack environment, and $default for the rest',
+    async () => {
+      const res = await fetch(`${stack.apiUrl}/echo/?a=1`, { method: 'POST', body: 'x=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ stage: 'local', table: 'gateway' });
+      const event = httpEvents[httpEvents.length - 1];
+      expect(event?.rawPath).toBe('/echo/');
+      expect(event?.routeKey).toBe('ANY /echo');
+      expect(event?.isBase64Encoded).toBe(true);
+      expect(event?.body).toBe(Buffer.from('x=1').toString('base64'));
+      expect((await fetch(`${stack.apiUrl}/elsewhere`)).status).toBe(404);
+    },
+    TIMEOUT,
+  );
 });
 
 describe('queue pollers', () => {
-  it('delivers a message to its worker and deletes it; a message in batchItemFailures comes back', async () => {
-    const url = stack.sqs.queueUrls.transfers;
-    await stack.sqs.client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'ok' }));
-    await stack.sqs.client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'fail-once' }));
-    await until('the failed message to come back', () => queueCalls.find((c) => c.body === 'fail-once' && c.receiveCount === '2'));
-    // Both are deleted once handled: the queue empties.
-    await until('the queue to be empty', async () => {
-      const a = (await stack.sqs.client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }))).Attributes;
-      return a?.ApproximateNumberOfMessages === '0' && a.ApproximateNumberOfMessagesNotVisible === '0' ? true : undefined;
-    });
-    expect(queueCalls.filter((c) => c.body === 'ok')).toHaveLength(1);
-    expect(queueCalls.filter((c) => c.body === 'fail-once').map((c) => c.receiveCount)).toEqual(['1', '2']);
-  }, TIMEOUT);
+  it(
+    'delivers a message to its worker and deletes it; a message in batchItemFailures comes back',
+    async () => {
+      const url = stack.sqs.queueUrls.transfers;
+      await stack.sqs.client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'ok' }));
+      await stack.sqs.client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'fail-once' }));
+      await until('the failed message to come back', () => queueCalls.find((c) => c.body === 'fail-once' && c.receiveCount === '2'));
+      // Both are deleted once handled: the queue empties.
+      await until('the queue to be empty', async () => {
+        const a = (await stack.sqs.client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }))).Attributes;
+        return a?.ApproximateNumberOfMessages === '0' && a.ApproximateNumberOfMessagesNotVisible === '0' ? true : undefined;
+      });
+      expect(queueCalls.filter((c) => c.body === 'ok')).toHaveLength(1);
+      expect(queueCalls.filter((c) => c.body === 'fail-once').map((c) => c.receiveCount)).toEqual(['1', '2']);
+    },
+    TIMEOUT,
+  );
 
-  it('deletes nothing when the worker throws: after maxReceiveCount receives the message is in the DLQ', async () => {
-    await stack.sqs.client.send(new SendMessageCommand({ QueueUrl: stack.sqs.queueUrls['chain-results'], MessageBody: 'doomed' }));
-    const maxReceive = QUEUES.find((q) => q.name === 'chain-results')?.maxReceiveCount ?? 0;
-    const dead = await until(
-      'the message in the DLQ',
-      async () => (await stack.sqs.client.send(new ReceiveMessageCommand({ QueueUrl: stack.sqs.dlqUrls['chain-results'], WaitTimeSeconds: 1 }))).Messages?.[0],
-      30_000,
-    );
-    expect(dead.Body).toBe('doomed');
-    expect(chainResultsCalls).toBe(maxReceive);
-  }, TIMEOUT);
+  it(
+    'deletes nothing when the worker throws: after maxReceiveCount receives the message is in the DLQ',
+    async () => {
+      await stack.sqs.client.send(new SendMessageCommand({ QueueUrl: stack.sqs.queueUrls['chain-results'], MessageBody: 'doomed' }));
+      const maxReceive = QUEUES.find((q) => q.name === 'chain-results')?.maxReceiveCount ?? 0;
+      const dead = await until(
+        'the message in the DLQ',
+        async () =>
+          (await stack.sqs.client.send(new ReceiveMessageCommand({ QueueUrl: stack.sqs.dlqUrls['chain-results'], WaitTimeSeconds: 1 }))).Messages?.[0],
+        30_000,
+      );
+      expect(dead.Body).toBe('doomed');
+      expect(chainResultsCalls).toBe(maxReceive);
+    },
+    TIMEOUT,
+  );
 });
 
 describe('stream poller', () => {
@@ -233,68 +258,86 @@ describe('stream poller', () => {
       new PutItemCommand({ TableName: stack.stackJson.tableName, Item: { [TABLE.partitionKey]: { S: pk }, [TABLE.sortKey]: { S: 'OUTBOX' }, ...extra } }),
     );
 
-  it('passes only INSERTs of outbox items, in order', async () => {
-    await put(`${OUTBOX_KEY_PREFIX}first`);
-    await put('TENANT#not-an-event');
-    await stack.dynamodb.client.send(
-      new UpdateItemCommand({
-        TableName: stack.stackJson.tableName,
-        Key: { [TABLE.partitionKey]: { S: `${OUTBOX_KEY_PREFIX}first` }, [TABLE.sortKey]: { S: 'OUTBOX' } },
-        UpdateExpression: 'SET touched = :t',
-        ExpressionAttributeValues: { ':t': { BOOL: true } },
-      }),
-    );
-    await put(`${OUTBOX_KEY_PREFIX}second`);
-    await until('both outbox records', () => (streamDelivered.some((r) => idOf(r) === `${OUTBOX_KEY_PREFIX}second`) ? true : undefined));
-    const ids = streamDelivered.map(idOf);
-    expect(ids).toEqual([`${OUTBOX_KEY_PREFIX}first`, `${OUTBOX_KEY_PREFIX}second`]);
-    expect(streamDelivered.every((r) => r.eventName === 'INSERT')).toBe(true);
-    const record = streamDelivered[0] as DynamoDBRecord;
-    expect(record.eventSource).toBe('aws:dynamodb');
-    expect(record.eventSourceARN).toMatch(/^arn:aws:dynamodb:.*:table\/gateway\/stream\//);
-    expect(typeof record.dynamodb?.ApproximateCreationDateTime).toBe('number');
-    expect(record.dynamodb?.NewImage?.[TABLE.sortKey]).toEqual({ S: 'OUTBOX' });
-    expect(record.dynamodb?.StreamViewType).toBe('NEW_IMAGE');
-  }, TIMEOUT);
+  it(
+    'passes only INSERTs of outbox items, in order',
+    async () => {
+      await put(`${OUTBOX_KEY_PREFIX}first`);
+      await put('TENANT#not-an-event');
+      await stack.dynamodb.client.send(
+        new UpdateItemCommand({
+          TableName: stack.stackJson.tableName,
+          Key: { [TABLE.partitionKey]: { S: `${OUTBOX_KEY_PREFIX}first` }, [TABLE.sortKey]: { S: 'OUTBOX' } },
+          UpdateExpression: 'SET touched = :t',
+          ExpressionAttributeValues: { ':t': { BOOL: true } },
+        }),
+      );
+      await put(`${OUTBOX_KEY_PREFIX}second`);
+      await until('both outbox records', () => (streamDelivered.some((r) => idOf(r) === `${OUTBOX_KEY_PREFIX}second`) ? true : undefined));
+      const ids = streamDelivered.map(idOf);
+      expect(ids).toEqual([`${OUTBOX_KEY_PREFIX}first`, `${OUTBOX_KEY_PREFIX}second`]);
+      expect(streamDelivered.every((r) => r.eventName === 'INSERT')).toBe(true);
+      const record = streamDelivered[0] as DynamoDBRecord;
+      expect(record.eventSource).toBe('aws:dynamodb');
+      expect(record.eventSourceARN).toMatch(/^arn:aws:dynamodb:.*:table\/gateway\/stream\//);
+      expect(typeof record.dynamodb?.ApproximateCreationDateTime).toBe('number');
+      expect(record.dynamodb?.NewImage?.[TABLE.sortKey]).toEqual({ S: 'OUTBOX' });
+      expect(record.dynamodb?.StreamViewType).toBe('NEW_IMAGE');
+    },
+    TIMEOUT,
+  );
 
-  it('retries from a reported failure, and sends a poison record to the failure queue after bisecting and retrying', async () => {
-    streamDelivered.length = 0;
-    await put(`${OUTBOX_KEY_PREFIX}a`);
-    await put(`${OUTBOX_KEY_PREFIX}poison`, { poison: { BOOL: true } });
-    await put(`${OUTBOX_KEY_PREFIX}retry`, { failOnce: { BOOL: true } });
-    await put(`${OUTBOX_KEY_PREFIX}b`);
-    const failure = await until(
-      'the poison record in event-router-failures',
-      async () => (await stack.sqs.client.send(new ReceiveMessageCommand({ QueueUrl: stack.sqs.queueUrls['event-router-failures'], WaitTimeSeconds: 1 }))).Messages?.[0],
-    );
-    const body = JSON.parse(failure.Body ?? '{}') as { DDBStreamBatchInfo: { batchSize: number; streamArn: string }; records: DynamoDBRecord[] };
-    expect(body.DDBStreamBatchInfo.batchSize).toBe(1);
-    expect(body.records.map(idOf)).toEqual([`${OUTBOX_KEY_PREFIX}poison`]);
-    await until('the records after the poison one', () => (streamDelivered.some((r) => idOf(r) === `${OUTBOX_KEY_PREFIX}b`) ? true : undefined));
-    const done = new Set(streamDelivered.map(idOf));
-    expect(done).toEqual(new Set([`${OUTBOX_KEY_PREFIX}a`, `${OUTBOX_KEY_PREFIX}retry`, `${OUTBOX_KEY_PREFIX}b`]));
-    // Retried after its reported failure; the poison record tried 1 + retryAttempts times once isolated.
-    expect(streamAttempts.get(`${OUTBOX_KEY_PREFIX}retry`)).toBeGreaterThanOrEqual(2);
-    expect(streamAttempts.get(`${OUTBOX_KEY_PREFIX}poison`)).toBeGreaterThanOrEqual(2);
-  }, TIMEOUT);
+  it(
+    'retries from a reported failure, and sends a poison record to the failure queue after bisecting and retrying',
+    async () => {
+      streamDelivered.length = 0;
+      await put(`${OUTBOX_KEY_PREFIX}a`);
+      await put(`${OUTBOX_KEY_PREFIX}poison`, { poison: { BOOL: true } });
+      await put(`${OUTBOX_KEY_PREFIX}retry`, { failOnce: { BOOL: true } });
+      await put(`${OUTBOX_KEY_PREFIX}b`);
+      const failure = await until(
+        'the poison record in event-router-failures',
+        async () =>
+          (await stack.sqs.client.send(new ReceiveMessageCommand({ QueueUrl: stack.sqs.queueUrls['event-router-failures'], WaitTimeSeconds: 1 })))
+            .Messages?.[0],
+      );
+      const body = JSON.parse(failure.Body ?? '{}') as { DDBStreamBatchInfo: { batchSize: number; streamArn: string }; records: DynamoDBRecord[] };
+      expect(body.DDBStreamBatchInfo.batchSize).toBe(1);
+      expect(body.records.map(idOf)).toEqual([`${OUTBOX_KEY_PREFIX}poison`]);
+      await until('the records after the poison one', () => (streamDelivered.some((r) => idOf(r) === `${OUTBOX_KEY_PREFIX}b`) ? true : undefined));
+      const done = new Set(streamDelivered.map(idOf));
+      expect(done).toEqual(new Set([`${OUTBOX_KEY_PREFIX}a`, `${OUTBOX_KEY_PREFIX}retry`, `${OUTBOX_KEY_PREFIX}b`]));
+      // Retried after its reported failure; the poison record tried 1 + retryAttempts times once isolated.
+      expect(streamAttempts.get(`${OUTBOX_KEY_PREFIX}retry`)).toBeGreaterThanOrEqual(2);
+      expect(streamAttempts.get(`${OUTBOX_KEY_PREFIX}poison`)).toBeGreaterThanOrEqual(2);
+    },
+    TIMEOUT,
+  );
 });
 
 describe('schedules', () => {
-  it('sends EventBridge scheduled events, first shortly after start, never two runs at once', async () => {
-    await until('three scheduled runs', () => (scheduled.length >= 3 ? true : undefined));
-    expect(maxRunning).toBe(1);
-    const event = scheduled[0] as ScheduledEvent;
-    expect(event['detail-type']).toBe('Scheduled Event');
-    expect(event.source).toBe('aws.events');
-    expect(event.time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
-    expect(event.resources[0]).toContain('test-schedule');
-    expect(event.detail).toEqual({});
-  }, TIMEOUT);
+  it(
+    'sends EventBridge scheduled events, first shortly after start, never two runs at once',
+    async () => {
+      await until('three scheduled runs', () => (scheduled.length >= 3 ? true : undefined));
+      expect(maxRunning).toBe(1);
+      const event = scheduled[0] as ScheduledEvent;
+      expect(event['detail-type']).toBe('Scheduled Event');
+      expect(event.source).toBe('aws.events');
+      expect(event.time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+      expect(event.resources[0]).toContain('test-schedule');
+      expect(event.detail).toEqual({});
+    },
+    TIMEOUT,
+  );
 
-  it('runs a worker once on demand', async () => {
-    const before = scheduled.length;
-    await stack.pollers?.runOnce('test-schedule');
-    expect(scheduled.length).toBeGreaterThan(before);
-    expect(maxRunning).toBe(1);
-  }, TIMEOUT);
+  it(
+    'runs a worker once on demand',
+    async () => {
+      const before = scheduled.length;
+      await stack.pollers?.runOnce('test-schedule');
+      expect(scheduled.length).toBeGreaterThan(before);
+      expect(maxRunning).toBe(1);
+    },
+    TIMEOUT,
+  );
 });

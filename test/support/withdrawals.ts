@@ -6,7 +6,9 @@ import type { BatcherDeps } from '../../shared/usecases/withdrawals/process.js';
  * The withdrawal batcher as the worker wires it against the configured table, with the parts a test decides:
  * the hot wallet, the chain-tx engine, the token contracts, the stage and the clock.
  */
-export function batcherDeps(parts: Pick<BatcherDeps, 'wallet' | 'chainTx' | 'tokenContract'> & { readonly stage?: string; readonly now?: () => Date }): BatcherDeps {
+export function batcherDeps(
+  parts: Pick<BatcherDeps, 'wallet' | 'chainTx' | 'tokenContract'> & { readonly stage?: string; readonly now?: () => Date },
+): BatcherDeps {
   const runtime = withdrawalsRuntime(config());
   return {
     ...runtime,

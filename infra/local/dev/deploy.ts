@@ -95,11 +95,7 @@ export function predictDeterministicAddress(initCode: BytesLike, salt: string = 
 }
 
 /** Deploys `initCode` through the CREATE2 deployer proxy, unless the target already has code. */
-export async function deployDeterministic(
-  signer: Signer,
-  initCode: BytesLike,
-  salt: string = ZeroHash,
-): Promise<DeterministicDeployment> {
+export async function deployDeterministic(signer: Signer, initCode: BytesLike, salt: string = ZeroHash): Promise<DeterministicDeployment> {
   const provider = providerOf(signer);
   const address = predictDeterministicAddress(initCode, salt);
   if (await hasCode(provider, address)) return { address, deployed: false };
@@ -213,10 +209,7 @@ export const TEST_TOKENS = {
 export type TestTokenSymbol = keyof typeof TEST_TOKENS;
 
 function testTokenInitCode(spec: TestTokenSpec, owner: string): string {
-  const args = AbiCoder.defaultAbiCoder().encode(
-    ['string', 'string', 'uint8', 'address'],
-    [spec.name, spec.symbol, spec.decimals, getAddress(owner)],
-  );
+  const args = AbiCoder.defaultAbiCoder().encode(['string', 'string', 'uint8', 'address'], [spec.name, spec.symbol, spec.decimals, getAddress(owner)]);
   return concat([loadArtifact('TestToken').bytecode, args]);
 }
 

@@ -25,17 +25,25 @@ export interface LocalChain {
 
 /** A payment still open for deposits, found through the work queues (no tenant needed; a dev tool). */
 async function findOpenPayment(paymentId: string): Promise<PaymentState> {
-  const networks = Object.values(NETWORKS).filter((n) => n.family === 'evm' || n.family === 'tron').map((n) => n.code);
+  const networks = Object.values(NETWORKS)
+    .filter((n) => n.family === 'evm' || n.family === 'tron')
+    .map((n) => n.code);
   const candidates = [...(await Promise.all(networks.map(waitingPayments))).flat(), ...(await Promise.all(networks.map(openPayments))).flat()];
   const found = candidates.find((p) => p.id === paymentId);
   if (!found) throw new NotFoundError(`No waiting or partially paid payment ${paymentId}.`);
   return found;
 }
 
-export async function devPay(paymentId: string, amount: string | undefined, chain: LocalChain, options: { readonly mineBlocks?: number } = {}): Promise<{ transaction_hash: string; amount: string; currency: string; address: string; from: string }> {
+export async function devPay(
+  paymentId: string,
+  amount: string | undefined,
+  chain: LocalChain,
+  options: { readonly mineBlocks?: number } = {},
+): Promise<{ transaction_hash: string; amount: string; currency: string; address: string; from: string }> {
   const payment = await findOpenPayment(paymentId);
   const currency = findCurrency(payment.currency);
-  if (!currency || (currency.family !== 'evm' && currency.family !== 'tron')) throw ValidationError.field('transaction_id', `Paying ${payment.currency} locally is not supported.`);
+  if (!currency || (currency.family !== 'evm' && currency.family !== 'tron'))
+    throw ValidationError.field('transaction_id', `Paying ${payment.currency} locally is not supported.`);
   const due = sub(payment.amountCrypto, received(payment));
   const value = amount === undefined ? due : parseDecimal(amount, { field: 'amount', allowZero: false, maxScale: currency.decimals });
   if (!isPositive(value)) throw ValidationError.field('amount', 'Nothing is due; give --amount.');
@@ -44,7 +52,11 @@ export async function devPay(paymentId: string, amount: string | undefined, chai
     // The local TRON node's faucet: a TRC-20 transfer in its next block (it produces one every 3 s).
     const token = tokenContract(currency);
     if (!chain.tronUrl || !token) throw new Error('No local TRON node or token: start the stack with `npm start`.');
-    const res = await fetch(`${chain.tronUrl}/_local/transfer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, to: payment.address, amount: units.toString() }) });
+    const res = await fetch(`${chain.tronUrl}/_local/transfer`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token, to: payment.address, amount: units.toString() }),
+    });
     if (!res.ok) throw new Error(`The local TRON node refused the transfer: ${res.status} ${await res.text()}`);
     const { txid } = (await res.json()) as { txid: string };
     return { transaction_hash: txid, amount: value, currency: currency.code, address: payment.address, from: 'local TRON faucet' };

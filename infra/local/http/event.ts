@@ -13,7 +13,6 @@ import { LOCAL_ACCOUNT_ID } from '../lambda/runtime.js';
 
 const API_ID = 'local';
 
-
 const TEXT_TYPES = new Set(['application/json', 'application/xml', 'application/javascript']);
 
 /** API Gateway (HTTP API) passes these bodies as text; every other body is base64. */
@@ -202,4 +201,3 @@ export function resultToAnswer(result: unknown): HttpAnswer {
   }
   return { statusCode: status, headers, body };
 }
-

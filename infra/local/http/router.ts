@@ -8,7 +8,6 @@ export interface RouteTarget {
   readonly name: string;
 }
 
-
 export interface Route<T extends RouteTarget = RouteTarget> {
   readonly routeKey: string;
   /** Upper-case method or 'ANY'. */
@@ -118,11 +117,13 @@ export function compileRoute<T extends RouteTarget>(routeKey: string, target: T)
   let prefix = '';
   if (last !== undefined && /^\{[^}]+\+\}$/.test(last)) {
     greedy = last.slice(1, -2);
-    prefix = `/${segments.slice(0, -1).map((s) => `${s}/`).join('')}`;
+    prefix = `/${segments
+      .slice(0, -1)
+      .map((s) => `${s}/`)
+      .join('')}`;
   }
   for (const s of greedy ? segments.slice(0, -1) : segments) {
     if (s.includes('+')) throw new Error(`route key "${routeKey}": a greedy variable must be the last segment`);
   }
   return { routeKey, method, target, segments, greedy, prefix, literals: segments.filter((s) => !isParam(s)).length };
 }
-

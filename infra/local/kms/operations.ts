@@ -44,7 +44,10 @@ function blob(body: Body, field: string): Buffer {
   const value = str(body, field);
   const bytes = Buffer.from(value, 'base64');
   if (bytes.length === 0) {
-    throw new KmsError('ValidationException', `1 validation error detected: Value at '${field}' failed to satisfy constraint: Member must have length greater than or equal to 1`);
+    throw new KmsError(
+      'ValidationException',
+      `1 validation error detected: Value at '${field}' failed to satisfy constraint: Member must have length greater than or equal to 1`,
+    );
   }
   return bytes;
 }
@@ -117,14 +120,11 @@ export function createKmsHandlers(store: KeyStore, region: string, accountId: st
     KeyManager: 'CUSTOMER',
     CustomerMasterKeySpec: key.keySpec,
     KeySpec: key.keySpec,
-    ...(key.keySpec === 'ECC_SECG_P256K1'
-      ? { SigningAlgorithms: ['ECDSA_SHA_256'] }
-      : { EncryptionAlgorithms: ['SYMMETRIC_DEFAULT'] }),
+    ...(key.keySpec === 'ECC_SECG_P256K1' ? { SigningAlgorithms: ['ECDSA_SHA_256'] } : { EncryptionAlgorithms: ['SYMMETRIC_DEFAULT'] }),
     MultiRegion: false,
   });
 
-  const publicKeyOf = (key: StoredKey): Uint8Array =>
-    secp256k1.getPublicKey(Buffer.from(key.material, 'hex'), false);
+  const publicKeyOf = (key: StoredKey): Uint8Array => secp256k1.getPublicKey(Buffer.from(key.material, 'hex'), false);
 
   /** The 32-byte digest to sign or verify: the message itself (DIGEST) or its SHA-256 (RAW). */
   const digestOf = (body: Body): Buffer => {
@@ -162,10 +162,7 @@ export function createKmsHandlers(store: KeyStore, region: string, accountId: st
       } else {
         throw new KmsError('ValidationException', `KeySpec ${String(keySpec)} is not supported by the local KMS`);
       }
-      const material =
-        keySpec === 'ECC_SECG_P256K1'
-          ? Buffer.from(secp256k1.utils.randomSecretKey()).toString('hex')
-          : randomBytes(32).toString('hex');
+      const material = keySpec === 'ECC_SECG_P256K1' ? Buffer.from(secp256k1.utils.randomSecretKey()).toString('hex') : randomBytes(32).toString('hex');
       const tags = Array.isArray(body.Tags) ? (body.Tags as { TagKey: string; TagValue: string }[]) : [];
       const key = store.create({ description: str(body, 'Description', true) ?? '', keySpec, keyUsage, material, tags });
       return { KeyMetadata: metadata(key) };

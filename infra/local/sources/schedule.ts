@@ -54,9 +54,7 @@ export function scheduleSource(env: SourceEnv, options: ScheduleOptions = {}): S
           if (env.stopped()) return done();
           const started = Date.now();
           // Never two runs at once: the next one is planned when this one ends.
-          void slot
-            .serial(() => (env.stopped() ? Promise.resolve() : run(slot)))
-            .then(() => next(Math.max(0, started + interval - Date.now())));
+          void slot.serial(() => (env.stopped() ? Promise.resolve() : run(slot))).then(() => next(Math.max(0, started + interval - Date.now())));
         }, delay);
       };
       next(options.firstRunDelayMs ?? 2_000);

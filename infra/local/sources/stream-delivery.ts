@@ -28,7 +28,14 @@ export interface ShardDelivery {
 
 const seqOf = (r: DynamoDBRecord): string => r.dynamodb?.SequenceNumber ?? '';
 
-async function sendToFailureQueue(env: SourceEnv, options: DeliveryOptions, to: ShardDelivery, batch: DynamoDBRecord[], attempts: number, error: string): Promise<void> {
+async function sendToFailureQueue(
+  env: SourceEnv,
+  options: DeliveryOptions,
+  to: ShardDelivery,
+  batch: DynamoDBRecord[],
+  attempts: number,
+  error: string,
+): Promise<void> {
   const first = batch[0]?.dynamodb;
   const last = batch[batch.length - 1]?.dynamodb;
   const iso = (seconds: number | undefined): string | undefined => (seconds === undefined ? undefined : new Date(seconds * 1000).toISOString());
@@ -120,7 +127,9 @@ export async function deliverStreamRecords(
       advance(seqOf(current.batch[0] as DynamoDBRecord));
       continue;
     }
-    env.log(`pollers: ${slot.worker.name}: stream record ${seqOf(current.batch[0] as DynamoDBRecord)} failed (${why}); retry ${current.attempts}/${options.retryAttempts}`);
+    env.log(
+      `pollers: ${slot.worker.name}: stream record ${seqOf(current.batch[0] as DynamoDBRecord)} failed (${why}); retry ${current.attempts}/${options.retryAttempts}`,
+    );
     await pause(Math.min(10_000, options.retryDelayMs * 2 ** (current.attempts - 1)), env.signal);
   }
 }

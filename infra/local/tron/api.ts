@@ -11,7 +11,17 @@ export function tronApi(chain: TronChain): (method: string, path: string, query:
   const { blocks, head, mine, broadcast, trxBalance, genesisTime } = chain;
   const blockJson = (b: SimBlock) => ({
     blockID: b.id,
-    block_header: { raw_data: { number: b.number, txTrieRoot: '0'.repeat(64), witness_address: '41'.padEnd(42, '0'), parentHash: b.parentHash, version: 30, timestamp: b.timestamp }, witness_signature: '' },
+    block_header: {
+      raw_data: {
+        number: b.number,
+        txTrieRoot: '0'.repeat(64),
+        witness_address: '41'.padEnd(42, '0'),
+        parentHash: b.parentHash,
+        version: 30,
+        timestamp: b.timestamp,
+      },
+      witness_signature: '',
+    },
     ...(b.txs.length === 0
       ? {}
       : {
@@ -22,8 +32,25 @@ export function tronApi(chain: TronChain): (method: string, path: string, query:
             raw_data: {
               contract: [
                 t.contract.kind === 'transfer'
-                  ? { type: 'TransferContract', parameter: { value: { amount: Number(t.contract.amount), owner_address: b58(t.contract.owner), to_address: b58(t.contract.to) }, type_url: 'type.googleapis.com/protocol.TransferContract' } }
-                  : { type: 'TriggerSmartContract', parameter: { value: { data: t.contract.data.slice(2), owner_address: b58(t.contract.owner), contract_address: b58(t.contract.contract), call_value: Number(t.contract.callValue) }, type_url: 'type.googleapis.com/protocol.TriggerSmartContract' } },
+                  ? {
+                      type: 'TransferContract',
+                      parameter: {
+                        value: { amount: Number(t.contract.amount), owner_address: b58(t.contract.owner), to_address: b58(t.contract.to) },
+                        type_url: 'type.googleapis.com/protocol.TransferContract',
+                      },
+                    }
+                  : {
+                      type: 'TriggerSmartContract',
+                      parameter: {
+                        value: {
+                          data: t.contract.data.slice(2),
+                          owner_address: b58(t.contract.owner),
+                          contract_address: b58(t.contract.contract),
+                          call_value: Number(t.contract.callValue),
+                        },
+                        type_url: 'type.googleapis.com/protocol.TriggerSmartContract',
+                      },
+                    },
               ],
               ref_block_bytes: t.refBlockBytes,
               ref_block_hash: t.refBlockHash,
@@ -43,7 +70,14 @@ export function tronApi(chain: TronChain): (method: string, path: string, query:
     contract_address: e.contract,
     event_index: e.index,
     event_name: 'Transfer',
-    result: { '0': tronAddressToEvmHex(e.from), '1': tronAddressToEvmHex(e.to), '2': e.value.toString(), from: tronAddressToEvmHex(e.from), to: tronAddressToEvmHex(e.to), value: e.value.toString() },
+    result: {
+      '0': tronAddressToEvmHex(e.from),
+      '1': tronAddressToEvmHex(e.to),
+      '2': e.value.toString(),
+      from: tronAddressToEvmHex(e.from),
+      to: tronAddressToEvmHex(e.to),
+      value: e.value.toString(),
+    },
     result_type: { from: 'address', to: 'address', value: 'uint256' },
     event: 'Transfer(address indexed from, address indexed to, uint256 value)',
     transaction_id: e.txID,
@@ -75,11 +109,22 @@ export function tronApi(chain: TronChain): (method: string, path: string, query:
       case '/wallet/broadcasthex':
         return broadcast(String(b.transaction));
       case '/wallet/triggerconstantcontract': {
-        const contract = { kind: 'trigger' as const, owner: b58(String(b.owner_address)), contract: b58(String(b.contract_address)), callValue: BigInt(Number(b.call_value ?? 0)), data: `0x${String(b.data ?? '')}` };
+        const contract = {
+          kind: 'trigger' as const,
+          owner: b58(String(b.owner_address)),
+          contract: b58(String(b.contract_address)),
+          callValue: BigInt(Number(b.call_value ?? 0)),
+          data: `0x${String(b.data ?? '')}`,
+        };
         const ok = chain.wouldSucceed({ contract, txID: '' });
         return ok
           ? { result: { result: true }, energy_used: 14_650, constant_result: ['0'.repeat(63) + '1'], transaction: { ret: [{}] } }
-          : { result: { result: true, message: Buffer.from('REVERT opcode executed').toString('hex') }, energy_used: 3_000, constant_result: [''], transaction: { ret: [{ ret: 'FAILED' }] } };
+          : {
+              result: { result: true, message: Buffer.from('REVERT opcode executed').toString('hex') },
+              energy_used: 3_000,
+              constant_result: [''],
+              transaction: { ret: [{ ret: 'FAILED' }] },
+            };
       }
       case '/wallet/gettransactioninfobyid': {
         const id = String(b.value).toLowerCase();
@@ -92,7 +137,9 @@ export function tronApi(chain: TronChain): (method: string, path: string, query:
           blockNumber: info.blockNumber,
           blockTimeStamp: block.timestamp,
           contractResult: [''],
-          ...(info.isCall ? { receipt: { energy_usage_total: 14_650, energy_fee: Number(info.fee), result: info.result } } : { receipt: { net_fee: Number(info.fee) } }),
+          ...(info.isCall
+            ? { receipt: { energy_usage_total: 14_650, energy_fee: Number(info.fee), result: info.result } }
+            : { receipt: { net_fee: Number(info.fee) } }),
           ...(info.result === 'REVERT' ? { result: 'FAILED', resMessage: Buffer.from('REVERT opcode executed').toString('hex') } : {}),
         };
       }
@@ -106,5 +153,5 @@ export function tronApi(chain: TronChain): (method: string, path: string, query:
       default:
         return undefined;
     }
-  }
+  };
 }

@@ -91,7 +91,9 @@ export function createTronChain(options: TronChainOptions = {}): TronChain {
     activated.add(b58(a));
   }
   const genesisTime = Math.floor(Date.now() / 1000) * 1000;
-  const blocks: SimBlock[] = [{ number: 0, id: `${'0'.repeat(16)}${sha256hex('genesis').slice(16)}`, parentHash: '0'.repeat(64), timestamp: genesisTime, txs: [], events: [] }];
+  const blocks: SimBlock[] = [
+    { number: 0, id: `${'0'.repeat(16)}${sha256hex('genesis').slice(16)}`, parentHash: '0'.repeat(64), timestamp: genesisTime, txs: [], events: [] },
+  ];
   const pool: ParsedTronTx[] = [];
   const faucetQueue: { token: string; to: string; amount: bigint; txID: string }[] = [];
   const infos = new Map<string, SimInfo>();

@@ -43,12 +43,7 @@ export function initialFees(suggestion: FeeSuggestion, caps: FeeCaps): EvmFees {
 }
 
 /** Fees for a replacement of `previous`; null when the caps do not allow a valid replacement. */
-export function bumpFees(
-  previous: TxFees,
-  suggestion: FeeSuggestion,
-  caps: FeeCaps,
-  bumpPermille: bigint = DEFAULT_BUMP_PERCENT_X10,
-): EvmFees | null {
+export function bumpFees(previous: TxFees, suggestion: FeeSuggestion, caps: FeeCaps, bumpPermille: bigint = DEFAULT_BUMP_PERCENT_X10): EvmFees | null {
   const required = (v: bigint): bigint => (v * (100n + MIN_REPLACEMENT_BUMP_PERCENT) + 99n) / 100n;
   if (previous.type === 'tron') return null;
   if (previous.type === 2) {

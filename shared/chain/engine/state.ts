@@ -32,8 +32,7 @@ export const CHAIN_TX_REQUESTED = EVENTS.chainTxRequested;
 export type ChainTxEventType = typeof CHAIN_TX_CONFIRMED | typeof CHAIN_TX_FAILED;
 
 export type EvmFees =
-  | { readonly type: 2; readonly maxFeePerGas: bigint; readonly maxPriorityFeePerGas: bigint }
-  | { readonly type: 0; readonly gasPrice: bigint };
+  { readonly type: 2; readonly maxFeePerGas: bigint; readonly maxPriorityFeePerGas: bigint } | { readonly type: 0; readonly gasPrice: bigint };
 
 export type TxFees =
   | EvmFees

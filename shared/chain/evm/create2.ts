@@ -71,12 +71,7 @@ export function cloneInitCodeHash(implementation: string): string {
 
 /** EIP-1014: keccak256(0xff ‖ deployer ‖ salt ‖ initCodeHash)[12:], checksummed. */
 export function create2Address(deployer: string, salt: string | Uint8Array, initCodeHash: string | Uint8Array): string {
-  const preimage = concatBytes(
-    Uint8Array.of(0xff),
-    addressBytes(deployer),
-    bytes32(salt, 'salt'),
-    bytes32(initCodeHash, 'init code hash'),
-  );
+  const preimage = concatBytes(Uint8Array.of(0xff), addressBytes(deployer), bytes32(salt, 'salt'), bytes32(initCodeHash, 'init code hash'));
   return toAddress(keccak_256(preimage).subarray(12));
 }
 

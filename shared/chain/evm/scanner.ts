@@ -102,7 +102,10 @@ export function jsonRpcChain(url: string): EvmChainPort {
     async nativeTransfers(from, to) {
       const out: NativeTransfer[] = [];
       for (let n = from; n <= to; n++) {
-        const b = await send<{ hash: string; transactions: { hash: string; to: string | null; value: string }[] } | null>('eth_getBlockByNumber', [hex(n), true]);
+        const b = await send<{ hash: string; transactions: { hash: string; to: string | null; value: string }[] } | null>('eth_getBlockByNumber', [
+          hex(n),
+          true,
+        ]);
         for (const tx of b?.transactions ?? []) {
           const value = BigInt(tx.value);
           if (tx.to && value > 0n) out.push({ to: tx.to.toLowerCase(), value, txHash: tx.hash, blockNumber: n, blockHash: b?.hash ?? '' });

@@ -24,14 +24,7 @@ import {
   resolveProperties,
   toBeHex,
 } from 'ethers';
-import type {
-  BytesLike,
-  Provider,
-  TransactionLike,
-  TransactionRequest,
-  TypedDataDomain,
-  TypedDataField,
-} from 'ethers';
+import type { BytesLike, Provider, TransactionLike, TransactionRequest, TypedDataDomain, TypedDataField } from 'ethers';
 import { normaliseS, parseDerSignature, parseSecp256k1Spki } from './der.js';
 
 export class KmsSignerError extends Error {
@@ -141,10 +134,7 @@ export class KmsSigner extends AbstractSigner {
       const candidate = Signature.from({ r: toBeHex(r, 32), s: toBeHex(s, 32), v });
       if (recoverAddress(hex, candidate) === address) return candidate;
     }
-    throw new KmsSignerError(
-      'KMS_SIGNATURE_UNUSABLE',
-      `KMS signature does not recover to ${address} (key ${this.keyId}): wrong key or corrupted answer`,
-    );
+    throw new KmsSignerError('KMS_SIGNATURE_UNUSABLE', `KMS signature does not recover to ${address} (key ${this.keyId}): wrong key or corrupted answer`);
   }
 
   async signTransaction(tx: TransactionRequest): Promise<string> {
@@ -170,11 +160,7 @@ export class KmsSigner extends AbstractSigner {
     return (await this.signDigest(hashMessage(message))).serialized;
   }
 
-  async signTypedData(
-    domain: TypedDataDomain,
-    types: Record<string, TypedDataField[]>,
-    value: Record<string, unknown>,
-  ): Promise<string> {
+  async signTypedData(domain: TypedDataDomain, types: Record<string, TypedDataField[]>, value: Record<string, unknown>): Promise<string> {
     const populated = await TypedDataEncoder.resolveNames(domain, types, value, async (name) => {
       const address = this.provider ? await this.provider.resolveName(name) : null;
       if (address == null) throw new KmsSignerError('KMS_ENS_UNSUPPORTED', `cannot resolve the name ${name}`);

@@ -67,11 +67,7 @@ function bytes32(value: string | Uint8Array, what: string): Uint8Array {
 }
 
 /** TRON CREATE2: Base58Check(0x41 ‖ keccak256(0x41 ‖ deployer20 ‖ salt ‖ initCodeHash)[12:]). */
-export function tronCreate2Address(
-  deployer: string,
-  salt: string | Uint8Array,
-  initCodeHash: string | Uint8Array,
-): string {
+export function tronCreate2Address(deployer: string, salt: string | Uint8Array, initCodeHash: string | Uint8Array): string {
   const preimage = concatBytes(tronAddressToBytes(deployer), bytes32(salt, 'salt'), bytes32(initCodeHash, 'init code hash'));
   const digest = keccak_256(preimage);
   return tronAddressFromBytes(concatBytes(Uint8Array.of(TRON_ADDRESS_PREFIX), digest.subarray(12)));

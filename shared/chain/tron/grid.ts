@@ -32,7 +32,9 @@ const BlockSchema = z.object({
     .array(
       z.object({
         txID: z.string(),
-        raw_data: z.object({ contract: z.array(z.object({ type: z.string(), parameter: z.object({ value: z.record(z.string(), z.unknown()) }) })).default([]) }),
+        raw_data: z.object({
+          contract: z.array(z.object({ type: z.string(), parameter: z.object({ value: z.record(z.string(), z.unknown()) }) })).default([]),
+        }),
         ret: z.array(z.object({ contractRet: z.string().optional() })).optional(),
       }),
     )
@@ -64,7 +66,10 @@ const ConstantCallSchema = z.object({
   result: z.object({ result: z.boolean().optional(), code: z.string().optional(), message: z.string().optional() }).partial().default({}),
   energy_used: num.optional(),
   constant_result: z.array(z.string()).optional(),
-  transaction: z.object({ ret: z.array(z.object({ ret: z.string().optional() }).partial()).optional() }).partial().optional(),
+  transaction: z
+    .object({ ret: z.array(z.object({ ret: z.string().optional() }).partial()).optional() })
+    .partial()
+    .optional(),
 });
 
 const TxInfoSchema = z.object({
@@ -164,7 +169,8 @@ export class TronGridClient {
 
   #parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
     const parsed = schema.safeParse(value);
-    if (!parsed.success) throw new TronGridError(`Unexpected ${what} answer: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new TronGridError(`Unexpected ${what} answer: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     return parsed.data;
   }
 
@@ -172,7 +178,13 @@ export class TronGridClient {
     if (value !== null && typeof value === 'object' && Object.keys(value).length === 0) return null;
     const b = this.#parse(BlockSchema, value, 'block');
     const raw = b.block_header.raw_data;
-    return { number: raw.number, id: b.blockID.toLowerCase(), parentHash: raw.parentHash.toLowerCase(), timestamp: raw.timestamp, transactions: b.transactions };
+    return {
+      number: raw.number,
+      id: b.blockID.toLowerCase(),
+      parentHash: raw.parentHash.toLowerCase(),
+      timestamp: raw.timestamp,
+      transactions: b.transactions,
+    };
   }
 
   async nowBlock(): Promise<TronBlock> {
@@ -211,7 +223,12 @@ export class TronGridClient {
   }
 
   /** Runs a contract call without a transaction (nothing is signed or spent): would it succeed, and for how much energy. */
-  async triggerConstant(call: { owner: string; contract: string; data: string; callValue: bigint }): Promise<{ ok: boolean; energyUsed: number; message: string }> {
+  async triggerConstant(call: {
+    owner: string;
+    contract: string;
+    data: string;
+    callValue: bigint;
+  }): Promise<{ ok: boolean; energyUsed: number; message: string }> {
     const answer = this.#parse(
       ConstantCallSchema,
       await this.#request('POST', '/wallet/triggerconstantcontract', {

@@ -22,7 +22,10 @@ import { TRON_ADDRESS_PREFIX, tronAddressFromBytes, tronAddressToBytes } from '.
 
 const TRANSFER_CONTRACT = 1;
 const TRIGGER_SMART_CONTRACT = 31;
-const TYPE_URL = { [TRANSFER_CONTRACT]: 'type.googleapis.com/protocol.TransferContract', [TRIGGER_SMART_CONTRACT]: 'type.googleapis.com/protocol.TriggerSmartContract' } as const;
+const TYPE_URL = {
+  [TRANSFER_CONTRACT]: 'type.googleapis.com/protocol.TransferContract',
+  [TRIGGER_SMART_CONTRACT]: 'type.googleapis.com/protocol.TriggerSmartContract',
+} as const;
 
 // --- protobuf wire format (varint = 0, length-delimited = 2) -------------------------------------------------
 
@@ -41,7 +44,8 @@ function varint(value: bigint): Uint8Array {
 
 const tag = (field: number, wire: 0 | 2): Uint8Array => varint(BigInt((field << 3) | wire));
 const int64Field = (field: number, value: bigint): Uint8Array => (value === 0n ? new Uint8Array() : concatBytes(tag(field, 0), varint(value)));
-const bytesField = (field: number, value: Uint8Array): Uint8Array => (value.length === 0 ? new Uint8Array() : concatBytes(tag(field, 2), varint(BigInt(value.length)), value));
+const bytesField = (field: number, value: Uint8Array): Uint8Array =>
+  value.length === 0 ? new Uint8Array() : concatBytes(tag(field, 2), varint(BigInt(value.length)), value);
 
 interface WireField {
   readonly field: number;
@@ -118,7 +122,11 @@ export interface UnsignedTronTx {
 function contractBytes(contract: TronContract): Uint8Array {
   if (contract.kind === 'transfer') {
     if (contract.amount <= 0n) throw new RangeError('a TRX transfer moves a positive amount');
-    const value = concatBytes(bytesField(1, tronAddressToBytes(contract.owner)), bytesField(2, tronAddressToBytes(contract.to)), int64Field(3, contract.amount));
+    const value = concatBytes(
+      bytesField(1, tronAddressToBytes(contract.owner)),
+      bytesField(2, tronAddressToBytes(contract.to)),
+      int64Field(3, contract.amount),
+    );
     const any = concatBytes(bytesField(1, utf8ToBytes(TYPE_URL[TRANSFER_CONTRACT])), bytesField(2, value));
     return concatBytes(int64Field(1, BigInt(TRANSFER_CONTRACT)), bytesField(2, any));
   }
@@ -182,7 +190,8 @@ function parseContract(bytes: Uint8Array): TronContract {
   const value = readFields(bytesOf(any, 2));
   const address = (field: number): string => tronAddressFromBytes(bytesOf(value, field));
   if (type === TRANSFER_CONTRACT) return { kind: 'transfer', owner: address(1), to: address(2), amount: intOf(value, 3) };
-  if (type === TRIGGER_SMART_CONTRACT) return { kind: 'trigger', owner: address(1), contract: address(2), callValue: intOf(value, 3), data: `0x${bytesToHex(bytesOf(value, 4))}` };
+  if (type === TRIGGER_SMART_CONTRACT)
+    return { kind: 'trigger', owner: address(1), contract: address(2), callValue: intOf(value, 3), data: `0x${bytesToHex(bytesOf(value, 4))}` };
   throw new TypeError(`unsupported TRON contract type ${type}`);
 }
 

@@ -23,24 +23,22 @@ const AttemptItem = z
     error: optionalText,
     succeeded: z.unknown().transform((value) => value === true),
   })
-  .transform(
-    (item): AttemptLog => ({
-      tenantId: item.tenant_id,
-      deliveryId: item.delivery_id,
-      eventId: item.event_id,
-      eventType: item.event_type,
-      webhookId: item.webhook_id,
-      url: item.url,
-      attempt: item.attempt,
-      at: item.at,
-      requestBody: item.request_body,
-      statusCode: item.status_code === null || item.status_code === undefined ? null : storedInteger.parse(item.status_code),
-      latencyMs: item.latency_ms,
-      responseExcerpt: item.response_excerpt ?? '',
-      error: item.error,
-      succeeded: item.succeeded,
-    }),
-  );
+  .transform((item): AttemptLog => ({
+    tenantId: item.tenant_id,
+    deliveryId: item.delivery_id,
+    eventId: item.event_id,
+    eventType: item.event_type,
+    webhookId: item.webhook_id,
+    url: item.url,
+    attempt: item.attempt,
+    at: item.at,
+    requestBody: item.request_body,
+    statusCode: item.status_code === null || item.status_code === undefined ? null : storedInteger.parse(item.status_code),
+    latencyMs: item.latency_ms,
+    responseExcerpt: item.response_excerpt ?? '',
+    error: item.error,
+    succeeded: item.succeeded,
+  }));
 
 export const dynamoWebhookAttempts: AttemptLogRepository = {
   async add(log) {

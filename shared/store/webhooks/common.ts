@@ -7,7 +7,6 @@ import { integer } from '../values.js';
 
 /** What the webhook repositories share: item readers, TTLs and the security event written with a change. */
 
-
 export const ttlAfterDays = (now: Date, days: number): number => Math.floor(now.getTime() / 1000) + days * 86400;
 
 /** A stored counter (a NumberValue, since numbers are read wrapped); absent is 0. */

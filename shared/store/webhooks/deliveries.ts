@@ -33,23 +33,21 @@ const DeliveryItem = z
     lease_token: optionalText,
     lease_until: optionalText,
   })
-  .transform(
-    (item): Delivery => ({
-      tenantId: item.tenant_id,
-      deliveryId: item.delivery_id,
-      eventId: item.event_id,
-      eventType: item.event_type,
-      webhookId: item.webhook_id,
-      destination: item.destination,
-      body: item.body,
-      status: item.status,
-      attempts: item.attempts,
-      createdAt: item.created_at,
-      nextDueAt: item.next_due_at,
-      leaseToken: item.lease_token,
-      leaseUntil: item.lease_until,
-    }),
-  );
+  .transform((item): Delivery => ({
+    tenantId: item.tenant_id,
+    deliveryId: item.delivery_id,
+    eventId: item.event_id,
+    eventType: item.event_type,
+    webhookId: item.webhook_id,
+    destination: item.destination,
+    body: item.body,
+    status: item.status,
+    attempts: item.attempts,
+    createdAt: item.created_at,
+    nextDueAt: item.next_due_at,
+    leaseToken: item.lease_token,
+    leaseUntil: item.lease_until,
+  }));
 
 const readDelivery = (item: Record<string, unknown>): Delivery => DeliveryItem.parse(item);
 

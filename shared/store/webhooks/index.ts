@@ -6,7 +6,10 @@ import { dynamoWebhookSettings } from './settings.js';
 import { dynamoWebhookSubscriptions } from './subscriptions.js';
 
 /** The DynamoDB repositories of the webhook ports, by the names the ports give them. */
-export const dynamoWebhookRepositories: Pick<WebhookPorts, 'webhookSettings' | 'webhookSubscriptions' | 'webhookDeliveries' | 'webhookAttempts' | 'securityEvents'> = {
+export const dynamoWebhookRepositories: Pick<
+  WebhookPorts,
+  'webhookSettings' | 'webhookSubscriptions' | 'webhookDeliveries' | 'webhookAttempts' | 'securityEvents'
+> = {
   webhookSettings: dynamoWebhookSettings,
   webhookSubscriptions: dynamoWebhookSubscriptions,
   webhookDeliveries: dynamoWebhookDeliveries,

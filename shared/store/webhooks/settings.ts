@@ -19,17 +19,15 @@ const SettingsItem = z
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .transform(
-    (item): WebhookSettings => ({
-      tenantId: item.tenant_id,
-      url: item.url,
-      secretCipher: item.secret_cipher,
-      secretHint: item.secret_hint,
-      enabledEvents: item.enabled_events ?? null,
-      createdAt: item.created_at,
-      updatedAt: item.updated_at,
-    }),
-  );
+  .transform((item): WebhookSettings => ({
+    tenantId: item.tenant_id,
+    url: item.url,
+    secretCipher: item.secret_cipher,
+    secretHint: item.secret_hint,
+    enabledEvents: item.enabled_events ?? null,
+    createdAt: item.created_at,
+    updatedAt: item.updated_at,
+  }));
 
 export const dynamoWebhookSettings: WebhookSettingsRepository = {
   async get(tenantId) {

@@ -31,22 +31,20 @@ const SubscriptionItem = z
     secret_hint: z.string(),
     description: optionalText,
   })
-  .transform(
-    (item): Subscription => ({
-      tenantId: item.tenant_id,
-      id: item.webhook_id,
-      url: item.url,
-      urlHash: item.url_hash,
-      eventTypes: item.event_types,
-      status: item.status,
-      createdAt: item.created_at,
-      lastTriggeredAt: item.last_triggered_at,
-      failureCount: item.failure_count,
-      secretCipher: item.secret_cipher,
-      secretHint: item.secret_hint,
-      description: item.description,
-    }),
-  );
+  .transform((item): Subscription => ({
+    tenantId: item.tenant_id,
+    id: item.webhook_id,
+    url: item.url,
+    urlHash: item.url_hash,
+    eventTypes: item.event_types,
+    status: item.status,
+    createdAt: item.created_at,
+    lastTriggeredAt: item.last_triggered_at,
+    failureCount: item.failure_count,
+    secretCipher: item.secret_cipher,
+    secretHint: item.secret_hint,
+    description: item.description,
+  }));
 
 /** Index of each item in the create transaction, to tell which condition failed. */
 const CREATE_ITEMS = { count: 0, urlGuard: 1, subscription: 2 } as const;

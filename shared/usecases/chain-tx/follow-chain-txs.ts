@@ -72,7 +72,11 @@ export async function followChainTx(start: ChainTx, deps: ChainTxDeps, stats: Fo
   if (receipt) {
     const confirmations = (await chain.blockNumber()) - receipt.blockNumber + 1;
     if (confirmations < deps.settings.confirmations) return tx;
-    tx = await apply(tx, { type: 'mined', mined: { hash: receipt.hash, blockNumber: receipt.blockNumber, status: receipt.status, gasUsed: receipt.gasUsed } }, deps);
+    tx = await apply(
+      tx,
+      { type: 'mined', mined: { hash: receipt.hash, blockNumber: receipt.blockNumber, status: receipt.status, gasUsed: receipt.gasUsed } },
+      deps,
+    );
     if (receipt.status === 1) stats.confirmed++;
     else stats.reverted++;
     return tx;

@@ -24,14 +24,21 @@ export const RequestChainTxInput = z.object({
   /** The hot wallet: its KMS key id and the address of that key. */
   wallet: z.object({ keyId: z.string().min(1), address }),
   to: address,
-  data: z.string().regex(/^0x([0-9a-fA-F]{2})*$/, 'must be 0x-prefixed hex bytes').default('0x'),
+  data: z
+    .string()
+    .regex(/^0x([0-9a-fA-F]{2})*$/, 'must be 0x-prefixed hex bytes')
+    .default('0x'),
   value: wei.default(0n),
   /** Fixed gas limit; estimated with a 20 % margin when absent. */
   gasLimit: wei.optional(),
   /** e.g. `sweep`, `withdrawal`. */
   purpose: z.string().regex(/^[a-z_]{1,40}$/),
   /** The caller's natural id (sweep id, withdrawal id): the idempotency key within the network. */
-  reference: z.string().min(1).max(200).regex(/^[^#]+$/, 'must not contain #'),
+  reference: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[^#]+$/, 'must not contain #'),
   /** Tenant the outbox events are written for; `platform` for platform work. */
   tenantId: z.string().min(1).default('platform'),
 });

@@ -114,7 +114,11 @@ export async function followTron(start: ChainTx, deps: ChainTxDeps): Promise<Tro
   const receipt = await minedReceipt(tx, chain);
   if (receipt) {
     if (head.number - receipt.blockNumber + 1 < deps.settings.confirmations) return { tx, outcome: 'waiting' };
-    tx = await apply(tx, { type: 'mined', mined: { hash: receipt.hash, blockNumber: receipt.blockNumber, status: receipt.status, gasUsed: receipt.gasUsed } }, deps);
+    tx = await apply(
+      tx,
+      { type: 'mined', mined: { hash: receipt.hash, blockNumber: receipt.blockNumber, status: receipt.status, gasUsed: receipt.gasUsed } },
+      deps,
+    );
     return { tx, outcome: receipt.status === 1 ? 'confirmed' : 'reverted' };
   }
   const attempt = currentAttempt(tx);

@@ -66,13 +66,9 @@ export async function listCurrencies(input: ListCurrenciesInput, deps: ListCurre
   return {
     currencies: currencies.map((c): CurrencyRecord => ({
       currency: c.code,
-      ...(query.full
-        ? { name: c.name, token: c.token.toLowerCase(), blockchain: blockchainLabel(c), is_popular: c.isPopular, is_stable: c.isStable }
-        : {}),
+      ...(query.full ? { name: c.name, token: c.token.toLowerCase(), blockchain: blockchainLabel(c), is_popular: c.isPopular, is_stable: c.isStable } : {}),
       ...(query.min_max ? { min_amount: c.minAmount, max_amount: c.maxAmount } : {}),
-      ...(rates
-        ? { min_amount_usd: usdValue(c, c.minAmount, rates, 'up'), max_amount_usd: usdValue(c, c.maxAmount, rates, 'down') }
-        : {}),
+      ...(rates ? { min_amount_usd: usdValue(c, c.minAmount, rates, 'up'), max_amount_usd: usdValue(c, c.maxAmount, rates, 'down') } : {}),
     })),
   };
 }

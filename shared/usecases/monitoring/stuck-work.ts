@@ -33,7 +33,10 @@ const MAX_IDS_LOGGED = 20;
 
 /** Some reads failed (`payments:<network>`, `withdrawals`): no value was printed for them. */
 export class StuckWorkReadError extends Error {
-  constructor(readonly unread: readonly string[], readonly causes: readonly unknown[]) {
+  constructor(
+    readonly unread: readonly string[],
+    readonly causes: readonly unknown[],
+  ) {
     super(`monitor: could not read ${unread.join(', ')}: ${causes.map(String).join('; ')}`);
     this.name = 'StuckWorkReadError';
   }

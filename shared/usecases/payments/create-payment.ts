@@ -56,7 +56,8 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
   const price = parseDecimal(rawPrice, { field: priceField, allowZero: false, maxScale: 8 });
   const currency = resolvePayCurrency(body, deps);
   const priceCurrency = resolvePriceCurrency(body.price_currency);
-  const callbackUrl = body.callback_url === undefined ? null : checkCallbackUrlSyntax(body.callback_url, { allowLoopback: deps.settings.allowLoopbackCallbacks }).toString();
+  const callbackUrl =
+    body.callback_url === undefined ? null : checkCallbackUrlSyntax(body.callback_url, { allowLoopback: deps.settings.allowLoopbackCallbacks }).toString();
   if (body.wallet_id !== undefined && !(await deps.wallets.exists(tenant.id, body.wallet_id))) {
     throw ValidationError.field('wallet_id', `No wallet with wallet_id ${body.wallet_id}.`);
   }

@@ -25,8 +25,7 @@ export const EstimateBody = CreatePaymentBody.pick({
   token: true,
   price_currency: true,
   is_fee_paid_by_user: true,
-})
-  .meta({ id: 'EstimatePayment' });
+}).meta({ id: 'EstimatePayment' });
 export type EstimateBody = z.output<typeof EstimateBody>;
 
 export async function estimatePayment(body: EstimateBody, tenant: Tenant, now: Date, deps: PaymentsDeps): Promise<Record<string, unknown>> {
@@ -63,7 +62,10 @@ export const MinAmountQuery = z.object({ currency: z.string().trim().min(1).max(
 export function minAmount(code: string, deps: PaymentsDeps): Record<string, unknown> {
   const currency = findCurrency(code);
   if (!currency || !payableCurrencies(deps).some((c) => c.code === currency.code)) {
-    throw new GatewayError('invalid_currency', `The currency ${code} is not supported.`, { currency: code, supported_currencies: payableCurrencies(deps).map((c) => c.code) });
+    throw new GatewayError('invalid_currency', `The currency ${code} is not supported.`, {
+      currency: code,
+      supported_currencies: payableCurrencies(deps).map((c) => c.code),
+    });
   }
   return {
     currency: currency.code,
@@ -73,4 +75,3 @@ export function minAmount(code: string, deps: PaymentsDeps): Record<string, unkn
     token: currency.token,
   };
 }
-

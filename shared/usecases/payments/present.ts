@@ -8,7 +8,13 @@ import { confirmationsOf, historyOf, PAYMENT_FLAGS, paymentTypeOf } from '../../
  * The answer shapes of spec 2.1 (create record, list item) and DESIGN section 10 (single payment): each schema
  * (published in /openapi.json) beside the presenter that returns its output type.
  */
-const HistoryItem = z.object({ deposit_id: z.string(), amount: z.string(), transaction_hash: z.string(), confirmations: z.number().int(), timestamp: z.string() });
+const HistoryItem = z.object({
+  deposit_id: z.string(),
+  amount: z.string(),
+  transaction_hash: z.string(),
+  confirmations: z.number().int(),
+  timestamp: z.string(),
+});
 export const CreateRecord = z
   .object({
     transaction_id: z.string().uuid(),

@@ -82,7 +82,14 @@ export async function listPayments(tenantId: string, query: ListPaymentsQuery, p
     const network = query.blockchain === undefined ? undefined : findNetwork(query.blockchain)?.code;
     if (query.blockchain !== undefined && network === undefined) throw ValidationError.field('blockchain', 'Unknown blockchain.');
     const { rows, count } = await window(
-      { tenantId, ordering: '-created_at', status: query.status as PaymentStatus | undefined, currency: query.currency, network, token: query.token?.toUpperCase() },
+      {
+        tenantId,
+        ordering: '-created_at',
+        status: query.status as PaymentStatus | undefined,
+        currency: query.currency,
+        network,
+        token: query.token?.toUpperCase(),
+      },
       offset,
       limit,
       deps,

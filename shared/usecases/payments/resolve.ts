@@ -46,7 +46,11 @@ export function resolvePayCurrency(body: CurrencyChoice, deps: PaymentsDeps): Cu
 export function resolvePriceCurrency(code: string | undefined): string {
   const value = code ?? 'USD';
   if (!isFiatCode(value)) {
-    throw new GatewayError('invalid_currency', `The price currency ${value} is not supported.`, { field: 'price_currency', currency: value, supported_currencies: [...FIAT_CODES] });
+    throw new GatewayError('invalid_currency', `The price currency ${value} is not supported.`, {
+      field: 'price_currency',
+      currency: value,
+      supported_currencies: [...FIAT_CODES],
+    });
   }
   return value;
 }

@@ -67,7 +67,12 @@ function tokensOf(network: string, deps: ScannerDeps): Map<string, CurrencyDefin
 }
 
 /** Applies a fact-producing change to a payment with retries on a concurrent change. */
-async function recordDeposit(paymentKey: { tenantId: string; paymentId: string }, make: (p: PaymentState) => Deposit | null, now: Date, deps: ScannerDeps): Promise<boolean> {
+async function recordDeposit(
+  paymentKey: { tenantId: string; paymentId: string },
+  make: (p: PaymentState) => Deposit | null,
+  now: Date,
+  deps: ScannerDeps,
+): Promise<boolean> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const payment = await deps.payments.get(paymentKey.tenantId, paymentKey.paymentId);
     if (!payment) return false;
@@ -153,7 +158,8 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
         reorged += before - after.deposits.length;
       }
       const kept = cursor.hashes.filter((h) => h.n <= (rewoundTo as number));
-      if (!(await deps.cursors.move(network, cursor.block, { network, block: rewoundTo, hashes: kept }))) throw new ConflictError(`The ${network} cursor moved meanwhile.`);
+      if (!(await deps.cursors.move(network, cursor.block, { network, block: rewoundTo, hashes: kept })))
+        throw new ConflictError(`The ${network} cursor moved meanwhile.`);
       cursor = { network, block: rewoundTo, hashes: kept };
     }
   }
@@ -167,7 +173,10 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
     const tokens = tokensOf(network, deps);
     logs = await chain.transferLogs(from, to, [...tokens.keys()]);
     const family = familyOf(network);
-    const matches = await deps.payments.matchAddresses(family, logs.map((l) => chainAddressForm(family, l.to)));
+    const matches = await deps.payments.matchAddresses(
+      family,
+      logs.map((l) => chainAddressForm(family, l.to)),
+    );
     const byAddress = new Map(matches.map((m) => [chainAddressForm(family, m.address), m]));
     for (const log of logs) {
       const match = byAddress.get(chainAddressForm(family, log.to));
@@ -185,7 +194,10 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
   const endBlock = from <= to ? await chain.block(to) : null;
   const recordedBefore = recorded;
   if (nativeCurrency && endBlock) {
-    const nativeWaiting = [...(await deps.payments.waitingNative(network)), ...open.filter((p) => p.status === 'partially_paid' && p.currency === nativeCurrency.code)];
+    const nativeWaiting = [
+      ...(await deps.payments.waitingNative(network)),
+      ...open.filter((p) => p.status === 'partially_paid' && p.currency === nativeCurrency.code),
+    ];
     const nativeDeposit = (d: { id: string; value: bigint; txHash: string; blockNumber: number; blockHash: string }): Deposit => ({
       id: d.id,
       currency: nativeCurrency.code,
@@ -204,7 +216,13 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
     for (const t of nativeWaiting.length > 0 ? await chain.nativeTransfers(from, to) : []) {
       const p = watched.get(t.to);
       if (!p) continue;
-      const deposit = nativeDeposit({ id: `${network}:${t.txHash}:native`, value: t.value, txHash: t.txHash, blockNumber: t.blockNumber, blockHash: t.blockHash });
+      const deposit = nativeDeposit({
+        id: `${network}:${t.txHash}:native`,
+        value: t.value,
+        txHash: t.txHash,
+        blockNumber: t.blockNumber,
+        blockHash: t.blockHash,
+      });
       if (await recordDeposit({ tenantId: p.tenantId, paymentId: p.id }, () => deposit, now, deps)) recorded++;
     }
     for (const listed of nativeWaiting) {
@@ -212,7 +230,13 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
       const balance = await chain.balance(p.address, to);
       const known = p.deposits.filter(counts).reduce((sum, d) => sum + BigInt(d.amountBase), 0n);
       if (balance <= known) continue;
-      const deposit = nativeDeposit({ id: `${network}:native:${p.address.toLowerCase()}:${balance}`, value: balance - known, txHash: `internal@${to}`, blockNumber: to, blockHash: endBlock.hash });
+      const deposit = nativeDeposit({
+        id: `${network}:native:${p.address.toLowerCase()}:${balance}`,
+        value: balance - known,
+        txHash: `internal@${to}`,
+        blockNumber: to,
+        blockHash: endBlock.hash,
+      });
       if (await recordDeposit({ tenantId: p.tenantId, paymentId: p.id }, () => deposit, now, deps)) recorded++;
     }
   }
@@ -244,10 +268,23 @@ async function processOpen(open: readonly PaymentState[], head: number, deps: Sc
       const byDeposit = Object.fromEntries(payment.deposits.map((d) => [d.id, Math.max(0, head - d.blockNumber + 1)]));
       const repriced = payment.isFixedRate
         ? undefined
-        : quote({ price: payment.priceAmount, priceCurrency: payment.priceCurrency, currency, rates, feePercent: payment.feePercent, isFeePaidByUser: payment.isFeePaidByUser }).amountCrypto;
+        : quote({
+            price: payment.priceAmount,
+            priceCurrency: payment.priceCurrency,
+            currency,
+            rates,
+            feePercent: payment.feePercent,
+            isFeePaidByUser: payment.isFeePaidByUser,
+          }).amountCrypto;
       const t = transition(
         payment,
-        { kind: 'confirmations', byDeposit, confirmationsNeeded: deps.settings.confirmationsFor(currency), tolerancePercent: deps.settings.underpaymentTolerancePercent, ...(repriced ? { repriced } : {}) },
+        {
+          kind: 'confirmations',
+          byDeposit,
+          confirmationsNeeded: deps.settings.confirmationsFor(currency),
+          tolerancePercent: deps.settings.underpaymentTolerancePercent,
+          ...(repriced ? { repriced } : {}),
+        },
         now,
       );
       // A pass without a new block changes nothing: no write (each save is a transaction with the outbox).

@@ -49,7 +49,12 @@ export async function startSweep(payment: PaymentState, sweep: SweepPort, deps: 
 }
 
 /** The sweep is mined: `sending` -> `completed`, merchant credited, in one transaction. Idempotent by entry id. */
-export async function completePayment(payment: PaymentState, sweepTxHash: string, deps: Pick<PaymentsDeps, 'payments' | 'rates'>, now: Date): Promise<PaymentState> {
+export async function completePayment(
+  payment: PaymentState,
+  sweepTxHash: string,
+  deps: Pick<PaymentsDeps, 'payments' | 'rates'>,
+  now: Date,
+): Promise<PaymentState> {
   const rates = usdRatesOf(await currentRates(deps.rates, now));
   const change = transition(payment, { kind: 'sweep_completed', txHash: sweepTxHash, usdRate: usdRate(payment.currency, rates) ?? null }, now);
   return deps.payments.save(payment, change, now);

@@ -36,7 +36,15 @@ export function engineSweep(
       const token = request.token && tron ? tronAddressToEvmHex(request.token) : request.token;
       const [, tenantId = 'platform'] = request.reference.split(':');
       await requestChainTx(
-        { network: request.network, wallet: await wallet(), to: factory, data: sweepCallData({ ...request, token }), purpose: CHAIN_TX_PURPOSES.sweep, reference: request.reference, tenantId },
+        {
+          network: request.network,
+          wallet: await wallet(),
+          to: factory,
+          data: sweepCallData({ ...request, token }),
+          purpose: CHAIN_TX_PURPOSES.sweep,
+          reference: request.reference,
+          tenantId,
+        },
         deps,
       );
       return { status: 'submitted' };

@@ -25,7 +25,15 @@ export async function createApiKey(
   const scopes = sortScopes(input.scopes ?? tenant.allowed_scopes);
   if (missingScopes(scopes, tenant.allowed_scopes).length > 0) throw new PermissionError(scopes, tenant.allowed_scopes);
   const apiKey = newApiKey();
-  const key: ApiKey = { id: newId(), tenantId: tenant.id, name: input.name, prefix: apiKey.slice(0, 10), scopes, status: 'active', createdAt: now.toISOString() };
+  const key: ApiKey = {
+    id: newId(),
+    tenantId: tenant.id,
+    name: input.name,
+    prefix: apiKey.slice(0, 10),
+    scopes,
+    status: 'active',
+    createdAt: now.toISOString(),
+  };
   await deps.apiKeys.create(key, sha256Hex(apiKey));
   return { key, apiKey };
 }

@@ -28,7 +28,15 @@ export async function createSettings(
       continue;
     }
     const { secret, secretCipher, secretHint } = await sealedSecret(actor.tenantId, deps.webhookSecrets);
-    const settings: WebhookSettings = { tenantId: actor.tenantId, url, secretCipher, secretHint, enabledEvents: null, createdAt: now.toISOString(), updatedAt: now.toISOString() };
+    const settings: WebhookSettings = {
+      tenantId: actor.tenantId,
+      url,
+      secretCipher,
+      secretHint,
+      enabledEvents: null,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    };
     if (await deps.webhookSettings.save(settings, null, settingsChanged(actor, now, { action: 'created', fields: ['webhook_url', 'webhook_secret'] }))) {
       return { callback_url: url, secret, message: 'Webhook settings created. Store the secret now: it is not shown again.' };
     }

@@ -17,7 +17,8 @@ export async function deleteSubscription(
   deps: Pick<WebhookPorts, 'webhookSubscriptions'>,
 ): Promise<DeletedSubscriptionView> {
   const id = input.webhook_id;
-  if (typeof id !== 'string' || !UUID.test(id)) throw new GatewayError('invalid_webhook_id', 'webhook_id must be a webhook id.', { webhook_id: ['Not a valid webhook id.'] });
+  if (typeof id !== 'string' || !UUID.test(id))
+    throw new GatewayError('invalid_webhook_id', 'webhook_id must be a webhook id.', { webhook_id: ['Not a valid webhook id.'] });
   const notFound = () => new GatewayError('webhook_not_found', 'The webhook was not found.', { webhook_id: id });
   const sub = await deps.webhookSubscriptions.get(actor.tenantId, id.toLowerCase());
   if (!sub) throw notFound();

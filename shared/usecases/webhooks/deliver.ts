@@ -109,11 +109,7 @@ function envelopeABody(event: EventMessage): string {
 }
 
 /** The deliveries an event yields (pure apart from reading the tenant's settings and subscriptions). */
-export async function deliveriesFor(
-  event: EventMessage,
-  now: Date,
-  deps: Pick<DeliveryDeps, 'webhookSettings' | 'webhookSubscriptions'>,
-): Promise<Delivery[]> {
+export async function deliveriesFor(event: EventMessage, now: Date, deps: Pick<DeliveryDeps, 'webhookSettings' | 'webhookSubscriptions'>): Promise<Delivery[]> {
   const base = { tenantId: event.tenant_id, eventId: event.event_id, eventType: event.type, webhookId: event.event_id };
   const out: Delivery[] = [];
   if (isDeliveryEvent(event.type)) {
@@ -127,7 +123,9 @@ export async function deliveriesFor(
     if (destination) out.push(newDelivery({ ...base, deliveryId: variantADeliveryId(event.event_id), destination, body: envelopeABody(event) }, now));
   }
   if (isSubscriptionEvent(event.type)) {
-    const subscriptions = (await deps.webhookSubscriptions.list(event.tenant_id)).filter((s) => s.status === 'active' && subscriptionMatches(s.eventTypes, event.type));
+    const subscriptions = (await deps.webhookSubscriptions.list(event.tenant_id)).filter(
+      (s) => s.status === 'active' && subscriptionMatches(s.eventTypes, event.type),
+    );
     const body = stringifyExact(envelopeB(event.event_id, event.type, event.occurred_at, event.payload));
     for (const s of subscriptions) {
       const destination: Destination = { kind: 'subscription', url: s.url, subscriptionId: s.id };
@@ -147,7 +145,10 @@ export async function planDeliveries(event: EventMessage, deps: DeliveryDeps): P
     // A replayed event re-sends the first message unless an attempt is recorded (duplicates are harmless).
     const current = created ? delivery : await deps.webhookDeliveries.get(delivery.tenantId, delivery.deliveryId);
     if (current && current.status === 'pending' && current.attempts === 0) {
-      messages.push({ body: deliveryMessageBody({ tenant_id: delivery.tenantId, delivery_id: delivery.deliveryId, attempt: 1, due_at: now.toISOString() }), delaySeconds: 0 });
+      messages.push({
+        body: deliveryMessageBody({ tenant_id: delivery.tenantId, delivery_id: delivery.deliveryId, attempt: 1, due_at: now.toISOString() }),
+        delaySeconds: 0,
+      });
     }
   }
   if (messages.length > 0) await deps.deliveryQueue.send(messages);
@@ -225,7 +226,11 @@ export async function processDelivery(message: DeliveryMessage, deps: DeliveryDe
     await deliveries.completeAttempt(message.tenant_id, message.delivery_id, message.attempt, token, { status: 'failed', nextDueAt: null, at: now });
     return { outcome: 'done' };
   }
-  const answer = await deps.webhookSender({ url: target.url, body: delivery.body, headers: signatureHeaders(target.secret, delivery.webhookId, clock.now(), delivery.body) });
+  const answer = await deps.webhookSender({
+    url: target.url,
+    body: delivery.body,
+    headers: signatureHeaders(target.secret, delivery.webhookId, clock.now(), delivery.body),
+  });
   const succeeded = isSuccessStatus(answer.statusCode);
   const delay = succeeded ? null : retryDelaySeconds(message.attempt);
   const nextDue = delay === null ? null : new Date(now.getTime() + delay * 1000);
@@ -236,7 +241,12 @@ export async function processDelivery(message: DeliveryMessage, deps: DeliveryDe
   if (nextDue) {
     await queue.send([
       {
-        body: deliveryMessageBody({ tenant_id: message.tenant_id, delivery_id: message.delivery_id, attempt: message.attempt + 1, due_at: nextDue.toISOString() }),
+        body: deliveryMessageBody({
+          tenant_id: message.tenant_id,
+          delivery_id: message.delivery_id,
+          attempt: message.attempt + 1,
+          due_at: nextDue.toISOString(),
+        }),
         delaySeconds: queueDelaySeconds(nextDue, clock.now()),
       },
     ]);
@@ -262,6 +272,7 @@ export async function processDelivery(message: DeliveryMessage, deps: DeliveryDe
       succeeded,
     }),
   ]);
-  if (target.subscriptionId) await deps.webhookSubscriptions.recordAttempt(delivery.tenantId, target.subscriptionId, succeeded, now, SUBSCRIPTION_FAILURE_LIMIT);
+  if (target.subscriptionId)
+    await deps.webhookSubscriptions.recordAttempt(delivery.tenantId, target.subscriptionId, succeeded, now, SUBSCRIPTION_FAILURE_LIMIT);
   return { outcome: 'done', answer, delivery };
 }

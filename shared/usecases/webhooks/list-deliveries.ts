@@ -11,7 +11,12 @@ export const ListAttemptsInput = z.object({
 export type ListAttemptsInput = z.infer<typeof ListAttemptsInput>;
 
 /** GET /user/webhooks/deliveries/: delivery attempts of the last DELIVERY_LOG_DAYS, newest first. */
-export async function listDeliveries(tenantId: string, input: ListAttemptsInput, now: Date, deps: Pick<WebhookPorts, 'webhookAttempts'>): Promise<AttemptListView> {
+export async function listDeliveries(
+  tenantId: string,
+  input: ListAttemptsInput,
+  now: Date,
+  deps: Pick<WebhookPorts, 'webhookAttempts'>,
+): Promise<AttemptListView> {
   const since = new Date(now.getTime() - DELIVERY_LOG_DAYS * 86400_000);
   const { items, next } = await deps.webhookAttempts.list(tenantId, since, input.limit, input.cursor ?? null);
   return { results: items.map(attemptView), next_cursor: next };

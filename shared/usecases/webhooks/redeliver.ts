@@ -4,15 +4,30 @@ import type { WebhookPorts } from './ports.js';
 import type { RedeliveryView } from './views.js';
 
 /** Sends a delivery again as a new delivery (`<id>.r<ms>`) with the SAME body and webhook-id, full retry schedule. */
-export async function redeliver(tenantId: string, deliveryId: string, deps: Pick<WebhookPorts, 'clock' | 'webhookDeliveries' | 'deliveryQueue'>): Promise<RedeliveryView> {
+export async function redeliver(
+  tenantId: string,
+  deliveryId: string,
+  deps: Pick<WebhookPorts, 'clock' | 'webhookDeliveries' | 'deliveryQueue'>,
+): Promise<RedeliveryView> {
   const original = await deps.webhookDeliveries.get(tenantId, deliveryId);
   if (!original) throw new NotFoundError('The delivery was not found.', { delivery_id: deliveryId });
   const now = deps.clock.now();
   const id = `${original.deliveryId.replace(/\.r\d+$/, '')}.r${now.getTime()}`;
   await deps.webhookDeliveries.create(
-    { ...original, deliveryId: id, status: 'pending', attempts: 0, createdAt: now.toISOString(), nextDueAt: now.toISOString(), leaseToken: null, leaseUntil: null },
+    {
+      ...original,
+      deliveryId: id,
+      status: 'pending',
+      attempts: 0,
+      createdAt: now.toISOString(),
+      nextDueAt: now.toISOString(),
+      leaseToken: null,
+      leaseUntil: null,
+    },
     now,
   );
-  await deps.deliveryQueue.send([{ body: deliveryMessageBody({ tenant_id: tenantId, delivery_id: id, attempt: 1, due_at: now.toISOString() }), delaySeconds: 0 }]);
+  await deps.deliveryQueue.send([
+    { body: deliveryMessageBody({ tenant_id: tenantId, delivery_id: id, attempt: 1, due_at: now.toISOString() }), delaySeconds: 0 },
+  ]);
   return { delivery_id: id, webhook_id: original.webhookId, redelivery_of: original.deliveryId };
 }

@@ -42,8 +42,14 @@ export async function sendTestWebhook(actor: Actor, input: TestWebhookInput, dep
   const body = JSON.stringify({ event: input.event_type, data, timestamp: now.toISOString() });
   const deliveryId = variantADeliveryId(eventId);
   const destination = { kind: 'default', url: settings.url } as const;
-  await deps.webhookDeliveries.create(newDelivery({ tenantId: actor.tenantId, deliveryId, eventId, eventType: input.event_type, webhookId: eventId, destination, body }, now), now);
-  const report = await processDelivery({ kind: 'webhook_delivery', v: 1, tenant_id: actor.tenantId, delivery_id: deliveryId, attempt: 1, due_at: now.toISOString(), hop: 0 }, deps);
+  await deps.webhookDeliveries.create(
+    newDelivery({ tenantId: actor.tenantId, deliveryId, eventId, eventType: input.event_type, webhookId: eventId, destination, body }, now),
+    now,
+  );
+  const report = await processDelivery(
+    { kind: 'webhook_delivery', v: 1, tenant_id: actor.tenantId, delivery_id: deliveryId, attempt: 1, due_at: now.toISOString(), hop: 0 },
+    deps,
+  );
   return {
     delivered: report.answer ? report.answer.statusCode !== null && report.answer.statusCode >= 200 && report.answer.statusCode < 300 : false,
     delivery_id: deliveryId,

@@ -15,7 +15,8 @@ export const PatchSettingsInput = z.object({
 });
 export type PatchSettingsInput = z.infer<typeof PatchSettingsInput>;
 
-const enabledEventsOf = (raw: unknown): string[] => eventTypeList(raw, 'enabled_events', { nonEmpty: false, isKnown: isDeliveryEvent, allowed: DELIVERY_EVENTS });
+const enabledEventsOf = (raw: unknown): string[] =>
+  eventTypeList(raw, 'enabled_events', { nonEmpty: false, isKnown: isDeliveryEvent, allowed: DELIVERY_EVENTS });
 
 /** PATCH /user/webhooks/: webhook_url, webhook_secret (`rotate` or a `whsec_` secret), enabled_events. */
 export async function updateSettings(
@@ -47,7 +48,11 @@ export async function updateSettings(
   const fields = Object.entries(input)
     .filter(([, v]) => v !== undefined)
     .map(([k]) => k);
-  const saved = await deps.webhookSettings.save(next, existing?.updatedAt ?? null, settingsChanged(actor, now, { action: existing ? 'updated' : 'created', fields }));
+  const saved = await deps.webhookSettings.save(
+    next,
+    existing?.updatedAt ?? null,
+    settingsChanged(actor, now, { action: existing ? 'updated' : 'created', fields }),
+  );
   if (!saved) throw new ConflictError('The webhook settings changed meanwhile; try again.');
   return settingsView(next, secret?.secret);
 }

@@ -47,14 +47,18 @@ export interface CreateWithdrawalInput {
   readonly idempotency?: IdempotencyGuard<WithdrawalState> | null;
 }
 
-export async function createWithdrawal(input: CreateWithdrawalInput, deps: Pick<WithdrawalsDeps, 'withdrawals' | 'ledger' | 'rates' | 'fees' | 'settings'>): Promise<WithdrawalState> {
+export async function createWithdrawal(
+  input: CreateWithdrawalInput,
+  deps: Pick<WithdrawalsDeps, 'withdrawals' | 'ledger' | 'rates' | 'fees' | 'settings'>,
+): Promise<WithdrawalState> {
   const { body, tenant, now } = input;
   const currency = resolveWithdrawalCurrency(body, deps.rates.disabled);
   if (body.account_id !== undefined) {
     // account_id names a wallet; no wallets exist yet.
     throw ValidationError.field('account_id', `No wallet with id ${body.account_id}.`);
   }
-  const callbackUrl = body.callback_url === undefined ? null : checkCallbackUrlSyntax(body.callback_url, { allowLoopback: deps.settings.allowLoopbackCallbacks }).toString();
+  const callbackUrl =
+    body.callback_url === undefined ? null : checkCallbackUrlSyntax(body.callback_url, { allowLoopback: deps.settings.allowLoopbackCallbacks }).toString();
   let amount: string;
   let priceAmount: string | null = null;
   let priceCurrency: string | null = null;
@@ -70,7 +74,11 @@ export async function createWithdrawal(input: CreateWithdrawalInput, deps: Pick<
   }
   requireAddress(currency, body.address);
   if (lt(amount, currency.minWithdrawal)) {
-    throw new GatewayError('below_minimum', `The minimum withdrawal is ${currency.minWithdrawal} ${currency.code}.`, { minimum: currency.minWithdrawal, requested: amount, currency: currency.code });
+    throw new GatewayError('below_minimum', `The minimum withdrawal is ${currency.minWithdrawal} ${currency.code}.`, {
+      minimum: currency.minWithdrawal,
+      requested: amount,
+      currency: currency.code,
+    });
   }
   const totals = withdrawalQuote(currency, amount, tenant.settings.transaction_fee, (await feesForAddress(currency, body.address, deps.fees)).networkFees);
   const limits = tenant.settings.limits;
@@ -110,12 +118,16 @@ export async function createWithdrawal(input: CreateWithdrawalInput, deps: Pick<
   );
   const source = sourceAccount(change.state);
   const insufficient = (available: string) =>
-    new GatewayError('insufficient_balance', `The available balance of ${available} ${currency.code} is lower than ${totals.totalDeducted} ${currency.code} (amount plus fees).`, {
-      available,
-      requested: totals.amount,
-      total_with_fees: totals.totalDeducted,
-      currency: currency.code,
-    });
+    new GatewayError(
+      'insufficient_balance',
+      `The available balance of ${available} ${currency.code} is lower than ${totals.totalDeducted} ${currency.code} (amount plus fees).`,
+      {
+        available,
+        requested: totals.amount,
+        total_with_fees: totals.totalDeducted,
+        currency: currency.code,
+      },
+    );
   const before = await deps.ledger.balance(tenant.id, source, currency.code);
   if (lt(before.amount, totals.totalDeducted)) throw insufficient(before.amount);
   const guard = input.idempotency;

@@ -30,14 +30,27 @@ export const EstimateWithdrawalBody = z
   .meta({ id: 'EstimateWithdrawal' });
 export type EstimateWithdrawalBody = z.output<typeof EstimateWithdrawalBody>;
 
-export async function estimateWithdrawal(body: EstimateWithdrawalBody, tenant: Tenant, deps: Pick<WithdrawalsDeps, 'fees'> & CatalogueDeps): Promise<Record<string, unknown>> {
+export async function estimateWithdrawal(
+  body: EstimateWithdrawalBody,
+  tenant: Tenant,
+  deps: Pick<WithdrawalsDeps, 'fees'> & CatalogueDeps,
+): Promise<Record<string, unknown>> {
   const currency = resolveWithdrawalCurrency(body, deps.rates.disabled);
   const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.displayPrecision });
   if (body.address !== undefined && addressProblem(currency, body.address)) {
-    throw new GatewayError('invalid_request', `The address is not a valid ${currency.network} address.`, { address: body.address, blockchain: currency.network });
+    throw new GatewayError('invalid_request', `The address is not a valid ${currency.network} address.`, {
+      address: body.address,
+      blockchain: currency.network,
+    });
   }
   const priced = await feesForAddress(currency, body.address, deps.fees);
-  const q = quoteWithdrawal({ currency, amount, feePercent: tenant.settings.transaction_fee, finalAmount: body.final_amount ?? false, networkFees: priced.networkFees });
+  const q = quoteWithdrawal({
+    currency,
+    amount,
+    feePercent: tenant.settings.transaction_fee,
+    finalAmount: body.final_amount ?? false,
+    networkFees: priced.networkFees,
+  });
   if (lt(q.amount, currency.minWithdrawal) || !isPositive(q.amount)) {
     throw new GatewayError('invalid_request', `The amount is below the minimum withdrawal of ${currency.minWithdrawal} ${currency.code}.`, {
       minimum: currency.minWithdrawal,
@@ -103,7 +116,10 @@ export function minWithdrawal(body: MinWithdrawalBody, deps: CatalogueDeps): Rec
   if (body.blockchain === undefined) throw ValidationError.field('blockchain', 'This field is required unless currency is given.');
   const chain = body.blockchain.toUpperCase();
   if (!(MIN_AMOUNT_BLOCKCHAINS as readonly string[]).includes(chain)) {
-    throw new GatewayError('unsupported_blockchain', `The blockchain ${body.blockchain} is not supported.`, { blockchain: body.blockchain, supported_blockchains: [...MIN_AMOUNT_BLOCKCHAINS] });
+    throw new GatewayError('unsupported_blockchain', `The blockchain ${body.blockchain} is not supported.`, {
+      blockchain: body.blockchain,
+      supported_blockchains: [...MIN_AMOUNT_BLOCKCHAINS],
+    });
   }
   const token = (body.token ?? 'USDT').toUpperCase();
   const network = chain === 'MATIC' ? 'POLYGON' : chain;

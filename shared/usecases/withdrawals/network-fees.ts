@@ -26,8 +26,13 @@ export interface PricedFees {
 /** The fees for a withdrawal to `address`: a currency with an activation fee pays it for an address new on its chain. */
 export async function feesForAddress(currency: CurrencyDefinition, address: string | undefined, deps: WithdrawalFeeDeps): Promise<PricedFees> {
   const activation = ADDRESS_ACTIVATION_FEES[currency.code];
-  if (activation === undefined || address === undefined || !deps.isNewAddress) return { networkFees: deps.networkFees, isNewAddress: null, activationFee: null };
+  if (activation === undefined || address === undefined || !deps.isNewAddress)
+    return { networkFees: deps.networkFees, isNewAddress: null, activationFee: null };
   const isNew = await deps.isNewAddress(currency, address);
   if (!isNew) return { networkFees: deps.networkFees, isNewAddress: false, activationFee: null };
-  return { networkFees: { ...deps.networkFees, [currency.code]: add(deps.networkFees[currency.code], activation) }, isNewAddress: true, activationFee: activation };
+  return {
+    networkFees: { ...deps.networkFees, [currency.code]: add(deps.networkFees[currency.code], activation) },
+    isNewAddress: true,
+    activationFee: activation,
+  };
 }

@@ -26,7 +26,9 @@ export const WithdrawalRecord = z
     status_reason: z
       .string()
       .nullable()
-      .describe('Why a processing withdrawal waits (insufficient_gas, estimate_failed, fee_cap_reached: held, nothing lost) or why one failed; null otherwise.'),
+      .describe(
+        'Why a processing withdrawal waits (insufficient_gas, estimate_failed, fee_cap_reached: held, nothing lost) or why one failed; null otherwise.',
+      ),
     custom_id: z.string().nullable(),
     callback_url: z.string().nullable(),
     account_id: z.string().nullable(),

@@ -133,7 +133,12 @@ export type WithdrawalResult = { readonly ok: true; readonly txHash: string } | 
  * Completes (funds leave the ledger) or fails (funds return) a pending or processing withdrawal in one
  * transaction. Idempotent: a second result for a settled withdrawal changes nothing.
  */
-export async function settleWithdrawal(w: WithdrawalState, result: WithdrawalResult, now: Date, deps: Pick<WithdrawalsDeps, 'withdrawals'>): Promise<WithdrawalState> {
+export async function settleWithdrawal(
+  w: WithdrawalState,
+  result: WithdrawalResult,
+  now: Date,
+  deps: Pick<WithdrawalsDeps, 'withdrawals'>,
+): Promise<WithdrawalState> {
   if (!canSettle(w)) return w;
   const change = transition(w, result.ok ? { kind: 'chain_confirmed', txHash: result.txHash } : { kind: 'chain_failed', reason: result.reason }, now);
   try {

@@ -29,7 +29,8 @@ export const ListWithdrawalsQuery = z.object({
 export type ListWithdrawalsQuery = z.output<typeof ListWithdrawalsQuery>;
 
 /** A bound on created_at: a date alone covers its whole day (inclusive). */
-const bound = (value: string, end: boolean): string => (/^\d{4}-\d{2}-\d{2}$/.test(value) ? (end ? `${value}T23:59:59.999Z` : `${value}T00:00:00.000Z`) : new Date(value).toISOString());
+const bound = (value: string, end: boolean): string =>
+  /^\d{4}-\d{2}-\d{2}$/.test(value) ? (end ? `${value}T23:59:59.999Z` : `${value}T00:00:00.000Z`) : new Date(value).toISOString();
 
 export async function listWithdrawals(tenantId: string, q: ListWithdrawalsQuery, deps: Pick<WithdrawalsDeps, 'withdrawals'>): Promise<Record<string, unknown>> {
   const sort = q.sort ?? 'created_desc';
@@ -67,7 +68,11 @@ export async function cancelWithdrawal(tenantId: string, id: string, now: Date, 
 }
 
 /** A withdrawal as record 2.2; while `processing`, with the reason its chain transaction waits (if any). */
-export async function describeWithdrawal(tenantId: string, id: string, deps: Pick<WithdrawalsDeps, 'withdrawals' | 'chainTxs'>): Promise<Record<string, unknown>> {
+export async function describeWithdrawal(
+  tenantId: string,
+  id: string,
+  deps: Pick<WithdrawalsDeps, 'withdrawals' | 'chainTxs'>,
+): Promise<Record<string, unknown>> {
   const w = await requireWithdrawal(tenantId, id, deps);
   if (w.status !== 'processing') return withdrawalRecord(w);
   const tx = await deps.chainTxs.get(requestIdOf(w.network, w.id));

@@ -67,8 +67,12 @@ describe('chain-transaction engine on anvil, KMS server and DynamoDB Local', () 
     const req = await requestChainTx({ network: NETWORK, wallet, to, value: VALUE.toString(), purpose: 'sweep', reference: 'single-1' }, deps);
     expect(req.status).toBe('queued');
     // Same fields again: the same request; other fields: a conflict.
-    await expect(requestChainTx({ network: NETWORK, wallet, to, value: VALUE, purpose: 'sweep', reference: 'single-1' }, deps)).resolves.toMatchObject({ requestId: req.requestId });
-    await expect(requestChainTx({ network: NETWORK, wallet, to, value: 1n, purpose: 'sweep', reference: 'single-1' }, deps)).rejects.toMatchObject({ code: 'invalid_state' });
+    await expect(requestChainTx({ network: NETWORK, wallet, to, value: VALUE, purpose: 'sweep', reference: 'single-1' }, deps)).resolves.toMatchObject({
+      requestId: req.requestId,
+    });
+    await expect(requestChainTx({ network: NETWORK, wallet, to, value: 1n, purpose: 'sweep', reference: 'single-1' }, deps)).rejects.toMatchObject({
+      code: 'invalid_state',
+    });
     expect(await outboxItem(`chain_tx:${req.requestId}:chain_tx.requested`)).toMatchObject({ type: 'chain_tx.requested' });
 
     const sent = await processChainTx(req.requestId, deps);
@@ -100,7 +104,9 @@ describe('chain-transaction engine on anvil, KMS server and DynamoDB Local', () 
     const processors = range(4).map(() => env.deps());
     const first = processors[0] as ChainTxDeps;
     const requests = await Promise.all(
-      range(30).map((i) => requestChainTx({ network: NETWORK, wallet, to, value: VALUE, purpose: i % 2 ? 'sweep' : 'withdrawal', reference: `conc-${i}` }, first)),
+      range(30).map((i) =>
+        requestChainTx({ network: NETWORK, wallet, to, value: VALUE, purpose: i % 2 ? 'sweep' : 'withdrawal', reference: `conc-${i}` }, first),
+      ),
     );
     const ids = requests.map((r) => r.requestId);
     // Every processor processes every request (as if each message were delivered to several consumers), in its own order.
@@ -258,8 +264,14 @@ describe('chain-transaction engine on anvil, KMS server and DynamoDB Local', () 
       if (!ours || ours.fees.type !== 2) throw new Error('expected an EIP-1559 attempt');
       // Someone else with the key replaces it (same nonce, higher fees, another recipient).
       const foreign = await new KmsTxSigner(env.kms).signerFor(wallet.keyId).signTransaction({
-        chainId: BigInt(env.anvil.chainId), to: recipient(), value: 1n, nonce: 0, gasLimit: 21000n, type: 2,
-        maxFeePerGas: ours.fees.maxFeePerGas * 2n, maxPriorityFeePerGas: ours.fees.maxPriorityFeePerGas * 2n,
+        chainId: BigInt(env.anvil.chainId),
+        to: recipient(),
+        value: 1n,
+        nonce: 0,
+        gasLimit: 21000n,
+        type: 2,
+        maxFeePerGas: ours.fees.maxFeePerGas * 2n,
+        maxPriorityFeePerGas: ours.fees.maxPriorityFeePerGas * 2n,
       });
       await env.provider.send('eth_sendRawTransaction', [foreign]);
       await env.provider.send('evm_mine', []);

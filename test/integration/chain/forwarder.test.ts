@@ -146,9 +146,7 @@ describe('CREATE2 forwarders on anvil, swept by a KMS-signed hot wallet', () => 
     const deployed = receipt?.logs.map((l) => factoryIface.parseLog(l)).find((e) => e?.name === 'ForwarderDeployed');
     expect(deployed?.args[1]).toBe(offline);
     // The EIP-1167 runtime pointing at the implementation.
-    expect(await pA.getCode(offline)).toBe(
-      `0x363d3d373d3d3d363d73${factory.implementation.slice(2).toLowerCase()}5af43d82803e903d91602b57fd5bf3`,
-    );
+    expect(await pA.getCode(offline)).toBe(`0x363d3d373d3d3d363d73${factory.implementation.slice(2).toLowerCase()}5af43d82803e903d91602b57fd5bf3`);
     expect(await onChain.getFunction('isDeployed')(salt)).toBe(true);
   });
 
@@ -207,9 +205,7 @@ describe('CREATE2 forwarders on anvil, swept by a KMS-signed hot wallet', () => 
 
     expect(await pA.getBalance(address)).toBe(0n);
     expect((await pA.getBalance(treasury)) - before).toBe(value);
-    expect(sweptEvents(receipt)).toEqual([
-      { salt, forwarder: address, token: '0x0000000000000000000000000000000000000000', amount: value, treasury },
-    ]);
+    expect(sweptEvents(receipt)).toEqual([{ salt, forwarder: address, token: '0x0000000000000000000000000000000000000000', amount: value, treasury }]);
   });
 
   it('(c) lets only the hot wallet sweep, only the owner configure, only the factory flush', async () => {

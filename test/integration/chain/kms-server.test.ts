@@ -95,9 +95,9 @@ describe('local KMS server (through @aws-sdk/client-kms)', () => {
       new VerifyCommand({ KeyId: keyId, Message: utf8('raw message'), MessageType: 'RAW', Signature: raw.Signature, SigningAlgorithm: 'ECDSA_SHA_256' }),
     );
     expect(valid.SignatureValid).toBe(true);
-    const verified = await kms.send(
-      new VerifyCommand({ KeyId: keyId, Message: digest, MessageType: 'DIGEST', Signature: raw.Signature, SigningAlgorithm: 'ECDSA_SHA_256' }),
-    ).catch((e: Error) => e);
+    const verified = await kms
+      .send(new VerifyCommand({ KeyId: keyId, Message: digest, MessageType: 'DIGEST', Signature: raw.Signature, SigningAlgorithm: 'ECDSA_SHA_256' }))
+      .catch((e: Error) => e);
     expect(verified).toMatchObject({ name: 'KMSInvalidSignatureException' });
   });
 
@@ -144,7 +144,9 @@ describe('local KMS server (through @aws-sdk/client-kms)', () => {
     expect(Buffer.from(dec.Plaintext as Uint8Array).toString()).toBe('whsec_secret');
     expect(dec.KeyId).toBe(`arn:aws:kms:us-east-1:000000000000:key/${keyId}`);
 
-    await expect(kms.send(new DecryptCommand({ CiphertextBlob: enc.CiphertextBlob, EncryptionContext: { tenant: 't-2', purpose: 'webhook-secret' } }))).rejects.toMatchObject({
+    await expect(
+      kms.send(new DecryptCommand({ CiphertextBlob: enc.CiphertextBlob, EncryptionContext: { tenant: 't-2', purpose: 'webhook-secret' } })),
+    ).rejects.toMatchObject({
       name: 'InvalidCiphertextException',
     });
     await expect(kms.send(new DecryptCommand({ CiphertextBlob: enc.CiphertextBlob }))).rejects.toMatchObject({ name: 'InvalidCiphertextException' });

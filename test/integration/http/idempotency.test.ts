@@ -28,39 +28,42 @@ let failNext = false;
 const counterKey = (t: string) => ({ pk: `TENANT#${t}`, sk: 'TEST#COUNTER' });
 
 // A money-like change: adds `amount` to a counter, with the idempotency record in the same transaction.
-const api = createApi([
-  route({
-    method: 'POST',
-    path: '/deposits/',
-    auth: 'bearer',
-    scopes: READ_WRITE,
-    idempotent: true,
-    body: z.object({ amount: decimalInput }),
-    handle: async (req): Promise<RouteResult> => {
-      if (gate) await gate;
-      if (failNext) {
-        failNext = false;
-        throw new GatewayError('invalid_request', 'refused before any change');
-      }
-      const tenant = principalOf(req).tenant.id;
-      const result = { id: crypto.randomUUID(), amount: req.body.amount };
-      const present = (r: typeof result) => created(r);
-      const guard = req.idempotency?.with(present);
-      await transactWrite([
-        {
-          Update: {
-            TableName: tableName(),
-            Key: counterKey(tenant),
-            UpdateExpression: 'ADD amount_sum :a, changes :one',
-            ExpressionAttributeValues: { ':a': Number(req.body.amount), ':one': 1 },
+const api = createApi(
+  [
+    route({
+      method: 'POST',
+      path: '/deposits/',
+      auth: 'bearer',
+      scopes: READ_WRITE,
+      idempotent: true,
+      body: z.object({ amount: decimalInput }),
+      handle: async (req): Promise<RouteResult> => {
+        if (gate) await gate;
+        if (failNext) {
+          failNext = false;
+          throw new GatewayError('invalid_request', 'refused before any change');
+        }
+        const tenant = principalOf(req).tenant.id;
+        const result = { id: crypto.randomUUID(), amount: req.body.amount };
+        const present = (r: typeof result) => created(r);
+        const guard = req.idempotency?.with(present);
+        await transactWrite([
+          {
+            Update: {
+              TableName: tableName(),
+              Key: counterKey(tenant),
+              UpdateExpression: 'ADD amount_sum :a, changes :one',
+              ExpressionAttributeValues: { ':a': Number(req.body.amount), ':one': 1 },
+            },
           },
-        },
-        ...(guard ? [asTransactItem(guard.completeItem(result))] : []),
-      ]);
-      return present(result);
-    },
-  }),
-], {});
+          ...(guard ? [asTransactItem(guard.completeItem(result))] : []),
+        ]);
+        return present(result);
+      },
+    }),
+  ],
+  {},
+);
 
 async function post(body: string, key?: string) {
   const headers: Record<string, string> = { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' };
@@ -81,7 +84,14 @@ beforeAll(async () => {
   table = await startTestTable();
   const made = await createTenant({ name: 'Idem' }, tenantsRuntime());
   tenantId = made.tenant.id;
-  bearer = (await issueToken({ grant_type: 'client_credentials' }, clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }), new Date(), authRuntime())).access_token;
+  bearer = (
+    await issueToken(
+      { grant_type: 'client_credentials' },
+      clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }),
+      new Date(),
+      authRuntime(),
+    )
+  ).access_token;
 });
 
 afterAll(async () => {

@@ -35,14 +35,23 @@ let api: ReturnType<typeof createApi>;
 async function call(method: string, path: string, options: { token?: string; query?: Record<string, string>; body?: string } = {}) {
   const headers: Record<string, string> = { authorization: `Bearer ${options.token ?? reader}` };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
-  const res = (await api(apiEvent(method, path, { headers, query: options.query, body: options.body }), lambdaContext)) as APIGatewayProxyStructuredResultV2 & { body: string };
-  return { status: res.statusCode, text: res.body, body: JSON.parse(res.body) as Record<string, unknown> & { error?: { code: string; details: Record<string, unknown> } } };
+  const res = (await api(apiEvent(method, path, { headers, query: options.query, body: options.body }), lambdaContext)) as APIGatewayProxyStructuredResultV2 & {
+    body: string;
+  };
+  return {
+    status: res.statusCode,
+    text: res.body,
+    body: JSON.parse(res.body) as Record<string, unknown> & { error?: { code: string; details: Record<string, unknown> } },
+  };
 }
 
 beforeAll(async () => {
   table = await startTestTable();
   // The offline reference prices, whatever the environment says.
-  api = createApi<BalancesPorts & ListCurrenciesDeps>([...balanceRoutes, ...currencyRoutes], { ...currenciesRuntime({ ...config(), RATES_SOURCE: 'reference' }), ...userRuntime() });
+  api = createApi<BalancesPorts & ListCurrenciesDeps>([...balanceRoutes, ...currencyRoutes], {
+    ...currenciesRuntime({ ...config(), RATES_SOURCE: 'reference' }),
+    ...userRuntime(),
+  });
   const made = await createTenant({ name: 'Ledger HTTP', scopes: ['read', 'write', 'admin'] }, tenantsRuntime());
   tenantId = made.tenant.id;
   const auth = clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret });
@@ -73,8 +82,13 @@ describe('exact amounts end to end', () => {
   });
 
   it('debits refuse overdrafts and the history lists the journal with counts', async () => {
-    await expect(debitAdjustment({ tenant_id: tenantId, currency: 'USDTTRC20', amount: '0.300001', reason: 'too much' }, ledgerRuntime())).rejects.toBeInstanceOf(InsufficientBalanceError);
-    const result = await debitAdjustment({ tenant_id: tenantId, currency: 'USDTTRC20', amount: '0.1', reason: 'correction', operator: 'ops@example' }, ledgerRuntime());
+    await expect(
+      debitAdjustment({ tenant_id: tenantId, currency: 'USDTTRC20', amount: '0.300001', reason: 'too much' }, ledgerRuntime()),
+    ).rejects.toBeInstanceOf(InsufficientBalanceError);
+    const result = await debitAdjustment(
+      { tenant_id: tenantId, currency: 'USDTTRC20', amount: '0.1', reason: 'correction', operator: 'ops@example' },
+      ledgerRuntime(),
+    );
     expect(result.balance).toEqual({ amount: '0.2', pending: '0', locked: '0', total: '0.2' });
 
     const all = await call('GET', '/user/balances/history/');
@@ -83,7 +97,12 @@ describe('exact amounts end to end', () => {
     expect(usdt.body.count).toBe(3);
     const results = usdt.body.results as { amount: string; description: string; type: string; reference: unknown }[];
     expect(results).toHaveLength(2);
-    expect(results[0]).toMatchObject({ amount: '-0.100000', description: 'correction', type: 'adjustment', reference: { type: 'operator', id: 'ops@example' } });
+    expect(results[0]).toMatchObject({
+      amount: '-0.100000',
+      description: 'correction',
+      type: 'adjustment',
+      reference: { type: 'operator', id: 'ops@example' },
+    });
     const page2 = await call('GET', '/user/balances/history/', { query: { currency: 'USDTTRC20', limit: '2', offset: '2' } });
     expect((page2.body.results as { amount: string }[]).map((r) => r.amount)).toEqual(['0.100000']);
     const bad = await call('GET', '/user/balances/history/', { query: { limit: '101', type: 'nonsense' } });

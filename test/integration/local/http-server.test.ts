@@ -11,12 +11,7 @@ interface Reply {
   body: Buffer;
 }
 
-function send(
-  base: string,
-  method: string,
-  path: string,
-  options: { headers?: [string, string][]; body?: string | Buffer } = {},
-): Promise<Reply> {
+function send(base: string, method: string, path: string, options: { headers?: [string, string][]; body?: string | Buffer } = {}): Promise<Reply> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     // Raw header list (duplicates kept); Node adds no Host header to a raw list.
@@ -62,7 +57,12 @@ const functions: HttpFunction[] = [
         case '/answers/object':
           return { hello: 'world' };
         case '/answers/binary':
-          return { statusCode: 201, headers: { 'Content-Type': 'application/octet-stream' }, body: Buffer.from([0, 1, 2, 255]).toString('base64'), isBase64Encoded: true };
+          return {
+            statusCode: 201,
+            headers: { 'Content-Type': 'application/octet-stream' },
+            body: Buffer.from([0, 1, 2, 255]).toString('base64'),
+            isBase64Encoded: true,
+          };
         case '/answers/cookies':
           return { statusCode: 204, headers: { 'X-Custom': 'a' }, cookies: ['a=1; Path=/', 'b=2; HttpOnly'], multiValueHeaders: { 'x-multi': ['1', '2'] } };
         case '/answers/throw':

@@ -20,25 +20,33 @@ function runWithoutJava(args: string[], extraEnv: Record<string, string> = {}): 
   });
 }
 
-it('startDynamoDb rejects with the one-line setup error', async () => {
-  const script = [
-    "const { startDynamoDb, LocalStackSetupError } = await import('./infra/local/dynamodb.ts');",
-    'try { const d = await startDynamoDb({ dbPath: null }); await d.close(); console.log("started"); }',
-    'catch (e) { console.log(JSON.stringify({ setup: e instanceof LocalStackSetupError, message: e.message })); }',
-  ].join('\n');
-  const result = await runWithoutJava(['--input-type=module', '--eval', script]);
-  expect(JSON.parse(result.stdout)).toEqual({ setup: true, message: JAVA_MISSING_MESSAGE });
-  expect(JAVA_MISSING_MESSAGE).not.toContain('\n');
-}, TIMEOUT);
+it(
+  'startDynamoDb rejects with the one-line setup error',
+  async () => {
+    const script = [
+      "const { startDynamoDb, LocalStackSetupError } = await import('./infra/local/dynamodb.ts');",
+      'try { const d = await startDynamoDb({ dbPath: null }); await d.close(); console.log("started"); }',
+      'catch (e) { console.log(JSON.stringify({ setup: e instanceof LocalStackSetupError, message: e.message })); }',
+    ].join('\n');
+    const result = await runWithoutJava(['--input-type=module', '--eval', script]);
+    expect(JSON.parse(result.stdout)).toEqual({ setup: true, message: JAVA_MISSING_MESSAGE });
+    expect(JAVA_MISSING_MESSAGE).not.toContain('\n');
+  },
+  TIMEOUT,
+);
 
-it('npm start prints just that line and exits 1', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'gateway-nojava-'));
-  try {
-    const result = await runWithoutJava(['infra/local/main.ts', '--no-chain'], { GATEWAY_LOCAL_DIR: dir });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toBe(`${JAVA_MISSING_MESSAGE}\n`);
-    expect(result.stdout).toBe('');
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}, TIMEOUT);
+it(
+  'npm start prints just that line and exits 1',
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-nojava-'));
+    try {
+      const result = await runWithoutJava(['infra/local/main.ts', '--no-chain'], { GATEWAY_LOCAL_DIR: dir });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(`${JAVA_MISSING_MESSAGE}\n`);
+      expect(result.stdout).toBe('');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+  TIMEOUT,
+);

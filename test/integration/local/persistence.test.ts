@@ -52,39 +52,42 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 }, TIMEOUT);
 
-const start = (): Promise<TestStack> =>
-  startTestStack({ http: false }, { dataDir, workers: [worker], stream: { pollIntervalMs: 50 } });
+const start = (): Promise<TestStack> => startTestStack({ http: false }, { dataDir, workers: [worker], stream: { pollIntervalMs: 50 } });
 
 const put = (s: TestStack, pk: string): Promise<unknown> =>
   s.dynamodb.client.send(new PutItemCommand({ TableName: s.stackJson.tableName, Item: { pk: { S: pk }, sk: { S: 'OUTBOX' } } }));
 
-it('keeps items, keys and the stream position across a restart, and kills its children on stop', async () => {
-  stack = await start();
-  const first = stack;
-  await put(first, `${OUTBOX_KEY_PREFIX}before-restart`);
-  await until('the first event', () => delivered.includes(`${OUTBOX_KEY_PREFIX}before-restart`));
-  const keys = first.stackJson.keys;
-  expect(keys.secretsKeyId).toBeTruthy();
-  const stackJson = JSON.parse(await readFile(join(dataDir, 'stack.json'), 'utf8')) as { dynamodbUrl: string; keys: unknown };
-  expect(stackJson.dynamodbUrl).toBe(first.stackJson.dynamodbUrl);
-  expect(stackJson.keys).toEqual(keys);
-  const pid = first.dynamodb.pid;
-  expect(alive(pid)).toBe(true);
+it(
+  'keeps items, keys and the stream position across a restart, and kills its children on stop',
+  async () => {
+    stack = await start();
+    const first = stack;
+    await put(first, `${OUTBOX_KEY_PREFIX}before-restart`);
+    await until('the first event', () => delivered.includes(`${OUTBOX_KEY_PREFIX}before-restart`));
+    const keys = first.stackJson.keys;
+    expect(keys.secretsKeyId).toBeTruthy();
+    const stackJson = JSON.parse(await readFile(join(dataDir, 'stack.json'), 'utf8')) as { dynamodbUrl: string; keys: unknown };
+    expect(stackJson.dynamodbUrl).toBe(first.stackJson.dynamodbUrl);
+    expect(stackJson.keys).toEqual(keys);
+    const pid = first.dynamodb.pid;
+    expect(alive(pid)).toBe(true);
 
-  await first.stop();
-  stack = undefined;
-  expect(alive(pid)).toBe(false);
-  expect(existsSync(join(dataDir, 'dynamodb', 'shared-local-instance.db'))).toBe(true);
+    await first.stop();
+    stack = undefined;
+    expect(alive(pid)).toBe(false);
+    expect(existsSync(join(dataDir, 'dynamodb', 'shared-local-instance.db'))).toBe(true);
 
-  stack = await start();
-  const item = await stack.dynamodb.client.send(
-    new GetItemCommand({ TableName: stack.stackJson.tableName, Key: { pk: { S: `${OUTBOX_KEY_PREFIX}before-restart` }, sk: { S: 'OUTBOX' } } }),
-  );
-  expect(item.Item?.pk?.S).toBe(`${OUTBOX_KEY_PREFIX}before-restart`);
-  expect(stack.stackJson.keys).toEqual(keys);
+    stack = await start();
+    const item = await stack.dynamodb.client.send(
+      new GetItemCommand({ TableName: stack.stackJson.tableName, Key: { pk: { S: `${OUTBOX_KEY_PREFIX}before-restart` }, sk: { S: 'OUTBOX' } } }),
+    );
+    expect(item.Item?.pk?.S).toBe(`${OUTBOX_KEY_PREFIX}before-restart`);
+    expect(stack.stackJson.keys).toEqual(keys);
 
-  // The stream resumes after its checkpoint: the old event is not delivered again.
-  await put(stack, `${OUTBOX_KEY_PREFIX}after-restart`);
-  await until('the second event', () => delivered.includes(`${OUTBOX_KEY_PREFIX}after-restart`));
-  expect(delivered).toEqual([`${OUTBOX_KEY_PREFIX}before-restart`, `${OUTBOX_KEY_PREFIX}after-restart`]);
-}, TIMEOUT);
+    // The stream resumes after its checkpoint: the old event is not delivered again.
+    await put(stack, `${OUTBOX_KEY_PREFIX}after-restart`);
+    await until('the second event', () => delivered.includes(`${OUTBOX_KEY_PREFIX}after-restart`));
+    expect(delivered).toEqual([`${OUTBOX_KEY_PREFIX}before-restart`, `${OUTBOX_KEY_PREFIX}after-restart`]);
+  },
+  TIMEOUT,
+);

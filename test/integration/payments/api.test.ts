@@ -20,7 +20,8 @@ let callB: ReturnType<typeof caller>;
 let handler: ReturnType<typeof api>;
 
 /** The payments Lambda as a deployment with these settings wires it. */
-const api = (env: Record<string, string>) => createApi(paymentRoutes, paymentsRuntime(parseConfig({ ...process.env, ALLOW_LOOPBACK_CALLBACKS: 'true', ...env })));
+const api = (env: Record<string, string>) =>
+  createApi(paymentRoutes, paymentsRuntime(parseConfig({ ...process.env, ALLOW_LOOPBACK_CALLBACKS: 'true', ...env })));
 
 beforeAll(async () => {
   table = await startTestTable();
@@ -40,7 +41,18 @@ describe('POST /payments/', () => {
   it('creates from amount + currency: exact, rounded up, fee paid by the merchant by default', async () => {
     const res = await call('POST', '/payments/', { body: '{"amount": 25.10, "currency": "USDTERC20", "order_id": "o-1"}' });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ blockchain: 'ETH', currency: 'USDTERC20', status: 'waiting', amount_usd: '25.10', amount_crypto: '25.100000', token: 'USDT', transaction_hash: null, order_id: 'o-1', is_fixed_rate: true, is_fee_paid_by_user: false });
+    expect(res.body).toMatchObject({
+      blockchain: 'ETH',
+      currency: 'USDTERC20',
+      status: 'waiting',
+      amount_usd: '25.10',
+      amount_crypto: '25.100000',
+      token: 'USDT',
+      transaction_hash: null,
+      order_id: 'o-1',
+      is_fixed_rate: true,
+      is_fee_paid_by_user: false,
+    });
     expect(res.body.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
     const minutes = (Date.parse(res.body.expiry_time) - Date.parse(res.body.created_at)) / 60_000;
     expect(minutes).toBe(60);
@@ -52,7 +64,14 @@ describe('POST /payments/', () => {
     const eur = await call('POST', '/payments/', { body: { price_amount: '100', price_currency: 'EUR', pay_currency: 'ETH', is_fee_paid_by_user: true } });
     expect(eur.status).toBe(201);
     // 100 EUR = 110 USD = 0.03666666.. ETH -> 0.03666667 (up); fee 1 % = 0.00036667 (up) -> 0.03703334
-    expect(eur.body).toMatchObject({ amount_usd: '110.00', amount_crypto: '0.03703334', price_amount: '100', price_currency: 'EUR', fee_amount: '0.00036667', is_fee_paid_by_user: true });
+    expect(eur.body).toMatchObject({
+      amount_usd: '110.00',
+      amount_crypto: '0.03703334',
+      price_amount: '100',
+      price_currency: 'EUR',
+      fee_amount: '0.00036667',
+      is_fee_paid_by_user: true,
+    });
   });
 
   it('answers 422 invalid_currency with the supported list, and 400 with field details', async () => {
@@ -62,7 +81,9 @@ describe('POST /payments/', () => {
     expect(bad.body.error.details.supported_currencies).not.toContain('USDTTRC20');
     const missing = await call('POST', '/payments/', { body: { amount: '20' } });
     expect([missing.status, Object.keys(missing.body.error.details)]).toEqual([400, ['currency']]);
-    const fields = await call('POST', '/payments/', { body: { amount: '20', currency: 'USDTERC20', expiry_minutes: 1441, order_id: 'x'.repeat(101), custom_id: 'y'.repeat(65) } });
+    const fields = await call('POST', '/payments/', {
+      body: { amount: '20', currency: 'USDTERC20', expiry_minutes: 1441, order_id: 'x'.repeat(101), custom_id: 'y'.repeat(65) },
+    });
     expect(fields.status).toBe(400);
     expect(Object.keys(fields.body.error.details).sort()).toEqual(['custom_id', 'expiry_minutes', 'order_id']);
     const low = await call('POST', '/payments/', { body: { amount: '5', currency: 'USDTERC20' } });
@@ -77,7 +98,9 @@ describe('POST /payments/', () => {
 
   it('enforces max_payment_amount and daily_payment_limit', async () => {
     const t = await tenantWithToken('Limited');
-    await updateTenantSettings(t.tenantId, { limits: { max_payment_amount: '100', daily_payment_limit: '150', max_withdrawal_amount: null, daily_withdrawal_limit: null } });
+    await updateTenantSettings(t.tenantId, {
+      limits: { max_payment_amount: '100', daily_payment_limit: '150', max_withdrawal_amount: null, daily_withdrawal_limit: null },
+    });
     const c = caller(handler, () => t.bearer);
     expect((await c('POST', '/payments/', { body: { amount: '101', currency: 'USDTERC20' } })).status).toBe(400);
     expect((await c('POST', '/payments/', { body: { amount: '100', currency: 'USDTERC20' } })).status).toBe(201);
@@ -114,7 +137,9 @@ describe('reading and changing payments', () => {
     expect(got.body).toMatchObject({ transaction_id: id, confirmations: 0, payment_history: [], merchant_received_usd: null });
     expect((await callB('GET', `/payments/${id}/`)).status).toBe(404);
     expect((await callB('POST', `/payments/${id}/cancel/`)).status).toBe(404);
-    const patched = await call('PATCH', `/payments/${id}/`, { body: { order_id: 'new', order_description: 'desc', callback_url: 'https://93.184.216.34/hook' } });
+    const patched = await call('PATCH', `/payments/${id}/`, {
+      body: { order_id: 'new', order_description: 'desc', callback_url: 'https://93.184.216.34/hook' },
+    });
     expect(patched.body).toMatchObject({ order_id: 'new', order_description: 'desc', callback_url: 'https://93.184.216.34/hook' });
     const status = await call('POST', '/payments/status/', { body: { transaction_id: id } });
     expect([status.status, status.body.status]).toEqual([200, 'waiting']);
@@ -128,7 +153,8 @@ describe('reading and changing payments', () => {
   it('lists in variant A (page form) and variant B (offset form)', async () => {
     const t = await tenantWithToken('Lister');
     const c = caller(handler, () => t.bearer);
-    for (const amount of ['20', '50', '30']) expect((await c('POST', '/payments/', { body: { amount, currency: 'USDTERC20', order_id: `o-${amount}` } })).status).toBe(201);
+    for (const amount of ['20', '50', '30'])
+      expect((await c('POST', '/payments/', { body: { amount, currency: 'USDTERC20', order_id: `o-${amount}` } })).status).toBe(201);
     await c('POST', '/payments/', { body: { amount: '60', currency: 'ETH' } }).then((r) => expect(r.status).toBe(201));
     const a1 = await c('GET', '/payments/', { query: { page_size: '2' } });
     expect(a1.body.count).toBe(4);
@@ -136,7 +162,28 @@ describe('reading and changing payments', () => {
     expect(a1.body.previous).toBeNull();
     expect(a1.body.next).toContain('page=2');
     expect(Object.keys(a1.body.results[0]).sort()).toEqual(
-      ['transaction_id', 'status', 'payment_type', 'provider', 'price_amount', 'price_currency', 'pay_amount', 'pay_currency', 'blockchain_address', 'blockchain_network', 'token', 'transaction_hash', 'confirmations', 'order_id', 'order_description', 'merchant_received_usd', 'payment_history', 'expiry_time', 'created_at', 'updated_at'].sort(),
+      [
+        'transaction_id',
+        'status',
+        'payment_type',
+        'provider',
+        'price_amount',
+        'price_currency',
+        'pay_amount',
+        'pay_currency',
+        'blockchain_address',
+        'blockchain_network',
+        'token',
+        'transaction_hash',
+        'confirmations',
+        'order_id',
+        'order_description',
+        'merchant_received_usd',
+        'payment_history',
+        'expiry_time',
+        'created_at',
+        'updated_at',
+      ].sort(),
     );
     const a2 = await c('GET', '/payments/', { query: { page_size: '2', page: '2' } });
     expect(a2.body.next).toBeNull();
@@ -172,7 +219,10 @@ describe('reading and changing payments', () => {
 
   it('creates a TRON (USDTTRC20) payment with a TRON CREATE2 address once a TRON factory is configured', async () => {
     const tron = (fill: number) => tronAddressFromBytes(Uint8Array.from([0x41, ...new Array<number>(20).fill(fill)]));
-    const withTron = caller(api({ FORWARDER_FACTORIES: JSON.stringify({ ETH: FACTORY, TRX: tron(0x11) }), FORWARDER_IMPLEMENTATION_TRX: tron(0x22) }), () => a.bearer);
+    const withTron = caller(
+      api({ FORWARDER_FACTORIES: JSON.stringify({ ETH: FACTORY, TRX: tron(0x11) }), FORWARDER_IMPLEMENTATION_TRX: tron(0x22) }),
+      () => a.bearer,
+    );
     const res = await withTron('POST', '/payments/', { body: { amount: '15', blockchain: 'TRON', token: 'USDT' } });
     expect([res.status, res.body.currency, res.body.blockchain, res.body.amount_crypto]).toEqual([201, 'USDTTRC20', 'TRX', '15.000000']);
     expect(res.body.address).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);

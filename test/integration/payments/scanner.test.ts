@@ -32,7 +32,14 @@ function fakeChain(height: number): EvmChainPort {
     transferLogs: async (from: number, to: number): Promise<TransferLog[]> => {
       calls++;
       return Array.from({ length: to - from + 1 }, (_, i) => ({
-        token: TOKEN, from: `0x${'01'.repeat(20)}`, to: `0x${'02'.repeat(20)}`, value: 1n, txHash: hash(1000 + from + i), logIndex: 0, blockNumber: from + i, blockHash: hash(from + i),
+        token: TOKEN,
+        from: `0x${'01'.repeat(20)}`,
+        to: `0x${'02'.repeat(20)}`,
+        value: 1n,
+        txHash: hash(1000 + from + i),
+        logIndex: 0,
+        blockNumber: from + i,
+        blockHash: hash(from + i),
       }));
     },
     balance: async () => (calls++, 0n),
@@ -45,7 +52,18 @@ async function watch(count: number, offset: number): Promise<void> {
   for (let i = 0; i < count; i += 25) {
     const items = Array.from({ length: Math.min(25, count - i) }, (_, j) => {
       const address = `0x${(offset + i + j + 1).toString(16).padStart(40, '0')}`;
-      return { PutRequest: { Item: { ...keys.depositAddress('evm', address), type: 'deposit_address', tenant_id: 't', payment_id: `p${offset + i + j}`, currency: 'USDTERC20', address } } };
+      return {
+        PutRequest: {
+          Item: {
+            ...keys.depositAddress('evm', address),
+            type: 'deposit_address',
+            tenant_id: 't',
+            payment_id: `p${offset + i + j}`,
+            currency: 'USDTERC20',
+            address,
+          },
+        },
+      };
     });
     await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: items } }));
   }
@@ -54,7 +72,11 @@ async function watch(count: number, offset: number): Promise<void> {
 beforeAll(async () => {
   table = await startTestTable();
   payments = scannerRuntime(
-    parseConfig({ ...process.env, FORWARDER_FACTORIES: JSON.stringify({ ETH: '0x1111111111111111111111111111111111111111' }), TOKEN_CONTRACTS: JSON.stringify({ USDTERC20: TOKEN }) }),
+    parseConfig({
+      ...process.env,
+      FORWARDER_FACTORIES: JSON.stringify({ ETH: '0x1111111111111111111111111111111111111111' }),
+      TOKEN_CONTRACTS: JSON.stringify({ USDTERC20: TOKEN }),
+    }),
   );
   await putFixedRates();
 });

@@ -14,14 +14,31 @@ export async function putFixedRates(now = new Date()): Promise<void> {
     at: now.toISOString(),
     nextUpdate: new Date(now.getTime() + 60_000).toISOString(),
     source: 'test',
-    rates: { USDTERC20: stat('1'), USDCERC20: stat('1'), DAIERC20: stat('1'), ETH: stat('3000'), WETH: stat('3000'), USDTPOLYGON: stat('1'), USDTBSC: stat('1'), USDTARB: stat('1'), USDTTRC20: stat('1'), BTC: stat('60000'), MATIC: stat('0.5') },
+    rates: {
+      USDTERC20: stat('1'),
+      USDCERC20: stat('1'),
+      DAIERC20: stat('1'),
+      ETH: stat('3000'),
+      WETH: stat('3000'),
+      USDTPOLYGON: stat('1'),
+      USDTBSC: stat('1'),
+      USDTARB: stat('1'),
+      USDTTRC20: stat('1'),
+      BTC: stat('60000'),
+      MATIC: stat('0.5'),
+    },
     fiat: { EUR: '1.1', GBP: '1.25' },
   });
 }
 
 export async function tenantWithToken(name: string): Promise<{ tenantId: string; bearer: string }> {
   const made = await createTenant({ name }, tenantsRuntime());
-  const token = await issueToken({ grant_type: 'client_credentials' }, clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }), new Date(), authRuntime());
+  const token = await issueToken(
+    { grant_type: 'client_credentials' },
+    clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }),
+    new Date(),
+    authRuntime(),
+  );
   return { tenantId: made.tenant.id, bearer: token.access_token };
 }
 
@@ -35,10 +52,22 @@ export interface Answer {
 }
 
 export function caller(handler: Handler, bearer: () => string) {
-  return async (method: string, path: string, options: { body?: unknown; query?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Answer> => {
-    const headers: Record<string, string> = { authorization: `Bearer ${bearer()}`, ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers };
+  return async (
+    method: string,
+    path: string,
+    options: { body?: unknown; query?: Record<string, string>; headers?: Record<string, string> } = {},
+  ): Promise<Answer> => {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${bearer()}`,
+      ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...options.headers,
+    };
     const res = (await handler(
-      apiEvent(method, path, { ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}), headers, ...(options.query ? { query: options.query } : {}) }),
+      apiEvent(method, path, {
+        ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}),
+        headers,
+        ...(options.query ? { query: options.query } : {}),
+      }),
       lambdaContext,
     )) as APIGatewayProxyStructuredResultV2 & { body?: string; headers: Record<string, string> };
     return { status: res.statusCode ?? 0, body: res.body ? JSON.parse(res.body) : null, headers: res.headers };

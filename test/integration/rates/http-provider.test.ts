@@ -94,9 +94,7 @@ describe('HTTP market data (recorded simple/price answers)', () => {
   });
 
   it('fails when every source fails', async () => {
-    const error = await new FallbackRateProvider([provider('error'), provider('hang', 100)], () => undefined)
-      .fetchSnapshot(['USDT'])
-      .catch((e: unknown) => e);
+    const error = await new FallbackRateProvider([provider('error'), provider('hang', 100)], () => undefined).fetchSnapshot(['USDT']).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateSourceError);
     expect(String(error)).toMatch(/every source failed/);
   });

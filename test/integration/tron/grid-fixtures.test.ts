@@ -54,7 +54,13 @@ describe('TronGrid client on documented responses', () => {
   it('reads the head block (number, id, parent, timestamp, transactions) with the API key header', async () => {
     answers.set('/wallet/getnowblock', 'getnowblock');
     const b = await client.nowBlock();
-    expect([b.number, b.id.slice(0, 16), b.parentHash.slice(0, 16), b.timestamp, b.transactions.length]).toEqual([61840405, '0000000003af9c15', '0000000003af9c14', 1716380136000, 1]);
+    expect([b.number, b.id.slice(0, 16), b.parentHash.slice(0, 16), b.timestamp, b.transactions.length]).toEqual([
+      61840405,
+      '0000000003af9c15',
+      '0000000003af9c14',
+      1716380136000,
+      1,
+    ]);
     expect(asked[0]).toMatchObject({ method: 'POST', path: '/wallet/getnowblock', apiKey: 'test-key' });
   });
 
@@ -63,14 +69,17 @@ describe('TronGrid client on documented responses', () => {
     expect(asked[0]?.body).toEqual({ num: 1, visible: true });
   });
 
-  it('collects every page of a block\'s events by fingerprint', async () => {
+  it("collects every page of a block's events by fingerprint", async () => {
     const events = await client.blockEvents(61840405);
     expect(events.map((e) => [e.event_index, e.event_name])).toEqual([
       [0, 'Transfer'],
       [1, 'Approval'],
       [2, 'Transfer'],
     ]);
-    expect(asked.map((a) => a.path)).toEqual(['/v1/blocks/61840405/events?limit=200', '/v1/blocks/61840405/events?limit=200&fingerprint=2ZCw1ki9ncPn5Bn3F6Sds9LLBmYTqkPwkD5BqfYY']);
+    expect(asked.map((a) => a.path)).toEqual([
+      '/v1/blocks/61840405/events?limit=200',
+      '/v1/blocks/61840405/events?limit=200&fingerprint=2ZCw1ki9ncPn5Bn3F6Sds9LLBmYTqkPwkD5BqfYY',
+    ]);
   });
 
   it('accounts: {} is an address never activated; otherwise the balance in sun', async () => {
@@ -120,7 +129,7 @@ describe('TronGrid client on documented responses', () => {
 });
 
 describe('TRON scanner port on documented responses', () => {
-  it('a block range: the catalogue token\'s Transfer events (all pages), in TVM hex, with the block id', async () => {
+  it("a block range: the catalogue token's Transfer events (all pages), in TVM hex, with the block id", async () => {
     const chain = tronScanChain(client);
     const logs = await chain.transferLogs(61840405, 61840405, ['TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t']);
     expect(logs).toEqual([
@@ -143,6 +152,14 @@ describe('TRON scanner port on documented responses', () => {
 
   it('top-level TRX transfers of a block', async () => {
     const transfers = await tronScanChain(client).nativeTransfers(61840405, 61840405);
-    expect(transfers).toEqual([{ to: '0xa614f803b6fd780986a42c78ec9c7f77e6ded13c', value: 2_500_000n, txHash: '9c2b4f0b7e4d5a6c1e8f3a2b0d9c7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d', blockNumber: 61840405, blockHash: '0000000003af9c15b1a9d1f0a5d0b5c6f4e1f8b62b0f5e9d0c1f3a7c6d2e8b41' }]);
+    expect(transfers).toEqual([
+      {
+        to: '0xa614f803b6fd780986a42c78ec9c7f77e6ded13c',
+        value: 2_500_000n,
+        txHash: '9c2b4f0b7e4d5a6c1e8f3a2b0d9c7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d',
+        blockNumber: 61840405,
+        blockHash: '0000000003af9c15b1a9d1f0a5d0b5c6f4e1f8b62b0f5e9d0c1f3a7c6d2e8b41',
+      },
+    ]);
   });
 });

@@ -78,7 +78,10 @@ async function outboxItem(eventId: string): Promise<Record<string, unknown> | un
 }
 
 const usdtTransfer = (reference: string, to: string, units: bigint) =>
-  requestChainTx({ network: 'TRX', wallet: hot, to: tronAddressToEvmHex(USDT), data: erc20TransferData(tronAddressToEvmHex(to), units), purpose: 'withdrawal', reference }, engineDeps());
+  requestChainTx(
+    { network: 'TRX', wallet: hot, to: tronAddressToEvmHex(USDT), data: erc20TransferData(tronAddressToEvmHex(to), units), purpose: 'withdrawal', reference },
+    engineDeps(),
+  );
 
 /** Mines a block and follows the request, until it is final. */
 async function mineUntilFinal(requestId: string, deps = engineDeps()): Promise<ChainTx> {
@@ -143,7 +146,10 @@ describe('the chain-transaction engine on TRON', () => {
     const done = await mineUntilFinal(req.requestId);
     expect(done).toMatchObject({ status: 'confirmed', mined: { hash: attempt?.hash, status: 1 } });
     expect(node.tokenBalance(USDT, to)).toBe(5_000_000n);
-    expect(await outboxItem(`chain_tx:${req.requestId}:chain_tx.confirmed`)).toMatchObject({ type: 'chain_tx.confirmed', payload: { tx_hash: attempt?.hash, network: 'TRX', nonce: null } });
+    expect(await outboxItem(`chain_tx:${req.requestId}:chain_tx.confirmed`)).toMatchObject({
+      type: 'chain_tx.confirmed',
+      payload: { tx_hash: attempt?.hash, network: 'TRX', nonce: null },
+    });
   });
 
   it('crash safety: processors killed at seeded random points, retried twice at once; each transfer executes exactly once', async () => {
@@ -196,7 +202,17 @@ describe('the chain-transaction engine on TRON', () => {
     const key = await kms.send(new CreateKeyCommand({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY' }));
     const keyId = key.KeyMetadata?.KeyId ?? '';
     const poor = { keyId, address: await new KmsTxSigner(kms).signerFor(keyId).getAddress() };
-    const req = await requestChainTx({ network: 'TRX', wallet: poor, to: tronAddressToEvmHex(USDT), data: erc20TransferData(tronAddressToEvmHex(recipient()), 1n), purpose: 'withdrawal', reference: 'tron-poor' }, engineDeps());
+    const req = await requestChainTx(
+      {
+        network: 'TRX',
+        wallet: poor,
+        to: tronAddressToEvmHex(USDT),
+        data: erc20TransferData(tronAddressToEvmHex(recipient()), 1n),
+        purpose: 'withdrawal',
+        reference: 'tron-poor',
+      },
+      engineDeps(),
+    );
     const after = await processChainTx(req.requestId, engineDeps());
     expect(after).toMatchObject({ status: 'queued', reason: 'insufficient_gas', attempts: [] });
     // What a merchant sees of a withdrawal waiting on such a request: processing, with the reason.
@@ -209,7 +225,11 @@ describe('the chain-transaction engine on TRON', () => {
     const batch = batcherDeps({ wallet: async () => poor, chainTx: engineDeps(), tokenContract: (c: string) => (c === 'USDTTRC20' ? USDT : null) });
     await runWithdrawalBatch(batch);
     await processChainTx(`TRX:${w.body.id as string}`, engineDeps());
-    expect(await describeWithdrawal(t.tenantId, w.body.id as string, withdrawalsRuntime(config()))).toMatchObject({ status: 'processing', status_reason: 'insufficient_gas', transaction_hash: null });
+    expect(await describeWithdrawal(t.tenantId, w.body.id as string, withdrawalsRuntime(config()))).toMatchObject({
+      status: 'processing',
+      status_reason: 'insufficient_gas',
+      transaction_hash: null,
+    });
     const read = await call('GET', `/withdrawal/${w.body.id as string}/`);
     expect([read.body.status, read.body.status_reason]).toEqual(['processing', 'insufficient_gas']);
   });
@@ -222,7 +242,17 @@ describe('the engine on TRON, a call that would revert', () => {
     const wallet = { keyId, address: await new KmsTxSigner(kms).signerFor(keyId).getAddress() };
     node.fund(toTronBase58(wallet.address), 1_000_000_000n);
     const to = recipient();
-    const req = await requestChainTx({ network: 'TRX', wallet, to: tronAddressToEvmHex(USDT), data: erc20TransferData(tronAddressToEvmHex(to), 3_000_000n), purpose: 'withdrawal', reference: 'tron-no-token' }, engineDeps());
+    const req = await requestChainTx(
+      {
+        network: 'TRX',
+        wallet,
+        to: tronAddressToEvmHex(USDT),
+        data: erc20TransferData(tronAddressToEvmHex(to), 3_000_000n),
+        purpose: 'withdrawal',
+        reference: 'tron-no-token',
+      },
+      engineDeps(),
+    );
     const broadcasts = node.stats.broadcasts;
     expect(await processChainTx(req.requestId, engineDeps())).toMatchObject({ status: 'queued', reason: 'estimate_failed', attempts: [] });
     expect(node.stats.broadcasts).toBe(broadcasts);
@@ -249,7 +279,15 @@ describe('a USDTTRC20 payment end to end', () => {
 
     const client = new TronGridClient(node.url);
     const payments = scannerRuntime(config());
-    const deps = { ...payments, chain: tronScanChain(client), sweep: engineSweep((network) => factoryOf(config(), network), async () => hot, engineDeps()) };
+    const deps = {
+      ...payments,
+      chain: tronScanChain(client),
+      sweep: engineSweep(
+        (network) => factoryOf(config(), network),
+        async () => hot,
+        engineDeps(),
+      ),
+    };
     await initCursor('TRX', node.head().number, deps);
     node.transfer(USDT, created.body.address as string, 25_000_000n);
     node.mine(1);
@@ -295,7 +333,12 @@ describe('a USDTTRC20 withdrawal end to end', () => {
     expect(await runWithdrawalBatch(deps)).toMatchObject({ processing: 1 });
     const requestId = `TRX:${id}`;
     const sent = await processChainTx(requestId, engineDeps());
-    expect(parseTronTransaction(sent.attempts[0]?.raw ?? '').contract).toMatchObject({ kind: 'trigger', owner: toTronBase58(hot.address), contract: USDT, callValue: 0n });
+    expect(parseTronTransaction(sent.attempts[0]?.raw ?? '').contract).toMatchObject({
+      kind: 'trigger',
+      owner: toTronBase58(hot.address),
+      contract: USDT,
+      callValue: 0n,
+    });
     const done = await mineUntilFinal(requestId);
     expect(done.status).toBe('confirmed');
     expect(node.tokenBalance(USDT, to)).toBe(12_500_000n);

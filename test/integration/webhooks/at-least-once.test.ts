@@ -30,7 +30,10 @@ function rng(seed: number): () => number {
 
 beforeAll(async () => {
   table = await startTestTable('webhooks-at-least-once');
-  receiver = await startReceiver(() => 200, () => clock.now().getTime());
+  receiver = await startReceiver(
+    () => 200,
+    () => clock.now().getTime(),
+  );
 });
 
 afterAll(async () => {
@@ -75,7 +78,12 @@ async function run(copies: number, seed: number) {
     const eventId = randomUUID();
     ids.push(eventId);
     const payload = { transaction_id: eventId, status: 'completed', previous_status: 'confirmed', order_id: `order-${i}` };
-    await queue.send([{ body: JSON.stringify({ event_id: eventId, tenant_id: tenantId, type: 'payment_status_update', occurred_at: clock.now().toISOString(), payload }), delaySeconds: 0 }]);
+    await queue.send([
+      {
+        body: JSON.stringify({ event_id: eventId, tenant_id: tenantId, type: 'payment_status_update', occurred_at: clock.now().toISOString(), payload }),
+        delaySeconds: 0,
+      },
+    ]);
   }
   await queue.drain((body) => handleWebhookMessage(body, deps), { copies, concurrency: 32 });
 

@@ -42,12 +42,21 @@ type Answer = { status: number; body: Record<string, unknown> & { error?: { code
 
 async function call(method: string, path: string, body?: unknown, auth: Record<string, string> = { authorization: `Bearer ${bearer}` }): Promise<Answer> {
   const headers: Record<string, string> = { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
-  const res = (await userHandler(apiEvent(method, path, { headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }), lambdaContext)) as APIGatewayProxyStructuredResultV2 & { body: string };
+  const res = (await userHandler(
+    apiEvent(method, path, { headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }),
+    lambdaContext,
+  )) as APIGatewayProxyStructuredResultV2 & { body: string };
   return { status: res.statusCode ?? 0, body: res.body ? (JSON.parse(res.body) as Answer['body']) : {} };
 }
 
 async function outboxTypes(): Promise<string[]> {
-  const { Items } = await db().send(new ScanCommand({ TableName: tableName(), FilterExpression: 'begins_with(pk, :p) AND tenant_id = :t', ExpressionAttributeValues: { ':p': 'OUTBOX#', ':t': tenantId } }));
+  const { Items } = await db().send(
+    new ScanCommand({
+      TableName: tableName(),
+      FilterExpression: 'begins_with(pk, :p) AND tenant_id = :t',
+      ExpressionAttributeValues: { ':p': 'OUTBOX#', ':t': tenantId },
+    }),
+  );
   return (Items ?? []).map((i) => i.type as string);
 }
 
@@ -65,7 +74,14 @@ beforeAll(async () => {
   const made = await createTenant({ name: 'Hooks' }, tenantsRuntime());
   tenantId = made.tenant.id;
   client = { clientId: made.clientId, clientSecret: made.clientSecret };
-  bearer = (await issueToken({ grant_type: 'client_credentials' }, clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }), new Date(), authRuntime())).access_token;
+  bearer = (
+    await issueToken(
+      { grant_type: 'client_credentials' },
+      clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }),
+      new Date(),
+      authRuntime(),
+    )
+  ).access_token;
   apiKey = made.apiKey;
   readOnlyKey = (await createApiKey({ tenant_id: tenantId, scopes: ['read'] }, tenantsRuntime())).apiKey;
 });
@@ -87,7 +103,11 @@ describe('variant A: /user/webhooks/', () => {
     const again = await call('POST', '/user/webhooks/', { callback_url: receiver.url });
     expect(again.body.secret).toBe(`${secret.slice(0, 12)}********`);
     const got = await call('GET', '/user/webhooks/');
-    expect(got.body).toEqual({ webhook_url: receiver.url, webhook_secret: `${secret.slice(0, 12)}********`, enabled_events: expect.arrayContaining(['payment_status_update', 'deposit_merged']) });
+    expect(got.body).toEqual({
+      webhook_url: receiver.url,
+      webhook_secret: `${secret.slice(0, 12)}********`,
+      enabled_events: expect.arrayContaining(['payment_status_update', 'deposit_merged']),
+    });
     const me = await call('GET', '/user/me/');
     expect([me.body.webhook_callback_url, me.body.webhook_secret]).toEqual([receiver.url, `${secret.slice(0, 12)}********`]);
     // Stored encrypted, never in plain text.
@@ -124,7 +144,13 @@ describe('variant A: /user/webhooks/', () => {
     const body = got?.body ?? '';
     expect(got?.headers['x-signature']).toBe(createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex'));
     const h = got?.headers ?? {};
-    expect(new Webhook(secret).verify(body, { 'webhook-id': String(h['webhook-id']), 'webhook-timestamp': String(h['webhook-timestamp']), 'webhook-signature': String(h['webhook-signature']) })).toMatchObject({
+    expect(
+      new Webhook(secret).verify(body, {
+        'webhook-id': String(h['webhook-id']),
+        'webhook-timestamp': String(h['webhook-timestamp']),
+        'webhook-signature': String(h['webhook-signature']),
+      }),
+    ).toMatchObject({
       event: 'payment_status_update',
       data: { test: true },
     });
@@ -149,7 +175,11 @@ describe('variant A: /user/webhooks/', () => {
 
 describe('variant B: /user/webhooks', () => {
   it('creates (200, secret once), lists (masked) and deletes, with the codes of 4.6', async () => {
-    const created = await call('POST', '/user/webhooks', { url: receiver.url, event_types: ['payment.all', 'security.settings_changed'], description: 'orders' });
+    const created = await call('POST', '/user/webhooks', {
+      url: receiver.url,
+      event_types: ['payment.all', 'security.settings_changed'],
+      description: 'orders',
+    });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ url: receiver.url, status: 'active', failure_count: 0, last_triggered_at: null, description: 'orders' });
     expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -182,7 +212,9 @@ describe('variant B: /user/webhooks', () => {
   });
 
   it('webhook changes emit security.settings_changed; a bad client secret emits security.login_attempt', async () => {
-    await expect(issueToken({ grant_type: 'client_credentials' }, { clientId: client.clientId, clientSecret: 'wrong' }, new Date(), authRuntime())).rejects.toThrow();
+    await expect(
+      issueToken({ grant_type: 'client_credentials' }, { clientId: client.clientId, clientSecret: 'wrong' }, new Date(), authRuntime()),
+    ).rejects.toThrow();
     const types = await outboxTypes();
     expect(types.filter((t) => t === 'security.settings_changed').length).toBeGreaterThanOrEqual(14);
     expect(types).toContain('security.login_attempt');

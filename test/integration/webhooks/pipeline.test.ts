@@ -32,7 +32,10 @@ async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 60
 }
 
 beforeAll(async () => {
-  stack = await startTestStack({ http: false }, { workers: WORKER_FUNCTIONS.filter((w) => w.name === 'event-router' || w.name === 'webhook-delivery'), stream: { pollIntervalMs: 100 } });
+  stack = await startTestStack(
+    { http: false },
+    { workers: WORKER_FUNCTIONS.filter((w) => w.name === 'event-router' || w.name === 'webhook-delivery'), stream: { pollIntervalMs: 100 } },
+  );
   // The production wiring, built from the stack's configuration (DynamoDB Local, the local KMS endpoint).
   deps = webhooksRuntime();
   receiver = await startReceiver(() => 200);
@@ -51,7 +54,12 @@ it('a committed outbox event reaches the default URL (envelope A) and a matching
   const { secret } = await createSettings(actor, { callback_url: receiver.url }, new Date(), deps);
   const sub = await createSubscription(actor, { url: subscriber.url, event_types: ['payment.all'] }, new Date(), deps);
 
-  const status = outboxEvent(tenantId, 'payment_status_update', { transaction_id: 't-1', status: 'completed', previous_status: 'confirmed', price_amount: '25.10' });
+  const status = outboxEvent(tenantId, 'payment_status_update', {
+    transaction_id: 't-1',
+    status: 'completed',
+    previous_status: 'confirmed',
+    price_amount: '25.10',
+  });
   const completed = outboxEvent(tenantId, 'payment.completed', { transaction_id: 't-1', amount: '25.10' });
   await transactWrite([outboxPutItem(status), outboxPutItem(completed)]);
 
@@ -62,7 +70,11 @@ it('a committed outbox event reaches the default URL (envelope A) and a matching
   expect(JSON.parse(b.body)).toEqual({ id: completed.eventId, event: 'payment.completed', created_at: completed.occurredAt, data: completed.payload });
   const h = b.headers;
   expect(() =>
-    new Webhook(sub.secret).verify(b.body, { 'webhook-id': String(h['webhook-id']), 'webhook-timestamp': String(h['webhook-timestamp']), 'webhook-signature': String(h['webhook-signature']) }),
+    new Webhook(sub.secret).verify(b.body, {
+      'webhook-id': String(h['webhook-id']),
+      'webhook-timestamp': String(h['webhook-timestamp']),
+      'webhook-signature': String(h['webhook-signature']),
+    }),
   ).not.toThrow();
   // Only the matching destinations: no envelope B at the default URL, no envelope A at the subscription.
   expect(receiver.received.some((r) => r.headers['webhook-id'] === completed.eventId)).toBe(false);

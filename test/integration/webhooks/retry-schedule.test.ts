@@ -22,7 +22,10 @@ const tenantId = randomUUID();
 
 beforeAll(async () => {
   table = await startTestTable('webhooks-schedule');
-  receiver = await startReceiver(() => 200, () => clock.now().getTime());
+  receiver = await startReceiver(
+    () => 200,
+    () => clock.now().getTime(),
+  );
 });
 
 afterAll(async () => {

@@ -29,7 +29,18 @@ const deps = (stage = 'test', now = () => new Date()): BatcherDeps =>
 
 const sqs = (tenantId: string, type: string, reference: string, txHash: string | null): SQSEvent =>
   ({
-    Records: [{ messageId: `m-${reference}-${type}`, body: JSON.stringify({ event_id: 'e', tenant_id: tenantId, type, occurred_at: new Date().toISOString(), payload: { request_id: 'r', network: 'ETH', reference, purpose: 'withdrawal', tx_hash: txHash } }) }],
+    Records: [
+      {
+        messageId: `m-${reference}-${type}`,
+        body: JSON.stringify({
+          event_id: 'e',
+          tenant_id: tenantId,
+          type,
+          occurred_at: new Date().toISOString(),
+          payload: { request_id: 'r', network: 'ETH', reference, purpose: 'withdrawal', tx_hash: txHash },
+        }),
+      },
+    ],
   }) as unknown as SQSEvent;
 
 beforeAll(async () => {
@@ -104,7 +115,18 @@ describe('withdrawal batcher', () => {
 
   it('asks again for the chain transaction of a processing withdrawal whose request was lost', async () => {
     const id = await create(DEST, '10');
-    const broken: BatcherDeps = { ...deps(), chainTx: { store: { ...dynamoChainTxStore, create: async () => { throw new Error('lost'); } }, clock: () => new Date() } };
+    const broken: BatcherDeps = {
+      ...deps(),
+      chainTx: {
+        store: {
+          ...dynamoChainTxStore,
+          create: async () => {
+            throw new Error('lost');
+          },
+        },
+        clock: () => new Date(),
+      },
+    };
     expect(await runWithdrawalBatch(broken)).toMatchObject({ skipped: 1 });
     expect((await call('GET', `/withdrawal/${id}/`)).body.status).toBe('processing');
     expect(await dynamoChainTxStore.get(requestIdOf('ETH', id))).toBeUndefined();

@@ -326,7 +326,12 @@ describe('withdrawals end to end: HTTP -> batcher -> chain-tx engine on anvil (c
     expect((await transfers({ Records: [record, record] } as SQSEvent)).batchItemFailures).toEqual([]);
     await followOnce(ETH, engine());
     expect(await dynamoChainTxStore.get(requestId)).toMatchObject({ status: 'queued', reason: 'insufficient_gas', attempts: [] });
-    expect(await walletHealth(ETH, hot.address, engine())).toMatchObject({ balance: '0', insufficientGas: 1, requestIds: [requestId], metric: 'ChainTxInsufficientGas' });
+    expect(await walletHealth(ETH, hot.address, engine())).toMatchObject({
+      balance: '0',
+      insufficientGas: 1,
+      requestIds: [requestId],
+      metric: 'ChainTxInsufficientGas',
+    });
     // The withdrawal is still processing, its funds held. (The reason lives on the chain-tx request and the
     // wallet-health metric; the withdrawal record of GET /withdrawal/{id}/ has no field that carries it.)
     const waiting = (await call('GET', `/withdrawal/${w.id}/`)).body;
@@ -351,7 +356,14 @@ describe('withdrawals end to end: HTTP -> batcher -> chain-tx engine on anvil (c
       batcherDeps({
         wallet: async () => hot,
         chainTx: {
-          store: lost ? { ...dynamoChainTxStore, create: async () => { throw new SimulatedCrash('after_nonce'); } } : dynamoChainTxStore,
+          store: lost
+            ? {
+                ...dynamoChainTxStore,
+                create: async () => {
+                  throw new SimulatedCrash('after_nonce');
+                },
+              }
+            : dynamoChainTxStore,
           clock: () => new Date(),
         },
         tokenContract: (code) => (code === CURRENCY ? usdt : null),

@@ -39,11 +39,22 @@ describe('withdrawal network fees from configuration', () => {
     const estimate = await call('POST', '/withdrawal/estimate/', { body: { amount: '102.5', currency: 'USDTERC20' } });
     expect([estimate.status, estimate.body]).toEqual([
       200,
-      expect.objectContaining({ amount: '100.00000000', network_fee: '1.50000000', platform_fee: '1.00000000', fee: '2.50000000', total_deducted: '102.50000000' }),
+      expect.objectContaining({
+        amount: '100.00000000',
+        network_fee: '1.50000000',
+        platform_fee: '1.00000000',
+        fee: '2.50000000',
+        total_deducted: '102.50000000',
+      }),
     ]);
-    expect((await call('POST', '/withdrawal/fee-estimate/', { body: { amount: '100', currency: 'USDCERC20' } })).body).toMatchObject({ network_fee: '0.00000000', total_deducted: '101.00000000' });
+    expect((await call('POST', '/withdrawal/fee-estimate/', { body: { amount: '100', currency: 'USDCERC20' } })).body).toMatchObject({
+      network_fee: '0.00000000',
+      total_deducted: '101.00000000',
+    });
     const limits = (await call('GET', '/withdrawal/limits/')).body.currencies as { currency: string; network_fee: string }[];
-    expect(Object.fromEntries(limits.filter((c) => ['USDTERC20', 'USDCERC20', 'DAIERC20'].includes(c.currency)).map((c) => [c.currency, c.network_fee]))).toEqual({
+    expect(
+      Object.fromEntries(limits.filter((c) => ['USDTERC20', 'USDCERC20', 'DAIERC20'].includes(c.currency)).map((c) => [c.currency, c.network_fee])),
+    ).toEqual({
       USDTERC20: '1.50000000',
       USDCERC20: '0.00000000',
       DAIERC20: '3.00000000',

@@ -12,7 +12,18 @@ import type { LedgerPort } from '../../../shared/usecases/ledger/ports.js';
  * interleaving), exactly as the store's single transaction does. Extra items are recorded, not executed.
  */
 export class InMemoryLedger implements LedgerPort {
-  private readonly rows = new Map<string, { tenantId: string; account: AccountId; currency: CurrencyCode; balance: Balance; postings: number; byType: Partial<Record<EntryType, number>>; updatedAt: string }>();
+  private readonly rows = new Map<
+    string,
+    {
+      tenantId: string;
+      account: AccountId;
+      currency: CurrencyCode;
+      balance: Balance;
+      postings: number;
+      byType: Partial<Record<EntryType, number>>;
+      updatedAt: string;
+    }
+  >();
   private readonly platform = new Map<string, Balance>();
   readonly entries: JournalEntry[] = [];
   private readonly postingLog: { tenantId: string; posting: Posting }[] = [];
@@ -55,7 +66,14 @@ export class InMemoryLedger implements LedgerPort {
   async balances(tenantId: string, account?: AccountId): Promise<BalanceRow[]> {
     return [...this.rows.values()]
       .filter((r) => r.tenantId === tenantId && (account === undefined || r.account === account))
-      .map((r) => ({ account: r.account, currency: r.currency, balance: r.balance, postings: r.postings, postingsByType: { ...r.byType }, updatedAt: r.updatedAt }));
+      .map((r) => ({
+        account: r.account,
+        currency: r.currency,
+        balance: r.balance,
+        postings: r.postings,
+        postingsByType: { ...r.byType },
+        updatedAt: r.updatedAt,
+      }));
   }
 
   async platformBalances(account: PlatformAccount): Promise<Record<string, Decimal>> {

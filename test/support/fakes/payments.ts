@@ -87,7 +87,12 @@ export class InMemoryPayments implements PaymentRepository {
     const sign = q.ordering.startsWith('-') ? -1 : 1;
     return [...this.states.values()]
       .filter((p) => p.tenantId === q.tenantId)
-      .filter((p) => (q.status === undefined || p.status === q.status) && (q.currency === undefined || p.currency === q.currency) && (q.network === undefined || p.network === q.network))
+      .filter(
+        (p) =>
+          (q.status === undefined || p.status === q.status) &&
+          (q.currency === undefined || p.currency === q.currency) &&
+          (q.network === undefined || p.network === q.network),
+      )
       .filter((p) => (q.token === undefined || p.token === q.token) && (q.orderId === undefined || p.orderId === q.orderId))
       .filter((p) => (q.createdAfter === undefined || p.createdAt >= q.createdAfter) && (q.createdBefore === undefined || p.createdAt <= q.createdBefore))
       .filter((p) => (q.amountMin === undefined || !lt(p.amountUsd, q.amountMin)) && (q.amountMax === undefined || !gt(p.amountUsd, q.amountMax)))
@@ -104,15 +109,24 @@ export class InMemoryPayments implements PaymentRepository {
   }
 
   async open(network: string): Promise<PaymentState[]> {
-    return [...this.states.values()].filter((p) => { const q = workQueueOf(p); return q?.kind === 'open' && q.network === network; });
+    return [...this.states.values()].filter((p) => {
+      const q = workQueueOf(p);
+      return q?.kind === 'open' && q.network === network;
+    });
   }
 
   async waitingNative(network: string): Promise<PaymentState[]> {
-    return [...this.states.values()].filter((p) => { const q = workQueueOf(p); return q?.kind === 'waiting' && q.network === network && q.asset === 'native'; });
+    return [...this.states.values()].filter((p) => {
+      const q = workQueueOf(p);
+      return q?.kind === 'waiting' && q.network === network && q.asset === 'native';
+    });
   }
 
   async matchAddresses(_family: string, addresses: readonly string[]): Promise<AddressMatch[]> {
-    return addresses.flatMap((a) => { const m = this.addresses.get(a.toLowerCase()); return m ? [m] : []; });
+    return addresses.flatMap((a) => {
+      const m = this.addresses.get(a.toLowerCase());
+      return m ? [m] : [];
+    });
   }
 }
 
@@ -150,7 +164,19 @@ export function fixedRates(at: Date): StoredRates {
     at: at.toISOString(),
     nextUpdate: new Date(at.getTime() + 60_000).toISOString(),
     source: 'test',
-    rates: { USDTERC20: stat('1'), USDCERC20: stat('1'), DAIERC20: stat('1'), USDTTRC20: stat('1'), USDTPOLYGON: stat('1'), USDTBSC: stat('1'), USDTARB: stat('1'), ETH: stat('3000'), WETH: stat('3000'), BTC: stat('60000'), MATIC: stat('0.5') },
+    rates: {
+      USDTERC20: stat('1'),
+      USDCERC20: stat('1'),
+      DAIERC20: stat('1'),
+      USDTTRC20: stat('1'),
+      USDTPOLYGON: stat('1'),
+      USDTBSC: stat('1'),
+      USDTARB: stat('1'),
+      ETH: stat('3000'),
+      WETH: stat('3000'),
+      BTC: stat('60000'),
+      MATIC: stat('0.5'),
+    },
     fiat: { EUR: '1.1', GBP: '1.25' },
   };
 }

@@ -220,7 +220,12 @@ export class ScriptedSender {
   readonly send: WebhookSender = async (request) => {
     this.requests.push(request);
     const statusCode = (this.script.length > 1 ? this.script.shift() : this.script[0]) ?? null;
-    const answer: WebhookAnswer = { statusCode, latencyMs: 1, excerpt: statusCode === null ? '' : 'ok', error: statusCode === null ? 'timeout after 10000 ms' : null };
+    const answer: WebhookAnswer = {
+      statusCode,
+      latencyMs: 1,
+      excerpt: statusCode === null ? '' : 'ok',
+      error: statusCode === null ? 'timeout after 10000 ms' : null,
+    };
     return answer;
   };
 }

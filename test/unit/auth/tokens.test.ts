@@ -15,7 +15,10 @@ const tenant = aTenant({ id: 't-1' });
 async function ports(tenants: Tenant[] = [tenant]) {
   const credentials = new InMemoryCredentials();
   const securityEvents = new RecordedSecurityEvents();
-  await credentials.create({ id: 'app-1', tenantId: tenant.id, name: 'Default', clientId: 'gc_client', scopes: ['read', 'write'], createdAt: NOW.toISOString() }, await hashSecret('s3cret'));
+  await credentials.create(
+    { id: 'app-1', tenantId: tenant.id, name: 'Default', clientId: 'gc_client', scopes: ['read', 'write'], createdAt: NOW.toISOString() },
+    await hashSecret('s3cret'),
+  );
   const deps: AuthPorts = {
     apps: credentials,
     tokens: credentials,
@@ -35,14 +38,24 @@ describe('client credentials grant', () => {
     const answer = await issueToken({ grant_type: 'client_credentials', scope: 'read' }, auth, NOW, deps);
     expect(answer).toMatchObject({ token_type: 'Bearer', expires_in: 600, scope: 'read' });
     const stored = credentials.tokens.get(sha256Hex(answer.access_token));
-    expect(stored).toEqual({ tokenHash: sha256Hex(answer.access_token), tenantId: tenant.id, clientId: 'gc_client', scopes: ['read'], expiresAt: NOW.getTime() / 1000 + 600 });
+    expect(stored).toEqual({
+      tokenHash: sha256Hex(answer.access_token),
+      tenantId: tenant.id,
+      clientId: 'gc_client',
+      scopes: ['read'],
+      expiresAt: NOW.getTime() / 1000 + 600,
+    });
   });
 
   it('refuses a wrong secret (a security event for the tenant), an unknown client, a suspended tenant and excess scopes', async () => {
     const { credentials, securityEvents, deps } = await ports([{ ...tenant }]);
-    await expect(issueToken({ grant_type: 'client_credentials' }, { ...auth, clientSecret: 'wrong' }, NOW, deps)).rejects.toMatchObject({ oauthCode: 'invalid_client' });
+    await expect(issueToken({ grant_type: 'client_credentials' }, { ...auth, clientSecret: 'wrong' }, NOW, deps)).rejects.toMatchObject({
+      oauthCode: 'invalid_client',
+    });
     expect(securityEvents.failedLogins).toEqual([{ tenantId: tenant.id, clientId: 'gc_client', at: NOW.toISOString() }]);
-    await expect(issueToken({ grant_type: 'client_credentials' }, { clientId: 'gc_other', clientSecret: 's3cret' }, NOW, deps)).rejects.toBeInstanceOf(OAuthError);
+    await expect(issueToken({ grant_type: 'client_credentials' }, { clientId: 'gc_other', clientSecret: 's3cret' }, NOW, deps)).rejects.toBeInstanceOf(
+      OAuthError,
+    );
     await expect(issueToken({ grant_type: 'client_credentials', scope: 'read admin' }, auth, NOW, deps)).rejects.toMatchObject({ oauthCode: 'invalid_scope' });
     await expect(issueToken({ grant_type: 'password' }, auth, NOW, deps)).rejects.toMatchObject({ oauthCode: 'unsupported_grant_type' });
     expect(credentials.tokens.size).toBe(0);
@@ -63,7 +76,9 @@ describe('client credentials grant', () => {
 describe('OAuth applications', () => {
   it('never carry more scopes than their creator, and deleting one revokes its tokens', async () => {
     const { credentials, deps } = await ports();
-    await expect(createApp({ name: 'Admin app', scopes: ['admin'] }, { tenantId: tenant.id, scopes: ['read', 'write'] }, NOW, deps)).rejects.toBeInstanceOf(PermissionError);
+    await expect(createApp({ name: 'Admin app', scopes: ['admin'] }, { tenantId: tenant.id, scopes: ['read', 'write'] }, NOW, deps)).rejects.toBeInstanceOf(
+      PermissionError,
+    );
     const { app, clientSecret } = await createApp({ name: 'Reader' }, { tenantId: tenant.id, scopes: ['read', 'write', 'admin'] }, NOW, deps);
     expect(app.scopes).toEqual(['read', 'write']);
     const { access_token: token } = await issueToken({ grant_type: 'client_credentials' }, { clientId: app.clientId, clientSecret }, NOW, deps);

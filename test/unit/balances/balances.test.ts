@@ -23,15 +23,22 @@ describe('GET /user/balances/ (use case)', () => {
     await credit(ledger, 'wallet:w1', 'USDTTRC20', '3');
     await credit(ledger, 'wallet:w2', 'USDTTRC20', '4');
     await credit(ledger, MAIN, 'BTC', '1', undefined);
-    await ledger.post({ tenantId: 'someone-else', entry: creditEntry({ account: MAIN, currency: 'BTC', amount: '9', type: 'adjustment', reason: 'other tenant' }), now });
-
-    const view = await getBalances({ tenantId: T }, {
-      ledger,
-      wallets: async () => [
-        { walletId: 'w1', name: 'Shop' },
-        { walletId: 'w2', name: 'Refunds' },
-      ],
+    await ledger.post({
+      tenantId: 'someone-else',
+      entry: creditEntry({ account: MAIN, currency: 'BTC', amount: '9', type: 'adjustment', reason: 'other tenant' }),
+      now,
     });
+
+    const view = await getBalances(
+      { tenantId: T },
+      {
+        ledger,
+        wallets: async () => [
+          { walletId: 'w1', name: 'Shop' },
+          { walletId: 'w2', name: 'Refunds' },
+        ],
+      },
+    );
     expect(view.account).toEqual({
       USDTTRC20: { amount: '10.500000', pending_amount: '2.000000' },
       BTC: { amount: '1.00000000', pending_amount: '0.00000000' },
@@ -48,7 +55,11 @@ describe('GET /user/balances/ (use case)', () => {
   });
 
   it('answers an empty view for a tenant without money or wallets', async () => {
-    expect(await getBalances({ tenantId: T }, { ledger: new InMemoryLedger() })).toEqual({ account: {}, sub_accounts: {}, statistics: { currencies_count: 0, subaccounts_count: 0 } });
+    expect(await getBalances({ tenantId: T }, { ledger: new InMemoryLedger() })).toEqual({
+      account: {},
+      sub_accounts: {},
+      statistics: { currencies_count: 0, subaccounts_count: 0 },
+    });
   });
 });
 

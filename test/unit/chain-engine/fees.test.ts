@@ -7,8 +7,16 @@ const caps: FeeCaps = { maxFeePerGas: 500n * GWEI, maxPriorityFeePerGas: 50n * G
 
 describe('chain-tx fees', () => {
   test('initial EIP-1559 fees: 2 × base fee + tip, capped; legacy gas price when there is no base fee', () => {
-    expect(initialFees({ baseFeePerGas: 10n * GWEI, maxPriorityFeePerGas: 2n * GWEI }, caps)).toEqual({ type: 2, maxFeePerGas: 22n * GWEI, maxPriorityFeePerGas: 2n * GWEI });
-    expect(initialFees({ baseFeePerGas: 1000n * GWEI, maxPriorityFeePerGas: 90n * GWEI }, caps)).toEqual({ type: 2, maxFeePerGas: 500n * GWEI, maxPriorityFeePerGas: 50n * GWEI });
+    expect(initialFees({ baseFeePerGas: 10n * GWEI, maxPriorityFeePerGas: 2n * GWEI }, caps)).toEqual({
+      type: 2,
+      maxFeePerGas: 22n * GWEI,
+      maxPriorityFeePerGas: 2n * GWEI,
+    });
+    expect(initialFees({ baseFeePerGas: 1000n * GWEI, maxPriorityFeePerGas: 90n * GWEI }, caps)).toEqual({
+      type: 2,
+      maxFeePerGas: 500n * GWEI,
+      maxPriorityFeePerGas: 50n * GWEI,
+    });
     expect(initialFees({ gasPrice: 7n * GWEI }, caps)).toEqual({ type: 0, gasPrice: 7n * GWEI });
     expect(() => initialFees({}, caps)).toThrow(RangeError);
   });

@@ -84,9 +84,7 @@ describe('KmsSigner', () => {
     expect(parsed.nonce).toBe(7);
     expect(BigInt(parsed.signature?.s ?? '0x0') <= halfN).toBe(true);
 
-    const legacy = Transaction.from(
-      await signer.signTransaction({ type: 0, chainId: 1337n, nonce: 0, to: kms.address, gasLimit: 21000n, gasPrice: 1n }),
-    );
+    const legacy = Transaction.from(await signer.signTransaction({ type: 0, chainId: 1337n, nonce: 0, to: kms.address, gasLimit: 21000n, gasPrice: 1n }));
     expect(legacy.type).toBe(0);
     expect(legacy.chainId).toBe(1337n);
     expect(legacy.from).toBe(kms.address);
@@ -96,7 +94,12 @@ describe('KmsSigner', () => {
     const kms = fakeKms({ forceS: 'high' });
     const signer = new KmsSigner(kms.client, 'key');
     const domain = { name: 'Gateway', version: '1', chainId: 1, verifyingContract: '0x000000000000000000000000000000000000bEEF' };
-    const types = { Payout: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }] };
+    const types = {
+      Payout: [
+        { name: 'to', type: 'address' },
+        { name: 'amount', type: 'uint256' },
+      ],
+    };
     const value = { to: kms.address, amount: 123n };
     const sig = await signer.signTypedData(domain, types, value);
     expect(verifyTypedData(domain, types, value, sig)).toBe(kms.address);
@@ -106,7 +109,14 @@ describe('KmsSigner', () => {
   it('refuses a transaction whose from is another account', async () => {
     const signer = new KmsSigner(fakeKms().client, 'key');
     await expect(
-      signer.signTransaction({ from: '0x000000000000000000000000000000000000dEaD', to: '0x000000000000000000000000000000000000dEaD', chainId: 1n, gasLimit: 21000n, gasPrice: 1n, nonce: 0 }),
+      signer.signTransaction({
+        from: '0x000000000000000000000000000000000000dEaD',
+        to: '0x000000000000000000000000000000000000dEaD',
+        chainId: 1n,
+        gasLimit: 21000n,
+        gasPrice: 1n,
+        nonce: 0,
+      }),
     ).rejects.toMatchObject({ code: 'KMS_FROM_MISMATCH' });
   });
 

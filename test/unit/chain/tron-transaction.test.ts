@@ -3,7 +3,13 @@ import { bytesToHex, concatBytes, hexToBytes } from '@noble/hashes/utils.js';
 import { TronWeb, utils as tronUtils } from 'tronweb';
 import { toTronBase58, tronAddressToBytes } from '../../../shared/chain/tron/create2.js';
 import type { TronContract } from '../../../shared/chain/tron/transaction.js';
-import { buildTronTransaction, parseTronTransaction, recoverTronSigner, refBlockBytes, signedTronTransactionHex } from '../../../shared/chain/tron/transaction.js';
+import {
+  buildTronTransaction,
+  parseTronTransaction,
+  recoverTronSigner,
+  refBlockBytes,
+  signedTronTransactionHex,
+} from '../../../shared/chain/tron/transaction.js';
 
 const PRIVATE_KEY = '8e812436a0e3323166e1f0e8ba79e19e217b2c4a53c970d4cca0cfb1078979df';
 const OWNER = TronWeb.address.fromPrivateKey(PRIVATE_KEY) as string;
@@ -23,9 +29,17 @@ function tronwebEncoding(contract: TronContract, fields: { expiration: number; t
   const ref = refBlockBytes(REF);
   const parameter =
     contract.kind === 'transfer'
-      ? { value: { owner_address: hex41(contract.owner), to_address: hex41(contract.to), amount: Number(contract.amount) }, type_url: 'type.googleapis.com/protocol.TransferContract' }
+      ? {
+          value: { owner_address: hex41(contract.owner), to_address: hex41(contract.to), amount: Number(contract.amount) },
+          type_url: 'type.googleapis.com/protocol.TransferContract',
+        }
       : {
-          value: { owner_address: hex41(contract.owner), contract_address: hex41(contract.contract), data: contract.data.slice(2), ...(contract.callValue > 0n ? { call_value: Number(contract.callValue) } : {}) },
+          value: {
+            owner_address: hex41(contract.owner),
+            contract_address: hex41(contract.contract),
+            data: contract.data.slice(2),
+            ...(contract.callValue > 0n ? { call_value: Number(contract.callValue) } : {}),
+          },
           type_url: 'type.googleapis.com/protocol.TriggerSmartContract',
         };
   const json = {
@@ -52,12 +66,21 @@ function sign(txID: string): Uint8Array {
 describe('TRON transactions (checked against tronweb)', () => {
   const fields = { expiration: 1_700_000_060_000, timestamp: 1_700_000_000_123, feeLimit: 30_000_000n };
   const cases: [string, TronContract][] = [
-    ['a TRC-20 transfer (TriggerSmartContract)', { kind: 'trigger', owner: OWNER, contract: USDT, callValue: 0n, data: `0xa9059cbb${'0'.repeat(24)}${hex41(TO).slice(2)}${(25_000_000n).toString(16).padStart(64, '0')}` }],
+    [
+      'a TRC-20 transfer (TriggerSmartContract)',
+      {
+        kind: 'trigger',
+        owner: OWNER,
+        contract: USDT,
+        callValue: 0n,
+        data: `0xa9059cbb${'0'.repeat(24)}${hex41(TO).slice(2)}${25_000_000n.toString(16).padStart(64, '0')}`,
+      },
+    ],
     ['a call with a value', { kind: 'trigger', owner: OWNER, contract: USDT, callValue: 1_000_000n, data: '0x12345678' }],
     ['a TRX transfer (TransferContract)', { kind: 'transfer', owner: OWNER, to: TO, amount: 1_234_567n }],
   ];
 
-  it.each(cases)('%s: raw data and txID equal tronweb\'s encoding', (_name, contract) => {
+  it.each(cases)("%s: raw data and txID equal tronweb's encoding", (_name, contract) => {
     const feeLimit = contract.kind === 'trigger' ? fields.feeLimit : 0n;
     const ours = buildTronTransaction({ refBlock: REF, expiration: fields.expiration, timestamp: fields.timestamp, feeLimit, contract });
     expect(ours).toEqual(tronwebEncoding(contract, { ...fields, feeLimit }));

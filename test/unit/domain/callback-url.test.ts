@@ -29,7 +29,13 @@ describe('callback URL policy', () => {
   });
 
   it('refuses literal and resolved private, loopback, link-local and metadata targets', async () => {
-    for (const url of ['https://10.0.0.5/x', 'https://[::1]/x', 'https://169.254.169.254/latest/meta-data', 'https://[::ffff:127.0.0.1]/x', 'https://localhost/x']) {
+    for (const url of [
+      'https://10.0.0.5/x',
+      'https://[::1]/x',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[::ffff:127.0.0.1]/x',
+      'https://localhost/x',
+    ]) {
       expect([url, await refusal(checkCallbackUrl(url, aws))]).toEqual([url, 'invalid_url']);
     }
     // A public name whose DNS answer includes a private address (DNS rebinding) is refused.

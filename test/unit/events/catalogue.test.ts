@@ -96,15 +96,30 @@ describe("the event router's table", () => {
 
 describe('payload schemas', () => {
   it('refuse a payload that violates its schema, and unknown types', () => {
-    const good = { transaction_id: 'p1', deposit_id: 'd1', amount: '25.10', currency: 'USDTERC20', transaction_hash: '0xab', confirmations: 1, blockchain_network: 'ETH' };
+    const good = {
+      transaction_id: 'p1',
+      deposit_id: 'd1',
+      amount: '25.10',
+      currency: 'USDTERC20',
+      transaction_hash: '0xab',
+      confirmations: 1,
+      blockchain_network: 'ETH',
+    };
     expect(parseEventPayload(EVENTS.depositReceived, good)).toEqual(good);
     expect(() => parseEventPayload(EVENTS.depositReceived, { ...good, amount: 25.1 })).toThrow(InvalidEventError);
     expect(() => parseEventPayload(EVENTS.depositReceived, { ...good, amount: 'lots' })).toThrow(/amount: must be a decimal string/);
     expect(() => parseEventPayload(EVENTS.chainTxRequested, { request_id: 'ETH:x', network: 'ETH', reference: 'x' })).toThrow(/purpose/);
     expect(() => parseEventPayload('payment.all', {})).toThrow(/not in the event catalogue/);
-    expect(() => emit('t1', EVENTS.withdrawalCompleted, { withdrawal_id: 'w1', status: 'completed', previous_status: 'processing', amount: 'ten', currency: 'USDTERC20', address: '0x1' })).toThrow(
-      InvalidEventError,
-    );
+    expect(() =>
+      emit('t1', EVENTS.withdrawalCompleted, {
+        withdrawal_id: 'w1',
+        status: 'completed',
+        previous_status: 'processing',
+        amount: 'ten',
+        currency: 'USDTERC20',
+        address: '0x1',
+      }),
+    ).toThrow(InvalidEventError);
   });
 
   it('are checked by the compiler where producers write them', () => {
@@ -116,7 +131,15 @@ describe('payload schemas', () => {
   });
 
   it('keep fields they do not name (callback_url, flags, metadata), so no event loses data', () => {
-    const payload = { request_id: 'ETH:x', network: 'ETH', reference: 'x', purpose: 'sweep', callback_url: 'https://example.com/cb', flags: ['overpaid'], metadata: { a: 1 } };
+    const payload = {
+      request_id: 'ETH:x',
+      network: 'ETH',
+      reference: 'x',
+      purpose: 'sweep',
+      callback_url: 'https://example.com/cb',
+      flags: ['overpaid'],
+      metadata: { a: 1 },
+    };
     expect(parseEventPayload(EVENTS.chainTxRequested, payload)).toEqual(payload);
   });
 });
@@ -124,16 +147,56 @@ describe('payload schemas', () => {
 /* ------------------------------------------------------------ real producer payloads */
 
 const payment = (over: Partial<PaymentState> = {}): PaymentState => ({
-  id: 'p1', tenantId: 't1', status: 'waiting', currency: 'USDTERC20', network: 'ETH', token: 'USDT', decimals: 6,
-  priceAmount: '25', priceCurrency: 'USD', amountUsd: '25.00', amountCrypto: '25', priceCrypto: '25', fee: '0.25', feePercent: '1',
-  address: '0xabc', salt: '0x00', isFixedRate: true, isFeePaidByUser: false, orderId: null, orderDescription: null, callbackUrl: 'https://shop.example/cb',
-  customId: null, walletId: null, customerEmail: null, expiryTime: '2026-01-01T01:00:00.000Z', createdAt: NOW.toISOString(), updatedAt: NOW.toISOString(),
-  transactionHash: null, deposits: [], flags: [], merchantReceived: null, merchantReceivedUsd: null, sweepTxHash: null, version: 1, ...over,
+  id: 'p1',
+  tenantId: 't1',
+  status: 'waiting',
+  currency: 'USDTERC20',
+  network: 'ETH',
+  token: 'USDT',
+  decimals: 6,
+  priceAmount: '25',
+  priceCurrency: 'USD',
+  amountUsd: '25.00',
+  amountCrypto: '25',
+  priceCrypto: '25',
+  fee: '0.25',
+  feePercent: '1',
+  address: '0xabc',
+  salt: '0x00',
+  isFixedRate: true,
+  isFeePaidByUser: false,
+  orderId: null,
+  orderDescription: null,
+  callbackUrl: 'https://shop.example/cb',
+  customId: null,
+  walletId: null,
+  customerEmail: null,
+  expiryTime: '2026-01-01T01:00:00.000Z',
+  createdAt: NOW.toISOString(),
+  updatedAt: NOW.toISOString(),
+  transactionHash: null,
+  deposits: [],
+  flags: [],
+  merchantReceived: null,
+  merchantReceivedUsd: null,
+  sweepTxHash: null,
+  version: 1,
+  ...over,
 });
 
 const deposit = (id: string, amount: string): Deposit => ({
-  id, currency: 'USDTERC20', amount, amountBase: toBaseUnits(amount, 6).toString(), txHash: `0x${id}`, logIndex: 0, blockNumber: 10, blockHash: '0xb',
-  confirmations: 1, detectedAt: NOW.toISOString(), status: 'pending', late: false,
+  id,
+  currency: 'USDTERC20',
+  amount,
+  amountBase: toBaseUnits(amount, 6).toString(),
+  txHash: `0x${id}`,
+  logIndex: 0,
+  blockNumber: 10,
+  blockHash: '0xb',
+  confirmations: 1,
+  detectedAt: NOW.toISOString(),
+  status: 'pending',
+  late: false,
 });
 
 /** As the payment and withdrawal stores write them: the domain's payload plus the object's callback_url. */
@@ -160,9 +223,29 @@ function paymentLifecycle(): { type: string; payload: Record<string, unknown> }[
 }
 
 const withdrawal = (status: WithdrawalStatus, over: Partial<WithdrawalState> = {}): WithdrawalState => ({
-  id: 'w1', tenantId: 't1', status, currency: 'USDTERC20', network: 'ETH', token: 'USDT', amount: '100', networkFee: '3', platformFee: '1',
-  totalFee: '4', totalDeducted: '104', address: '0x0000000000000000000000000000000000000003', customId: null, callbackUrl: null, accountId: null,
-  priceAmount: null, priceCurrency: null, transactionHash: null, failureReason: null, createdAt: NOW.toISOString(), updatedAt: NOW.toISOString(), version: 1, ...over,
+  id: 'w1',
+  tenantId: 't1',
+  status,
+  currency: 'USDTERC20',
+  network: 'ETH',
+  token: 'USDT',
+  amount: '100',
+  networkFee: '3',
+  platformFee: '1',
+  totalFee: '4',
+  totalDeducted: '104',
+  address: '0x0000000000000000000000000000000000000003',
+  customId: null,
+  callbackUrl: null,
+  accountId: null,
+  priceAmount: null,
+  priceCurrency: null,
+  transactionHash: null,
+  failureReason: null,
+  createdAt: NOW.toISOString(),
+  updatedAt: NOW.toISOString(),
+  version: 1,
+  ...over,
 });
 
 function withdrawalEvents(): { type: string; payload: Record<string, unknown> }[] {
@@ -190,15 +273,33 @@ function withdrawalEvents(): { type: string; payload: Record<string, unknown> }[
 }
 
 const freshTx = (): ChainTx => ({
-  requestId: 'ETH:payment:t1:p1', network: 'ETH', reference: 'payment:t1:p1', purpose: 'sweep', tenantId: 't1',
-  wallet: { keyId: 'k', address: '0x0000000000000000000000000000000000000001' }, to: '0x0000000000000000000000000000000000000002',
-  data: '0x', value: 0n, status: 'queued', attempts: [], createdAt: NOW.toISOString(), updatedAt: NOW.toISOString(), version: 0,
+  requestId: 'ETH:payment:t1:p1',
+  network: 'ETH',
+  reference: 'payment:t1:p1',
+  purpose: 'sweep',
+  tenantId: 't1',
+  wallet: { keyId: 'k', address: '0x0000000000000000000000000000000000000001' },
+  to: '0x0000000000000000000000000000000000000002',
+  data: '0x',
+  value: 0n,
+  status: 'queued',
+  attempts: [],
+  createdAt: NOW.toISOString(),
+  updatedAt: NOW.toISOString(),
+  version: 0,
 });
 
 function chainTxEvents(): { type: string; payload: Record<string, unknown> }[] {
-  const attempt = { hash: `0x${'a'.repeat(64)}`, raw: '0x02', fees: { type: 2 as const, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n }, gasLimit: 21000n, signedAt: NOW.toISOString() };
+  const attempt = {
+    hash: `0x${'a'.repeat(64)}`,
+    raw: '0x02',
+    fees: { type: 2 as const, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n },
+    gasLimit: 21000n,
+    signedAt: NOW.toISOString(),
+  };
   let tx = freshTx();
-  for (const step of [{ type: 'nonce_allocated' as const, nonce: 7 }, { type: 'signed' as const, attempt }, { type: 'broadcast' as const }]) tx = chainTxTransition(tx, step, NOW).tx;
+  for (const step of [{ type: 'nonce_allocated' as const, nonce: 7 }, { type: 'signed' as const, attempt }, { type: 'broadcast' as const }])
+    tx = chainTxTransition(tx, step, NOW).tx;
   const effects: ChainTxEffect[] = [
     ...chainTxTransition(tx, { type: 'mined', mined: { hash: attempt.hash, blockNumber: 12, status: 1, gasUsed: 50_000n } }, NOW).effects,
     ...chainTxTransition(tx, { type: 'mined', mined: { hash: attempt.hash, blockNumber: 12, status: 0, gasUsed: 50_000n } }, NOW).effects,
@@ -256,7 +357,9 @@ describe('routed messages and chain results', () => {
   it('parse with the catalogue schema of their type, refusing other types and broken envelopes', () => {
     const parsed = parseRoutedEvent(message('chain_tx.confirmed', result('0xabc')), CHAIN_RESULT_EVENTS);
     expect(parsed).toMatchObject({ type: 'chain_tx.confirmed', tenant_id: 't1', payload: { reference: 'w1', tx_hash: '0xabc' } });
-    expect(() => parseRoutedEvent(message('chain_tx.requested', { request_id: 'r', network: 'ETH', reference: 'w1', purpose: 'x' }), CHAIN_RESULT_EVENTS)).toThrow(/not one of/);
+    expect(() =>
+      parseRoutedEvent(message('chain_tx.requested', { request_id: 'r', network: 'ETH', reference: 'w1', purpose: 'x' }), CHAIN_RESULT_EVENTS),
+    ).toThrow(/not one of/);
     expect(() => parseRoutedEvent({ type: 'chain_tx.confirmed', payload: result('0xabc') }, CHAIN_RESULT_EVENTS)).toThrow(InvalidEventError);
     expect(() => parseRoutedEvent(message('chain_tx.failed', { reference: 'w1' }), CHAIN_RESULT_EVENTS)).toThrow(/request_id/);
   });

@@ -8,7 +8,13 @@ const clock = new VirtualClock(new Date('2026-01-01T00:00:00Z'));
 
 const event = (type: 'chain_tx.confirmed' | 'chain_tx.failed', purpose: string, reference: string, txHash: string | null): ChainResultEvent =>
   parseRoutedEvent(
-    { event_id: 'e1', tenant_id: 't1', type, occurred_at: clock.now().toISOString(), payload: { request_id: `ETH:${reference}`, network: 'ETH', reference, purpose, tx_hash: txHash } },
+    {
+      event_id: 'e1',
+      tenant_id: 't1',
+      type,
+      occurred_at: clock.now().toISOString(),
+      payload: { request_id: `ETH:${reference}`, network: 'ETH', reference, purpose, tx_hash: txHash },
+    },
     CHAIN_RESULT_EVENTS,
   );
 

@@ -31,14 +31,22 @@ describe('routeEvents (the event router use case)', () => {
     expect(queue.sentTo('transfers').map((m) => m.id)).toEqual(['s2']);
     expect(queue.sentTo('chain-results').map((m) => m.id)).toEqual(['s3', 's5']);
     const [first] = queue.sentTo('webhook-delivery');
-    expect(first).toEqual({ id: 's1', body: records[0] && 'body' in records[0] ? records[0].body : '', attributes: { event_type: 'payment_status_update', tenant_id: 't1', event_id: 'e1' } });
+    expect(first).toEqual({
+      id: 's1',
+      body: records[0] && 'body' in records[0] ? records[0].body : '',
+      attributes: { event_type: 'payment_status_update', tenant_id: 't1', event_id: 'e1' },
+    });
     expect(log.lines).toEqual([]);
   });
 
   it('answers the records whose message a queue refused, and only those', async () => {
     const queue = new FakeQueueSender((q, m) => q === 'chain-results' && m.id === 's3');
     const failed = await routeEvents(
-      [routable('s1', event('e1', EVENTS.depositReceived)), routable('s3', event('e3', EVENTS.chainTxConfirmed)), routable('s4', event('e4', EVENTS.chainTxFailed))],
+      [
+        routable('s1', event('e1', EVENTS.depositReceived)),
+        routable('s3', event('e3', EVENTS.chainTxConfirmed)),
+        routable('s4', event('e4', EVENTS.chainTxFailed)),
+      ],
       { queue, log: new RecordingLog() },
     );
     expect([...failed]).toEqual(['s3']);
@@ -47,10 +55,13 @@ describe('routeEvents (the event router use case)', () => {
   it('drops a type no queue consumes with a warning, and reports unreadable records as failures with an error', async () => {
     const queue = new FakeQueueSender();
     const log = new RecordingLog();
-    const failed = await routeEvents([routable('s1', event('e1', 'internal.unknown')), routable('s2', event('e2', 'toString')), { id: 's3', unreadable: 'Not an outbox item' }], {
-      queue,
-      log,
-    });
+    const failed = await routeEvents(
+      [routable('s1', event('e1', 'internal.unknown')), routable('s2', event('e2', 'toString')), { id: 's3', unreadable: 'Not an outbox item' }],
+      {
+        queue,
+        log,
+      },
+    );
     expect([...failed]).toEqual(['s3']);
     expect(queue.calls).toEqual([]);
     expect(log.lines.map((l) => [l.level, l.message])).toEqual([

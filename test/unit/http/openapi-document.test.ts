@@ -23,7 +23,9 @@ describe('the OpenAPI document', () => {
     const served = JSON.parse(typeof res === 'object' && res.body ? res.body : '{}') as { openapi: string; servers: unknown; paths: Record<string, unknown> };
     expect(served.openapi).toBe('3.1.0');
     expect(served.servers).toEqual([{ url: 'https://api.example.test' }]);
-    expect(Object.keys(served.paths)).toEqual(expect.arrayContaining(['/o/token/', '/user/me/', '/status/', '/currencies/', '/rates/{currency}/', '/payments/', '/user/webhooks/']));
+    expect(Object.keys(served.paths)).toEqual(
+      expect.arrayContaining(['/o/token/', '/user/me/', '/status/', '/currencies/', '/rates/{currency}/', '/payments/', '/user/webhooks/']),
+    );
     expect(served.paths).toEqual((JSON.parse(committed) as { paths: unknown }).paths);
   });
 });

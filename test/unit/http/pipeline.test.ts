@@ -11,31 +11,34 @@ import { handler as notFound } from '../../../functions/not-found/handler.js';
 import { apiEvent, lambdaContext } from './event.js';
 
 const seen: unknown[] = [];
-const api = createApi([
-  route({
-    method: 'POST',
-    path: '/things/',
-    auth: 'public',
-    body: z.object({ amount: decimalInput, count: integerInput.optional(), name: z.string().min(2) }),
-    handle: async (req) => {
-      seen.push(req.body);
-      return ok({ amount: req.body.amount, echoed: JsonNumber.of(req.body.amount) });
-    },
-  }),
-  route({ method: 'GET', path: '/things/{id}/', auth: 'public', handle: async (req) => ok({ id: req.params.id }) }),
-  route({ method: 'GET', path: '/things/special/', auth: 'public', handle: async () => ok({ special: true }) }),
-  route({ method: 'GET', path: '/things', auth: 'public', handle: async () => ok({ variant: 'B' }) }),
-  route({
-    method: 'GET',
-    path: '/boom/',
-    auth: 'public',
-    errorOverrides: { not_found: { code: 'account_not_found' } },
-    handle: async (req) => {
-      if (!req.headers['x-crash']) throw new GatewayError('not_found', 'missing thing');
-      throw new Error('secret internal detail');
-    },
-  }),
-], {});
+const api = createApi(
+  [
+    route({
+      method: 'POST',
+      path: '/things/',
+      auth: 'public',
+      body: z.object({ amount: decimalInput, count: integerInput.optional(), name: z.string().min(2) }),
+      handle: async (req) => {
+        seen.push(req.body);
+        return ok({ amount: req.body.amount, echoed: JsonNumber.of(req.body.amount) });
+      },
+    }),
+    route({ method: 'GET', path: '/things/{id}/', auth: 'public', handle: async (req) => ok({ id: req.params.id }) }),
+    route({ method: 'GET', path: '/things/special/', auth: 'public', handle: async () => ok({ special: true }) }),
+    route({ method: 'GET', path: '/things', auth: 'public', handle: async () => ok({ variant: 'B' }) }),
+    route({
+      method: 'GET',
+      path: '/boom/',
+      auth: 'public',
+      errorOverrides: { not_found: { code: 'account_not_found' } },
+      handle: async (req) => {
+        if (!req.headers['x-crash']) throw new GatewayError('not_found', 'missing thing');
+        throw new Error('secret internal detail');
+      },
+    }),
+  ],
+  {},
+);
 
 const call = async (...args: Parameters<typeof apiEvent>) =>
   (await api(apiEvent(...args), lambdaContext)) as APIGatewayProxyStructuredResultV2 & { body: string; headers: Record<string, string> };
@@ -71,7 +74,7 @@ describe('request pipeline', () => {
     expect(served).toBe(2);
   });
 
-  it('keeps a JSON number\'s exact text from request to domain and back', async () => {
+  it("keeps a JSON number's exact text from request to domain and back", async () => {
     const res = await call('POST', '/things/', { body: '{"amount": 25.10, "count": 3, "name": "ab"}', headers: json });
     expect(res.statusCode).toBe(200);
     expect(seen.at(-1)).toEqual({ amount: '25.10', count: 3, name: 'ab' });
@@ -116,7 +119,7 @@ describe('request pipeline', () => {
     expect(JSON.parse(res.body).error.code).toBe('method_not_allowed');
   });
 
-  it('sets X-Request-Id on every answer, keeping a caller\'s id', async () => {
+  it("sets X-Request-Id on every answer, keeping a caller's id", async () => {
     expect((await call('GET', '/things')).headers['X-Request-Id']).toBe('req-1');
     expect((await call('GET', '/nowhere/', { headers: { 'X-Request-Id': 'abc-123' } })).headers['X-Request-Id']).toBe('abc-123');
   });
@@ -139,7 +142,11 @@ describe('request pipeline', () => {
   });
 
   it('answers every /v0 path 410 with the flat v0.9 body', async () => {
-    for (const [method, path] of [['GET', '/v0/payments'], ['POST', '/v0/withdrawal/'], ['GET', '/v0']] as const) {
+    for (const [method, path] of [
+      ['GET', '/v0/payments'],
+      ['POST', '/v0/withdrawal/'],
+      ['GET', '/v0'],
+    ] as const) {
       const res = (await legacy(apiEvent(method, path), lambdaContext)) as { statusCode: number; body: string };
       expect(res.statusCode).toBe(410);
       const body = JSON.parse(res.body);

@@ -19,7 +19,10 @@ const deps = (): AdjustmentDeps & { ledger: InMemoryLedger } => ({
 describe('operator balance credit / debit', () => {
   it('credits and debits with a reason, journalled as adjustments', async () => {
     const d = deps();
-    const credit = await creditAdjustment({ tenant_id: 't1', currency: 'USDTTRC20', amount: new JsonNumber('10.50'), reason: 'manual top-up', operator: 'alice' }, d);
+    const credit = await creditAdjustment(
+      { tenant_id: 't1', currency: 'USDTTRC20', amount: new JsonNumber('10.50'), reason: 'manual top-up', operator: 'alice' },
+      d,
+    );
     expect(credit).toMatchObject({ direction: 'credit', amount: '10.5', balance: { amount: '10.5', total: '10.5' }, created_at: '2030-01-02T00:00:00.000Z' });
     const debit = await debitAdjustment({ tenant_id: 't1', currency: 'USDTTRC20', amount: '0.5', reason: 'chargeback' }, d);
     expect(debit.balance.amount).toBe('10');
@@ -43,7 +46,9 @@ describe('operator balance credit / debit', () => {
   it('posts an adjustment id once', async () => {
     const d = deps();
     await creditAdjustment({ tenant_id: 't1', currency: 'ETH', amount: '1', reason: 'once', adjustment_id: 'ticket-42' }, d);
-    await expect(creditAdjustment({ tenant_id: 't1', currency: 'ETH', amount: '1', reason: 'once', adjustment_id: 'ticket-42' }, d)).rejects.toBeInstanceOf(DuplicateEntryError);
+    await expect(creditAdjustment({ tenant_id: 't1', currency: 'ETH', amount: '1', reason: 'once', adjustment_id: 'ticket-42' }, d)).rejects.toBeInstanceOf(
+      DuplicateEntryError,
+    );
     expect((await d.ledger.balance('t1', 'main', 'ETH')).amount).toBe('1');
   });
 });

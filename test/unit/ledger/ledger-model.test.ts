@@ -35,14 +35,19 @@ describe('ledger rules', () => {
   });
 
   it('refuses malformed drafts', () => {
-    const bad = (legs: Parameters<typeof linesOf>[0]['legs'], extra = {}) => () => linesOf({ type: 'transfer', currency: 'USDTTRC20', legs, ...extra });
+    const bad =
+      (legs: Parameters<typeof linesOf>[0]['legs'], extra = {}) =>
+      () =>
+        linesOf({ type: 'transfer', currency: 'USDTTRC20', legs, ...extra });
     expect(bad([])).toThrow(ValidationError);
     expect(bad([{ from: pocket(MAIN), to: pocket(MAIN), amount: '1' }])).toThrow(ValidationError);
     expect(bad([{ from: pocket(MAIN), to: pocket('wallet:a'), amount: '0' }])).toThrow(ValidationError);
     expect(bad([{ from: pocket(MAIN), to: pocket('wallet:a'), amount: '-1' }])).toThrow(ValidationError);
     expect(bad([{ from: pocket(MAIN), to: pocket('wallet:a'), amount: '0.0000001' }])).toThrow(/more than 6 decimal places/);
     expect(bad([{ from: pocket(MAIN), to: pocket(FEES, 'locked'), amount: '1' }])).toThrow(ValidationError);
-    expect(() => linesOf({ type: 'adjustment', currency: 'USDTTRC20', legs: [{ from: pocket(EXTERNAL), to: pocket(MAIN), amount: '1' }] })).toThrow(ValidationError);
+    expect(() => linesOf({ type: 'adjustment', currency: 'USDTTRC20', legs: [{ from: pocket(EXTERNAL), to: pocket(MAIN), amount: '1' }] })).toThrow(
+      ValidationError,
+    );
   });
 
   it('applies holds, releases and transfers, and refuses overdrafts atomically', async () => {
@@ -50,15 +55,17 @@ describe('ledger rules', () => {
     const t = randomUUID();
     await ledger.post({ tenantId: t, entry: creditEntry({ account: MAIN, currency: 'USDTTRC20', amount: '10', type: 'adjustment', reason: 'seed' }) });
     await ledger.post({ tenantId: t, entry: holdEntry({ account: MAIN, currency: 'USDTTRC20', amount: '4' }) });
-    await expect(ledger.post({ tenantId: t, entry: debitEntry({ account: MAIN, currency: 'USDTTRC20', amount: '6.000001', type: 'withdrawal' }) })).rejects.toBeInstanceOf(
-      InsufficientBalanceError,
-    );
+    await expect(
+      ledger.post({ tenantId: t, entry: debitEntry({ account: MAIN, currency: 'USDTTRC20', amount: '6.000001', type: 'withdrawal' }) }),
+    ).rejects.toBeInstanceOf(InsufficientBalanceError);
     await ledger.post({ tenantId: t, entry: transferEntry({ from: MAIN, to: 'wallet:w', currency: 'USDTTRC20', amount: '6' }) });
     await ledger.post({ tenantId: t, entry: releaseEntry({ account: MAIN, currency: 'USDTTRC20', amount: '4' }) });
     expect(await ledger.balance(t, MAIN, 'USDTTRC20')).toEqual({ amount: '4', pending: '0', locked: '0' });
     expect(await ledger.balance(t, 'wallet:w', 'USDTTRC20')).toEqual({ amount: '6', pending: '0', locked: '0' });
     await expect(ledger.post({ tenantId: t, entryId: 'x', entry: holdEntry({ account: MAIN, currency: 'USDTTRC20', amount: '1' }) })).resolves.toBeDefined();
-    await expect(ledger.post({ tenantId: t, entryId: 'x', entry: holdEntry({ account: MAIN, currency: 'USDTTRC20', amount: '1' }) })).rejects.toBeInstanceOf(DuplicateEntryError);
+    await expect(ledger.post({ tenantId: t, entryId: 'x', entry: holdEntry({ account: MAIN, currency: 'USDTTRC20', amount: '1' }) })).rejects.toBeInstanceOf(
+      DuplicateEntryError,
+    );
   });
 
   it('property: random operations never overdraw and the journal sums to the balances (in memory)', async () => {

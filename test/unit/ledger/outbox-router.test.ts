@@ -90,7 +90,10 @@ describe('event router', () => {
 
   it('reports every record of a batch whose call failed, and unreadable records', async () => {
     sqs.on(SendMessageBatchCommand).rejects(new Error('unreachable'));
-    const bad = { eventName: 'INSERT', dynamodb: { SequenceNumber: 'seq-bad', NewImage: marshall({ pk: 'OUTBOX#z', sk: 'OUTBOX' }) as unknown as Record<string, never> } } as DynamoDBRecord;
+    const bad = {
+      eventName: 'INSERT',
+      dynamodb: { SequenceNumber: 'seq-bad', NewImage: marshall({ pk: 'OUTBOX#z', sk: 'OUTBOX' }) as unknown as Record<string, never> },
+    } as DynamoDBRecord;
     const result = await handler({ Records: [record(outboxEvent('t1', 'deposit_received', {}), 'seq-1'), bad] });
     expect(result.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['seq-1', 'seq-bad']);
   });

@@ -39,7 +39,11 @@ export function amountOf(op: Op): string {
 
 export function draftOf(op: Op): EntryDraft {
   const amount = amountOf(op);
-  const leg = (from: AccountId, fromField: BalanceField, to: AccountId, toField: BalanceField): Leg => ({ from: pocket(from, fromField), to: pocket(to, toField), amount });
+  const leg = (from: AccountId, fromField: BalanceField, to: AccountId, toField: BalanceField): Leg => ({
+    from: pocket(from, fromField),
+    to: pocket(to, toField),
+    amount,
+  });
   const legs: Record<Op['kind'], () => Leg[]> = {
     credit: () => [leg(EXTERNAL, 'amount', op.account, 'amount')],
     debit: () => [leg(op.account, 'amount', EXTERNAL, 'amount')],
@@ -106,7 +110,10 @@ export async function runScenario(ledger: LedgerPort, tenantId: string, ops: rea
       if (!(error instanceof InsufficientBalanceError)) throw error;
       ok = false;
     }
-    if (ok !== expected) throw new Error(`ledger ${ok ? 'applied' : 'refused'} ${JSON.stringify(op, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))} but the model says otherwise`);
+    if (ok !== expected)
+      throw new Error(
+        `ledger ${ok ? 'applied' : 'refused'} ${JSON.stringify(op, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))} but the model says otherwise`,
+      );
     if (ok) applied++;
     else refused++;
   }
@@ -133,7 +140,8 @@ export async function checkAgainstModel(ledger: LedgerPort, tenantId: string, mo
       for (const field of ['amount', 'pending', 'locked'] as const) {
         const stored = toBaseUnits(balance[field].replace(/^-/, ''), decimals) * (balance[field].startsWith('-') ? -1n : 1n);
         if (stored < 0n) throw new Error(`${acc} ${cur} ${field} is negative: ${balance[field]}`);
-        if (stored !== model.get(acc, cur, field)) throw new Error(`${acc} ${cur} ${field}: ledger ${balance[field]}, model ${model.get(acc, cur, field)} units`);
+        if (stored !== model.get(acc, cur, field))
+          throw new Error(`${acc} ${cur} ${field}: ledger ${balance[field]}, model ${model.get(acc, cur, field)} units`);
         if (stored !== (journalSums.get(`${acc}|${cur}|${field}`) ?? 0n)) throw new Error(`${acc} ${cur} ${field}: journal does not sum to the balance`);
       }
     }

@@ -101,7 +101,11 @@ describe('ledger transaction', () => {
     ddb.reset();
     ddb.on(TransactWriteCommand).rejectsOnce(cancelled(['None', 'None', 'None', 'ConditionalCheckFailed']));
     const extra = { ConditionCheck: { TableName: 'unit-ledger', Key: { pk: 'x', sk: 'y' }, ConditionExpression: 'attribute_exists(pk)' } };
-    const error = await postEntry({ tenantId: 't1', entry: creditEntry({ account: MAIN, currency: 'USDTTRC20', amount: '1', type: 'deposit' }), extraItems: [extra] }).catch((e: unknown) => e);
+    const error = await postEntry({
+      tenantId: 't1',
+      entry: creditEntry({ account: MAIN, currency: 'USDTTRC20', amount: '1', type: 'deposit' }),
+      extraItems: [extra],
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ExtraItemConditionError);
     expect((error as ExtraItemConditionError).extraIndexes).toEqual([0]);
   });

@@ -27,7 +27,7 @@ describe('the local Lambda runtime', () => {
     expect(seen?.getRemainingTimeInMillis()).toBeLessThanOrEqual(5_000);
   });
 
-  it('ends an invocation at its timeout with Lambda\'s message', async () => {
+  it("ends an invocation at its timeout with Lambda's message", async () => {
     const fn = new LocalLambda({ name: 'slow', handler: () => new Promise(() => undefined) });
     const handler = await fn.load();
     const run = fn.invoke(handler, {}, 50);

@@ -74,7 +74,12 @@ describe('catalogue configuration', () => {
   it('takes token contracts and switched-off currencies from the configuration', async () => {
     const { resetConfig } = await import('../../../shared/config/config.js');
     const { disabledCurrencies, tokenContract } = await import('../../../shared/runtime/currencies.js');
-    Object.assign(process.env, { TABLE_NAME: 'unit', STAGE: 'local', TOKEN_CONTRACTS: '{"USDTERC20":"0x5FbDB2315678afecb367f032d93F642f64180aa3"}', DISABLED_CURRENCIES: 'BTC, MATIC' });
+    Object.assign(process.env, {
+      TABLE_NAME: 'unit',
+      STAGE: 'local',
+      TOKEN_CONTRACTS: '{"USDTERC20":"0x5FbDB2315678afecb367f032d93F642f64180aa3"}',
+      DISABLED_CURRENCIES: 'BTC, MATIC',
+    });
     resetConfig();
     try {
       expect(tokenContract('USDTERC20')).toBe('0x5FbDB2315678afecb367f032d93F642f64180aa3');

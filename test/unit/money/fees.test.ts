@@ -11,8 +11,16 @@ describe('fees', () => {
   });
 
   it('splits a payment by who pays the fee', () => {
-    expect(paymentSplit({ amount: '100', percent: '1', precision: 6, isFeePaidByUser: true })).toEqual({ customerPays: '101', merchantReceives: '100', fee: '1' });
-    expect(paymentSplit({ amount: '100', percent: '1', precision: 6, isFeePaidByUser: false })).toEqual({ customerPays: '100', merchantReceives: '99', fee: '1' });
+    expect(paymentSplit({ amount: '100', percent: '1', precision: 6, isFeePaidByUser: true })).toEqual({
+      customerPays: '101',
+      merchantReceives: '100',
+      fee: '1',
+    });
+    expect(paymentSplit({ amount: '100', percent: '1', precision: 6, isFeePaidByUser: false })).toEqual({
+      customerPays: '100',
+      merchantReceives: '99',
+      fee: '1',
+    });
   });
 
   it('totals a withdrawal', () => {

@@ -21,9 +21,7 @@ import {
 
 /** A decimal with up to 18 places and up to 20 integer digits, generated from bigint base units. */
 const decimalArb = (maxScale = 18) =>
-  fc
-    .tuple(fc.bigInt({ min: 0n, max: 10n ** 20n }), fc.integer({ min: 0, max: maxScale }))
-    .map(([units, scale]) => fromBaseUnits(units, scale));
+  fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 20n }), fc.integer({ min: 0, max: maxScale })).map(([units, scale]) => fromBaseUnits(units, scale));
 
 describe('money', () => {
   it('adds 0.1 and 0.2 to exactly 0.3', () => {

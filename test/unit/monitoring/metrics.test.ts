@@ -5,7 +5,10 @@ describe('emfRecord', () => {
   it('puts the dimension and the values at the root and describes them under _aws', () => {
     const record = emfRecord('Gateway/Test', { network: 'ETH' }, [{ name: 'Stuck', value: 2 }], 1_700_000_000_000);
     expect(record).toEqual({
-      _aws: { Timestamp: 1_700_000_000_000, CloudWatchMetrics: [{ Namespace: 'Gateway/Test', Dimensions: [['network']], Metrics: [{ Name: 'Stuck', Unit: 'Count' }] }] },
+      _aws: {
+        Timestamp: 1_700_000_000_000,
+        CloudWatchMetrics: [{ Namespace: 'Gateway/Test', Dimensions: [['network']], Metrics: [{ Name: 'Stuck', Unit: 'Count' }] }],
+      },
       network: 'ETH',
       Stuck: 2,
     });
@@ -33,7 +36,12 @@ describe('emfRecord', () => {
     expect(() => emfRecord('N', {}, [{ name: 'X', value: Number.NaN }])).toThrow(TypeError);
     expect(() => emfRecord('N', {}, [{ name: 'X', value: Number.POSITIVE_INFINITY }])).toThrow(TypeError);
     expect(() => emfRecord('N', { network: 'ETH' }, [{ name: 'network', value: 1 }])).toThrow(TypeError);
-    expect(() => emfRecord('N', {}, [{ name: 'X', value: 1 }, { name: 'X', value: 2 }])).toThrow(TypeError);
+    expect(() =>
+      emfRecord('N', {}, [
+        { name: 'X', value: 1 },
+        { name: 'X', value: 2 },
+      ]),
+    ).toThrow(TypeError);
     expect(() => emfRecord('N', {}, [{ name: '_aws', value: 1 }])).toThrow(TypeError);
     expect(() => emfRecord('N', { network: '' }, [{ name: 'X', value: 1 }])).toThrow(TypeError);
     expect(() => emfRecord('', {}, [{ name: 'X', value: 1 }])).toThrow(TypeError);

@@ -21,7 +21,10 @@ function recorder(): { emitted: Emitted[]; emit: (namespace: string, dimensions:
 
 /** Value printed for a metric on a network (undefined: not printed). */
 const valueOf = (emitted: readonly Emitted[], network: string, name: string): number | undefined =>
-  emitted.filter((e) => e.dimensions.network === network).flatMap((e) => e.metrics).find((m) => m.name === name)?.value;
+  emitted
+    .filter((e) => e.dimensions.network === network)
+    .flatMap((e) => e.metrics)
+    .find((m) => m.name === name)?.value;
 
 let quiet: { mockRestore(): void }[] = [];
 beforeEach(() => {
@@ -128,12 +131,17 @@ describe('reportHotWallet', () => {
 
     const none = recorder();
     await expect(
-      reportHotWallet(['ETH'], { address: () => Promise.reject(new Error('HOT_WALLET_KEY_ID is not set')), balance: () => Promise.resolve(WEI), minimums: {}, emit: none.emit }),
+      reportHotWallet(['ETH'], {
+        address: () => Promise.reject(new Error('HOT_WALLET_KEY_ID is not set')),
+        balance: () => Promise.resolve(WEI),
+        minimums: {},
+        emit: none.emit,
+      }),
     ).resolves.toEqual([]);
     expect(none.emitted).toEqual([]);
   });
 
-  it('the networks the engine signs on (EVM and TRON, the same key), in each one\'s native decimals; BTC skipped', async () => {
+  it("the networks the engine signs on (EVM and TRON, the same key), in each one's native decimals; BTC skipped", async () => {
     const { emitted, emit } = recorder();
     const asked: string[] = [];
     const readings = await reportHotWallet(['TRX', 'BTC', 'ETH'], {

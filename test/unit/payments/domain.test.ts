@@ -11,17 +11,58 @@ const now = new Date('2026-01-01T00:00:00Z');
 
 function payment(over: Partial<PaymentState> = {}): PaymentState {
   return {
-    id: 'p1', tenantId: 't1', status: 'waiting', currency: 'USDTERC20', network: 'ETH', token: 'USDT', decimals: 6,
-    priceAmount: '25', priceCurrency: 'USD', amountUsd: '25.00', amountCrypto: '25', priceCrypto: '25', fee: '0.25', feePercent: '1',
-    address: '0xabc', salt: '0x00', isFixedRate: true, isFeePaidByUser: false, orderId: null, orderDescription: null, callbackUrl: null,
-    customId: null, walletId: null, customerEmail: null, expiryTime: '2026-01-01T01:00:00.000Z', createdAt: now.toISOString(), updatedAt: now.toISOString(),
-    transactionHash: null, deposits: [], flags: [], merchantReceived: null, merchantReceivedUsd: null, sweepTxHash: null, version: 1, ...over,
+    id: 'p1',
+    tenantId: 't1',
+    status: 'waiting',
+    currency: 'USDTERC20',
+    network: 'ETH',
+    token: 'USDT',
+    decimals: 6,
+    priceAmount: '25',
+    priceCurrency: 'USD',
+    amountUsd: '25.00',
+    amountCrypto: '25',
+    priceCrypto: '25',
+    fee: '0.25',
+    feePercent: '1',
+    address: '0xabc',
+    salt: '0x00',
+    isFixedRate: true,
+    isFeePaidByUser: false,
+    orderId: null,
+    orderDescription: null,
+    callbackUrl: null,
+    customId: null,
+    walletId: null,
+    customerEmail: null,
+    expiryTime: '2026-01-01T01:00:00.000Z',
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    transactionHash: null,
+    deposits: [],
+    flags: [],
+    merchantReceived: null,
+    merchantReceivedUsd: null,
+    sweepTxHash: null,
+    version: 1,
+    ...over,
   };
 }
 
 const deposit = (id: string, amount: string, over: Partial<Deposit> = {}): Deposit => ({
-  id, currency: 'USDTERC20', amount, amountBase: toBaseUnits(amount, 6).toString(), txHash: `0x${id}`, logIndex: 0, blockNumber: 10, blockHash: '0xb',
-  confirmations: 1, detectedAt: now.toISOString(), status: 'pending', late: false, ...over,
+  id,
+  currency: 'USDTERC20',
+  amount,
+  amountBase: toBaseUnits(amount, 6).toString(),
+  txHash: `0x${id}`,
+  logIndex: 0,
+  blockNumber: 10,
+  blockHash: '0xb',
+  confirmations: 1,
+  detectedAt: now.toISOString(),
+  status: 'pending',
+  late: false,
+  ...over,
 });
 
 const confirm = (p: PaymentState, ids: string[]) =>
@@ -38,13 +79,13 @@ describe('quote', () => {
   it('never asks less than the price (property)', () => {
     expect(() =>
       fc.assert(
-      fc.property(fc.integer({ min: 1, max: 10_000_000 }), fc.constantFrom('USD', 'EUR', 'GBP'), (cents, fiat) => {
-        const price = `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
-        const q = quote({ price, priceCurrency: fiat, currency: CURRENCIES.ETH, rates, feePercent: '1', isFeePaidByUser: false });
-        const fiatUsd = fiat === 'USD' ? '1' : fiat === 'EUR' ? rates.EUR : rates.GBP;
-        return gte(mul(q.amountCrypto, rates.ETH), mul(price, fiatUsd));
-      }),
-      { numRuns: 200 },
+        fc.property(fc.integer({ min: 1, max: 10_000_000 }), fc.constantFrom('USD', 'EUR', 'GBP'), (cents, fiat) => {
+          const price = `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+          const q = quote({ price, priceCurrency: fiat, currency: CURRENCIES.ETH, rates, feePercent: '1', isFeePaidByUser: false });
+          const fiatUsd = fiat === 'USD' ? '1' : fiat === 'EUR' ? rates.EUR : rates.GBP;
+          return gte(mul(q.amountCrypto, rates.ETH), mul(price, fiatUsd));
+        }),
+        { numRuns: 200 },
       ),
     ).not.toThrow();
   });
@@ -60,7 +101,12 @@ describe('transition', () => {
     const c = transition(b.state, { kind: 'sweep_started' }, now);
     expect(c.state.status).toBe('sending');
     const d = transition(c.state, { kind: 'sweep_completed', txHash: '0xs', usdRate: '1' }, now);
-    expect([d.state.status, d.effects.some((e) => e.kind === 'post_entry'), d.state.merchantReceived, d.state.merchantReceivedUsd]).toEqual(['completed', true, '24.75', '24.75']);
+    expect([d.state.status, d.effects.some((e) => e.kind === 'post_entry'), d.state.merchantReceived, d.state.merchantReceivedUsd]).toEqual([
+      'completed',
+      true,
+      '24.75',
+      '24.75',
+    ]);
     expect(d.events.map((e) => e.type)).toEqual(['deposit_merged', 'payment_status_update', 'payment.completed']);
   });
 
@@ -76,7 +122,9 @@ describe('transition', () => {
     const t = transition(a, { kind: 'confirmations', byDeposit: { d1: 2 }, confirmationsNeeded: 2, tolerancePercent: '0', repriced: '24' }, now);
     expect(t.state.status).toBe('confirmed');
     const fixed = transition(payment(), { kind: 'deposit', deposit: deposit('d1', '24') }, now).state;
-    expect(transition(fixed, { kind: 'confirmations', byDeposit: { d1: 2 }, confirmationsNeeded: 2, tolerancePercent: '0', repriced: '24' }, now).state.status).toBe('partially_paid');
+    expect(
+      transition(fixed, { kind: 'confirmations', byDeposit: { d1: 2 }, confirmationsNeeded: 2, tolerancePercent: '0', repriced: '24' }, now).state.status,
+    ).toBe('partially_paid');
   });
 
   it('a wrong-currency deposit is recorded and flagged but does not move the payment', () => {

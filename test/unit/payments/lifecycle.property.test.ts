@@ -105,7 +105,10 @@ function opened(amountCrypto: Decimal, fee: Decimal, isFixedRate: boolean): Paym
 }
 
 /** The repository's part: version 1 when created, +1 on every save. */
-const stored = (change: PaymentChange, previous: PaymentState | null): PaymentState => ({ ...change.state, version: previous === null ? 1 : previous.version + 1 });
+const stored = (change: PaymentChange, previous: PaymentState | null): PaymentState => ({
+  ...change.state,
+  version: previous === null ? 1 : previous.version + 1,
+});
 
 const POOL = ['d1', 'd2', 'd3', 'd4'];
 
@@ -114,23 +117,41 @@ type FactMaker = (p: PaymentState, now: Date) => PaymentFact;
 
 const factArb = (amountBase: bigint): fc.Arbitrary<FactMaker> =>
   fc.oneof(
-    { weight: 4, arbitrary: fc.tuple(fc.constantFrom(...POOL), fc.bigInt({ min: 1n, max: amountBase * 2n }), fc.constantFrom<DepositStatus>('pending', 'pending', 'pending', 'wrong_currency', 'uncredited'), fc.boolean()).map(([id, base, status, late]): FactMaker => (_p, now) => ({ kind: 'deposit', deposit: deposit(id, base, status, late, now) })) },
     {
       weight: 4,
-      arbitrary: fc.tuple(fc.array(fc.nat(3), { minLength: 4, maxLength: 4 }), fc.constantFrom('0', '1'), fc.option(fc.bigInt({ min: 1n, max: amountBase * 2n }), { nil: undefined })).map(
-        ([confirmations, tolerancePercent, repriced]): FactMaker =>
-          (p) => ({
-            kind: 'confirmations',
-            byDeposit: Object.fromEntries(p.deposits.map((d, i) => [d.id, confirmations[i % 4] ?? 0])),
-            confirmationsNeeded: 2,
-            tolerancePercent,
-            ...(repriced === undefined ? {} : { repriced: fromBaseUnits(repriced, 6) }),
-          }),
-      ),
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom(...POOL),
+          fc.bigInt({ min: 1n, max: amountBase * 2n }),
+          fc.constantFrom<DepositStatus>('pending', 'pending', 'pending', 'wrong_currency', 'uncredited'),
+          fc.boolean(),
+        )
+        .map(([id, base, status, late]): FactMaker => (_p, now) => ({ kind: 'deposit', deposit: deposit(id, base, status, late, now) })),
+    },
+    {
+      weight: 4,
+      arbitrary: fc
+        .tuple(
+          fc.array(fc.nat(3), { minLength: 4, maxLength: 4 }),
+          fc.constantFrom('0', '1'),
+          fc.option(fc.bigInt({ min: 1n, max: amountBase * 2n }), { nil: undefined }),
+        )
+        .map(([confirmations, tolerancePercent, repriced]): FactMaker => (p) => ({
+          kind: 'confirmations',
+          byDeposit: Object.fromEntries(p.deposits.map((d, i) => [d.id, confirmations[i % 4] ?? 0])),
+          confirmationsNeeded: 2,
+          tolerancePercent,
+          ...(repriced === undefined ? {} : { repriced: fromBaseUnits(repriced, 6) }),
+        })),
     },
     { weight: 1, arbitrary: fc.subarray(POOL, { minLength: 1 }).map((ids): FactMaker => () => ({ kind: 'reorg', depositIds: ids })) },
     { weight: 2, arbitrary: fc.constant<FactMaker>(() => ({ kind: 'sweep_started' })) },
-    { weight: 2, arbitrary: fc.tuple(fc.nat(99), fc.boolean()).map(([n, rate]): FactMaker => () => ({ kind: 'sweep_completed', txHash: `0xs${n}`, usdRate: rate ? '1' : null })) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.nat(99), fc.boolean())
+        .map(([n, rate]): FactMaker => () => ({ kind: 'sweep_completed', txHash: `0xs${n}`, usdRate: rate ? '1' : null })),
+    },
     { weight: 1, arbitrary: fc.constant<FactMaker>(() => ({ kind: 'sweep_failed' })) },
     { weight: 1, arbitrary: fc.constant<FactMaker>(() => ({ kind: 'expire' })) },
     { weight: 1, arbitrary: fc.constant<FactMaker>(() => ({ kind: 'cancel' })) },
@@ -144,7 +165,12 @@ const paidInFull = (amountBase: bigint): [FactMaker, number][] => [
 ];
 
 const runArb = fc
-  .record({ amountCents: fc.integer({ min: 1_000, max: 1_000_000 }), feeCents: fc.integer({ min: 0, max: 1_000 }), isFixedRate: fc.boolean(), paid: fc.boolean() })
+  .record({
+    amountCents: fc.integer({ min: 1_000, max: 1_000_000 }),
+    feeCents: fc.integer({ min: 0, max: 1_000 }),
+    isFixedRate: fc.boolean(),
+    paid: fc.boolean(),
+  })
   .chain((p) => {
     const amountBase = toBaseUnits(cents(p.amountCents), 6);
     return fc
@@ -207,7 +233,9 @@ describe('payment lifecycle (property)', () => {
           if (!guardAllows(before, fact)) {
             const refuse = () => transition(before, fact, now);
             expect(refuse).toThrow(ConflictError);
-            expect(refuse).toThrow(expect.objectContaining({ code: 'invalid_state', details: expect.objectContaining({ status: before.status, action: fact.kind }) }));
+            expect(refuse).toThrow(
+              expect.objectContaining({ code: 'invalid_state', details: expect.objectContaining({ status: before.status, action: fact.kind }) }),
+            );
             continue;
           }
           const change = transition(before, fact, now);
@@ -215,12 +243,20 @@ describe('payment lifecycle (property)', () => {
           reached.add(after.status);
           // The domain leaves the version to the repository; what the payment is for never changes.
           expect(after.version).toBe(before.version);
-          expect([after.id, after.amountCrypto, after.fee, after.address, after.createdAt]).toEqual([before.id, before.amountCrypto, before.fee, before.address, before.createdAt]);
+          expect([after.id, after.amountCrypto, after.fee, after.address, after.createdAt]).toEqual([
+            before.id,
+            before.amountCrypto,
+            before.fee,
+            before.address,
+            before.createdAt,
+          ]);
           // A terminal payment stays where it is.
           if (isTerminal(before.status)) expect(after.status).toBe(before.status);
           // A status change announces itself once, from the status it left; status events are keyed once per payment.
           const updates = change.events.filter((e) => e.type === 'payment_status_update');
-          expect(updates.map((e) => [e.payload.previous_status, e.payload.status])).toEqual(after.status === before.status ? [] : [[before.status, after.status]]);
+          expect(updates.map((e) => [e.payload.previous_status, e.payload.status])).toEqual(
+            after.status === before.status ? [] : [[before.status, after.status]],
+          );
           for (const e of change.events.filter((x) => x.type !== 'deposit_received')) {
             expect(statusKeys.has(e.key)).toBe(false);
             statusKeys.add(e.key);

@@ -62,7 +62,16 @@ class FakeChain implements EvmChainPort {
   close(): void {}
 
   transfer(to: string, value: bigint, block: number, logIndex = 0): TransferLog {
-    const log: TransferLog = { token: USDT, from: `0x${'01'.repeat(20)}`, to, value, txHash: hashOf(10_000 + block * 10 + logIndex), logIndex, blockNumber: block, blockHash: hashOf(block) };
+    const log: TransferLog = {
+      token: USDT,
+      from: `0x${'01'.repeat(20)}`,
+      to,
+      value,
+      txHash: hashOf(10_000 + block * 10 + logIndex),
+      logIndex,
+      blockNumber: block,
+      blockHash: hashOf(block),
+    };
     this.logs.push(log);
     return log;
   }
@@ -105,7 +114,13 @@ describe('createPayment', () => {
     expect(await fake.payments.get('t1', p.id)).toEqual(p);
     expect((await fake.payments.matchAddresses('evm', [p.address]))[0]).toMatchObject({ paymentId: p.id, tenantId: 't1' });
     expect(fake.payments.events.map((e) => [e.paymentId, e.type, e.key])).toEqual([[p.id, 'payment.created', 'created']]);
-    expect(fake.payments.events[0]?.payload).toMatchObject({ transaction_id: p.id, status: 'waiting', pay_amount: '25', pay_currency: 'USDTERC20', blockchain_address: p.address });
+    expect(fake.payments.events[0]?.payload).toMatchObject({
+      transaction_id: p.id,
+      status: 'waiting',
+      pay_amount: '25',
+      pay_currency: 'USDTERC20',
+      blockchain_address: p.address,
+    });
   });
 
   it('the customer pays the fee when told; the expiry follows expiry_minutes', async () => {
@@ -118,7 +133,11 @@ describe('createPayment', () => {
     const fake = fakePayments({ clock: new VirtualClock(T0) });
     const limited = aTenant({ settings: { ...tenant.settings, limits: { ...tenant.settings.limits, daily_payment_limit: '40' } } });
     await create(fake, { amount: '25', currency: 'USDTERC20' }, limited);
-    await expect(create(fake, { amount: '25', currency: 'USDTERC20' }, limited)).rejects.toMatchObject({ name: 'DailyLimitError', code: 'invalid_request', status: 400 });
+    await expect(create(fake, { amount: '25', currency: 'USDTERC20' }, limited)).rejects.toMatchObject({
+      name: 'DailyLimitError',
+      code: 'invalid_request',
+      status: 400,
+    });
     expect(await fake.payments.count('t1')).toBe(1);
     expect(fake.payments.events).toHaveLength(1);
     // The next day counts afresh.
@@ -134,7 +153,9 @@ describe('createPayment', () => {
       status: 422,
       details: { field: 'currency', currency: 'DOGE', supported_currencies: expect.arrayContaining(['USDTERC20', 'ETH']) },
     });
-    await expect(create(fake, { amount: '25', currency: 'USDTTRC20' })).rejects.toMatchObject({ details: { supported_currencies: expect.not.arrayContaining(['USDTTRC20']) } });
+    await expect(create(fake, { amount: '25', currency: 'USDTTRC20' })).rejects.toMatchObject({
+      details: { supported_currencies: expect.not.arrayContaining(['USDTTRC20']) },
+    });
     expect(await fake.payments.count('t1')).toBe(0);
   });
 
@@ -183,7 +204,11 @@ describe('updatePayment and cancelPayment', () => {
     expect(paid?.status).toBe('completed');
     const [saves, events, entries] = [fake.payments.saves, fake.payments.events.length, fake.ledger.entries.length];
 
-    await expect(cancelPayment('t1', p.id, fake.clock.now(), fake)).rejects.toMatchObject({ code: 'invalid_state', status: 409, details: { status: 'completed', action: 'cancel' } });
+    await expect(cancelPayment('t1', p.id, fake.clock.now(), fake)).rejects.toMatchObject({
+      code: 'invalid_state',
+      status: 409,
+      details: { status: 'completed', action: 'cancel' },
+    });
     expect(await fake.payments.get('t1', p.id)).toEqual(paid);
     expect([fake.payments.saves, fake.payments.events.length, fake.ledger.entries.length]).toEqual([saves, events, entries]);
   });
@@ -197,7 +222,10 @@ describe('updatePayment and cancelPayment', () => {
     chain.head = 101;
     await scanOnce('ETH', scanDeps(fake, chain, new FakeSweep({ status: 'submitted' })));
     expect((await fake.payments.get('t1', p.id))?.status).toBe('confirming');
-    await expect(cancelPayment('t1', p.id, fake.clock.now(), fake)).rejects.toMatchObject({ code: 'invalid_state', details: { status: 'confirming', deposits: 1 } });
+    await expect(cancelPayment('t1', p.id, fake.clock.now(), fake)).rejects.toMatchObject({
+      code: 'invalid_state',
+      details: { status: 'confirming', deposits: 1 },
+    });
     expect((await fake.payments.get('t1', p.id))?.status).toBe('confirming');
   });
 });
@@ -214,7 +242,11 @@ describe('expirePayments', () => {
     const expired = await fake.payments.get('t1', soon.id);
     expect([expired?.status, expired?.version, expired?.updatedAt]).toEqual(['expired', 2, '2026-01-01T00:10:00.000Z']);
     expect((await fake.payments.get('t1', later.id))?.status).toBe('waiting');
-    expect(fake.payments.events.filter((e) => e.paymentId === soon.id).map((e) => e.type)).toEqual(['payment.created', 'payment_status_update', 'payment.expired']);
+    expect(fake.payments.events.filter((e) => e.paymentId === soon.id).map((e) => e.type)).toEqual([
+      'payment.created',
+      'payment_status_update',
+      'payment.expired',
+    ]);
     expect(await expirePayments(fake)).toEqual({ expired: 0 });
     fake.clock.advance(20 * 60_000);
     expect(await expirePayments(fake, 1)).toEqual({ expired: 1 });
@@ -250,7 +282,9 @@ describe('scanOnce and settlement', () => {
     expect(await scanOnce('ETH', deps)).toMatchObject({ from: 101, to: 101, logs: 2, recorded: 1, settled: 0, rewoundTo: null });
     const confirming = await fake.payments.get('t1', p.id);
     expect(confirming).toMatchObject({ status: 'confirming', transactionHash: log.txHash });
-    expect(confirming?.deposits).toEqual([expect.objectContaining({ id: `ETH:${log.txHash}:0`, amount: '25', amountBase: '25000000', confirmations: 1, status: 'pending' })]);
+    expect(confirming?.deposits).toEqual([
+      expect.objectContaining({ id: `ETH:${log.txHash}:0`, amount: '25', amountBase: '25000000', confirmations: 1, status: 'pending' }),
+    ]);
     expect((await fake.payments.get('t1', other.id))?.status).toBe('waiting');
     expect(sweep.requests).toEqual([]);
 

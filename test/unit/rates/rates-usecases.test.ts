@@ -30,7 +30,12 @@ class FixedProvider implements RateProvider {
 }
 
 const now = new Date('2030-03-01T12:00:00Z');
-const deps = (overrides: Partial<RatesDeps> = {}): RatesDeps => ({ store: new MemoryRatesStore(), provider: new FixedProvider(), disabled: new Set(), ...overrides });
+const deps = (overrides: Partial<RatesDeps> = {}): RatesDeps => ({
+  store: new MemoryRatesStore(),
+  provider: new FixedProvider(),
+  disabled: new Set(),
+  ...overrides,
+});
 const settings = { transaction_fee: '1', is_fee_paid_by_user: false };
 
 describe('rates-refresher use case', () => {
@@ -67,9 +72,20 @@ describe('GET /rates/ and /rates/{currency}/', () => {
   it('variant B converts with JSON numbers, a fee and full details', async () => {
     const query = ConvertAmountQuery.parse({ amount: '100', currency_to: 'ETH', full: 'true', fee_percentage: '1', is_fee_paid_by_user: 'true' });
     const answer = await convertAmount({ query, settings, now }, deps());
-    expect(JSON.parse(JSON.stringify(answer))).toMatchObject({ currency_from: 'USD', currency_to: 'ETH', amount: '100', estimated_amount: '0.0505', rate: '0.0005', fee_percentage: '1', fee_amount: '0.0005' });
+    expect(JSON.parse(JSON.stringify(answer))).toMatchObject({
+      currency_from: 'USD',
+      currency_to: 'ETH',
+      amount: '100',
+      estimated_amount: '0.0505',
+      rate: '0.0005',
+      fee_percentage: '1',
+      fee_amount: '0.0005',
+    });
     expect(answer.amount.constructor.name).toBe('JsonNumber');
-    const plain = await convertAmount({ query: ConvertAmountQuery.parse({ currency_to: 'EUR', currency_from: 'GBP' }), settings: { transaction_fee: '0', is_fee_paid_by_user: false }, now }, deps());
+    const plain = await convertAmount(
+      { query: ConvertAmountQuery.parse({ currency_to: 'EUR', currency_from: 'GBP' }), settings: { transaction_fee: '0', is_fee_paid_by_user: false }, now },
+      deps(),
+    );
     expect(plain.estimated_amount.text).toBe('1.14');
     expect(plain.fee_amount).toBeUndefined();
   });
@@ -101,18 +117,26 @@ describe('POST /rates/calculate/', () => {
     });
     const merchantPays = await calculateRate({ body: { ...body, is_fee_paid_by_user: false }, settings: { transaction_fee: '1.5' }, now }, deps());
     expect(merchantPays.total_amount).toBe('0.05000000');
-    const minFee = await calculateRate({ body: CalculateRateBody.parse({ amount: '10', from_currency: 'EUR', to_currency: 'USDTERC20' }), settings: { transaction_fee: '0.1' }, now }, deps());
+    const minFee = await calculateRate(
+      { body: CalculateRateBody.parse({ amount: '10', from_currency: 'EUR', to_currency: 'USDTERC20' }), settings: { transaction_fee: '0.1' }, now },
+      deps(),
+    );
     expect(minFee).toMatchObject({ to_amount: '11.000000', fee_amount: '0.100000', total_amount: '11.100000' });
   });
 
   it('answers 422 invalid_currency with the supported list, and 400 for an amount not above zero', async () => {
-    const error = await calculateRate({ body: CalculateRateBody.parse({ amount: '1', from_currency: 'USD', to_currency: 'DOGE' }), settings, now }, deps()).catch((e: unknown) => e);
+    const error = await calculateRate(
+      { body: CalculateRateBody.parse({ amount: '1', from_currency: 'USD', to_currency: 'DOGE' }), settings, now },
+      deps(),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayError);
     expect((error as GatewayError).code).toBe('invalid_currency');
     expect((error as GatewayError).status).toBe(422);
     expect((error as GatewayError).details.currency).toBe('DOGE');
     expect((error as GatewayError).details.supported_currencies).toEqual(expect.arrayContaining(['USDTERC20', 'ETH', 'USD', 'EUR']));
-    await expect(calculateRate({ body: CalculateRateBody.parse({ amount: '0', from_currency: 'USD', to_currency: 'ETH' }), settings, now }, deps())).rejects.toBeInstanceOf(ValidationError);
+    await expect(
+      calculateRate({ body: CalculateRateBody.parse({ amount: '0', from_currency: 'USD', to_currency: 'ETH' }), settings, now }, deps()),
+    ).rejects.toBeInstanceOf(ValidationError);
     expect(CalculateRateBody.safeParse({ amount: '-1', from_currency: 'USD', to_currency: 'ETH' }).success).toBe(false);
   });
 });

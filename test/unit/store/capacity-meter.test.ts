@@ -9,8 +9,24 @@ describe('capacity meter summing', () => {
   });
 
   it('sums arrays (batch and transaction answers)', () => {
-    expect(consumedUnits([{ TableName: 'a', CapacityUnits: 6 }, { TableName: 'b', CapacityUnits: 2 }], 'write')).toEqual({ read: 0, write: 8, reported: true });
-    expect(consumedUnits([{ TableName: 'a', CapacityUnits: 1.5 }, { TableName: 'b', CapacityUnits: 0.5 }], 'read')).toEqual({ read: 2, write: 0, reported: true });
+    expect(
+      consumedUnits(
+        [
+          { TableName: 'a', CapacityUnits: 6 },
+          { TableName: 'b', CapacityUnits: 2 },
+        ],
+        'write',
+      ),
+    ).toEqual({ read: 0, write: 8, reported: true });
+    expect(
+      consumedUnits(
+        [
+          { TableName: 'a', CapacityUnits: 1.5 },
+          { TableName: 'b', CapacityUnits: 0.5 },
+        ],
+        'read',
+      ),
+    ).toEqual({ read: 2, write: 0, reported: true });
   });
 
   it('prefers ReadCapacityUnits / WriteCapacityUnits to CapacityUnits, never both', () => {
@@ -68,7 +84,10 @@ describe('meterCapacity on the document client', () => {
   }
 
   it('asks for TOTAL and sums single and array answers while on; adds nothing once stopped', async () => {
-    const seen = fakeAnswers({ GetItemCommand: { TableName: 'meter-test', CapacityUnits: 0.5 }, TransactWriteItemsCommand: [{ TableName: 'meter-test', CapacityUnits: 8 }] });
+    const seen = fakeAnswers({
+      GetItemCommand: { TableName: 'meter-test', CapacityUnits: 0.5 },
+      TransactWriteItemsCommand: [{ TableName: 'meter-test', CapacityUnits: 8 }],
+    });
     const meter = meterCapacity();
     await db().send(new GetCommand({ TableName: 'meter-test', Key: { pk: 'a', sk: 'b' } }));
     await db().send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: 'meter-test', Item: { pk: 'a', sk: 'b' } } }] }));

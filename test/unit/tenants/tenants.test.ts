@@ -10,7 +10,12 @@ import { InMemoryApiKeys, InMemoryTenants } from '../../support/fakes/tenants.js
 const ports = () => {
   const tenants = new InMemoryTenants();
   const apiKeys = new InMemoryApiKeys();
-  const deps: TenantsPorts = { tenants, apiKeys, clock: new VirtualClock(new Date('2030-05-01T10:00:00Z')), defaults: { requestsPerHour: 500, paymentCreationsPerHour: 50 } };
+  const deps: TenantsPorts = {
+    tenants,
+    apiKeys,
+    clock: new VirtualClock(new Date('2030-05-01T10:00:00Z')),
+    defaults: { requestsPerHour: 500, paymentCreationsPerHour: 50 },
+  };
   return { tenants, apiKeys, deps };
 };
 
@@ -19,7 +24,13 @@ describe('create a tenant (operator)', () => {
     const { tenants, deps } = ports();
     const made = await createTenant({ name: 'Acme Shop', scopes: ['write', 'read'] }, deps);
 
-    expect(made.tenant).toMatchObject({ name: 'Acme Shop', status: 'active', account_type: 'business', created_at: '2030-05-01T10:00:00.000Z', allowed_scopes: ['read', 'write'] });
+    expect(made.tenant).toMatchObject({
+      name: 'Acme Shop',
+      status: 'active',
+      account_type: 'business',
+      created_at: '2030-05-01T10:00:00.000Z',
+      allowed_scopes: ['read', 'write'],
+    });
     expect(made.tenant.settings).toMatchObject({ requests_per_hour: 500, payment_creations_per_hour: 50 });
     expect(await tenants.get(made.tenant.id)).toEqual(made.tenant);
     expect(made.clientId).toMatch(/^gc_/);
@@ -64,15 +75,23 @@ describe('suspend, reactivate and configure a tenant', () => {
   it('configures settings and allowed scopes', async () => {
     const { deps } = ports();
     const { tenant } = await createTenant({ name: 'Acme' }, deps);
-    const updated = await configureTenant({ tenant_id: tenant.id, requests_per_hour: 42, is_ip_whitelist_enabled: true, ip_whitelist: ['10.0.0.0/8'], scopes: ['admin', 'read'] }, deps);
-    expect(updated.settings).toMatchObject({ requests_per_hour: 42, is_ip_whitelist_enabled: true, ip_whitelist: ['10.0.0.0/8'], payment_creations_per_hour: 50 });
+    const updated = await configureTenant(
+      { tenant_id: tenant.id, requests_per_hour: 42, is_ip_whitelist_enabled: true, ip_whitelist: ['10.0.0.0/8'], scopes: ['admin', 'read'] },
+      deps,
+    );
+    expect(updated.settings).toMatchObject({
+      requests_per_hour: 42,
+      is_ip_whitelist_enabled: true,
+      ip_whitelist: ['10.0.0.0/8'],
+      payment_creations_per_hour: 50,
+    });
     expect(updated.allowed_scopes).toEqual(['read', 'admin']);
     await expect(configureTenant({ tenant_id: tenant.id, ip_whitelist: ['not an address'] }, deps)).rejects.toThrow();
   });
 });
 
 describe('API keys', () => {
-  it('are created within the tenant\'s scopes, listed, and revoked', async () => {
+  it("are created within the tenant's scopes, listed, and revoked", async () => {
     const { apiKeys, deps } = ports();
     const { tenant } = await createTenant({ name: 'Acme', scopes: ['read', 'write'] }, deps);
     const { key, apiKey } = await createApiKey({ tenant_id: tenant.id, scopes: ['read'] }, deps);

@@ -44,11 +44,21 @@ describe('deliver', () => {
     expect(f.sender.requests).toHaveLength(1);
     const request = f.sender.requests[0];
     expect(request?.url).toBe('https://hooks.example.com/a');
-    expect(JSON.parse(request?.body ?? '')).toEqual({ event: 'payment_status_update', data: { transaction_id: 'p-1', status: 'completed' }, timestamp: expect.any(String) });
+    expect(JSON.parse(request?.body ?? '')).toEqual({
+      event: 'payment_status_update',
+      data: { transaction_id: 'p-1', status: 'completed' },
+      timestamp: expect.any(String),
+    });
     expect(request?.headers['webhook-id']).toBe(eventId);
-    expect(request?.headers['X-Signature']).toBe(createHmac('sha256', Buffer.from(secret, 'utf8')).update(request?.body ?? '').digest('hex'));
+    expect(request?.headers['X-Signature']).toBe(
+      createHmac('sha256', Buffer.from(secret, 'utf8'))
+        .update(request?.body ?? '')
+        .digest('hex'),
+    );
     expect(await f.deliveries.get('t-1', variantADeliveryId(eventId))).toMatchObject({ status: 'succeeded', attempts: 1, leaseToken: null });
-    expect(f.attempts.items).toEqual([expect.objectContaining({ deliveryId: variantADeliveryId(eventId), attempt: 1, statusCode: 200, succeeded: true, error: null })]);
+    expect(f.attempts.items).toEqual([
+      expect.objectContaining({ deliveryId: variantADeliveryId(eventId), attempt: 1, statusCode: 200, succeeded: true, error: null }),
+    ]);
 
     // The same event again (the router replays): nothing is sent twice.
     await handleWebhookMessage(body, f.deps);

@@ -22,7 +22,14 @@ describe('list deliveries (GET /user/webhooks/deliveries/)', () => {
 
     const page1 = await listDeliveries('t-1', { limit: 1 }, f.clock.now(), f.deps);
     expect(page1.results).toEqual([
-      expect.objectContaining({ delivery_id: latest.delivery_id, webhook_id: latest.webhook_id, event_type: 'payment.completed', attempt: 1, status_code: 200, succeeded: true }),
+      expect.objectContaining({
+        delivery_id: latest.delivery_id,
+        webhook_id: latest.webhook_id,
+        event_type: 'payment.completed',
+        attempt: 1,
+        status_code: 200,
+        succeeded: true,
+      }),
     ]);
     expect(page1.next_cursor).not.toBeNull();
     const page2 = await listDeliveries('t-1', { limit: 1, cursor: page1.next_cursor ?? undefined }, f.clock.now(), f.deps);

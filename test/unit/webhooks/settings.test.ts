@@ -17,12 +17,21 @@ describe('create settings (POST /user/webhooks/)', () => {
     expect(stored?.secretCipher).not.toContain(first.secret);
     expect(await fakeSecretBox.decrypt(stored?.secretCipher ?? '', 't-1')).toBe(first.secret);
     expect(f.events.events).toEqual([
-      { tenantId: 't-1', type: 'security.settings_changed', payload: { setting: 'webhooks', credential: 'token:c-1', action: 'created', fields: ['webhook_url', 'webhook_secret'] }, at: f.clock.now() },
+      {
+        tenantId: 't-1',
+        type: 'security.settings_changed',
+        payload: { setting: 'webhooks', credential: 'token:c-1', action: 'created', fields: ['webhook_url', 'webhook_secret'] },
+        at: f.clock.now(),
+      },
     ]);
 
     f.clock.advance(1000);
     const again = await createSettings(actor, { callback_url: 'https://hooks.example.com/b' }, f.clock.now(), f.deps);
-    expect(again).toEqual({ callback_url: 'https://hooks.example.com/b', secret: `${first.secret.slice(0, 12)}********`, message: expect.stringContaining('unchanged') });
+    expect(again).toEqual({
+      callback_url: 'https://hooks.example.com/b',
+      secret: `${first.secret.slice(0, 12)}********`,
+      message: expect.stringContaining('unchanged'),
+    });
     expect(await getSettings('t-1', f.deps)).toEqual({
       webhook_url: 'https://hooks.example.com/b',
       webhook_secret: `${first.secret.slice(0, 12)}********`,
@@ -43,7 +52,9 @@ describe('create settings (POST /user/webhooks/)', () => {
   it('reads the settings again when they changed meanwhile, and gives up with invalid_state', async () => {
     const f = fakeWebhooks();
     const refuseAll = { ...f.deps, webhookSettings: { get: f.settings.get.bind(f.settings), save: async () => false } };
-    await expect(createSettings(actor, { callback_url: 'https://hooks.example.com/a' }, f.clock.now(), refuseAll)).rejects.toMatchObject({ code: 'invalid_state' });
+    await expect(createSettings(actor, { callback_url: 'https://hooks.example.com/a' }, f.clock.now(), refuseAll)).rejects.toMatchObject({
+      code: 'invalid_state',
+    });
   });
 
   it('nothing configured: no URL, no secret, every delivery event', async () => {
@@ -71,7 +82,9 @@ describe('update settings (PATCH /user/webhooks/)', () => {
     const f = fakeWebhooks();
     const { secret } = await createSettings(actor, { callback_url: 'https://hooks.example.com/a' }, f.clock.now(), f.deps);
     f.clock.advance(1000);
-    await expect(updateSettings(actor, { enabled_events: ['payment.completed'] }, f.clock.now(), f.deps)).rejects.toMatchObject({ code: 'invalid_event_types' });
+    await expect(updateSettings(actor, { enabled_events: ['payment.completed'] }, f.clock.now(), f.deps)).rejects.toMatchObject({
+      code: 'invalid_event_types',
+    });
     await expect(updateSettings(actor, { enabled_events: 'deposit_received' }, f.clock.now(), f.deps)).rejects.toMatchObject({ code: 'invalid_event_types' });
     await expect(updateSettings(actor, { webhook_secret: 'whsec_short' }, f.clock.now(), f.deps)).rejects.toMatchObject({ code: 'invalid_request' });
 
@@ -93,6 +106,9 @@ describe('update settings (PATCH /user/webhooks/)', () => {
     const f = fakeWebhooks();
     await createSettings(actor, { callback_url: 'https://hooks.example.com/a' }, f.clock.now(), f.deps);
     const stale = { ...f.deps, webhookSettings: { get: f.settings.get.bind(f.settings), save: async () => false } };
-    await expect(updateSettings(actor, { enabled_events: ['deposit_received'] }, f.clock.now(), stale)).rejects.toMatchObject({ code: 'invalid_state', status: 409 });
+    await expect(updateSettings(actor, { enabled_events: ['deposit_received'] }, f.clock.now(), stale)).rejects.toMatchObject({
+      code: 'invalid_state',
+      status: 409,
+    });
   });
 });

@@ -39,7 +39,11 @@ describe('webhook signatures', () => {
     expect(() => new Webhook(newWebhookSecret()).verify(body, h)).toThrow();
     const old = signatureHeaders(secret, id, new Date(Date.now() - 3600_000), body);
     expect(() =>
-      new Webhook(secret).verify(body, { 'webhook-id': id, 'webhook-timestamp': old['webhook-timestamp'] ?? '', 'webhook-signature': old['webhook-signature'] ?? '' }),
+      new Webhook(secret).verify(body, {
+        'webhook-id': id,
+        'webhook-timestamp': old['webhook-timestamp'] ?? '',
+        'webhook-signature': old['webhook-signature'] ?? '',
+      }),
     ).toThrow();
   });
 

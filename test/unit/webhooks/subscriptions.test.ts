@@ -22,7 +22,12 @@ describe('create subscription (POST /user/webhooks)', () => {
     });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(f.events.events).toEqual([
-      { tenantId: 't-1', type: 'security.settings_changed', payload: { setting: 'webhooks', credential: 'api_key:k-1', action: 'webhook_created', webhook_id: created.id }, at: f.clock.now() },
+      {
+        tenantId: 't-1',
+        type: 'security.settings_changed',
+        payload: { setting: 'webhooks', credential: 'api_key:k-1', action: 'webhook_created', webhook_id: created.id },
+        at: f.clock.now(),
+      },
     ]);
     const list = await listSubscriptions('t-1', f.deps);
     expect(list.count).toBe(1);
@@ -37,7 +42,9 @@ describe('create subscription (POST /user/webhooks)', () => {
       details: { url: ['A webhook with this URL already exists.'] },
     });
     // Another tenant may use the same URL.
-    await expect(createSubscription({ ...actor, tenantId: 't-2' }, { url: 'https://hooks.example.com/b' }, f.clock.now(), f.deps)).resolves.toMatchObject({ status: 'active' });
+    await expect(createSubscription({ ...actor, tenantId: 't-2' }, { url: 'https://hooks.example.com/b' }, f.clock.now(), f.deps)).resolves.toMatchObject({
+      status: 'active',
+    });
   });
 
   it(`allows at most ${MAX_SUBSCRIPTIONS} per tenant, and one more after a deletion`, async () => {
@@ -59,11 +66,18 @@ describe('create subscription (POST /user/webhooks)', () => {
   it('validates event types and the URL', async () => {
     const f = fakeWebhooks();
     for (const event_types of [[], ['payment.paid'], 'payment.all', [1]]) {
-      await expect(createSubscription(actor, { url: 'https://hooks.example.com/b', event_types }, f.clock.now(), f.deps)).rejects.toMatchObject({ code: 'invalid_event_types' });
+      await expect(createSubscription(actor, { url: 'https://hooks.example.com/b', event_types }, f.clock.now(), f.deps)).rejects.toMatchObject({
+        code: 'invalid_event_types',
+      });
     }
     await expect(createSubscription(actor, { url: 'http://hooks.example.com/b' }, f.clock.now(), f.deps)).rejects.toMatchObject({ code: 'invalid_url' });
     await expect(createSubscription(actor, { url: 'https://169.254.169.254/latest' }, f.clock.now(), f.deps)).rejects.toMatchObject({ code: 'invalid_url' });
-    const ok = await createSubscription(actor, { url: 'https://hooks.example.com/b', event_types: ['payment.completed', 'payment.completed', 'security.all'] }, f.clock.now(), f.deps);
+    const ok = await createSubscription(
+      actor,
+      { url: 'https://hooks.example.com/b', event_types: ['payment.completed', 'payment.completed', 'security.all'] },
+      f.clock.now(),
+      f.deps,
+    );
     expect(ok.event_types).toEqual(['payment.completed', 'security.all']);
     expect(f.events.events).toHaveLength(1);
   });
@@ -84,9 +98,16 @@ describe('delete subscription (DELETE /user/webhooks)', () => {
     const created = await createSubscription(actor, { url: 'https://hooks.example.com/b' }, f.clock.now(), f.deps);
     await expect(deleteSubscription(actor, { webhook_id: 'nope' }, f.clock.now(), f.deps)).rejects.toMatchObject({ code: 'invalid_webhook_id' });
     await expect(deleteSubscription(actor, {}, f.clock.now(), f.deps)).rejects.toMatchObject({ code: 'invalid_webhook_id' });
-    await expect(deleteSubscription(actor, { webhook_id: '00000000-0000-4000-8000-000000000000' }, f.clock.now(), f.deps)).rejects.toMatchObject({ code: 'webhook_not_found' });
-    await expect(deleteSubscription({ ...actor, tenantId: 't-2' }, { webhook_id: created.id }, f.clock.now(), f.deps)).rejects.toMatchObject({ code: 'webhook_not_found' });
-    const gone = { ...f.deps, webhookSubscriptions: { ...f.deps.webhookSubscriptions, get: f.subscriptions.get.bind(f.subscriptions), delete: async () => false } };
+    await expect(deleteSubscription(actor, { webhook_id: '00000000-0000-4000-8000-000000000000' }, f.clock.now(), f.deps)).rejects.toMatchObject({
+      code: 'webhook_not_found',
+    });
+    await expect(deleteSubscription({ ...actor, tenantId: 't-2' }, { webhook_id: created.id }, f.clock.now(), f.deps)).rejects.toMatchObject({
+      code: 'webhook_not_found',
+    });
+    const gone = {
+      ...f.deps,
+      webhookSubscriptions: { ...f.deps.webhookSubscriptions, get: f.subscriptions.get.bind(f.subscriptions), delete: async () => false },
+    };
     await expect(deleteSubscription(actor, { webhook_id: created.id }, f.clock.now(), gone)).rejects.toMatchObject({ code: 'webhook_not_found' });
   });
 });

@@ -44,10 +44,21 @@ describe('other families', () => {
     expect(checkAddress('TRX', versioned(0x00)).valid).toBe(false);
   });
   it('BTC: p2pkh, p2sh, bech32, taproot; bad checksums refused', () => {
-    for (const a of ['1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa', '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy', 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', 'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0', 'BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4']) {
+    for (const a of [
+      '1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa',
+      '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy',
+      'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+      'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0',
+      'BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4',
+    ]) {
       expect([a, checkAddress('BTC', a).valid]).toEqual([a, true]);
     }
-    for (const a of ['1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNb', 'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj1', 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdQ', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t']) {
+    for (const a of [
+      '1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNb',
+      'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj1',
+      'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdQ',
+      'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+    ]) {
       expect([a, checkAddress('BTC', a).valid]).toEqual([a, false]);
     }
   });

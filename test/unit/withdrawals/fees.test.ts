@@ -17,7 +17,12 @@ describe('withdrawal fee math', () => {
   });
 
   it('final_amount=false: the received amount plus fees never exceeds the requested amount', () => {
-    for (const [code, amount, pct] of [['USDTERC20', '104', '1'], ['USDTTRC20', '10', '1'], ['ETH', '1', '2.5'], ['USDTBSC', '7.777777', '1']] as const) {
+    for (const [code, amount, pct] of [
+      ['USDTERC20', '104', '1'],
+      ['USDTTRC20', '10', '1'],
+      ['ETH', '1', '2.5'],
+      ['USDTBSC', '7.777777', '1'],
+    ] as const) {
       const q = quoteWithdrawal({ currency: CURRENCIES[code], amount, feePercent: pct, finalAmount: false, networkFees: fees });
       expect(lte(q.totalDeducted, amount)).toBe(true);
       expect(q.totalDeducted).toBe(add(q.amount, q.totalFee));

@@ -5,7 +5,16 @@ import { applyLines, creditEntry, isPlatformAccount, linesOf, MAIN, ZERO_BALANCE
 import type { Decimal } from '../../../shared/domain/money.js';
 import { add, isZero, sub, sum } from '../../../shared/domain/money.js';
 import type { WithdrawalChange, WithdrawalFact, WithdrawalState, WithdrawalStatus } from '../../../shared/domain/withdrawals.js';
-import { canCancel, canDispatch, canSettle, isFinal, openWithdrawal, transition, WITHDRAWAL_STATUSES, workQueueOf } from '../../../shared/domain/withdrawals.js';
+import {
+  canCancel,
+  canDispatch,
+  canSettle,
+  isFinal,
+  openWithdrawal,
+  transition,
+  WITHDRAWAL_STATUSES,
+  workQueueOf,
+} from '../../../shared/domain/withdrawals.js';
 
 /**
  * The withdrawal lifecycle as a state machine: from any reachable state, a fact the guards allow moves it (and the
@@ -39,7 +48,11 @@ function guardAllows(w: WithdrawalState, fact: WithdrawalFact): boolean {
 }
 
 const factOf = (kind: FactKind, n = 0): WithdrawalFact =>
-  kind === 'chain_confirmed' ? { kind, txHash: `0x${n.toString(16).padStart(64, '0')}` } : kind === 'chain_failed' ? { kind, reason: `failure ${n}` } : { kind };
+  kind === 'chain_confirmed'
+    ? { kind, txHash: `0x${n.toString(16).padStart(64, '0')}` }
+    : kind === 'chain_failed'
+      ? { kind, reason: `failure ${n}` }
+      : { kind };
 
 /** A decimal with two places from a count of cents. */
 const cents = (n: number): Decimal => `${Math.floor(n / 100)}.${String(n % 100).padStart(2, '0')}`;
@@ -70,7 +83,10 @@ const opened = (amount: Decimal, networkFee: Decimal, platformFee: Decimal, acco
 };
 
 /** The repository's part: version 1 when created, +1 on every save. */
-const stored = (change: WithdrawalChange, previous: WithdrawalState | null): WithdrawalState => ({ ...change.state, version: previous === null ? 1 : previous.version + 1 });
+const stored = (change: WithdrawalChange, previous: WithdrawalState | null): WithdrawalState => ({
+  ...change.state,
+  version: previous === null ? 1 : previous.version + 1,
+});
 
 const withdrawalArb = fc.record({
   amount: fc.integer({ min: 1, max: 10_000_000 }).map(cents),
@@ -119,7 +135,17 @@ describe('withdrawal lifecycle (property)', () => {
             for (const [account, balance] of applyLines(get, effect.entry.currency, lines)) balances.set(account, balance);
           }
         };
-        post({ state: w, events: [], effects: [{ kind: 'post_entry', entryId: 'funding', entry: creditEntry({ account: source, type: 'adjustment', currency: 'USDTERC20', amount: funds, reason: 'funding' }) }] });
+        post({
+          state: w,
+          events: [],
+          effects: [
+            {
+              kind: 'post_entry',
+              entryId: 'funding',
+              entry: creditEntry({ account: source, type: 'adjustment', currency: 'USDTERC20', amount: funds, reason: 'funding' }),
+            },
+          ],
+        });
         post(open);
         const keys = new Set(open.events.map((e) => e.key));
         expect(keys.size).toBe(open.events.length);
@@ -140,7 +166,13 @@ describe('withdrawal lifecycle (property)', () => {
           expect(isFinal(before)).toBe(false);
           // The domain leaves the version to the repository, and never rewrites what the withdrawal is.
           expect(change.state.version).toBe(before.version);
-          expect({ ...change.state, status: before.status, transactionHash: before.transactionHash, failureReason: before.failureReason, updatedAt: before.updatedAt }).toEqual(before);
+          expect({
+            ...change.state,
+            status: before.status,
+            transactionHash: before.transactionHash,
+            failureReason: before.failureReason,
+            updatedAt: before.updatedAt,
+          }).toEqual(before);
           expect(change.state.updatedAt).toBe(now.toISOString());
           // Status events: one status update and its family event, keyed once per withdrawal.
           expect(change.events.map((e) => e.payload.status)).toEqual(change.events.map(() => change.state.status));

@@ -10,7 +10,8 @@ import { withdrawalFees } from '../../../shared/runtime/withdrawals.js';
 
 const tenant = { id: 'tenant-1', settings: defaultSettings({ requestsPerHour: 1000, paymentCreationsPerHour: 100 }) } as unknown as Tenant;
 /** Configuration of a deployment with this `WITHDRAWAL_NETWORK_FEES` (unset: undefined). */
-const configure = (fees: string | undefined) => parseConfig({ TABLE_NAME: 'unit', STAGE: 'local', DISABLED_CURRENCIES: '', ...(fees === undefined ? {} : { WITHDRAWAL_NETWORK_FEES: fees }) });
+const configure = (fees: string | undefined) =>
+  parseConfig({ TABLE_NAME: 'unit', STAGE: 'local', DISABLED_CURRENCIES: '', ...(fees === undefined ? {} : { WITHDRAWAL_NETWORK_FEES: fees }) });
 /** What the withdrawal estimates read, wired from that configuration as the withdrawals runtime does. */
 const depsOf = (fees: string | undefined) => ({ fees: withdrawalFees(configure(fees)), rates: { disabled: new Set<string>() } });
 
@@ -42,7 +43,13 @@ describe('network fee table', () => {
 
   it('an override changes the quote: network fee, total fee and the total a creation holds', () => {
     const networkFees = networkFeeTable({ USDTERC20: '1.5' });
-    expect(withdrawalQuote(CURRENCIES.USDTERC20, '100', '1', networkFees)).toEqual({ amount: '100', networkFee: '1.5', platformFee: '1', totalFee: '2.5', totalDeducted: '102.5' });
+    expect(withdrawalQuote(CURRENCIES.USDTERC20, '100', '1', networkFees)).toEqual({
+      amount: '100',
+      networkFee: '1.5',
+      platformFee: '1',
+      totalFee: '2.5',
+      totalDeducted: '102.5',
+    });
     expect(withdrawalQuote(CURRENCIES.USDTERC20, '100', '1', DEFAULT_NETWORK_FEES).totalDeducted).toBe('104');
     // Fees included: 102.5 now buys a received amount of 100.
     expect(quoteWithdrawal({ currency: CURRENCIES.USDTERC20, amount: '102.5', feePercent: '1', finalAmount: false, networkFees }).amount).toBe('100');
@@ -58,24 +65,49 @@ describe('configuration WITHDRAWAL_NETWORK_FEES', () => {
 
   it('a bad value fails configuration parsing with a clear message', () => {
     expect(() => configure('{"USDTXYZ":"1"}')).toThrow(/^Invalid configuration: WITHDRAWAL_NETWORK_FEES: unknown currency code "USDTXYZ" \(known: /);
-    expect(() => configure('{"USDTERC20":"-0.5"}')).toThrow('Invalid configuration: WITHDRAWAL_NETWORK_FEES: USDTERC20 must be a non-negative decimal string such as "1.5", not "-0.5"');
-    expect(() => configure('{"USDTERC20":1.5}')).toThrow('Invalid configuration: WITHDRAWAL_NETWORK_FEES: USDTERC20 must be a non-negative decimal string such as "1.5", not 1.5');
-    expect(() => configure('1.5')).toThrow('Invalid configuration: WITHDRAWAL_NETWORK_FEES: must be a JSON object of currency code to fee, e.g. {"USDTERC20":"1.5"}');
+    expect(() => configure('{"USDTERC20":"-0.5"}')).toThrow(
+      'Invalid configuration: WITHDRAWAL_NETWORK_FEES: USDTERC20 must be a non-negative decimal string such as "1.5", not "-0.5"',
+    );
+    expect(() => configure('{"USDTERC20":1.5}')).toThrow(
+      'Invalid configuration: WITHDRAWAL_NETWORK_FEES: USDTERC20 must be a non-negative decimal string such as "1.5", not 1.5',
+    );
+    expect(() => configure('1.5')).toThrow(
+      'Invalid configuration: WITHDRAWAL_NETWORK_FEES: must be a JSON object of currency code to fee, e.g. {"USDTERC20":"1.5"}',
+    );
   });
 
   it('an override changes the estimate, the fee estimate and the limits (read from configuration)', async () => {
     const body = EstimateWithdrawalBody.parse({ amount: '100', currency: 'USDTERC20', final_amount: true });
-    expect(await estimateWithdrawal(body, tenant, depsOf(undefined))).toMatchObject({ network_fee: '3.00000000', fee: '4.00000000', total_deducted: '104.00000000' });
+    expect(await estimateWithdrawal(body, tenant, depsOf(undefined))).toMatchObject({
+      network_fee: '3.00000000',
+      fee: '4.00000000',
+      total_deducted: '104.00000000',
+    });
 
     const overridden = depsOf('{"USDTERC20":"1.5"}');
-    expect(await estimateWithdrawal(body, tenant, overridden)).toMatchObject({ amount: '100.00000000', network_fee: '1.50000000', fee: '2.50000000', total_deducted: '102.50000000' });
+    expect(await estimateWithdrawal(body, tenant, overridden)).toMatchObject({
+      amount: '100.00000000',
+      network_fee: '1.50000000',
+      fee: '2.50000000',
+      total_deducted: '102.50000000',
+    });
     const gross = EstimateWithdrawalBody.parse({ amount: '102.5', currency: 'USDTERC20' });
-    expect(await estimateWithdrawal(gross, tenant, overridden)).toMatchObject({ amount: '100.00000000', network_fee: '1.50000000', total_deducted: '102.50000000' });
-    expect(feeEstimate(FeeEstimateBody.parse({ amount: '100', currency: 'USDTERC20' }), tenant, overridden)).toMatchObject({ network_fee: '1.50000000', total_deducted: '102.50000000' });
+    expect(await estimateWithdrawal(gross, tenant, overridden)).toMatchObject({
+      amount: '100.00000000',
+      network_fee: '1.50000000',
+      total_deducted: '102.50000000',
+    });
+    expect(feeEstimate(FeeEstimateBody.parse({ amount: '100', currency: 'USDTERC20' }), tenant, overridden)).toMatchObject({
+      network_fee: '1.50000000',
+      total_deducted: '102.50000000',
+    });
     const limits = withdrawalLimits(tenant, overridden).currencies as { currency: string; network_fee: string }[];
     expect(limits.find((c) => c.currency === 'USDTERC20')?.network_fee).toBe('1.50000000');
     expect(limits.find((c) => c.currency === 'USDCERC20')?.network_fee).toBe('3.00000000');
     // Passed in explicitly, the table wins over configuration.
-    expect(await estimateWithdrawal(body, tenant, { ...overridden, fees: { networkFees: networkFeeTable({ USDTERC20: '0' }) } })).toMatchObject({ network_fee: '0.00000000', total_deducted: '101.00000000' });
+    expect(await estimateWithdrawal(body, tenant, { ...overridden, fees: { networkFees: networkFeeTable({ USDTERC20: '0' }) } })).toMatchObject({
+      network_fee: '0.00000000',
+      total_deducted: '101.00000000',
+    });
   });
 });

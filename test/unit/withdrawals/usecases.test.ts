@@ -7,7 +7,14 @@ import type { WriteItem } from '../../../shared/usecases/ports.js';
 import type { CreateWithdrawalBody } from '../../../shared/usecases/withdrawals/create-withdrawal.js';
 import { createWithdrawal } from '../../../shared/usecases/withdrawals/create-withdrawal.js';
 import type { BatcherDeps } from '../../../shared/usecases/withdrawals/process.js';
-import { erc20TransferData, onWithdrawalChainResult, runWithdrawalBatch, settleWithdrawal, STAGING_COMPLETE, STAGING_FAIL } from '../../../shared/usecases/withdrawals/process.js';
+import {
+  erc20TransferData,
+  onWithdrawalChainResult,
+  runWithdrawalBatch,
+  settleWithdrawal,
+  STAGING_COMPLETE,
+  STAGING_FAIL,
+} from '../../../shared/usecases/withdrawals/process.js';
 import { cancelWithdrawal } from '../../../shared/usecases/withdrawals/read-withdrawals.js';
 import { VirtualClock } from '../../support/clock.js';
 import { fakeTokenContract } from '../../support/fakes/payments.js';
@@ -25,7 +32,12 @@ const tenant = aTenant();
 /** Withdrawal fakes with `funds` USDTERC20 on the tenant's main account. */
 async function funded(funds: Decimal = '1000', options: Parameters<typeof fakeWithdrawals>[0] = {}): Promise<FakeWithdrawals> {
   const fake = fakeWithdrawals({ clock: new VirtualClock(T0), ...options });
-  await fake.ledger.post({ tenantId: 't1', entryId: 'funding', entry: creditEntry({ account: MAIN, type: 'adjustment', currency: 'USDTERC20', amount: funds, reason: 'test funding' }), now: T0 });
+  await fake.ledger.post({
+    tenantId: 't1',
+    entryId: 'funding',
+    entry: creditEntry({ account: MAIN, type: 'adjustment', currency: 'USDTERC20', amount: funds, reason: 'test funding' }),
+    now: T0,
+  });
   return fake;
 }
 
@@ -74,7 +86,10 @@ describe('createWithdrawal', () => {
         return { idempotency: stored.id } as unknown as WriteItem;
       },
     };
-    const w = await createWithdrawal({ body: { amount: '100', currency: 'USDTERC20', address: DEST }, tenant, now: fake.clock.now(), idempotency: guard }, fake);
+    const w = await createWithdrawal(
+      { body: { amount: '100', currency: 'USDTERC20', address: DEST }, tenant, now: fake.clock.now(), idempotency: guard },
+      fake,
+    );
     expect(seen).toEqual([w]);
     expect(fake.withdrawals.alsoWritten).toEqual([{ idempotency: w.id }]);
   });
@@ -98,9 +113,12 @@ describe('createWithdrawal', () => {
     let reads = 0;
     const ledger = {
       balances: fake.ledger.balances.bind(fake.ledger),
-      balance: async (...args: Parameters<typeof fake.ledger.balance>) => (reads++ === 0 ? { amount: '1000', pending: '0', locked: '0' } : fake.ledger.balance(...args)),
+      balance: async (...args: Parameters<typeof fake.ledger.balance>) =>
+        reads++ === 0 ? { amount: '1000', pending: '0', locked: '0' } : fake.ledger.balance(...args),
     };
-    await expect(createWithdrawal({ body: { amount: '100', currency: 'USDTERC20', address: DEST }, tenant, now: fake.clock.now() }, { ...fake, ledger })).rejects.toMatchObject({
+    await expect(
+      createWithdrawal({ body: { amount: '100', currency: 'USDTERC20', address: DEST }, tenant, now: fake.clock.now() }, { ...fake, ledger }),
+    ).rejects.toMatchObject({
       code: 'insufficient_balance',
       details: { available: '50', total_with_fees: '104' },
     });
@@ -112,7 +130,11 @@ describe('createWithdrawal', () => {
 
   it('below_minimum (422) and invalid_address (400) are refused before anything is written', async () => {
     const fake = await funded();
-    await expect(create(fake, { amount: '5' })).rejects.toMatchObject({ code: 'below_minimum', status: 422, details: { minimum: '10', requested: '5', currency: 'USDTERC20' } });
+    await expect(create(fake, { amount: '5' })).rejects.toMatchObject({
+      code: 'below_minimum',
+      status: 422,
+      details: { minimum: '10', requested: '5', currency: 'USDTERC20' },
+    });
     await expect(create(fake, { address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' })).rejects.toMatchObject({
       code: 'invalid_address',
       status: 400,
@@ -154,7 +176,11 @@ describe('cancelWithdrawal', () => {
     expect(await fake.withdrawals.queued('pending', 10)).toEqual([]);
 
     const entries = fake.ledger.entries.length;
-    await expect(cancelWithdrawal('t1', w.id, fake.clock.now(), fake)).rejects.toMatchObject({ code: 'invalid_state', status: 409, details: { status: 'cancelled', action: 'cancel' } });
+    await expect(cancelWithdrawal('t1', w.id, fake.clock.now(), fake)).rejects.toMatchObject({
+      code: 'invalid_state',
+      status: 409,
+      details: { status: 'cancelled', action: 'cancel' },
+    });
     expect(await fake.withdrawals.get('t1', w.id)).toEqual(cancelled);
     expect(fake.ledger.entries).toHaveLength(entries);
     await expect(cancelWithdrawal('t1', 'nope', fake.clock.now(), fake)).rejects.toMatchObject({ code: 'not_found' });
@@ -178,10 +204,22 @@ describe('runWithdrawalBatch', () => {
     expect([processing?.status, processing?.version]).toEqual(['processing', 2]);
     expect(fake.chainTxs.created).toHaveLength(1);
     const [{ tx, announce }] = fake.chainTxs.created as [(typeof fake.chainTxs.created)[number]];
-    expect(tx).toMatchObject({ requestId: `ETH:${w.id}`, network: 'ETH', purpose: 'withdrawal', reference: w.id, tenantId: 't1', value: 0n, data: erc20TransferData(DEST, 100_000_000n), status: 'queued' });
+    expect(tx).toMatchObject({
+      requestId: `ETH:${w.id}`,
+      network: 'ETH',
+      purpose: 'withdrawal',
+      reference: w.id,
+      tenantId: 't1',
+      value: 0n,
+      data: erc20TransferData(DEST, 100_000_000n),
+      status: 'queued',
+    });
     expect(tx.to.toLowerCase()).toBe(USDT);
     expect(tx.wallet).toEqual({ keyId: FAKE_WALLET.keyId, address: FAKE_WALLET.address });
-    expect(announce).toEqual({ eventType: 'chain_tx.requested', payload: { request_id: `ETH:${w.id}`, network: 'ETH', reference: w.id, purpose: 'withdrawal' } });
+    expect(announce).toEqual({
+      eventType: 'chain_tx.requested',
+      payload: { request_id: `ETH:${w.id}`, network: 'ETH', reference: w.id, purpose: 'withdrawal' },
+    });
     expect(fake.withdrawals.events.slice(2).map((e) => e.type)).toEqual(['withdrawal_status_update', 'withdrawal.processing']);
     // Nothing moves on the ledger until the chain answers.
     expect(await main(fake)).toEqual({ amount: '896', pending: '0', locked: '104' });
@@ -253,7 +291,10 @@ describe('settleWithdrawal and onWithdrawalChainResult', () => {
     expect(await fake.ledger.platformBalances('platform:fees')).toEqual({ USDTERC20: '1' });
     expect(await fake.ledger.platformBalances('platform:network_fees')).toEqual({ USDTERC20: '3' });
     expect(fake.ledger.entries.at(-1)).toMatchObject({ id: `withdrawal:${w.id}:complete`, type: 'withdrawal' });
-    expect(fake.withdrawals.events.at(-1)).toMatchObject({ type: 'withdrawal.completed', payload: { status: 'completed', previous_status: 'processing', transaction_hash: '0xabc' } });
+    expect(fake.withdrawals.events.at(-1)).toMatchObject({
+      type: 'withdrawal.completed',
+      payload: { status: 'completed', previous_status: 'processing', transaction_hash: '0xabc' },
+    });
     expect(await fake.withdrawals.queued('processing', 10)).toEqual([]);
 
     const [entries, events, saves] = [fake.ledger.entries.length, fake.withdrawals.events.length, fake.withdrawals.saves];
