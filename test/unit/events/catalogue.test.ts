@@ -19,7 +19,6 @@ import {
 } from '../../../shared/domain/events.js';
 import type { Deposit, PaymentEvent, PaymentState } from '../../../shared/domain/payments.js';
 import { statusUpdatePayload, transition as paymentTransition } from '../../../shared/domain/payments.js';
-import { toBaseUnits } from '../../../shared/domain/money.js';
 import { QUEUE_NAMES } from '../../../shared/domain/queues.js';
 import { DELIVERY_EVENTS, SUBSCRIPTION_EVENTS } from '../../../shared/domain/webhooks.js';
 import type { WithdrawalState, WithdrawalStatus } from '../../../shared/domain/withdrawals.js';
@@ -27,6 +26,7 @@ import { withdrawalPayload } from '../../../shared/domain/withdrawals.js';
 import { emit } from '../../../shared/store/outbox.js';
 import { requestChainTx } from '../../../shared/usecases/chain-tx/request-chain-tx.js';
 import { WORKER_FUNCTIONS } from '../../../infra/definition.js';
+import { aDeposit, aPayment } from '../../support/fixtures/payments.js';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
 const TENANT_VISIBLE = [...DELIVERY_EVENTS, ...SUBSCRIPTION_EVENTS.filter((t) => !t.endsWith('.all'))];
@@ -146,58 +146,8 @@ describe('payload schemas', () => {
 
 /* ------------------------------------------------------------ real producer payloads */
 
-const payment = (over: Partial<PaymentState> = {}): PaymentState => ({
-  id: 'p1',
-  tenantId: 't1',
-  status: 'waiting',
-  currency: 'USDTERC20',
-  network: 'ETH',
-  token: 'USDT',
-  decimals: 6,
-  priceAmount: '25',
-  priceCurrency: 'USD',
-  amountUsd: '25.00',
-  amountCrypto: '25',
-  priceCrypto: '25',
-  fee: '0.25',
-  feePercent: '1',
-  address: '0xabc',
-  salt: '0x00',
-  isFixedRate: true,
-  isFeePaidByUser: false,
-  orderId: null,
-  orderDescription: null,
-  callbackUrl: 'https://shop.example/cb',
-  customId: null,
-  walletId: null,
-  customerEmail: null,
-  expiryTime: '2026-01-01T01:00:00.000Z',
-  createdAt: NOW.toISOString(),
-  updatedAt: NOW.toISOString(),
-  transactionHash: null,
-  deposits: [],
-  flags: [],
-  merchantReceived: null,
-  merchantReceivedUsd: null,
-  sweepTxHash: null,
-  version: 1,
-  ...over,
-});
-
-const deposit = (id: string, amount: string): Deposit => ({
-  id,
-  currency: 'USDTERC20',
-  amount,
-  amountBase: toBaseUnits(amount, 6).toString(),
-  txHash: `0x${id}`,
-  logIndex: 0,
-  blockNumber: 10,
-  blockHash: '0xb',
-  confirmations: 1,
-  detectedAt: NOW.toISOString(),
-  status: 'pending',
-  late: false,
-});
+const payment = (over: Partial<PaymentState> = {}): PaymentState => aPayment(over, NOW);
+const deposit = (id: string, amount: string): Deposit => aDeposit(id, amount, {}, NOW);
 
 /** As the payment and withdrawal stores write them: the domain's payload plus the object's callback_url. */
 const written = (events: readonly { type: string; payload: Readonly<Record<string, unknown>> }[], callbackUrl: string | null) =>

@@ -1,69 +1,17 @@
 import fc from 'fast-check';
 import { CURRENCIES } from '../../../shared/domain/currencies.js';
-import { gte, mul, toBaseUnits } from '../../../shared/domain/money.js';
+import { gte, mul } from '../../../shared/domain/money.js';
 import type { Deposit, PaymentState } from '../../../shared/domain/payments.js';
 import { ConflictError } from '../../../shared/domain/errors.js';
+import { aDeposit, aPayment } from '../../support/fixtures/payments.js';
 import { isCancellable, lateness, quote, transition } from '../../../shared/domain/payments.js';
 import { usdAmountSortKey as amountSortKey } from '../../../shared/store/keys.js';
 
 const rates = { USDTERC20: '1', ETH: '3000', EUR: '1.1', GBP: '1.25', DAIERC20: '1' };
 const now = new Date('2026-01-01T00:00:00Z');
 
-function payment(over: Partial<PaymentState> = {}): PaymentState {
-  return {
-    id: 'p1',
-    tenantId: 't1',
-    status: 'waiting',
-    currency: 'USDTERC20',
-    network: 'ETH',
-    token: 'USDT',
-    decimals: 6,
-    priceAmount: '25',
-    priceCurrency: 'USD',
-    amountUsd: '25.00',
-    amountCrypto: '25',
-    priceCrypto: '25',
-    fee: '0.25',
-    feePercent: '1',
-    address: '0xabc',
-    salt: '0x00',
-    isFixedRate: true,
-    isFeePaidByUser: false,
-    orderId: null,
-    orderDescription: null,
-    callbackUrl: null,
-    customId: null,
-    walletId: null,
-    customerEmail: null,
-    expiryTime: '2026-01-01T01:00:00.000Z',
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-    transactionHash: null,
-    deposits: [],
-    flags: [],
-    merchantReceived: null,
-    merchantReceivedUsd: null,
-    sweepTxHash: null,
-    version: 1,
-    ...over,
-  };
-}
-
-const deposit = (id: string, amount: string, over: Partial<Deposit> = {}): Deposit => ({
-  id,
-  currency: 'USDTERC20',
-  amount,
-  amountBase: toBaseUnits(amount, 6).toString(),
-  txHash: `0x${id}`,
-  logIndex: 0,
-  blockNumber: 10,
-  blockHash: '0xb',
-  confirmations: 1,
-  detectedAt: now.toISOString(),
-  status: 'pending',
-  late: false,
-  ...over,
-});
+const payment = (over: Partial<PaymentState> = {}): PaymentState => aPayment(over, now);
+const deposit = (id: string, amount: string, over: Partial<Deposit> = {}): Deposit => aDeposit(id, amount, over, now);
 
 const confirm = (p: PaymentState, ids: string[]) =>
   transition(p, { kind: 'confirmations', byDeposit: Object.fromEntries(ids.map((i) => [i, 2])), confirmationsNeeded: 2, tolerancePercent: '0' }, now);
