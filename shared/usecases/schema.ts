@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JsonNumber } from '../domain/json-number.js';
+import { MAX_SIGNIFICANT_DIGITS } from '../domain/money.js';
 
 /**
  * Zod building blocks for inputs that arrive through lossless JSON or a query string. Amounts are
@@ -8,18 +9,37 @@ import { JsonNumber } from '../domain/json-number.js';
 
 const DECIMAL = /^\d+(\.\d+)?$/;
 
+/**
+ * A non-negative decimal amount as its exact text; a JSON number or a string (body or query string). Every decimal
+ * input goes through here, so each is refused the same way (400 with the field named): not plain decimal text, more
+ * than `maxScale` fraction digits (when given), or more significant digits than a stored amount holds.
+ */
+export const decimal = (options: { readonly maxScale?: number } = {}) =>
+  z
+    .union([z.instanceof(JsonNumber), z.string()])
+    .transform((v, ctx) => {
+      const text = typeof v === 'string' ? v.trim() : v.text;
+      const maxScale = options.maxScale;
+      if (!DECIMAL.test(text)) {
+        ctx.addIssue({ code: 'custom', message: 'Enter a valid decimal number.' });
+        return z.NEVER;
+      }
+      const [whole = '', fraction = ''] = text.split('.');
+      const digits = `${whole}${fraction.replace(/0+$/, '')}`.replace(/^0+/, '');
+      if (maxScale !== undefined && fraction.replace(/0+$/, '').length > maxScale) {
+        ctx.addIssue({ code: 'custom', message: `Must have at most ${maxScale} decimal places.` });
+        return z.NEVER;
+      }
+      if (digits.length > MAX_SIGNIFICANT_DIGITS) {
+        ctx.addIssue({ code: 'custom', message: `Must have at most ${MAX_SIGNIFICANT_DIGITS} significant digits.` });
+        return z.NEVER;
+      }
+      return text;
+    })
+    .meta({ type: 'string', format: 'decimal', description: 'Decimal amount (JSON number or string).' });
+
 /** A non-negative decimal amount as its exact text; a JSON number or a string. */
-export const decimalInput = z
-  .union([z.instanceof(JsonNumber), z.string()])
-  .transform((v, ctx) => {
-    const text = typeof v === 'string' ? v.trim() : v.text;
-    if (!DECIMAL.test(text)) {
-      ctx.addIssue({ code: 'custom', message: 'Enter a valid decimal number.' });
-      return z.NEVER;
-    }
-    return text;
-  })
-  .meta({ type: 'string', format: 'decimal', description: 'Decimal amount (JSON number or string).' });
+export const decimalInput = decimal();
 
 /** An integer from a JSON body (a JSON number or a numeric string). */
 export const integerInput = z

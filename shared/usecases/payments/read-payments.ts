@@ -4,7 +4,7 @@ import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { parseDecimal } from '../../domain/money.js';
 import type { PaymentState, PaymentStatus } from '../../domain/payments.js';
 import { LIST_FILTER_STATUSES } from '../../domain/payments.js';
-import { queryInteger } from '../schema.js';
+import { decimal, queryInteger } from '../schema.js';
 import type { PaymentQuery, PaymentsDeps } from './ports.js';
 import { listItem } from './present.js';
 
@@ -32,8 +32,8 @@ export const ListPaymentsQuery = z.object({
   order_id: z.string().max(100).optional(),
   created_after: isoDate.optional(),
   created_before: isoDate.optional(),
-  amount_min: z.string().optional(),
-  amount_max: z.string().optional(),
+  amount_min: decimal({ maxScale: 2 }).optional(),
+  amount_max: decimal({ maxScale: 2 }).optional(),
   ordering: z.enum(['created_at', '-created_at', 'amount', '-amount']).optional(),
   limit: queryInteger(1, 100).optional(),
   offset: queryInteger(0, 1_000_000).optional(),
