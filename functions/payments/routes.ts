@@ -128,7 +128,7 @@ export const paymentRoutes = [
     params: PaymentPath,
     body: UpdatePaymentBody,
     doc: {
-      summary: 'Update order_id, order_description or callback_url',
+      summary: 'Update order_id, order_description (or description) or callback_url',
       tags,
       responses: { 200: { description: 'The payment', schema: PaymentRecord }, 409: { description: 'invalid_state: settled payments cannot change' } },
     },

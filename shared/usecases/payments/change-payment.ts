@@ -6,15 +6,25 @@ import { checkCallbackUrlSyntax } from '../../net/callback-url.js';
 import type { PaymentsDeps } from './ports.js';
 import { requirePayment } from './read-payments.js';
 
-/** `PATCH /payments/{id}/` (order_id, order_description, callback_url) and `POST /payments/{id}/cancel/`. */
+/** `PATCH /payments/{id}/` (order_id, order_description or description, callback_url) and `POST /payments/{id}/cancel/`. */
 
 export const UpdatePaymentBody = z
   .object({
     order_id: z.string().max(100).nullable().optional(),
     order_description: z.string().max(1000).nullable().optional(),
+    /** The spec's name of `order_description`; either may be given (both only when equal). */
+    description: z.string().max(1000).nullable().optional(),
     callback_url: z.string().max(2048).nullable().optional(),
   })
   .strict()
+  .superRefine((b, ctx) => {
+    if (b.description !== undefined && b.order_description !== undefined && b.description !== b.order_description) {
+      ctx.addIssue({ code: 'custom', path: ['description'], message: 'Differs from order_description: give one of them.' });
+    }
+  })
+  .transform(({ description, ...rest }) =>
+    description === undefined || rest.order_description !== undefined ? rest : { ...rest, order_description: description },
+  )
   .meta({ id: 'UpdatePayment' });
 export type UpdatePaymentBody = z.output<typeof UpdatePaymentBody>;
 

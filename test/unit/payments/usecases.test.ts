@@ -3,7 +3,7 @@ import { CURRENCIES } from '../../../shared/domain/currencies.js';
 import type { PaymentState } from '../../../shared/domain/payments.js';
 import type { Tenant } from '../../../shared/domain/tenant.js';
 import type { WriteItem } from '../../../shared/usecases/ports.js';
-import { cancelPayment, updatePayment } from '../../../shared/usecases/payments/change-payment.js';
+import { cancelPayment, UpdatePaymentBody, updatePayment } from '../../../shared/usecases/payments/change-payment.js';
 import type { CreatePaymentBody } from '../../../shared/usecases/payments/create-payment.js';
 import { createPayment } from '../../../shared/usecases/payments/create-payment.js';
 import { expirePayments } from '../../../shared/usecases/payments/expire.js';
@@ -190,6 +190,19 @@ describe('updatePayment and cancelPayment', () => {
     await expect(cancelPayment('t1', p.id, fake.clock.now(), fake)).rejects.toMatchObject({ code: 'invalid_state' });
     await expect(updatePayment('t1', p.id, { order_id: 'x' }, fake.clock.now(), fake)).rejects.toMatchObject({ code: 'invalid_state', status: 409 });
     await expect(cancelPayment('t1', '00000000-0000-4000-8000-000000000000', fake.clock.now(), fake)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it("PATCH accepts the spec's description as well as order_description; both given and different is 400", async () => {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const p = await create(fake);
+    const body = UpdatePaymentBody.parse({ description: 'Blue mug' });
+    const edited = await updatePayment('t1', p.id, body, fake.clock.now(), fake);
+    expect(edited.orderDescription).toBe('Blue mug');
+    expect(UpdatePaymentBody.parse({ description: 'Mug', order_description: 'Mug' })).toEqual({ order_description: 'Mug' });
+    expect(UpdatePaymentBody.parse({ description: null })).toEqual({ order_description: null });
+    const both = UpdatePaymentBody.safeParse({ description: 'Mug', order_description: 'Cup' });
+    expect(both.success).toBe(false);
+    expect(both.error?.issues.map((i) => i.path.join('.'))).toEqual(['description']);
   });
 
   it('cancelling a paid payment is 409 invalid_state and changes nothing', async () => {
