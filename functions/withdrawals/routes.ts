@@ -65,7 +65,7 @@ export const withdrawalReadRoutes = [
     method: 'POST',
     path: '/withdrawal/validate-address/',
     auth: 'bearer',
-    scopes: READ,
+    scopes: READ_WRITE,
     body: ValidateAddressBody,
     doc: {
       summary: 'Validate a withdrawal address',
