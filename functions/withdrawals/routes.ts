@@ -102,7 +102,7 @@ export const withdrawalReadRoutes = [
     body: FeeEstimateBody,
     errorOverrides: { invalid_currency: { status: 400 } },
     doc: { summary: 'Fees of a withdrawal whose recipient receives amount', tags, responses: { 200: { description: 'Fees (8-place strings)' } } },
-    handle: async (req, deps) => ok(feeEstimate(req.body, principalOf(req).tenant, deps)),
+    handle: async (req, deps) => ok(await feeEstimate(req.body, principalOf(req).tenant, deps)),
   }),
   route({
     method: 'POST',

@@ -5,7 +5,6 @@ import type { Decimal } from '../../domain/money.js';
 import { gt, isNegative, lt, parseDecimal, ROUND_PAYOUT, sub } from '../../domain/money.js';
 import { convert, usdValue } from '../../domain/rates.js';
 import type { Tenant } from '../../domain/tenant.js';
-import { withdrawalQuote } from '../../domain/withdrawal-fees.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
 import { openWithdrawal, sourceAccount } from '../../domain/withdrawals.js';
 import { checkCallbackUrlSyntax } from '../../net/callback-url.js';
@@ -13,7 +12,7 @@ import type { IdempotencyGuard } from '../ports.js';
 import { resolvePriceCurrency } from '../payments/resolve.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
 import { decimalInput } from '../schema.js';
-import { feesForAddress } from './network-fees.js';
+import { priceWithdrawal } from './network-fees.js';
 import type { WithdrawalsDeps } from './ports.js';
 import { requireAddress, resolveWithdrawalCurrency } from './resolve.js';
 
@@ -80,7 +79,7 @@ export async function createWithdrawal(
       currency: currency.code,
     });
   }
-  const totals = withdrawalQuote(currency, amount, tenant.settings.transaction_fee, (await feesForAddress(currency, body.address, deps.fees)).networkFees);
+  const totals = await priceWithdrawal({ currency, amount, feePercent: tenant.settings.transaction_fee, address: body.address }, deps.fees);
   const limits = tenant.settings.limits;
   let dayTotal: { amountUsd: Decimal; limitUsd: Decimal } | null = null;
   if (limits.max_withdrawal_amount !== null || limits.daily_withdrawal_limit !== null) {

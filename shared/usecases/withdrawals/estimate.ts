@@ -6,9 +6,10 @@ import { MAIN } from '../../domain/ledger.js';
 import type { Decimal } from '../../domain/money.js';
 import { isPositive, jsonNumber, lt, parseDecimal } from '../../domain/money.js';
 import type { Tenant } from '../../domain/tenant.js';
-import { eight, quoteWithdrawal, withdrawalQuote } from '../../domain/withdrawal-fees.js';
+import { eight } from '../../domain/withdrawal-fees.js';
 import { decimalInput } from '../schema.js';
-import { feesForAddress } from './network-fees.js';
+import type { PricedWithdrawal } from './network-fees.js';
+import { priceWithdrawal } from './network-fees.js';
 import type { CatalogueDeps, WithdrawalsDeps } from './ports.js';
 import { addressProblem, requireAddress, resolveWithdrawalCurrency, withdrawableCurrencies } from './resolve.js';
 
@@ -17,6 +18,10 @@ import { addressProblem, requireAddress, resolveWithdrawalCurrency, withdrawable
  * currency, variant B by blockchain + token), limits and the currencies with a positive balance. Nothing here
  * writes.
  */
+
+/** The activation fields of an answer: present when the destination is new on its chain. */
+const activation = (p: PricedWithdrawal): Record<string, unknown> =>
+  p.isNewAddress === true ? { is_new_address: true, address_activation_fee: eight(p.activationFee ?? '0') } : {};
 
 export const EstimateWithdrawalBody = z
   .object({
@@ -43,14 +48,10 @@ export async function estimateWithdrawal(
       blockchain: currency.network,
     });
   }
-  const priced = await feesForAddress(currency, body.address, deps.fees);
-  const q = quoteWithdrawal({
-    currency,
-    amount,
-    feePercent: tenant.settings.transaction_fee,
-    finalAmount: body.final_amount ?? false,
-    networkFees: priced.networkFees,
-  });
+  const q = await priceWithdrawal(
+    { currency, amount, feePercent: tenant.settings.transaction_fee, address: body.address, finalAmount: body.final_amount ?? false },
+    deps.fees,
+  );
   if (lt(q.amount, currency.minWithdrawal) || !isPositive(q.amount)) {
     throw new GatewayError('invalid_request', `The amount is below the minimum withdrawal of ${currency.minWithdrawal} ${currency.code}.`, {
       minimum: currency.minWithdrawal,
@@ -69,7 +70,7 @@ export async function estimateWithdrawal(
     blockchain: currency.network,
     token: currency.token,
     currency: currency.code,
-    ...(priced.isNewAddress === true ? { is_new_address: true, address_activation_fee: eight(priced.activationFee ?? '0') } : {}),
+    ...activation(q),
   };
 }
 
@@ -78,11 +79,15 @@ export const FeeEstimateBody = z
   .meta({ id: 'WithdrawalFeeEstimate' });
 export type FeeEstimateBody = z.output<typeof FeeEstimateBody>;
 
-export function feeEstimate(body: FeeEstimateBody, tenant: Tenant, deps: Pick<WithdrawalsDeps, 'fees'> & CatalogueDeps): Record<string, unknown> {
+export async function feeEstimate(
+  body: FeeEstimateBody,
+  tenant: Tenant,
+  deps: Pick<WithdrawalsDeps, 'fees'> & CatalogueDeps,
+): Promise<Record<string, unknown>> {
   const currency = resolveWithdrawalCurrency(body, deps.rates.disabled);
   const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.displayPrecision });
   if (body.address !== undefined) requireAddress(currency, body.address);
-  const t = withdrawalQuote(currency, amount, tenant.settings.transaction_fee, deps.fees.networkFees);
+  const t = await priceWithdrawal({ currency, amount, feePercent: tenant.settings.transaction_fee, address: body.address }, deps.fees);
   return {
     currency: currency.code,
     blockchain: currency.network,
@@ -93,6 +98,7 @@ export function feeEstimate(body: FeeEstimateBody, tenant: Tenant, deps: Pick<Wi
     total_fee: eight(t.totalFee),
     total_deducted: eight(t.totalDeducted),
     min_amount: eight(currency.minWithdrawal),
+    ...activation(t),
   };
 }
 

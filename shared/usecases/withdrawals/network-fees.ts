@@ -1,8 +1,8 @@
 import type { CurrencyDefinition } from '../../domain/currencies.js';
 import type { Decimal } from '../../domain/money.js';
 import { add } from '../../domain/money.js';
-import type { NetworkFeeTable } from '../../domain/withdrawal-fees.js';
-import { ADDRESS_ACTIVATION_FEES } from '../../domain/withdrawal-fees.js';
+import type { NetworkFeeTable, WithdrawalQuote } from '../../domain/withdrawal-fees.js';
+import { ADDRESS_ACTIVATION_FEES, quoteWithdrawal } from '../../domain/withdrawal-fees.js';
 
 /**
  * What the withdrawal use cases need to price a withdrawal: the network fee table in force, i.e. the
@@ -24,7 +24,7 @@ export interface PricedFees {
 }
 
 /** The fees for a withdrawal to `address`: a currency with an activation fee pays it for an address new on its chain. */
-export async function feesForAddress(currency: CurrencyDefinition, address: string | undefined, deps: WithdrawalFeeDeps): Promise<PricedFees> {
+async function feesForAddress(currency: CurrencyDefinition, address: string | undefined, deps: WithdrawalFeeDeps): Promise<PricedFees> {
   const activation = ADDRESS_ACTIVATION_FEES[currency.code];
   if (activation === undefined || address === undefined || !deps.isNewAddress)
     return { networkFees: deps.networkFees, isNewAddress: null, activationFee: null };
@@ -35,4 +35,36 @@ export async function feesForAddress(currency: CurrencyDefinition, address: stri
     isNewAddress: true,
     activationFee: activation,
   };
+}
+
+export interface PriceWithdrawalInput {
+  readonly currency: CurrencyDefinition;
+  readonly amount: Decimal;
+  /** The tenant's transaction fee percent. */
+  readonly feePercent: Decimal;
+  /** The destination, when known: an address new on its chain pays the activation fee. */
+  readonly address?: string;
+  /** true (creation, fee estimate): `amount` is what the recipient receives; false: the total leaving the balance. */
+  readonly finalAmount?: boolean;
+}
+
+export interface PricedWithdrawal extends WithdrawalQuote {
+  readonly isNewAddress: boolean | null;
+  readonly activationFee: Decimal | null;
+}
+
+/**
+ * The one price of a withdrawal: `POST /withdrawal/estimate/`, `POST /withdrawal/fee-estimate/` and
+ * `POST /withdrawal/` all call this, so a quote is what the creation then holds (activation fee included).
+ */
+export async function priceWithdrawal(input: PriceWithdrawalInput, deps: WithdrawalFeeDeps): Promise<PricedWithdrawal> {
+  const priced = await feesForAddress(input.currency, input.address, deps);
+  const quote = quoteWithdrawal({
+    currency: input.currency,
+    amount: input.amount,
+    feePercent: input.feePercent,
+    finalAmount: input.finalAmount ?? true,
+    networkFees: priced.networkFees,
+  });
+  return { ...quote, isNewAddress: priced.isNewAddress, activationFee: priced.activationFee };
 }

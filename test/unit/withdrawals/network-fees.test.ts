@@ -97,7 +97,7 @@ describe('configuration WITHDRAWAL_NETWORK_FEES', () => {
       network_fee: '1.50000000',
       total_deducted: '102.50000000',
     });
-    expect(feeEstimate(FeeEstimateBody.parse({ amount: '100', currency: 'USDTERC20' }), tenant, overridden)).toMatchObject({
+    expect(await feeEstimate(FeeEstimateBody.parse({ amount: '100', currency: 'USDTERC20' }), tenant, overridden)).toMatchObject({
       network_fee: '1.50000000',
       total_deducted: '102.50000000',
     });

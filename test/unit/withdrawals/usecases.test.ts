@@ -15,6 +15,7 @@ import {
   STAGING_COMPLETE,
   STAGING_FAIL,
 } from '../../../shared/usecases/withdrawals/process.js';
+import { EstimateWithdrawalBody, estimateWithdrawal, FeeEstimateBody, feeEstimate } from '../../../shared/usecases/withdrawals/estimate.js';
 import { cancelWithdrawal } from '../../../shared/usecases/withdrawals/read-withdrawals.js';
 import { VirtualClock } from '../../support/clock.js';
 import { fakeTokenContract } from '../../support/fakes/payments.js';
@@ -157,6 +158,29 @@ describe('createWithdrawal', () => {
     expect((await create(fake, { amount: '50' }, limited)).status).toBe('pending');
     fake.clock.advance(86_400_000);
     expect((await create(fake, {}, limited)).status).toBe('pending');
+  });
+});
+
+describe('one price for estimate, fee-estimate and creation', () => {
+  it('a TRON address never activated pays the activation fee in all three', async () => {
+    const TRON_DEST = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+    const fake = fakeWithdrawals({ clock: new VirtualClock(T0) });
+    const deps = { ...fake, fees: { ...fake.fees, isNewAddress: async () => true } };
+    await fake.ledger.post({
+      tenantId: 't1',
+      entryId: 'funding',
+      entry: creditEntry({ account: MAIN, type: 'adjustment', currency: 'USDTTRC20', amount: '1000', reason: 'test funding' }),
+      now: T0,
+    });
+    const body = { amount: '100', currency: 'USDTTRC20', address: TRON_DEST };
+    const estimate = await estimateWithdrawal(EstimateWithdrawalBody.parse({ ...body, final_amount: true }), tenant, deps);
+    const fees = await feeEstimate(FeeEstimateBody.parse(body), tenant, deps);
+    const created = await createWithdrawal({ body, tenant, now: T0 }, deps);
+    const networkFee = (Number(fake.fees.networkFees.USDTTRC20) + 1).toFixed(8);
+    expect(estimate).toMatchObject({ network_fee: networkFee, is_new_address: true, address_activation_fee: '1.00000000' });
+    expect(fees).toMatchObject({ network_fee: networkFee, total_deducted: estimate.total_deducted, is_new_address: true });
+    expect(Number(created.networkFee).toFixed(8)).toBe(networkFee);
+    expect(Number(created.totalDeducted).toFixed(8)).toBe(estimate.total_deducted);
   });
 });
 
