@@ -12,9 +12,10 @@ const DECIMAL = /^\d+(\.\d+)?$/;
 /**
  * A non-negative decimal amount as its exact text; a JSON number or a string (body or query string). Every decimal
  * input goes through here, so each is refused the same way (400 with the field named): not plain decimal text, more
- * than `maxScale` fraction digits (when given), or more significant digits than a stored amount holds.
+ * than `maxScale` fraction digits (when given), more significant digits than a stored amount holds, or zero where
+ * `positive`.
  */
-export const decimal = (options: { readonly maxScale?: number } = {}) =>
+export const decimal = (options: { readonly maxScale?: number; readonly positive?: boolean } = {}) =>
   z
     .union([z.instanceof(JsonNumber), z.string()])
     .transform((v, ctx) => {
@@ -32,6 +33,10 @@ export const decimal = (options: { readonly maxScale?: number } = {}) =>
       }
       if (digits.length > MAX_SIGNIFICANT_DIGITS) {
         ctx.addIssue({ code: 'custom', message: `Must have at most ${MAX_SIGNIFICANT_DIGITS} significant digits.` });
+        return z.NEVER;
+      }
+      if (options.positive === true && digits === '') {
+        ctx.addIssue({ code: 'custom', message: 'Must be greater than zero.' });
         return z.NEVER;
       }
       return text;
@@ -68,3 +73,35 @@ export const queryInteger = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min, `Must be at least ${min}.`).max(max, `Must be at most ${max}.`))
     .meta({ type: 'integer', minimum: min, maximum: max });
+
+/**
+ * The cross-field rules of the create bodies (payments, withdrawals), checked by zod in the same pass as every field
+ * so one answer names every problem: an amount (`amount` or `price_amount`), and a currency (`currency`, or
+ * `pay_currency` where `alsoPayCurrency`, or `blockchain` with `token`).
+ */
+function amountAndCurrency(
+  body: {
+    readonly amount?: unknown;
+    readonly price_amount?: unknown;
+    readonly currency?: unknown;
+    readonly pay_currency?: unknown;
+    readonly blockchain?: unknown;
+    readonly token?: unknown;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  if (body.amount === undefined && body.price_amount === undefined) ctx.addIssue({ code: 'custom', path: ['amount'], message: 'This field is required.' });
+  if (body.currency !== undefined || body.pay_currency !== undefined) return;
+  if (body.blockchain === undefined && body.token === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['currency'], message: 'This field is required unless blockchain and token are both given.' });
+  } else if (body.blockchain === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['blockchain'], message: 'This field is required with token.' });
+  } else if (body.token === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['token'], message: 'This field is required with blockchain.' });
+  }
+}
+
+/** `checkAmountAndCurrency` as a check that runs even when other fields already failed (every problem at once). */
+export const checkAmountAndCurrency = z.superRefine(amountAndCurrency, {
+  when: (payload) => typeof payload.value === 'object' && payload.value !== null,
+});

@@ -8,7 +8,7 @@ import type { Tenant } from '../../domain/tenant.js';
 import { checkCallbackUrlSyntax } from '../../net/callback-url.js';
 import type { IdempotencyGuard } from '../ports.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
-import { decimalInput, integerInput } from '../schema.js';
+import { checkAmountAndCurrency, decimal, integerInput } from '../schema.js';
 import type { PaymentsDeps } from './ports.js';
 import { resolvePayCurrency, resolvePriceCurrency } from './resolve.js';
 
@@ -18,26 +18,26 @@ import { resolvePayCurrency, resolvePriceCurrency } from './resolve.js';
  * up; the fee as DESIGN section 4 says. The payment, its address item, the tenant's counters, the
  * `payment.created` event and the idempotency record commit in ONE transaction.
  */
-export const CreatePaymentBody = z
-  .object({
-    amount: decimalInput.optional(),
-    price_amount: decimalInput.optional(),
-    currency: z.string().trim().min(1).max(20).optional(),
-    pay_currency: z.string().trim().min(1).max(20).optional(),
-    blockchain: z.string().trim().min(1).max(20).optional(),
-    token: z.string().trim().min(1).max(20).optional(),
-    price_currency: z.string().trim().min(1).max(10).optional(),
-    order_id: z.string().max(100).optional(),
-    order_description: z.string().max(1000).optional(),
-    callback_url: z.string().max(2048).optional(),
-    custom_id: z.string().max(64).optional(),
-    is_fixed_rate: z.boolean().optional(),
-    is_fee_paid_by_user: z.boolean().optional(),
-    customer_email: z.string().email().max(254).optional(),
-    wallet_id: z.string().min(1).max(64).optional(),
-    expiry_minutes: integerInput.pipe(z.number().int().min(1, 'Must be at least 1.').max(1440, 'Must be at most 1440.')).optional(),
-  })
-  .meta({ id: 'CreatePayment' });
+/** The fields of a creation body, before the cross-field rules (the estimate body picks from them). */
+export const CreatePaymentFields = z.object({
+  amount: decimal({ maxScale: 8, positive: true }).optional(),
+  price_amount: decimal({ maxScale: 8, positive: true }).optional(),
+  currency: z.string().trim().min(1).max(20).optional(),
+  pay_currency: z.string().trim().min(1).max(20).optional(),
+  blockchain: z.string().trim().min(1).max(20).optional(),
+  token: z.string().trim().min(1).max(20).optional(),
+  price_currency: z.string().trim().min(1).max(10).optional(),
+  order_id: z.string().max(100).optional(),
+  order_description: z.string().max(1000).optional(),
+  callback_url: z.string().max(2048).optional(),
+  custom_id: z.string().max(64).optional(),
+  is_fixed_rate: z.boolean().optional(),
+  is_fee_paid_by_user: z.boolean().optional(),
+  customer_email: z.string().email().max(254).optional(),
+  wallet_id: z.string().min(1).max(64).optional(),
+  expiry_minutes: integerInput.pipe(z.number().int().min(1, 'Must be at least 1.').max(1440, 'Must be at most 1440.')).optional(),
+});
+export const CreatePaymentBody = CreatePaymentFields.check(checkAmountAndCurrency).meta({ id: 'CreatePayment' });
 export type CreatePaymentBody = z.output<typeof CreatePaymentBody>;
 
 export interface CreatePaymentInput {

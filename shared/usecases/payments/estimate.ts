@@ -5,7 +5,8 @@ import { quote } from '../../domain/payments.js';
 import { exchangeRate } from '../../domain/rates.js';
 import type { Tenant } from '../../domain/tenant.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
-import { CreatePaymentBody } from './create-payment.js';
+import { checkAmountAndCurrency } from '../schema.js';
+import { CreatePaymentFields } from './create-payment.js';
 import type { PaymentsDeps } from './ports.js';
 import { findCurrency } from '../../domain/currencies.js';
 import { GatewayError } from '../../domain/errors.js';
@@ -16,7 +17,7 @@ import { payableCurrencies, resolvePayCurrency, resolvePriceCurrency } from './r
  * `GET /payments/min-amount/`: a currency's payment bounds (JSON numbers, spec 4.3).
  */
 /** The pricing fields of a payment's creation body: what a payment of this price would ask. */
-export const EstimateBody = CreatePaymentBody.pick({
+export const EstimateBody = CreatePaymentFields.pick({
   amount: true,
   price_amount: true,
   currency: true,
@@ -25,7 +26,9 @@ export const EstimateBody = CreatePaymentBody.pick({
   token: true,
   price_currency: true,
   is_fee_paid_by_user: true,
-}).meta({ id: 'EstimatePayment' });
+})
+  .check(checkAmountAndCurrency)
+  .meta({ id: 'EstimatePayment' });
 export type EstimateBody = z.output<typeof EstimateBody>;
 
 export async function estimatePayment(body: EstimateBody, tenant: Tenant, now: Date, deps: PaymentsDeps): Promise<Record<string, unknown>> {

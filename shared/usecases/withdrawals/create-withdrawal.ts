@@ -11,7 +11,7 @@ import { checkCallbackUrlSyntax } from '../../net/callback-url.js';
 import type { IdempotencyGuard } from '../ports.js';
 import { resolvePriceCurrency } from '../payments/resolve.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
-import { decimalInput } from '../schema.js';
+import { checkAmountAndCurrency, decimal } from '../schema.js';
 import { priceWithdrawal } from './network-fees.js';
 import type { WithdrawalsDeps } from './ports.js';
 import { requireAddress, resolveWithdrawalCurrency } from './resolve.js';
@@ -25,9 +25,9 @@ import { requireAddress, resolveWithdrawalCurrency } from './resolve.js';
  */
 export const CreateWithdrawalBody = z
   .object({
-    amount: decimalInput.optional(),
+    amount: decimal({ positive: true }).optional(),
     currency: z.string().trim().min(1).max(20).optional(),
-    price_amount: decimalInput.optional(),
+    price_amount: decimal({ maxScale: 8, positive: true }).optional(),
     price_currency: z.string().trim().min(1).max(10).optional(),
     blockchain: z.string().trim().min(1).max(20).optional(),
     token: z.string().trim().min(1).max(20).optional(),
@@ -36,6 +36,7 @@ export const CreateWithdrawalBody = z
     custom_id: z.string().max(64).optional(),
     callback_url: z.string().max(2048).optional(),
   })
+  .check(checkAmountAndCurrency)
   .meta({ id: 'CreateWithdrawal' });
 export type CreateWithdrawalBody = z.output<typeof CreateWithdrawalBody>;
 

@@ -4,8 +4,7 @@ import type { PaymentState } from '../../../shared/domain/payments.js';
 import type { Tenant } from '../../../shared/domain/tenant.js';
 import type { WriteItem } from '../../../shared/usecases/ports.js';
 import { cancelPayment, UpdatePaymentBody, updatePayment } from '../../../shared/usecases/payments/change-payment.js';
-import type { CreatePaymentBody } from '../../../shared/usecases/payments/create-payment.js';
-import { createPayment } from '../../../shared/usecases/payments/create-payment.js';
+import { CreatePaymentBody, createPayment } from '../../../shared/usecases/payments/create-payment.js';
 import { expirePayments } from '../../../shared/usecases/payments/expire.js';
 import type { ScanDeps } from '../../../shared/usecases/payments/scan.js';
 import { initCursor, scanOnce } from '../../../shared/usecases/payments/scan.js';
@@ -171,6 +170,23 @@ describe('createPayment', () => {
     const p = await createPayment({ body: { amount: '25', currency: 'USDTERC20' }, tenant, now: fake.clock.now(), idempotency: guard }, fake);
     expect(seen).toEqual([p]);
     expect(fake.payments.alsoWritten).toEqual([{ idempotency: p.id }]);
+  });
+});
+
+describe('CreatePaymentBody', () => {
+  const fields = (body: unknown) =>
+    CreatePaymentBody.safeParse(body)
+      .error?.issues.map((i) => i.path.join('.'))
+      .sort();
+
+  it('reports every field at once: a missing amount with an over-long order_id gets both', () => {
+    expect(fields({ currency: 'USDTERC20', order_id: 'x'.repeat(101) })).toEqual(['amount', 'order_id']);
+    expect(fields({ order_id: 'x'.repeat(101), expiry_minutes: 0 })).toEqual(['amount', 'currency', 'expiry_minutes', 'order_id']);
+    expect(fields({ amount: '10', blockchain: 'ETH', custom_id: 'x'.repeat(65) })).toEqual(['custom_id', 'token']);
+    expect(fields({ amount: '0', token: 'USDT' })).toEqual(['amount', 'blockchain']);
+    expect(fields({ price_amount: '1.123456789', pay_currency: 'USDTERC20' })).toEqual(['price_amount']);
+    expect(fields({ amount: '10', currency: 'USDTERC20' })).toBeUndefined();
+    expect(fields({ price_amount: '10', blockchain: 'ETH', token: 'USDT' })).toBeUndefined();
   });
 });
 

@@ -4,8 +4,7 @@ import type { Decimal } from '../../../shared/domain/money.js';
 import type { Tenant } from '../../../shared/domain/tenant.js';
 import type { WithdrawalState } from '../../../shared/domain/withdrawals.js';
 import type { WriteItem } from '../../../shared/usecases/ports.js';
-import type { CreateWithdrawalBody } from '../../../shared/usecases/withdrawals/create-withdrawal.js';
-import { createWithdrawal } from '../../../shared/usecases/withdrawals/create-withdrawal.js';
+import { CreateWithdrawalBody, createWithdrawal } from '../../../shared/usecases/withdrawals/create-withdrawal.js';
 import type { BatcherDeps } from '../../../shared/usecases/withdrawals/process.js';
 import {
   erc20TransferData,
@@ -181,6 +180,21 @@ describe('one price for estimate, fee-estimate and creation', () => {
     expect(fees).toMatchObject({ network_fee: networkFee, total_deducted: estimate.total_deducted, is_new_address: true });
     expect(Number(created.networkFee).toFixed(8)).toBe(networkFee);
     expect(Number(created.totalDeducted).toFixed(8)).toBe(estimate.total_deducted);
+  });
+});
+
+describe('CreateWithdrawalBody', () => {
+  const fields = (body: unknown) =>
+    CreateWithdrawalBody.safeParse(body)
+      .error?.issues.map((i) => i.path.join('.'))
+      .sort();
+
+  it('reports every field at once: a missing amount with an over-long custom_id gets both', () => {
+    expect(fields({ currency: 'USDTERC20', address: DEST, custom_id: 'x'.repeat(65) })).toEqual(['amount', 'custom_id']);
+    expect(fields({ custom_id: 'x'.repeat(65) })).toEqual(['address', 'amount', 'currency', 'custom_id']);
+    expect(fields({ price_amount: '0', blockchain: 'ETH', address: DEST })).toEqual(['price_amount', 'token']);
+    expect(fields({ amount: '100', currency: 'USDTERC20', address: DEST })).toBeUndefined();
+    expect(fields({ price_amount: '100', price_currency: 'USD', blockchain: 'ETH', token: 'USDT', address: DEST })).toBeUndefined();
   });
 });
 
