@@ -1,4 +1,5 @@
 import { renderOpenApi } from '../../../scripts/openapi-document.js';
+import { eventTransitions } from '../../../shared/http/openapi.js';
 import { EVENTS, parseEventPayload, TENANT_EVENT_TYPES } from '../../../shared/domain/events.js';
 import type { PaymentDraft } from '../../../shared/domain/payments.js';
 import { familyEvent, openPayment, transition as paymentTransition } from '../../../shared/domain/payments.js';
@@ -118,5 +119,25 @@ describe('the OpenAPI webhooks section', () => {
     expect(sentOn('withdrawal.approved')).toEqual([]);
     expect(doc.webhooks?.['payment.failed']?.post.description).toMatch(/cancelled/);
     for (const type of TENANT_EVENT_TYPES) expect(doc.webhooks?.[type]?.post.requestBody).toBeDefined();
+  });
+});
+
+describe('the documented transitions', () => {
+  const table = new Map(eventTransitions().map(([t, events]) => [t, [...events].sort()]));
+  const types = (events: readonly { type: string }[]) => events.map((e) => e.type).sort();
+
+  it('are what the withdrawal and payment lifecycles send', () => {
+    const opened = openWithdrawal(draft, NOW);
+    expect(types(opened.events)).toEqual(table.get('withdrawal created (-> pending)'));
+    const pending: WithdrawalState = { ...opened.state, version: 1 };
+    const processing = withdrawalTransition(pending, { kind: 'dispatched' }, LATER);
+    expect(types(processing.events)).toEqual(table.get('withdrawal -> processing'));
+    expect(types(withdrawalTransition(processing.state, { kind: 'chain_confirmed', txHash: '0x1' }, LATER).events)).toEqual(
+      table.get('withdrawal -> completed'),
+    );
+    expect(types(withdrawalTransition(processing.state, { kind: 'chain_failed', reason: 'x' }, LATER).events)).toEqual(table.get('withdrawal -> failed'));
+    expect(types(withdrawalTransition(pending, { kind: 'cancel' }, LATER).events)).toEqual(table.get('withdrawal -> cancelled'));
+    expect(types(paymentTransition(aPayment(), { kind: 'cancel' }, LATER).events)).toEqual(table.get('payment -> cancelled'));
+    expect(types(paymentTransition(aPayment(), { kind: 'expire' }, LATER).events)).toEqual(table.get('payment -> expired'));
   });
 });
