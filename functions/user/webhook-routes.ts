@@ -75,7 +75,8 @@ export const webhookRoutes = [
     body: PatchSettingsInput,
     doc: {
       summary: 'Change webhook settings (variant A)',
-      description: 'webhook_url, webhook_secret (`rotate`, or a `whsec_` secret; a new secret is returned whole once), enabled_events (section 6.1 types).',
+      description:
+        'webhook_url, webhook_secret, enabled_events (section 6.1 types). webhook_secret: `rotate` for a new random secret, returned whole once; or a secret of your own, stored encrypted and shown masked, of minimum strength: at least 32 characters of printable ASCII without spaces, or `whsec_` + base64 of at least 24 bytes (otherwise 400 invalid_request).',
       tags,
       responses: { 200: { description: 'Settings', schema: SettingsView } },
     },

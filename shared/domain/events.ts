@@ -24,6 +24,7 @@ const count = z.number().int().nonnegative();
 export const PaymentStatusPayload = z.looseObject({
   transaction_id: z.string().min(1),
   status: z.string().min(1),
+  /** Null on `payment.created`: a new payment has no previous status. */
   previous_status: z.string().nullable(),
   pay_amount: decimal,
   pay_currency: z.string().min(1),
@@ -212,6 +213,36 @@ export function withdrawalFamilyEvent(status: string): TenantEventType | null {
   const type = `withdrawal.${status}`;
   return TENANT_EVENT_TYPES.find((t) => t === type && t !== EVENTS.withdrawalCreated) ?? null;
 }
+
+/**
+ * The `payment.*` family event (spec 6.2) a payment sends when it enters each status, beside
+ * `payment_status_update` (6.1) which every change sends. The 6.2 catalogue has no `payment.cancelled`: a
+ * cancelled payment will never complete, so it is announced as `payment.failed` with `status: "cancelled"`.
+ * `partially_paid` has no family event (the payment stays open).
+ */
+export const PAYMENT_STATUS_EVENTS = {
+  waiting: EVENTS.paymentCreated,
+  confirming: EVENTS.paymentProcessing,
+  confirmed: EVENTS.paymentProcessing,
+  sending: EVENTS.paymentProcessing,
+  completed: EVENTS.paymentCompleted,
+  failed: EVENTS.paymentFailed,
+  expired: EVENTS.paymentExpired,
+  cancelled: EVENTS.paymentFailed,
+  partially_paid: null,
+} as const satisfies Readonly<Record<string, TenantEventType | null>>;
+
+/** What the payment lifecycle sends: creation sends `payment.created`, every status change `payment_status_update` plus its family event. */
+export const PAYMENT_CREATION_EVENTS = [EVENTS.paymentCreated] as const;
+export const PAYMENT_CHANGE_EVENTS = [EVENTS.paymentStatusUpdate] as const;
+
+/**
+ * What the withdrawal lifecycle sends: creation sends `withdrawal.created`, `withdrawal_status_update` and
+ * `withdrawal.status_changed`; every status change `withdrawal_status_update`, `withdrawal.status_changed`
+ * and its family event (`withdrawalFamilyEvent`).
+ */
+export const WITHDRAWAL_CREATION_EVENTS = [EVENTS.withdrawalCreated, EVENTS.withdrawalStatusUpdate, EVENTS.withdrawalStatusChanged] as const;
+export const WITHDRAWAL_CHANGE_EVENTS = [EVENTS.withdrawalStatusUpdate, EVENTS.withdrawalStatusChanged] as const;
 
 export const isEventType = (type: string): type is EventType => Object.hasOwn(EVENT_CATALOGUE, type);
 

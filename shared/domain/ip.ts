@@ -114,11 +114,23 @@ const BLOCKED_V6 = [
 
 export type AddressClass = 'public' | 'loopback' | 'private';
 
-/** Classifies an address for the callback-URL policy. IPv4-mapped IPv6 is judged as its IPv4 address. */
+/** An IPv4-compatible IPv6 address (`::a.b.c.d`, e.g. `::a9fe:a9fe`; deprecated, but routed by some stacks) as its IPv4 bytes. */
+function uncompat(ip: { version: IpVersion; bytes: number[] }): { version: IpVersion; bytes: number[] } {
+  const b = ip.bytes;
+  if (ip.version === 6 && b.slice(0, 12).every((x) => x === 0) && !(b.slice(12, 15).every((x) => x === 0) && (b[15] ?? 0) <= 1)) {
+    return { version: 4, bytes: b.slice(12) };
+  }
+  return ip;
+}
+
+/**
+ * Classifies an address for the callback-URL policy. IPv4-mapped (`::ffff:a.b.c.d`) and IPv4-compatible
+ * (`::a.b.c.d`) IPv6 are judged as their IPv4 address; `::` and `::1` stay IPv6.
+ */
 export function classifyAddress(address: string): AddressClass {
   const parsed = parseIp(address);
   if (!parsed) return 'private';
-  const ip = unmap(parsed);
+  const ip = uncompat(unmap(parsed));
   const text = ip.version === 4 ? ip.bytes.join('.') : address;
   if (ip.version === 4 && cidrContains('127.0.0.0/8', text)) return 'loopback';
   if (ip.version === 6 && cidrContains('::1/128', text)) return 'loopback';

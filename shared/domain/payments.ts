@@ -2,7 +2,7 @@ import type { CurrencyCode, CurrencyDefinition } from './currencies.js';
 import { findCurrency } from './currencies.js';
 import { ConflictError } from './errors.js';
 import type { EventType } from './events.js';
-import { EVENTS } from './events.js';
+import { EVENTS, PAYMENT_STATUS_EVENTS } from './events.js';
 import { paymentSplit } from './fees.js';
 import type { EntryDraft, Leg } from './ledger.js';
 import { EXTERNAL, FEES, MAIN, pocket, walletAccount } from './ledger.js';
@@ -238,24 +238,13 @@ export interface PaymentChange {
   readonly effects: readonly PaymentEffect[];
 }
 
-/** Webhook family event of a status (DESIGN section 7). */
+/**
+ * Webhook family event of a status (DESIGN section 7, spec 6.2), from the catalogue's PAYMENT_STATUS_EVENTS.
+ * A cancelled payment is announced as `payment.failed` (its data says `status: "cancelled"`): 6.2 has no
+ * `payment.cancelled`, and a cancelled payment, like a failed one, will never complete.
+ */
 export function familyEvent(status: PaymentStatus): EventType | null {
-  switch (status) {
-    case 'waiting':
-      return EVENTS.paymentCreated;
-    case 'confirming':
-    case 'confirmed':
-    case 'sending':
-      return EVENTS.paymentProcessing;
-    case 'completed':
-      return EVENTS.paymentCompleted;
-    case 'failed':
-      return EVENTS.paymentFailed;
-    case 'expired':
-      return EVENTS.paymentExpired;
-    default:
-      return null;
-  }
+  return PAYMENT_STATUS_EVENTS[status];
 }
 
 /** One element of `payment_history` (spec 2.1). */
@@ -283,7 +272,8 @@ export function confirmationsOf(p: Pick<PaymentState, 'deposits'>): number {
 }
 
 /** The `payment_status_update` data of spec 6.1. */
-export function statusUpdatePayload(p: PaymentState, previous: PaymentStatus): Record<string, unknown> {
+/** `previous` is null for `payment.created`. */
+export function statusUpdatePayload(p: PaymentState, previous: PaymentStatus | null): Record<string, unknown> {
   return {
     transaction_id: p.id,
     status: p.status,
@@ -357,7 +347,7 @@ export function openPayment(draft: PaymentDraft, now: Date): PaymentChange {
     sweepTxHash: null,
     version: 0,
   };
-  return { state, events: [{ type: EVENTS.paymentCreated, key: 'created', payload: statusUpdatePayload(state, 'waiting') }], effects: [] };
+  return { state, events: [{ type: EVENTS.paymentCreated, key: 'created', payload: statusUpdatePayload(state, null) }], effects: [] };
 }
 
 /** The merchant's credit of a settled payment: everything received less the fee, to main or its wallet. */

@@ -122,9 +122,31 @@ export function subscriptionAfterAttempt(
 export const WEBHOOK_SECRET_PATTERN = /^whsec_[A-Za-z0-9+/]{43}=$/;
 export const isWebhookSecret = (text: string): boolean => WEBHOOK_SECRET_PATTERN.test(text);
 
-/** Only the first 12 characters of a secret are shown after it was first returned (section 2.8). */
+/**
+ * The minimum strength of a secret a merchant chooses (`PATCH /user/webhooks/`): at least 32 characters of
+ * printable ASCII, or a `whsec_` secret whose base64 part decodes to at least 24 bytes (the Standard Webhooks key).
+ */
+export const CHOSEN_SECRET_RULE =
+  'A webhook_secret is "rotate" (a new random secret), at least 32 characters of printable ASCII without spaces, or whsec_ + base64 of at least 24 bytes.';
+export const CHOSEN_SECRET_MIN_CHARS = 32;
+export const CHOSEN_SECRET_MIN_BYTES = 24;
+const CHOSEN_SECRET_MAX_CHARS = 256;
+
+export function isStrongChosenSecret(text: string): boolean {
+  if (text.length > CHOSEN_SECRET_MAX_CHARS || !/^[\x21-\x7e]+$/.test(text)) return false;
+  if (text.startsWith('whsec_')) {
+    const key = text.slice('whsec_'.length);
+    return /^[A-Za-z0-9+/]+={0,2}$/.test(key) && key.length % 4 === 0 && Buffer.from(key, 'base64').length >= CHOSEN_SECRET_MIN_BYTES;
+  }
+  return text.length >= CHOSEN_SECRET_MIN_CHARS;
+}
+
+/**
+ * Only the first 12 characters of a generated (`whsec_`) secret are shown after it was first returned (section
+ * 2.8); of any other secret (a merchant's own) only the first 4, so the hint gives little of it away.
+ */
 export const SECRET_HINT_LENGTH = 12;
-export const secretHint = (secret: string): string => secret.slice(0, SECRET_HINT_LENGTH);
+export const secretHint = (secret: string): string => secret.slice(0, secret.startsWith('whsec_') ? SECRET_HINT_LENGTH : 4);
 export const maskedSecret = (hint: string): string => `${hint}${'*'.repeat(8)}`;
 
 /** Attempt logs (and delivery records) are kept this long. */

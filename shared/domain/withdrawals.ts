@@ -77,7 +77,7 @@ export function withdrawalPayload(w: WithdrawalState, previous: WithdrawalStatus
     total_deducted: eight(w.totalDeducted),
     transaction_hash: w.transactionHash,
     custom_id: w.customId,
-    metadata: { updated_at: w.updatedAt },
+    metadata: { processed_at: w.updatedAt },
   };
 }
 
@@ -127,7 +127,11 @@ const reference = (w: Pick<WithdrawalState, 'id'>): EntryReference => ({ kind: '
 function statusEvents(next: WithdrawalState, previous: WithdrawalStatus): WithdrawalEvent[] {
   const payload = withdrawalPayload(next, previous);
   const family = withdrawalFamilyEvent(next.status);
-  return [{ type: EVENTS.withdrawalStatusUpdate, key: `status:${next.status}`, payload }, ...(family ? [{ type: family, key: next.status, payload }] : [])];
+  return [
+    { type: EVENTS.withdrawalStatusUpdate, key: `status:${next.status}`, payload },
+    { type: EVENTS.withdrawalStatusChanged, key: `status_changed:${next.status}`, payload },
+    ...(family ? [{ type: family, key: next.status, payload }] : []),
+  ];
 }
 
 export type WithdrawalDraft = Omit<WithdrawalState, 'status' | 'transactionHash' | 'failureReason' | 'createdAt' | 'updatedAt' | 'version'>;
@@ -142,6 +146,7 @@ export function openWithdrawal(draft: WithdrawalDraft, now: Date): WithdrawalCha
     events: [
       { type: EVENTS.withdrawalCreated, key: 'created', payload },
       { type: EVENTS.withdrawalStatusUpdate, key: 'status:pending', payload },
+      { type: EVENTS.withdrawalStatusChanged, key: 'status_changed:pending', payload },
     ],
     effects: [
       {

@@ -1,5 +1,18 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodType } from 'zod';
+import type { TenantEventType } from '../domain/events.js';
+import {
+  EVENT_CATALOGUE,
+  PAYMENT_CHANGE_EVENTS,
+  PAYMENT_CREATION_EVENTS,
+  PAYMENT_STATUS_EVENTS,
+  TENANT_EVENT_TYPES,
+  WITHDRAWAL_CHANGE_EVENTS,
+  WITHDRAWAL_CREATION_EVENTS,
+  withdrawalFamilyEvent,
+} from '../domain/events.js';
+import { DELIVERY_EVENTS } from '../domain/webhooks.js';
+import { WITHDRAWAL_STATUSES } from '../domain/withdrawals.js';
 import type { AnyRoute } from './route.js';
 
 /**
@@ -31,6 +44,54 @@ export interface DocumentInfo {
   readonly title: string;
   readonly version: string;
   readonly serverUrl?: string;
+}
+
+/** Which transitions send which webhook events, from the event catalogue: `[transition, events]`. */
+export function eventTransitions(): readonly (readonly [string, readonly TenantEventType[]])[] {
+  const family = (e: TenantEventType | null): TenantEventType[] => (e ? [e] : []);
+  return [
+    ['payment created (-> waiting)', [...PAYMENT_CREATION_EVENTS]],
+    ...Object.entries(PAYMENT_STATUS_EVENTS).map(([status, e]) => [`payment -> ${status}`, [...PAYMENT_CHANGE_EVENTS, ...family(e)]] as const),
+    ['withdrawal created (-> pending)', [...WITHDRAWAL_CREATION_EVENTS]],
+    ...WITHDRAWAL_STATUSES.filter((s) => s !== 'pending').map(
+      (status) => [`withdrawal -> ${status}`, [...WITHDRAWAL_CHANGE_EVENTS, ...family(withdrawalFamilyEvent(status))]] as const,
+    ),
+  ];
+}
+
+/** What the webhooks section says of an event besides its transitions. */
+const EVENT_NOTES: Partial<Record<TenantEventType, string>> = {
+  'payment.failed':
+    'Also announces a cancelled payment (its data says `status: "cancelled"`): the variant-B catalogue has no `payment.cancelled`, and a cancelled payment, like a failed one, will never complete.',
+  'payment.created': 'Its data has `previous_status: null`.',
+  withdrawal_status_update: 'Its data has `metadata.processed_at`, the time of the change.',
+  'withdrawal.status_changed': 'Sent on every withdrawal status change, beside `withdrawal_status_update`.',
+  deposit_received: 'Sent when a deposit for a payment is seen on chain.',
+  deposit_merged: 'Sent when a credited deposit is swept from its forwarder.',
+  'withdrawal.approved': 'Reserved: withdrawals are not approved by hand, so it is not sent today.',
+  'wallet.created': 'Reserved for the wallets group; not sent today.',
+  'wallet.balance_changed': 'Reserved for the wallets group; not sent today.',
+  'security.login_attempt': 'Sent when a token is requested for a known client with a wrong secret.',
+  'security.settings_changed': 'Sent when a security setting of the tenant changes.',
+};
+
+function registerWebhooks(registry: OpenAPIRegistry): void {
+  const transitions = eventTransitions();
+  for (const type of TENANT_EVENT_TYPES) {
+    const sentOn = transitions.filter(([, events]) => events.includes(type)).map(([t]) => t);
+    const variant = (DELIVERY_EVENTS as readonly string[]).includes(type)
+      ? 'Variant A (section 6.1): `{event, data, timestamp}` to the callback URL of the object, else the tenant URL of `/user/webhooks/`.'
+      : 'Variant B (section 6.2): `{id, event, created_at, data}` to each active subscription of `/user/webhooks` that names it or its `.all`.';
+    registry.registerWebhook({
+      method: 'post',
+      path: type,
+      summary: type,
+      description: [variant, sentOn.length ? `Sent on: ${sentOn.join('; ')}.` : '', EVENT_NOTES[type] ?? ''].filter(Boolean).join('\n\n'),
+      request: { body: { description: `The event's \`data\``, content: { 'application/json': { schema: EVENT_CATALOGUE[type].payload } } } },
+      responses: { 200: { description: 'Any 2xx acknowledges the delivery; anything else is retried (section 6.3).' } },
+      'x-sent-on': sentOn,
+    } as Parameters<OpenAPIRegistry['registerWebhook']>[0]);
+  }
 }
 
 export function buildOpenApi(routes: readonly AnyRoute[], info: DocumentInfo): object {
@@ -80,6 +141,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: DocumentInfo): o
       responses,
     });
   }
+  registerWebhooks(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: { title: info.title, version: info.version, description: 'Multi-tenant cryptocurrency payment gateway (interface v1.0).' },

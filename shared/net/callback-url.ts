@@ -56,7 +56,7 @@ export function checkCallbackUrlSyntax(raw: string, policy: CallbackPolicy, fiel
   return url;
 }
 
-/** Resolves the host and checks every address it resolves to (registration and connect time). */
+/** Resolves the host and checks every address it resolves to (connect time: a name that does not resolve is refused). */
 export async function checkCallbackUrl(
   raw: string,
   policy: CallbackPolicy,
@@ -76,5 +76,39 @@ export async function checkCallbackUrl(
   }
   if (addresses.length === 0) throw refuse(field, `The host ${host} does not resolve.`);
   judge(url, addresses, policy, field);
+  return { url, addresses };
+}
+
+/** How long registration waits for a name to resolve before taking it as not resolving yet. */
+const REGISTRATION_LOOKUP_MS = 2_000;
+
+async function resolveIfPossible(host: string, resolve: Resolver): Promise<string[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string[]>((done) => {
+    timer = setTimeout(() => done([]), REGISTRATION_LOOKUP_MS);
+  });
+  try {
+    return await Promise.race([resolve(host).catch(() => []), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Registration of a webhook URL: the form and any literal address are checked as always, and a name that
+ * resolves is refused when any of its addresses is private, loopback, link-local or metadata. A name that does
+ * not resolve (yet) is accepted: a merchant may register a URL before its DNS exists. Delivery checks again at
+ * connect time (`checkCallbackUrl`), which is the real guard.
+ */
+export async function checkRegisteredUrl(
+  raw: string,
+  policy: CallbackPolicy,
+  resolve: Resolver = systemResolver,
+  field = 'callback_url',
+): Promise<{ url: URL; addresses: string[] }> {
+  const url = checkCallbackUrlSyntax(raw, policy, field);
+  const host = hostOf(url);
+  const addresses = isIP(host) ? [host] : await resolveIfPossible(host, resolve);
+  if (addresses.length > 0) judge(url, addresses, policy, field);
   return { url, addresses };
 }

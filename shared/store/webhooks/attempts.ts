@@ -68,7 +68,7 @@ export const dynamoWebhookAttempts: AttemptLogRepository = {
     );
   },
 
-  async list(tenantId, since, limit, cursor) {
+  async list(tenantId, since, limit, after) {
     const pk = keys.webhookSettings(tenantId).pk;
     const { Items, LastEvaluatedKey } = await db().send(
       new QueryCommand({
@@ -77,10 +77,13 @@ export const dynamoWebhookAttempts: AttemptLogRepository = {
         ExpressionAttributeValues: { ':pk': pk, ':from': keys.webhookAttemptSk(since.toISOString()), ':to': `${keys.webhookAttemptPrefix}\uffff` },
         ScanIndexForward: false,
         Limit: limit,
-        ...(cursor ? { ExclusiveStartKey: { pk, sk: cursor } } : {}),
+        // Built from a checked position, never from what a client sent: the start key is always in the tenant's partition.
+        ...(after ? { ExclusiveStartKey: keys.webhookAttempt(tenantId, after.at, after.deliveryId, after.attempt) } : {}),
       }),
     );
-    const next = typeof LastEvaluatedKey?.sk === 'string' ? LastEvaluatedKey.sk : null;
-    return { items: (Items ?? []).map((item) => AttemptItem.parse(item)), next };
+    const items = (Items ?? []).map((item) => AttemptItem.parse(item));
+    const last = items.at(-1);
+    const next = LastEvaluatedKey && last ? { at: last.at, deliveryId: last.deliveryId, attempt: last.attempt } : null;
+    return { items, next };
   },
 };

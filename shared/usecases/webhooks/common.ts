@@ -2,16 +2,16 @@ import { EVENTS } from '../../domain/events.js';
 import { createHash } from 'node:crypto';
 import { GatewayError } from '../../domain/errors.js';
 import { secretHint } from '../../domain/webhooks.js';
-import { checkCallbackUrl } from '../../net/callback-url.js';
+import { checkRegisteredUrl } from '../../net/callback-url.js';
 import type { Actor, CallbackSettings, SecretBox, SecurityEvent } from './ports.js';
 import { newWebhookSecret } from './signing.js';
 
 /** Pieces shared by the webhook management use cases. */
 
-/** A URL that passes the callback policy (registration; delivery checks again at connect time). */
+/** A URL that passes the callback policy at registration (a name need not resolve yet; delivery checks again at connect time). */
 export async function checkedUrl(raw: unknown, field: string, callbacks: CallbackSettings): Promise<string> {
   if (typeof raw !== 'string' || raw.trim() === '') throw new GatewayError('invalid_url', 'A URL is required.', { [field]: ['This field is required.'] });
-  const { url } = await checkCallbackUrl(raw.trim(), { allowLoopback: callbacks.allowLoopback }, callbacks.resolve, field);
+  const { url } = await checkRegisteredUrl(raw.trim(), { allowLoopback: callbacks.allowLoopback }, callbacks.resolve, field);
   return url.toString();
 }
 

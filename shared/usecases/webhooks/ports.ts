@@ -73,10 +73,17 @@ export interface WebhookDeliveryRepository {
   completeAttempt(tenantId: string, deliveryId: string, attempt: number, token: string, outcome: AttemptOutcome): Promise<boolean>;
 }
 
+/** Where a page of the attempt log ends: the last attempt listed (the next page continues after it). */
+export interface AttemptPosition {
+  readonly at: string;
+  readonly deliveryId: string;
+  readonly attempt: number;
+}
+
 export interface AttemptLogRepository {
   add(log: AttemptLog): Promise<void>;
-  /** Attempts since `since`, newest first; `cursor` is the opaque position to continue after. */
-  list(tenantId: string, since: Date, limit: number, cursor: string | null): Promise<{ items: AttemptLog[]; next: string | null }>;
+  /** Attempts since `since`, newest first, of the tenant's own log; `after` is the position to continue after. */
+  list(tenantId: string, since: Date, limit: number, after: AttemptPosition | null): Promise<{ items: AttemptLog[]; next: AttemptPosition | null }>;
 }
 
 /** Writes a security event on its own (the event is the whole change). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConflictError, GatewayError, ValidationError } from '../../domain/errors.js';
-import { DELIVERY_EVENTS, isDeliveryEvent, isWebhookSecret } from '../../domain/webhooks.js';
+import { CHOSEN_SECRET_RULE, DELIVERY_EVENTS, isDeliveryEvent, isStrongChosenSecret } from '../../domain/webhooks.js';
 import type { WebhookSettings } from '../../domain/webhooks.js';
 import { checkedUrl, eventTypeList, sealedSecret, settingsChanged } from './common.js';
 import type { SealedSecret } from './common.js';
@@ -10,7 +10,12 @@ import type { SettingsView } from './views.js';
 
 export const PatchSettingsInput = z.object({
   webhook_url: z.unknown().optional(),
-  webhook_secret: z.string().optional().describe('A `whsec_` secret, or `rotate` for a new random one (shown once)'),
+  webhook_secret: z
+    .string()
+    .optional()
+    .describe(
+      '`rotate` for a new random secret (shown whole once), or a secret of your own (stored encrypted, shown masked): at least 32 characters of printable ASCII without spaces, or `whsec_` + base64 of at least 24 bytes',
+    ),
   enabled_events: z.unknown().optional(),
 });
 export type PatchSettingsInput = z.infer<typeof PatchSettingsInput>;
@@ -18,7 +23,7 @@ export type PatchSettingsInput = z.infer<typeof PatchSettingsInput>;
 const enabledEventsOf = (raw: unknown): string[] =>
   eventTypeList(raw, 'enabled_events', { nonEmpty: false, isKnown: isDeliveryEvent, allowed: DELIVERY_EVENTS });
 
-/** PATCH /user/webhooks/: webhook_url, webhook_secret (`rotate` or a `whsec_` secret), enabled_events. */
+/** PATCH /user/webhooks/: webhook_url, webhook_secret (`rotate`, or the merchant's own secret of minimum strength), enabled_events. */
 export async function updateSettings(
   actor: Actor,
   input: PatchSettingsInput,
@@ -31,11 +36,12 @@ export async function updateSettings(
   const enabledEvents = input.enabled_events === undefined ? (existing?.enabledEvents ?? null) : enabledEventsOf(input.enabled_events);
   let secret: SealedSecret | undefined;
   if (input.webhook_secret !== undefined) {
-    if (input.webhook_secret !== 'rotate' && !isWebhookSecret(input.webhook_secret)) {
-      throw ValidationError.field('webhook_secret', 'Send "rotate" for a new secret, or a secret of the form whsec_ + base64 of 32 bytes.');
-    }
-    secret = await sealedSecret(actor.tenantId, deps.webhookSecrets, input.webhook_secret === 'rotate' ? undefined : input.webhook_secret);
-  } else if (!existing) secret = await sealedSecret(actor.tenantId, deps.webhookSecrets);
+    const rotate = input.webhook_secret === 'rotate';
+    if (!rotate && !isStrongChosenSecret(input.webhook_secret)) throw ValidationError.field('webhook_secret', CHOSEN_SECRET_RULE);
+    secret = await sealedSecret(actor.tenantId, deps.webhookSecrets, rotate ? undefined : input.webhook_secret);
+  } else if (!existing) {
+    secret = await sealedSecret(actor.tenantId, deps.webhookSecrets);
+  }
   const base = existing ?? { tenantId: actor.tenantId, createdAt: now.toISOString() };
   const next: WebhookSettings = {
     ...base,
@@ -54,5 +60,6 @@ export async function updateSettings(
     settingsChanged(actor, now, { action: existing ? 'updated' : 'created', fields }),
   );
   if (!saved) throw new ConflictError('The webhook settings changed meanwhile; try again.');
+  // A new or chosen secret is answered whole once; afterwards it is shown masked.
   return settingsView(next, secret?.secret);
 }

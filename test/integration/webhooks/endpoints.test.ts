@@ -42,8 +42,10 @@ type Answer = { status: number; body: Record<string, unknown> & { error?: { code
 
 async function call(method: string, path: string, body?: unknown, auth: Record<string, string> = { authorization: `Bearer ${bearer}` }): Promise<Answer> {
   const headers: Record<string, string> = { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+  const [route = path, search] = path.split('?');
+  const query = search === undefined ? {} : { query: Object.fromEntries(new URLSearchParams(search)) };
   const res = (await userHandler(
-    apiEvent(method, path, { headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }),
+    apiEvent(method, route, { headers, ...query, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }),
     lambdaContext,
   )) as APIGatewayProxyStructuredResultV2 & { body: string };
   return { status: res.statusCode ?? 0, body: res.body ? (JSON.parse(res.body) as Answer['body']) : {} };
@@ -170,6 +172,26 @@ describe('variant A: /user/webhooks/', () => {
       [h['webhook-id'], body],
       [h['webhook-id'], body],
     ]);
+  });
+
+  it('pages the delivery log with opaque cursors; a broken or forged cursor is 400 invalid_request, not 500', async () => {
+    await call('POST', '/user/webhooks/test/', { event_type: 'deposit_received' }, { 'x-api-key': apiKey });
+    const page1 = await call('GET', '/user/webhooks/deliveries/?limit=1');
+    expect(page1.status).toBe(200);
+    const cursor = page1.body.next_cursor as string;
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    const page2 = await call('GET', `/user/webhooks/deliveries/?limit=1&cursor=${cursor}`);
+    expect(page2.status).toBe(200);
+    expect((page2.body.results as { delivery_id: string }[])[0]?.delivery_id).not.toBe((page1.body.results as { delivery_id: string }[])[0]?.delivery_id);
+    for (const bad of [
+      'x',
+      encodeURIComponent('WHLOG#2026-01-01T00:00:00.000Z#d#1'),
+      Buffer.from('{"t":"other","at":"2026-01-01T00:00:00.000Z","d":"d","n":1}').toString('base64url'),
+    ]) {
+      const res = await call('GET', `/user/webhooks/deliveries/?cursor=${bad}`);
+      const error = res.body.error as { code: string; details?: Record<string, unknown> } | undefined;
+      expect([bad, res.status, error?.code, Object.keys(error?.details ?? {})]).toEqual([bad, 400, 'invalid_request', ['cursor']]);
+    }
   });
 });
 

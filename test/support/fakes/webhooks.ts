@@ -1,6 +1,7 @@
 import type { AttemptLog, Delivery, Subscription, WebhookSettings } from '../../../shared/domain/webhooks.js';
 import type {
   AttemptLogRepository,
+  AttemptPosition,
   DeliveryQueue,
   QueuedMessage,
   SecretBox,
@@ -175,7 +176,7 @@ export class InMemoryWebhookDeliveries implements WebhookDeliveryRepository {
 export class InMemoryAttemptLog implements AttemptLogRepository {
   readonly items: AttemptLog[] = [];
 
-  private static sortKey(log: AttemptLog): string {
+  private static sortKey(log: Pick<AttemptLog, 'at' | 'deliveryId' | 'attempt'>): string {
     return `${log.at}#${log.deliveryId}#${String(log.attempt).padStart(2, '0')}`;
   }
 
@@ -183,14 +184,15 @@ export class InMemoryAttemptLog implements AttemptLogRepository {
     this.items.push(log);
   }
 
-  async list(tenantId: string, since: Date, limit: number, cursor: string | null): Promise<{ items: AttemptLog[]; next: string | null }> {
+  async list(tenantId: string, since: Date, limit: number, after: AttemptPosition | null): Promise<{ items: AttemptLog[]; next: AttemptPosition | null }> {
+    const cursor = after ? InMemoryAttemptLog.sortKey(after) : null;
     const newestFirst = this.items
       .filter((a) => a.tenantId === tenantId && a.at >= since.toISOString())
       .sort((a, b) => InMemoryAttemptLog.sortKey(b).localeCompare(InMemoryAttemptLog.sortKey(a)))
       .filter((a) => cursor === null || InMemoryAttemptLog.sortKey(a) < cursor);
     const page = newestFirst.slice(0, limit);
     const last = page[page.length - 1];
-    return { items: page, next: newestFirst.length > limit && last ? InMemoryAttemptLog.sortKey(last) : null };
+    return { items: page, next: newestFirst.length > limit && last ? { at: last.at, deliveryId: last.deliveryId, attempt: last.attempt } : null };
   }
 }
 

@@ -154,7 +154,7 @@ const written = (events: readonly { type: string; payload: Readonly<Record<strin
   events.map((e) => ({ type: e.type, payload: { ...e.payload, callback_url: callbackUrl } }));
 
 function paymentLifecycle(): { type: string; payload: Record<string, unknown> }[] {
-  const events: PaymentEvent[] = [{ type: 'payment.created', key: 'created', payload: statusUpdatePayload(payment(), 'waiting') }];
+  const events: PaymentEvent[] = [{ type: 'payment.created', key: 'created', payload: statusUpdatePayload(payment(), null) }];
   let p = payment();
   const step = (fact: Parameters<typeof paymentTransition>[1]) => {
     const t = paymentTransition(p, fact, NOW);
@@ -262,7 +262,16 @@ describe('what producers write today parses', () => {
   it('payments: payment_status_update, the payment.* family, deposit_received and deposit_merged', () => {
     const events = paymentLifecycle();
     expect(new Set(events.map((e) => e.type))).toEqual(
-      new Set(['payment.created', 'payment_status_update', 'deposit_received', 'payment.processing', 'deposit_merged', 'payment.completed', 'payment.expired']),
+      new Set([
+        'payment.created',
+        'payment_status_update',
+        'deposit_received',
+        'payment.processing',
+        'deposit_merged',
+        'payment.completed',
+        'payment.expired',
+        'payment.failed',
+      ]),
     );
     for (const e of events) expect(parseEventPayload(e.type, e.payload)).toEqual(e.payload);
   });

@@ -201,7 +201,10 @@ describe('updatePayment and cancelPayment', () => {
 
     const cancelled = await cancelPayment('t1', p.id, fake.clock.now(), fake);
     expect([cancelled.status, cancelled.version]).toEqual(['cancelled', 3]);
-    expect(fake.payments.events.slice(1).map((e) => [e.type, e.key])).toEqual([['payment_status_update', 'status:3:cancelled']]);
+    expect(fake.payments.events.slice(1).map((e) => [e.type, e.key])).toEqual([
+      ['payment_status_update', 'status:3:cancelled'],
+      ['payment.failed', 'payment.failed:3'],
+    ]);
     // Cancelled is final: a second cancel and an edit are refused.
     await expect(cancelPayment('t1', p.id, fake.clock.now(), fake)).rejects.toMatchObject({ code: 'invalid_state' });
     await expect(updatePayment('t1', p.id, { order_id: 'x' }, fake.clock.now(), fake)).rejects.toMatchObject({ code: 'invalid_state', status: 409 });

@@ -38,6 +38,33 @@ describe('list deliveries (GET /user/webhooks/deliveries/)', () => {
     expect(await listDeliveries('t-2', { limit: 50 }, f.clock.now(), f.deps)).toEqual({ results: [], next_cursor: null });
   });
 
+  it('refuses a broken, forged or foreign cursor with 400 invalid_request naming the cursor', async () => {
+    const f = fakeWebhooks({ sender: new ScriptedSender(200) });
+    await createSettings(actor, { callback_url: 'https://hooks.example.com/a' }, f.clock.now(), f.deps);
+    for (let i = 0; i < 2; i++) {
+      await sendTestWebhook(actor, { event_type: 'deposit_received' }, f.deps);
+      f.clock.advance(1000);
+    }
+    const page1 = await listDeliveries('t-1', { limit: 1 }, f.clock.now(), f.deps);
+    const cursor = page1.next_cursor ?? '';
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+    for (const bad of ['x', 'WHLOG#2026', b64('nope'), b64({ ...decoded, at: 'yesterday' }), b64({ ...decoded, n: -1 }), `${cursor}!`]) {
+      await expect(listDeliveries('t-1', { limit: 1, cursor: bad }, f.clock.now(), f.deps)).rejects.toMatchObject({
+        code: 'invalid_request',
+        status: 400,
+        details: { cursor: [expect.any(String)] },
+      });
+    }
+    // Another tenant's cursor is not one of this tenant's positions.
+    await expect(listDeliveries('t-2', { limit: 1, cursor }, f.clock.now(), f.deps)).rejects.toMatchObject({
+      code: 'invalid_request',
+      details: { cursor: [expect.any(String)] },
+    });
+    expect((await listDeliveries('t-1', { limit: 1, cursor }, f.clock.now(), f.deps)).results).toHaveLength(1);
+  });
+
   it('the test webhook needs settings and a known event type', async () => {
     const f = fakeWebhooks();
     await expect(sendTestWebhook(actor, { event_type: 'payment_status_update' }, f.deps)).rejects.toMatchObject({ code: 'webhook_not_found' });

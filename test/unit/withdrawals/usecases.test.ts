@@ -73,6 +73,7 @@ describe('createWithdrawal', () => {
     expect(fake.withdrawals.events.map((e) => [e.type, e.key])).toEqual([
       ['withdrawal.created', 'created'],
       ['withdrawal_status_update', 'status:pending'],
+      ['withdrawal.status_changed', 'status_changed:pending'],
     ]);
     expect(await fake.withdrawals.queued('pending', 10)).toEqual([w]);
   });
@@ -207,8 +208,9 @@ describe('cancelWithdrawal', () => {
     expect([cancelled.status, cancelled.version, cancelled.updatedAt]).toEqual(['cancelled', 2, '2026-01-01T00:01:00.000Z']);
     expect(await main(fake)).toEqual({ amount: '1000', pending: '0', locked: '0' });
     expect(fake.ledger.entries.at(-1)).toMatchObject({ id: `withdrawal:${w.id}:release`, type: 'withdrawal_release' });
-    expect(fake.withdrawals.events.slice(2).map((e) => [e.type, e.key, e.payload.previous_status])).toEqual([
+    expect(fake.withdrawals.events.slice(3).map((e) => [e.type, e.key, e.payload.previous_status])).toEqual([
       ['withdrawal_status_update', 'status:cancelled', 'pending'],
+      ['withdrawal.status_changed', 'status_changed:cancelled', 'pending'],
       ['withdrawal.cancelled', 'cancelled', 'pending'],
     ]);
     expect(await fake.withdrawals.queued('pending', 10)).toEqual([]);
@@ -258,7 +260,7 @@ describe('runWithdrawalBatch', () => {
       eventType: 'chain_tx.requested',
       payload: { request_id: `ETH:${w.id}`, network: 'ETH', reference: w.id, purpose: 'withdrawal' },
     });
-    expect(fake.withdrawals.events.slice(2).map((e) => e.type)).toEqual(['withdrawal_status_update', 'withdrawal.processing']);
+    expect(fake.withdrawals.events.slice(3).map((e) => e.type)).toEqual(['withdrawal_status_update', 'withdrawal.status_changed', 'withdrawal.processing']);
     // Nothing moves on the ledger until the chain answers.
     expect(await main(fake)).toEqual({ amount: '896', pending: '0', locked: '104' });
 
