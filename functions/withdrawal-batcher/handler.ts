@@ -1,23 +1,18 @@
 import { chainTxRuntime } from '../../shared/runtime/chain-tx.js';
-import { tokenContracts } from '../../shared/runtime/payments.js';
+import { tokenContract } from '../../shared/runtime/currencies.js';
 import { withdrawalsRuntime } from '../../shared/runtime/withdrawals.js';
 import { config } from '../../shared/config/config.js';
-import { findCurrency } from '../../shared/domain/currencies.js';
 import type { BatchReport, BatcherDeps } from '../../shared/usecases/withdrawals/process.js';
 import { runWithdrawalBatch } from '../../shared/usecases/withdrawals/process.js';
 import { logger } from '../../shared/observability/logger.js';
 
 const cfg = config();
 const chainTx = chainTxRuntime(cfg);
-const contracts = tokenContracts(cfg);
 const deps: BatcherDeps = {
   ...withdrawalsRuntime(cfg),
   wallet: () => chainTx.hotWallet(),
   chainTx: chainTx.deps,
-  tokenContract: (code) => {
-    const currency = findCurrency(code);
-    return currency ? contracts(currency) : null;
-  },
+  tokenContract: (code) => tokenContract(code, cfg),
   log: logger,
 };
 

@@ -56,27 +56,32 @@ export function checkCallbackUrlSyntax(raw: string, policy: CallbackPolicy, fiel
   return url;
 }
 
+/** The form and literal checks, then every address `lookup` gives for a name (none: nothing more to judge). */
+async function checkAddresses(
+  raw: string,
+  policy: CallbackPolicy,
+  field: string,
+  lookup: (host: string) => Promise<string[]>,
+): Promise<{ url: URL; addresses: string[] }> {
+  const url = checkCallbackUrlSyntax(raw, policy, field);
+  const host = hostOf(url);
+  const addresses = isIP(host) ? [host] : await lookup(host);
+  if (addresses.length > 0) judge(url, addresses, policy, field);
+  return { url, addresses };
+}
+
 /** Resolves the host and checks every address it resolves to (connect time: a name that does not resolve is refused). */
-export async function checkCallbackUrl(
+export function checkCallbackUrl(
   raw: string,
   policy: CallbackPolicy,
   resolve: Resolver = systemResolver,
   field = 'callback_url',
 ): Promise<{ url: URL; addresses: string[] }> {
-  const url = checkCallbackUrlSyntax(raw, policy, field);
-  const host = hostOf(url);
-  let addresses: string[];
-  if (isIP(host)) addresses = [host];
-  else {
-    try {
-      addresses = await resolve(host);
-    } catch {
-      throw refuse(field, `The host ${host} does not resolve.`);
-    }
-  }
-  if (addresses.length === 0) throw refuse(field, `The host ${host} does not resolve.`);
-  judge(url, addresses, policy, field);
-  return { url, addresses };
+  return checkAddresses(raw, policy, field, async (host) => {
+    const addresses = await resolve(host).catch((): string[] => []);
+    if (addresses.length === 0) throw refuse(field, `The host ${host} does not resolve.`);
+    return addresses;
+  });
 }
 
 /** How long registration waits for a name to resolve before taking it as not resolving yet. */
@@ -100,15 +105,11 @@ async function resolveIfPossible(host: string, resolve: Resolver): Promise<strin
  * not resolve (yet) is accepted: a merchant may register a URL before its DNS exists. Delivery checks again at
  * connect time (`checkCallbackUrl`), which is the real guard.
  */
-export async function checkRegisteredUrl(
+export function checkRegisteredUrl(
   raw: string,
   policy: CallbackPolicy,
   resolve: Resolver = systemResolver,
   field = 'callback_url',
 ): Promise<{ url: URL; addresses: string[] }> {
-  const url = checkCallbackUrlSyntax(raw, policy, field);
-  const host = hostOf(url);
-  const addresses = isIP(host) ? [host] : await resolveIfPossible(host, resolve);
-  if (addresses.length > 0) judge(url, addresses, policy, field);
-  return { url, addresses };
+  return checkAddresses(raw, policy, field, (host) => resolveIfPossible(host, resolve));
 }

@@ -27,6 +27,7 @@ import { emit } from '../../../shared/store/outbox.js';
 import { requestChainTx } from '../../../shared/usecases/chain-tx/request-chain-tx.js';
 import { WORKER_FUNCTIONS } from '../../../infra/definition.js';
 import { aDeposit, aPayment } from '../../support/fixtures/payments.js';
+import { aWithdrawal } from '../../support/fixtures/withdrawals.js';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
 const TENANT_VISIBLE = [...DELIVERY_EVENTS, ...SUBSCRIPTION_EVENTS.filter((t) => !t.endsWith('.all'))];
@@ -172,31 +173,7 @@ function paymentLifecycle(): { type: string; payload: Record<string, unknown> }[
   return [...written(events, 'https://shop.example/cb'), ...written(expired.events, 'https://shop.example/cb'), ...written(cancelled.events, null)];
 }
 
-const withdrawal = (status: WithdrawalStatus, over: Partial<WithdrawalState> = {}): WithdrawalState => ({
-  id: 'w1',
-  tenantId: 't1',
-  status,
-  currency: 'USDTERC20',
-  network: 'ETH',
-  token: 'USDT',
-  amount: '100',
-  networkFee: '3',
-  platformFee: '1',
-  totalFee: '4',
-  totalDeducted: '104',
-  address: '0x0000000000000000000000000000000000000003',
-  customId: null,
-  callbackUrl: null,
-  accountId: null,
-  priceAmount: null,
-  priceCurrency: null,
-  transactionHash: null,
-  failureReason: null,
-  createdAt: NOW.toISOString(),
-  updatedAt: NOW.toISOString(),
-  version: 1,
-  ...over,
-});
+const withdrawal = (status: WithdrawalStatus, over: Partial<WithdrawalState> = {}): WithdrawalState => aWithdrawal(status, over, NOW);
 
 function withdrawalEvents(): { type: string; payload: Record<string, unknown> }[] {
   const created = withdrawalPayload(withdrawal('pending'), null);

@@ -6,28 +6,12 @@ import { familyEvent, openPayment, transition as paymentTransition } from '../..
 import type { WithdrawalDraft, WithdrawalState } from '../../../shared/domain/withdrawals.js';
 import { openWithdrawal, transition as withdrawalTransition } from '../../../shared/domain/withdrawals.js';
 import { aPayment } from '../../support/fixtures/payments.js';
+import { aWithdrawalDraft } from '../../support/fixtures/withdrawals.js';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
 const LATER = new Date('2026-01-01T00:05:00Z');
 
-const draft: WithdrawalDraft = {
-  id: 'w1',
-  tenantId: 't1',
-  currency: 'USDTERC20',
-  network: 'ETH',
-  token: 'USDT',
-  amount: '100',
-  networkFee: '3',
-  platformFee: '1',
-  totalFee: '4',
-  totalDeducted: '104',
-  address: '0x0000000000000000000000000000000000000003',
-  customId: null,
-  callbackUrl: null,
-  accountId: null,
-  priceAmount: null,
-  priceCurrency: null,
-};
+const draft: WithdrawalDraft = aWithdrawalDraft();
 
 describe('events of the withdrawal lifecycle', () => {
   const opened = openWithdrawal(draft, NOW);
