@@ -38,4 +38,6 @@ it('shows a pending withdrawal as locked, not available, and returns it to avail
   const cancelled = await withdrawals('POST', `/withdrawal/${String(created.body.id)}/cancel/`);
   expect(cancelled.body.status).toBe('cancelled');
   expect(await usdt()).toEqual({ amount: '100.000000', pending_amount: '0.000000', available_balance: '100.000000', locked_amount: '0.000000' });
+  // The tenant record counts the withdrawal, cancelled or not, and the one currency held.
+  expect((await user('GET', '/user/me/')).body.statistics).toEqual({ total_payments: 0, total_withdrawals: 1, total_volume_usd: '0.00', active_currencies: 1 });
 });
