@@ -9,6 +9,8 @@ import { keys } from '../../../shared/store/keys.js';
 import { getBalance, listAllEntries } from '../../../shared/store/ledger.js';
 import { messageBody, outboxEventFromItem } from '../../../shared/store/outbox.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
+import { jest } from '@jest/globals';
+import { main } from '../../../scripts/gateway.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { caller, tenantWithToken } from '../payments/support.js';
 
@@ -96,7 +98,7 @@ describe('wallet records', () => {
     expect((await call('POST', '/wallets/', { body: { name: 'Seller three' } })).body.id).toBe(3);
   });
 
-  it('needs the write scope for changes and answers 401 without a token', async () => {
+  it('answers 401 without a valid token', async () => {
     const anonymous = caller((await import('../../../functions/wallets/handler.js')).handler, () => 'nope');
     expect((await anonymous('GET', '/wallets/')).status).toBe(401);
   });
@@ -138,6 +140,38 @@ describe('transfers', () => {
     expect(shown).toEqual([
       { currency: 'USDTERC20', amount: '40.000000', pending_amount: '0.000000', available_balance: '40.000000', locked_amount: '0.000000' },
     ]);
+
+    const userApi = caller((await import('../../../functions/user/handler.js')).handler, () => t.bearer);
+    const balances = await userApi('GET', '/user/balances/');
+    expect(balances.body.sub_accounts).toEqual({
+      USDTERC20: {
+        total_amount: '40.000000',
+        total_pending: '0.000000',
+        accounts: [
+          {
+            account_name: 'Funded',
+            account_id: wallet.wallet_id,
+            amount: '40.000000',
+            pending_amount: '0.000000',
+            available_balance: '40.000000',
+            locked_amount: '0.000000',
+          },
+        ],
+      },
+    });
+    expect(balances.body.statistics.subaccounts_count).toBe(1);
+    expect((await userApi('GET', '/user/me/')).body.features.multi_wallet).toBe(true);
+
+    const printed: string[] = [];
+    const log = jest.spyOn(console, 'log').mockImplementation((text: string) => void printed.push(text));
+    try {
+      expect(await main(['wallet', 'list', '--tenant', t.tenantId])).toBe(0);
+      expect(await main(['wallet', 'show', '--tenant', t.tenantId, wallet.wallet_id, '--json'])).toBe(0);
+    } finally {
+      log.mockRestore();
+    }
+    expect(printed[0]).toContain(`1 wallet(s)\n#${wallet.id} ${wallet.wallet_id} "Funded"\n    USDTERC20: 40.000000`);
+    expect(JSON.parse(printed[1] ?? '')).toMatchObject({ id: wallet.id, balances: [{ currency: 'USDTERC20', available_balance: '40.000000' }] });
 
     const refused = await callT('DELETE', `/wallets/${wallet.id}/`);
     expect([refused.status, refused.body.error.code, refused.body.error.details.currencies]).toEqual([409, 'invalid_state', ['USDTERC20']]);
