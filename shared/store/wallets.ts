@@ -2,6 +2,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, ValidationError } from '../domain/errors.js';
 import type { EventDraft } from '../domain/events.js';
 import type { TransferChange, WalletRef, WalletState, WalletTransferState } from '../domain/wallets.js';
+import { walletRef } from '../domain/wallets.js';
+import type { WalletDirectory } from '../usecases/payments/ports.js';
 import type { TransferFilter, WalletRepository, WalletTransferRepository } from '../usecases/wallets/ports.js';
 import type { WriteItem } from '../usecases/ports.js';
 import { aggregateOutbox, commitAggregate, counterItem, loadState, nextVersion, readCounter, stateAttributes, stateOf, versionedPut } from './aggregate.js';
@@ -162,6 +164,17 @@ async function list(tenantId: string, page: { limit: number; offset: number }) {
 }
 
 export const dynamoWallets: WalletRepository = { get, byExternalId, create, save, remove, list, all };
+
+/**
+ * The payments' wallet directory: a payment names its wallet by the uuid `wallet_id` (the ledger account it credits
+ * is `wallet:<wallet_id>`), so only an existing wallet's uuid, as the API shows it, is known.
+ */
+export const dynamoWalletDirectory: WalletDirectory = {
+  exists: async (tenantId, walletId) => {
+    const ref = walletRef(walletId);
+    return ref?.kind === 'uuid' && ref.walletId === walletId && (await get(tenantId, ref)) !== null;
+  },
+};
 
 /* ---------------------------------------------------------------- transfers */
 
