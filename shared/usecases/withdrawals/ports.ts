@@ -3,6 +3,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { Decimal } from '../../domain/money.js';
 import type { WithdrawalChange, WithdrawalQueue, WithdrawalState } from '../../domain/withdrawals.js';
 import type { LedgerPort } from '../ledger/ports.js';
+import type { WalletDirectory } from '../payments/ports.js';
 import type { WriteItem } from '../ports.js';
 import type { RatesDeps } from '../rates/ports.js';
 import type { WithdrawalFeeDeps } from './network-fees.js';
@@ -63,6 +64,8 @@ export interface WithdrawalsDeps {
   readonly chainTxs: Pick<ChainTxStorePort, 'get'>;
   readonly settings: WithdrawalSettings;
   readonly clock: Clock;
+  /** The tenant's wallets, which `account_id` names by uuid (none known without it). */
+  readonly wallets?: WalletDirectory;
 }
 
 /** What reads of the catalogue as configured need: the currencies switched off. */

@@ -1,18 +1,13 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
 import { resetConfig } from '../../../shared/config/config.js';
-import { queuesFor } from '../../../shared/domain/events.js';
 import { add } from '../../../shared/domain/money.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
-import { db, tableName } from '../../../shared/store/client.js';
-import { keys } from '../../../shared/store/keys.js';
 import { getBalance, listAllEntries } from '../../../shared/store/ledger.js';
-import { messageBody, outboxEventFromItem } from '../../../shared/store/outbox.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import { jest } from '@jest/globals';
 import { main } from '../../../scripts/gateway.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { caller, tenantWithToken } from '../payments/support.js';
+import { settle } from './support.js';
 
 /** The wallets API against DynamoDB Local: CRUD, transfers both ways through the real worker, refusals, concurrency. */
 let table: TestTable;
@@ -20,24 +15,9 @@ let a: { tenantId: string; bearer: string };
 let b: { tenantId: string; bearer: string };
 let call: ReturnType<typeof caller>;
 let callB: ReturnType<typeof caller>;
-let worker: (event: SQSEvent) => Promise<{ batchItemFailures: unknown[] }>;
 
 const fund = (tenantId: string, currency: string, amount: string) =>
   creditAdjustment({ tenant_id: tenantId, currency, amount, reason: 'test funding' }, ledgerRuntime());
-
-/** The SQS message the event router sends for a transfer's `wallet_transfer.accepted`, checked to go to `wallet-transfers`. */
-async function routed(transferId: string): Promise<SQSEvent['Records'][number]> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.outbox(`wallet_transfer:${transferId}:settle`), ConsistentRead: true }));
-  if (!Item) throw new Error(`no outbox event for ${transferId}`);
-  const event = outboxEventFromItem(Item);
-  expect(queuesFor(event.type)).toEqual(['wallet-transfers']);
-  return { messageId: `m-${transferId}`, body: messageBody(event) } as SQSEvent['Records'][number];
-}
-
-async function settle(transferId: string): Promise<void> {
-  const record = await routed(transferId);
-  expect((await worker({ Records: [record, record] } as SQSEvent)).batchItemFailures).toEqual([]);
-}
 
 beforeAll(async () => {
   table = await startTestTable();
@@ -48,7 +28,6 @@ beforeAll(async () => {
   const { handler } = await import('../../../functions/wallets/handler.js');
   call = caller(handler, () => a.bearer);
   callB = caller(handler, () => b.bearer);
-  worker = (await import('../../../functions/wallet-transfers/handler.js')).handler as typeof worker;
 });
 
 afterAll(async () => {
