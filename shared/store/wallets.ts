@@ -135,32 +135,26 @@ async function remove(w: WalletState): Promise<void> {
   await commitAggregate({ type: WALLET, id: w.walletId, tenantId: w.tenantId, put: removal, outbox: [], items, now: new Date() });
 }
 
-async function all(tenantId: string): Promise<WalletState[]> {
-  const items = await queryAll({
-    TableName: tableName(),
-    IndexName: 'gsi1',
-    KeyConditionExpression: 'gsi1pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.walletListPartition(tenantId) },
-    ScanIndexForward: true,
-  });
+/** The tenant's wallets by id (gsi1), the first `max` of them. */
+async function walletsById(tenantId: string, max?: number): Promise<WalletState[]> {
+  const items = await queryAll(
+    {
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.walletListPartition(tenantId) },
+      ScanIndexForward: true,
+    },
+    max,
+  );
   return items.map(walletFromItem);
 }
 
+const all = (tenantId: string) => walletsById(tenantId);
+
 async function list(tenantId: string, page: { limit: number; offset: number }) {
-  const [wallets, counter] = await Promise.all([
-    queryAll(
-      {
-        TableName: tableName(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.walletListPartition(tenantId) },
-        ScanIndexForward: true,
-      },
-      page.offset + page.limit,
-    ),
-    readCounter(keys.walletCounterPrefix(tenantId), ['count']),
-  ]);
-  return { wallets: wallets.slice(page.offset, page.offset + page.limit).map(walletFromItem), total: Number(counter.count) };
+  const [wallets, counter] = await Promise.all([walletsById(tenantId, page.offset + page.limit), readCounter(keys.walletCounterPrefix(tenantId), ['count'])]);
+  return { wallets: wallets.slice(page.offset, page.offset + page.limit), total: Number(counter.count) };
 }
 
 export const dynamoWallets: WalletRepository = { get, byExternalId, create, save, remove, list, all };

@@ -1,19 +1,11 @@
 import { z } from 'zod';
 import type { BalanceRow } from '../../domain/ledger.js';
-import { totalOf } from '../../domain/ledger.js';
 import type { WalletState, WalletTransferState } from '../../domain/wallets.js';
 import { showAmount } from '../balances/format.js';
+import { BalanceEntry, balanceEntry } from '../balances/get-balances.js';
 
 /** A wallet's balance in one currency (spec 2.6), decimal strings: owned, confirming, usable now, held. */
-export const WalletBalance = z
-  .object({
-    currency: z.string(),
-    amount: z.string().describe('Owned: available plus locked'),
-    pending_amount: z.string().describe('Incoming, not yet confirmed'),
-    available_balance: z.string().describe('Usable now'),
-    locked_amount: z.string().describe('Held for transfers and withdrawals in progress'),
-  })
-  .meta({ id: 'WalletBalance' });
+export const WalletBalance = z.object({ currency: z.string() }).extend(BalanceEntry.shape).meta({ id: 'WalletBalance' });
 
 /** A wallet (spec 2.6). */
 export const WalletRecord = z
@@ -30,13 +22,7 @@ export const WalletRecord = z
 export type WalletRecord = z.output<typeof WalletRecord>;
 
 export function walletBalances(rows: readonly BalanceRow[]): z.output<typeof WalletBalance>[] {
-  return rows.map((row) => ({
-    currency: row.currency,
-    amount: showAmount(totalOf(row.balance), row.currency),
-    pending_amount: showAmount(row.balance.pending, row.currency),
-    available_balance: showAmount(row.balance.amount, row.currency),
-    locked_amount: showAmount(row.balance.locked, row.currency),
-  }));
+  return rows.map((row) => ({ currency: row.currency, ...balanceEntry(row.balance, row.currency) }));
 }
 
 export function walletRecord(w: WalletState, rows: readonly BalanceRow[]): WalletRecord {
