@@ -139,6 +139,14 @@ describe('transfers', () => {
       },
     });
     expect(balances.body.statistics.subaccounts_count).toBe(1);
+    // The main account's history shows the transfer: held, then moved out.
+    const mainHistory = await userApi('GET', '/user/balances/history/', { query: { type: 'transfer' } });
+    expect(
+      mainHistory.body.results.map((r: { amount: string; locked_amount: string; reference: unknown }) => [r.amount, r.locked_amount, r.reference]),
+    ).toEqual([
+      ['0.000000', '-40.000000', { type: 'wallet_transfer', id: accepted.body.transfer_id }],
+      ['-40.000000', '40.000000', { type: 'wallet_transfer', id: accepted.body.transfer_id }],
+    ]);
     expect((await userApi('GET', '/user/me/')).body.features.multi_wallet).toBe(true);
 
     const printed: string[] = [];
