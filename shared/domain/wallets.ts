@@ -1,5 +1,5 @@
 import type { CurrencyCode } from './currencies.js';
-import { ConflictError, ValidationError } from './errors.js';
+import { ConflictError, NotFoundError, ValidationError } from './errors.js';
 import type { EventDraft } from './events.js';
 import { EVENTS, eventDraft } from './events.js';
 import type { Balance, CustomerAccount, EntryDraft } from './ledger.js';
@@ -81,6 +81,14 @@ export function updateWallet(wallet: WalletState, change: { name?: string; exter
     ...(change.externalId !== undefined ? { externalId: checkExternalId(change.externalId) } : {}),
     updatedAt: now.toISOString(),
   };
+}
+
+/** A change that needs the wallet found it deleted meanwhile (a transfer's settlement then fails instead). */
+export class WalletGoneError extends NotFoundError {
+  constructor(walletId: string) {
+    super(`The wallet ${walletId} no longer exists.`, { wallet_id: walletId });
+    this.name = 'WalletGoneError';
+  }
 }
 
 /** A wallet may go only when every balance row of it (owned, pending and held) is zero. */

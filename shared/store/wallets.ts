@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, ValidationError } from '../domain/errors.js';
 import type { EventDraft } from '../domain/events.js';
 import type { TransferChange, WalletRef, WalletState, WalletTransferState } from '../domain/wallets.js';
-import { walletRef } from '../domain/wallets.js';
+import { WalletGoneError, walletRef } from '../domain/wallets.js';
 import type { WalletDirectory } from '../usecases/payments/ports.js';
 import type { TransferFilter, WalletRepository, WalletTransferRepository } from '../usecases/wallets/ports.js';
 import type { WriteItem } from '../usecases/ports.js';
@@ -209,17 +209,25 @@ async function createTransfer(
   return t;
 }
 
+/** A transfer's save credits its wallet only while the wallet exists (a deletion meanwhile refuses it). */
 async function saveTransfer(previous: WalletTransferState, change: TransferChange, now: Date): Promise<WalletTransferState> {
   const t = nextVersion(change.state, previous.version);
-  await commitAggregate({
-    type: TRANSFER,
-    id: t.id,
-    tenantId: t.tenantId,
-    put: versionedPut(transferItem(t), previous.version),
-    outbox: transferOutbox(t, change, now),
-    entry: change.entry,
-    now,
-  });
+  const walletExists: TransactItem = {
+    ConditionCheck: { TableName: tableName(), Key: keys.wallet(t.tenantId, t.walletId), ConditionExpression: 'attribute_exists(pk)' },
+  };
+  await commitAggregate(
+    {
+      type: TRANSFER,
+      id: t.id,
+      tenantId: t.tenantId,
+      put: versionedPut(transferItem(t), previous.version),
+      outbox: transferOutbox(t, change, now),
+      items: t.status === 'completed' ? [walletExists] : [],
+      entry: change.entry,
+      now,
+    },
+    () => new WalletGoneError(t.walletId),
+  );
   return t;
 }
 

@@ -48,7 +48,10 @@ export interface WalletTransferRepository {
    * events and `alsoWrite` in ONE transaction. Returns it as stored.
    */
   create(change: TransferChange, now: Date, alsoWrite?: (stored: WalletTransferState) => readonly WriteItem[]): Promise<WalletTransferState>;
-  /** Saves a change with its ledger entry and events in ONE transaction, conditioned on the version read. */
+  /**
+   * Saves a change with its ledger entry and events in ONE transaction, conditioned on the version read; a
+   * completion also on its wallet still existing (WalletGoneError).
+   */
   save(previous: WalletTransferState, change: TransferChange, now: Date): Promise<WalletTransferState>;
   /** The tenant's transfers, newest first (a per-tenant index, never a Scan). */
   list(tenantId: string, filter: TransferFilter): Promise<readonly WalletTransferState[]>;

@@ -1,6 +1,6 @@
 import { ConflictError } from '../../domain/errors.js';
 import type { WalletTransferState } from '../../domain/wallets.js';
-import { settleTransfer as settle } from '../../domain/wallets.js';
+import { settleTransfer as settle, WalletGoneError } from '../../domain/wallets.js';
 import type { WalletsPorts } from './ports.js';
 
 /**
@@ -15,9 +15,15 @@ export async function settleTransfer(
   const transfer = await deps.transfers.get(ref.tenantId, ref.transferId);
   if (transfer === null || transfer.status !== 'accepted') return transfer;
   const wallet = await deps.wallets.get(ref.tenantId, { kind: 'uuid', walletId: transfer.walletId });
-  const outcome = wallet === null ? { ok: false as const, reason: 'The wallet no longer exists.' } : { ok: true as const };
+  const gone = { ok: false as const, reason: 'The wallet no longer exists.' };
   try {
-    return await deps.transfers.save(transfer, settle(transfer, outcome, deps.clock.now()), deps.clock.now());
+    try {
+      return await deps.transfers.save(transfer, settle(transfer, wallet === null ? gone : { ok: true }, deps.clock.now()), deps.clock.now());
+    } catch (error) {
+      // Deleted between the read and the settlement: the hold returns to the source.
+      if (!(error instanceof WalletGoneError)) throw error;
+      return await deps.transfers.save(transfer, settle(transfer, gone, deps.clock.now()), deps.clock.now());
+    }
   } catch (error) {
     // Settled meanwhile by another delivery of the same message.
     if (error instanceof ConflictError) return deps.transfers.get(ref.tenantId, ref.transferId);

@@ -8,6 +8,8 @@ import { main } from '../../../scripts/gateway.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { caller, tenantWithToken } from '../payments/support.js';
 import { settle } from './support.js';
+import { walletsRuntime } from '../../../shared/runtime/wallets.js';
+import { settleTransfer } from '../../../shared/usecases/wallets/settle-transfer.js';
 
 /** The wallets API against DynamoDB Local: CRUD, transfers both ways through the real worker, refusals, concurrency. */
 let table: TestTable;
@@ -190,6 +192,21 @@ describe('transfers', () => {
     expect(await getBalance(t.tenantId, 'main', 'USDTERC20')).toEqual({ amount: '5', pending: '0', locked: '0' });
     const history = await callT('POST', '/wallets/transfer-history/', { body: {} });
     expect(history.body.transfers[0]).toMatchObject({ status: 'failed', failure_reason: expect.any(String) });
+  });
+
+  it('fails a transfer whose wallet is deleted between the worker reading it and settling', async () => {
+    const t = await tenantWithToken('Wallets G');
+    const callT = caller((await import('../../../functions/wallets/handler.js')).handler, () => t.bearer);
+    const wallet = (await callT('POST', '/wallets/', { body: { name: 'Racing' } })).body;
+    await fund(t.tenantId, 'USDTERC20', '4');
+    const accepted = await callT('POST', '/wallets/transfer-to-user/', { body: { wallet_id: wallet.id, currency: 'USDTERC20', amount: '4' } });
+    const runtime = walletsRuntime();
+    const stale = await runtime.wallets.get(t.tenantId, { kind: 'id', id: wallet.id });
+    expect((await callT('DELETE', `/wallets/${wallet.id}/`)).status).toBe(204);
+    const staleRead = { ...runtime, wallets: { ...runtime.wallets, get: async () => stale } };
+    expect((await settleTransfer({ tenantId: t.tenantId, transferId: accepted.body.transfer_id }, staleRead))?.status).toBe('failed');
+    expect(await getBalance(t.tenantId, 'main', 'USDTERC20')).toEqual({ amount: '4', pending: '0', locked: '0' });
+    expect(await getBalance(t.tenantId, `wallet:${wallet.wallet_id}`, 'USDTERC20')).toEqual({ amount: '0', pending: '0', locked: '0' });
   });
 
   it('accepts exactly 10 of 100 concurrent transfers against a balance for 10; balances and journal agree', async () => {

@@ -1,6 +1,7 @@
 import { ConflictError, ValidationError } from '../../../shared/domain/errors.js';
 import type { EventDraft } from '../../../shared/domain/events.js';
 import type { TransferChange, WalletRef, WalletState, WalletTransferState } from '../../../shared/domain/wallets.js';
+import { WalletGoneError } from '../../../shared/domain/wallets.js';
 import type { WriteItem } from '../../../shared/usecases/ports.js';
 import type { TransferFilter, WalletRepository, WalletsPorts, WalletTransferRepository } from '../../../shared/usecases/wallets/ports.js';
 import { VirtualClock } from '../clock.js';
@@ -78,7 +79,10 @@ export class InMemoryWalletTransfers implements WalletTransferRepository {
   readonly events: (EventDraft & { readonly transferId: string })[] = [];
   readonly alsoWritten: WriteItem[] = [];
 
-  constructor(readonly ledger: InMemoryLedger = new InMemoryLedger()) {}
+  constructor(
+    readonly ledger: InMemoryLedger = new InMemoryLedger(),
+    private readonly wallets?: InMemoryWallets,
+  ) {}
 
   private key = (tenantId: string, id: string) => `${tenantId}|${id}`;
 
@@ -105,6 +109,10 @@ export class InMemoryWalletTransfers implements WalletTransferRepository {
     const stored = this.states.get(this.key(previous.tenantId, previous.id));
     if (!stored || stored.version !== previous.version) throw new ConflictError('The transfer changed meanwhile; retry.');
     const t = { ...change.state, version: previous.version + 1 };
+    // A completion credits its wallet only while the wallet exists.
+    if (t.status === 'completed' && this.wallets && !(await this.wallets.get(t.tenantId, { kind: 'uuid', walletId: t.walletId }))) {
+      throw new WalletGoneError(t.walletId);
+    }
     await this.commit(t, change, now);
     return t;
   }
@@ -134,7 +142,7 @@ export interface FakeWallets {
 export function fakeWallets(): FakeWallets {
   const ledger = new InMemoryLedger();
   const wallets = new InMemoryWallets();
-  const transfers = new InMemoryWalletTransfers(ledger);
+  const transfers = new InMemoryWalletTransfers(ledger, wallets);
   const clock = new VirtualClock(new Date('2026-01-01T00:00:00Z'));
   return { deps: { wallets, transfers, ledger, settings: { allowLoopbackCallbacks: false }, clock }, wallets, transfers, ledger, clock };
 }

@@ -103,6 +103,20 @@ describe('wallet transfers', () => {
     expect(await f.ledger.balance(T, MAIN, 'USDTERC20')).toEqual({ amount: '3', pending: '0', locked: '0' });
   });
 
+  it('fails a transfer whose wallet is deleted between the read and the settlement', async () => {
+    const f = fakeWallets();
+    const w = await createWallet(T, { name: 'W' }, f.deps);
+    await fund(f, '3');
+    const t = await createTransfer({ tenantId: T, type: 'to_sub', body: body(w.id, '3') }, f.deps);
+    const stale = await f.wallets.get(T, { kind: 'id', id: w.id });
+    await deleteWallet(T, w.wallet_id, f.deps);
+    // The settlement still reads the wallet as it was before the deletion.
+    const staleRead = { ...f.deps, wallets: Object.assign(Object.create(f.wallets) as typeof f.wallets, { get: async () => stale }) };
+    expect((await settleTransfer({ tenantId: T, transferId: t.id }, staleRead))?.status).toBe('failed');
+    expect(await f.ledger.balance(T, MAIN, 'USDTERC20')).toEqual({ amount: '3', pending: '0', locked: '0' });
+    expect(await f.ledger.balance(T, walletAccount(w.wallet_id), 'USDTERC20')).toEqual({ amount: '0', pending: '0', locked: '0' });
+  });
+
   it('refuses an unknown currency, a bad amount and a non-HTTPS callback URL as invalid_request', async () => {
     const f = fakeWallets();
     const w = await createWallet(T, { name: 'W' }, f.deps);
