@@ -8,6 +8,10 @@ import { main } from '../../../scripts/gateway.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { caller, tenantWithToken } from '../payments/support.js';
 import { settle } from './support.js';
+import { authRuntime } from '../../../shared/runtime/auth.js';
+import { tenantsRuntime } from '../../../shared/runtime/tenants.js';
+import { clientAuthFrom, issueToken } from '../../../shared/usecases/auth/issue-token.js';
+import { createTenant } from '../../../shared/usecases/tenants/create-tenant.js';
 import { walletsRuntime } from '../../../shared/runtime/wallets.js';
 import { settleTransfer } from '../../../shared/usecases/wallets/settle-transfer.js';
 
@@ -79,9 +83,21 @@ describe('wallet records', () => {
     expect((await call('POST', '/wallets/', { body: { name: 'Seller three' } })).body.id).toBe(3);
   });
 
-  it('answers 401 without a valid token', async () => {
-    const anonymous = caller((await import('../../../functions/wallets/handler.js')).handler, () => 'nope');
-    expect((await anonymous('GET', '/wallets/')).status).toBe(401);
+  it('answers 401 without a valid token, and reads with read but changes only with read write', async () => {
+    const { handler } = await import('../../../functions/wallets/handler.js');
+    expect((await caller(handler, () => 'nope')('GET', '/wallets/')).status).toBe(401);
+    const made = await createTenant({ name: 'Wallets read-only', scopes: ['read'] }, tenantsRuntime());
+    const token = await issueToken(
+      { grant_type: 'client_credentials' },
+      clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }),
+      new Date(),
+      authRuntime(),
+    );
+    const reader = caller(handler, () => token.access_token);
+    expect((await reader('GET', '/wallets/')).status).toBe(200);
+    expect((await reader('POST', '/wallets/transfer-history/', { body: {} })).status).toBe(200);
+    const refused = await reader('POST', '/wallets/', { body: { name: 'No' } });
+    expect([refused.status, refused.body.error.code]).toEqual([403, 'permission_denied']);
   });
 
   it('gives concurrent creations distinct ids and an exact total', async () => {
