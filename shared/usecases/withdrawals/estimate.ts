@@ -40,7 +40,7 @@ export async function estimateWithdrawal(
   tenant: Tenant,
   deps: Pick<WithdrawalsDeps, 'fees'> & CatalogueDeps,
 ): Promise<Record<string, unknown>> {
-  const currency = resolveWithdrawalCurrency(body, deps.rates.disabled);
+  const currency = resolveWithdrawalCurrency(body, deps);
   const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.displayPrecision });
   if (body.address !== undefined && addressProblem(currency, body.address)) {
     throw new GatewayError('invalid_request', `The address is not a valid ${currency.network} address.`, {
@@ -84,7 +84,7 @@ export async function feeEstimate(
   tenant: Tenant,
   deps: Pick<WithdrawalsDeps, 'fees'> & CatalogueDeps,
 ): Promise<Record<string, unknown>> {
-  const currency = resolveWithdrawalCurrency(body, deps.rates.disabled);
+  const currency = resolveWithdrawalCurrency(body, deps);
   const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.displayPrecision });
   if (body.address !== undefined) requireAddress(currency, body.address);
   const t = await priceWithdrawal({ currency, amount, feePercent: tenant.settings.transaction_fee, address: body.address }, deps.fees);
@@ -116,7 +116,7 @@ export type MinWithdrawalBody = z.output<typeof MinWithdrawalBody>;
 
 export function minWithdrawal(body: MinWithdrawalBody, deps: CatalogueDeps): Record<string, unknown> {
   if (body.currency !== undefined) {
-    const currency = resolveWithdrawalCurrency({ currency: body.currency }, deps.rates.disabled);
+    const currency = resolveWithdrawalCurrency({ currency: body.currency }, deps);
     return { currency: currency.code, min_amount: jsonNumber(currency.minWithdrawal), blockchain: currency.network, token: currency.token };
   }
   if (body.blockchain === undefined) throw ValidationError.field('blockchain', 'This field is required unless currency is given.');
@@ -130,7 +130,7 @@ export function minWithdrawal(body: MinWithdrawalBody, deps: CatalogueDeps): Rec
   const token = (body.token ?? 'USDT').toUpperCase();
   const network = chain === 'MATIC' ? 'POLYGON' : chain;
   const currency: CurrencyDefinition | undefined = findNetwork(network) ? findCurrencyByToken(network, token) : undefined;
-  if (!currency || !withdrawableCurrencies(deps.rates.disabled).some((c) => c.code === currency.code)) {
+  if (!currency || !withdrawableCurrencies(deps).some((c) => c.code === currency.code)) {
     throw new GatewayError('unsupported_token', `The token ${token} is not supported on ${chain}.`, { blockchain: chain, token });
   }
   return { min_amount: jsonNumber(currency.minWithdrawal), blockchain: chain, token: currency.token };
@@ -141,7 +141,7 @@ export function withdrawalLimits(tenant: Tenant, deps: Pick<WithdrawalsDeps, 'fe
     transaction_fee_percent: tenant.settings.transaction_fee,
     max_withdrawal_amount: tenant.settings.limits.max_withdrawal_amount,
     daily_withdrawal_limit: tenant.settings.limits.daily_withdrawal_limit,
-    currencies: withdrawableCurrencies(deps.rates.disabled).map((c) => ({
+    currencies: withdrawableCurrencies(deps).map((c) => ({
       currency: c.code,
       blockchain: c.network,
       token: c.token,
@@ -154,7 +154,7 @@ export function withdrawalLimits(tenant: Tenant, deps: Pick<WithdrawalsDeps, 'fe
 
 export async function availableCurrencies(tenantId: string, deps: Pick<WithdrawalsDeps, 'ledger'> & CatalogueDeps): Promise<Record<string, unknown>> {
   const rows = await deps.ledger.balances(tenantId, MAIN);
-  const withdrawable = new Map(withdrawableCurrencies(deps.rates.disabled).map((c) => [c.code as string, c]));
+  const withdrawable = new Map(withdrawableCurrencies(deps).map((c) => [c.code as string, c]));
   const currencies = rows
     .filter((r) => withdrawable.has(r.currency) && isPositive(r.balance.amount))
     .map((r) => {

@@ -5,7 +5,7 @@ import { createApi } from '../../../shared/http/pipeline.js';
 import { paymentsRuntime } from '../../../shared/runtime/payments.js';
 import { paymentRoutes } from '../../../functions/payments/routes.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
-import { caller, putFixedRates, tenantWithToken } from './support.js';
+import { caller, EVERY_TOKEN_CONTRACT, putFixedRates, tenantWithToken } from './support.js';
 
 /**
  * The payments API against DynamoDB Local: every create body form, validation, limits, idempotency, lists
@@ -21,7 +21,13 @@ let handler: ReturnType<typeof api>;
 
 /** The payments Lambda as a deployment with these settings wires it. */
 const api = (env: Record<string, string>) =>
-  createApi(paymentRoutes, paymentsRuntime(parseConfig({ ...process.env, ALLOW_LOOPBACK_CALLBACKS: 'true', ...env })));
+  createApi(paymentRoutes, paymentsRuntime(parseConfig({ ...process.env, ALLOW_LOOPBACK_CALLBACKS: 'true', ...CHAINS, ...env })));
+/** The chains' endpoints (never dialled by the API): with a factory, a network is served. */
+const CHAINS = {
+  EVM_RPC_URLS: JSON.stringify({ ETH: 'http://127.0.0.1:9/' }),
+  TRON_API_URL: 'http://127.0.0.1:9/',
+  TOKEN_CONTRACTS: EVERY_TOKEN_CONTRACT,
+};
 
 beforeAll(async () => {
   table = await startTestTable();
