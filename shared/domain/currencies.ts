@@ -381,6 +381,11 @@ export function findCurrencyByToken(blockchain: string, token: string): Currency
   return CURRENCY_LIST.find((c) => c.network === network.code && c.token === symbol);
 }
 
+/** The token a client means on a network when it names none: USDT where the catalogue has it, else the native coin. */
+export function defaultToken(network: NetworkDefinition): string {
+  return CURRENCY_LIST.some((c) => c.network === network.code && c.token === 'USDT') ? 'USDT' : network.nativeCurrency;
+}
+
 /**
  * A currency is active when enabled for payments or withdrawals and not switched off by configuration
  * (`disabled`, e.g. from `DISABLED_CURRENCIES`).
