@@ -4,11 +4,11 @@ import { depositAddress, forwarderImplementationAddress, saltFor } from '../chai
 import { tronDepositAddress } from '../chain/tron/create2.js';
 import { systemClock } from '../domain/clock.js';
 import type { CurrencyDefinition } from '../domain/currencies.js';
-import { contractAddress, contractEnvironmentFor, NETWORKS } from '../domain/currencies.js';
+import { NETWORKS } from '../domain/currencies.js';
 import { dynamoPayments } from '../store/payments.js';
 import { dynamoScanCursors } from '../store/scanner.js';
 import type { DepositAddressSource, PaymentSettings, PaymentsDeps, ScannerDeps, TokenContracts, WalletDirectory } from '../usecases/payments/ports.js';
-import { servedNetworks } from './currencies.js';
+import { servedNetworks, tokenContract } from './currencies.js';
 import { ratesRuntime } from './rates.js';
 
 /**
@@ -44,8 +44,7 @@ export function factoryAddresses(cfg: Config): DepositAddressSource {
 }
 
 export function tokenContracts(cfg: Config): TokenContracts {
-  const environment = contractEnvironmentFor(cfg.STAGE);
-  return (currency: CurrencyDefinition) => contractAddress(currency, environment, cfg.TOKEN_CONTRACTS);
+  return (currency: CurrencyDefinition) => tokenContract(currency, cfg);
 }
 
 export function paymentSettings(cfg: Config): PaymentSettings {

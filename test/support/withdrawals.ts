@@ -1,4 +1,6 @@
+import { withdrawalRoutes } from '../../functions/withdrawals/routes.js';
 import { config } from '../../shared/config/config.js';
+import { createApi } from '../../shared/http/pipeline.js';
 import { withdrawalsRuntime } from '../../shared/runtime/withdrawals.js';
 import type { ServedNetworks } from '../../shared/domain/currencies.js';
 import type { BatcherDeps } from '../../shared/usecases/withdrawals/process.js';
@@ -27,4 +29,12 @@ export function batcherDeps(
     clock: { now: parts.now ?? (() => new Date()) },
     log: { error: () => undefined },
   };
+}
+
+/**
+ * The withdrawals Lambda wired from the current configuration, sending on every network a chain adapter exists
+ * for (`served` decided by the test, as `parseConfig` of a full deployment would).
+ */
+export function withdrawalsApi(served: ServedNetworks = serving(CHAIN_NETWORKS)) {
+  return createApi(withdrawalRoutes, { ...withdrawalsRuntime(config()), served });
 }

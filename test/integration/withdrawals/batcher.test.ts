@@ -6,14 +6,9 @@ import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustm
 import type { BatcherDeps } from '../../../shared/usecases/withdrawals/process.js';
 import { erc20TransferData, runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
-import { batcherDeps } from '../../support/withdrawals.js';
+import { batcherDeps, withdrawalsApi } from '../../support/withdrawals.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
-import { withdrawalRoutes } from '../../../functions/withdrawals/routes.js';
-import { config } from '../../../shared/config/config.js';
-import { createApi } from '../../../shared/http/pipeline.js';
-import { withdrawalsRuntime } from '../../../shared/runtime/withdrawals.js';
-import { CHAIN_NETWORKS, serving } from '../../support/fakes/payments.js';
 
 /** The batcher (pending -> processing with a chain-tx request), the chain result consumer, and the staging addresses. */
 const DEST = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -55,8 +50,7 @@ beforeAll(async () => {
   await putFixedRates();
   t = await tenantWithToken('Batcher');
   await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDTERC20', amount: '1000', reason: 'test funding' }, ledgerRuntime());
-  // A deployment sending on every network a chain adapter exists for.
-  const handler = createApi(withdrawalRoutes, { ...withdrawalsRuntime(config()), served: serving(CHAIN_NETWORKS) });
+  const handler = withdrawalsApi();
   call = caller(handler, () => t.bearer);
 });
 

@@ -2,15 +2,10 @@ import { getBalance, platformBalances } from '../../../shared/store/ledger.js';
 import { dynamoChainTxStore } from '../../../shared/store/chain-tx.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import { runWithdrawalBatch, STAGING_COMPLETE } from '../../../shared/usecases/withdrawals/process.js';
-import { batcherDeps } from '../../support/withdrawals.js';
+import { batcherDeps, withdrawalsApi } from '../../support/withdrawals.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
-import { withdrawalRoutes } from '../../../functions/withdrawals/routes.js';
-import { config } from '../../../shared/config/config.js';
-import { createApi } from '../../../shared/http/pipeline.js';
-import { withdrawalsRuntime } from '../../../shared/runtime/withdrawals.js';
-import { CHAIN_NETWORKS, serving } from '../../support/fakes/payments.js';
 
 /** `WITHDRAWAL_NETWORK_FEES` through the HTTP API: estimates, the amount a creation holds, what completion books. */
 let table: TestTable;
@@ -27,8 +22,7 @@ beforeAll(async () => {
   t = await tenantWithToken('Network fees');
   await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDTERC20', amount: '200', reason: 'test funding' }, ledgerRuntime());
   await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDCERC20', amount: '200', reason: 'test funding' }, ledgerRuntime());
-  // A deployment sending on every network a chain adapter exists for.
-  const handler = createApi(withdrawalRoutes, { ...withdrawalsRuntime(config()), served: serving(CHAIN_NETWORKS) });
+  const handler = withdrawalsApi();
   call = caller(handler, () => t.bearer);
 });
 
