@@ -16,7 +16,7 @@ import { allTenants, changeTenantStatus, configureTenant, requireTenant } from '
 import { authRuntime } from '../shared/runtime/auth.js';
 import { tenantsRuntime } from '../shared/runtime/tenants.js';
 import { balanceCommands } from './cli/balance.js';
-import { UsageError, boolOpt, intOpt, json, need, scopesOpt, str } from './cli/command.js';
+import { UsageError, boolOpt, intOpt, json, limitOpt, need, scopesOpt, str } from './cli/command.js';
 import type { CommandGroup, Values } from './cli/command.js';
 import { devCommands } from './cli/dev.js';
 
@@ -96,8 +96,8 @@ const commands: Record<string, CommandGroup> = {
     },
     configure: {
       usage:
-        'tenant configure TENANT_ID [--requests-per-hour N] [--payment-creations-per-hour N] [--expiry-minutes N] [--fee PERCENT] [--fee-paid-by-user true|false] [--ip-whitelist "1.2.3.4,10.0.0.0/8"] [--ip-whitelist-enabled true|false] [--scopes "read write admin"] [--json]',
-      summary: "Change a tenant's rate limits, fees, IP allow-list or maximum scopes.",
+        'tenant configure TENANT_ID [--requests-per-hour N] [--payment-creations-per-hour N] [--expiry-minutes N] [--fee PERCENT] [--fee-paid-by-user true|false] [--ip-whitelist "1.2.3.4,10.0.0.0/8"] [--ip-whitelist-enabled true|false] [--scopes "read write admin"] [--max-payment-amount USD|default] [--daily-payment-limit USD|default] [--max-withdrawal-amount USD|default] [--daily-withdrawal-limit USD|default] [--json]',
+      summary: "Change a tenant's rate limits, fees, IP allow-list, maximum scopes or USD limits (`default`: the platform's).",
       options: {
         'requests-per-hour': str,
         'payment-creations-per-hour': str,
@@ -107,6 +107,10 @@ const commands: Record<string, CommandGroup> = {
         'ip-whitelist': str,
         'ip-whitelist-enabled': str,
         scopes: str,
+        'max-payment-amount': str,
+        'daily-payment-limit': str,
+        'max-withdrawal-amount': str,
+        'daily-withdrawal-limit': str,
         json,
       },
       run: async (v, [id]) =>
@@ -127,6 +131,12 @@ const commands: Record<string, CommandGroup> = {
                     .filter(Boolean)
                 : undefined,
             scopes: scopesOpt(v),
+            limits: {
+              max_payment_amount: limitOpt(v, 'max-payment-amount'),
+              daily_payment_limit: limitOpt(v, 'daily-payment-limit'),
+              max_withdrawal_amount: limitOpt(v, 'max-withdrawal-amount'),
+              daily_withdrawal_limit: limitOpt(v, 'daily-withdrawal-limit'),
+            },
           },
           tenantsRuntime(),
         ),

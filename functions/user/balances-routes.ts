@@ -2,28 +2,13 @@ import { z } from 'zod';
 import { ADMIN, READ, READ_WRITE } from '../../shared/domain/scopes.js';
 import { ok, principalOf, routesOf } from '../../shared/http/route.js';
 import { BalanceHistoryQuery, getBalanceHistory } from '../../shared/usecases/balances/get-balance-history.js';
-import { getBalances } from '../../shared/usecases/balances/get-balances.js';
+import { BalancesView, getBalances } from '../../shared/usecases/balances/get-balances.js';
 import { getPlatformFees } from '../../shared/usecases/balances/get-platform-fees.js';
 import type { BalancesPorts } from '../../shared/usecases/balances/ports.js';
 
 /** Balance routes of the `user` group (spec 2.7, 4.6), served by functions/user/handler.ts beside the others. */
 
 const route = routesOf<BalancesPorts>();
-
-const BalancesView = z.object({
-  account: z.record(z.string(), z.object({ amount: z.string(), pending_amount: z.string() })),
-  sub_accounts: z.record(
-    z.string(),
-    z.object({
-      total_amount: z.string(),
-      total_pending: z.string(),
-      accounts: z.array(
-        z.object({ account_name: z.string(), account_id: z.string(), amount: z.string(), pending_amount: z.string(), available_balance: z.string() }),
-      ),
-    }),
-  ),
-  statistics: z.object({ currencies_count: z.number().int(), subaccounts_count: z.number().int() }),
-});
 
 const HistoryRecord = z.object({
   id: z.string().describe('Journal entry id'),
@@ -52,13 +37,13 @@ export const balanceRoutes = [
     scopes: READ_WRITE,
     doc: {
       summary: 'Balances of the master account and the sub-accounts',
-      description: '`amount` is what the account holds (available plus held for pending withdrawals); `pending_amount` is still confirming.',
+      description:
+        'Every entry shows `amount` (owned: available plus locked), `pending_amount` (incoming, not yet confirmed), `available_balance` (usable now) and `locked_amount` (held for pending withdrawals and transfers).',
       tags: ['Balances'],
       responses: { 200: { description: 'Balances', schema: BalancesView } },
     },
     handle: async (req, deps) => {
-      const view: z.output<typeof BalancesView> = await getBalances({ tenantId: principalOf(req).tenant.id }, deps);
-      return ok(view);
+      return ok(await getBalances({ tenantId: principalOf(req).tenant.id }, deps));
     },
   }),
   route({

@@ -47,6 +47,14 @@ export const intOpt = (values: Values, name: string): number | undefined => {
   return Number(v);
 };
 
+/** A USD limit: the amount as given (the use case checks it), or `default` for the platform's (null). */
+export const limitOpt = (values: Values, name: string): string | null | undefined => {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new UsageError(`--${name} must be a USD amount or default`);
+  return v === 'default' ? null : v;
+};
+
 export const boolOpt = (values: Values, name: string): boolean | undefined => {
   const v = values[name];
   if (v === undefined) return undefined;

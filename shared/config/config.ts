@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { TenantLimits } from '../domain/tenant.js';
 import { parseNetworkFeeOverrides } from '../domain/withdrawal-fees.js';
 
 /**
@@ -20,6 +21,14 @@ const jsonRecord = (value: z.ZodString, message: string) =>
         return z.NEVER;
       }
     });
+
+/** A platform default limit in USD: a decimal, or `none` for no limit. */
+const usdLimit = (fallback: string) =>
+  z
+    .string()
+    .regex(/^(none|\d+(\.\d{1,2})?)$/, 'must be a USD amount such as 10000.00, or none')
+    .default(fallback)
+    .transform((v) => (v === 'none' ? null : v));
 
 const schema = z.object({
   TABLE_NAME: z.string().min(1),
@@ -124,6 +133,14 @@ const schema = z.object({
   SWEEP_STUCK_MINUTES: z.coerce.number().int().min(1).default(15),
   /** Alarm: a withdrawal in `processing` (transfer not completed) longer than this many minutes is stuck. */
   WITHDRAWAL_STUCK_MINUTES: z.coerce.number().int().min(1).default(30),
+  /**
+   * The platform's default tenant limits in USD (spec 2.8 `limits`), applying to every tenant that has no limit
+   * of its own (`npm run gateway -- tenant configure ... --max-payment-amount ...`); `none` lifts one.
+   */
+  DEFAULT_MAX_PAYMENT_AMOUNT: usdLimit('100000.00'),
+  DEFAULT_DAILY_PAYMENT_LIMIT: usdLimit('1000000.00'),
+  DEFAULT_MAX_WITHDRAWAL_AMOUNT: usdLimit('100000.00'),
+  DEFAULT_DAILY_WITHDRAWAL_LIMIT: usdLimit('1000000.00'),
   /** Blocks (the mined one included) before a chain transaction is final. */
   CHAIN_TX_CONFIRMATIONS: z.coerce.number().int().min(1).default(3),
   /** A broadcast transaction not mined after this many seconds is re-signed with higher fees (same nonce). */
@@ -144,6 +161,16 @@ const schema = z.object({
 });
 
 export type Config = z.infer<typeof schema> & { readonly isProduction: boolean };
+
+/** The platform's default tenant limits (see `DEFAULT_MAX_PAYMENT_AMOUNT` and its siblings). */
+export function platformLimits(cfg: Config): TenantLimits {
+  return {
+    daily_payment_limit: cfg.DEFAULT_DAILY_PAYMENT_LIMIT,
+    daily_withdrawal_limit: cfg.DEFAULT_DAILY_WITHDRAWAL_LIMIT,
+    max_payment_amount: cfg.DEFAULT_MAX_PAYMENT_AMOUNT,
+    max_withdrawal_amount: cfg.DEFAULT_MAX_WITHDRAWAL_AMOUNT,
+  };
+}
 
 let cached: Config | undefined;
 

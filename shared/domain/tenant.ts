@@ -1,15 +1,27 @@
+import { eq } from './money.js';
 import type { Scope } from './scopes.js';
 
 export const TENANT_STATUSES = ['active', 'suspended', 'pending', 'trial'] as const;
 export type TenantStatus = (typeof TENANT_STATUSES)[number];
 export type AccountType = 'individual' | 'business';
 
-/** Tenant limits are decimal strings in USD; null means no limit. */
-export interface TenantLimits {
-  readonly daily_payment_limit: string | null;
-  readonly daily_withdrawal_limit: string | null;
-  readonly max_payment_amount: string | null;
-  readonly max_withdrawal_amount: string | null;
+/** Tenant limits are decimal strings in USD; null means no limit (or, for a tenant's own, the platform's). */
+export const LIMIT_NAMES = ['daily_payment_limit', 'daily_withdrawal_limit', 'max_payment_amount', 'max_withdrawal_amount'] as const;
+export type LimitName = (typeof LIMIT_NAMES)[number];
+export type TenantLimits = { readonly [K in LimitName]: string | null };
+
+/**
+ * The limits that apply to a tenant: its own where the operator set one, else the platform's default. A tenant's
+ * stored `limits` hold only its own (null: none of its own), so a change of the platform default reaches every
+ * tenant that has not been given one.
+ */
+export function effectiveLimits(own: TenantLimits, platform: TenantLimits): TenantLimits {
+  return Object.fromEntries(LIMIT_NAMES.map((name) => [name, own[name] ?? platform[name]])) as TenantLimits;
+}
+
+/** The tenant as a request sees it: its settings with the limits that apply. */
+export function withPlatformLimits(tenant: Tenant, platform: TenantLimits): Tenant {
+  return { ...tenant, settings: { ...tenant.settings, limits: effectiveLimits(tenant.settings.limits, platform) } };
 }
 
 export interface TenantSettings {
@@ -22,6 +34,16 @@ export interface TenantSettings {
   readonly is_ip_whitelist_enabled: boolean;
   readonly ip_whitelist: readonly string[];
   readonly limits: TenantLimits;
+}
+
+/** A change of settings: the fields given replace the stored ones; each limit given replaces that limit only. */
+export type SettingsPatch = Partial<Omit<TenantSettings, 'limits'>> & { readonly limits?: Partial<TenantLimits> };
+
+/** A settings patch applied to settings (the in-memory form of what the repository writes). */
+export function patchSettings(settings: TenantSettings, patch: SettingsPatch): TenantSettings {
+  const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+  const { limits, ...rest } = patch;
+  return { ...settings, ...defined(rest), limits: { ...settings.limits, ...defined(limits ?? {}) } };
 }
 
 export interface Tenant {
@@ -42,10 +64,16 @@ export interface TenantDefaults {
   readonly paymentCreationsPerHour: number;
 }
 
+/** The platform's fee terms; a tenant given others has custom fees (`features.custom_fees` of spec 2.8). */
+export const DEFAULT_FEES = { transaction_fee: '1', is_fee_paid_by_user: false } as const;
+
+export function hasCustomFees(settings: TenantSettings): boolean {
+  return !eq(settings.transaction_fee, DEFAULT_FEES.transaction_fee) || settings.is_fee_paid_by_user !== DEFAULT_FEES.is_fee_paid_by_user;
+}
+
 export function defaultSettings(defaults: TenantDefaults): TenantSettings {
   return {
-    transaction_fee: '1',
-    is_fee_paid_by_user: false,
+    ...DEFAULT_FEES,
     requests_per_hour: defaults.requestsPerHour,
     payment_creations_per_hour: defaults.paymentCreationsPerHour,
     payment_expiry_minutes: 60,

@@ -1,7 +1,9 @@
 import { AuthenticationError, GatewayError, PermissionError } from '../domain/errors.js';
 import { cidrContains } from '../domain/ip.js';
 import { missingScopes, type Scope } from '../domain/scopes.js';
-import { canServe } from '../domain/tenant.js';
+import { config, platformLimits } from '../config/config.js';
+import { canServe, withPlatformLimits } from '../domain/tenant.js';
+import type { Tenant } from '../domain/tenant.js';
 import { sha256Hex } from '../security/secrets.js';
 import { findApiKey, getAccessToken } from '../store/credentials.js';
 import { getTenant } from '../store/tenants.js';
@@ -17,11 +19,17 @@ export interface Credentials {
   readonly apiKey?: string;
 }
 
+/** The credential's tenant, with the limits that apply to it (its own, else the platform's). */
+async function tenantOf(tenantId: string): Promise<Tenant | null> {
+  const tenant = await getTenant(tenantId);
+  return tenant && withPlatformLimits(tenant, platformLimits(config()));
+}
+
 async function principalFromToken(token: string, nowSeconds: number): Promise<Principal> {
   const stored = await getAccessToken(sha256Hex(token));
   // TTL deletes late: an expired token still in the table is refused here.
   if (!stored || stored.expiresAt <= nowSeconds) throw new AuthenticationError('The access token is invalid or has expired.');
-  const tenant = await getTenant(stored.tenantId);
+  const tenant = await tenantOf(stored.tenantId);
   if (!tenant) throw new AuthenticationError('The access token is invalid or has expired.');
   return { tenant, scopes: stored.scopes, credential: { kind: 'token', clientId: stored.clientId } };
 }
@@ -29,7 +37,7 @@ async function principalFromToken(token: string, nowSeconds: number): Promise<Pr
 async function principalFromApiKey(apiKey: string): Promise<Principal> {
   const stored = await findApiKey(sha256Hex(apiKey));
   if (!stored) throw new AuthenticationError('The API key is invalid or has been revoked.');
-  const tenant = await getTenant(stored.tenantId);
+  const tenant = await tenantOf(stored.tenantId);
   if (!tenant) throw new AuthenticationError('The API key is invalid or has been revoked.');
   return { tenant, scopes: stored.scopes, credential: { kind: 'api_key', keyId: stored.keyId } };
 }

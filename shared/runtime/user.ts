@@ -2,7 +2,9 @@ import { dynamoLedger } from '../store/ledger.js';
 import { dynamoUsage } from '../store/usage.js';
 import type { BalancesPorts } from '../usecases/balances/ports.js';
 import type { UserPorts } from '../usecases/user/ports.js';
+import { dynamoTenantStatistics } from '../store/statistics.js';
 import { dynamoWebhookSettings } from '../store/webhooks/settings.js';
+import { dynamoWebhookSubscriptions } from '../store/webhooks/subscriptions.js';
 import { getWebhookProfile } from '../usecases/webhooks/get-settings.js';
 
 export type UserGroupPorts = UserPorts & BalancesPorts;
@@ -12,5 +14,10 @@ export type UserGroupPorts = UserPorts & BalancesPorts;
  * the profile. The group's webhook routes bring their own ports (spread beside these in functions/user/handler.ts).
  */
 export function userRuntime(): UserGroupPorts {
-  return { usage: dynamoUsage, webhookProfile: (tenantId) => getWebhookProfile(tenantId, { webhookSettings: dynamoWebhookSettings }), ledger: dynamoLedger };
+  return {
+    usage: dynamoUsage,
+    webhookProfile: (tenantId) => getWebhookProfile(tenantId, { webhookSettings: dynamoWebhookSettings, webhookSubscriptions: dynamoWebhookSubscriptions }),
+    statistics: dynamoTenantStatistics,
+    ledger: dynamoLedger,
+  };
 }

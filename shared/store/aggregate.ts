@@ -1,15 +1,17 @@
+import { randomInt } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../domain/errors.js';
 import type { EntryDraft } from '../domain/ledger.js';
 import type { Decimal } from '../domain/money.js';
-import { db, tableName } from './client.js';
+import { add } from '../domain/money.js';
+import { db, queryAll, tableName } from './client.js';
 import { ExtraItemConditionError, postEntry } from './ledger.js';
 import type { Key } from './keys.js';
 import type { OutboxEvent } from './outbox.js';
 import { outboxEvent, outboxPutItem } from './outbox.js';
 import type { TransactItem } from './transact.js';
 import { TransactionConditionError, transactWrite } from './transact.js';
-import { storedDecimal } from './values.js';
+import { decimalText, storedDecimal } from './values.js';
 
 /**
  * One way to store a versioned aggregate (a payment, a withdrawal): the whole state as JSON text (`state`: every
@@ -90,6 +92,39 @@ export function dayTotalItem(key: Key, amountUsd: Decimal, room: Decimal, now: D
       ExpressionAttributeValues: { ':a': storedDecimal(amountUsd), ':room': storedDecimal(room), ':ttl': Math.floor(now.getTime() / 1000) + 3 * 86400 },
     },
   };
+}
+
+/**
+ * A per-tenant counter (payments created, their volume, withdrawals created), sharded: each change adds to a
+ * random shard and reads sum them, so concurrent changes of one tenant do not conflict on one item. Amounts are
+ * exact DynamoDB Numbers (decimal, 38 digits).
+ */
+export const COUNTER_SHARDS = 8;
+
+export function counterItem(shardKey: (shard: number) => Key, adds: Readonly<Record<string, Decimal>>): TransactItem {
+  const fields = Object.entries(adds);
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: shardKey(randomInt(COUNTER_SHARDS)),
+      UpdateExpression: `ADD ${fields.map((_, i) => `#f${i} :v${i}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
+      ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, storedDecimal(value)])),
+    },
+  };
+}
+
+/** The sums of a counter's fields over its shards (0 for a field never added to). */
+export async function readCounter<F extends string>(prefix: { pk: string; skPrefix: string }, fields: readonly F[]): Promise<Record<F, Decimal>> {
+  const shards = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+    ExpressionAttributeValues: { ':pk': prefix.pk, ':p': prefix.skPrefix },
+    ConsistentRead: true,
+  });
+  const sums = Object.fromEntries(fields.map((f) => [f, '0'])) as Record<F, Decimal>;
+  for (const shard of shards) for (const f of fields) if (shard[f] !== undefined) sums[f] = add(sums[f], decimalText(shard[f]));
+  return sums;
 }
 
 export interface AggregateWrite {

@@ -196,6 +196,8 @@ export const keys = {
   /** Sharded (a random shard per creation, reads sum them) so concurrent creations do not conflict on one item. */
   paymentCounter: (tenantId: string, shard: number): Key => ({ pk: tenantPk(tenantId), sk: `PAYMENTS#COUNTER#${shard}` }),
   paymentCounterPrefix: (tenantId: string) => ({ pk: tenantPk(tenantId), skPrefix: 'PAYMENTS#COUNTER#' }),
+  withdrawalCounter: (tenantId: string, shard: number): Key => ({ pk: tenantPk(tenantId), sk: `WITHDRAWALS#COUNTER#${shard}` }),
+  withdrawalCounterPrefix: (tenantId: string) => ({ pk: tenantPk(tenantId), skPrefix: 'WITHDRAWALS#COUNTER#' }),
   paymentDay: (tenantId: string, day: string): Key => ({ pk: tenantPk(tenantId), sk: `PAYMENTS#DAY#${day}` }),
   /** Deposit address -> payment, for the scanner's batched lookup (the address as chain logs show it). */
   depositAddress: (family: string, address: string): Key => ({ pk: `ADDRESS#${family}#${chainAddressForm(family, address)}`, sk: 'ADDRESS' }),

@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { NETWORK_CODES } from '../domain/currencies.js';
@@ -8,7 +7,18 @@ import { isNegative, sub } from '../domain/money.js';
 import type { Deposit, PaymentChange, PaymentState } from '../domain/payments.js';
 import { DepositAlreadyRecordedError, workQueueOf } from '../domain/payments.js';
 import type { AddressMatch, PaymentCreation, PaymentQuery, PaymentRepository } from '../usecases/payments/ports.js';
-import { aggregateOutbox, commitAggregate, dayTotalItem, loadState, nextVersion, stateAttributes, stateOf, versionedPut } from './aggregate.js';
+import {
+  aggregateOutbox,
+  commitAggregate,
+  counterItem,
+  dayTotalItem,
+  readCounter,
+  loadState,
+  nextVersion,
+  stateAttributes,
+  stateOf,
+  versionedPut,
+} from './aggregate.js';
 import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 import type { TransactItem } from './transact.js';
@@ -24,9 +34,6 @@ import { integer, storedDecimal } from './values.js';
 
 type Stored = Record<string, unknown>;
 const TYPE = 'payment';
-
-/** Shards of the per-tenant payment counter. */
-const COUNTER_SHARDS = 8;
 
 function paymentItem(p: PaymentState): Stored {
   return {
@@ -97,22 +104,16 @@ function addressItem(p: PaymentState, family: string): TransactItem {
   };
 }
 
-const counterItem = (p: PaymentState): TransactItem => ({
-  Update: {
-    TableName: tableName(),
-    Key: keys.paymentCounter(p.tenantId, randomInt(COUNTER_SHARDS)),
-    UpdateExpression: 'ADD #c :one',
-    ExpressionAttributeNames: { '#c': 'count' },
-    ExpressionAttributeValues: { ':one': 1 },
-  },
-});
+/** The tenant's payment counter: `count` at creation, `volume_usd` (the payment's USD amount) when it is credited. */
+const countPayment = (p: PaymentState): TransactItem => counterItem((shard) => keys.paymentCounter(p.tenantId, shard), { count: '1' });
+const addVolume = (p: PaymentState): TransactItem => counterItem((shard) => keys.paymentCounter(p.tenantId, shard), { volume_usd: p.amountUsd });
 
 const outboxOf = (p: PaymentState, change: PaymentChange, now: Date) =>
   aggregateOutbox({ type: TYPE, id: p.id, tenantId: p.tenantId }, change.events, { callback_url: p.callbackUrl }, now);
 
 async function create(creation: PaymentCreation, now: Date): Promise<PaymentState> {
   const p = nextVersion(creation.change.state, null);
-  const items: TransactItem[] = [addressItem(p, creation.family), counterItem(p)];
+  const items: TransactItem[] = [addressItem(p, creation.family), countPayment(p)];
   const limit = creation.dailyLimitUsd;
   const dayIndex = items.length;
   if (limit !== null) {
@@ -146,6 +147,8 @@ async function save(previous: PaymentState, change: PaymentChange, now: Date): P
       entry = { entryId: effect.entryId, entry: effect.entry };
     }
   }
+  // The merchant's credit posts once (its entry id), so the volume is added once too.
+  if (entry) items.push(addVolume(next));
   await commitAggregate(
     {
       type: TYPE,
@@ -205,14 +208,7 @@ async function list(q: PaymentQuery): Promise<PaymentState[]> {
 }
 
 async function count(tenantId: string): Promise<number> {
-  const { pk, skPrefix } = keys.paymentCounterPrefix(tenantId);
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-    ExpressionAttributeValues: { ':pk': pk, ':p': skPrefix },
-    ConsistentRead: true,
-  });
-  return items.reduce((n, i) => n + integer(i.count), 0);
+  return integer((await readCounter(keys.paymentCounterPrefix(tenantId), ['count'])).count);
 }
 
 async function due(before: string, limit: number): Promise<PaymentState[]> {

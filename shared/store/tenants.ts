@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '../domain/scopes.js';
-import type { Tenant, TenantSettings, TenantStatus } from '../domain/tenant.js';
+import type { SettingsPatch, Tenant, TenantSettings, TenantStatus } from '../domain/tenant.js';
 import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 import type { TenantRepository } from '../usecases/tenants/ports.js';
@@ -91,15 +91,24 @@ export async function setTenantStatus(tenantId: string, status: TenantStatus): P
 }
 
 /** Replaces some settings (a shallow merge of top-level setting fields). */
-export async function updateTenantSettings(tenantId: string, patch: Partial<TenantSettings>): Promise<Tenant | null> {
-  const entries = Object.entries(patch).filter(([, v]) => v !== undefined);
-  if (entries.length === 0) return getTenant(tenantId);
+/** Sets the fields the patch gives, each limit on its own path (so one limit changes without the others). */
+export async function updateTenantSettings(tenantId: string, patch: SettingsPatch): Promise<Tenant | null> {
+  const { limits, ...rest } = patch;
+  const given = (o: object) => Object.entries(o).filter(([, v]) => v !== undefined);
+  const paths: [string[], unknown][] = [
+    ...given(rest).map(([field, value]): [string[], unknown] => [[field], value]),
+    ...given(limits ?? {}).map(([field, value]): [string[], unknown] => [['limits', field], value]),
+  ];
+  if (paths.length === 0) return getTenant(tenantId);
   const names: Record<string, string> = { '#settings': 'settings' };
   const values: Record<string, unknown> = {};
-  const sets = entries.map(([field, value], i) => {
-    names[`#f${i}`] = field;
+  const sets = paths.map(([path, value], i) => {
+    const parts = path.map((field, j) => {
+      names[`#f${i}_${j}`] = field;
+      return `#f${i}_${j}`;
+    });
     values[`:v${i}`] = value;
-    return `#settings.#f${i} = :v${i}`;
+    return `#settings.${parts.join('.')} = :v${i}`;
   });
   try {
     const { Attributes } = await db().send(

@@ -69,6 +69,25 @@ describe('foundation end to end', () => {
     expect(again.body?.api_usage.requests_today).toBe(me.body?.api_usage.requests_today + 1);
   });
 
+  it("/user/me/ shows the limits that apply, as strings: the platform's defaults until the operator sets the tenant's own", async () => {
+    const access = await token();
+    const limits = async () => (await api('GET', '/user/me/', { token: access })).body?.limits as Record<string, unknown>;
+    const platform = {
+      daily_payment_limit: '1000000.00',
+      daily_withdrawal_limit: '1000000.00',
+      max_payment_amount: '100000.00',
+      max_withdrawal_amount: '100000.00',
+    };
+    expect(await limits()).toEqual(platform);
+    await cli('tenant', 'configure', tenant.tenant_id, '--max-payment-amount', '2500', '--daily-withdrawal-limit', '900.50');
+    expect(await limits()).toEqual({ ...platform, max_payment_amount: '2500', daily_withdrawal_limit: '900.50' });
+    await cli('tenant', 'configure', tenant.tenant_id, '--max-payment-amount', 'default');
+    expect(await limits()).toEqual({ ...platform, daily_withdrawal_limit: '900.50' });
+    await expect(cli('tenant', 'configure', tenant.tenant_id, '--max-withdrawal-amount', '1e5')).rejects.toThrow(/USD amount/);
+    await cli('tenant', 'configure', tenant.tenant_id, '--daily-withdrawal-limit', 'default');
+    expect(await limits()).toEqual(platform);
+  });
+
   it('token answers and errors follow RFC 6749, with form or JSON bodies', async () => {
     const form = await fetch(`${stack.apiUrl}/o/token/`, {
       method: 'POST',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { BalanceRow } from '../../domain/ledger.js';
+import type { Balance, BalanceRow } from '../../domain/ledger.js';
 import { MAIN, totalOf } from '../../domain/ledger.js';
 import { add, isZero } from '../../domain/money.js';
 import { parseInput } from '../ledger/input.js';
@@ -7,37 +7,57 @@ import { showAmount } from './format.js';
 import type { BalancesPorts } from './ports.js';
 
 /**
- * `GET /user/balances/` (2.7). `amount` is what the tenant owns in the account (available + held for
- * pending withdrawals), `pending_amount` what is still confirming; a wallet's `available_balance` is the
- * part free to use. Sub-accounts come from the wallets directory (none until wallets exist).
+ * `GET /user/balances/` (2.7). Every entry, of the main account and of each wallet, shows the same four figures:
+ * `amount` what the tenant owns in the account (available plus held), `pending_amount` what is still confirming,
+ * `available_balance` the part free to use now, and `locked_amount` the part held for pending withdrawals and
+ * transfers. A cancelled or failed withdrawal releases its hold, so the next read shows it available again.
+ * Sub-accounts come from the wallets directory (none until wallets exist).
  */
 export const GetBalancesInput = z.object({ tenantId: z.string().min(1) });
+
+const BalanceEntry = z.object({
+  amount: z.string().describe('Owned: available plus locked'),
+  pending_amount: z.string().describe('Incoming, not yet confirmed'),
+  available_balance: z.string().describe('Usable now'),
+  locked_amount: z.string().describe('Held for pending withdrawals and transfers'),
+});
+type BalanceEntry = z.output<typeof BalanceEntry>;
+
+export const BalancesView = z
+  .object({
+    account: z.record(z.string(), BalanceEntry),
+    sub_accounts: z.record(
+      z.string(),
+      z.object({
+        total_amount: z.string(),
+        total_pending: z.string(),
+        accounts: z.array(BalanceEntry.extend({ account_name: z.string(), account_id: z.string() })),
+      }),
+    ),
+    statistics: z.object({ currencies_count: z.number().int(), subaccounts_count: z.number().int() }),
+  })
+  .meta({ id: 'Balances' });
+export type BalancesView = z.output<typeof BalancesView>;
 
 export type { WalletInfo } from './ports.js';
 export type BalancesDeps = Pick<BalancesPorts, 'ledger' | 'wallets'>;
 
-export interface BalancesView {
-  readonly account: Record<string, { amount: string; pending_amount: string }>;
-  readonly sub_accounts: Record<
-    string,
-    {
-      total_amount: string;
-      total_pending: string;
-      accounts: { account_name: string; account_id: string; amount: string; pending_amount: string; available_balance: string }[];
-    }
-  >;
-  readonly statistics: { readonly currencies_count: number; readonly subaccounts_count: number };
-}
-
 const isEmpty = (row: BalanceRow) => isZero(totalOf(row.balance)) && isZero(row.balance.pending);
+
+function balanceEntry(balance: Balance, currency: string): BalanceEntry {
+  return {
+    amount: showAmount(totalOf(balance), currency),
+    pending_amount: showAmount(balance.pending, currency),
+    available_balance: showAmount(balance.amount, currency),
+    locked_amount: showAmount(balance.locked, currency),
+  };
+}
 
 export async function getBalances(raw: z.input<typeof GetBalancesInput>, deps: BalancesDeps): Promise<BalancesView> {
   const { tenantId } = parseInput(GetBalancesInput, raw);
   const [rows, wallets] = await Promise.all([deps.ledger.balances(tenantId), deps.wallets ? deps.wallets(tenantId) : Promise.resolve([])]);
   const account: BalancesView['account'] = {};
-  for (const row of rows.filter((r) => r.account === MAIN && !isEmpty(r))) {
-    account[row.currency] = { amount: showAmount(totalOf(row.balance), row.currency), pending_amount: showAmount(row.balance.pending, row.currency) };
-  }
+  for (const row of rows.filter((r) => r.account === MAIN && !isEmpty(r))) account[row.currency] = balanceEntry(row.balance, row.currency);
   const byWallet = new Map(wallets.map((w) => [`wallet:${w.walletId}`, w]));
   const subAccounts: BalancesView['sub_accounts'] = {};
   for (const row of rows) {
@@ -46,13 +66,7 @@ export async function getBalances(raw: z.input<typeof GetBalancesInput>, deps: B
     const group = (subAccounts[row.currency] ??= { total_amount: '0', total_pending: '0', accounts: [] });
     group.total_amount = add(group.total_amount, totalOf(row.balance));
     group.total_pending = add(group.total_pending, row.balance.pending);
-    group.accounts.push({
-      account_name: wallet.name,
-      account_id: wallet.walletId,
-      amount: showAmount(totalOf(row.balance), row.currency),
-      pending_amount: showAmount(row.balance.pending, row.currency),
-      available_balance: showAmount(row.balance.amount, row.currency),
-    });
+    group.accounts.push({ account_name: wallet.name, account_id: wallet.walletId, ...balanceEntry(row.balance, row.currency) });
   }
   for (const [currency, group] of Object.entries(subAccounts)) {
     group.total_amount = showAmount(group.total_amount, currency);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { NotFoundError } from '../../domain/errors.js';
 import { isValidIpOrCidr } from '../../domain/ip.js';
 import { SCOPES, sortScopes } from '../../domain/scopes.js';
-import { TENANT_STATUSES, type Tenant, type TenantSettings } from '../../domain/tenant.js';
+import { LIMIT_NAMES, TENANT_STATUSES, type LimitName, type Tenant, type SettingsPatch } from '../../domain/tenant.js';
 import type { TenantsPorts } from './ports.js';
 
 type Deps = Pick<TenantsPorts, 'tenants'>;
@@ -26,6 +26,12 @@ export async function changeTenantStatus(raw: z.input<typeof SetStatusInput>, de
 }
 
 const decimal = z.string().regex(/^\d+(\.\d+)?$/, 'Must be a non-negative decimal.');
+/** A tenant limit in USD (cents at most), or null to fall back to the platform default. */
+const usdLimit = z
+  .string()
+  .regex(/^\d+(\.\d{1,2})?$/, 'Must be a USD amount with at most 2 decimals, or "default".')
+  .refine((v) => !/^0+(\.0+)?$/.test(v), 'Must be above zero (suspend the tenant to stop it).')
+  .nullable();
 
 export const ConfigureTenantInput = z.object({
   tenant_id: z.string().uuid(),
@@ -37,11 +43,12 @@ export const ConfigureTenantInput = z.object({
   is_ip_whitelist_enabled: z.boolean().optional(),
   ip_whitelist: z.array(z.string().refine(isValidIpOrCidr, 'Must be an IP address or CIDR range.')).optional(),
   scopes: z.array(z.enum(SCOPES)).min(1).optional(),
+  limits: z.object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, usdLimit.optional()])) as Record<LimitName, z.ZodOptional<typeof usdLimit>>).optional(),
 });
 
 export async function configureTenant(raw: z.input<typeof ConfigureTenantInput>, deps: Deps): Promise<Tenant> {
-  const { tenant_id: tenantId, scopes, ...settings } = ConfigureTenantInput.parse(raw);
-  const patch: Partial<TenantSettings> = settings;
+  const { tenant_id: tenantId, scopes, limits, ...settings } = ConfigureTenantInput.parse(raw);
+  const patch: SettingsPatch = { ...settings, ...(limits ? { limits } : {}) };
   const updated = await deps.tenants.updateSettings(tenantId, patch);
   if (!updated) throw new NotFoundError(`No tenant ${tenantId}.`);
   if (scopes) await deps.tenants.setAllowedScopes(tenantId, sortScopes(scopes));

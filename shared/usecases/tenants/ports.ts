@@ -1,7 +1,7 @@
 import type { Clock } from '../../domain/clock.js';
 import type { ApiKey, OAuthApp } from '../../domain/credentials.js';
 import type { Scope } from '../../domain/scopes.js';
-import type { Tenant, TenantDefaults, TenantSettings, TenantStatus } from '../../domain/tenant.js';
+import type { Tenant, TenantDefaults, SettingsPatch, TenantStatus } from '../../domain/tenant.js';
 
 /** What the tenant use cases need (shared/store/tenants.ts and shared/store/credentials.ts are the DynamoDB ones). */
 
@@ -21,7 +21,7 @@ export interface TenantRepository {
   /** False when the tenant does not exist. */
   setStatus(tenantId: string, status: TenantStatus): Promise<boolean>;
   /** The updated tenant, or null when it does not exist. */
-  updateSettings(tenantId: string, patch: Partial<TenantSettings>): Promise<Tenant | null>;
+  updateSettings(tenantId: string, patch: SettingsPatch): Promise<Tenant | null>;
   setAllowedScopes(tenantId: string, scopes: readonly Scope[]): Promise<void>;
 }
 

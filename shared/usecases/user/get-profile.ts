@@ -1,4 +1,7 @@
+import { MAIN } from '../../domain/ledger.js';
+import { isPositive, toFixed } from '../../domain/money.js';
 import type { ApiUsage, Tenant } from '../../domain/tenant.js';
+import { hasCustomFees } from '../../domain/tenant.js';
 import type { UserPorts } from './ports.js';
 
 /** The tenant record of spec section 2.8 (full form). */
@@ -42,7 +45,12 @@ export interface GetProfileInput {
 
 export async function getProfile(input: GetProfileInput, deps: UserPorts): Promise<TenantProfile> {
   const { tenant, now } = input;
-  const [usage, webhook] = await Promise.all([deps.usage.read(tenant.id, now), deps.webhookProfile(tenant.id)]);
+  const [usage, webhook, totals, balances] = await Promise.all([
+    deps.usage.read(tenant.id, now),
+    deps.webhookProfile(tenant.id),
+    deps.statistics.read(tenant.id),
+    deps.ledger.balances(tenant.id, MAIN),
+  ]);
   return {
     id: tenant.id,
     name: tenant.name,
@@ -58,9 +66,21 @@ export async function getProfile(input: GetProfileInput, deps: UserPorts): Promi
     is_ip_whitelist_enabled: tenant.settings.is_ip_whitelist_enabled,
     ip_whitelist: tenant.settings.ip_whitelist,
     api_usage: usage,
+    // The limits that apply: the tenant's own, else the platform's (the principal carries them resolved).
     limits: tenant.settings.limits,
-    // Filled by the payment and withdrawal capabilities as they arrive.
-    statistics: { total_payments: 0, total_withdrawals: 0, total_volume_usd: '0.00', active_currencies: 0 },
-    features: { multi_wallet: true, instant_withdrawals: false, custom_fees: true, webhook_retry: true },
+    statistics: {
+      total_payments: totals.payments,
+      total_withdrawals: totals.withdrawals,
+      total_volume_usd: toFixed(totals.volumeUsd, 2, 'down'),
+      active_currencies: balances.filter((row) => isPositive(row.balance.amount) || isPositive(row.balance.locked) || isPositive(row.balance.pending)).length,
+    },
+    features: {
+      multi_wallet: deps.wallets !== undefined,
+      // Every withdrawal waits for the batcher (shared/usecases/withdrawals/process.ts); none is sent on creation.
+      instant_withdrawals: false,
+      custom_fees: hasCustomFees(tenant.settings),
+      // Deliveries to a configured endpoint are retried with backoff (shared/domain/webhooks.ts).
+      webhook_retry: webhook.url !== null || webhook.subscriptions > 0,
+    },
   };
 }

@@ -1,3 +1,4 @@
+import type { WebhookProfile } from '../user/ports.js';
 import type { WebhookPorts } from './ports.js';
 import { settingsView } from './views.js';
 import type { SettingsView } from './views.js';
@@ -7,8 +8,8 @@ export async function getSettings(tenantId: string, deps: Pick<WebhookPorts, 'we
   return settingsView(await deps.webhookSettings.get(tenantId));
 }
 
-/** The variant-A URL and the secret's visible part, for the tenant record (`/user/me/`). */
-export async function getWebhookProfile(tenantId: string, deps: Pick<WebhookPorts, 'webhookSettings'>): Promise<{ url: string | null; secret: string | null }> {
-  const s = await deps.webhookSettings.get(tenantId);
-  return { url: s?.url ?? null, secret: s?.secretHint ?? null };
+/** The variant-A URL, the secret's visible part and the active variant-B subscriptions, for the tenant record (`/user/me/`). */
+export async function getWebhookProfile(tenantId: string, deps: Pick<WebhookPorts, 'webhookSettings' | 'webhookSubscriptions'>): Promise<WebhookProfile> {
+  const [s, subscriptions] = await Promise.all([deps.webhookSettings.get(tenantId), deps.webhookSubscriptions.list(tenantId)]);
+  return { url: s?.url ?? null, secret: s?.secretHint ?? null, subscriptions: subscriptions.filter((s) => s.status === 'active').length };
 }

@@ -79,8 +79,10 @@ describe('exact amounts end to end', () => {
 
     const balances = await call('GET', '/user/balances/');
     expect(balances.status).toBe(200);
-    expect(balances.text).toContain('"USDTTRC20":{"amount":"0.300000","pending_amount":"0.000000"}');
-    expect(balances.text).toContain('"DAIERC20":{"amount":"1000000000000.123456789012345679","pending_amount":"0.00000000"}');
+    expect(balances.text).toContain('"USDTTRC20":{"amount":"0.300000","pending_amount":"0.000000","available_balance":"0.300000","locked_amount":"0.000000"}');
+    expect(balances.text).toContain(
+      '"DAIERC20":{"amount":"1000000000000.123456789012345679","pending_amount":"0.00000000","available_balance":"1000000000000.123456789012345679","locked_amount":"0.00000000"}',
+    );
     expect(balances.body).toMatchObject({ sub_accounts: {}, statistics: { currencies_count: 2, subaccounts_count: 0 } });
   });
 

@@ -27,6 +27,7 @@ import { queuesFor } from '../../../shared/domain/events.js';
 import { buildContractsOutOfProcess } from '../chain/contracts-build.js';
 import { NETWORK, SimulatedCrash, prng, startEngineEnv } from '../chain-engine/support.js';
 import type { EngineEnv } from '../chain-engine/support.js';
+import { updateTenantSettings } from '../../../shared/store/tenants.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
 
@@ -172,6 +173,8 @@ describe('withdrawals end to end: HTTP -> batcher -> chain-tx engine on anvil (c
     await putFixedRates();
     const t = await tenantWithToken('End to end');
     tenantId = t.tenantId;
+    // One test withdraws more than the hot wallet's float (1,000,000 tokens): above the platform's default limits.
+    await updateTenantSettings(tenantId, { limits: { max_withdrawal_amount: '10000000', daily_withdrawal_limit: '100000000' } });
     await creditAdjustment({ tenant_id: tenantId, currency: CURRENCY, amount: FUNDING, reason: 'test funding' }, ledgerRuntime());
     const { handler } = await import('../../../functions/withdrawals/handler.js');
     call = caller(handler, () => t.bearer);

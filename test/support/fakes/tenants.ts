@@ -1,7 +1,7 @@
 import type { ApiKey, OAuthApp } from '../../../shared/domain/credentials.js';
 import type { Scope } from '../../../shared/domain/scopes.js';
-import type { Tenant, TenantSettings, TenantStatus } from '../../../shared/domain/tenant.js';
-import { defaultSettings } from '../../../shared/domain/tenant.js';
+import type { SettingsPatch, Tenant, TenantStatus } from '../../../shared/domain/tenant.js';
+import { defaultSettings, patchSettings } from '../../../shared/domain/tenant.js';
 import type { ApiKeyRepository, NewTenant, TenantRepository } from '../../../shared/usecases/tenants/ports.js';
 
 /** Tenants in memory, with the first credentials a new tenant is created with. */
@@ -36,11 +36,10 @@ export class InMemoryTenants implements TenantRepository {
     return true;
   }
 
-  async updateSettings(tenantId: string, patch: Partial<TenantSettings>): Promise<Tenant | null> {
+  async updateSettings(tenantId: string, patch: SettingsPatch): Promise<Tenant | null> {
     const tenant = this.byId.get(tenantId);
     if (!tenant) return null;
-    const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-    const updated = { ...tenant, settings: { ...tenant.settings, ...defined } };
+    const updated = { ...tenant, settings: patchSettings(tenant.settings, patch) };
     this.byId.set(tenantId, updated);
     return updated;
   }

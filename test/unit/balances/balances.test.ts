@@ -1,6 +1,6 @@
 import type { CurrencyCode } from '../../../shared/domain/currencies.js';
 import type { CustomerAccount } from '../../../shared/domain/ledger.js';
-import { creditEntry, debitEntry, FEES, MAIN, transferEntry } from '../../../shared/domain/ledger.js';
+import { creditEntry, debitEntry, FEES, holdEntry, MAIN, releaseEntry, transferEntry } from '../../../shared/domain/ledger.js';
 import { getBalanceHistory, BalanceHistoryQuery } from '../../../shared/usecases/balances/get-balance-history.js';
 import { getBalances } from '../../../shared/usecases/balances/get-balances.js';
 import { getPlatformFees } from '../../../shared/usecases/balances/get-platform-fees.js';
@@ -22,6 +22,8 @@ describe('GET /user/balances/ (use case)', () => {
     await ledger.post({ tenantId: T, entry: debitEntry({ account: MAIN, currency: 'ETH', amount: '1', type: 'adjustment', reason: 'empty' }), now });
     await credit(ledger, 'wallet:w1', 'USDTTRC20', '3');
     await credit(ledger, 'wallet:w2', 'USDTTRC20', '4');
+    await ledger.post({ tenantId: T, entry: holdEntry({ account: MAIN, currency: 'USDTTRC20', amount: '2.25' }), now });
+    await ledger.post({ tenantId: T, entry: holdEntry({ account: 'wallet:w2', currency: 'USDTTRC20', amount: '1' }), now });
     await credit(ledger, MAIN, 'BTC', '1', undefined);
     await ledger.post({
       tenantId: 'someone-else',
@@ -40,18 +42,23 @@ describe('GET /user/balances/ (use case)', () => {
       },
     );
     expect(view.account).toEqual({
-      USDTTRC20: { amount: '10.500000', pending_amount: '2.000000' },
-      BTC: { amount: '1.00000000', pending_amount: '0.00000000' },
+      USDTTRC20: { amount: '10.500000', pending_amount: '2.000000', available_balance: '8.250000', locked_amount: '2.250000' },
+      BTC: { amount: '1.00000000', pending_amount: '0.00000000', available_balance: '1.00000000', locked_amount: '0.00000000' },
     });
     expect(view.sub_accounts.USDTTRC20).toEqual({
       total_amount: '7.000000',
       total_pending: '0.000000',
       accounts: [
-        { account_name: 'Shop', account_id: 'w1', amount: '3.000000', pending_amount: '0.000000', available_balance: '3.000000' },
-        { account_name: 'Refunds', account_id: 'w2', amount: '4.000000', pending_amount: '0.000000', available_balance: '4.000000' },
+        { account_name: 'Shop', account_id: 'w1', amount: '3.000000', pending_amount: '0.000000', available_balance: '3.000000', locked_amount: '0.000000' },
+        { account_name: 'Refunds', account_id: 'w2', amount: '4.000000', pending_amount: '0.000000', available_balance: '3.000000', locked_amount: '1.000000' },
       ],
     });
     expect(view.statistics).toEqual({ currencies_count: 2, subaccounts_count: 2 });
+
+    // A released hold is available again at once.
+    await ledger.post({ tenantId: T, entry: releaseEntry({ account: MAIN, currency: 'USDTTRC20', amount: '2.25' }), now });
+    const after = await getBalances({ tenantId: T }, { ledger });
+    expect(after.account.USDTTRC20).toEqual({ amount: '10.500000', pending_amount: '2.000000', available_balance: '10.500000', locked_amount: '0.000000' });
   });
 
   it('answers an empty view for a tenant without money or wallets', async () => {

@@ -37,7 +37,7 @@ describe('create settings (POST /user/webhooks/)', () => {
       webhook_secret: `${first.secret.slice(0, 12)}********`,
       enabled_events: ['payment_status_update', 'deposit_received', 'withdrawal_status_update', 'deposit_merged'],
     });
-    expect(await getWebhookProfile('t-1', f.deps)).toEqual({ url: 'https://hooks.example.com/b', secret: first.secret.slice(0, 12) });
+    expect(await getWebhookProfile('t-1', f.deps)).toEqual({ url: 'https://hooks.example.com/b', secret: first.secret.slice(0, 12), subscriptions: 0 });
     expect(f.events.events.map((e) => e.payload.action)).toEqual(['created', 'updated']);
   });
 
@@ -60,7 +60,7 @@ describe('create settings (POST /user/webhooks/)', () => {
   it('nothing configured: no URL, no secret, every delivery event', async () => {
     const f = fakeWebhooks();
     expect(await getSettings('t-1', f.deps)).toEqual({ webhook_url: null, webhook_secret: null, enabled_events: expect.arrayContaining(['deposit_merged']) });
-    expect(await getWebhookProfile('t-1', f.deps)).toEqual({ url: null, secret: null });
+    expect(await getWebhookProfile('t-1', f.deps)).toEqual({ url: null, secret: null, subscriptions: 0 });
   });
 });
 
