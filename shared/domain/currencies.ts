@@ -381,6 +381,11 @@ export function findCurrencyByToken(blockchain: string, token: string): Currency
   return CURRENCY_LIST.find((c) => c.network === network.code && c.token === symbol);
 }
 
+/** The token a client means on a network when it names none: USDT where the catalogue has it, else the native coin. */
+export function defaultToken(network: NetworkDefinition): string {
+  return CURRENCY_LIST.some((c) => c.network === network.code && c.token === 'USDT') ? 'USDT' : network.nativeCurrency;
+}
+
 /**
  * A currency is active when enabled for payments or withdrawals and not switched off by configuration
  * (`disabled`, e.g. from `DISABLED_CURRENCIES`).
@@ -393,12 +398,25 @@ export function activeCurrencies(disabled: ReadonlySet<string> = new Set()): Cur
   return CURRENCY_LIST.filter((c) => isActive(c, disabled));
 }
 
-export function paymentCurrencies(disabled: ReadonlySet<string> = new Set()): CurrencyDefinition[] {
-  return CURRENCY_LIST.filter((c) => !disabled.has(c.code) && c.enabled.payments);
+/** What a deployment does with a currency: take payments in it, or send withdrawals of it. */
+export type CurrencyService = 'payments' | 'withdrawals';
+
+/**
+ * What this deployment can serve, from its configuration (shared/runtime/currencies.ts `servedNetworks`): the
+ * networks where it takes payments (deposit addresses and a chain to scan), the networks where it sends
+ * withdrawals (a chain to send on and a key to sign with), and the tokens whose contract it knows. A currency
+ * outside them is neither offered nor accepted, so nothing is ever accepted and left waiting.
+ */
+export interface ServedNetworks {
+  readonly payments: ReadonlySet<NetworkCode>;
+  readonly withdrawals: ReadonlySet<NetworkCode>;
+  /** Token currencies with a contract address in this deployment (a native coin needs none). */
+  readonly tokens: ReadonlySet<CurrencyCode>;
 }
 
-export function withdrawalCurrencies(disabled: ReadonlySet<string> = new Set()): CurrencyDefinition[] {
-  return CURRENCY_LIST.filter((c) => !disabled.has(c.code) && c.enabled.withdrawals);
+/** The catalogue's currencies this deployment serves for `service`, in catalogue order, without the `disabled` ones. */
+export function servedCurrencies(service: CurrencyService, served: ServedNetworks, disabled: ReadonlySet<string> = new Set()): CurrencyDefinition[] {
+  return CURRENCY_LIST.filter((c) => !disabled.has(c.code) && c.enabled[service] && served[service].has(c.network) && (c.native || served.tokens.has(c.code)));
 }
 
 /** The environment whose contracts a stage uses: `local` for the embedded stack, `mainnet` in production. */

@@ -10,6 +10,7 @@ import { dynamoLedger } from '../store/ledger.js';
 import { dynamoWithdrawals } from '../store/withdrawals.js';
 import type { WithdrawalFeeDeps } from '../usecases/withdrawals/network-fees.js';
 import type { WithdrawalsDeps } from '../usecases/withdrawals/ports.js';
+import { servedNetworks } from './currencies.js';
 import { ratesRuntime } from './rates.js';
 
 /**
@@ -40,5 +41,6 @@ export function withdrawalsRuntime(cfg: Config = config()): WithdrawalsDeps {
     chainTxs: dynamoChainTxStore,
     settings: { allowLoopbackCallbacks: cfg.ALLOW_LOOPBACK_CALLBACKS, stage: cfg.STAGE },
     clock: systemClock,
+    served: servedNetworks(cfg),
   };
 }

@@ -49,10 +49,10 @@ export interface CreateWithdrawalInput {
 
 export async function createWithdrawal(
   input: CreateWithdrawalInput,
-  deps: Pick<WithdrawalsDeps, 'withdrawals' | 'ledger' | 'rates' | 'fees' | 'settings'>,
+  deps: Pick<WithdrawalsDeps, 'withdrawals' | 'ledger' | 'rates' | 'fees' | 'settings' | 'served'>,
 ): Promise<WithdrawalState> {
   const { body, tenant, now } = input;
-  const currency = resolveWithdrawalCurrency(body, deps.rates.disabled);
+  const currency = resolveWithdrawalCurrency(body, deps);
   if (body.account_id !== undefined) {
     // account_id names a wallet; no wallets exist yet.
     throw ValidationError.field('account_id', `No wallet with id ${body.account_id}.`);

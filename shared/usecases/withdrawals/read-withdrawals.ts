@@ -67,14 +67,16 @@ export async function cancelWithdrawal(tenantId: string, id: string, now: Date, 
   return deps.withdrawals.save(w, transition(w, { kind: 'cancel' }, now), now);
 }
 
-/** A withdrawal as record 2.2; while `processing`, with the reason its chain transaction waits (if any). */
+/**
+ * A withdrawal as record 2.2, with what is known of its wait (`status_reason`): while `processing`, its chain
+ * transaction; and how long it has been open.
+ */
 export async function describeWithdrawal(
   tenantId: string,
   id: string,
-  deps: Pick<WithdrawalsDeps, 'withdrawals' | 'chainTxs'>,
+  deps: Pick<WithdrawalsDeps, 'withdrawals' | 'chainTxs' | 'clock'>,
 ): Promise<Record<string, unknown>> {
   const w = await requireWithdrawal(tenantId, id, deps);
-  if (w.status !== 'processing') return withdrawalRecord(w);
-  const tx = await deps.chainTxs.get(requestIdOf(w.network, w.id));
-  return withdrawalRecord(w, tx?.reason ?? null);
+  const chainTx = w.status === 'processing' ? ((await deps.chainTxs.get(requestIdOf(w.network, w.id))) ?? null) : null;
+  return withdrawalRecord(w, { now: deps.clock.now(), chainTx });
 }
