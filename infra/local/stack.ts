@@ -15,7 +15,8 @@ import { KmsSigner } from '../../shared/chain/signer/kms-signer.js';
 import { toTronBase58 } from '../../shared/chain/tron/create2.js';
 import { resetConfig } from '../../shared/config/config.js';
 import { resetDb } from '../../shared/store/client.js';
-import { LOCAL_EVM_NETWORK, contractEnv, deployContracts, startLocalAnvil, startLocalTron, tronEnv } from './chains.js';
+import { DEFAULT_BLOCK_TIME_SECONDS, deployContracts, evmEnv, serveLocalGasStation, startLocalChains, startLocalTron, startMining, tronEnv } from './chains.js';
+import type { LocalContracts, LocalEvmChain } from './chains.js';
 import { LOCAL_CREDENTIALS, checkJava, startDynamoDb } from './dynamodb.js';
 import type { LocalDynamoDb } from './dynamodb.js';
 import { startHttpServer } from './http-server.js';
@@ -32,7 +33,7 @@ import { REPO_ROOT } from './lambda/runtime.js';
 import { createLogger } from './log.js';
 import type { LogLevel } from './log.js';
 
-export { LOCAL_CHAIN_ID, LOCAL_EVM_NETWORK, LOCAL_TRON } from './chains.js';
+export { DEFAULT_BLOCK_TIME_SECONDS, LOCAL_EVM_NETWORKS, LOCAL_TRON, localChainId } from './chains.js';
 export { LocalStackSetupError } from './dynamodb.js';
 export { REPO_ROOT } from './lambda/runtime.js';
 export { createLogger } from './log.js';
@@ -43,7 +44,7 @@ export const TABLE_NAME = 'gateway';
 export const LOCAL_REGION = 'us-east-1';
 
 export interface StackParts {
-  /** Local EVM chain (and contract deployment). Default true. */
+  /** The local EVM chains, one anvil per EVM network of the catalogue (and contract deployment). Default true. */
   readonly anvil?: boolean;
   /** Queue, stream and schedule pollers feeding the workers. Default true. */
   readonly pollers?: boolean;
@@ -61,6 +62,7 @@ export interface StackPorts {
   readonly dynamodb?: number;
   readonly sqs?: number;
   readonly kms?: number;
+  /** The first EVM chain's port; the others take the next ones, in catalogue order. 0: free ports. */
   readonly anvil?: number;
   readonly tron?: number;
 }
@@ -83,14 +85,20 @@ export interface StackOptions {
   readonly schedule?: ScheduleOptions;
   /** Overrides every queue's visibility timeout (tests). */
   readonly visibilityTimeoutSeconds?: number;
-  /** Mining interval of anvil; automine (a block per transaction) when absent. */
-  readonly blockTimeSeconds?: number;
+  /**
+   * Interval mining of the EVM chains: a block every N seconds (default DEFAULT_BLOCK_TIME_SECONDS), as real
+   * chains produce them, so a payment confirms without anyone mining. null: automine, a block per transaction
+   * and none otherwise (tests that mine by hand).
+   */
+  readonly blockTimeSeconds?: number | null;
 }
 
 export interface StackJson {
   apiUrl: string | null;
+  /** RPC URL per network: every EVM chain, and TRX (the local TRON node's API). */
   rpcUrls: Record<string, string>;
-  contracts: Record<string, unknown>;
+  /** Empty when the contracts are not deployed. */
+  contracts: Partial<LocalContracts>;
   queueUrls: Record<string, string>;
   dlqUrls: Record<string, string>;
   dynamodbUrl: string;
@@ -100,6 +108,8 @@ export interface StackJson {
   keys: { signingKeyId: string | null; secretsKeyId: string | null };
   /** The environment the handlers run with (to reproduce it in a script or a debugger). */
   env: Record<string, string>;
+  /** The stack's process and its child processes (each dies with it). */
+  processes: { stack: number; dynamodb: number | null; anvil: Record<string, number> };
   startedAt: string;
 }
 
@@ -155,6 +165,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
         }
       }
       if (!persistent) await rm(dataDir, { recursive: true, force: true }).catch(() => undefined);
+      serveLocalGasStation(undefined);
       log.info('stack: stopped');
     })();
     return stopping;
@@ -181,8 +192,11 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       log: log.info,
     });
     const kmsPromise = startKms(ports.kms ?? 0, persistent ? join(dataDir, 'kms') : undefined, LOCAL_REGION, log);
-    const anvilPromise = parts.anvil
-      ? startLocalAnvil(ports.anvil, persistent ? join(dataDir, 'anvil-state.json') : undefined, options.blockTimeSeconds, log)
+    const chainsPromise = parts.anvil
+      ? startLocalChains({ basePort: ports.anvil, dataDir: persistent ? dataDir : undefined, log }).then((chains) => ({
+          chains,
+          close: () => Promise.all(chains.map((c) => c.close())).then(() => undefined),
+        }))
       : Promise.resolve(undefined);
 
     // Register each part as soon as it is up, so a failure of another still stops it.
@@ -198,7 +212,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       track('dynamodb', dynamodbPromise),
       track('sqs', sqsPromise),
       track('kms', kmsPromise),
-      optional('anvil', anvilPromise),
+      optional('anvil', chainsPromise),
     ] as const);
     const failed = settled.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;
@@ -206,7 +220,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
     const dynamodb = value(settled[0]);
     const sqs = value(settled[1]);
     const kmsServer = value(settled[2]);
-    const anvil = value(settled[3]);
+    const chains: readonly LocalEvmChain[] = value(settled[3])?.chains ?? [];
     await dynamodb.ensureTable(TABLE_NAME);
 
     const env: Record<string, string> = {
@@ -223,15 +237,14 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
     };
     for (const q of QUEUES) env[queueUrlEnv(q.name)] = sqs.queueUrls[q.name];
     if (kmsServer) env.AWS_ENDPOINT_URL_KMS = kmsServer.url;
-    if (anvil) {
-      env.EVM_RPC_URLS = JSON.stringify({ [LOCAL_EVM_NETWORK]: anvil.rpcUrl });
-    }
+    if (chains.length > 0) Object.assign(env, evmEnv(chains, undefined));
+    serveLocalGasStation(chains.find((c) => c.network === 'POLYGON'));
     // A session token from the developer's shell would be sent along with the fake keys.
     delete process.env.AWS_SESSION_TOKEN;
     applyEnv(env);
 
     let keys: LocalKeys | undefined;
-    let contracts: Record<string, unknown> = {};
+    let contracts: LocalContracts | undefined;
     let tron: TronNode | undefined;
     if (kmsServer) {
       const kms = new KMSClient({ endpoint: kmsServer.url, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
@@ -247,9 +260,9 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
           started.push({ name: 'tron', close: () => node.close() });
           tron = node;
         }
-        if (anvil && parts.contracts) {
+        if (chains.length > 0 && parts.contracts) {
           try {
-            contracts = await deployContracts(anvil.rpcUrl, kms, keys.signingKeyId, log);
+            contracts = await deployContracts(chains, kms, keys.signingKeyId, log);
           } catch (error) {
             // The API runs without contracts; chain features will say what is missing.
             log.error(`contracts: not deployed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
@@ -259,8 +272,10 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
         kms.destroy();
       }
     }
-    Object.assign(env, contractEnv(contracts));
+    if (chains.length > 0) Object.assign(env, evmEnv(chains, contracts));
     if (tron) tronEnv(env, tron);
+    // Deployment ran in automine; from here on blocks come at the chains' pace, like on real networks.
+    await startMining(chains, options.blockTimeSeconds === undefined ? DEFAULT_BLOCK_TIME_SECONDS : options.blockTimeSeconds);
 
     let http: LocalHttpServer | undefined;
     if (parts.http) {
@@ -300,8 +315,8 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
 
     const stackJson: StackJson = {
       apiUrl: http?.url ?? null,
-      rpcUrls: { ...(anvil ? { [LOCAL_EVM_NETWORK]: anvil.rpcUrl } : {}), ...(tron ? { TRX: tron.url } : {}) },
-      contracts,
+      rpcUrls: { ...Object.fromEntries(chains.map((c) => [c.network, c.rpcUrl])), ...(tron ? { TRX: tron.url } : {}) },
+      contracts: contracts ?? {},
       queueUrls: { ...sqs.queueUrls },
       dlqUrls: { ...sqs.dlqUrls },
       dynamodbUrl: dynamodb.url,
@@ -310,6 +325,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       tableName: TABLE_NAME,
       keys: { signingKeyId: keys?.signingKeyId ?? null, secretsKeyId: keys?.secretsKeyId ?? null },
       env: { ...env },
+      processes: { stack: process.pid, dynamodb: dynamodb.pid ?? null, anvil: Object.fromEntries(chains.map((c) => [c.network, c.pid])) },
       startedAt: new Date().toISOString(),
     };
     await writeJson(join(dataDir, 'stack.json'), stackJson);
