@@ -7,7 +7,7 @@
  * and the pollers import handler modules lazily, on first use.
  */
 import { KMSClient } from '@aws-sdk/client-kms';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { QUEUES, queueUrlEnv } from '../definition.js';
@@ -27,6 +27,8 @@ import { startSqs } from './sqs.js';
 import type { LocalSqs } from './sqs.js';
 import type { TronNode } from './tron.js';
 import { writeJson } from './json-file.js';
+import { acquireStackLock } from './lock.js';
+import type { StackLock } from './lock.js';
 import { ensureKeys, startKms } from './keys.js';
 import type { LocalKeys } from './keys.js';
 import { REPO_ROOT } from './lambda/runtime.js';
@@ -145,11 +147,20 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
 
   const persistent = options.dataDir !== null;
   const dataDir = persistent ? resolve(options.dataDir ?? DEFAULT_DATA_DIR) : await mkdtemp(join(tmpdir(), 'gateway-stack-'));
+  await mkdir(dataDir, { recursive: true });
+  // Before anything is wiped or started: a live stack on this dir refuses us here.
+  const lock: StackLock | undefined = persistent ? acquireStackLock(dataDir, log.info) : undefined;
   if (options.fresh && persistent) {
-    await rm(dataDir, { recursive: true, force: true });
+    try {
+      for (const entry of await readdir(dataDir)) {
+        if (join(dataDir, entry) !== lock?.path) await rm(join(dataDir, entry), { recursive: true, force: true });
+      }
+    } catch (error) {
+      lock?.release();
+      throw error;
+    }
     log.info(`stack: wiped ${dataDir}`);
   }
-  await mkdir(dataDir, { recursive: true });
 
   /** Everything started, to close in reverse order. */
   const started: { name: string; close: () => Promise<void> }[] = [];
@@ -166,6 +177,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       }
       if (!persistent) await rm(dataDir, { recursive: true, force: true }).catch(() => undefined);
       serveLocalGasStation(undefined);
+      lock?.release();
       log.info('stack: stopped');
     })();
     return stopping;
@@ -174,6 +186,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
   // (DynamoDB Local's java, anvil) get their kill signal.
   const onExit = (): void => {
     for (const part of [...started].reverse()) void part.close().catch(() => undefined);
+    lock?.release();
   };
   process.on('exit', onExit);
 
@@ -291,6 +304,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       started.push({ name: 'http', close: () => server.close() });
       // Set before the event loop turns: no request has been dispatched (and no handler imported) yet.
       env.PUBLIC_BASE_URL = http.url;
+      lock?.update({ apiUrl: http.url });
     }
     applyEnv(env);
 
