@@ -183,3 +183,20 @@ describe('inputs the fuzzing found', () => {
     expect([token.status, token.body.error]).toEqual([401, 'invalid_client']);
   });
 });
+
+describe('the check', () => {
+  it('flags a 5xx, an error outside its envelope and a body that is not JSON; passes the envelopes', () => {
+    const envelope = JSON.stringify({ error: { code: 'invalid_request', message: 'Bad.', details: {} } });
+    expect(faultOf({ statusCode: 500, body: envelope }, 'envelope')).toMatch(/answered 500/);
+    expect(faultOf({ statusCode: 503, body: '' }, 'envelope')).toMatch(/answered 503/);
+    expect(faultOf({ statusCode: 400, body: envelope }, 'envelope')).toBeNull();
+    expect(faultOf({ statusCode: 400, body: JSON.stringify({ error: 'invalid_request', message: 'Bad.' }) }, 'envelope')).toMatch(/envelope/);
+    expect(faultOf({ statusCode: 400, body: JSON.stringify({ error: { code: 'x', message: 'y', details: null } }) }, 'envelope')).toMatch(/envelope/);
+    expect(faultOf({ statusCode: 404, body: 'Not Found' }, 'envelope')).toMatch(/not JSON/);
+    expect(faultOf({ statusCode: 401, body: JSON.stringify({ error: 'invalid_client', error_description: 'No.' }) }, 'oauth')).toBeNull();
+    expect(faultOf({ statusCode: 401, body: envelope }, 'oauth')).toMatch(/OAuth/);
+    expect(faultOf({ statusCode: 410, body: JSON.stringify({ error: 'deprecated_endpoint', message: 'Gone.', request_id: 'r' }) }, 'legacy')).toBeNull();
+    expect(faultOf({ statusCode: 410, body: envelope }, 'legacy')).toMatch(/v0.9/);
+    expect(faultOf({ statusCode: 200, body: '{}' }, 'envelope')).toBeNull();
+  });
+});
