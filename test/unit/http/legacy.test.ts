@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { renderV1Endpoints, V1_ENDPOINTS_FILE } from '../../../scripts/v1-endpoints.js';
 import { handler as legacy } from '../../../functions/legacy/handler.js';
 import type { AnyRoute, Method } from '../../../shared/http/route.js';
-import { otherSlashForm } from '../../../shared/http/router.js';
+import { slashVariants, spellingsOf } from '../../../shared/http/router.js';
 import { API_ROUTE_TABLES, samplePath } from '../../support/route-tables.js';
 import { apiEvent, lambdaContext } from './event.js';
 
@@ -11,6 +11,7 @@ const v1Routes = Object.entries(API_ROUTE_TABLES)
   .filter(([name]) => name !== 'legacy')
   .flatMap(([, routes]) => routes as readonly AnyRoute[]);
 const v1Paths = new Set(v1Routes.map((r) => r.path));
+const variants = slashVariants(v1Routes);
 
 async function gone(method: Method, path: string): Promise<{ error: string; message: string; request_id: string }> {
   const res = (await legacy(apiEvent(method, path), lambdaContext)) as { statusCode: number; body: string };
@@ -32,8 +33,7 @@ describe('v0.9 endpoints', () => {
   it('name the v1.0 endpoint at the same path, as the route table writes it, for every route and both spellings', async () => {
     const V0_METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
     for (const route of v1Routes) {
-      const spellings = [route.path, otherSlashForm(route.path)].filter((p): p is string => p !== null && !(p !== route.path && v1Paths.has(p)));
-      for (const spelling of spellings) {
+      for (const spelling of spellingsOf(route, variants)) {
         const { message } = await gone(route.method, `/v0${samplePath(spelling)}`);
         expect(message).toContain(`${route.method} ${route.path} `);
         for (const method of V0_METHODS) {
