@@ -19,7 +19,7 @@ import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { fakeSecretBox, RecordingQueue, ScriptedSender } from '../../support/fakes/webhooks.js';
 import { API_ROUTE_TABLES } from '../../support/route-tables.js';
 import { lambdaContext } from '../../unit/http/event.js';
-import { putFixedRates, tenantWithToken } from '../payments/support.js';
+import { EVERY_TOKEN_CONTRACT, putFixedRates, tenantWithToken } from '../payments/support.js';
 import { eventOf, faultOf, formatFor, requestsFor, strayRequests, type FuzzRequest } from './fuzz-requests.js';
 
 /**
@@ -41,7 +41,14 @@ const known: { ids: string[] } = { ids: [] };
 
 /** Each group's routes with the deps its Lambda builds: the real adapters on the table; webhook I/O faked. */
 function buildHandlers(): void {
-  const cfg = parseConfig({ ...process.env, FORWARDER_FACTORIES: JSON.stringify({ ETH: '0x1111111111111111111111111111111111111111' }) });
+  // ETH is served (an endpoint never dialled, a factory, the hot wallet's key), so payments and withdrawals are made.
+  const cfg = parseConfig({
+    ...process.env,
+    EVM_RPC_URLS: JSON.stringify({ ETH: 'http://127.0.0.1:9/' }),
+    FORWARDER_FACTORIES: JSON.stringify({ ETH: '0x1111111111111111111111111111111111111111' }),
+    HOT_WALLET_KEY_ID: 'fuzz-hot-wallet',
+    TOKEN_CONTRACTS: EVERY_TOKEN_CONTRACT,
+  });
   const webhooks = {
     ...webhooksRuntime(cfg),
     webhookSecrets: fakeSecretBox,
@@ -173,6 +180,24 @@ describe('inputs the fuzzing found', () => {
       authorization: basic('a%zz', 'b'),
     });
     expect([token.status, token.body?.error]).toEqual([401, 'invalid_client']);
+  });
+
+  it('GET /withdrawal/ with start_date after end_date: 400 invalid_request naming end_date, not 500', async () => {
+    const list = await send('withdrawals', {
+      method: 'GET',
+      rawPath: '/withdrawal/',
+      rawQueryString: 'start_date=2030-12-31T23:59:59.999Z&end_date=2026-01-01T00:00:00Z',
+      authorization: 'bearer',
+    });
+    expect([list.status, (list.body?.error as { code?: string } | undefined)?.code]).toEqual([400, 'invalid_request']);
+    expect((list.body?.error as { details?: Record<string, unknown> }).details).toHaveProperty('end_date');
+    const sameDay = await send('withdrawals', {
+      method: 'GET',
+      rawPath: '/withdrawal/',
+      rawQueryString: 'start_date=2026-01-01&end_date=2026-01-01',
+      authorization: 'bearer',
+    });
+    expect(sameDay.status).toBe(200);
   });
 });
 
