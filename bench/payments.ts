@@ -124,6 +124,7 @@ export async function benchPayments(options: { seconds: number; watched?: readon
     logLevel: 'silent',
     ports: { http: 0, dynamodb: 0, sqs: 0, kms: 0, anvil: 0 },
     parts: { anvil: true, contracts: true, pollers: false, tron: false },
+    blockTimeSeconds: null,
   });
   const rpc = stack.stackJson.rpcUrls.ETH as string;
   const tokens = (stack.stackJson.contracts as { tokens: Record<string, string> }).tokens;

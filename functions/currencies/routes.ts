@@ -81,7 +81,7 @@ export const currencyRoutes = [
     doc: {
       summary: 'Supported currencies',
       description:
-        '`full` adds name, token, blockchain, is_popular, is_stable; `min_max` the payment bounds; `include_usd` (requires `min_max=true`) their USD values; `withdrawal` only currencies with a positive balance.',
+        "Only the currencies this deployment serves: payable ones (a chain endpoint and a forwarder factory on their network, a known token contract), or with `withdrawal` those it sends (a chain endpoint and the hot wallet's key) in which the tenant has a positive balance. `full` adds name, token, blockchain, is_popular, is_stable; `min_max` the payment bounds; `include_usd` (requires `min_max=true`) their USD values.",
       tags: ['Currencies'],
       responses: { 200: { description: 'Currencies', schema: CurrencyList } },
     },

@@ -28,7 +28,16 @@ const Estimate = z.object({
   max_amount: z.string(),
   rate_timestamp: z.string(),
 });
-const MinAmount = z.object({ currency: z.string(), min_amount: z.number(), max_amount: z.number(), blockchain: z.string(), token: z.string() });
+const MinAmount = z.object({
+  currency: z.string(),
+  min_amount: z.number(),
+  max_amount: z.number(),
+  blockchain: z.string(),
+  token: z.string(),
+  min_amount_usd: z.number().nullable().describe('The minimum in USD, rounded up to the cent: a payment priced at it is never below the minimum'),
+  min_amount_price: z.number().nullable().describe('The same in `price_currency`'),
+  price_currency: z.string().describe('The query parameter, default USD'),
+});
 const tags = ['Payments'];
 const presentCreated = (p: PaymentState) => created(createRecord(p));
 const route = routesOf<PaymentsDeps>();
@@ -104,7 +113,7 @@ export const paymentRoutes = [
     scopes: READ,
     query: MinAmountQuery,
     doc: { summary: 'Payment bounds of a currency', tags, responses: { 200: { description: 'Bounds (JSON numbers)', schema: MinAmount } } },
-    handle: async (req, deps) => ok(minAmount(req.query.currency, deps)),
+    handle: async (req, deps) => ok(await minAmount(req.query, req.now, deps)),
   }),
   route({
     method: 'GET',

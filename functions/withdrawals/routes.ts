@@ -114,7 +114,8 @@ export const withdrawalReadRoutes = [
     errorOverrides: { ...AUTH_ALIASES, invalid_currency: { status: 400 }, internal_error: { code: 'service_unavailable' } },
     doc: {
       summary: 'Minimum withdrawal amount',
-      description: 'Variant A {currency}; variant B {blockchain, token (default USDT)}. min_amount is a JSON number.',
+      description:
+        'Variant A {currency}; variant B {blockchain, token}: blockchain is a network code or alias (TRON, MATIC, BEP20, ...), token defaults to USDT where the network has it, else its native coin. Every pair naming a currency this deployment sends answers its minimum. min_amount is a JSON number.',
       tags,
       responses: {
         200: { description: '{min_amount, blockchain, token} (and currency in variant A)' },

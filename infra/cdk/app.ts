@@ -39,6 +39,8 @@ const tokenContracts = json('tokenContracts');
 const forwarderImplementationTrx = context('forwarderImplementationTrx');
 const tronApiUrl = context('tronApiUrl');
 const withdrawalStuckMinutes = minutes('withdrawalStuckMinutes');
+/** `-c platformLimits='{"max_payment_amount":"50000.00"}'`: the platform's default tenant limits in USD. */
+const platformLimits = json('platformLimits');
 const stack = new GatewayStack(app, `PaymentGateway-${stage}`, {
   stage,
   description: `Crypto payment gateway (${stage})`,
@@ -51,6 +53,7 @@ const stack = new GatewayStack(app, `PaymentGateway-${stage}`, {
   ...(hotWalletMinBalance ? { hotWalletMinBalance: JSON.parse(hotWalletMinBalance) as Record<string, string> } : {}),
   ...(sweepStuckMinutes !== undefined ? { sweepStuckMinutes } : {}),
   ...(withdrawalStuckMinutes !== undefined ? { withdrawalStuckMinutes } : {}),
+  ...(platformLimits ? { platformLimits } : {}),
   chains: {
     ...(forwarderFactories ? { forwarderFactories } : {}),
     ...(forwarderImplementationTrx ? { forwarderImplementationTrx } : {}),

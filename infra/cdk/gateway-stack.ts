@@ -7,6 +7,9 @@ import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-la
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
+import { parseConfig } from '../../shared/config/config.js';
+import { LIMIT_NAMES } from '../../shared/domain/tenant.js';
+import type { LimitName } from '../../shared/domain/tenant.js';
 import { METRIC_NAMES, METRIC_NAMESPACES } from '../../shared/observability/metrics.js';
 import { API_FUNCTIONS, QUEUES, WORKER_FUNCTIONS, queueUrlEnv } from '../definition.js';
 import type { ApiFunction, QueueDefinition, QueueName, WorkerFunction } from '../definition.js';
@@ -65,6 +68,11 @@ export interface GatewayStackProps extends StackProps {
   readonly sweepStuckMinutes?: number;
   /** `WITHDRAWAL_STUCK_MINUTES` (the handlers' default when not given: 30). */
   readonly withdrawalStuckMinutes?: number;
+  /**
+   * The platform's default tenant limits in USD (`DEFAULT_MAX_PAYMENT_AMOUNT` and its siblings), by their names in
+   * the tenant record: `{"max_payment_amount":"50000.00","daily_withdrawal_limit":"none"}`. Unset: the handlers' defaults.
+   */
+  readonly platformLimits?: Readonly<Partial<Record<LimitName, string>>>;
 }
 
 /** The workers that print the operational metrics the stack alarms on (shared/observability/metrics.ts). */
@@ -110,6 +118,7 @@ export class GatewayStack extends Stack {
       ...(props.chains?.tronApiUrl ? { TRON_API_URL: props.chains.tronApiUrl } : {}),
       ...(props.chains?.tokenContracts ? { TOKEN_CONTRACTS: JSON.stringify(props.chains.tokenContracts) } : {}),
       ...monitoring,
+      ...limitsEnvironment(props),
       ...Object.fromEntries(queues.all.map((q) => [queueUrlEnv(q.definition.name), q.queue.queueUrl])),
     };
 
@@ -268,6 +277,21 @@ function monitoringEnvironment(props: GatewayStackProps): Record<string, string>
   };
   minutes('SWEEP_STUCK_MINUTES', props.sweepStuckMinutes);
   minutes('WITHDRAWAL_STUCK_MINUTES', props.withdrawalStuckMinutes);
+  return env;
+}
+
+/** The platform limits as the configuration keys the handlers read, checked by the handlers' own parser. */
+function limitsEnvironment(props: GatewayStackProps): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(props.platformLimits ?? {})) {
+    if (!(LIMIT_NAMES as readonly string[]).includes(name)) throw new Error(`platformLimits.${name}: not one of ${LIMIT_NAMES.join(', ')}`);
+    if (value !== undefined) env[`DEFAULT_${name.toUpperCase()}`] = value;
+  }
+  try {
+    parseConfig({ TABLE_NAME: 'synth', ...env });
+  } catch (error) {
+    throw new Error(`platformLimits: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
   return env;
 }
 

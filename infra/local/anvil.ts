@@ -7,6 +7,8 @@
  *
  * Persistence: with `stateFile`, anvil loads the file on start if it exists, dumps its state every
  * `stateIntervalSeconds` (default 5) and on a graceful stop (SIGTERM, which `close()` sends).
+ *
+ * The chain dies with this process, however it ends (infra/local/supervise.ts).
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -15,6 +17,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
+import { dieWithParent } from './supervise.js';
 
 export const ANVIL_DEFAULT_MNEMONIC = 'test test test test test test test test test test test junk';
 export const ANVIL_DEFAULT_CHAIN_ID = 31337;
@@ -126,6 +129,7 @@ async function launch(options: AnvilOptions, port: number): Promise<AnvilInstanc
   }
 
   const child = spawn(options.binary ?? anvilBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  dieWithParent(child);
   let stderr = '';
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (chunk: string) => {
@@ -135,7 +139,8 @@ async function launch(options: AnvilOptions, port: number): Promise<AnvilInstanc
   child.once('error', (error) => {
     spawnError = error;
   });
-  // Never leave an orphan chain behind if the parent exits without calling close().
+  // Never leave an orphan chain behind if the parent exits without calling close() (and the watchdog covers a
+  // parent that is killed outright).
   const killOnExit = (): void => {
     child.kill('SIGKILL');
   };

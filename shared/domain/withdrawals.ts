@@ -1,4 +1,5 @@
-import type { CurrencyCode } from './currencies.js';
+import type { CurrencyCode, CurrencyDefinition } from './currencies.js';
+import { NETWORKS } from './currencies.js';
 import { ConflictError } from './errors.js';
 import type { EventType } from './events.js';
 import { EVENTS, withdrawalFamilyEvent } from './events.js';
@@ -49,6 +50,11 @@ export interface WithdrawalState {
   readonly priceCurrency: string | null;
   readonly transactionHash: string | null;
   readonly failureReason: string | null;
+  /**
+   * Why the batcher last could not hand a pending withdrawal to the chain (a `DISPATCH_REFUSALS` code); null or
+   * absent once handed on, or when it never refused.
+   */
+  readonly dispatchRefusal?: DispatchRefusal | null;
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly version: number;
@@ -79,6 +85,25 @@ export function withdrawalPayload(w: WithdrawalState, previous: WithdrawalStatus
     custom_id: w.customId,
     metadata: { processed_at: w.updatedAt },
   };
+}
+
+/**
+ * Why the batcher cannot hand a pending withdrawal to the chain: its network is not one this deployment sends on,
+ * its token has no contract here, the hot wallet (its signing key) cannot be reached, or the chain-transaction
+ * request failed. The batcher tries again on its next pass.
+ */
+export const DISPATCH_REFUSALS = ['network_not_served', 'no_token_contract', 'hot_wallet_unavailable', 'dispatch_failed'] as const;
+export type DispatchRefusal = (typeof DISPATCH_REFUSALS)[number];
+
+/** How often the withdrawal batcher runs (its schedule: every minute). */
+export const BATCHER_INTERVAL_MS = 60_000;
+
+/**
+ * How long a withdrawal of `currency` is expected to take: one batcher pass, then its transfer's confirmations
+ * (the catalogue's, per currency) at its network's block time. A withdrawal still open after this says why.
+ */
+export function expectedWithdrawalMs(currency: Pick<CurrencyDefinition, 'network' | 'confirmations'>): number {
+  return BATCHER_INTERVAL_MS + NETWORKS[currency.network].blockTimeMs * currency.confirmations;
 }
 
 export type WithdrawalFact =
@@ -134,7 +159,7 @@ function statusEvents(next: WithdrawalState, previous: WithdrawalStatus): Withdr
   ];
 }
 
-export type WithdrawalDraft = Omit<WithdrawalState, 'status' | 'transactionHash' | 'failureReason' | 'createdAt' | 'updatedAt' | 'version'>;
+export type WithdrawalDraft = Omit<WithdrawalState, 'status' | 'transactionHash' | 'failureReason' | 'dispatchRefusal' | 'createdAt' | 'updatedAt' | 'version'>;
 
 /** A new withdrawal: pending, with `amount + fees` held on its source account by the same transaction. */
 export function openWithdrawal(draft: WithdrawalDraft, now: Date): WithdrawalChange {
@@ -186,7 +211,7 @@ export function transition(w: WithdrawalState, fact: WithdrawalFact, now: Date):
   const at = now.toISOString();
   const move = (
     status: WithdrawalStatus,
-    changes: Partial<Pick<WithdrawalState, 'transactionHash' | 'failureReason'>>,
+    changes: Partial<Pick<WithdrawalState, 'transactionHash' | 'failureReason' | 'dispatchRefusal'>>,
     effects: WithdrawalEffect[],
   ): WithdrawalChange => {
     const state: WithdrawalState = { ...w, ...changes, status, updatedAt: at };
@@ -195,7 +220,8 @@ export function transition(w: WithdrawalState, fact: WithdrawalFact, now: Date):
   switch (fact.kind) {
     case 'dispatched':
       if (!canDispatch(w)) refuse(w, fact);
-      return move('processing', {}, [{ kind: 'request_transfer' }]);
+      // Handed on: a refusal recorded by an earlier pass no longer holds.
+      return move('processing', w.dispatchRefusal ? { dispatchRefusal: null } : {}, [{ kind: 'request_transfer' }]);
     case 'chain_confirmed':
       if (!canSettle(w)) refuse(w, fact);
       return move('completed', { transactionHash: fact.txHash }, [{ kind: 'post_entry', entryId: `withdrawal:${w.id}:complete`, entry: payoutEntry(w) }]);
@@ -206,4 +232,13 @@ export function transition(w: WithdrawalState, fact: WithdrawalFact, now: Date):
       if (!canCancel(w)) refuse(w, fact);
       return move('cancelled', {}, [{ kind: 'post_entry', entryId: `withdrawal:${w.id}:release`, entry: returnEntry(w) }]);
   }
+}
+
+/**
+ * The batcher could not hand a pending withdrawal on this pass: the reason is recorded on it (no status change,
+ * no event, no effect) so that a slow withdrawal can say why. Only a pending withdrawal waits for dispatch.
+ */
+export function noteDispatchRefusal(w: WithdrawalState, reason: DispatchRefusal): WithdrawalChange {
+  if (!canDispatch(w)) throw new ConflictError(`A ${w.status} withdrawal is not waiting for dispatch.`, { status: w.status, action: 'dispatch_refused' });
+  return { state: { ...w, dispatchRefusal: reason }, events: [], effects: [] };
 }

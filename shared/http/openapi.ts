@@ -31,6 +31,12 @@ const ErrorEnvelope = z
   })
   .meta({ id: 'ErrorEnvelope' });
 
+/** The routing rule the paths below follow; the paths are listed once, as written. */
+const TRAILING_SLASH_RULE = [
+  'Multi-tenant cryptocurrency payment gateway (interface v1.0).',
+  'Paths are listed as written (main-group paths end with `/`). Every path is also served with the trailing slash removed or added (`GET /payments` is `GET /payments/`), except where both spellings are listed: there the slash picks the variant (`/user/webhooks/` is webhook settings, `/user/webhooks` webhook subscriptions).',
+].join('\n\n');
+
 const STANDARD_ERRORS: Record<number, string> = {
   400: 'invalid_request (details map each field to its messages)',
   401: 'authentication_failed',
@@ -144,7 +150,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: DocumentInfo): o
   registerWebhooks(registry);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
-    info: { title: info.title, version: info.version, description: 'Multi-tenant cryptocurrency payment gateway (interface v1.0).' },
+    info: { title: info.title, version: info.version, description: TRAILING_SLASH_RULE },
     servers: info.serverUrl ? [{ url: info.serverUrl }] : [],
   });
 }

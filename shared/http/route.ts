@@ -77,7 +77,10 @@ export interface RouteDoc {
  */
 export interface Route<Q = unknown, B = unknown, D = unknown, P = Readonly<Record<string, string>>> {
   readonly method: Method;
-  /** Path template with `{name}` parameters; the trailing slash is significant. */
+  /**
+   * Path template with `{name}` parameters, written as the interface writes it (main group with the trailing
+   * slash, custody without). The router also answers the other spelling unless the group has a route there.
+   */
   readonly path: string;
   readonly auth: AuthMode;
   readonly scopes?: readonly Scope[];

@@ -1,6 +1,6 @@
 import { config, type Config } from '../config/config.js';
-import type { CurrencyDefinition, NetworkCode } from '../domain/currencies.js';
-import { contractAddress, contractEnvironmentFor, findCurrency } from '../domain/currencies.js';
+import type { CurrencyCode, CurrencyDefinition, NetworkCode, ServedNetworks } from '../domain/currencies.js';
+import { contractAddress, contractEnvironmentFor, CURRENCY_LIST, findCurrency, NETWORKS } from '../domain/currencies.js';
 import { dynamoLedger } from '../store/ledger.js';
 import type { ListCurrenciesDeps } from '../usecases/currencies/ports.js';
 import { ratesRuntime } from './rates.js';
@@ -25,7 +25,29 @@ export function rpcUrl(network: NetworkCode | string, cfg: Config = config()): s
   return cfg.EVM_RPC_URLS[network] ?? null;
 }
 
-/** The currencies group: the ledger (withdrawable balances) and the rates. */
+/**
+ * What this deployment serves, the one reading of the configuration every use case and worker shares:
+ * - payments on a network reached by its chain (EVM: `EVM_RPC_URLS`; TRON: `TRON_API_URL`) with a forwarder
+ *   factory (`FORWARDER_FACTORIES`; on TRON also `FORWARDER_IMPLEMENTATION_TRX`): deposit addresses and a scanner;
+ * - withdrawals on a network reached by its chain with the hot wallet's key (`HOT_WALLET_KEY_ID`) to sign;
+ * - never Bitcoin: no Bitcoin chain adapter exists;
+ * - a token only where its contract is known (`tokenContract`).
+ */
+export function servedNetworks(cfg: Config = config()): ServedNetworks {
+  const payments = new Set<NetworkCode>();
+  const withdrawals = new Set<NetworkCode>();
+  for (const n of Object.values(NETWORKS)) {
+    const reached = n.family === 'evm' ? rpcUrl(n.code, cfg) !== null : n.family === 'tron' && cfg.TRON_API_URL !== undefined;
+    if (!reached) continue;
+    const factory = !!cfg.FORWARDER_FACTORIES[n.code] && (n.family !== 'tron' || !!cfg.FORWARDER_IMPLEMENTATION_TRX);
+    if (factory) payments.add(n.code);
+    if (cfg.HOT_WALLET_KEY_ID) withdrawals.add(n.code);
+  }
+  const tokens = new Set<CurrencyCode>(CURRENCY_LIST.filter((c) => !c.native && tokenContract(c, cfg) !== null).map((c) => c.code));
+  return { payments, withdrawals, tokens };
+}
+
+/** The currencies group: the ledger (withdrawable balances), the rates and what this deployment serves. */
 export function currenciesRuntime(cfg: Config = config()): ListCurrenciesDeps {
-  return { ledger: dynamoLedger, rates: ratesRuntime(cfg) };
+  return { ledger: dynamoLedger, rates: ratesRuntime(cfg), served: servedNetworks(cfg) };
 }

@@ -4,11 +4,12 @@ import { depositAddress, forwarderImplementationAddress, saltFor } from '../chai
 import { tronDepositAddress } from '../chain/tron/create2.js';
 import { systemClock } from '../domain/clock.js';
 import type { CurrencyDefinition } from '../domain/currencies.js';
-import { contractAddress, contractEnvironmentFor, NETWORKS } from '../domain/currencies.js';
+import { NETWORKS } from '../domain/currencies.js';
 import { dynamoPayments } from '../store/payments.js';
 import { dynamoWalletDirectory } from '../store/wallets.js';
 import { dynamoScanCursors } from '../store/scanner.js';
 import type { DepositAddressSource, PaymentSettings, PaymentsDeps, ScannerDeps, TokenContracts, WalletDirectory } from '../usecases/payments/ports.js';
+import { servedNetworks, tokenContract } from './currencies.js';
 import { ratesRuntime } from './rates.js';
 
 /**
@@ -24,49 +25,27 @@ export const noWallets: WalletDirectory = { exists: async () => false };
 /** The forwarder factory of a network in this deployment. */
 export const factoryOf = (cfg: Config, network: string): string | undefined => cfg.FORWARDER_FACTORIES[network] || undefined;
 
-/** EVM networks with a factory: CREATE2 forwarders, the same salt on every network. */
-export function evmFactoryAddresses(cfg: Config): DepositAddressSource {
+/**
+ * Deposit addresses from the forwarder factories: CREATE2 on EVM networks (the same salt on every network), and
+ * on TRON with `FORWARDER_IMPLEMENTATION_TRX` (base58) and TRON's CREATE2 preimage (0x41). Which networks are
+ * served is `servedNetworks` (shared/runtime/currencies.ts); a network without a factory here is never served.
+ */
+export function factoryAddresses(cfg: Config): DepositAddressSource {
   return {
-    supports: (network) => NETWORKS[network as keyof typeof NETWORKS]?.family === 'evm' && factoryOf(cfg, network) !== undefined,
     addressFor(network, tenantId, paymentId) {
       const factory = factoryOf(cfg, network);
-      if (!factory) throw new Error(`No forwarder factory configured for ${network}`);
+      const family = NETWORKS[network as keyof typeof NETWORKS]?.family;
       const salt = saltFor(tenantId, paymentId);
-      return { address: depositAddress(factory, forwarderImplementationAddress(factory), salt), salt };
-    },
-  };
-}
-
-/** TRON: the TRX factory and `FORWARDER_IMPLEMENTATION_TRX` (base58), TRON's CREATE2 preimage (0x41). */
-export function tronFactoryAddresses(cfg: Config): DepositAddressSource {
-  return {
-    supports: (network) => network === 'TRX' && !!factoryOf(cfg, 'TRX') && !!cfg.FORWARDER_IMPLEMENTATION_TRX,
-    addressFor(network, tenantId, paymentId) {
-      const factory = factoryOf(cfg, 'TRX');
+      if (factory && family === 'evm') return { address: depositAddress(factory, forwarderImplementationAddress(factory), salt), salt };
       const implementation = cfg.FORWARDER_IMPLEMENTATION_TRX;
-      if (network !== 'TRX' || !factory || !implementation) throw new Error(`No TRON forwarder factory configured for ${network}`);
-      const salt = saltFor(tenantId, paymentId);
-      return { address: tronDepositAddress(factory, implementation, salt), salt };
-    },
-  };
-}
-
-/** The first source that supports the network. */
-export function anyOf(...sources: DepositAddressSource[]): DepositAddressSource {
-  const pick = (network: string) => sources.find((s) => s.supports(network));
-  return {
-    supports: (network) => pick(network) !== undefined,
-    addressFor(network, tenantId, paymentId) {
-      const source = pick(network);
-      if (!source) throw new Error(`No deposit addresses for ${network}`);
-      return source.addressFor(network, tenantId, paymentId);
+      if (factory && family === 'tron' && implementation) return { address: tronDepositAddress(factory, implementation, salt), salt };
+      throw new Error(`No forwarder factory configured for ${network}`);
     },
   };
 }
 
 export function tokenContracts(cfg: Config): TokenContracts {
-  const environment = contractEnvironmentFor(cfg.STAGE);
-  return (currency: CurrencyDefinition) => contractAddress(currency, environment, cfg.TOKEN_CONTRACTS);
+  return (currency: CurrencyDefinition) => tokenContract(currency, cfg);
 }
 
 export function paymentSettings(cfg: Config): PaymentSettings {
@@ -86,8 +65,9 @@ export function paymentsRuntime(cfg: Config = config()): PaymentsDeps {
     payments: dynamoPayments,
     rates: ratesRuntime(cfg),
     wallets: dynamoWalletDirectory,
-    addresses: anyOf(evmFactoryAddresses(cfg), tronFactoryAddresses(cfg)),
+    addresses: factoryAddresses(cfg),
     contracts: tokenContracts(cfg),
+    served: servedNetworks(cfg),
     settings: paymentSettings(cfg),
     clock: systemClock,
   };

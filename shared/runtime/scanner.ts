@@ -13,23 +13,21 @@ import { directFactorySweep } from '../usecases/payments/sweep-direct.js';
 import { engineSweep } from '../usecases/payments/sweep-engine.js';
 import type { ChainTxRuntime } from './chain-tx.js';
 import { chainTxRuntime } from './chain-tx.js';
+import { rpcUrl, servedNetworks } from './currencies.js';
 import { factoryOf, scannerRuntime } from './payments.js';
 
 /**
- * The chain-scanner worker wired from configuration: every network with an endpoint (EVM: `EVM_RPC_URLS`; TRON:
- * `TRON_API_URL`) and a factory is scanned. Sweeps go through the chain-tx engine when `PAYMENT_SWEEPS=engine`
+ * The chain-scanner worker wired from configuration: every network this deployment takes payments on
+ * (`servedNetworks`: an endpoint, EVM `EVM_RPC_URLS` or TRON `TRON_API_URL`, and a factory) is scanned. Sweeps go through the chain-tx engine when `PAYMENT_SWEEPS=engine`
  * (the default outside the local stack, and always on TRON), else directly through the factory with the KMS
  * hot-wallet signer.
  */
 export function scannedNetworks(cfg: Config): ScannedNetwork[] {
-  const tronUrl = cfg.TRON_API_URL;
+  const served = servedNetworks(cfg).payments;
   return Object.values(NETWORKS).flatMap((n): ScannedNetwork[] => {
-    if (!factoryOf(cfg, n.code)) return [];
-    if (n.family === 'evm') {
-      const url = cfg.EVM_RPC_URLS[n.code];
-      return url ? [{ network: n.code, family: 'evm', url }] : [];
-    }
-    return n.family === 'tron' && tronUrl ? [{ network: n.code, family: 'tron', url: tronUrl }] : [];
+    if (!served.has(n.code)) return [];
+    if (n.family === 'evm') return [{ network: n.code, family: 'evm', url: rpcUrl(n.code, cfg) ?? '' }];
+    return n.family === 'tron' && cfg.TRON_API_URL ? [{ network: n.code, family: 'tron', url: cfg.TRON_API_URL }] : [];
   });
 }
 

@@ -11,6 +11,7 @@ import { dynamoWalletDirectory } from '../store/wallets.js';
 import { dynamoWithdrawals } from '../store/withdrawals.js';
 import type { WithdrawalFeeDeps } from '../usecases/withdrawals/network-fees.js';
 import type { WithdrawalsDeps } from '../usecases/withdrawals/ports.js';
+import { servedNetworks } from './currencies.js';
 import { ratesRuntime } from './rates.js';
 
 /**
@@ -41,6 +42,7 @@ export function withdrawalsRuntime(cfg: Config = config()): WithdrawalsDeps {
     chainTxs: dynamoChainTxStore,
     settings: { allowLoopbackCallbacks: cfg.ALLOW_LOOPBACK_CALLBACKS, stage: cfg.STAGE },
     clock: systemClock,
+    served: servedNetworks(cfg),
     wallets: dynamoWalletDirectory,
   };
 }

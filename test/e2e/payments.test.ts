@@ -25,7 +25,7 @@ import { requestIdOf } from '../../shared/chain/engine/state.js';
 import { dynamoChainTxStore } from '../../shared/store/chain-tx.js';
 import { processChainTx } from '../../shared/usecases/chain-tx/process-chain-tx.js';
 import { followOnce } from '../../shared/usecases/chain-tx/follow-chain-txs.js';
-import { devPay } from '../../infra/local/dev/dev-pay.js';
+import { devPay, localChainsOf } from '../../infra/local/dev/dev-pay.js';
 import { engineSweep } from '../../shared/usecases/payments/sweep-engine.js';
 import { sweepReference } from '../../shared/usecases/payments/settle.js';
 import type { handler as ChainResults } from '../../functions/chain-results/handler.js';
@@ -75,7 +75,8 @@ const status = async (id: string) => (await getPayment(merchant.tenantId, id))?.
 
 beforeAll(async () => {
   await buildContractsOutOfProcess();
-  stack = await startTestStack({ anvil: true, contracts: true, pollers: false, http: false });
+  // Automine: the tests mine (and revert) blocks themselves.
+  stack = await startTestStack({ anvil: true, contracts: true, pollers: false, http: false }, { blockTimeSeconds: null });
   const contracts = stack.stackJson.contracts as { tokens: Record<string, string>; treasury: string };
   usdt = contracts.tokens.USDT as string;
   usdc = contracts.tokens.USDC as string;
@@ -248,7 +249,7 @@ describe('a payment on anvil', () => {
   it('`dev pay` pays what is due from a funded test account; the sweep goes through the chain-tx engine', async () => {
     const before = await balance();
     const { id } = await newPayment();
-    const paid = await devPay(id, undefined, { rpcUrl: stack.stackJson.rpcUrls.ETH as string, tokens: { USDT: usdt, USDC: usdc } });
+    const paid = await devPay(id, undefined, localChainsOf(stack.stackJson));
     expect([paid.amount, paid.currency]).toEqual(['25', 'USDTERC20']);
     const hot = await new KmsSigner(kms, stack.env.SIGNING_KEY_ID ?? '', provider).getAddress();
     const engineDeps = chainTxRuntime(cfg).deps;
@@ -290,7 +291,7 @@ describe('a payment on anvil', () => {
     const res = await call('POST', '/payments/', { body: { amount: '30', currency: 'ETH' } });
     const id = res.body.transaction_id as string;
     expect(res.body.amount_crypto).toBe('0.01000000');
-    const paid = await devPay(id, undefined, { rpcUrl: stack.stackJson.rpcUrls.ETH as string, tokens: {} });
+    const paid = await devPay(id, undefined, localChainsOf(stack.stackJson));
     const context = { getRemainingTimeInMillis: () => 16_000 };
     expect((await chainScanner(undefined, context)).recorded).toBe(1);
     expect((await getPayment(merchant.tenantId, id))?.transactionHash).toBe(paid.transaction_hash);

@@ -12,7 +12,7 @@ import { followChainTxs } from '../../shared/usecases/chain-tx/follow-chain-txs.
 import { processChainTx } from '../../shared/usecases/chain-tx/process-chain-tx.js';
 import type { ChainTxRuntime } from '../../shared/runtime/chain-tx.js';
 import { chainTxRuntime } from '../../shared/runtime/chain-tx.js';
-import { devPay } from '../../infra/local/dev/dev-pay.js';
+import { devPay, localChainsOf } from '../../infra/local/dev/dev-pay.js';
 import { sweepReference } from '../../shared/usecases/payments/settle.js';
 import { caller, putFixedRates, tenantWithToken } from '../integration/payments/support.js';
 import { startTestStack } from '../support/stack.js';
@@ -55,7 +55,7 @@ describe('TRON on the local stack', () => {
     expect(created.status).toBe(201);
     const id = created.body.transaction_id as string;
 
-    const paid = await devPay(id, undefined, { rpcUrl: '', tronUrl: stack.stackJson.rpcUrls.TRX ?? '', tokens: {} });
+    const paid = await devPay(id, undefined, localChainsOf(stack.stackJson));
     expect([paid.amount, paid.currency]).toEqual(['10', 'USDTTRC20']);
     // Passes for about 9 s: the transfer's block (3 s), then its confirmations (2 locally), then the sweep request.
     for (let i = 0; i < 4 && (await getPayment(merchant.tenantId, id))?.status !== 'sending'; i++) {

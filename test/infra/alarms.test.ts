@@ -93,6 +93,17 @@ describe('monitoring settings', () => {
     for (const key of ['HOT_WALLET_MIN_BALANCE', 'SWEEP_STUCK_MINUTES', 'WITHDRAWAL_STUCK_MINUTES']) expect(unset[key]).toBeUndefined();
   });
 
+  test("platform limits become the handlers' DEFAULT_* keys, checked by the handlers' own parser", () => {
+    const given = variables(synth({ platformLimits: { max_payment_amount: '50000.00', daily_withdrawal_limit: 'none' } }));
+    expect([given.DEFAULT_MAX_PAYMENT_AMOUNT, given.DEFAULT_DAILY_WITHDRAWAL_LIMIT, given.DEFAULT_DAILY_PAYMENT_LIMIT]).toEqual([
+      '50000.00',
+      'none',
+      undefined,
+    ]);
+    expect(() => synth({ platformLimits: { max_payment_amount: '5e4' } })).toThrow(/platformLimits: .*DEFAULT_MAX_PAYMENT_AMOUNT/);
+    expect(() => synth({ platformLimits: { max_payout: '1' } })).toThrow(/platformLimits\.max_payout/);
+  });
+
   test('bad values fail the synth, not the cold starts', () => {
     expect(() => synth({ hotWalletMinBalance: { ETH: '-1' } })).toThrow(/hotWalletMinBalance\.ETH/);
     expect(() => synth({ hotWalletMinBalance: { ETH: '0.05 ETH' } })).toThrow(/not a decimal/);

@@ -10,17 +10,27 @@ import { openPayments, waitingPayments } from '../../../shared/store/payments.js
 import { tokenContract } from '../../../shared/runtime/currencies.js';
 
 /**
- * `npm run gateway -- dev pay <transaction_id> [--amount X]`: pays a payment on the local chain from a funded
- * anvil test account (dev account 2), minting test tokens to it first when it lacks them (the deployer,
- * dev account 0, owns the test tokens). Default amount: what is still due. `mineBlocks` more blocks are mined
- * afterwards (anvil mines only on transactions) so the deposit can reach its confirmations.
+ * `npm run gateway -- dev pay <transaction_id> [--amount X]`: pays a payment on its network's local chain, like
+ * an ordinary wallet would (one transfer, nothing else): on an EVM chain from a funded anvil test account (dev
+ * account 2), minting test tokens to it first when it lacks them (the deployer, dev account 0, owns the test
+ * tokens); on TRON from the local node's faucet. Default amount: what is still due. The local chains produce
+ * blocks on their own, so the deposit gathers its confirmations without anyone mining.
  */
-export interface LocalChain {
-  readonly rpcUrl: string;
-  /** The local TRON node (stack.json `rpcUrls.TRX`): TRON payments are paid from its faucet. */
-  readonly tronUrl?: string;
-  /** Test token addresses by symbol (stack.json `contracts.tokens`). */
-  readonly tokens: Readonly<Record<string, string>>;
+export interface LocalChains {
+  /** RPC URL per network (stack.json `rpcUrls`; TRX is the local TRON node's API). */
+  readonly rpcUrls: Readonly<Record<string, string>>;
+  /** Test token addresses per network, by symbol (stack.json `contracts.networks[network].tokens`). */
+  readonly tokens: Readonly<Record<string, Readonly<Record<string, string>>>>;
+}
+
+/** The LocalChains of a stack.json. */
+export function localChainsOf(stack: {
+  readonly rpcUrls: Readonly<Record<string, string>>;
+  readonly contracts: { readonly networks?: Readonly<Record<string, { readonly tokens: Readonly<Record<string, string>> } | undefined>> };
+}): LocalChains {
+  const tokens: Record<string, Readonly<Record<string, string>>> = {};
+  for (const [network, deployed] of Object.entries(stack.contracts.networks ?? {})) if (deployed) tokens[network] = deployed.tokens;
+  return { rpcUrls: stack.rpcUrls, tokens };
 }
 
 /** A payment still open for deposits, found through the work queues (no tenant needed; a dev tool). */
@@ -37,8 +47,7 @@ async function findOpenPayment(paymentId: string): Promise<PaymentState> {
 export async function devPay(
   paymentId: string,
   amount: string | undefined,
-  chain: LocalChain,
-  options: { readonly mineBlocks?: number } = {},
+  chains: LocalChains,
 ): Promise<{ transaction_hash: string; amount: string; currency: string; address: string; from: string }> {
   const payment = await findOpenPayment(paymentId);
   const currency = findCurrency(payment.currency);
@@ -51,8 +60,9 @@ export async function devPay(
   if (currency.family === 'tron') {
     // The local TRON node's faucet: a TRC-20 transfer in its next block (it produces one every 3 s).
     const token = tokenContract(currency);
-    if (!chain.tronUrl || !token) throw new Error('No local TRON node or token: start the stack with `npm start`.');
-    const res = await fetch(`${chain.tronUrl}/_local/transfer`, {
+    const tronUrl = chains.rpcUrls[currency.network];
+    if (!tronUrl || !token) throw new Error('No local TRON node or token: start the stack with `npm start`.');
+    const res = await fetch(`${tronUrl}/_local/transfer`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ token, to: payment.address, amount: units.toString() }),
@@ -61,7 +71,9 @@ export async function devPay(
     const { txid } = (await res.json()) as { txid: string };
     return { transaction_hash: txid, amount: value, currency: currency.code, address: payment.address, from: 'local TRON faucet' };
   }
-  const provider = new JsonRpcProvider(chain.rpcUrl, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 50 });
+  const rpcUrl = chains.rpcUrls[currency.network];
+  if (!rpcUrl) throw new Error(`No local chain for ${currency.network}: start the stack with \`npm start\`.`);
+  const provider = new JsonRpcProvider(rpcUrl, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 100 });
   try {
     const payer = await provider.getSigner(2);
     let hash: string;
@@ -70,8 +82,8 @@ export async function devPay(
       await tx.wait();
       hash = tx.hash;
     } else {
-      const token = chain.tokens[currency.token];
-      if (!token) throw new Error(`No local test token for ${currency.token}`);
+      const token = chains.tokens[currency.network]?.[currency.token];
+      if (!token) throw new Error(`No local test token for ${currency.token} on ${currency.network}`);
       const erc20 = new Contract(token, ERC20_ABI, payer);
       const held = (await erc20.getFunction('balanceOf')(payer.address)) as bigint;
       if (held < units) await mintTestToken(await provider.getSigner(0), token, payer.address, units - held);
@@ -79,8 +91,6 @@ export async function devPay(
       await tx.wait();
       hash = tx.hash;
     }
-    // Anvil mines a block per transaction: mine a few more so the deposit gathers its confirmations.
-    if ((options.mineBlocks ?? 0) > 0) await provider.send('anvil_mine', [`0x${(options.mineBlocks ?? 0).toString(16)}`]);
     return { transaction_hash: hash, amount: value, currency: currency.code, address: payment.address, from: payer.address };
   } finally {
     provider.destroy();

@@ -37,20 +37,30 @@ export function clientAuthFrom(authorization: string | undefined, body: { client
     const decoded = Buffer.from(basic, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) throw new OAuthError('invalid_client', 'Malformed Basic credentials.');
-    const form = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
+    const form = (s: string) => {
+      try {
+        return decodeURIComponent(s.replace(/\+/g, ' '));
+      } catch {
+        throw new OAuthError('invalid_client', 'Malformed Basic credentials.');
+      }
+    };
     return { clientId: form(decoded.slice(0, colon)), clientSecret: form(decoded.slice(colon + 1)) };
   }
   if (!body.client_id || !body.client_secret) throw new OAuthError('invalid_client', 'Client authentication failed: client_id and client_secret are required.');
   return { clientId: body.client_id, clientSecret: body.client_secret };
 }
 
-/** Verifies a client's secret in constant time; unknown clients cost the same as wrong secrets. */
+/** Longest client id looked up: issued ids are far shorter, and a longer one could not be a table key. */
+const MAX_CLIENT_ID_LENGTH = 256;
+
+/** Verifies a client's secret in constant time; unknown clients (and ids no client can have) cost the same as wrong secrets. */
 export async function authenticateClient(
   auth: ClientAuth,
   now: Date | undefined,
   deps: Pick<AuthPorts, 'tokens' | 'securityEvents'>,
 ): Promise<ClientCredential> {
-  const credential = await deps.tokens.clientCredential(auth.clientId);
+  const possible = auth.clientId.length > 0 && auth.clientId.length <= MAX_CLIENT_ID_LENGTH;
+  const credential = possible ? await deps.tokens.clientCredential(auth.clientId) : null;
   const valid = await verifySecret(auth.clientSecret, credential?.secretHash ?? DUMMY_SECRET_HASH);
   // A known client with a wrong secret is a security event (security.login_attempt) for its tenant.
   if (credential && !valid && now) await deps.securityEvents.failedLogin(credential.tenantId, credential.clientId, now);

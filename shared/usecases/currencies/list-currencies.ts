@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
-import { blockchainLabel, paymentCurrencies, withdrawalCurrencies } from '../../domain/currencies.js';
+import { blockchainLabel, servedCurrencies } from '../../domain/currencies.js';
 import { ValidationError } from '../../domain/errors.js';
 import { MAIN } from '../../domain/ledger.js';
 import { isPositive } from '../../domain/money.js';
@@ -10,8 +10,8 @@ import { currentRates, usdRatesOf } from '../rates/current-rates.js';
 import type { ListCurrenciesDeps } from './ports.js';
 
 /**
- * `GET /currencies/`: the currencies enabled for payments, or with `withdrawal=true` those enabled for
- * withdrawals in which the tenant has a positive available balance. `full` adds the descriptive fields,
+ * `GET /currencies/`: the currencies this deployment takes payments in, or with `withdrawal=true` those it sends
+ * withdrawals of in which the tenant has a positive available balance. `full` adds the descriptive fields,
  * `min_max` the payment bounds, `include_usd` (only with `min_max=true`; otherwise 400) their USD values
  * at the current rates (min rounded up, max down, to the cent). Without `full` or `min_max` the answer is
  * the simple list of codes.
@@ -52,8 +52,7 @@ export async function listCurrencies(input: ListCurrenciesInput, deps: ListCurre
   if (query.include_usd && !query.min_max) {
     throw new ValidationError({ include_usd: ['include_usd requires min_max=true.'] });
   }
-  const disabled = deps.rates.disabled;
-  let currencies: CurrencyDefinition[] = query.withdrawal ? withdrawalCurrencies(disabled) : paymentCurrencies(disabled);
+  let currencies: CurrencyDefinition[] = servedCurrencies(query.withdrawal ? 'withdrawals' : 'payments', deps.served, deps.rates.disabled);
   if (query.withdrawal) {
     const funded = new Set(
       (await deps.ledger.balances(input.tenantId, MAIN)).filter((row) => isPositive(row.balance.amount)).map((row) => row.currency as string),

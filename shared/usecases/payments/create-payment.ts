@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ValidationError } from '../../domain/errors.js';
+import type { CurrencyDefinition } from '../../domain/currencies.js';
+import { GatewayError, ValidationError } from '../../domain/errors.js';
+import type { UsdRates } from '../../domain/rates.js';
+import { fiatValue, usdValue } from '../../domain/rates.js';
 import { gt, lt, parseDecimal } from '../../domain/money.js';
 import type { PaymentState } from '../../domain/payments.js';
 import { openPayment, quote } from '../../domain/payments.js';
@@ -40,6 +43,26 @@ export const CreatePaymentFields = z.object({
 export const CreatePaymentBody = CreatePaymentFields.check(checkAmountAndCurrency).meta({ id: 'CreatePayment' });
 export type CreatePaymentBody = z.output<typeof CreatePaymentBody>;
 
+/**
+ * 400 `invalid_request` for a price below the currency's minimum, with the minimum in the merchant's terms:
+ * `minimum` + `currency` (the rule), `minimum_price` in the payment's `price_currency` and `min_amount_usd`,
+ * both rounded up to the cent so that a payment priced at them is never below the minimum.
+ */
+export function belowMinimum(field: string, amount: string, currency: CurrencyDefinition, priceCurrency: string, rates: UsdRates): GatewayError {
+  const minimumPrice = fiatValue(currency, currency.minAmount, priceCurrency, rates, 'up');
+  const message =
+    `The amount is ${amount} ${currency.code}, below the minimum of ${currency.minAmount} ${currency.code}` +
+    (minimumPrice === null ? '.' : ` (${minimumPrice} ${priceCurrency} at the current rate).`);
+  return new GatewayError('invalid_request', message, {
+    [field]: [message],
+    minimum: currency.minAmount,
+    currency: currency.code,
+    minimum_price: minimumPrice,
+    price_currency: priceCurrency,
+    min_amount_usd: usdValue(currency, currency.minAmount, rates, 'up'),
+  });
+}
+
 export interface CreatePaymentInput {
   readonly body: CreatePaymentBody;
   readonly tenant: Tenant;
@@ -65,9 +88,7 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
   const rates = usdRatesOf(await currentRates(deps.rates, now));
   const isFeePaidByUser = body.is_fee_paid_by_user ?? settings.is_fee_paid_by_user;
   const q = quote({ price, priceCurrency, currency, rates, feePercent: settings.transaction_fee, isFeePaidByUser });
-  if (lt(q.priceCrypto, currency.minAmount)) {
-    throw ValidationError.field(priceField, `The amount is ${q.priceCrypto} ${currency.code}, below the minimum of ${currency.minAmount} ${currency.code}.`);
-  }
+  if (lt(q.priceCrypto, currency.minAmount)) throw belowMinimum(priceField, q.priceCrypto, currency, priceCurrency, rates);
   if (gt(q.amountCrypto, currency.maxAmount)) {
     throw ValidationError.field(priceField, `The amount is ${q.amountCrypto} ${currency.code}, above the maximum of ${currency.maxAmount} ${currency.code}.`);
   }

@@ -2,15 +2,13 @@ import { z } from 'zod';
 import { ValidationError } from '../../domain/errors.js';
 import { jsonNumber, parseDecimal } from '../../domain/money.js';
 import { quote } from '../../domain/payments.js';
-import { exchangeRate } from '../../domain/rates.js';
+import { exchangeRate, fiatValue } from '../../domain/rates.js';
 import type { Tenant } from '../../domain/tenant.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
 import { checkAmountAndCurrency } from '../schema.js';
 import { CreatePaymentFields } from './create-payment.js';
 import type { PaymentsDeps } from './ports.js';
-import { findCurrency } from '../../domain/currencies.js';
-import { GatewayError } from '../../domain/errors.js';
-import { payableCurrencies, resolvePayCurrency, resolvePriceCurrency } from './resolve.js';
+import { resolvePayCurrency, resolvePriceCurrency } from './resolve.js';
 
 /**
  * `POST /payments/estimate/`: what a payment of this price would ask the customer, without creating it.
@@ -60,21 +58,32 @@ export async function estimatePayment(body: EstimateBody, tenant: Tenant, now: D
   };
 }
 
-export const MinAmountQuery = z.object({ currency: z.string().trim().min(1).max(20) });
+export const MinAmountQuery = z.object({
+  currency: z.string().trim().min(1).max(20),
+  price_currency: z.string().trim().min(1).max(10).optional().describe('Fiat of `min_amount_price` (USD, EUR, GBP); default USD'),
+});
+export type MinAmountQuery = z.output<typeof MinAmountQuery>;
 
-export function minAmount(code: string, deps: PaymentsDeps): Record<string, unknown> {
-  const currency = findCurrency(code);
-  if (!currency || !payableCurrencies(deps).some((c) => c.code === currency.code)) {
-    throw new GatewayError('invalid_currency', `The currency ${code} is not supported.`, {
-      currency: code,
-      supported_currencies: payableCurrencies(deps).map((c) => c.code),
-    });
-  }
+/**
+ * A currency's payment bounds, and its minimum in the merchant's terms: `min_amount_usd` and `min_amount_price`
+ * in `price_currency`, rounded up to the cent so that a payment priced at them is never below the minimum.
+ */
+export async function minAmount(query: MinAmountQuery, now: Date, deps: Pick<PaymentsDeps, 'rates' | 'served'>): Promise<Record<string, unknown>> {
+  const currency = resolvePayCurrency({ currency: query.currency }, deps);
+  const priceCurrency = resolvePriceCurrency(query.price_currency);
+  const rates = usdRatesOf(await currentRates(deps.rates, now));
+  const inFiat = (fiat: string) => {
+    const value = fiatValue(currency, currency.minAmount, fiat, rates, 'up');
+    return value === null ? null : jsonNumber(value);
+  };
   return {
     currency: currency.code,
     min_amount: jsonNumber(currency.minAmount),
     max_amount: jsonNumber(currency.maxAmount),
     blockchain: currency.network,
     token: currency.token,
+    min_amount_usd: inFiat('USD'),
+    min_amount_price: inFiat(priceCurrency),
+    price_currency: priceCurrency,
   };
 }

@@ -1,5 +1,5 @@
 import type { EvmChainPort } from '../../chain/evm/scanner.js';
-import type { CurrencyDefinition } from '../../domain/currencies.js';
+import type { CurrencyDefinition, ServedNetworks } from '../../domain/currencies.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Decimal } from '../../domain/money.js';
 import type { PaymentChange, PaymentState, PaymentStatus } from '../../domain/payments.js';
@@ -17,8 +17,6 @@ export interface WalletDirectory {
 }
 
 export interface DepositAddressSource {
-  /** Networks for which deposit addresses can be made in this deployment. */
-  supports(network: string): boolean;
   /** The single-use deposit address of a payment, with its CREATE2 salt. */
   addressFor(network: string, tenantId: string, paymentId: string): { address: string; salt: string };
 }
@@ -120,8 +118,11 @@ export interface PaymentsDeps {
   readonly payments: PaymentRepository;
   readonly rates: RatesDeps;
   readonly wallets: WalletDirectory;
+  /** Deposit addresses, on the networks `served.payments` names. */
   readonly addresses: DepositAddressSource;
   readonly contracts: TokenContracts;
+  /** What this deployment serves: a payment is taken only in a currency it serves. */
+  readonly served: ServedNetworks;
   readonly settings: PaymentSettings;
   readonly clock: Clock;
 }

@@ -1,14 +1,14 @@
 import type { CurrencyDefinition } from '../../domain/currencies.js';
-import { FIAT_CODES, findCurrency, findCurrencyByToken, isFiatCode, paymentCurrencies } from '../../domain/currencies.js';
+import { FIAT_CODES, findCurrency, findCurrencyByToken, isFiatCode, servedCurrencies } from '../../domain/currencies.js';
 import { GatewayError, ValidationError } from '../../domain/errors.js';
 import type { PaymentsDeps } from './ports.js';
 
-/** Currencies a payment can be made in here: enabled, not switched off, and with deposit addresses on its network. */
-export function payableCurrencies(deps: PaymentsDeps): CurrencyDefinition[] {
-  return paymentCurrencies(deps.rates.disabled).filter((c) => deps.addresses.supports(c.network));
+/** Currencies a payment can be made in here: enabled, not switched off, and served by this deployment. */
+export function payableCurrencies(deps: Pick<PaymentsDeps, 'rates' | 'served'>): CurrencyDefinition[] {
+  return servedCurrencies('payments', deps.served, deps.rates.disabled);
 }
 
-const unsupported = (deps: PaymentsDeps, code: string, field: string) =>
+const unsupported = (deps: Pick<PaymentsDeps, 'rates' | 'served'>, code: string, field: string) =>
   new GatewayError('invalid_currency', `The currency ${code} is not supported.`, {
     field,
     currency: code,
@@ -23,7 +23,7 @@ export interface CurrencyChoice {
 }
 
 /** The pay currency of any body form of spec 4.3: `currency`, `pay_currency`, or `blockchain` + `token`. */
-export function resolvePayCurrency(body: CurrencyChoice, deps: PaymentsDeps): CurrencyDefinition {
+export function resolvePayCurrency(body: CurrencyChoice, deps: Pick<PaymentsDeps, 'rates' | 'served'>): CurrencyDefinition {
   const payable = new Set(payableCurrencies(deps).map((c) => c.code));
   const code = body.currency ?? body.pay_currency;
   if (code !== undefined) {

@@ -49,10 +49,10 @@ export interface CreateWithdrawalInput {
 
 export async function createWithdrawal(
   input: CreateWithdrawalInput,
-  deps: Pick<WithdrawalsDeps, 'withdrawals' | 'ledger' | 'rates' | 'fees' | 'settings' | 'wallets'>,
+  deps: Pick<WithdrawalsDeps, 'withdrawals' | 'ledger' | 'rates' | 'fees' | 'settings' | 'served' | 'wallets'>,
 ): Promise<WithdrawalState> {
   const { body, tenant, now } = input;
-  const currency = resolveWithdrawalCurrency(body, deps.rates.disabled);
+  const currency = resolveWithdrawalCurrency(body, deps);
   // account_id names a wallet of the tenant by its uuid: the hold and the payout are on that wallet, never main.
   if (body.account_id !== undefined && !(await deps.wallets?.exists(tenant.id, body.account_id))) {
     throw ValidationError.field('account_id', `No wallet with id ${body.account_id}.`);

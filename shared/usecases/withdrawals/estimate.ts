@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
-import { findCurrencyByToken, findNetwork } from '../../domain/currencies.js';
+import { defaultToken, findCurrencyByToken, findNetwork } from '../../domain/currencies.js';
 import { GatewayError, ValidationError } from '../../domain/errors.js';
 import { MAIN } from '../../domain/ledger.js';
 import type { Decimal } from '../../domain/money.js';
@@ -40,7 +40,7 @@ export async function estimateWithdrawal(
   tenant: Tenant,
   deps: Pick<WithdrawalsDeps, 'fees'> & CatalogueDeps,
 ): Promise<Record<string, unknown>> {
-  const currency = resolveWithdrawalCurrency(body, deps.rates.disabled);
+  const currency = resolveWithdrawalCurrency(body, deps);
   const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.displayPrecision });
   if (body.address !== undefined && addressProblem(currency, body.address)) {
     throw new GatewayError('invalid_request', `The address is not a valid ${currency.network} address.`, {
@@ -84,7 +84,7 @@ export async function feeEstimate(
   tenant: Tenant,
   deps: Pick<WithdrawalsDeps, 'fees'> & CatalogueDeps,
 ): Promise<Record<string, unknown>> {
-  const currency = resolveWithdrawalCurrency(body, deps.rates.disabled);
+  const currency = resolveWithdrawalCurrency(body, deps);
   const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.displayPrecision });
   if (body.address !== undefined) requireAddress(currency, body.address);
   const t = await priceWithdrawal({ currency, amount, feePercent: tenant.settings.transaction_fee, address: body.address }, deps.fees);
@@ -102,7 +102,11 @@ export async function feeEstimate(
   };
 }
 
-/** Blockchains the minimum-withdrawal check accepts (spec section 1). */
+/**
+ * Blockchains the interface names for the minimum-withdrawal check (spec section 1). Besides them every catalogue
+ * network is accepted under its code or any of its aliases (`findNetwork`): the pair then names a catalogue
+ * currency or none.
+ */
 export const MIN_AMOUNT_BLOCKCHAINS = ['ETH', 'BSC', 'TRX', 'SOL', 'ARB', 'BASE', 'BTC', 'LTC', 'DOGE', 'MATIC', 'AVAX', 'XRP', 'ADA'] as const;
 
 export const MinWithdrawalBody = z
@@ -114,23 +118,28 @@ export const MinWithdrawalBody = z
   .meta({ id: 'WithdrawalMinAmount' });
 export type MinWithdrawalBody = z.output<typeof MinWithdrawalBody>;
 
+/**
+ * Variant A by `currency`; variant B by `blockchain` (a catalogue network's code or alias, or one the interface
+ * names) and `token` (default: USDT where the network has it, else its native coin). A pair that names no
+ * currency this deployment sends is `unsupported_token`; a blockchain nobody names is `unsupported_blockchain`.
+ */
 export function minWithdrawal(body: MinWithdrawalBody, deps: CatalogueDeps): Record<string, unknown> {
   if (body.currency !== undefined) {
-    const currency = resolveWithdrawalCurrency({ currency: body.currency }, deps.rates.disabled);
+    const currency = resolveWithdrawalCurrency({ currency: body.currency }, deps);
     return { currency: currency.code, min_amount: jsonNumber(currency.minWithdrawal), blockchain: currency.network, token: currency.token };
   }
   if (body.blockchain === undefined) throw ValidationError.field('blockchain', 'This field is required unless currency is given.');
   const chain = body.blockchain.toUpperCase();
-  if (!(MIN_AMOUNT_BLOCKCHAINS as readonly string[]).includes(chain)) {
+  const network = findNetwork(chain);
+  if (!network && !(MIN_AMOUNT_BLOCKCHAINS as readonly string[]).includes(chain)) {
     throw new GatewayError('unsupported_blockchain', `The blockchain ${body.blockchain} is not supported.`, {
       blockchain: body.blockchain,
-      supported_blockchains: [...MIN_AMOUNT_BLOCKCHAINS],
+      supported_blockchains: [...new Set([...MIN_AMOUNT_BLOCKCHAINS, ...withdrawableCurrencies(deps).map((c) => c.network)])],
     });
   }
-  const token = (body.token ?? 'USDT').toUpperCase();
-  const network = chain === 'MATIC' ? 'POLYGON' : chain;
-  const currency: CurrencyDefinition | undefined = findNetwork(network) ? findCurrencyByToken(network, token) : undefined;
-  if (!currency || !withdrawableCurrencies(deps.rates.disabled).some((c) => c.code === currency.code)) {
+  const token = (body.token ?? (network ? defaultToken(network) : 'USDT')).toUpperCase();
+  const currency = network ? findCurrencyByToken(network.code, token) : undefined;
+  if (!currency || !withdrawableCurrencies(deps).some((c) => c.code === currency.code)) {
     throw new GatewayError('unsupported_token', `The token ${token} is not supported on ${chain}.`, { blockchain: chain, token });
   }
   return { min_amount: jsonNumber(currency.minWithdrawal), blockchain: chain, token: currency.token };
@@ -141,7 +150,7 @@ export function withdrawalLimits(tenant: Tenant, deps: Pick<WithdrawalsDeps, 'fe
     transaction_fee_percent: tenant.settings.transaction_fee,
     max_withdrawal_amount: tenant.settings.limits.max_withdrawal_amount,
     daily_withdrawal_limit: tenant.settings.limits.daily_withdrawal_limit,
-    currencies: withdrawableCurrencies(deps.rates.disabled).map((c) => ({
+    currencies: withdrawableCurrencies(deps).map((c) => ({
       currency: c.code,
       blockchain: c.network,
       token: c.token,
@@ -154,7 +163,7 @@ export function withdrawalLimits(tenant: Tenant, deps: Pick<WithdrawalsDeps, 'fe
 
 export async function availableCurrencies(tenantId: string, deps: Pick<WithdrawalsDeps, 'ledger'> & CatalogueDeps): Promise<Record<string, unknown>> {
   const rows = await deps.ledger.balances(tenantId, MAIN);
-  const withdrawable = new Map(withdrawableCurrencies(deps.rates.disabled).map((c) => [c.code as string, c]));
+  const withdrawable = new Map(withdrawableCurrencies(deps).map((c) => [c.code as string, c]));
   const currencies = rows
     .filter((r) => withdrawable.has(r.currency) && isPositive(r.balance.amount))
     .map((r) => {

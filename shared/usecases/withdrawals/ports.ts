@@ -1,5 +1,6 @@
 import type { ChainTxStorePort } from '../../chain/engine/ports.js';
 import type { Clock } from '../../domain/clock.js';
+import type { ServedNetworks } from '../../domain/currencies.js';
 import type { Decimal } from '../../domain/money.js';
 import type { WithdrawalChange, WithdrawalQueue, WithdrawalState } from '../../domain/withdrawals.js';
 import type { LedgerPort } from '../ledger/ports.js';
@@ -64,11 +65,14 @@ export interface WithdrawalsDeps {
   readonly chainTxs: Pick<ChainTxStorePort, 'get'>;
   readonly settings: WithdrawalSettings;
   readonly clock: Clock;
+  /** What this deployment serves: a withdrawal is taken only in a currency it sends. */
+  readonly served: ServedNetworks;
   /** The tenant's wallets, which `account_id` names by uuid (none known without it). */
   readonly wallets?: WalletDirectory;
 }
 
-/** What reads of the catalogue as configured need: the currencies switched off. */
+/** What reads of the catalogue as configured need: the currencies switched off and what this deployment serves. */
 export interface CatalogueDeps {
   readonly rates: Pick<RatesDeps, 'disabled'>;
+  readonly served: ServedNetworks;
 }

@@ -1,13 +1,16 @@
 import { z } from 'zod';
+import type { ChainTx } from '../../chain/engine/state.js';
+import { findCurrency } from '../../domain/currencies.js';
 import type { JsonNumber } from '../../domain/json-number.js';
 import { jsonNumber } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
+import { expectedWithdrawalMs } from '../../domain/withdrawals.js';
 import { eight } from '../../domain/withdrawal-fees.js';
 
 /**
  * Record 2.2 (create response, retrieval, status check, cancel), with `status_reason` (documented in
- * /openapi.json): why a `processing` withdrawal waits (`insufficient_gas`, `estimate_failed`, `fee_cap_reached`:
- * the hot wallet's transaction is held, nothing is lost) or why one `failed`; null otherwise.
+ * /openapi.json, computed by `statusReason`): why a `processing` withdrawal's transaction is held, why one
+ * `failed`, and why one open longer than its network's expected time (`expectedWithdrawalMs`) still waits.
  */
 export const WithdrawalRecord = z
   .object({
@@ -27,7 +30,16 @@ export const WithdrawalRecord = z
       .string()
       .nullable()
       .describe(
-        'Why a processing withdrawal waits (insufficient_gas, estimate_failed, fee_cap_reached: held, nothing lost) or why one failed; null otherwise.',
+        [
+          'Why a withdrawal is where it is, as far as the gateway knows; null when nothing is to be said.',
+          '`failed`: the failure.',
+          "`processing`: insufficient_gas, estimate_failed or fee_cap_reached while the hot wallet's transaction is held (nothing is lost).",
+          "Once open longer than its network's expected time (the batcher's minute plus the currency's confirmations at the network's block time):",
+          "`pending` says awaiting_dispatch, followed by the batcher's last refusal when it recorded one",
+          '(awaiting_dispatch: network_not_served | no_token_contract | hot_wallet_unavailable | dispatch_failed);',
+          '`processing` says awaiting_broadcast (the transaction is not signed yet), awaiting_confirmations (submitted, waiting for blocks),',
+          'or awaiting_dispatch when its chain request is missing (the batcher asks again).',
+        ].join(' '),
       ),
     custom_id: z.string().nullable(),
     callback_url: z.string().nullable(),
@@ -53,7 +65,30 @@ export const WithdrawalListItem = z
   })
   .meta({ id: 'WithdrawalListItem' });
 
-export function withdrawalRecord(w: WithdrawalState, processingReason: string | null = null): z.output<typeof WithdrawalRecord> {
+/** What is known of a withdrawal's wait when it is read: its chain transaction (if one was asked for) and the time. */
+export interface WithdrawalWait {
+  readonly now: Date;
+  /** The chain transaction of a processing withdrawal; null when none was found (or none was looked up). */
+  readonly chainTx: Pick<ChainTx, 'status' | 'reason'> | null;
+}
+
+/** Chain-transaction statuses before signing: nothing is on the wire yet. */
+const UNSIGNED: ReadonlySet<string> = new Set(['queued', 'allocated']);
+
+/** `status_reason` of record 2.2 (its zod description says what each value means). */
+export function statusReason(w: WithdrawalState, wait: WithdrawalWait | null): string | null {
+  if (w.status === 'failed') return w.failureReason;
+  if (w.status !== 'pending' && w.status !== 'processing') return null;
+  const held = w.status === 'processing' ? (wait?.chainTx?.reason ?? null) : null;
+  if (held) return held;
+  const currency = findCurrency(w.currency);
+  if (!wait || !currency || wait.now.getTime() - Date.parse(w.createdAt) <= expectedWithdrawalMs(currency)) return null;
+  if (w.status === 'pending') return w.dispatchRefusal ? `awaiting_dispatch: ${w.dispatchRefusal}` : 'awaiting_dispatch';
+  if (!wait.chainTx) return 'awaiting_dispatch';
+  return UNSIGNED.has(wait.chainTx.status) ? 'awaiting_broadcast' : 'awaiting_confirmations';
+}
+
+export function withdrawalRecord(w: WithdrawalState, wait: WithdrawalWait | null = null): z.output<typeof WithdrawalRecord> {
   return {
     id: w.id,
     status: w.status,
@@ -67,7 +102,7 @@ export function withdrawalRecord(w: WithdrawalState, processingReason: string | 
     total_fee: eight(w.totalFee),
     total_deducted: eight(w.totalDeducted),
     transaction_hash: w.transactionHash,
-    status_reason: w.status === 'failed' ? w.failureReason : w.status === 'processing' ? processingReason : null,
+    status_reason: statusReason(w, wait),
     custom_id: w.customId,
     callback_url: w.callbackUrl,
     account_id: w.accountId,

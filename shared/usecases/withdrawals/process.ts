@@ -1,11 +1,11 @@
 import { CHAIN_TX_PURPOSES } from '../../domain/events.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import { findCurrency, NETWORKS } from '../../domain/currencies.js';
+import { findCurrency } from '../../domain/currencies.js';
 import { DuplicateEntryError } from '../../domain/ledger.js';
 import { toBaseUnits } from '../../domain/money.js';
-import type { WithdrawalState } from '../../domain/withdrawals.js';
-import { canSettle, transition } from '../../domain/withdrawals.js';
+import type { DispatchRefusal, WithdrawalState } from '../../domain/withdrawals.js';
+import { canSettle, noteDispatchRefusal, transition } from '../../domain/withdrawals.js';
 import type { ChainTxDeps } from '../chain-tx/deps.js';
 import type { RequestChainTxInput } from '../chain-tx/request-chain-tx.js';
 import { tronAddressToEvmHex } from '../../chain/tron/create2.js';
@@ -26,7 +26,7 @@ import type { WithdrawalsDeps } from './ports.js';
 export const STAGING_COMPLETE = '0x0000000000000000000000000000000000000001';
 export const STAGING_FAIL = '0x0000000000000000000000000000000000000002';
 
-export interface BatcherDeps extends Pick<WithdrawalsDeps, 'withdrawals' | 'settings' | 'clock'> {
+export interface BatcherDeps extends Pick<WithdrawalsDeps, 'withdrawals' | 'settings' | 'clock' | 'served'> {
   /** The hot wallet that sends withdrawals on a network (on TRON the same key's TRON address, given in 0x form). */
   readonly wallet: (network: string) => Promise<{ keyId: string; address: string }>;
   readonly chainTx: Pick<ChainTxDeps, 'store' | 'clock'>;
@@ -52,9 +52,10 @@ export interface BatchReport {
 const SENDABLE_FAMILIES: ReadonlySet<string> = new Set(['evm', 'tron']);
 
 /**
- * One pass: up to `limit` pending withdrawals handled, oldest first. Those that cannot be sent here (a family
- * without a sender, a token without a contract in this deployment) are skipped without holding the queue: the
- * pass reads up to ten times `limit` to find sendable ones behind them.
+ * One pass: up to `limit` pending withdrawals handled, oldest first. Those that cannot be sent here (a network
+ * this deployment does not send on, a token without a contract in this deployment, the hot wallet out of reach,
+ * a failed request) are skipped without holding the queue, the reason recorded on each (`dispatchRefusal`, shown
+ * in `status_reason` once it is slow): the pass reads up to ten times `limit` to find sendable ones behind them.
  */
 export async function runWithdrawalBatch(deps: BatcherDeps, limit = 50): Promise<BatchReport> {
   const report = { processing: 0, completed: 0, failed: 0, skipped: 0 };
@@ -66,6 +67,8 @@ export async function runWithdrawalBatch(deps: BatcherDeps, limit = 50): Promise
     } catch (error) {
       report.skipped += 1;
       deps.log.error('withdrawal batch item failed', { withdrawal_id: w.id, error: errorField(error) });
+      // Still pending (the status did not move): say why. A withdrawal that moved meanwhile refuses the note.
+      await refuseDispatch(w, 'dispatch_failed', deps).catch(() => undefined);
     }
   }
   // A crash between the status change and the chain-tx request leaves a processing withdrawal without a
@@ -90,15 +93,41 @@ async function processOne(w: WithdrawalState, deps: BatcherDeps): Promise<keyof 
     await settleWithdrawal(w, txHash === null ? { ok: false, reason: 'staging address that always fails' } : { ok: true, txHash }, now, deps);
     return txHash === null ? 'failed' : 'completed';
   }
-  const currency = findCurrency(w.currency);
-  if (!currency || !SENDABLE_FAMILIES.has(NETWORKS[currency.network].family)) return 'skipped';
-  const transfer = await transferOf(w, deps);
+  const refusal = dispatchRefusalOf(w, deps);
+  if (refusal) {
+    await refuseDispatch(w, refusal, deps);
+    return 'skipped';
+  }
+  let transfer: RequestChainTxInput;
+  try {
+    transfer = await transferOf(w, deps);
+  } catch (error) {
+    // The currency and its contract are known (above): what is left to fail is the hot wallet's key.
+    deps.log.error('withdrawal hot wallet unavailable', { withdrawal_id: w.id, error: errorField(error) });
+    await refuseDispatch(w, 'hot_wallet_unavailable', deps);
+    return 'skipped';
+  }
   const change = transition(w, { kind: 'dispatched' }, now);
   // The status moves first (conditioned on the version read, so a concurrent cancel wins or loses cleanly);
   // the chain-tx request is idempotent on (network, withdrawal id), so asking again after a crash is safe.
   await deps.withdrawals.save(w, change, now);
   if (change.effects.some((e) => e.kind === 'request_transfer')) await requestChainTx(transfer, deps.chainTx);
   return 'processing';
+}
+
+/** Why this pending withdrawal cannot be handed to the chain here, before anything is asked of it; null when it can. */
+function dispatchRefusalOf(w: WithdrawalState, deps: BatcherDeps): DispatchRefusal | null {
+  const currency = findCurrency(w.currency);
+  if (!currency || !SENDABLE_FAMILIES.has(currency.family) || !deps.served.withdrawals.has(currency.network)) return 'network_not_served';
+  if (!currency.native && !deps.tokenContract(currency.code)) return 'no_token_contract';
+  return null;
+}
+
+/** Records why the batcher skipped a pending withdrawal, once per reason (a pass every minute writes nothing new). */
+async function refuseDispatch(w: WithdrawalState, reason: DispatchRefusal, deps: Pick<BatcherDeps, 'withdrawals' | 'clock'>): Promise<void> {
+  if (w.dispatchRefusal === reason) return;
+  const now = deps.clock.now();
+  await deps.withdrawals.save(w, noteDispatchRefusal(w, reason), now);
 }
 
 /** The chain-tx request of a withdrawal: ERC-20 `transfer` for a token, a value transfer for the native coin. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { requestIdOf } from '../../chain/engine/state.js';
 import { findNetwork } from '../../domain/currencies.js';
-import { NotFoundError } from '../../domain/errors.js';
+import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { jsonNumber } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
 import { LIST_ONLY_STATUSES, transition, WITHDRAWAL_STATUSES } from '../../domain/withdrawals.js';
@@ -36,6 +36,7 @@ export async function listWithdrawals(tenantId: string, q: ListWithdrawalsQuery,
   const sort = q.sort ?? 'created_desc';
   const from = q.start_date === undefined ? undefined : bound(q.start_date, false);
   const to = q.end_date === undefined ? undefined : bound(q.end_date, true);
+  if (from !== undefined && to !== undefined && from > to) throw ValidationError.field('end_date', 'end_date must not be before start_date.');
   const all = await deps.withdrawals.list(tenantId, { by: sort.startsWith('amount') ? 'amount' : 'created', ascending: sort.endsWith('_asc'), from, to });
   const network = q.blockchain === undefined ? undefined : (findNetwork(q.blockchain)?.code ?? q.blockchain.toUpperCase());
   const token = q.token?.toUpperCase();
@@ -67,14 +68,16 @@ export async function cancelWithdrawal(tenantId: string, id: string, now: Date, 
   return deps.withdrawals.save(w, transition(w, { kind: 'cancel' }, now), now);
 }
 
-/** A withdrawal as record 2.2; while `processing`, with the reason its chain transaction waits (if any). */
+/**
+ * A withdrawal as record 2.2, with what is known of its wait (`status_reason`): while `processing`, its chain
+ * transaction; and how long it has been open.
+ */
 export async function describeWithdrawal(
   tenantId: string,
   id: string,
-  deps: Pick<WithdrawalsDeps, 'withdrawals' | 'chainTxs'>,
+  deps: Pick<WithdrawalsDeps, 'withdrawals' | 'chainTxs' | 'clock'>,
 ): Promise<Record<string, unknown>> {
   const w = await requireWithdrawal(tenantId, id, deps);
-  if (w.status !== 'processing') return withdrawalRecord(w);
-  const tx = await deps.chainTxs.get(requestIdOf(w.network, w.id));
-  return withdrawalRecord(w, tx?.reason ?? null);
+  const chainTx = w.status === 'processing' ? ((await deps.chainTxs.get(requestIdOf(w.network, w.id))) ?? null) : null;
+  return withdrawalRecord(w, { now: deps.clock.now(), chainTx });
 }

@@ -1,18 +1,19 @@
 import type { AddressType } from '../../domain/addresses.js';
 import { checkAddress, EXPECTED_FORMAT } from '../../domain/addresses.js';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
-import { findCurrency, findCurrencyByToken, withdrawalCurrencies } from '../../domain/currencies.js';
+import { findCurrency, findCurrencyByToken, servedCurrencies } from '../../domain/currencies.js';
 import { GatewayError, ValidationError } from '../../domain/errors.js';
+import type { CatalogueDeps } from './ports.js';
 import { addressTypeOfCurrency } from './validate-address.js';
 
-/** Currencies a withdrawal can be made in: enabled for withdrawals and not switched off by configuration (`disabled`). */
-export const withdrawableCurrencies = (disabled: ReadonlySet<string>): CurrencyDefinition[] => withdrawalCurrencies(disabled);
+/** Currencies a withdrawal can be made in: enabled for withdrawals, not switched off, and sent by this deployment. */
+export const withdrawableCurrencies = (deps: CatalogueDeps): CurrencyDefinition[] => servedCurrencies('withdrawals', deps.served, deps.rates.disabled);
 
-const unsupported = (code: string, field: string, disabled: ReadonlySet<string>) =>
+const unsupported = (code: string, field: string, deps: CatalogueDeps) =>
   new GatewayError('invalid_currency', `The currency ${code} is not supported for withdrawals.`, {
     field,
     currency: code,
-    supported_currencies: withdrawableCurrencies(disabled).map((c) => c.code),
+    supported_currencies: withdrawableCurrencies(deps).map((c) => c.code),
   });
 
 export interface WithdrawalCurrencyChoice {
@@ -22,16 +23,16 @@ export interface WithdrawalCurrencyChoice {
 }
 
 /** The currency of a withdrawal body: `currency`, or `blockchain` + `token`. */
-export function resolveWithdrawalCurrency(body: WithdrawalCurrencyChoice, disabled: ReadonlySet<string>): CurrencyDefinition {
-  const allowed = new Set(withdrawableCurrencies(disabled).map((c) => c.code));
+export function resolveWithdrawalCurrency(body: WithdrawalCurrencyChoice, deps: CatalogueDeps): CurrencyDefinition {
+  const allowed = new Set(withdrawableCurrencies(deps).map((c) => c.code));
   if (body.currency !== undefined) {
     const found = findCurrency(body.currency);
-    if (!found || !allowed.has(found.code)) throw unsupported(body.currency, 'currency', disabled);
+    if (!found || !allowed.has(found.code)) throw unsupported(body.currency, 'currency', deps);
     return found;
   }
   if (body.blockchain !== undefined && body.token !== undefined) {
     const found = findCurrencyByToken(body.blockchain, body.token);
-    if (!found || !allowed.has(found.code)) throw unsupported(`${body.token.toUpperCase()}/${body.blockchain.toUpperCase()}`, 'token', disabled);
+    if (!found || !allowed.has(found.code)) throw unsupported(`${body.token.toUpperCase()}/${body.blockchain.toUpperCase()}`, 'token', deps);
     return found;
   }
   if (body.blockchain !== undefined || body.token !== undefined) {

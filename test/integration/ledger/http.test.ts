@@ -20,6 +20,7 @@ import { currenciesRuntime } from '../../../shared/runtime/currencies.js';
 import { userRuntime } from '../../../shared/runtime/user.js';
 import type { BalancesPorts } from '../../../shared/usecases/balances/ports.js';
 import type { ListCurrenciesDeps } from '../../../shared/usecases/currencies/ports.js';
+import { CHAIN_NETWORKS, serving } from '../../support/fakes/payments.js';
 
 /**
  * Balances, history, fees, currencies and rates through the real pipeline (lossless JSON in and out)
@@ -50,6 +51,8 @@ beforeAll(async () => {
   // The offline reference prices, whatever the environment says.
   api = createApi<BalancesPorts & ListCurrenciesDeps>([...balanceRoutes, ...currencyRoutes], {
     ...currenciesRuntime({ ...config(), RATES_SOURCE: 'reference' }),
+    // A deployment serving every network a chain adapter exists for.
+    served: serving(CHAIN_NETWORKS),
     ...userRuntime(),
   });
   const made = await createTenant({ name: 'Ledger HTTP', scopes: ['read', 'write', 'admin'] }, tenantsRuntime());

@@ -5,7 +5,7 @@ import { createApi } from '../../../shared/http/pipeline.js';
 import { paymentsRuntime } from '../../../shared/runtime/payments.js';
 import { paymentRoutes } from '../../../functions/payments/routes.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
-import { caller, putFixedRates, tenantWithToken } from './support.js';
+import { caller, EVERY_TOKEN_CONTRACT, putFixedRates, tenantWithToken } from './support.js';
 
 /**
  * The payments API against DynamoDB Local: every create body form, validation, limits, idempotency, lists
@@ -21,7 +21,13 @@ let handler: ReturnType<typeof api>;
 
 /** The payments Lambda as a deployment with these settings wires it. */
 const api = (env: Record<string, string>) =>
-  createApi(paymentRoutes, paymentsRuntime(parseConfig({ ...process.env, ALLOW_LOOPBACK_CALLBACKS: 'true', ...env })));
+  createApi(paymentRoutes, paymentsRuntime(parseConfig({ ...process.env, ALLOW_LOOPBACK_CALLBACKS: 'true', ...CHAINS, ...env })));
+/** The chains' endpoints (never dialled by the API): with a factory, a network is served. */
+const CHAINS = {
+  EVM_RPC_URLS: JSON.stringify({ ETH: 'http://127.0.0.1:9/' }),
+  TRON_API_URL: 'http://127.0.0.1:9/',
+  TOKEN_CONTRACTS: EVERY_TOKEN_CONTRACT,
+};
 
 beforeAll(async () => {
   table = await startTestTable();
@@ -87,7 +93,18 @@ describe('POST /payments/', () => {
     expect(fields.status).toBe(400);
     expect(Object.keys(fields.body.error.details).sort()).toEqual(['custom_id', 'expiry_minutes', 'order_id']);
     const low = await call('POST', '/payments/', { body: { amount: '5', currency: 'USDTERC20' } });
-    expect([low.status, Object.keys(low.body.error.details)]).toEqual([400, ['amount']]);
+    // The amount's message, and the minimum in the merchant's terms (price currency and USD, rounded up to the cent).
+    expect([low.status, low.body.error.details]).toEqual([
+      400,
+      {
+        amount: [expect.stringContaining('below the minimum of 10 USDTERC20')],
+        minimum: '10',
+        currency: 'USDTERC20',
+        minimum_price: '10.00',
+        price_currency: 'USD',
+        min_amount_usd: '10.00',
+      },
+    ]);
     const wallet = await call('POST', '/payments/', { body: { amount: '20', currency: 'USDTERC20', wallet_id: 'no-such-wallet' } });
     expect([wallet.status, wallet.body.error.code, Object.keys(wallet.body.error.details)]).toEqual([400, 'invalid_request', ['wallet_id']]);
     const url = await call('POST', '/payments/', { body: { amount: '20', currency: 'USDTERC20', callback_url: 'http://example.com/hook' } });
@@ -212,7 +229,23 @@ describe('reading and changing payments', () => {
     expect(est.body).toMatchObject({ amount_crypto: '101', fee_amount: '1', merchant_receives: '100', currency: 'USDTERC20' });
     const min = await call('GET', '/payments/min-amount/', { query: { currency: 'USDTERC20' } });
     expect(min.status).toBe(200);
-    expect(min.body).toEqual({ currency: 'USDTERC20', min_amount: 10, max_amount: 1000000, blockchain: 'ETH', token: 'USDT' });
+    expect(min.body).toEqual({
+      currency: 'USDTERC20',
+      min_amount: 10,
+      max_amount: 1000000,
+      blockchain: 'ETH',
+      token: 'USDT',
+      min_amount_usd: 10,
+      min_amount_price: 10,
+      price_currency: 'USD',
+    });
+    // The minimum in the merchant's fiat, rounded up to the cent: 10 USDT at 1 USD, 1.1 USD per EUR.
+    const eur = await call('GET', '/payments/min-amount/', { query: { currency: 'USDTERC20', price_currency: 'EUR' } });
+    expect(eur.body).toMatchObject({ min_amount_usd: 10, min_amount_price: 9.1, price_currency: 'EUR' });
+    const eth = await call('GET', '/payments/min-amount/', { query: { currency: 'ETH', price_currency: 'GBP' } });
+    expect(eth.body).toMatchObject({ min_amount: 0.001, min_amount_usd: 3, min_amount_price: 2.4, price_currency: 'GBP' });
+    const fiat = await call('GET', '/payments/min-amount/', { query: { currency: 'USDTERC20', price_currency: 'JPY' } });
+    expect([fiat.status, fiat.body.error.code, fiat.body.error.details.field]).toEqual([422, 'invalid_currency', 'price_currency']);
     const bad = await call('GET', '/payments/min-amount/', { query: { currency: 'NOPE' } });
     expect([bad.status, bad.body.error.code]).toEqual([422, 'invalid_currency']);
   });

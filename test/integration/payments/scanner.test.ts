@@ -75,6 +75,8 @@ beforeAll(async () => {
     parseConfig({
       ...process.env,
       FORWARDER_FACTORIES: JSON.stringify({ ETH: '0x1111111111111111111111111111111111111111' }),
+      // Scanned through the test's chain port; the URL only makes ETH a network this deployment serves.
+      EVM_RPC_URLS: JSON.stringify({ ETH: 'http://127.0.0.1:9/' }),
       TOKEN_CONTRACTS: JSON.stringify({ USDTERC20: TOKEN }),
     }),
   );

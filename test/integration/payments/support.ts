@@ -1,10 +1,12 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { CURRENCY_LIST } from '../../../shared/domain/currencies.js';
 import type { RateStats } from '../../../shared/domain/rates.js';
 import { dynamoRatesStore } from '../../../shared/store/rates.js';
 import { clientAuthFrom, issueToken } from '../../../shared/usecases/auth/issue-token.js';
 import { createTenant } from '../../../shared/usecases/tenants/create-tenant.js';
 import { apiEvent, lambdaContext } from '../../unit/http/event.js';
 import { tenantsRuntime } from '../../../shared/runtime/tenants.js';
+import { fakeTokenContract } from '../../support/fakes/payments.js';
 import { authRuntime } from '../../../shared/runtime/auth.js';
 
 /** Fixed rates so amounts are exact in assertions: USDT/USDC/DAI 1 USD, ETH/WETH 3000 USD, EUR 1.1, GBP 1.25. */
@@ -30,6 +32,12 @@ export async function putFixedRates(now = new Date()): Promise<void> {
     fiat: { EUR: '1.1', GBP: '1.25' },
   });
 }
+
+/**
+ * `TOKEN_CONTRACTS` naming a contract for every catalogue token: the local stage knows none until its stack
+ * deploys them, and a token without a contract is not served.
+ */
+export const EVERY_TOKEN_CONTRACT = JSON.stringify(Object.fromEntries(CURRENCY_LIST.filter((c) => !c.native).map((c) => [c.code, fakeTokenContract(c)])));
 
 export async function tenantWithToken(name: string): Promise<{ tenantId: string; bearer: string }> {
   const made = await createTenant({ name }, tenantsRuntime());

@@ -115,6 +115,8 @@ beforeAll(async () => {
   process.env.TOKEN_CONTRACTS = JSON.stringify({ USDTTRC20: USDT });
   process.env.PAYMENT_CONFIRMATIONS = String(CONFIRMATIONS);
   process.env.TRON_API_URL = node.url;
+  // The hot wallet's key: withdrawals on TRON are served.
+  process.env.HOT_WALLET_KEY_ID = hot.keyId;
   resetConfig();
   await putFixedRates();
 });
@@ -123,7 +125,9 @@ afterAll(async () => {
   await node?.close();
   await kmsServer?.close();
   await table?.stop();
-  for (const k of ['FORWARDER_FACTORIES', 'FORWARDER_IMPLEMENTATION_TRX', 'TOKEN_CONTRACTS', 'PAYMENT_CONFIRMATIONS', 'TRON_API_URL']) delete process.env[k];
+  for (const k of ['FORWARDER_FACTORIES', 'FORWARDER_IMPLEMENTATION_TRX', 'TOKEN_CONTRACTS', 'PAYMENT_CONFIRMATIONS', 'TRON_API_URL', 'HOT_WALLET_KEY_ID']) {
+    delete process.env[k];
+  }
   resetConfig();
 });
 

@@ -5,7 +5,7 @@ import { getBalance } from '../../../shared/store/ledger.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import { runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
-import { batcherDeps } from '../../support/withdrawals.js';
+import { batcherDeps, withdrawalsApi } from '../../support/withdrawals.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
 import { settle } from './support.js';
 
@@ -25,7 +25,7 @@ afterAll(async () => {
 it('holds and debits the wallet account_id names; main is untouched; an unknown account_id is refused', async () => {
   const t = await tenantWithToken('Wallet withdrawals');
   const wallets = caller((await import('../../../functions/wallets/handler.js')).handler, () => t.bearer);
-  const withdrawals = caller((await import('../../../functions/withdrawals/handler.js')).handler, () => t.bearer);
+  const withdrawals = caller(withdrawalsApi(), () => t.bearer);
   await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDTERC20', amount: '200', reason: 'test funding' }, ledgerRuntime());
   const wallet = (await wallets('POST', '/wallets/', { body: { name: 'Seller' } })).body;
   const account = `wallet:${wallet.wallet_id}` as const;

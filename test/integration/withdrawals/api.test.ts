@@ -5,6 +5,7 @@ import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustm
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
+import { withdrawalsApi } from '../../support/withdrawals.js';
 
 /** The withdrawals API against DynamoDB Local: address checks, estimates, create, list, retrieve, status, cancel. */
 const DEST = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -24,7 +25,7 @@ beforeAll(async () => {
   await putFixedRates();
   a = await tenantWithToken('Withdrawals A');
   b = await tenantWithToken('Withdrawals B');
-  const { handler } = await import('../../../functions/withdrawals/handler.js');
+  const handler = withdrawalsApi();
   call = caller(handler, () => a.bearer);
   callB = caller(handler, () => b.bearer);
 });
@@ -225,7 +226,7 @@ describe('withdrawals', () => {
       limits: { max_payment_amount: null, daily_payment_limit: null, max_withdrawal_amount: '100', daily_withdrawal_limit: '150' },
     });
     await fund(t.tenantId, 'USDTTRC20', '1000');
-    const { handler } = await import('../../../functions/withdrawals/handler.js');
+    const handler = withdrawalsApi();
     const c = caller(handler, () => t.bearer);
     const body = (amount: string) => ({ body: { amount, currency: 'USDTTRC20', address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' } });
     const over = await c('POST', '/withdrawal/', body('101'));
@@ -239,7 +240,7 @@ describe('withdrawals', () => {
 
   it('accepts exactly as many of 200 concurrent withdrawals as the balance covers', async () => {
     const t = await tenantWithToken('Concurrent');
-    const { handler } = await import('../../../functions/withdrawals/handler.js');
+    const handler = withdrawalsApi();
     const c = caller(handler, () => t.bearer);
     // Each withdrawal of 10 USDTTRC20 holds 10 + 1 network + 0.1 platform = 11.1.
     await fund(t.tenantId, 'USDTTRC20', '111');

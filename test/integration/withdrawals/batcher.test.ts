@@ -6,7 +6,7 @@ import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustm
 import type { BatcherDeps } from '../../../shared/usecases/withdrawals/process.js';
 import { erc20TransferData, runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
-import { batcherDeps } from '../../support/withdrawals.js';
+import { batcherDeps, withdrawalsApi } from '../../support/withdrawals.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
 
@@ -50,7 +50,7 @@ beforeAll(async () => {
   await putFixedRates();
   t = await tenantWithToken('Batcher');
   await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDTERC20', amount: '1000', reason: 'test funding' }, ledgerRuntime());
-  const { handler } = await import('../../../functions/withdrawals/handler.js');
+  const handler = withdrawalsApi();
   call = caller(handler, () => t.bearer);
 });
 

@@ -2,6 +2,7 @@ import { resetConfig } from '../../../shared/config/config.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
+import { withdrawalsApi } from '../../support/withdrawals.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
 
 /** A withdrawal's hold as `GET /user/balances/` shows it: owned, available and locked, and released at once on cancel. */
@@ -16,7 +17,7 @@ beforeAll(async () => {
   await putFixedRates();
   const t = await tenantWithToken('Held balance');
   await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDTERC20', amount: '100', reason: 'test funding' }, ledgerRuntime());
-  withdrawals = caller((await import('../../../functions/withdrawals/handler.js')).handler, () => t.bearer);
+  withdrawals = caller(withdrawalsApi(), () => t.bearer);
   user = caller((await import('../../../functions/user/handler.js')).handler, () => t.bearer);
 });
 

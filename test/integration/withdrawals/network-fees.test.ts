@@ -2,7 +2,7 @@ import { getBalance, platformBalances } from '../../../shared/store/ledger.js';
 import { dynamoChainTxStore } from '../../../shared/store/chain-tx.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import { runWithdrawalBatch, STAGING_COMPLETE } from '../../../shared/usecases/withdrawals/process.js';
-import { batcherDeps } from '../../support/withdrawals.js';
+import { batcherDeps, withdrawalsApi } from '../../support/withdrawals.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
@@ -22,7 +22,7 @@ beforeAll(async () => {
   t = await tenantWithToken('Network fees');
   await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDTERC20', amount: '200', reason: 'test funding' }, ledgerRuntime());
   await creditAdjustment({ tenant_id: t.tenantId, currency: 'USDCERC20', amount: '200', reason: 'test funding' }, ledgerRuntime());
-  const { handler } = await import('../../../functions/withdrawals/handler.js');
+  const handler = withdrawalsApi();
   call = caller(handler, () => t.bearer);
 });
 

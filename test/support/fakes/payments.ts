@@ -1,4 +1,5 @@
-import type { CurrencyDefinition } from '../../../shared/domain/currencies.js';
+import type { CurrencyCode, CurrencyDefinition, NetworkCode, ServedNetworks } from '../../../shared/domain/currencies.js';
+import { CURRENCY_LIST, NETWORK_CODES } from '../../../shared/domain/currencies.js';
 import { ConflictError, DailyLimitError } from '../../../shared/domain/errors.js';
 import { add, gt, lt } from '../../../shared/domain/money.js';
 import type { PaymentChange, PaymentState } from '../../../shared/domain/payments.js';
@@ -198,6 +199,25 @@ export function fixedRatesDeps(clock: Clock, disabled: ReadonlySet<string> = new
 /** A distinct fake token contract per catalogue currency (the hex of its code), null for a native coin. */
 export const fakeTokenContract = (c: CurrencyDefinition): string | null => (c.native ? null : `0x${Buffer.from(c.code).toString('hex').padStart(40, '0')}`);
 
+/** Every network a chain adapter exists for (all but Bitcoin). */
+export const CHAIN_NETWORKS: readonly NetworkCode[] = NETWORK_CODES.filter((n) => n !== 'BTC');
+
+/**
+ * A deployment serving payments on `payments` and withdrawals on `withdrawals` (default: the same networks), with
+ * every catalogue token's contract known unless `withoutContracts` names it.
+ */
+export function serving(
+  payments: readonly NetworkCode[],
+  withdrawals: readonly NetworkCode[] = payments,
+  withoutContracts: readonly CurrencyCode[] = [],
+): ServedNetworks {
+  return {
+    payments: new Set(payments),
+    withdrawals: new Set(withdrawals),
+    tokens: new Set(CURRENCY_LIST.filter((c) => !c.native && !withoutContracts.includes(c.code)).map((c) => c.code)),
+  };
+}
+
 export interface FakePayments extends ScannerDeps {
   readonly payments: InMemoryPayments;
   readonly cursors: InMemoryScanCursors;
@@ -205,8 +225,13 @@ export interface FakePayments extends ScannerDeps {
   readonly ledger: InMemoryLedger;
 }
 
-/** Payment deps with every port in memory: ETH deposit addresses, the catalogue's tokens, fixed rates, a virtual clock. */
-export function fakePayments(options: { readonly clock?: VirtualClock; readonly wallets?: readonly string[] } = {}): FakePayments {
+/**
+ * Payment deps with every port in memory: payments served on ETH unless `served` says otherwise, the catalogue's
+ * tokens, fixed rates, a virtual clock.
+ */
+export function fakePayments(
+  options: { readonly clock?: VirtualClock; readonly wallets?: readonly string[]; readonly served?: ServedNetworks } = {},
+): FakePayments {
   const clock = options.clock ?? new VirtualClock();
   const ledger = new InMemoryLedger();
   const payments = new InMemoryPayments(ledger);
@@ -216,13 +241,13 @@ export function fakePayments(options: { readonly clock?: VirtualClock; readonly 
     rates: fixedRatesDeps(clock),
     wallets: { exists: async (_tenant, walletId) => (options.wallets ?? []).includes(walletId) },
     addresses: {
-      supports: (network) => network === 'ETH',
       addressFor: () => {
         next += 1;
         return { address: `0xaa${next.toString(16).padStart(38, '0')}`, salt: `0x${next.toString(16).padStart(64, '0')}` };
       },
     },
     contracts: fakeTokenContract,
+    served: options.served ?? serving(['ETH']),
     settings: { underpaymentTolerancePercent: '0', lateWatchHours: 24, allowLoopbackCallbacks: true, publicBaseUrl: null, confirmationsFor: () => 2 },
     clock,
   };

@@ -1,6 +1,7 @@
 import type { ChainTxAnnouncement, ChainTxStorePort } from '../../../shared/chain/engine/ports.js';
 import type { ChainTx } from '../../../shared/chain/engine/state.js';
 import { isOpen } from '../../../shared/chain/engine/state.js';
+import type { ServedNetworks } from '../../../shared/domain/currencies.js';
 import { findCurrency } from '../../../shared/domain/currencies.js';
 import { ConflictError, DailyLimitError } from '../../../shared/domain/errors.js';
 import { add, gt, lt } from '../../../shared/domain/money.js';
@@ -13,7 +14,7 @@ import type { WithdrawalCreation, WithdrawalListOrder, WithdrawalRepository, Wit
 import type { BatcherDeps } from '../../../shared/usecases/withdrawals/process.js';
 import { VirtualClock } from '../clock.js';
 import { InMemoryLedger } from './ledger.js';
-import { fakeTokenContract, fixedRatesDeps } from './payments.js';
+import { CHAIN_NETWORKS, fakeTokenContract, fixedRatesDeps, serving } from './payments.js';
 
 /**
  * The withdrawal repository in memory, with the rules of the DynamoDB one (shared/store/withdrawals.ts over
@@ -162,9 +163,11 @@ export interface FakeWithdrawals extends WithdrawalsDeps, BatcherDeps {
 /**
  * Withdrawal deps with every port in memory, and what the batcher needs besides: the default network fees, fixed
  * rates, the hot wallet `FAKE_WALLET`, the fakes' token contracts, a virtual clock, stage `test` (the staging
- * addresses settle by themselves) unless told.
+ * addresses settle by themselves) and every network with a chain adapter served unless told.
  */
-export function fakeWithdrawals(options: { readonly clock?: VirtualClock; readonly stage?: string; readonly ledger?: InMemoryLedger } = {}): FakeWithdrawals {
+export function fakeWithdrawals(
+  options: { readonly clock?: VirtualClock; readonly stage?: string; readonly ledger?: InMemoryLedger; readonly served?: ServedNetworks } = {},
+): FakeWithdrawals {
   const clock = options.clock ?? new VirtualClock();
   const ledger = options.ledger ?? new InMemoryLedger();
   const chainTxs = new InMemoryChainTxs();
@@ -176,6 +179,7 @@ export function fakeWithdrawals(options: { readonly clock?: VirtualClock; readon
     chainTxs,
     settings: { allowLoopbackCallbacks: true, stage: options.stage ?? 'test' },
     clock,
+    served: options.served ?? serving(CHAIN_NETWORKS),
     wallet: async () => FAKE_WALLET,
     chainTx: { store: chainTxs, clock: () => clock.now() },
     tokenContract: (code) => {

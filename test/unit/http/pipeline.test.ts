@@ -104,11 +104,15 @@ describe('request pipeline', () => {
     expect([big.statusCode, JSON.parse(big.body).error.code]).toEqual([413, 'payload_too_large']);
   });
 
-  it('routes on the raw path: the trailing slash is significant and literal segments win', async () => {
+  it('routes on the raw path: the slash picks a variant where both spellings are routes, else it is optional; literal segments win', async () => {
     expect(JSON.parse((await call('GET', '/things')).body)).toEqual({ variant: 'B' });
+    const variantA = await call('GET', '/things/');
+    expect([variantA.statusCode, variantA.headers.Allow]).toEqual([405, 'POST']);
     expect(JSON.parse((await call('GET', '/things/special/')).body)).toEqual({ special: true });
+    expect(JSON.parse((await call('GET', '/things/special')).body)).toEqual({ special: true });
     expect(JSON.parse((await call('GET', '/things/abc/')).body)).toEqual({ id: 'abc' });
-    const missing = await call('GET', '/things/abc');
+    expect(JSON.parse((await call('GET', '/things/abc')).body)).toEqual({ id: 'abc' });
+    const missing = await call('GET', '/things/abc/def');
     expect([missing.statusCode, JSON.parse(missing.body).error.code]).toEqual([404, 'not_found']);
   });
 

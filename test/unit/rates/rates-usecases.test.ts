@@ -12,6 +12,7 @@ import { listRates } from '../../../shared/usecases/rates/list-rates.js';
 import type { RatesDeps } from '../../../shared/usecases/rates/ports.js';
 import { refreshRates } from '../../../shared/usecases/rates/refresh-rates.js';
 import { MemoryRatesStore } from '../../support/fakes/rates.js';
+import { CHAIN_NETWORKS, serving } from '../../support/fakes/payments.js';
 
 /** A fixed market: round numbers make expected amounts easy to state. */
 class FixedProvider implements RateProvider {
@@ -146,9 +147,13 @@ describe('GET /currencies/', () => {
   const input = (q: Record<string, string>) => ({ tenantId: 't1', query: ListCurrenciesQuery.parse(q), now });
 
   it('lists codes, full records and min/max with USD values', async () => {
-    const simple = await listCurrencies(input({}), { ledger, rates: deps() });
+    const simple = await listCurrencies(input({}), { ledger, rates: deps(), served: serving(CHAIN_NETWORKS) });
     expect(simple.currencies).toContain('USDTTRC20');
-    const full = await listCurrencies(input({ full: 'true', min_max: 'true', include_usd: 'true' }), { ledger, rates: deps() });
+    const full = await listCurrencies(input({ full: 'true', min_max: 'true', include_usd: 'true' }), {
+      ledger,
+      rates: deps(),
+      served: serving(CHAIN_NETWORKS),
+    });
     expect(full.currencies).toContainEqual({
       currency: 'USDTTRC20',
       name: 'Tether USD (TRC-20)',
@@ -161,18 +166,20 @@ describe('GET /currencies/', () => {
       min_amount_usd: '1.00',
       max_amount_usd: '1000000.00',
     });
-    const minMax = await listCurrencies(input({ min_max: 'true' }), { ledger, rates: deps() });
+    const minMax = await listCurrencies(input({ min_max: 'true' }), { ledger, rates: deps(), served: serving(CHAIN_NETWORKS) });
     expect(minMax.currencies[0]).toEqual({ currency: 'USDTERC20', min_amount: '10', max_amount: '1000000' });
   });
 
   it('refuses include_usd without min_max', async () => {
-    await expect(listCurrencies(input({ include_usd: 'true' }), { ledger, rates: deps() })).rejects.toBeInstanceOf(ValidationError);
+    await expect(listCurrencies(input({ include_usd: 'true' }), { ledger, rates: deps(), served: serving(CHAIN_NETWORKS) })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
   });
 
   it('with withdrawal=true lists only currencies with a positive balance', async () => {
     await ledger.post({ tenantId: 't1', entry: creditEntry({ account: MAIN, currency: 'USDTTRC20', amount: '5', type: 'adjustment', reason: 'seed' }) });
     await ledger.post({ tenantId: 't2', entry: creditEntry({ account: MAIN, currency: 'ETH', amount: '5', type: 'adjustment', reason: 'seed' }) });
-    const list = await listCurrencies(input({ withdrawal: 'true' }), { ledger, rates: deps() });
+    const list = await listCurrencies(input({ withdrawal: 'true' }), { ledger, rates: deps(), served: serving(CHAIN_NETWORKS) });
     expect(list).toEqual({ currencies: ['USDTTRC20'] });
   });
 });

@@ -5,6 +5,7 @@ import { defaultSettings } from '../../../shared/domain/tenant.js';
 import { DEFAULT_NETWORK_FEES, networkFeeTable, parseNetworkFeeOverrides, quoteWithdrawal, withdrawalQuote } from '../../../shared/domain/withdrawal-fees.js';
 import { EstimateWithdrawalBody, estimateWithdrawal, FeeEstimateBody, feeEstimate, withdrawalLimits } from '../../../shared/usecases/withdrawals/estimate.js';
 import { withdrawalFees } from '../../../shared/runtime/withdrawals.js';
+import { CHAIN_NETWORKS, serving } from '../../support/fakes/payments.js';
 
 /** Withdrawal network fees: catalogue defaults, overridden by the operator's `WITHDRAWAL_NETWORK_FEES`. */
 
@@ -13,7 +14,11 @@ const tenant = { id: 'tenant-1', settings: defaultSettings({ requestsPerHour: 10
 const configure = (fees: string | undefined) =>
   parseConfig({ TABLE_NAME: 'unit', STAGE: 'local', DISABLED_CURRENCIES: '', ...(fees === undefined ? {} : { WITHDRAWAL_NETWORK_FEES: fees }) });
 /** What the withdrawal estimates read, wired from that configuration as the withdrawals runtime does. */
-const depsOf = (fees: string | undefined) => ({ fees: withdrawalFees(configure(fees)), rates: { disabled: new Set<string>() } });
+const depsOf = (fees: string | undefined) => ({
+  fees: withdrawalFees(configure(fees)),
+  rates: { disabled: new Set<string>() },
+  served: serving(CHAIN_NETWORKS),
+});
 
 describe('network fee table', () => {
   it('applies overrides over the defaults, canonical decimals, other currencies unchanged', () => {
