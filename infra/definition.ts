@@ -58,6 +58,7 @@ export const API_FUNCTIONS: readonly ApiFunction[] = [
   { name: 'legacy', entry: 'functions/legacy/handler.ts', routes: group('v0') },
   { name: 'payments', entry: 'functions/payments/handler.ts', routes: group('payments') },
   { name: 'withdrawals', entry: 'functions/withdrawals/handler.ts', routes: group('withdrawal') },
+  { name: 'wallets', entry: 'functions/wallets/handler.ts', routes: group('wallets') },
   { name: 'not-found', entry: 'functions/not-found/handler.ts', routes: ['$default'] },
 ];
 
@@ -93,6 +94,12 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
     trigger: { kind: 'queue', queue: 'chain-results', batchSize: 10 },
     timeoutSeconds: 60,
     signs: true,
+  },
+  {
+    name: 'wallet-transfers',
+    entry: 'functions/wallet-transfers/handler.ts',
+    trigger: { kind: 'queue', queue: 'wallet-transfers', batchSize: 10 },
+    timeoutSeconds: 30,
   },
   { name: 'monitor', entry: 'functions/monitor/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 30 },
 ];

@@ -19,6 +19,7 @@ import { balanceCommands } from './cli/balance.js';
 import { UsageError, boolOpt, intOpt, json, limitOpt, need, scopesOpt, str } from './cli/command.js';
 import type { CommandGroup, Values } from './cli/command.js';
 import { devCommands } from './cli/dev.js';
+import { walletCommands } from './cli/wallet.js';
 
 const tenantLine = (t: Tenant) => `${t.id}  ${t.status.padEnd(9)}  ${t.schema_name.padEnd(28)}  ${t.name}`;
 
@@ -200,6 +201,7 @@ const commands: Record<string, CommandGroup> = {
     },
   },
   balance: balanceCommands,
+  wallet: walletCommands,
   dev: devCommands,
 };
 

@@ -71,8 +71,20 @@ export const WithdrawalStatusPayload = z.looseObject({
   callback_url: z.string().nullable().optional(),
 });
 
-/** `wallet.*`: announced by the wallets group (no producer yet). */
+/** `wallet.*`: a wallet created, or a change of a wallet's balance (with its currency, amount and cause). */
 export const WalletPayload = z.looseObject({ wallet_id: z.string().min(1) });
+
+/** `wallet_transfer_status_update` (envelope A, to the transfer's callback_url) and the worker's `wallet_transfer.accepted`. */
+export const WalletTransferPayload = z.looseObject({
+  transfer_id: z.string().min(1),
+  status: z.string().min(1),
+  previous_status: z.string().nullable(),
+  transfer_type: z.string().min(1),
+  wallet_id: z.string().min(1),
+  currency: z.string().min(1),
+  amount: decimal,
+  callback_url: z.string().nullable().optional(),
+});
 
 /** `security.login_attempt`: a token request for a known client with a wrong secret. */
 export const LoginAttemptPayload = z.looseObject({
@@ -134,6 +146,7 @@ export const EVENT_CATALOGUE = {
   deposit_received: tenant(DepositReceivedPayload),
   withdrawal_status_update: tenant(WithdrawalStatusPayload),
   deposit_merged: tenant(DepositMergedPayload),
+  wallet_transfer_status_update: tenant(WalletTransferPayload),
   // Section 6.2, envelope B (the `.all` names are subscriptions, never events).
   'payment.created': tenant(PaymentStatusPayload),
   'payment.processing': tenant(PaymentStatusPayload),
@@ -155,6 +168,8 @@ export const EVENT_CATALOGUE = {
   'chain_tx.requested': internal(ChainTxRequestedPayload, ['transfers']),
   'chain_tx.confirmed': internal(ChainTxResultPayload, ['chain-results']),
   'chain_tx.failed': internal(ChainTxResultPayload, ['chain-results']),
+  // Internal: a wallet transfer accepted, for the worker that settles it.
+  'wallet_transfer.accepted': internal(WalletTransferPayload, ['wallet-transfers']),
 } as const satisfies Readonly<Record<string, EventDefinition>>;
 
 type Catalogue = typeof EVENT_CATALOGUE;
@@ -172,6 +187,7 @@ export const EVENTS = {
   depositReceived: 'deposit_received',
   withdrawalStatusUpdate: 'withdrawal_status_update',
   depositMerged: 'deposit_merged',
+  walletTransferStatusUpdate: 'wallet_transfer_status_update',
   paymentCreated: 'payment.created',
   paymentProcessing: 'payment.processing',
   paymentCompleted: 'payment.completed',
@@ -191,6 +207,7 @@ export const EVENTS = {
   chainTxRequested: 'chain_tx.requested',
   chainTxConfirmed: 'chain_tx.confirmed',
   chainTxFailed: 'chain_tx.failed',
+  walletTransferAccepted: 'wallet_transfer.accepted',
 } as const satisfies Readonly<Record<string, EventType>>;
 
 // Compile-time completeness: every webhook event of shared/domain/webhooks.ts has its line in the catalogue and a name.

@@ -5,9 +5,10 @@
  * - `webhook-delivery`: tenant-visible events and delivery attempts (functions/webhook-delivery).
  * - `chain-results`: the outcome of a chain transaction (sweeps and withdrawals; functions/chain-results).
  * - `transfers`: a chain transaction to sign and broadcast (functions/chain-tx).
+ * - `wallet-transfers`: accepted wallet transfers to settle (functions/wallet-transfers).
  * - `event-router-failures`: stream records the event router gave up on (no consumer; alarmed).
  */
-export const QUEUE_NAMES = ['webhook-delivery', 'chain-results', 'transfers', 'event-router-failures'] as const;
+export const QUEUE_NAMES = ['webhook-delivery', 'chain-results', 'transfers', 'wallet-transfers', 'event-router-failures'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 /** The environment variable through which a function learns a queue's URL (CDK and the local stack set it). */

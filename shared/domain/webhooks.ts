@@ -5,7 +5,13 @@
  */
 
 /** Section 6.1: delivered in envelope A to the object's callback_url or the tenant's default URL. */
-export const DELIVERY_EVENTS = ['payment_status_update', 'deposit_received', 'withdrawal_status_update', 'deposit_merged'] as const;
+export const DELIVERY_EVENTS = [
+  'payment_status_update',
+  'deposit_received',
+  'withdrawal_status_update',
+  'deposit_merged',
+  'wallet_transfer_status_update',
+] as const;
 export type DeliveryEvent = (typeof DELIVERY_EVENTS)[number];
 
 /** Section 6.2: variant-B subscription types (`.all` subscribes to the whole family). */

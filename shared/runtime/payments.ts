@@ -6,6 +6,7 @@ import { systemClock } from '../domain/clock.js';
 import type { CurrencyDefinition } from '../domain/currencies.js';
 import { NETWORKS } from '../domain/currencies.js';
 import { dynamoPayments } from '../store/payments.js';
+import { dynamoWalletDirectory } from '../store/wallets.js';
 import { dynamoScanCursors } from '../store/scanner.js';
 import type { DepositAddressSource, PaymentSettings, PaymentsDeps, ScannerDeps, TokenContracts, WalletDirectory } from '../usecases/payments/ports.js';
 import { servedNetworks, tokenContract } from './currencies.js';
@@ -18,7 +19,7 @@ import { ratesRuntime } from './rates.js';
  * module scope.
  */
 
-/** Until wallets exist every wallet_id is unknown. */
+/** A directory where no wallet exists (deployments and tests without wallets). */
 export const noWallets: WalletDirectory = { exists: async () => false };
 
 /** The forwarder factory of a network in this deployment. */
@@ -63,7 +64,7 @@ export function paymentsRuntime(cfg: Config = config()): PaymentsDeps {
   return {
     payments: dynamoPayments,
     rates: ratesRuntime(cfg),
-    wallets: noWallets,
+    wallets: dynamoWalletDirectory,
     addresses: factoryAddresses(cfg),
     contracts: tokenContracts(cfg),
     served: servedNetworks(cfg),

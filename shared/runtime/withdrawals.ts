@@ -7,6 +7,7 @@ import type { CurrencyDefinition } from '../domain/currencies.js';
 import { networkFeeTable } from '../domain/withdrawal-fees.js';
 import { dynamoChainTxStore } from '../store/chain-tx.js';
 import { dynamoLedger } from '../store/ledger.js';
+import { dynamoWalletDirectory } from '../store/wallets.js';
 import { dynamoWithdrawals } from '../store/withdrawals.js';
 import type { WithdrawalFeeDeps } from '../usecases/withdrawals/network-fees.js';
 import type { WithdrawalsDeps } from '../usecases/withdrawals/ports.js';
@@ -16,7 +17,7 @@ import { ratesRuntime } from './rates.js';
 /**
  * The withdrawal use cases wired from configuration: the DynamoDB repository and ledger, the network fee table
  * (the defaults with `WITHDRAWAL_NETWORK_FEES`), TRON's activation check when a TRON endpoint is configured, the
- * chain-tx store (why a processing withdrawal waits), the settings and the system clock.
+ * chain-tx store (why a processing withdrawal waits), the settings, the system clock and the wallets `account_id` names.
  */
 export function withdrawalFees(cfg: Config): WithdrawalFeeDeps {
   const tronUrl = cfg.TRON_API_URL;
@@ -42,5 +43,6 @@ export function withdrawalsRuntime(cfg: Config = config()): WithdrawalsDeps {
     settings: { allowLoopbackCallbacks: cfg.ALLOW_LOOPBACK_CALLBACKS, stage: cfg.STAGE },
     clock: systemClock,
     served: servedNetworks(cfg),
+    wallets: dynamoWalletDirectory,
   };
 }

@@ -36,6 +36,12 @@
  * | chain-tx request    | CHAINTX#<network>#<reference> | REQUEST                  | gsi3 (while open): CHAINTX#<network>#OPEN / <created_at>#<reference> |
  * | nonce counter       | NONCE#<network>#<address>   | COUNTER                    | `next`: the wallet's next new nonce  |
  * | free nonce          | NONCE#<network>#<address>   | FREE#<nonce, 12 digits>    | released nonces, taken first         |
+ * | wallet              | TENANT#<tid>                | WALLET#<wallet uuid>       | gsi1: TENANT#<tid>#WALLETS / <id, 12 digits> |
+ * | wallet number       | TENANT#<tid>                | WALLETNO#<id, 12 digits>   | -> wallet uuid (paths name either)   |
+ * | wallet sequence     | TENANT#<tid>                | WALLETS#SEQ                | `last`: the last id allocated        |
+ * | wallet external id  | TENANT#<tid>                | WALLET_EXT#<external id>   | guard: unique per tenant             |
+ * | wallet counter      | TENANT#<tid>                | WALLETS#COUNTER#<shard>    | (count kept in the create/delete transactions) |
+ * | wallet transfer     | TENANT#<tid>                | WTRANSFER#<id>             | gsi1: TENANT#<tid>#WTRANSFERS / <created_at>#<id> |
  * | chain-tx follower lease | LEASE#chain-tx-follower#<network> | LEASE            | one holder at a time, with expiry    |
  */
 import { chainAddressForm } from '../chain/address-form.js';
@@ -240,6 +246,23 @@ export const keys = {
   }),
   webhookAttemptSk: (at: string): string => `WHLOG#${at}`,
   webhookAttemptPrefix: 'WHLOG#',
+
+  /** Wallets (shared/store/wallets.ts): the record by uuid, its number, the sequence, the external id guard, the count. */
+  wallet: (tenantId: string, walletId: string): Key => ({ pk: tenantPk(tenantId), sk: `WALLET#${walletId}` }),
+  walletList: (tenantId: string, id: number) => ({ gsi1pk: `${tenantPk(tenantId)}#WALLETS`, gsi1sk: String(id).padStart(12, '0') }),
+  walletListPartition: (tenantId: string): string => `${tenantPk(tenantId)}#WALLETS`,
+  walletNumber: (tenantId: string, id: number): Key => ({ pk: tenantPk(tenantId), sk: `WALLETNO#${String(id).padStart(12, '0')}` }),
+  walletSequence: (tenantId: string): Key => ({ pk: tenantPk(tenantId), sk: 'WALLETS#SEQ' }),
+  walletExternalId: (tenantId: string, externalId: string): Key => ({ pk: tenantPk(tenantId), sk: `WALLET_EXT#${externalId}` }),
+  walletCounter: (tenantId: string, shard: number): Key => ({ pk: tenantPk(tenantId), sk: `WALLETS#COUNTER#${shard}` }),
+  walletCounterPrefix: (tenantId: string) => ({ pk: tenantPk(tenantId), skPrefix: 'WALLETS#COUNTER#' }),
+  /** Wallet transfers: the record and the tenant's history (gsi1, by creation). */
+  walletTransfer: (tenantId: string, transferId: string): Key => ({ pk: tenantPk(tenantId), sk: `WTRANSFER#${transferId}` }),
+  walletTransferList: (tenantId: string, createdAt: string, transferId: string) => ({
+    gsi1pk: `${tenantPk(tenantId)}#WTRANSFERS`,
+    gsi1sk: `${createdAt}#${transferId}`,
+  }),
+  walletTransferListPartition: (tenantId: string): string => `${tenantPk(tenantId)}#WTRANSFERS`,
 
   /** Never written: the status check reads it to prove the table answers. */
   health: { pk: 'HEALTH', sk: 'HEALTH' } as Key,

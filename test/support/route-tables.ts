@@ -7,6 +7,7 @@ import { systemRoutes } from '../../functions/system/routes.js';
 import { balanceRoutes } from '../../functions/user/balances-routes.js';
 import { userRoutes } from '../../functions/user/routes.js';
 import { webhookRoutes } from '../../functions/user/webhook-routes.js';
+import { walletRoutes } from '../../functions/wallets/routes.js';
 import { withdrawalRoutes } from '../../functions/withdrawals/routes.js';
 import type { AnyRoute } from '../../shared/http/route.js';
 
@@ -22,6 +23,7 @@ export const API_ROUTE_TABLES: Readonly<Record<string, readonly AnyRoute<never>[
   legacy: legacyRoutes,
   payments: paymentRoutes,
   withdrawals: withdrawalRoutes,
+  wallets: walletRoutes,
   'not-found': [],
 };
 

@@ -15,7 +15,7 @@ import type { BalancesPorts } from './ports.js';
  */
 export const GetBalancesInput = z.object({ tenantId: z.string().min(1) });
 
-const BalanceEntry = z.object({
+export const BalanceEntry = z.object({
   amount: z.string().describe('Owned: available plus locked'),
   pending_amount: z.string().describe('Incoming, not yet confirmed'),
   available_balance: z.string().describe('Usable now'),
@@ -44,7 +44,8 @@ export type BalancesDeps = Pick<BalancesPorts, 'ledger' | 'wallets'>;
 
 const isEmpty = (row: BalanceRow) => isZero(totalOf(row.balance)) && isZero(row.balance.pending);
 
-function balanceEntry(balance: Balance, currency: string): BalanceEntry {
+/** One account's balance in one currency as every balance view shows it. */
+export function balanceEntry(balance: Balance, currency: string): BalanceEntry {
   return {
     amount: showAmount(totalOf(balance), currency),
     pending_amount: showAmount(balance.pending, currency),

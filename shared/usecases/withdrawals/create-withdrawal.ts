@@ -49,12 +49,12 @@ export interface CreateWithdrawalInput {
 
 export async function createWithdrawal(
   input: CreateWithdrawalInput,
-  deps: Pick<WithdrawalsDeps, 'withdrawals' | 'ledger' | 'rates' | 'fees' | 'settings' | 'served'>,
+  deps: Pick<WithdrawalsDeps, 'withdrawals' | 'ledger' | 'rates' | 'fees' | 'settings' | 'served' | 'wallets'>,
 ): Promise<WithdrawalState> {
   const { body, tenant, now } = input;
   const currency = resolveWithdrawalCurrency(body, deps);
-  if (body.account_id !== undefined) {
-    // account_id names a wallet; no wallets exist yet.
+  // account_id names a wallet of the tenant by its uuid: the hold and the payout are on that wallet, never main.
+  if (body.account_id !== undefined && !(await deps.wallets?.exists(tenant.id, body.account_id))) {
     throw ValidationError.field('account_id', `No wallet with id ${body.account_id}.`);
   }
   const callbackUrl =
@@ -110,7 +110,7 @@ export async function createWithdrawal(
       address: body.address,
       customId: body.custom_id ?? null,
       callbackUrl,
-      accountId: null,
+      accountId: body.account_id ?? null,
       priceAmount,
       priceCurrency,
     },

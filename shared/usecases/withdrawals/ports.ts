@@ -4,6 +4,7 @@ import type { ServedNetworks } from '../../domain/currencies.js';
 import type { Decimal } from '../../domain/money.js';
 import type { WithdrawalChange, WithdrawalQueue, WithdrawalState } from '../../domain/withdrawals.js';
 import type { LedgerPort } from '../ledger/ports.js';
+import type { WalletDirectory } from '../payments/ports.js';
 import type { WriteItem } from '../ports.js';
 import type { RatesDeps } from '../rates/ports.js';
 import type { WithdrawalFeeDeps } from './network-fees.js';
@@ -66,6 +67,8 @@ export interface WithdrawalsDeps {
   readonly clock: Clock;
   /** What this deployment serves: a withdrawal is taken only in a currency it sends. */
   readonly served: ServedNetworks;
+  /** The tenant's wallets, which `account_id` names by uuid (none known without it). */
+  readonly wallets?: WalletDirectory;
 }
 
 /** What reads of the catalogue as configured need: the currencies switched off and what this deployment serves. */

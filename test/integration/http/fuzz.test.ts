@@ -12,6 +12,7 @@ import { systemRuntime } from '../../../shared/runtime/system.js';
 import { userRuntime } from '../../../shared/runtime/user.js';
 import { webhooksRuntime } from '../../../shared/runtime/webhooks.js';
 import { withdrawalsRuntime } from '../../../shared/runtime/withdrawals.js';
+import { walletsRuntime } from '../../../shared/runtime/wallets.js';
 import { updateTenantSettings } from '../../../shared/store/tenants.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
@@ -64,6 +65,7 @@ function buildHandlers(): void {
     legacy: {},
     payments: paymentsRuntime(cfg),
     withdrawals: withdrawalsRuntime(cfg),
+    wallets: walletsRuntime(cfg),
     'not-found': {},
   };
   for (const [name, routes] of Object.entries(API_ROUTE_TABLES)) {
@@ -98,6 +100,7 @@ beforeAll(async () => {
     await made('payments', '/payments/', { amount: '25', currency: 'USDTERC20' }, 'transaction_id'),
     await made('withdrawals', '/withdrawal/', { amount: '20', currency: 'USDTERC20', address: '0x52908400098527886E0F7030069857D2E4169EE7' }),
     await made('user', '/user/webhooks', { url: 'https://hooks.example.com/fuzz' }),
+    await made('wallets', '/wallets/', { name: 'Fuzz' }, 'wallet_id'),
   );
 });
 

@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 describe('ledger properties on DynamoDB Local', () => {
-  it('random credits, debits, holds, pending and transfers: never negative, journal = balances', async () => {
+  it('random credits, debits, holds, pending, transfers and wallet transfers: never negative, journal = balances', async () => {
     let feeUnits = new Map<string, bigint>();
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 5, maxLength: 25, size: 'max' }), async (ops) => {

@@ -34,6 +34,8 @@ const READING_POSTS = new Set([
   'POST /withdrawal/status/',
   'POST /withdrawal/fee-estimate/',
   'POST /withdrawal/min-amount/',
+  'POST /wallets/balances/',
+  'POST /wallets/transfer-history/',
 ]);
 
 const expected = (key: string, method: string): string => STATED[key] ?? (method === 'GET' || READING_POSTS.has(key) ? 'read' : 'read write');

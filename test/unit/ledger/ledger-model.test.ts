@@ -71,6 +71,7 @@ describe('ledger rules', () => {
   it('property: random operations never overdraw and the journal sums to the balances (in memory)', async () => {
     let applied = 0;
     let refused = 0;
+    const walletSteps = { 'wallet_transfer:accept': 0, 'wallet_transfer:complete': 0, 'wallet_transfer:fail': 0 };
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 60, size: 'max' }), async (ops) => {
         const ledger = new InMemoryLedger();
@@ -79,9 +80,12 @@ describe('ledger rules', () => {
         await checkAgainstModel(ledger, tenantId, model, ledger.entries);
         applied += result.applied;
         refused += result.refused;
+        for (const step of Object.keys(walletSteps) as (keyof typeof walletSteps)[]) walletSteps[step] += result.appliedByKind[step] ?? 0;
       }),
       { numRuns: 300 },
     );
+    // Wallet transfers are held, completed and failed (hold returned) among the other movements.
+    for (const count of Object.values(walletSteps)) expect(count).toBeGreaterThan(0);
     // The sequences exercise both sides of the rule.
     expect(applied).toBeGreaterThan(1000);
     expect(refused).toBeGreaterThan(100);

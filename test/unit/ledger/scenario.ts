@@ -6,6 +6,8 @@ import { InsufficientBalanceError } from '../../../shared/domain/errors.js';
 import type { AccountId, BalanceField, CustomerAccount, EntryDraft, JournalEntry, Leg } from '../../../shared/domain/ledger.js';
 import { EXTERNAL, FEES, pocket } from '../../../shared/domain/ledger.js';
 import { fromBaseUnits, toBaseUnits } from '../../../shared/domain/money.js';
+import type { TransferType } from '../../../shared/domain/wallets.js';
+import { acceptTransfer, settleTransfer, TRANSFER_TYPES } from '../../../shared/domain/wallets.js';
 import type { LedgerPort } from '../../../shared/usecases/ledger/ports.js';
 
 /**
@@ -19,7 +21,9 @@ export const SCENARIO_CURRENCIES: readonly CurrencyCode[] = ['USDTTRC20', 'DAIER
 
 export type Op =
   | { kind: 'credit' | 'debit' | 'hold' | 'release' | 'pending' | 'confirm' | 'fee'; account: CustomerAccount; currency: CurrencyCode; units: bigint }
-  | { kind: 'transfer'; account: CustomerAccount; to: CustomerAccount; currency: CurrencyCode; units: bigint };
+  | { kind: 'transfer'; account: CustomerAccount; to: CustomerAccount; currency: CurrencyCode; units: bigint }
+  /** A wallet transfer's entries as shared/domain/wallets.ts builds them: the hold at acceptance, then its settlement. */
+  | { kind: 'wallet_transfer'; step: 'accept' | 'complete' | 'fail'; direction: TransferType; currency: CurrencyCode; units: bigint };
 
 const account = fc.constantFrom(...ACCOUNTS);
 const currency = fc.constantFrom(...SCENARIO_CURRENCIES);
@@ -29,6 +33,13 @@ const units = fc.bigInt({ min: 1n, max: 50n });
 export const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constantFrom('credit', 'debit', 'hold', 'release', 'pending', 'confirm', 'fee' as const), account, currency, units }),
   fc.record({ kind: fc.constant('transfer' as const), account, to: account, currency, units }).filter((o) => o.account !== o.to),
+  fc.record({
+    kind: fc.constant('wallet_transfer' as const),
+    step: fc.constantFrom('accept', 'complete', 'fail' as const),
+    direction: fc.constantFrom(...TRANSFER_TYPES),
+    currency,
+    units,
+  }),
 ) as fc.Arbitrary<Op>;
 
 /** Amount of an op: units of 0.1 with every digit the currency allows (exercises 18 places on DAI). */
@@ -37,14 +48,25 @@ export function amountOf(op: Op): string {
   return fromBaseUnits(op.units * 10n ** BigInt(decimals - 1) + (decimals > 6 ? 1n : 0n), decimals);
 }
 
+function walletTransferDraft(op: Extract<Op, { kind: 'wallet_transfer' }>): EntryDraft {
+  const at = new Date('2026-01-01T00:00:00Z');
+  const accepted = acceptTransfer(
+    { id: 'scenario', tenantId: 'scenario', type: op.direction, walletId: 'w1', currency: op.currency, amount: amountOf(op), callbackUrl: null },
+    at,
+  );
+  if (op.step === 'accept') return accepted.entry.entry;
+  return settleTransfer(accepted.state, op.step === 'complete' ? { ok: true } : { ok: false, reason: 'scenario' }, at).entry.entry;
+}
+
 export function draftOf(op: Op): EntryDraft {
+  if (op.kind === 'wallet_transfer') return walletTransferDraft(op);
   const amount = amountOf(op);
   const leg = (from: AccountId, fromField: BalanceField, to: AccountId, toField: BalanceField): Leg => ({
     from: pocket(from, fromField),
     to: pocket(to, toField),
     amount,
   });
-  const legs: Record<Op['kind'], () => Leg[]> = {
+  const legs: Record<Exclude<Op['kind'], 'wallet_transfer'>, () => Leg[]> = {
     credit: () => [leg(EXTERNAL, 'amount', op.account, 'amount')],
     debit: () => [leg(op.account, 'amount', EXTERNAL, 'amount')],
     hold: () => [leg(op.account, 'amount', op.account, 'locked')],
@@ -93,6 +115,8 @@ export class Model {
 export interface ScenarioResult {
   readonly applied: number;
   readonly refused: number;
+  /** Applied ops per kind (wallet transfers per step: `wallet_transfer:complete`). */
+  readonly appliedByKind: Readonly<Record<string, number>>;
 }
 
 /** Runs ops one after another against the ledger and the model; throws on any disagreement. */
@@ -100,6 +124,7 @@ export async function runScenario(ledger: LedgerPort, tenantId: string, ops: rea
   const model = new Model();
   let applied = 0;
   let refused = 0;
+  const appliedByKind: Record<string, number> = {};
   for (const op of ops) {
     const expected = model.apply(op);
     let ok: boolean;
@@ -114,10 +139,13 @@ export async function runScenario(ledger: LedgerPort, tenantId: string, ops: rea
       throw new Error(
         `ledger ${ok ? 'applied' : 'refused'} ${JSON.stringify(op, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))} but the model says otherwise`,
       );
-    if (ok) applied++;
-    else refused++;
+    if (ok) {
+      applied++;
+      const kind = op.kind === 'wallet_transfer' ? `${op.kind}:${op.step}` : op.kind;
+      appliedByKind[kind] = (appliedByKind[kind] ?? 0) + 1;
+    } else refused++;
   }
-  return { model, result: { applied, refused } };
+  return { model, result: { applied, refused, appliedByKind } };
 }
 
 /** Balances equal the model, no customer pocket is negative, and the journal sums to the balances. */

@@ -1,0 +1,22 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { newWallet, walletCreatedEvent } from '../../domain/wallets.js';
+import type { WalletsPorts } from './ports.js';
+import type { WalletRecord } from './present.js';
+import { walletRecord } from './present.js';
+
+/** `POST /wallets/` (spec 4.5): {name (required), external_id (unique per tenant)}. Announces `wallet.created`. */
+export const CreateWalletBody = z
+  .object({
+    name: z.string().max(100),
+    external_id: z.string().max(100).nullable().optional(),
+  })
+  .meta({ id: 'CreateWallet' });
+export type CreateWalletBody = z.output<typeof CreateWalletBody>;
+
+export async function createWallet(tenantId: string, body: CreateWalletBody, deps: Pick<WalletsPorts, 'wallets' | 'clock'>): Promise<WalletRecord> {
+  const now = deps.clock.now();
+  const wallet = newWallet({ tenantId, walletId: randomUUID(), name: body.name, externalId: body.external_id ?? null }, now);
+  const stored = await deps.wallets.create(wallet, (w) => [walletCreatedEvent(w)], now);
+  return walletRecord(stored, []);
+}

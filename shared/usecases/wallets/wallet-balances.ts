@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { NotFoundError, ValidationError } from '../../domain/errors.js';
+import { accountOf } from '../../domain/wallets.js';
+import { findWallet, WalletReference } from './find-wallet.js';
+import type { WalletsPorts } from './ports.js';
+import { WalletBalance, walletBalances } from './present.js';
+
+/** `GET /wallets/{wallet_id}/balance/` and `POST /wallets/balances/`: one wallet's balances. */
+export const WalletBalances = z
+  .object({ id: z.number().int(), wallet_id: z.string(), name: z.string(), external_id: z.string().nullable(), balances: z.array(WalletBalance) })
+  .meta({ id: 'WalletBalances' });
+
+export const WalletBalancesBody = z.object({ wallet_id: WalletReference.optional(), external_id: z.string().optional() }).meta({ id: 'WalletBalancesLookup' });
+export type WalletBalancesBody = z.output<typeof WalletBalancesBody>;
+
+export async function walletBalance(
+  tenantId: string,
+  reference: string,
+  deps: Pick<WalletsPorts, 'wallets' | 'ledger'>,
+): Promise<z.output<typeof WalletBalances>> {
+  const wallet = await findWallet(tenantId, reference, deps);
+  return {
+    id: wallet.id,
+    wallet_id: wallet.walletId,
+    name: wallet.name,
+    external_id: wallet.externalId,
+    balances: walletBalances(await deps.ledger.balances(tenantId, accountOf(wallet))),
+  };
+}
+
+/** By `wallet_id` (integer id or uuid) or `external_id`. */
+export async function lookupWalletBalances(tenantId: string, body: WalletBalancesBody, deps: Pick<WalletsPorts, 'wallets' | 'ledger'>) {
+  if (body.wallet_id !== undefined) return walletBalance(tenantId, String(body.wallet_id), deps);
+  if (body.external_id === undefined) throw ValidationError.field('wallet_id', 'Give wallet_id or external_id.');
+  const wallet = await deps.wallets.byExternalId(tenantId, body.external_id);
+  if (wallet === null) throw new NotFoundError(`No wallet with external_id ${body.external_id}.`, { external_id: body.external_id });
+  return walletBalance(tenantId, wallet.walletId, deps);
+}
