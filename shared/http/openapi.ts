@@ -75,8 +75,9 @@ const EVENT_NOTES: Partial<Record<TenantEventType, string>> = {
   deposit_received: 'Sent when a deposit for a payment is seen on chain.',
   deposit_merged: 'Sent when a credited deposit is swept from its forwarder.',
   'withdrawal.approved': 'Reserved: withdrawals are not approved by hand, so it is not sent today.',
-  'wallet.created': 'Reserved for the wallets group; not sent today.',
-  'wallet.balance_changed': 'Reserved for the wallets group; not sent today.',
+  'wallet.created': 'Sent when a wallet is created.',
+  'wallet.balance_changed':
+    'Sent when a wallet transfer changes a wallet balance (held at acceptance, moved at completion, returned on failure); a payment or withdrawal on a wallet does not send it yet.',
   'security.login_attempt': 'Sent when a token is requested for a known client with a wrong secret.',
   'security.settings_changed': 'Sent when a security setting of the tenant changes.',
 };
