@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { BalanceRow } from '../../domain/ledger.js';
 import type { WalletState, WalletTransferState } from '../../domain/wallets.js';
+import { TRANSFER_STATUSES, TRANSFER_TYPES } from '../../domain/wallets.js';
 import { showAmount } from '../balances/format.js';
 import { BalanceEntry, balanceEntry } from '../balances/get-balances.js';
 
@@ -41,8 +42,8 @@ export function walletRecord(w: WalletState, rows: readonly BalanceRow[]): Walle
 export const WalletTransferRecord = z
   .object({
     transfer_id: z.string(),
-    transfer_type: z.enum(['to_sub', 'to_master']),
-    status: z.enum(['accepted', 'completed', 'failed']),
+    transfer_type: z.enum(TRANSFER_TYPES),
+    status: z.enum(TRANSFER_STATUSES),
     wallet_id: z.string(),
     currency: z.string(),
     amount: z.string(),

@@ -3,12 +3,11 @@ import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { accountOf } from '../../domain/wallets.js';
 import { findWallet, WalletReference } from './find-wallet.js';
 import type { WalletsPorts } from './ports.js';
-import { WalletBalance, walletBalances } from './present.js';
+import type { WalletState } from '../../domain/wallets.js';
+import { WalletRecord, walletBalances } from './present.js';
 
 /** `GET /wallets/{wallet_id}/balance/` and `POST /wallets/balances/`: one wallet's balances. */
-export const WalletBalances = z
-  .object({ id: z.number().int(), wallet_id: z.string(), name: z.string(), external_id: z.string().nullable(), balances: z.array(WalletBalance) })
-  .meta({ id: 'WalletBalances' });
+export const WalletBalances = WalletRecord.pick({ id: true, wallet_id: true, name: true, external_id: true, balances: true }).meta({ id: 'WalletBalances' });
 
 export const WalletBalancesBody = z.object({ wallet_id: WalletReference.optional(), external_id: z.string().optional() }).meta({ id: 'WalletBalancesLookup' });
 export type WalletBalancesBody = z.output<typeof WalletBalancesBody>;
@@ -18,7 +17,10 @@ export async function walletBalance(
   reference: string,
   deps: Pick<WalletsPorts, 'wallets' | 'ledger'>,
 ): Promise<z.output<typeof WalletBalances>> {
-  const wallet = await findWallet(tenantId, reference, deps);
+  return balancesOf(tenantId, await findWallet(tenantId, reference, deps), deps);
+}
+
+async function balancesOf(tenantId: string, wallet: WalletState, deps: Pick<WalletsPorts, 'ledger'>): Promise<z.output<typeof WalletBalances>> {
   return {
     id: wallet.id,
     wallet_id: wallet.walletId,
@@ -34,5 +36,5 @@ export async function lookupWalletBalances(tenantId: string, body: WalletBalance
   if (body.external_id === undefined) throw ValidationError.field('wallet_id', 'Give wallet_id or external_id.');
   const wallet = await deps.wallets.byExternalId(tenantId, body.external_id);
   if (wallet === null) throw new NotFoundError(`No wallet with external_id ${body.external_id}.`, { external_id: body.external_id });
-  return walletBalance(tenantId, wallet.walletId, deps);
+  return balancesOf(tenantId, wallet, deps);
 }
