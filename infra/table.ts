@@ -1,4 +1,4 @@
-import { OUTBOX_KEY_PREFIX } from '../shared/store/keys.js';
+import { OUTBOX_KEY_PREFIX, WALLET_BALANCE_SK_PREFIX } from '../shared/store/keys.js';
 
 /**
  * The single table, as data. CDK (infra/cdk) and the local stack (infra/local) both build the table from
@@ -25,5 +25,15 @@ export const TABLE = {
 
 export type IndexName = (typeof TABLE.indexes)[number]['name'];
 
-/** Stream records that the event router receives: outbox items only (the prefix is spelled in shared/store/keys.ts). */
+/**
+ * The stream records the event router receives (the CDK mapping's filters and the local stream source's, so
+ * the two cannot drift): new outbox items, and every write of a wallet's balance row (`wallet.balance_changed`).
+ * Counters, tokens and rate windows write the table too; nothing else reaches the router. Prefixes are spelled
+ * in shared/store/keys.ts.
+ */
+export const ROUTED_RECORDS: readonly { readonly eventNames: readonly ('INSERT' | 'MODIFY')[]; readonly key: string; readonly prefix: string }[] = [
+  { eventNames: ['INSERT'], key: TABLE.partitionKey, prefix: OUTBOX_KEY_PREFIX },
+  { eventNames: ['INSERT', 'MODIFY'], key: TABLE.sortKey, prefix: WALLET_BALANCE_SK_PREFIX },
+];
+
 export { OUTBOX_KEY_PREFIX };

@@ -13,7 +13,7 @@ import type { LimitName } from '../../shared/domain/tenant.js';
 import { METRIC_NAMES, METRIC_NAMESPACES } from '../../shared/observability/metrics.js';
 import { API_FUNCTIONS, QUEUES, WORKER_FUNCTIONS, queueUrlEnv } from '../definition.js';
 import type { ApiFunction, QueueDefinition, QueueName, WorkerFunction } from '../definition.js';
-import { OUTBOX_KEY_PREFIX, TABLE } from '../table.js';
+import { ROUTED_RECORDS } from '../table.js';
 import { GatewayAlarms } from './constructs/alarms.js';
 import { GatewayFunction } from './constructs/gateway-function.js';
 import { GatewayHttpApi } from './constructs/http-api.js';
@@ -181,13 +181,13 @@ export class GatewayStack extends Stack {
               retryAttempts: STREAM_RETRY_ATTEMPTS,
               reportBatchItemFailures: true,
               onFailure: new SqsDlq(failures),
-              // Counters, tokens and rate windows write the table too: only new outbox items are events.
-              filters: [
+              // Counters, tokens and rate windows write the table too: only the routed records reach the router.
+              filters: ROUTED_RECORDS.map((r) =>
                 FilterCriteria.filter({
-                  eventName: FilterRule.isEqual('INSERT'),
-                  dynamodb: { Keys: { [TABLE.partitionKey]: { S: FilterRule.beginsWith(OUTBOX_KEY_PREFIX) } } },
+                  eventName: FilterRule.or(...r.eventNames),
+                  dynamodb: { Keys: { [r.key]: { S: FilterRule.beginsWith(r.prefix) } } },
                 }),
-              ],
+              ),
             }),
           );
           // A record landing in the failure queue is an event nobody heard of (one alarm, however many streams).

@@ -71,8 +71,20 @@ export const WithdrawalStatusPayload = z.looseObject({
   callback_url: z.string().nullable().optional(),
 });
 
-/** `wallet.*`: a wallet created, or a change of a wallet's balance (with its currency, amount and cause). */
+/** `wallet.created`. */
 export const WalletPayload = z.looseObject({ wallet_id: z.string().min(1) });
+
+const walletAmounts = { amount: decimal, pending_amount: decimal, available_balance: decimal, locked_amount: decimal };
+
+/** `wallet.balance_changed`: a wallet's balance in one currency after a change, what the change was and its cause. */
+export const WalletBalancePayload = z.looseObject({
+  wallet_id: z.string().min(1),
+  currency: z.string().min(1),
+  ...walletAmounts,
+  change: z.looseObject(walletAmounts),
+  cause: z.string().min(1),
+  entry_id: z.string().min(1),
+});
 
 /** `wallet_transfer_status_update` (envelope A, to the transfer's callback_url) and the worker's `wallet_transfer.accepted`. */
 export const WalletTransferPayload = z.looseObject({
@@ -161,7 +173,7 @@ export const EVENT_CATALOGUE = {
   'withdrawal.cancelled': tenant(WithdrawalStatusPayload),
   'withdrawal.status_changed': tenant(WithdrawalStatusPayload),
   'wallet.created': tenant(WalletPayload),
-  'wallet.balance_changed': tenant(WalletPayload),
+  'wallet.balance_changed': tenant(WalletBalancePayload),
   'security.login_attempt': tenant(LoginAttemptPayload),
   'security.settings_changed': tenant(SettingsChangedPayload),
   // Internal: the chain-transaction engine.

@@ -35,6 +35,8 @@ export const EXTERNAL: PlatformAccount = 'platform:external';
 
 export const walletAccount = (walletId: string): CustomerAccount => `wallet:${walletId}`;
 export const custodyAccount = (accountId: string): CustomerAccount => `custody:${accountId}`;
+/** The wallet a `wallet:<id>` account belongs to; null for any other account. */
+export const walletIdOf = (account: AccountId): string | null => (account.startsWith('wallet:') ? account.slice('wallet:'.length) : null);
 
 export const BALANCE_FIELDS = ['amount', 'pending', 'locked'] as const;
 export type BalanceField = (typeof BALANCE_FIELDS)[number];

@@ -196,7 +196,13 @@ export type PaymentFact =
     }
   | { readonly kind: 'reorg'; readonly depositIds: readonly string[] }
   | { readonly kind: 'sweep_started' }
-  | { readonly kind: 'sweep_completed'; readonly txHash: string; readonly usdRate: Decimal | null }
+  | {
+      readonly kind: 'sweep_completed';
+      readonly txHash: string;
+      readonly usdRate: Decimal | null;
+      /** The payment's wallet was deleted before its credit: the merchant's main balance takes it. */
+      readonly walletGone?: boolean;
+    }
   | { readonly kind: 'sweep_failed' }
   | { readonly kind: 'expire' }
   | { readonly kind: 'cancel' }
@@ -350,10 +356,13 @@ export function openPayment(draft: PaymentDraft, now: Date): PaymentChange {
   return { state, events: [{ type: EVENTS.paymentCreated, key: 'created', payload: statusUpdatePayload(state, null) }], effects: [] };
 }
 
-/** The merchant's credit of a settled payment: everything received less the fee, to main or its wallet. */
-function creditEntry(p: PaymentState, sweepTxHash: string): PaymentEffect[] {
+/**
+ * The merchant's credit of a settled payment: everything received less the fee, to main or its wallet (to main
+ * when that wallet was deleted meanwhile, noted in the entry's metadata: money is never left without an owner).
+ */
+function creditEntry(p: PaymentState, sweepTxHash: string, walletGone: boolean): PaymentEffect[] {
   const { net, fee } = merchantCredit(p, received(p, 'confirmed'));
-  const account = p.walletId ? walletAccount(p.walletId) : MAIN;
+  const account = p.walletId && !walletGone ? walletAccount(p.walletId) : MAIN;
   const legs: Leg[] = [];
   if (isPositive(net)) legs.push({ from: pocket(EXTERNAL), to: pocket(account), amount: net });
   if (isPositive(fee)) legs.push({ from: pocket(EXTERNAL), to: pocket(FEES), amount: fee });
@@ -363,7 +372,11 @@ function creditEntry(p: PaymentState, sweepTxHash: string): PaymentEffect[] {
     currency: p.currency as CurrencyCode,
     legs,
     reference: { kind: 'payment', id: p.id },
-    metadata: { sweep_tx: sweepTxHash, ...(p.transactionHash ? { deposit_tx: p.transactionHash } : {}) },
+    metadata: {
+      sweep_tx: sweepTxHash,
+      ...(p.transactionHash ? { deposit_tx: p.transactionHash } : {}),
+      ...(p.walletId && walletGone ? { deleted_wallet_id: p.walletId } : {}),
+    },
   };
   return [{ kind: 'post_entry', entryId: `payment:${p.id}`, entry }];
 }
@@ -470,7 +483,7 @@ export function transition(p: PaymentState, fact: PaymentFact, now: Date): Payme
         });
       }
       const state = withStatus(p, 'completed', now, events, { sweepTxHash: fact.txHash, merchantReceived: net, merchantReceivedUsd: usd });
-      return same(state, creditEntry(p, fact.txHash));
+      return same(state, creditEntry(p, fact.txHash, fact.walletGone === true));
     }
     case 'sweep_failed':
       if (p.status !== 'sending') refuse(p, fact, `Cannot fail the sweep of a ${p.status} payment.`);

@@ -1,9 +1,9 @@
 import type { CurrencyCode } from './currencies.js';
 import { ConflictError, NotFoundError, ValidationError } from './errors.js';
-import type { EventDraft } from './events.js';
+import type { EventDraft, EventPayload, OutboxEvent } from './events.js';
 import { EVENTS, eventDraft } from './events.js';
-import type { Balance, CustomerAccount, EntryDraft } from './ledger.js';
-import { holdEntry, MAIN, pocket, walletAccount } from './ledger.js';
+import type { Balance, CustomerAccount, EntryDraft, EntryReference } from './ledger.js';
+import { holdEntry, MAIN, pocket, totalOf, walletAccount } from './ledger.js';
 import type { Decimal } from './money.js';
 import { isZero } from './money.js';
 
@@ -23,6 +23,11 @@ export interface WalletState {
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly version: number;
+  /**
+   * Ledger entries posted to the wallet's balances so far, as read with the wallet (the ledger counts them on
+   * the wallet's record, outside its version). A deletion holds only while no entry came after it was read.
+   */
+  readonly ledgerEntries?: number;
 }
 
 export const WALLET_NAME_MAX = 100;
@@ -105,6 +110,47 @@ export function checkDeletable(wallet: WalletState, balances: readonly { currenc
   }
 }
 
+/** A wallet's balance row in one currency after a change, as the table's stream reports it, and what changed it. */
+export interface WalletBalanceChange {
+  readonly tenantId: string;
+  readonly walletId: string;
+  readonly currency: string;
+  /** The row after the change. */
+  readonly balance: Balance;
+  /** What the change added to each pocket (negative for what it took). */
+  readonly change: Balance;
+  readonly entryId: string;
+  readonly entryType: string;
+  readonly reference: EntryReference | null;
+  readonly at: string;
+}
+
+const shown = (b: Balance) => ({ amount: totalOf(b), pending_amount: b.pending, available_balance: b.amount, locked_amount: b.locked });
+
+/**
+ * `wallet.balance_changed` (spec 6.2): one per journal entry that changed a wallet's balance row, whatever the
+ * cause (a payment credited, a withdrawal held, paid or returned, a transfer, an adjustment), with the row's new
+ * amounts in the balance view's terms and what the entry changed. Its id is natural (entry and wallet), so a
+ * stream record read twice gives the same event and the webhook pipeline sends it once.
+ */
+export function walletBalanceChangedEvent(c: WalletBalanceChange): OutboxEvent<EventPayload<typeof EVENTS.walletBalanceChanged>> {
+  return {
+    eventId: `wallet_balance:${c.entryId}:${c.walletId}`,
+    tenantId: c.tenantId,
+    type: EVENTS.walletBalanceChanged,
+    occurredAt: c.at,
+    payload: {
+      wallet_id: c.walletId,
+      currency: c.currency,
+      ...shown(c.balance),
+      change: shown(c.change),
+      cause: c.entryType,
+      reference: c.reference === null ? null : { kind: c.reference.kind, id: c.reference.id },
+      entry_id: c.entryId,
+    },
+  };
+}
+
 /** `wallet.created` (spec 6.2) of a new wallet. */
 export const walletCreatedEvent = (wallet: WalletState): EventDraft =>
   eventDraft(EVENTS.walletCreated, 'created', {
@@ -166,17 +212,6 @@ const transferPayload = (t: WalletTransferState, previous: TransferStatus | null
   callback_url: t.callbackUrl,
 });
 
-/** `wallet.balance_changed` of the wallet side of a transfer. */
-const balanceChanged = (t: WalletTransferState, key: string, cause: string) =>
-  eventDraft(EVENTS.walletBalanceChanged, key, {
-    wallet_id: t.walletId,
-    currency: t.currency,
-    amount: t.amount,
-    direction: t.type === 'to_sub' ? 'in' : 'out',
-    cause,
-    transfer_id: t.id,
-  });
-
 /** Accepting a transfer: it is recorded and the amount held on the source, in ONE transaction. */
 export function acceptTransfer(
   input: Pick<WalletTransferState, 'id' | 'tenantId' | 'type' | 'walletId' | 'currency' | 'amount' | 'callbackUrl'>,
@@ -188,7 +223,6 @@ export function acceptTransfer(
     eventDraft(EVENTS.walletTransferStatusUpdate, 'accepted', transferPayload(state, null)),
     eventDraft(EVENTS.walletTransferAccepted, 'settle', transferPayload(state, null)),
   ];
-  if (state.type === 'to_master') events.push(balanceChanged(state, 'hold', 'transfer_hold'));
   return {
     state,
     events,
@@ -224,8 +258,6 @@ export function settleTransfer(
   const source = sourceOf(t);
   const legs = [{ from: pocket(source, 'locked'), to: pocket(outcome.ok ? destinationOf(t) : source), amount: t.amount }];
   const events: EventDraft[] = [eventDraft(EVENTS.walletTransferStatusUpdate, state.status, transferPayload(state, t.status))];
-  if (outcome.ok || t.type === 'to_master')
-    events.push(balanceChanged(state, `balance_${state.status}`, outcome.ok ? 'transfer_completed' : 'transfer_failed'));
   return {
     state,
     events,

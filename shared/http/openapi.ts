@@ -77,7 +77,7 @@ const EVENT_NOTES: Partial<Record<TenantEventType, string>> = {
   'withdrawal.approved': 'Reserved: withdrawals are not approved by hand, so it is not sent today.',
   'wallet.created': 'Sent when a wallet is created.',
   'wallet.balance_changed':
-    'Sent when a wallet transfer changes a wallet balance (held at acceptance, moved at completion, returned on failure); a payment or withdrawal on a wallet does not send it yet.',
+    'Sent for every change of a wallet balance, one per ledger entry and currency: a payment credited to the wallet, a withdrawal held, paid or returned, a transfer held, completed or returned, an adjustment. `data` carries the new `amount`, `pending_amount`, `available_balance` and `locked_amount`, the `change` of each, the `cause` (the entry type: payment, withdrawal_hold, withdrawal, withdrawal_release, transfer, adjustment...), the `reference` ({kind, id}: the payment, withdrawal or transfer) and the `entry_id`.',
   'security.login_attempt': 'Sent when a token is requested for a known client with a wrong secret.',
   'security.settings_changed': 'Sent when a security setting of the tenant changes.',
 };

@@ -14,7 +14,7 @@
  * | usage + rate windows| TENANT#<tid>                | USAGE#<yyyy-mm-dd>         | hourly counters as attributes        |
  * | idempotency record  | TENANT#<tid>                | IDEM#<key>                 |                                      |
  * | outbox event        | OUTBOX#<event id>           | OUTBOX                     | stream -> event-router               |
- * | balance row         | TENANT#<tid>                | BAL#<account>#<currency>   | (posting counters live on the row)   |
+ * | balance row         | TENANT#<tid>                | BAL#<account>#<currency>   | (posting counters and the last change live on the row; a wallet's rows feed the event router) |
  * | journal entry       | TENANT#<tid>                | JOURNAL#<entry id>         | gsi1: TENANT#<tid>#JOURNAL / <at>#<id> |
  * | posting (history)   | TENANT#<tid>                | POST#<account>#<cur>#<at>#<entry id> | gsi1: TENANT#<tid>#POST#<account> / <at>#<id> |
  * | platform balance    | PLATFORM#<account>#<cur>#<shard> | BALANCE               | N shards per (account, currency)     |
@@ -52,6 +52,8 @@ import type { WithdrawalQueue } from '../domain/withdrawals.js';
 
 /** Stream records that the event router receives: outbox items only (counters and tokens also write). */
 export const OUTBOX_KEY_PREFIX = 'OUTBOX#';
+/** Stream records the event router also receives: a wallet's balance rows (`wallet.balance_changed` is told from them). */
+export const WALLET_BALANCE_SK_PREFIX = 'BAL#wallet:';
 
 export interface Key {
   readonly pk: string;

@@ -28,9 +28,11 @@ import {
   journalEntry,
   postingsOf,
   rowChanges,
+  walletIdOf,
   ZERO_BALANCE,
 } from '../domain/ledger.js';
 import type { Decimal } from '../domain/money.js';
+import { WalletGoneError } from '../domain/wallets.js';
 import { add, isNegative, neg, normalize, sum } from '../domain/money.js';
 import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
@@ -45,13 +47,18 @@ import { decimalText, integer, storedDecimal } from './values.js';
  *
  * 1. the immutable journal entry (`attribute_not_exists`: an entry id is posted once);
  * 2. one update per customer balance row it changes: `ADD` of the net change of each pocket, conditioned so
- *    that no pocket it lowers goes below zero, plus the row's posting counters (history totals);
+ *    that no pocket it lowers goes below zero, plus the row's posting counters (history totals) and `last_change`
+ *    (the entry and what it added to each pocket: with the new amounts, the row's stream record then says what
+ *    changed, which is how a wallet's `wallet.balance_changed` is told, `walletBalanceChangeFromImage`);
  * 3. one posting (history record) per customer account it changes;
+ * 3b. for each wallet account it changes, `ADD ledger_entries 1` on the wallet's item, conditioned on the wallet
+ *    existing: a deleted wallet takes no entry (WalletGoneError), and a deletion, conditioned on the count it read
+ *    before reading the balances, is refused when an entry committed in between (shared/store/wallets.ts);
  * 4. one update per platform account, on a random shard of N (`FEE_SHARDS`), unconditioned;
  * 5. the caller's outbox events and extra items (e.g. an idempotency record), in the same transaction.
  *
  * A cancellation for a condition becomes a domain error: DuplicateEntryError (entry id already posted),
- * InsufficientBalanceError (a guarded pocket), or ExtraItemConditionError (one of the caller's items).
+ * InsufficientBalanceError (a guarded pocket), WalletGoneError (a wallet account whose wallet is deleted), or ExtraItemConditionError (one of the caller's items).
  * A cancellation for TransactionConflict is retried with backoff by transactWrite, never reported as
  * insufficient balance. Amounts are DynamoDB Numbers written from decimal text and read wrapped: exact.
  */
@@ -92,6 +99,7 @@ type Role =
   | { readonly kind: 'entry' }
   | { readonly kind: 'balance'; readonly account: AccountId; readonly guards: readonly { field: BalanceField; need: Decimal }[] }
   | { readonly kind: 'posting' }
+  | { readonly kind: 'wallet'; readonly walletId: string }
   | { readonly kind: 'platform' }
   | { readonly kind: 'outbox'; readonly eventId: string }
   | { readonly kind: 'extra'; readonly index: number };
@@ -143,6 +151,15 @@ function balanceItem(entry: JournalEntry, account: AccountId, change: Balance): 
     ':pending': storedDecimal(change.pending),
     ':locked': storedDecimal(change.locked),
     ':one': storedDecimal('1'),
+    ':last': {
+      entry_id: entry.id,
+      entry_type: entry.type,
+      reference_kind: entry.reference?.kind ?? null,
+      reference_id: entry.reference?.id ?? null,
+      amount: storedDecimal(change.amount),
+      pending: storedDecimal(change.pending),
+      locked: storedDecimal(change.locked),
+    },
   };
   for (const g of guards) values[`:need_${g.field}`] = storedDecimal(g.need);
   return {
@@ -151,7 +168,7 @@ function balanceItem(entry: JournalEntry, account: AccountId, change: Balance): 
         TableName: tableName(),
         Key: keys.balance(entry.tenantId, account, entry.currency),
         UpdateExpression:
-          'SET #type = :kind, tenant_id = :tenant, account = :account, currency = :currency, updated_at = :now ' +
+          'SET #type = :kind, tenant_id = :tenant, account = :account, currency = :currency, updated_at = :now, last_change = :last ' +
           'ADD amount :amount, pending :pending, locked :locked, postings :one, #by_type :one',
         ConditionExpression: guards.length > 0 ? guards.map((g) => `${g.field} >= :need_${g.field}`).join(' AND ') : undefined,
         ExpressionAttributeNames: { '#type': 'type', '#by_type': counterName(entry.type) },
@@ -184,6 +201,19 @@ function postingItem(posting: Posting, tenantId: string): TransactItem {
         reference_id: posting.reference?.id ?? null,
         reason: posting.reason,
       },
+    },
+  };
+}
+
+/** Counts an entry on its wallet's item, which must exist (see 3b above). */
+function walletTouchItem(tenantId: string, walletId: string): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.wallet(tenantId, walletId),
+      UpdateExpression: 'ADD ledger_entries :one',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':one': 1 },
     },
   };
 }
@@ -225,6 +255,12 @@ export function preparePost(input: PostInput, options: LedgerWriteOptions = {}):
     items.push(postingItem(posting, entry.tenantId));
     roles.push({ kind: 'posting' });
   }
+  for (const [account] of rowChanges(entry.lines)) {
+    const walletId = walletIdOf(account);
+    if (walletId === null) continue;
+    items.push(walletTouchItem(entry.tenantId, walletId));
+    roles.push({ kind: 'wallet', walletId });
+  }
   for (const [account, change] of rowChanges(entry.lines)) {
     if (!isPlatformAccount(account)) continue;
     items.push(platformItem(entry, account, change.amount, pickShard(shards)));
@@ -254,6 +290,9 @@ function explain(prepared: PreparedPost, error: TransactionConditionError): Erro
   const failed = error.failedIndexes.map((i) => ({ index: i, role: prepared.roles[i] }));
   const { entry } = prepared;
   if (failed.some((f) => f.role?.kind === 'entry')) return new DuplicateEntryError(entry.id);
+  // A deleted wallet's rows are zero, so a hold on it fails its guards too: the wallet is the reason.
+  const wallet = failed.find((f) => f.role?.kind === 'wallet');
+  if (wallet?.role?.kind === 'wallet') return new WalletGoneError(wallet.role.walletId);
   const reasons = (error.cause as TransactionCanceledException | undefined)?.CancellationReasons ?? [];
   for (const { index, role } of failed) {
     if (role?.kind !== 'balance') continue;

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, ValidationError } from '../domain/errors.js';
 import type { EventDraft } from '../domain/events.js';
 import type { TransferChange, WalletRef, WalletState, WalletTransferState } from '../domain/wallets.js';
-import { WalletGoneError, walletRef } from '../domain/wallets.js';
+import { walletRef } from '../domain/wallets.js';
 import type { WalletDirectory } from '../usecases/payments/ports.js';
 import type { TransferFilter, WalletRepository, WalletTransferRepository } from '../usecases/wallets/ports.js';
 import type { WriteItem } from '../usecases/ports.js';
@@ -25,7 +25,8 @@ const WALLET = 'wallet';
 const TRANSFER = 'wallet_transfer';
 const SEQUENCE_ATTEMPTS = 60;
 
-function walletItem(w: WalletState): Stored {
+/** The stored record; `ledger_entries` belongs to the ledger (shared/store/ledger.ts), so a save leaves it out. */
+function walletItem({ ledgerEntries: _counted, ...w }: WalletState): Stored {
   return {
     ...keys.wallet(w.tenantId, w.walletId),
     ...keys.walletList(w.tenantId, w.id),
@@ -36,7 +37,10 @@ function walletItem(w: WalletState): Stored {
   };
 }
 
-const walletFromItem = (item: Stored): WalletState => stateOf<WalletState>(item, WALLET);
+const walletFromItem = (item: Stored): WalletState => ({
+  ...stateOf<WalletState>(item, WALLET),
+  ledgerEntries: item.ledger_entries === undefined ? 0 : Number(decimalText(item.ledger_entries)),
+});
 
 const put = (item: Stored, condition?: string): TransactItem => ({
   Put: { TableName: tableName(), Item: item, ...(condition ? { ConditionExpression: condition } : {}) },
@@ -54,7 +58,10 @@ async function getItem(key: { pk: string; sk: string }): Promise<Stored | null> 
   return Item ?? null;
 }
 
-const walletOfUuid = (tenantId: string, walletId: string) => loadState<WalletState>(keys.wallet(tenantId, walletId), WALLET);
+async function walletOfUuid(tenantId: string, walletId: string): Promise<WalletState | null> {
+  const item = await getItem(keys.wallet(tenantId, walletId));
+  return item ? walletFromItem(item) : null;
+}
 
 async function get(tenantId: string, ref: WalletRef): Promise<WalletState | null> {
   if (ref.kind === 'uuid') return walletOfUuid(tenantId, ref.walletId);
@@ -123,13 +130,16 @@ async function save(previous: WalletState, next: WalletState, now: Date): Promis
 async function remove(w: WalletState): Promise<void> {
   const items: TransactItem[] = [del(keys.walletNumber(w.tenantId, w.id)), counterItem((shard) => keys.walletCounter(w.tenantId, shard), { count: '-1' })];
   if (w.externalId !== null) items.push(del(keys.walletExternalId(w.tenantId, w.externalId)));
+  // Unchanged since it was read: the same version, and no ledger entry posted to it since (a save drops the
+  // count, but bumps the version).
+  const entries = w.ledgerEntries ?? 0;
   const removal: TransactItem = {
     Delete: {
       TableName: tableName(),
       Key: keys.wallet(w.tenantId, w.walletId),
-      ConditionExpression: '#v = :v',
-      ExpressionAttributeNames: { '#v': 'version' },
-      ExpressionAttributeValues: { ':v': w.version },
+      ConditionExpression: `#v = :v AND ${entries === 0 ? 'attribute_not_exists(#e)' : '#e = :e'}`,
+      ExpressionAttributeNames: { '#v': 'version', '#e': 'ledger_entries' },
+      ExpressionAttributeValues: { ':v': w.version, ...(entries === 0 ? {} : { ':e': entries }) },
     },
   };
   await commitAggregate({ type: WALLET, id: w.walletId, tenantId: w.tenantId, put: removal, outbox: [], items, now: new Date() });
@@ -209,25 +219,21 @@ async function createTransfer(
   return t;
 }
 
-/** A transfer's save credits its wallet only while the wallet exists (a deletion meanwhile refuses it). */
+/**
+ * A transfer's save with its ledger entry; the ledger refuses an entry on a deleted wallet (WalletGoneError), so
+ * a completion into a wallet deleted meanwhile fails and the worker returns the hold instead.
+ */
 async function saveTransfer(previous: WalletTransferState, change: TransferChange, now: Date): Promise<WalletTransferState> {
   const t = nextVersion(change.state, previous.version);
-  const walletExists: TransactItem = {
-    ConditionCheck: { TableName: tableName(), Key: keys.wallet(t.tenantId, t.walletId), ConditionExpression: 'attribute_exists(pk)' },
-  };
-  await commitAggregate(
-    {
-      type: TRANSFER,
-      id: t.id,
-      tenantId: t.tenantId,
-      put: versionedPut(transferItem(t), previous.version),
-      outbox: transferOutbox(t, change, now),
-      items: t.status === 'completed' ? [walletExists] : [],
-      entry: change.entry,
-      now,
-    },
-    () => new WalletGoneError(t.walletId),
-  );
+  await commitAggregate({
+    type: TRANSFER,
+    id: t.id,
+    tenantId: t.tenantId,
+    put: versionedPut(transferItem(t), previous.version),
+    outbox: transferOutbox(t, change, now),
+    entry: change.entry,
+    now,
+  });
   return t;
 }
 

@@ -4,13 +4,14 @@
  */
 import type { AttributeValue as SdkAttributeValue, _Record as SdkStreamRecord } from '@aws-sdk/client-dynamodb-streams';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
-import { OUTBOX_KEY_PREFIX, TABLE } from '../../table.js';
+import { ROUTED_RECORDS } from '../../table.js';
 
-/** The CDK event filter: `eventName` INSERT and the partition key begins with the outbox prefix. */
-export function outboxFilter(record: DynamoDBRecord): boolean {
-  if (record.eventName !== 'INSERT') return false;
-  const pk = record.dynamodb?.Keys?.[TABLE.partitionKey]?.S;
-  return typeof pk === 'string' && pk.startsWith(OUTBOX_KEY_PREFIX);
+/** The CDK event filter (infra/table.ts `ROUTED_RECORDS`): new outbox items and writes of a wallet's balance row. */
+export function routedFilter(record: DynamoDBRecord): boolean {
+  return ROUTED_RECORDS.some((r) => {
+    const key = record.dynamodb?.Keys?.[r.key]?.S;
+    return (r.eventNames as readonly string[]).includes(record.eventName ?? '') && typeof key === 'string' && key.startsWith(r.prefix);
+  });
 }
 
 function toLambdaAttribute(value: SdkAttributeValue): AttributeValue {

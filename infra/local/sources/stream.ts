@@ -18,7 +18,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { checkpointStore } from './checkpoints.js';
 import type { Checkpoint } from './checkpoints.js';
 import { deliverStreamRecords } from './stream-delivery.js';
-import { outboxFilter, toLambdaStreamRecord } from './stream-records.js';
+import { routedFilter, toLambdaStreamRecord } from './stream-records.js';
 import { Stopped, errorText, isRecord, pause } from './worker.js';
 import type { Source, SourceEnv, WorkerSlot } from './worker.js';
 
@@ -69,7 +69,7 @@ export function streamSource(env: SourceEnv, target: StreamTarget, options: Stre
   const { log, signal } = env;
   const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
   const pollMs = options.pollIntervalMs ?? 250;
-  const filter = options.filter ?? outboxFilter;
+  const filter = options.filter ?? routedFilter;
   const delivery = {
     batchSize: options.batchSize ?? 100,
     retryAttempts: options.retryAttempts ?? DEFAULT_RETRY_ATTEMPTS,

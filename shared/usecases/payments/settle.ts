@@ -2,6 +2,7 @@ import { findCurrency } from '../../domain/currencies.js';
 import type { PaymentState } from '../../domain/payments.js';
 import { transition } from '../../domain/payments.js';
 import { usdRate } from '../../domain/rates.js';
+import { WalletGoneError } from '../../domain/wallets.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
 import type { PaymentsDeps } from './ports.js';
 
@@ -48,7 +49,10 @@ export async function startSweep(payment: PaymentState, sweep: SweepPort, deps: 
   return completePayment(sending, outcome.txHash, deps, new Date(Math.max(now.getTime(), deps.clock.now().getTime())));
 }
 
-/** The sweep is mined: `sending` -> `completed`, merchant credited, in one transaction. Idempotent by entry id. */
+/**
+ * The sweep is mined: `sending` -> `completed`, merchant credited, in one transaction. Idempotent by entry id. A
+ * payment whose wallet was deleted meanwhile (the ledger refuses the credit: WalletGoneError) credits main.
+ */
 export async function completePayment(
   payment: PaymentState,
   sweepTxHash: string,
@@ -56,8 +60,13 @@ export async function completePayment(
   now: Date,
 ): Promise<PaymentState> {
   const rates = usdRatesOf(await currentRates(deps.rates, now));
-  const change = transition(payment, { kind: 'sweep_completed', txHash: sweepTxHash, usdRate: usdRate(payment.currency, rates) ?? null }, now);
-  return deps.payments.save(payment, change, now);
+  const fact = { kind: 'sweep_completed', txHash: sweepTxHash, usdRate: usdRate(payment.currency, rates) ?? null } as const;
+  try {
+    return await deps.payments.save(payment, transition(payment, fact, now), now);
+  } catch (error) {
+    if (!(error instanceof WalletGoneError)) throw error;
+    return deps.payments.save(payment, transition(payment, { ...fact, walletGone: true }, now), now);
+  }
 }
 
 /** For the chain-tx engine's `chain_tx.confirmed` / `chain_tx.failed` events carrying a sweep reference. */

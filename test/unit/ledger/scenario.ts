@@ -16,7 +16,9 @@ import type { LedgerPort } from '../../../shared/usecases/ledger/ports.js';
  * negative, no balance ever goes negative, and the journal's lines sum to the balances.
  */
 
-export const ACCOUNTS: readonly CustomerAccount[] = ['main', 'wallet:w1', 'custody:c1'];
+/** The wallet of the scenario's `wallet:` account. */
+export const SCENARIO_WALLET = 'w1';
+export const ACCOUNTS: readonly CustomerAccount[] = ['main', `wallet:${SCENARIO_WALLET}`, 'custody:c1'];
 export const SCENARIO_CURRENCIES: readonly CurrencyCode[] = ['USDTTRC20', 'DAIERC20'];
 
 export type Op =
@@ -51,7 +53,7 @@ export function amountOf(op: Op): string {
 function walletTransferDraft(op: Extract<Op, { kind: 'wallet_transfer' }>): EntryDraft {
   const at = new Date('2026-01-01T00:00:00Z');
   const accepted = acceptTransfer(
-    { id: 'scenario', tenantId: 'scenario', type: op.direction, walletId: 'w1', currency: op.currency, amount: amountOf(op), callbackUrl: null },
+    { id: 'scenario', tenantId: 'scenario', type: op.direction, walletId: SCENARIO_WALLET, currency: op.currency, amount: amountOf(op), callbackUrl: null },
     at,
   );
   if (op.step === 'accept') return accepted.entry.entry;

@@ -88,7 +88,6 @@ describe('wallet transfers', () => {
       ['wallet_transfer_status_update', 'accepted'],
       ['wallet_transfer.accepted', 'accepted'],
       ['wallet_transfer_status_update', 'completed'],
-      ['wallet.balance_changed', 'transfer_completed'],
     ]);
     expect((await transferHistory(T, { limit: 10, offset: 0, status: 'completed' }, f.deps)).transfers.map((x) => x.transfer_id)).toEqual([t.id]);
   });
