@@ -8,6 +8,7 @@ import { buildContractsOutOfProcess } from '../chain/contracts-build.js';
 import { putFixedRates, tenantWithToken } from '../payments/support.js';
 import { startTestStack } from '../../support/stack.js';
 import type { TestStack } from '../../support/stack.js';
+import { startReceiver } from '../webhooks/support.js';
 
 /**
  * The local chains as `npm start` runs them: one anvil per EVM network of the catalogue with the network's real
@@ -41,8 +42,8 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-async function newPayment(currency: string): Promise<{ id: string; address: string; amount: string }> {
-  const res = await api('POST', '/payments/', { amount: '25', currency });
+async function newPayment(currency: string, extra: Record<string, unknown> = {}): Promise<{ id: string; address: string; amount: string }> {
+  const res = await api('POST', '/payments/', { amount: '25', currency, ...extra });
   expect([currency, res.status]).toEqual([currency, 201]);
   return { id: res.body.transaction_id as string, address: res.body.address as string, amount: res.body.amount_crypto as string };
 }
@@ -156,6 +157,46 @@ describe('interval mining', () => {
       await (new Contract(usdt, ERC20_ABI, wallet).getFunction('transfer')(payment.address, toBaseUnits(payment.amount, 6)) as Promise<unknown>);
       // Nothing else: no block mined by hand, no other transaction.
       expect(await settled(payment.id)).toBe('completed');
+    },
+    TIMEOUT,
+  );
+});
+
+describe('a wallet-scoped payment', () => {
+  it(
+    'paid with `dev pay` credits its wallet, not main, and wallet.balance_changed reaches a wallet.all subscription',
+    async () => {
+      const receiver = await startReceiver(() => 200);
+      try {
+        const subscribed = await api('POST', '/user/webhooks', { url: receiver.url, event_types: ['wallet.all'] });
+        expect(subscribed.status).toBe(200);
+        const wallet = (await api('POST', '/wallets/', { name: 'Seller', external_id: 'seller-chains' })).body as { id: number; wallet_id: string };
+        const mainBefore = (await api('GET', '/user/balances/')).body.balances as Record<string, unknown>;
+
+        const payment = await newPayment('USDTPOLYGON', { wallet_id: wallet.wallet_id });
+        await devPay(payment.id, undefined, localChainsOf(stack.stackJson));
+        expect(await settled(payment.id)).toBe('completed');
+        const credited = (await api('GET', `/payments/${payment.id}/`)).body.merchant_received as string;
+
+        const shown = (await api('GET', `/wallets/${wallet.id}/`)).body.balances as { currency: string; amount: string; available_balance: string }[];
+        expect(shown.map((b) => [b.currency, Number(b.amount), Number(b.available_balance)])).toEqual([['USDTPOLYGON', Number(credited), Number(credited)]]);
+        expect(Number(credited)).toBeGreaterThan(24);
+        expect((await api('GET', '/user/balances/')).body.balances).toEqual(mainBefore);
+
+        // The wallet's balance row, through the table's stream, the event router and the webhook queue.
+        const deadline = Date.now() + 60_000;
+        const changed = () =>
+          receiver.received
+            .map((r) => JSON.parse(r.body) as { event: string; data: Record<string, unknown> })
+            .filter((b) => b.event === 'wallet.balance_changed' && b.data.wallet_id === wallet.wallet_id);
+        while (changed().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+        expect(changed().map((b) => [b.data.currency, b.data.cause, Number(b.data.amount), (b.data.reference as { id: string }).id])).toEqual([
+          ['USDTPOLYGON', 'payment', Number(credited), payment.id],
+        ]);
+        expect(receiver.received.map((r) => (JSON.parse(r.body) as { event: string }).event)).toContain('wallet.created');
+      } finally {
+        await receiver.close();
+      }
     },
     TIMEOUT,
   );
