@@ -59,6 +59,7 @@ export const API_FUNCTIONS: readonly ApiFunction[] = [
   { name: 'payments', entry: 'functions/payments/handler.ts', routes: group('payments') },
   { name: 'withdrawals', entry: 'functions/withdrawals/handler.ts', routes: group('withdrawal') },
   { name: 'wallets', entry: 'functions/wallets/handler.ts', routes: group('wallets') },
+  { name: 'transactions', entry: 'functions/transactions/handler.ts', routes: group('transactions') },
   { name: 'not-found', entry: 'functions/not-found/handler.ts', routes: ['$default'] },
 ];
 

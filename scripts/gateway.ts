@@ -19,6 +19,11 @@ import { balanceCommands } from './cli/balance.js';
 import { UsageError, boolOpt, intOpt, json, limitOpt, need, scopesOpt, str } from './cli/command.js';
 import type { CommandGroup, Values } from './cli/command.js';
 import { devCommands } from './cli/dev.js';
+import { statsText } from './cli/stats.js';
+import type { TransactionStats } from '../shared/domain/transactions.js';
+import { transactionsRuntime } from '../shared/runtime/transactions.js';
+import { parseInput } from '../shared/usecases/ledger/input.js';
+import { TransactionStatsQuery, transactionStats } from '../shared/usecases/transactions/transaction-stats.js';
 import { walletCommands } from './cli/wallet.js';
 
 const tenantLine = (t: Tenant) => `${t.id}  ${t.status.padEnd(9)}  ${t.schema_name.padEnd(28)}  ${t.name}`;
@@ -80,6 +85,17 @@ const commands: Record<string, CommandGroup> = {
       summary: 'Show one tenant with its settings.',
       options: { json },
       run: async (_v, [id]) => requireTenant(id ?? '', tenantsRuntime()),
+    },
+    stats: {
+      usage: 'tenant stats TENANT_ID [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--json]',
+      summary: "A tenant's transaction statistics for a period (default the last 30 days), as GET /transactions/stats/ answers them.",
+      options: { from: str, to: str, json },
+      run: async (v, [id]) => {
+        const tenant = await requireTenant(id ?? '', tenantsRuntime());
+        const query = { ...(typeof v.from === 'string' ? { date_from: v.from } : {}), ...(typeof v.to === 'string' ? { date_to: v.to } : {}) };
+        return transactionStats(tenant.id, parseInput(TransactionStatsQuery, query), transactionsRuntime());
+      },
+      text: (r) => statsText(r as TransactionStats),
     },
     suspend: {
       usage: 'tenant suspend TENANT_ID [--json]',

@@ -48,6 +48,8 @@ export interface WithdrawalState {
   readonly accountId: string | null;
   readonly priceAmount: Decimal | null;
   readonly priceCurrency: string | null;
+  /** What the recipient receives in USD at creation, where a rate was read then (the transaction history). */
+  readonly amountUsd?: Decimal | null;
   readonly transactionHash: string | null;
   readonly failureReason: string | null;
   /**

@@ -6,11 +6,13 @@ import type { Decimal } from '../domain/money.js';
 import { add } from '../domain/money.js';
 import { db, queryAll, tableName } from './client.js';
 import { ExtraItemConditionError, postEntry } from './ledger.js';
+import type { TransactionRecord } from '../domain/transactions.js';
 import type { Key } from './keys.js';
 import type { OutboxEvent } from './outbox.js';
 import { outboxEvent, outboxPutItem } from './outbox.js';
 import type { TransactItem } from './transact.js';
 import { TransactionConditionError, transactWrite } from './transact.js';
+import { historyItems } from './transactions.js';
 import { decimalText, storedDecimal } from './values.js';
 
 /**
@@ -139,6 +141,11 @@ export interface AggregateWrite {
   readonly items?: readonly TransactItem[];
   /** A ledger entry committed with the change (balances conditioned never to go below zero). */
   readonly entry?: { readonly entryId: string; readonly entry: EntryDraft };
+  /**
+   * The movement's transaction-history record before (null: new) and after the change: the record and the
+   * statistics counters' delta are written with it (shared/store/transactions.ts).
+   */
+  readonly history?: { readonly previous: TransactionRecord | null; readonly next: TransactionRecord };
   readonly now: Date;
 }
 
@@ -152,6 +159,8 @@ export async function commitAggregate(
   refused: (index: number) => Error = () => new ConflictError(`The ${write.type} changed meanwhile; retry.`),
 ): Promise<void> {
   const writes = [write.put, ...(write.items ?? [])];
+  // Unconditioned, after the items `refused` names by index.
+  const history = write.history ? historyItems(write.tenantId, write.history.previous, write.history.next) : [];
   try {
     if (write.entry) {
       await postEntry({
@@ -160,10 +169,10 @@ export async function commitAggregate(
         entry: write.entry.entry,
         now: write.now,
         outbox: write.outbox,
-        extraItems: writes,
+        extraItems: [...writes, ...history],
       });
     } else {
-      await transactWrite([...writes, ...outboxItems(write.outbox)]);
+      await transactWrite([...writes, ...history, ...outboxItems(write.outbox)]);
     }
   } catch (error) {
     const failed =

@@ -42,6 +42,8 @@
  * | wallet external id  | TENANT#<tid>                | WALLET_EXT#<external id>   | guard: unique per tenant             |
  * | wallet counter      | TENANT#<tid>                | WALLETS#COUNTER#<shard>    | (count kept in the create/delete transactions) |
  * | wallet transfer     | TENANT#<tid>                | WTRANSFER#<id>             | gsi1: TENANT#<tid>#WTRANSFERS / <created_at>#<id> |
+ * | transaction (history) | TENANT#<tid>              | TXN#<type>#<id>            | gsi1: TENANT#<tid>#TXNS / <created_at>#<type>#<id> |
+ * | transaction stats   | TENANT#<tid>                | TXSTATS#<yyyy-mm-dd>#<shard> | counters of the movements created that UTC day |
  * | chain-tx follower lease | LEASE#chain-tx-follower#<network> | LEASE            | one holder at a time, with expiry    |
  */
 import { chainAddressForm } from '../chain/address-form.js';
@@ -265,6 +267,22 @@ export const keys = {
     gsi1sk: `${createdAt}#${transferId}`,
   }),
   walletTransferListPartition: (tenantId: string): string => `${tenantPk(tenantId)}#WTRANSFERS`,
+
+  /**
+   * The transaction history (shared/store/transactions.ts): one record per movement, written with it, listed
+   * newest first on gsi1; and the statistics counters, per UTC day of creation and shard.
+   */
+  transaction: (tenantId: string, type: string, id: string): Key => ({ pk: tenantPk(tenantId), sk: `TXN#${type}#${id}` }),
+  transactionList: (tenantId: string, createdAt: string, type: string, id: string) => ({
+    gsi1pk: `${tenantPk(tenantId)}#TXNS`,
+    gsi1sk: `${createdAt}#${type}#${id}`,
+  }),
+  transactionListPartition: (tenantId: string): string => `${tenantPk(tenantId)}#TXNS`,
+  /** gsi1sk bounds of the records created from `from` to `to` (ISO 8601 instants, both inclusive). */
+  transactionListRange: (from: string, to: string) => ({ from, to: `${to}#~` }),
+  transactionStats: (tenantId: string, day: string, shard: number): Key => ({ pk: tenantPk(tenantId), sk: `TXSTATS#${day}#${shard}` }),
+  /** sk bounds of the stats items of the days `from` to `to` (yyyy-mm-dd, both inclusive). */
+  transactionStatsRange: (tenantId: string, from: string, to: string) => ({ pk: tenantPk(tenantId), from: `TXSTATS#${from}#`, to: `TXSTATS#${to}#~` }),
 
   /** Never written: the status check reads it to prove the table answers. */
   health: { pk: 'HEALTH', sk: 'HEALTH' } as Key,

@@ -32,6 +32,7 @@ import {
   ZERO_BALANCE,
 } from '../domain/ledger.js';
 import type { Decimal } from '../domain/money.js';
+import { adjustmentTransaction } from '../domain/transactions.js';
 import { WalletGoneError } from '../domain/wallets.js';
 import { add, isNegative, neg, normalize, sum } from '../domain/money.js';
 import { db, queryAll, tableName } from './client.js';
@@ -40,6 +41,7 @@ import type { OutboxEvent } from './outbox.js';
 import { outboxPutItem } from './outbox.js';
 import type { TransactItem, TransactOptions } from './transact.js';
 import { TransactionConditionError, transactWrite } from './transact.js';
+import { historyItems } from './transactions.js';
 import { decimalText, integer, storedDecimal } from './values.js';
 
 /**
@@ -51,6 +53,7 @@ import { decimalText, integer, storedDecimal } from './values.js';
  *    (the entry and what it added to each pocket: with the new amounts, the row's stream record then says what
  *    changed, which is how a wallet's `wallet.balance_changed` is told, `walletBalanceChangeFromImage`);
  * 3. one posting (history record) per customer account it changes;
+ * 3a. for an operator adjustment, its transaction-history record and statistics (shared/store/transactions.ts);
  * 3b. for each wallet account it changes, `ADD ledger_entries 1` on the wallet's item, conditioned on the wallet
  *    existing: a deleted wallet takes no entry (WalletGoneError), and a deletion, conditioned on the count it read
  *    before reading the balances, is refused when an entry committed in between (shared/store/wallets.ts);
@@ -100,6 +103,7 @@ type Role =
   | { readonly kind: 'balance'; readonly account: AccountId; readonly guards: readonly { field: BalanceField; need: Decimal }[] }
   | { readonly kind: 'posting' }
   | { readonly kind: 'wallet'; readonly walletId: string }
+  | { readonly kind: 'history' }
   | { readonly kind: 'platform' }
   | { readonly kind: 'outbox'; readonly eventId: string }
   | { readonly kind: 'extra'; readonly index: number };
@@ -254,6 +258,13 @@ export function preparePost(input: PostInput, options: LedgerWriteOptions = {}):
   for (const posting of postingsOf(entry)) {
     items.push(postingItem(posting, entry.tenantId));
     roles.push({ kind: 'posting' });
+  }
+  // An operator adjustment is a movement of its own: its history record and statistics come with it.
+  if (entry.type === 'adjustment') {
+    for (const item of historyItems(entry.tenantId, null, adjustmentTransaction(entry))) {
+      items.push(item);
+      roles.push({ kind: 'history' });
+    }
   }
   for (const [account] of rowChanges(entry.lines)) {
     const walletId = walletIdOf(account);

@@ -1,3 +1,4 @@
+import { paymentTransaction } from '../domain/transactions.js';
 import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { NETWORK_CODES } from '../domain/currencies.js';
@@ -123,7 +124,16 @@ async function create(creation: PaymentCreation, now: Date): Promise<PaymentStat
   }
   items.push(...(creation.alsoWrite?.(p) ?? []).map(asTransactItem));
   await commitAggregate(
-    { type: TYPE, id: p.id, tenantId: p.tenantId, put: versionedPut(paymentItem(p), null), outbox: outboxOf(p, creation.change, now), items, now },
+    {
+      type: TYPE,
+      id: p.id,
+      tenantId: p.tenantId,
+      put: versionedPut(paymentItem(p), null),
+      outbox: outboxOf(p, creation.change, now),
+      items,
+      history: { previous: null, next: paymentTransaction(p) },
+      now,
+    },
     (index) =>
       index === dayIndex && limit !== null
         ? new DailyLimitError('payment', limit)
@@ -158,6 +168,7 @@ async function save(previous: PaymentState, change: PaymentChange, now: Date): P
       outbox: outboxOf(next, change, now),
       items,
       ...(entry ? { entry } : {}),
+      history: { previous: paymentTransaction(previous), next: paymentTransaction(next) },
       now,
     },
     (index) => new DepositAlreadyRecordedError(recorded[index] ?? `of item ${index}`),

@@ -1,3 +1,4 @@
+import { transferTransaction } from '../domain/transactions.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, ValidationError } from '../domain/errors.js';
 import type { EventDraft } from '../domain/events.js';
@@ -214,6 +215,7 @@ async function createTransfer(
     outbox: transferOutbox(t, change, now),
     items: (alsoWrite?.(t) ?? []).map(asTransactItem),
     entry: change.entry,
+    history: { previous: null, next: transferTransaction(t) },
     now,
   });
   return t;
@@ -232,6 +234,7 @@ async function saveTransfer(previous: WalletTransferState, change: TransferChang
     put: versionedPut(transferItem(t), previous.version),
     outbox: transferOutbox(t, change, now),
     entry: change.entry,
+    history: { previous: transferTransaction(previous), next: transferTransaction(t) },
     now,
   });
   return t;

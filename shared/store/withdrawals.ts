@@ -1,3 +1,4 @@
+import { withdrawalTransaction } from '../domain/transactions.js';
 import { DailyLimitError } from '../domain/errors.js';
 import type { WithdrawalChange, WithdrawalState } from '../domain/withdrawals.js';
 import { workQueueOf } from '../domain/withdrawals.js';
@@ -62,6 +63,7 @@ async function create(creation: WithdrawalCreation, now: Date): Promise<Withdraw
       outbox: outboxOf(w, creation.change, now),
       items,
       ...entryOf(creation.change),
+      history: { previous: null, next: withdrawalTransaction(w) },
       now,
     },
     (index) =>
@@ -81,6 +83,7 @@ async function save(previous: WithdrawalState, change: WithdrawalChange, now: Da
     put: versionedPut(withdrawalItem(w), previous.version),
     outbox: outboxOf(w, change, now),
     ...entryOf(change),
+    history: { previous: withdrawalTransaction(previous), next: withdrawalTransaction(w) },
     now,
   });
   return w;

@@ -59,6 +59,16 @@ export const integerInput = z
   })
   .meta({ type: 'integer' });
 
+/** An ISO 8601 date (`2026-11-25`) or date-time in a query string. */
+export const isoDate = z
+  .string()
+  .trim()
+  .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)), 'Enter an ISO 8601 date or date-time.');
+
+/** A bound on `created_at` as an ISO instant: a date alone covers its whole UTC day (both bounds inclusive). */
+export const dateBound = (value: string, end: boolean): string =>
+  /^\d{4}-\d{2}-\d{2}$/.test(value) ? (end ? `${value}T23:59:59.999Z` : `${value}T00:00:00.000Z`) : new Date(value).toISOString();
+
 /** A boolean in a query string: true/false/1/0. */
 export const queryBoolean = z
   .enum(['true', 'false', 'True', 'False', '1', '0'])

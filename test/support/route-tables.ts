@@ -7,6 +7,7 @@ import { systemRoutes } from '../../functions/system/routes.js';
 import { balanceRoutes } from '../../functions/user/balances-routes.js';
 import { userRoutes } from '../../functions/user/routes.js';
 import { webhookRoutes } from '../../functions/user/webhook-routes.js';
+import { transactionRoutes } from '../../functions/transactions/routes.js';
 import { walletRoutes } from '../../functions/wallets/routes.js';
 import { withdrawalRoutes } from '../../functions/withdrawals/routes.js';
 import type { AnyRoute } from '../../shared/http/route.js';
@@ -24,6 +25,7 @@ export const API_ROUTE_TABLES: Readonly<Record<string, readonly AnyRoute<never>[
   payments: paymentRoutes,
   withdrawals: withdrawalRoutes,
   wallets: walletRoutes,
+  transactions: transactionRoutes,
   'not-found': [],
 };
 

@@ -83,10 +83,12 @@ export async function createWithdrawal(
   const totals = await priceWithdrawal({ currency, amount, feePercent: tenant.settings.transaction_fee, address: body.address }, deps.fees);
   const limits = tenant.settings.limits;
   let dayTotal: { amountUsd: Decimal; limitUsd: Decimal } | null = null;
+  let valueUsd: Decimal | null = null;
   if (limits.max_withdrawal_amount !== null || limits.daily_withdrawal_limit !== null) {
     // Tenant limits are in USD (DESIGN section 10): the amount the recipient receives, at the current rate.
     const amountUsd = usdValue(currency, amount, usdRatesOf(await currentRates(deps.rates, now)), 'half-up');
     if (amountUsd === null) throw new GatewayError('service_unavailable', `No USD rate for ${currency.code}; withdrawal limits cannot be checked.`);
+    valueUsd = amountUsd;
     if (limits.max_withdrawal_amount !== null && gt(amountUsd, limits.max_withdrawal_amount)) {
       throw ValidationError.field('amount', `The amount of ${amountUsd} USD exceeds the maximum withdrawal amount of ${limits.max_withdrawal_amount} USD.`);
     }
@@ -113,6 +115,7 @@ export async function createWithdrawal(
       accountId: body.account_id ?? null,
       priceAmount,
       priceCurrency,
+      amountUsd: valueUsd,
     },
     now,
   );

@@ -5,14 +5,9 @@ import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { jsonNumber } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
 import { LIST_ONLY_STATUSES, transition, WITHDRAWAL_STATUSES } from '../../domain/withdrawals.js';
-import { queryInteger } from '../schema.js';
+import { dateBound, isoDate, queryInteger } from '../schema.js';
 import type { WithdrawalsDeps } from './ports.js';
 import { withdrawalListItem, withdrawalRecord } from './present.js';
-
-const isoDate = z
-  .string()
-  .trim()
-  .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)), 'Enter an ISO 8601 date or date-time.');
 
 /** `GET /withdrawal/` query (spec 4.4). */
 export const ListWithdrawalsQuery = z.object({
@@ -28,14 +23,10 @@ export const ListWithdrawalsQuery = z.object({
 });
 export type ListWithdrawalsQuery = z.output<typeof ListWithdrawalsQuery>;
 
-/** A bound on created_at: a date alone covers its whole day (inclusive). */
-const bound = (value: string, end: boolean): string =>
-  /^\d{4}-\d{2}-\d{2}$/.test(value) ? (end ? `${value}T23:59:59.999Z` : `${value}T00:00:00.000Z`) : new Date(value).toISOString();
-
 export async function listWithdrawals(tenantId: string, q: ListWithdrawalsQuery, deps: Pick<WithdrawalsDeps, 'withdrawals'>): Promise<Record<string, unknown>> {
   const sort = q.sort ?? 'created_desc';
-  const from = q.start_date === undefined ? undefined : bound(q.start_date, false);
-  const to = q.end_date === undefined ? undefined : bound(q.end_date, true);
+  const from = q.start_date === undefined ? undefined : dateBound(q.start_date, false);
+  const to = q.end_date === undefined ? undefined : dateBound(q.end_date, true);
   if (from !== undefined && to !== undefined && from > to) throw ValidationError.field('end_date', 'end_date must not be before start_date.');
   const all = await deps.withdrawals.list(tenantId, { by: sort.startsWith('amount') ? 'amount' : 'created', ascending: sort.endsWith('_asc'), from, to });
   const network = q.blockchain === undefined ? undefined : (findNetwork(q.blockchain)?.code ?? q.blockchain.toUpperCase());

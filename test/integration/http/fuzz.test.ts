@@ -12,6 +12,7 @@ import { systemRuntime } from '../../../shared/runtime/system.js';
 import { userRuntime } from '../../../shared/runtime/user.js';
 import { webhooksRuntime } from '../../../shared/runtime/webhooks.js';
 import { withdrawalsRuntime } from '../../../shared/runtime/withdrawals.js';
+import { transactionsRuntime } from '../../../shared/runtime/transactions.js';
 import { walletsRuntime } from '../../../shared/runtime/wallets.js';
 import { updateTenantSettings } from '../../../shared/store/tenants.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
@@ -66,6 +67,7 @@ function buildHandlers(): void {
     payments: paymentsRuntime(cfg),
     withdrawals: withdrawalsRuntime(cfg),
     wallets: walletsRuntime(cfg),
+    transactions: transactionsRuntime(),
     'not-found': {},
   };
   for (const [name, routes] of Object.entries(API_ROUTE_TABLES)) {

@@ -1,0 +1,44 @@
+import { READ } from '../../shared/domain/scopes.js';
+import { ok, principalOf, routesOf } from '../../shared/http/route.js';
+import { ListTransactionsQuery, listTransactions, TransactionList } from '../../shared/usecases/transactions/list-transactions.js';
+import type { TransactionsPorts } from '../../shared/usecases/transactions/ports.js';
+import { TransactionStats, TransactionStatsQuery, transactionStats } from '../../shared/usecases/transactions/transaction-stats.js';
+
+const tags = ['Transactions'];
+const route = routesOf<TransactionsPorts>();
+
+export const transactionRoutes = [
+  route({
+    method: 'GET',
+    path: '/transactions/transactions/',
+    auth: 'bearer',
+    scopes: READ,
+    query: ListTransactionsQuery,
+    doc: {
+      summary: 'Every money movement of the tenant',
+      description:
+        'Payments, withdrawals, wallet transfers and operator adjustments in one list, newest first. Filters: type (payment, withdrawal, transfer, adjustment), status (of that type), currency, wallet_id (a wallet uuid), date_from and date_to (ISO 8601 on created_at, inclusive; a date alone covers its UTC day). Pages with limit (default 50, at most 200) and offset, or with the next_cursor of the previous page as cursor. A bad filter is 400 invalid_request naming the field.',
+      tags,
+      responses: {
+        200: { description: '{transactions[], total, limit, offset, next_cursor}', schema: TransactionList },
+        400: { description: 'invalid_request' },
+      },
+    },
+    handle: async (req, deps) => ok(await listTransactions(principalOf(req).tenant.id, req.query, deps)),
+  }),
+  route({
+    method: 'GET',
+    path: '/transactions/stats/',
+    auth: 'bearer',
+    scopes: READ,
+    query: TransactionStatsQuery,
+    doc: {
+      summary: 'Statistics of a period',
+      description:
+        'Movements created from date_from to date_to (whole UTC days, inclusive; default the last 30 days): counts per type and current status, volume and fees per currency of the completed ones, USD volume. From counters kept in the movements’ own transactions.',
+      tags,
+      responses: { 200: { description: 'The statistics', schema: TransactionStats }, 400: { description: 'invalid_request' } },
+    },
+    handle: async (req, deps) => ok(await transactionStats(principalOf(req).tenant.id, req.query, deps)),
+  }),
+];

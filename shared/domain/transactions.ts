@@ -1,0 +1,230 @@
+import type { JournalEntry } from './ledger.js';
+import { walletIdOf } from './ledger.js';
+import type { Decimal } from './money.js';
+import { add, isNegative, isZero, neg, sub, sum } from './money.js';
+import type { PaymentState } from './payments.js';
+import { merchantCredit, received } from './payments.js';
+import type { WalletTransferState } from './wallets.js';
+import type { WithdrawalState } from './withdrawals.js';
+
+/**
+ * The tenant's transaction history (spec 4.7): every money movement as one record, whatever aggregate it comes
+ * from. Each repository writes the record of its aggregate in the same transaction as the aggregate's change
+ * (shared/store/aggregate.ts), together with the statistics counters' delta from the previous record to the new
+ * one, so the list and the statistics always agree with the movements.
+ */
+
+export const TRANSACTION_TYPES = ['payment', 'withdrawal', 'transfer', 'adjustment'] as const;
+export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+export const isTransactionType = (t: string): t is TransactionType => (TRANSACTION_TYPES as readonly string[]).includes(t);
+
+/**
+ * One movement as the history shows it. Amounts are exact decimal strings:
+ * - `amount`: the movement's gross amount (a payment's amount asked, or received once paid; a withdrawal's amount
+ *   the recipient gets; a transfer's or an adjustment's amount);
+ * - `fee`: what the gateway charged (a payment's platform fee; a withdrawal's network and platform fees);
+ * - `net_amount`: what the movement did to the balance it belongs to, unsigned (a payment credits amount less
+ *   fee; a withdrawal debits amount plus fees; a transfer and an adjustment move `amount`); `direction` says
+ *   which way (`in` or `out` of that balance).
+ */
+export interface TransactionRecord {
+  readonly id: string;
+  readonly type: TransactionType;
+  /** The aggregate's own status (payments, withdrawals, transfers have their own lists); adjustments `completed`. */
+  readonly status: string;
+  /** `to_sub` / `to_master` for transfers, `credit` / `debit` for adjustments, else null. */
+  readonly subtype: string | null;
+  readonly direction: 'in' | 'out';
+  readonly currency: string;
+  readonly amount: Decimal;
+  readonly fee: Decimal;
+  readonly net_amount: Decimal;
+  /** The USD value fixed at creation, where the movement has one (payments; withdrawals priced then). */
+  readonly amount_usd: Decimal | null;
+  /** ISO 8601. */
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly transaction_hash: string | null;
+  readonly order_id: string | null;
+  readonly custom_id: string | null;
+  /** The wallet (sub-account) uuid the movement belongs to; null for the main account. */
+  readonly wallet_id: string | null;
+}
+
+export function paymentTransaction(p: PaymentState): TransactionRecord {
+  const got = received(p, 'confirmed');
+  const paid = !isZero(got);
+  const expected = p.isFeePaidByUser ? p.priceCrypto : sub(p.amountCrypto, p.fee);
+  const credit = paid ? merchantCredit(p, got) : null;
+  return {
+    id: p.id,
+    type: 'payment',
+    status: p.status,
+    subtype: null,
+    direction: 'in',
+    currency: p.currency,
+    amount: paid ? got : p.amountCrypto,
+    fee: credit?.fee ?? p.fee,
+    net_amount: p.merchantReceived ?? credit?.net ?? (isNegative(expected) ? '0' : expected),
+    amount_usd: p.amountUsd,
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+    transaction_hash: p.transactionHash,
+    order_id: p.orderId,
+    custom_id: p.customId,
+    wallet_id: p.walletId,
+  };
+}
+
+export function withdrawalTransaction(w: WithdrawalState): TransactionRecord {
+  return {
+    id: w.id,
+    type: 'withdrawal',
+    status: w.status,
+    subtype: null,
+    direction: 'out',
+    currency: w.currency,
+    amount: w.amount,
+    fee: w.totalFee,
+    net_amount: w.totalDeducted,
+    amount_usd: w.amountUsd ?? null,
+    created_at: w.createdAt,
+    updated_at: w.updatedAt,
+    transaction_hash: w.transactionHash,
+    order_id: null,
+    custom_id: w.customId,
+    wallet_id: w.accountId,
+  };
+}
+
+/** A transfer belongs to its wallet: `to_sub` comes in, `to_master` goes out. */
+export function transferTransaction(t: WalletTransferState): TransactionRecord {
+  return {
+    id: t.id,
+    type: 'transfer',
+    status: t.status,
+    subtype: t.type,
+    direction: t.type === 'to_sub' ? 'in' : 'out',
+    currency: t.currency,
+    amount: t.amount,
+    fee: '0',
+    net_amount: t.amount,
+    amount_usd: null,
+    created_at: t.createdAt,
+    updated_at: t.updatedAt,
+    transaction_hash: null,
+    order_id: null,
+    custom_id: null,
+    wallet_id: t.walletId,
+  };
+}
+
+/** An operator adjustment (a journal entry of type `adjustment` on one customer account). */
+export function adjustmentTransaction(entry: JournalEntry): TransactionRecord {
+  const customer = entry.lines.filter((l) => !l.account.startsWith('platform:') && l.field === 'amount');
+  const delta = sum(customer.map((l) => l.delta));
+  const amount = isNegative(delta) ? neg(delta) : delta;
+  return {
+    id: entry.id,
+    type: 'adjustment',
+    status: 'completed',
+    subtype: isNegative(delta) ? 'debit' : 'credit',
+    direction: isNegative(delta) ? 'out' : 'in',
+    currency: entry.currency,
+    amount,
+    fee: '0',
+    net_amount: amount,
+    amount_usd: null,
+    created_at: entry.createdAt,
+    updated_at: entry.createdAt,
+    transaction_hash: null,
+    order_id: null,
+    custom_id: entry.reference?.id ?? null,
+    wallet_id: customer.map((l) => walletIdOf(l.account)).find((w) => w !== null) ?? null,
+  };
+}
+
+/* ------------------------------------------------------------------------------------------------ statistics */
+
+/**
+ * Statistics counters, per tenant and UTC day of creation (sharded): what each record contributes, so a change
+ * adds `contribution(next) - contribution(previous)` in its own transaction. Counter names are attribute names:
+ * - `n|<type>|<status>|<currency>`: how many movements are in that status now;
+ * - `v|<type>|<currency>`: the volume of completed movements (their `amount`);
+ * - `f|<type>|<currency>`: the fees of completed movements;
+ * - `u|<type>`: the USD volume of completed movements with a USD value.
+ */
+export type StatsDelta = Readonly<Record<string, Decimal>>;
+
+const COMPLETED = 'completed';
+
+function contribution(r: TransactionRecord): Record<string, Decimal> {
+  const out: Record<string, Decimal> = { [`n|${r.type}|${r.status}|${r.currency}`]: '1' };
+  if (r.status !== COMPLETED) return out;
+  out[`v|${r.type}|${r.currency}`] = r.amount;
+  out[`f|${r.type}|${r.currency}`] = r.fee;
+  if (r.amount_usd !== null) out[`u|${r.type}`] = r.amount_usd;
+  return out;
+}
+
+/** What a change from `previous` (null: a new movement) to `next` adds to the counters of `next`'s day. */
+export function statsDelta(previous: TransactionRecord | null, next: TransactionRecord): StatsDelta {
+  const out: Record<string, Decimal> = { ...contribution(next) };
+  if (previous) for (const [k, v] of Object.entries(contribution(previous))) out[k] = sub(out[k] ?? '0', v);
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => !isZero(v)));
+}
+
+/** The UTC day a record's counters live on. */
+export const statsDay = (r: Pick<TransactionRecord, 'created_at'>): string => r.created_at.slice(0, 10);
+
+export interface TransactionStats {
+  readonly date_from: string;
+  readonly date_to: string;
+  /** Per type: movements created in the period, in total and by current status. */
+  readonly counts: Record<string, { readonly total: number; readonly by_status: Record<string, number> }>;
+  /** Per currency, per type: the volume and fees of completed movements. */
+  readonly volume: Record<string, Record<string, { readonly amount: Decimal; readonly fees: Decimal }>>;
+  /** Per type: the USD volume of completed movements that have a USD value. */
+  readonly volume_usd: Record<string, Decimal>;
+  readonly total_volume_usd: Decimal;
+  /** Per currency: the fees the tenant paid on completed movements. */
+  readonly fees: Record<string, Decimal>;
+}
+
+/** The statistics of a period from the sums of its counters. */
+export function statsOf(period: { from: string; to: string }, sums: Readonly<Record<string, Decimal>>): TransactionStats {
+  const counts: Record<string, { total: number; by_status: Record<string, number> }> = {};
+  const volume: Record<string, Record<string, { amount: Decimal; fees: Decimal }>> = {};
+  const usd: Record<string, Decimal> = {};
+  const fees: Record<string, Decimal> = {};
+  for (const type of TRANSACTION_TYPES) counts[type] = { total: 0, by_status: {} };
+  for (const [name, value] of Object.entries(sums).sort(([a], [b]) => a.localeCompare(b))) {
+    if (isZero(value)) continue;
+    const [kind, type = '', a = ''] = name.split('|');
+    if (!isTransactionType(type)) continue;
+    if (kind === 'n') {
+      const n = Number(value);
+      const c = counts[type] ?? { total: 0, by_status: {} };
+      c.total += n;
+      c.by_status[a] = (c.by_status[a] ?? 0) + n;
+      counts[type] = c;
+    } else if (kind === 'v' || kind === 'f') {
+      const perType = (volume[a] ??= {});
+      const entry = (perType[type] ??= { amount: '0', fees: '0' });
+      if (kind === 'v') entry.amount = add(entry.amount, value);
+      else {
+        entry.fees = add(entry.fees, value);
+        fees[a] = add(fees[a] ?? '0', value);
+      }
+    } else if (kind === 'u') usd[type] = add(usd[type] ?? '0', value);
+  }
+  return {
+    date_from: period.from,
+    date_to: period.to,
+    counts,
+    volume,
+    volume_usd: usd,
+    total_volume_usd: sum(Object.values(usd)),
+    fees,
+  };
+}

@@ -1,0 +1,180 @@
+import { randomInt } from 'node:crypto';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ValidationError } from '../domain/errors.js';
+import type { Decimal } from '../domain/money.js';
+import { add } from '../domain/money.js';
+import type { TransactionRecord } from '../domain/transactions.js';
+import { statsDay, statsDelta } from '../domain/transactions.js';
+import type { TransactionFilter, TransactionHistory, TransactionPage } from '../usecases/transactions/ports.js';
+import { db, queryAll, tableName } from './client.js';
+import { keys } from './keys.js';
+import type { TransactItem } from './transact.js';
+import { decimalText, storedDecimal } from './values.js';
+
+/**
+ * The transaction history on the single table (shared/domain/transactions.ts): one item per movement, put with
+ * every change of it in the change's own transaction (`historyItems`, called by commitAggregate and the ledger
+ * for adjustments), listed newest first from the tenant's gsi1 partition (never a Scan); and the statistics
+ * counters of the movement's day, updated in the same transaction by the delta between the previous record and
+ * the new one.
+ */
+
+const RECORD = 'transaction';
+/** Shards of a day's statistics counters: concurrent movements of one tenant do not contend on one item. */
+const STATS_SHARDS = 8;
+
+function recordItem(tenantId: string, r: TransactionRecord): Record<string, unknown> {
+  return {
+    ...keys.transaction(tenantId, r.type, r.id),
+    ...keys.transactionList(tenantId, r.created_at, r.type, r.id),
+    type: RECORD,
+    tenant_id: tenantId,
+    tx_type: r.type,
+    status: r.status,
+    currency: r.currency,
+    wallet_id: r.wallet_id ?? '-',
+    record: JSON.stringify(r),
+  };
+}
+
+/** The writes that keep the history and the statistics true for a change of a movement, for its transaction. */
+export function historyItems(tenantId: string, previous: TransactionRecord | null, next: TransactionRecord): TransactItem[] {
+  const items: TransactItem[] = [{ Put: { TableName: tableName(), Item: recordItem(tenantId, next) } }];
+  const delta = Object.entries(statsDelta(previous, next));
+  if (delta.length > 0) {
+    items.push({
+      Update: {
+        TableName: tableName(),
+        Key: keys.transactionStats(tenantId, statsDay(next), randomInt(STATS_SHARDS)),
+        UpdateExpression: `SET #type = :type ADD ${delta.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+        ExpressionAttributeNames: { '#type': 'type', ...Object.fromEntries(delta.map(([name], i) => [`#c${i}`, name])) },
+        ExpressionAttributeValues: { ':type': 'transaction_stats', ...Object.fromEntries(delta.map(([, v], i) => [`:c${i}`, storedDecimal(v)])) },
+      },
+    });
+  }
+  return items;
+}
+
+/* ------------------------------------------------------------------------------------------------------ reads */
+
+/** The query of a filter: the date range on the sort key, the rest as a filter expression. */
+function queryOf(tenantId: string, filter: TransactionFilter): QueryCommandInput {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':pk': keys.transactionListPartition(tenantId) };
+  const conditions: string[] = [];
+  const equal = (attribute: string, value: string | undefined) => {
+    if (value === undefined) return;
+    names[`#${attribute}`] = attribute;
+    values[`:${attribute}`] = value;
+    conditions.push(`#${attribute} = :${attribute}`);
+  };
+  equal('tx_type', filter.type);
+  equal('status', filter.status);
+  equal('currency', filter.currency);
+  equal('wallet_id', filter.walletId);
+  let key = 'gsi1pk = :pk';
+  const range = keys.transactionListRange(filter.dateFrom ?? '', filter.dateTo ?? '~');
+  if (filter.dateFrom !== undefined && filter.dateTo !== undefined) {
+    key += ' AND gsi1sk BETWEEN :from AND :to';
+    Object.assign(values, { ':from': range.from, ':to': range.to });
+  } else if (filter.dateFrom !== undefined) {
+    key += ' AND gsi1sk >= :from';
+    values[':from'] = range.from;
+  } else if (filter.dateTo !== undefined) {
+    key += ' AND gsi1sk <= :to';
+    values[':to'] = range.to;
+  }
+  return {
+    TableName: tableName(),
+    IndexName: 'gsi1',
+    KeyConditionExpression: key,
+    ExpressionAttributeValues: values,
+    ...(conditions.length > 0 ? { FilterExpression: conditions.join(' AND '), ExpressionAttributeNames: names } : {}),
+    ScanIndexForward: false,
+  };
+}
+
+const encodeCursor = (key: Record<string, unknown>): string => Buffer.from(JSON.stringify(key)).toString('base64url');
+
+function decodeCursor(cursor: string, tenantId: string): Record<string, unknown> {
+  try {
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const fields = ['pk', 'sk', 'gsi1pk', 'gsi1sk'];
+    if (Object.keys(key).sort().join() !== [...fields].sort().join() || fields.some((f) => typeof key[f] !== 'string')) throw new Error('shape');
+    // A cursor names a place in the caller's own history only.
+    if (key.gsi1pk !== keys.transactionListPartition(tenantId)) throw new Error('tenant');
+    return key;
+  } catch {
+    throw ValidationError.field('cursor', 'Not a cursor this list gave.');
+  }
+}
+
+const keyOf = (item: Record<string, unknown>) => ({ pk: item.pk, sk: item.sk, gsi1pk: item.gsi1pk, gsi1sk: item.gsi1sk });
+
+async function page(
+  tenantId: string,
+  filter: TransactionFilter,
+  options: { readonly limit: number; readonly cursor?: string; readonly offset?: number },
+): Promise<TransactionPage> {
+  const input = queryOf(tenantId, filter);
+  const items: TransactionRecord[] = [];
+  let skip = options.offset ?? 0;
+  let start: Record<string, unknown> | undefined = options.cursor === undefined ? undefined : decodeCursor(options.cursor, tenantId);
+  let last: Record<string, unknown> | undefined;
+  do {
+    const want = skip + options.limit - items.length;
+    const res = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: start, Limit: Math.min(Math.max(want, 25), 1000) }));
+    const found = res.Items ?? [];
+    let taken = 0;
+    for (const item of found) {
+      taken++;
+      if (skip > 0) {
+        skip--;
+        continue;
+      }
+      items.push(JSON.parse(String(item.record)) as TransactionRecord);
+      last = item;
+      if (items.length === options.limit) break;
+    }
+    // Stopped inside a page: resume after the last item taken; else where the page ended.
+    start = taken < found.length ? (last ? keyOf(last) : undefined) : res.LastEvaluatedKey;
+    if (items.length === options.limit) break;
+  } while (start);
+  const more = items.length === options.limit && start !== undefined;
+  return { items, ...(more && last ? { cursor: encodeCursor(keyOf(last)) } : {}) };
+}
+
+/** How many records match (a COUNT query over the same range and filter: read, never returned). */
+async function count(tenantId: string, filter: TransactionFilter): Promise<number> {
+  const input = { ...queryOf(tenantId, filter), Select: 'COUNT' as const };
+  let total = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+    total += res.Count ?? 0;
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return total;
+}
+
+/** The sums of the statistics counters of the days `from` to `to` (yyyy-mm-dd, inclusive). */
+async function statsSums(tenantId: string, from: string, to: string): Promise<Record<string, Decimal>> {
+  const range = keys.transactionStatsRange(tenantId, from, to);
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': range.pk, ':from': range.from, ':to': range.to },
+    ConsistentRead: true,
+  });
+  const sums: Record<string, Decimal> = {};
+  for (const item of items) {
+    for (const [name, value] of Object.entries(item)) {
+      if (!name.includes('|')) continue;
+      sums[name] = add(sums[name] ?? '0', decimalText(value));
+    }
+  }
+  return sums;
+}
+
+export const dynamoTransactionHistory: TransactionHistory = { page, count, statsSums };
