@@ -135,6 +135,12 @@ export const ChainTxResultPayload = z.looseObject({
   failure: z.string().nullable().optional(),
 });
 
+/** `transaction_export.requested` (shared/domain/exports.ts): an export job to run, for the transaction-exports worker. */
+export const TransactionExportPayload = z.looseObject({
+  export_id: z.string().min(1),
+  format: z.string().min(1),
+});
+
 /* ---------------------------------------------------------------- the catalogue */
 
 export type EventAudience = 'tenant' | 'internal';
@@ -182,6 +188,8 @@ export const EVENT_CATALOGUE = {
   'chain_tx.failed': internal(ChainTxResultPayload, ['chain-results']),
   // Internal: a wallet transfer accepted, for the worker that settles it.
   'wallet_transfer.accepted': internal(WalletTransferPayload, ['wallet-transfers']),
+  // Internal: a transaction export requested, for the worker that writes its file.
+  'transaction_export.requested': internal(TransactionExportPayload, ['transaction-exports']),
 } as const satisfies Readonly<Record<string, EventDefinition>>;
 
 type Catalogue = typeof EVENT_CATALOGUE;
@@ -220,6 +228,7 @@ export const EVENTS = {
   chainTxConfirmed: 'chain_tx.confirmed',
   chainTxFailed: 'chain_tx.failed',
   walletTransferAccepted: 'wallet_transfer.accepted',
+  transactionExportRequested: 'transaction_export.requested',
 } as const satisfies Readonly<Record<string, EventType>>;
 
 // Compile-time completeness: every webhook event of shared/domain/webhooks.ts has its line in the catalogue and a name.

@@ -7,8 +7,9 @@
  * - `transfers`: a chain transaction to sign and broadcast (functions/chain-tx).
  * - `wallet-transfers`: accepted wallet transfers to settle (functions/wallet-transfers).
  * - `event-router-failures`: stream records the event router gave up on (no consumer; alarmed).
+ * - `transaction-exports`: requested transaction exports to write to S3 (functions/transaction-exports).
  */
-export const QUEUE_NAMES = ['webhook-delivery', 'chain-results', 'transfers', 'wallet-transfers', 'event-router-failures'] as const;
+export const QUEUE_NAMES = ['webhook-delivery', 'chain-results', 'transfers', 'wallet-transfers', 'event-router-failures', 'transaction-exports'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 /** The environment variable through which a function learns a queue's URL (CDK and the local stack set it). */

@@ -31,7 +31,7 @@ import { aWithdrawal } from '../../support/fixtures/withdrawals.js';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
 const TENANT_VISIBLE = [...DELIVERY_EVENTS, ...SUBSCRIPTION_EVENTS.filter((t) => !t.endsWith('.all'))];
-const INTERNAL = ['chain_tx.requested', 'chain_tx.confirmed', 'chain_tx.failed', 'wallet_transfer.accepted'];
+const INTERNAL = ['chain_tx.requested', 'chain_tx.confirmed', 'chain_tx.failed', 'wallet_transfer.accepted', 'transaction_export.requested'];
 
 describe('the event catalogue', () => {
   it('defines every tenant-visible type (6.1 and 6.2 but `.all`) once, consumed by webhook-delivery', () => {
@@ -50,6 +50,7 @@ describe('the event catalogue', () => {
     expect(EVENT_CATALOGUE['chain_tx.confirmed'].consumers).toEqual(['chain-results']);
     expect(EVENT_CATALOGUE['chain_tx.failed'].consumers).toEqual(['chain-results']);
     expect(EVENT_CATALOGUE['wallet_transfer.accepted'].consumers).toEqual(['wallet-transfers']);
+    expect(EVENT_CATALOGUE['transaction_export.requested'].consumers).toEqual(['transaction-exports']);
     expect([...EVENT_TYPES].sort()).toEqual([...TENANT_VISIBLE, ...INTERNAL].sort());
   });
 
