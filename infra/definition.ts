@@ -103,6 +103,13 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
     timeoutSeconds: 30,
   },
   { name: 'monitor', entry: 'functions/monitor/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 30 },
+  // One export per invocation: a large history takes minutes to page through and stream to S3.
+  {
+    name: 'transaction-exports',
+    entry: 'functions/transaction-exports/handler.ts',
+    trigger: { kind: 'queue', queue: 'transaction-exports', batchSize: 1 },
+    timeoutSeconds: 300,
+  },
 ];
 
 export const QUEUES: readonly QueueDefinition[] = QUEUE_NAMES.map((name) => ({

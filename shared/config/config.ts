@@ -158,6 +158,20 @@ const schema = z.object({
     .transform((v) => BigInt(v)),
   /** The follower retries queued requests idle this long (normally the transfers queue runs them). */
   CHAIN_TX_RETRY_QUEUED_AFTER_SECONDS: z.coerce.number().int().min(0).default(60),
+  /**
+   * Transaction exports (shared/runtime/exports.ts): the S3 bucket the export worker writes the files to and the
+   * transactions API presigns their downloads from. Unset: no file can be written or offered (the jobs still record).
+   */
+  EXPORT_BUCKET: z.string().min(1).optional(),
+  /** Lifetime of an export's download URL (a presigned GET), in seconds; SigV4 allows at most 7 days. */
+  EXPORT_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(900),
+  /** History records read per page while an export is written. */
+  EXPORT_PAGE_SIZE: z.coerce.number().int().min(1).max(1000).default(500),
+  /**
+   * An S3-compatible endpoint in place of AWS's (the local stack's server; the SDK's own variable, read here once so
+   * the client knows to address buckets by path: `http://127.0.0.1:port/<bucket>/<key>`).
+   */
+  AWS_ENDPOINT_URL_S3: z.string().url().optional(),
 });
 
 export type Config = z.infer<typeof schema> & { readonly isProduction: boolean };

@@ -24,6 +24,7 @@
  * | webhook sub (B)     | TENANT#<tid>                | WEBHOOK#<id>               | guard WEBHOOK_URL#<sha256>, WEBHOOK_COUNT |
  * | webhook delivery    | TENANT#<tid>                | WHDELIVERY#<event>.<dest>  | TTL 30 days                          |
  * | webhook attempt log | TENANT#<tid>                | WHLOG#<at>#<delivery>#<n>  | TTL 30 days                          |
+ * | transaction export  | TENANT#<tid>                | EXPORT#<export id>         | TTL at the end of its retention (7 days); its file is S3 `exports/<tid>/<export id>.<csv|json>` |
  * | payment             | TENANT#<tid>                | PAYMENT#<id>               | gsi1: TENANT#<tid>#PAYMENTS / <created_at>#<id>; gsi2: TENANT#<tid>#PAYMENTS_BY_AMOUNT / <usd sort>#<id>; gsi3: PAYMENTS#WAITING#<network>#<native|token> / <expiry>#<tid>#<id> (while waiting) |
  * | payment counter     | TENANT#<tid>                | PAYMENTS#COUNTER#<shard>   | (count kept in the creation transaction; 8 shards summed) |
  * | daily payment total | TENANT#<tid>                | PAYMENTS#DAY#<yyyy-mm-dd>  | TTL 3 days                           |
@@ -250,6 +251,12 @@ export const keys = {
   }),
   webhookAttemptSk: (at: string): string => `WHLOG#${at}`,
   webhookAttemptPrefix: 'WHLOG#',
+
+  /**
+   * Transaction exports (shared/store/exports.ts): the export job, under its tenant, so another tenant's export id
+   * is simply not found. Read by id only (no list).
+   */
+  transactionExport: (tenantId: string, exportId: string): Key => ({ pk: tenantPk(tenantId), sk: `EXPORT#${exportId}` }),
 
   /** Wallets (shared/store/wallets.ts): the record by uuid, its number, the sequence, the external id guard, the count. */
   wallet: (tenantId: string, walletId: string): Key => ({ pk: tenantPk(tenantId), sk: `WALLET#${walletId}` }),
