@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { creditEntry, MAIN, transferEntry, walletAccount } from '../shared/domain/ledger.js';
-import { db } from '../shared/store/client.js';
+import { db, tableName } from '../shared/store/client.js';
+import { keys } from '../shared/store/keys.js';
 import { postEntry, preparePost } from '../shared/store/ledger.js';
 import type { TransactItem } from '../shared/store/transact.js';
 
 /**
- * Ledger transfers per second (main -> wallet, each one TransactWriteItems of 5 items: journal entry,
- * two conditioned balance updates, two postings, built and explained by the ledger) beside raw
+ * Ledger transfers per second (main -> wallet, each one TransactWriteItems of 6 items: journal entry,
+ * two conditioned balance updates, two postings and the wallet's entry count conditioned on the wallet existing,
+ * built and explained by the ledger) beside raw
  * TransactWriteItems of the same items (new journal and posting keys each time) with the conditions
  * dropped, sent straight through the document client with no validation, retry policy or error mapping. Same DynamoDB Local, same
  * concurrency, each worker on its own tenant so neither side measures contention.
@@ -28,6 +30,7 @@ export interface LedgerBenchOptions {
 }
 
 const CURRENCY = 'USDTTRC20' as const;
+const BENCH_WALLET = 'bench';
 
 /** Runs `step` on `concurrency` workers for `durationMs`; resolves to completed steps and elapsed ms. */
 async function run(durationMs: number, concurrency: number, step: (worker: number) => Promise<void>): Promise<{ done: number; ms: number }> {
@@ -47,7 +50,7 @@ async function run(durationMs: number, concurrency: number, step: (worker: numbe
 
 /** The raw counterpart of one transfer: the ledger's own items for it, without conditions. */
 function rawTemplate(tenantId: string): { items: TransactItem[]; entryId: string } {
-  const { items, entry } = preparePost({ tenantId, entry: transferEntry({ from: MAIN, to: walletAccount('bench'), currency: CURRENCY, amount: '0.01' }) });
+  const { items, entry } = preparePost({ tenantId, entry: transferEntry({ from: MAIN, to: walletAccount(BENCH_WALLET), currency: CURRENCY, amount: '0.01' }) });
   const stripped = items.map((item): TransactItem => {
     if (item.Update) {
       const { ConditionExpression: _c, ReturnValuesOnConditionCheckFailure: _r, ...update } = item.Update;
@@ -79,11 +82,18 @@ export async function benchLedger(options: LedgerBenchOptions): Promise<LedgerBe
   const concurrency = options.concurrency ?? 8;
   const ledgerTenants = Array.from({ length: concurrency }, () => `bench-${randomUUID()}`);
   const rawTenants = Array.from({ length: concurrency }, () => `bench-raw-${randomUUID()}`);
+  for (const tenantId of [...ledgerTenants, ...rawTenants]) {
+    // The wallet the transfers credit exists (the ledger takes no entry on a deleted one).
+    await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.wallet(tenantId, BENCH_WALLET), type: 'wallet' } }));
+  }
   for (const tenantId of ledgerTenants) {
     await postEntry({ tenantId, entry: creditEntry({ account: MAIN, currency: CURRENCY, amount: '1000000', type: 'adjustment', reason: 'benchmark seed' }) });
   }
   // Warm both paths (connections, JIT) before measuring.
-  await postEntry({ tenantId: ledgerTenants[0] ?? '', entry: transferEntry({ from: MAIN, to: walletAccount('bench'), currency: CURRENCY, amount: '0.01' }) });
+  await postEntry({
+    tenantId: ledgerTenants[0] ?? '',
+    entry: transferEntry({ from: MAIN, to: walletAccount(BENCH_WALLET), currency: CURRENCY, amount: '0.01' }),
+  });
   await db().send(new TransactWriteCommand({ TransactItems: rawTemplate(rawTenants[0] ?? '').items }));
 
   const raw = rawTenants.map(rawTemplate);
@@ -96,7 +106,7 @@ export async function benchLedger(options: LedgerBenchOptions): Promise<LedgerBe
     const l = await run(slice, concurrency, async (worker) => {
       await postEntry({
         tenantId: ledgerTenants[worker] ?? '',
-        entry: transferEntry({ from: MAIN, to: walletAccount('bench'), currency: CURRENCY, amount: '0.01' }),
+        entry: transferEntry({ from: MAIN, to: walletAccount(BENCH_WALLET), currency: CURRENCY, amount: '0.01' }),
       });
     });
     const r = await run(slice, concurrency, async (worker) => {

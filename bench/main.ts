@@ -5,7 +5,8 @@
  * (default 200); BENCH_LIFECYCLES the payment lifecycles metered for DynamoDB units (default 2, after one
  * warm-up); BENCH_DEPOSITS the deposits timed from block to `confirming` (default 10); BENCH_ANVIL_BLOCK_SECONDS
  * interval mining for those two figures (default: automine, as the local stack).
- * BENCH_ONLY selects figures, comma-separated: user-me, ledger, payments, webhooks, chain-tx, payment-lifecycle.
+ * BENCH_HISTORY_RECORDS the movements of the tenant whose history pages are read (default 5000).
+ * BENCH_ONLY selects figures, comma-separated: user-me, ledger, payments, webhooks, chain-tx, transactions, payment-lifecycle.
  */
 import { startTableOnly } from '../infra/local/table-only.js';
 import { benchChainTx } from './chain-tx.js';
@@ -13,6 +14,7 @@ import { benchLedger } from './ledger.js';
 import { benchPaymentLifecycle } from './payment-lifecycle.js';
 import { benchPayments } from './payments.js';
 import { benchUserMe } from './user-me.js';
+import { benchHistory } from './transactions.js';
 import { benchWebhooks } from './webhooks.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -25,7 +27,7 @@ function table(title: string, rows: string[][]): void {
   for (const r of rows) console.log(`  ${widths.map((w, i) => (i === 0 ? (r[i] ?? '').padEnd(w) : (r[i] ?? '').padStart(w))).join('  ')}`);
 }
 
-const FIGURES = ['user-me', 'ledger', 'payments', 'webhooks', 'chain-tx', 'payment-lifecycle'];
+const FIGURES = ['user-me', 'ledger', 'payments', 'webhooks', 'chain-tx', 'transactions', 'payment-lifecycle'];
 const only = (process.env.BENCH_ONLY ?? '')
   .split(',')
   .map((s) => s.trim())
@@ -112,7 +114,7 @@ async function main(): Promise<void> {
     const store = await startTableOnly('bench-ledger');
     try {
       const ledger = await benchLedger({ durationMs: seconds * 1000 });
-      table('Ledger transfers (5-item TransactWriteItems) vs raw TransactWriteItems of the same items, same DynamoDB Local', [
+      table('Ledger transfers (6-item TransactWriteItems) vs raw TransactWriteItems of the same items, same DynamoDB Local', [
         ['', 'per second', ''],
         ['ledger transfers', fmt(ledger.transfersPerSecond, 1), ''],
         ['raw TransactWriteItems', fmt(ledger.rawPerSecond, 1), ''],
@@ -158,6 +160,24 @@ async function main(): Promise<void> {
       ['KMS + 20 ms per call', fmt(slow.perSecond, 1), `${slow.nonceGaps} / ${slow.duplicates}`],
       ['ratio slow/as is', fmt(slow.perSecond / direct.perSecond, 3), ''],
     ]);
+  }
+
+  if (selected('transactions')) {
+    const store = await startTableOnly('bench-transactions');
+    try {
+      const records = Number(process.env.BENCH_HISTORY_RECORDS ?? 5000);
+      const h = await benchHistory({ records, runs: 25 });
+      table(
+        `Transaction history: one page of 50 (newest first) of a tenant with ${fmt(records)} movements vs the raw Query of the same items, same DynamoDB Local`,
+        [
+          ['', 'ms per page', 'raw Query ms', 'ratio'],
+          ['GET /transactions/transactions/ page (store)', fmt(h.pageMs, 2), fmt(h.rawPageMs, 2), fmt(h.pageMs / h.rawPageMs, 2)],
+          ['type=withdrawal (a fifth match)', fmt(h.filteredPageMs, 2), fmt(h.rawFilteredPageMs, 2), fmt(h.filteredPageMs / h.rawFilteredPageMs, 2)],
+        ],
+      );
+    } finally {
+      await store.stop();
+    }
   }
 
   if (selected('payment-lifecycle')) await printPaymentLifecycle();

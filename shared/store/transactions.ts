@@ -122,10 +122,18 @@ async function page(
   let skip = options.offset ?? 0;
   let start: Record<string, unknown> | undefined = options.cursor === undefined ? undefined : decodeCursor(options.cursor, tenantId);
   let last: Record<string, unknown> | undefined;
+  // A filter expression drops items after they are read: each request reads as many as the share of matches seen
+  // so far says it takes to fill the page (Limit counts items read, not returned).
+  const filtered = input.FilterExpression !== undefined;
+  let read = 0;
+  let matched = 0;
   do {
     const want = skip + options.limit - items.length;
-    const res = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: start, Limit: Math.min(Math.max(want, 25), 1000) }));
+    const share = filtered ? (read === 0 ? 0.25 : Math.max(matched / read, 0.02)) : 1;
+    const res = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: start, Limit: Math.min(Math.max(Math.ceil(want / share), 25), 1000) }));
     const found = res.Items ?? [];
+    read += res.ScannedCount ?? found.length;
+    matched += found.length;
     let taken = 0;
     for (const item of found) {
       taken++;
