@@ -18,7 +18,7 @@ import type { LogLevel, StackHandle } from './stack.js';
 
 const HELP = `Usage: npm start -- [--fresh] [--no-chain] [--verbose | --quiet]
 
-Runs the payment gateway locally: DynamoDB Local (needs Java 17+), an SQS server, a KMS endpoint,
+Runs the payment gateway locally: DynamoDB Local (needs Java 17+), an SQS server, a KMS endpoint, an S3 server,
 one local EVM chain (anvil) per EVM network with the contracts deployed, a local TRON node, the HTTP API
 and the workers. One stack per data dir: a second start on the same dir is refused.
 
@@ -43,6 +43,7 @@ function banner(stack: StackHandle): string {
         : 'TronGrid-compatible API, a block every 3 s';
     lines.push(`  chain ${network.padEnd(8)} ${url} (${what})`);
   }
+  lines.push(`  S3             ${stack.stackJson.s3Url} (bucket ${stack.stackJson.exportBucket}: transaction exports)`);
   lines.push(
     '',
     'Next, in another terminal:',

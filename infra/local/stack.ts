@@ -1,7 +1,8 @@
 /**
- * The embedded local stack (design section 8): DynamoDB Local, an SQS server, a KMS-compatible endpoint, anvil,
- * the API Gateway stand-in and the event-source pollers, composed in one process around the same handler
- * modules CDK deploys. `npm start` (infra/local/main.ts) and the integration tests (test/support/stack.ts) use it.
+ * The embedded local stack (design section 8): DynamoDB Local, an SQS server, a KMS-compatible endpoint, anvil, an
+ * S3-compatible server (s3rver: the transaction exports), the API Gateway stand-in and the event-source pollers,
+ * composed in one process around the same handler modules CDK deploys. `npm start` (infra/local/main.ts) and the
+ * integration tests (test/support/stack.ts) use it.
  *
  * The environment the handlers read (process.env) is set BEFORE any handler module is imported: the HTTP server
  * and the pollers import handler modules lazily, on first use.
@@ -23,6 +24,8 @@ import { startHttpServer } from './http-server.js';
 import type { HttpFunction, LocalHttpServer } from './http-server.js';
 import { startPollers } from './pollers.js';
 import type { Pollers, PollerWorker, ScheduleOptions, StreamOptions } from './pollers.js';
+import { LOCAL_EXPORT_BUCKET, startS3 } from './s3.js';
+import type { LocalS3 } from './s3.js';
 import { startSqs } from './sqs.js';
 import type { LocalSqs } from './sqs.js';
 import type { TronNode } from './tron.js';
@@ -67,6 +70,8 @@ export interface StackPorts {
   /** The first EVM chain's port; the others take the next ones, in catalogue order. 0: free ports. */
   readonly anvil?: number;
   readonly tron?: number;
+  /** The S3-compatible server (transaction exports). */
+  readonly s3?: number;
 }
 
 export interface StackOptions {
@@ -106,6 +111,9 @@ export interface StackJson {
   dynamodbUrl: string;
   sqsUrl: string;
   kmsUrl: string | null;
+  /** The S3-compatible server (`AWS_ENDPOINT_URL_S3`) and the exports bucket on it (`EXPORT_BUCKET`). */
+  s3Url: string;
+  exportBucket: string;
   tableName: string;
   keys: { signingKeyId: string | null; secretsKeyId: string | null };
   /** The environment the handlers run with (to reproduce it in a script or a debugger). */
@@ -123,6 +131,7 @@ export interface StackHandle {
   readonly dataDir: string;
   readonly dynamodb: LocalDynamoDb;
   readonly sqs: LocalSqs;
+  readonly s3: LocalS3;
   readonly pollers: Pollers | undefined;
   readonly http: LocalHttpServer | undefined;
   stop(): Promise<void>;
@@ -204,6 +213,14 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       ...(options.visibilityTimeoutSeconds !== undefined ? { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds } : {}),
       log: log.info,
     });
+    // Objects persist with the rest of the data; a stack in memory gets a temporary dir of its own.
+    const s3Promise = startS3({
+      port: ports.s3 ?? 0,
+      ...(persistent ? { directory: join(dataDir, 's3') } : {}),
+      buckets: [LOCAL_EXPORT_BUCKET],
+      credentials: [LOCAL_CREDENTIALS],
+      log: log.info,
+    });
     const kmsPromise = startKms(ports.kms ?? 0, persistent ? join(dataDir, 'kms') : undefined, LOCAL_REGION, log);
     const chainsPromise = parts.anvil
       ? startLocalChains({ basePort: ports.anvil, dataDir: persistent ? dataDir : undefined, log }).then((chains) => ({
@@ -226,6 +243,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       track('sqs', sqsPromise),
       track('kms', kmsPromise),
       optional('anvil', chainsPromise),
+      track('s3', s3Promise),
     ] as const);
     const failed = settled.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;
@@ -234,6 +252,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
     const sqs = value(settled[1]);
     const kmsServer = value(settled[2]);
     const chains: readonly LocalEvmChain[] = value(settled[3])?.chains ?? [];
+    const s3 = value(settled[4]);
     await dynamodb.ensureTable(TABLE_NAME);
 
     const env: Record<string, string> = {
@@ -245,6 +264,8 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       AWS_ENDPOINT_URL_DYNAMODB: dynamodb.url,
       AWS_ENDPOINT_URL_DYNAMODB_STREAMS: dynamodb.url,
       AWS_ENDPOINT_URL_SQS: sqs.url,
+      AWS_ENDPOINT_URL_S3: s3.url,
+      EXPORT_BUCKET: LOCAL_EXPORT_BUCKET,
       STAGE: 'local',
       ALLOW_LOOPBACK_CALLBACKS: 'true',
     };
@@ -336,6 +357,8 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       dynamodbUrl: dynamodb.url,
       sqsUrl: sqs.url,
       kmsUrl: kmsServer?.url ?? null,
+      s3Url: s3.url,
+      exportBucket: LOCAL_EXPORT_BUCKET,
       tableName: TABLE_NAME,
       keys: { signingKeyId: keys?.signingKeyId ?? null, secretsKeyId: keys?.secretsKeyId ?? null },
       env: { ...env },
@@ -343,7 +366,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       startedAt: new Date().toISOString(),
     };
     await writeJson(join(dataDir, 'stack.json'), stackJson);
-    return { apiUrl: stackJson.apiUrl, env, stackJson, dataDir, dynamodb, sqs, pollers, http, stop };
+    return { apiUrl: stackJson.apiUrl, env, stackJson, dataDir, dynamodb, sqs, s3, pollers, http, stop };
   } catch (error) {
     await stop();
     throw error;
