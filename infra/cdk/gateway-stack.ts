@@ -15,6 +15,7 @@ import { API_FUNCTIONS, QUEUES, WORKER_FUNCTIONS, queueUrlEnv } from '../definit
 import type { ApiFunction, QueueDefinition, QueueName, WorkerFunction } from '../definition.js';
 import { ROUTED_RECORDS } from '../table.js';
 import { GatewayAlarms } from './constructs/alarms.js';
+import { GatewayExportsBucket } from './constructs/exports-bucket.js';
 import { GatewayFunction } from './constructs/gateway-function.js';
 import { GatewayHttpApi } from './constructs/http-api.js';
 import { GatewayKeys } from './constructs/keys.js';
@@ -85,6 +86,12 @@ const pascal = (name: string): string => name.replace(/(^|[^a-zA-Z0-9]+)([a-zA-Z
 const needsSecretsKey = (worker: WorkerFunction): boolean =>
   worker.name === 'webhook-delivery' || (worker.trigger.kind === 'queue' && worker.trigger.queue === 'webhook-delivery');
 
+/** Transaction exports: the worker writes the files, the transactions API presigns their downloads; only they see the bucket. */
+export const EXPORTS_WORKER = 'transaction-exports';
+export const EXPORTS_API = 'transactions';
+const writesExports = (worker: WorkerFunction): boolean =>
+  worker.name === EXPORTS_WORKER || (worker.trigger.kind === 'queue' && worker.trigger.queue === 'transaction-exports');
+
 export class GatewayStack extends Stack {
   readonly functions = new Map<string, GatewayFunction>();
 
@@ -97,6 +104,7 @@ export class GatewayStack extends Stack {
 
     const { table } = new GatewayTable(this, 'Data', { deletionProtection: stage === 'prod' });
     const keys = new GatewayKeys(this, 'Keys', { stage });
+    const exportsBucket = new GatewayExportsBucket(this, 'Exports');
     const queues = new GatewayQueues(this, 'Queues', {
       queues: definition.queues,
       consumerTimeoutSeconds: consumerTimeouts(definition.workers),
@@ -140,6 +148,10 @@ export class GatewayStack extends Stack {
       });
       baseline(def.name, fn);
       keys.secretsKey.grantEncryptDecrypt(fn);
+      if (def.name === EXPORTS_API) {
+        exportsBucket.grantReadExports(fn);
+        fn.addEnvironment('EXPORT_BUCKET', exportsBucket.bucket.bucketName);
+      }
       api.addRoutes(def.name, fn, def.routes);
     }
 
@@ -158,6 +170,10 @@ export class GatewayStack extends Stack {
         fn.addEnvironment('HOT_WALLET_KEY_ID', keys.signingKey.keyId);
       }
       if (needsSecretsKey(def)) keys.secretsKey.grantEncryptDecrypt(fn);
+      if (writesExports(def)) {
+        exportsBucket.grantWriteExports(fn);
+        fn.addEnvironment('EXPORT_BUCKET', exportsBucket.bucket.bucketName);
+      }
 
       const trigger = def.trigger;
       switch (trigger.kind) {
@@ -210,6 +226,7 @@ export class GatewayStack extends Stack {
     new CfnOutput(this, 'SigningKeyId', { description: 'Hot-wallet signing key (secp256k1)', value: keys.signingKey.keyId });
     new CfnOutput(this, 'SecretsKeyId', { value: keys.secretsKey.keyId });
     new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
+    new CfnOutput(this, 'ExportBucketName', { description: 'Transaction export files (kept 7 days)', value: exportsBucket.bucket.bucketName });
   }
 }
 
