@@ -120,6 +120,38 @@ describe('requesting an export', () => {
   });
 });
 
+describe('any request body', () => {
+  it('is accepted, or refused with invalid_request: never another error', async () => {
+    const value = (valid: readonly string[]) => fc.oneof(fc.constantFrom(...valid), fc.string(), fc.jsonValue(), fc.constant(null));
+    const bodies = fc.record(
+      {
+        format: value(['csv', 'json', 'CSV']),
+        type: value(['payment', 'withdrawal', 'transfer', 'adjustment']),
+        status: value(['completed', 'pending', 'expired', 'accepted']),
+        currency: value(['USDTERC20', 'usdtpolygon', 'ETH', 'XYZ']),
+        wallet_id: value(['0f8fad5b-d9cb-469f-a165-70867728950e', '7']),
+        date_from: value(['2026-01-01', '2026-01-01T10:00:00Z', '2026-02-30', '2026-01-01T25:00:00Z', '0001-01-01']),
+        date_to: value(['2026-01-31', '2025-12-31T23:59:59.999Z', '9999-12-31', '2026-01-01T10:00:00+14:00']),
+      },
+      { requiredKeys: [] },
+    );
+    const f = fakeExports();
+    await fc.assert(
+      fc.asyncProperty(bodies, async (input) => {
+        const parsed = ExportRequestBody.safeParse(input);
+        if (!parsed.success) return;
+        try {
+          const job = await requestExport({ tenantId: T, body: parsed.data }, f.deps);
+          expect(job.status).toBe('pending');
+        } catch (error) {
+          expect(error).toBeInstanceOf(ValidationError);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
 describe('the export worker', () => {
   const history = (f: ReturnType<typeof fakeExports>, n: number) => {
     for (let i = 1; i <= n; i++) f.history.put(T, aTransaction(i, { amount: `${i}.${String(i).padStart(18, '0')}`, order_id: `order, "${i}"\n` }));
