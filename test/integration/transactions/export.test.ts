@@ -7,6 +7,8 @@ import { resetConfig } from '../../../shared/config/config.js';
 import { EVENTS, queuesFor } from '../../../shared/domain/events.js';
 import { createApi } from '../../../shared/http/pipeline.js';
 import { exportsRuntime } from '../../../shared/runtime/exports.js';
+import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
+import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import type { SqsWorkerHandler } from '../../../shared/runtime/worker.js';
 import { tenantsRuntime } from '../../../shared/runtime/tenants.js';
 import { authRuntime } from '../../../shared/runtime/auth.js';
@@ -173,6 +175,31 @@ describe('an export of a few thousand transactions', () => {
     expect(download.headers.get('content-type')).toMatch(/^application\/json/);
     const parsed = (await download.json()) as Record<string, unknown>[];
     expect(parsed).toEqual(expected.map((r) => Object.fromEntries(EXPORT_COLUMNS.map((c) => [c, r[c]]))));
+  });
+});
+
+describe('the deployed wiring', () => {
+  it("exports the tenant's real history (operator adjustments) through the worker Lambda's own runtime", async () => {
+    const c = await tenantWithToken('Exports C');
+    for (const amount of ['12.5', '0.000001', '99999999.123456']) {
+      await creditAdjustment({ tenant_id: c.tenantId, currency: 'USDTERC20', amount, reason: 'export test, "quoted"' }, ledgerRuntime());
+    }
+    const callC = caller(createApi(exportRoutes, exportsRuntime()), () => c.bearer);
+    const id = (await callC('POST', '/transactions/export/', { body: { type: 'adjustment' } })).body.export_id as string;
+    const { handler } = await import('../../../functions/transaction-exports/handler.js');
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.outbox(`transaction_export:${id}:requested`), ConsistentRead: true }));
+    const record = { messageId: 'm-real', body: messageBody(outboxEventFromItem(Item ?? {})) } as SQSEvent['Records'][number];
+    expect((await handler({ Records: [record] } as SQSEvent)).batchItemFailures).toEqual([]);
+    const got = await callC('GET', `/transactions/export/${id}/`);
+    expect(got.body).toMatchObject({ status: 'completed', rows: 3 });
+    const [header, ...rows] = parseCsv(await (await fetch(got.body.download_url)).text());
+    expect(header).toEqual([...EXPORT_COLUMNS]);
+    // Newest first; adjustments made within one millisecond may come in either order, so compared as a set.
+    expect(rows.map((r) => [r[column('type')], r[column('amount')], r[column('currency')]].join(' ')).sort()).toEqual([
+      'adjustment 0.000001 USDTERC20',
+      'adjustment 12.5 USDTERC20',
+      'adjustment 99999999.123456 USDTERC20',
+    ]);
   });
 });
 
