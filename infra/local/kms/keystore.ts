@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export type KeySpec = 'ECC_SECG_P256K1' | 'SYMMETRIC_DEFAULT';
+export type KeySpec = 'ECC_SECG_P256K1' | 'ECC_NIST_EDWARDS25519' | 'SYMMETRIC_DEFAULT';
 export type KeyUsage = 'SIGN_VERIFY' | 'ENCRYPT_DECRYPT';
 
 export interface StoredKey {
@@ -19,7 +19,7 @@ export interface StoredKey {
   keySpec: KeySpec;
   keyUsage: KeyUsage;
   enabled: boolean;
-  /** Hex: the secp256k1 secret key, or the 32-byte AES key. */
+  /** Hex: the secp256k1 secret key, the 32-byte Ed25519 seed (RFC 8032 private key), or the 32-byte AES key. */
   material: string;
   tags: { TagKey: string; TagValue: string }[];
 }

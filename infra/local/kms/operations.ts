@@ -5,8 +5,10 @@
  * LOCAL DEVELOPMENT ONLY: key material is kept in plain text (memory, or `<dataDir>/kms-keys.json`).
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { ed25519, ed25519ph } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { encodeSecp256k1Spki } from '../../../shared/chain/signer/der.js';
+import { encodeEd25519Spki } from '../../../shared/chain/signer/ed25519.js';
 import type { KeyStore } from './keystore.js';
 import type { KeySpec, KeyUsage, StoredKey } from './keystore.js';
 
@@ -27,6 +29,12 @@ export type Handler = (body: Body) => Body;
 const MAX_PLAINTEXT_BYTES = 4096;
 const CIPHERTEXT_VERSION = 1;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The signing algorithms of each asymmetric key spec, as DescribeKey and GetPublicKey list them. */
+const SIGNING_ALGORITHMS: Partial<Record<KeySpec, string[]>> = {
+  ECC_SECG_P256K1: ['ECDSA_SHA_256'],
+  ECC_NIST_EDWARDS25519: ['ED25519_SHA_512', 'ED25519_PH_SHA_512'],
+};
 
 function str(body: Body, field: string): string;
 function str(body: Body, field: string, optional: true): string | undefined;
@@ -120,18 +128,23 @@ export function createKmsHandlers(store: KeyStore, region: string, accountId: st
     KeyManager: 'CUSTOMER',
     CustomerMasterKeySpec: key.keySpec,
     KeySpec: key.keySpec,
-    ...(key.keySpec === 'ECC_SECG_P256K1' ? { SigningAlgorithms: ['ECDSA_SHA_256'] } : { EncryptionAlgorithms: ['SYMMETRIC_DEFAULT'] }),
+    ...(SIGNING_ALGORITHMS[key.keySpec] ? { SigningAlgorithms: SIGNING_ALGORITHMS[key.keySpec] } : { EncryptionAlgorithms: ['SYMMETRIC_DEFAULT'] }),
     MultiRegion: false,
   });
 
   const publicKeyOf = (key: StoredKey): Uint8Array => secp256k1.getPublicKey(Buffer.from(key.material, 'hex'), false);
 
-  /** The 32-byte digest to sign or verify: the message itself (DIGEST) or its SHA-256 (RAW). */
-  const digestOf = (body: Body): Buffer => {
+  /** The signing algorithm a Sign or Verify asks for, checked against the key's spec. */
+  const algorithmOf = (body: Body, key: StoredKey): string => {
     const algorithm = str(body, 'SigningAlgorithm');
-    if (algorithm !== 'ECDSA_SHA_256') {
-      throw new KmsError('InvalidKeyUsageException', `Algorithm ${algorithm} is incompatible with key spec ECC_SECG_P256K1.`);
+    if (!SIGNING_ALGORITHMS[key.keySpec]?.includes(algorithm)) {
+      throw new KmsError('InvalidKeyUsageException', `Algorithm ${algorithm} is incompatible with key spec ${key.keySpec}.`);
     }
+    return algorithm;
+  };
+
+  /** The 32-byte digest to sign or verify with ECDSA_SHA_256: the message itself (DIGEST) or its SHA-256 (RAW). */
+  const digestOf = (body: Body): Buffer => {
     const message = blob(body, 'Message');
     const type = str(body, 'MessageType', true) ?? 'RAW';
     if (type === 'DIGEST') {
@@ -141,6 +154,25 @@ export function createKmsHandlers(store: KeyStore, region: string, accountId: st
     if (type !== 'RAW') throw new KmsError('ValidationException', `Invalid MessageType ${type}`);
     if (message.length > MAX_PLAINTEXT_BYTES) throw new KmsError('ValidationException', 'Message must be at most 4096 bytes');
     return createHash('sha256').update(message).digest();
+  };
+
+  /**
+   * Ed25519 (`ECC_NIST_EDWARDS25519`), as AWS KMS signs it: ED25519_SHA_512 is pure Ed25519 (RFC 8032) over the
+   * message and takes only MessageType RAW; ED25519_PH_SHA_512 is Ed25519ph and takes only DIGEST, a 64-byte
+   * SHA-512 digest that KMS prehashes once more (so the signed message is the digest). Signatures are the
+   * 64 raw bytes R ‖ S, deterministic.
+   */
+  const ed25519Of = (body: Body, algorithm: string): { scheme: typeof ed25519; message: Buffer } => {
+    const message = blob(body, 'Message');
+    const type = str(body, 'MessageType', true) ?? 'RAW';
+    if (algorithm === 'ED25519_SHA_512') {
+      if (type !== 'RAW') throw new KmsError('ValidationException', 'ED25519_SHA_512 signing algorithm requires MessageType RAW');
+      if (message.length > MAX_PLAINTEXT_BYTES) throw new KmsError('ValidationException', 'Message must be at most 4096 bytes');
+      return { scheme: ed25519, message };
+    }
+    if (type !== 'DIGEST') throw new KmsError('ValidationException', 'ED25519_PH_SHA_512 signing algorithm requires MessageType DIGEST');
+    if (message.length !== 64) throw new KmsError('ValidationException', 'Digest is invalid length for algorithm ED25519_PH_SHA_512.');
+    return { scheme: ed25519ph, message };
   };
 
   const encrypt = (key: StoredKey, plaintext: Buffer, context: Record<string, string>): Buffer => {
@@ -155,13 +187,14 @@ export function createKmsHandlers(store: KeyStore, region: string, accountId: st
     CreateKey(body) {
       const keySpec = (str(body, 'KeySpec', true) ?? str(body, 'CustomerMasterKeySpec', true) ?? 'SYMMETRIC_DEFAULT') as KeySpec;
       const keyUsage = (str(body, 'KeyUsage', true) ?? 'ENCRYPT_DECRYPT') as KeyUsage;
-      if (keySpec === 'ECC_SECG_P256K1') {
+      if (keySpec === 'ECC_SECG_P256K1' || keySpec === 'ECC_NIST_EDWARDS25519') {
         if (keyUsage !== 'SIGN_VERIFY') throw new KmsError('ValidationException', `KeyUsage ${keyUsage} is not compatible with KeySpec ${keySpec}`);
       } else if (keySpec === 'SYMMETRIC_DEFAULT') {
         if (keyUsage !== 'ENCRYPT_DECRYPT') throw new KmsError('ValidationException', `KeyUsage ${keyUsage} is not compatible with KeySpec ${keySpec}`);
       } else {
         throw new KmsError('ValidationException', `KeySpec ${String(keySpec)} is not supported by the local KMS`);
       }
+      // An Ed25519 private key is any 32 random bytes (the RFC 8032 seed), as is an AES-256 key.
       const material = keySpec === 'ECC_SECG_P256K1' ? Buffer.from(secp256k1.utils.randomSecretKey()).toString('hex') : randomBytes(32).toString('hex');
       const tags = Array.isArray(body.Tags) ? (body.Tags as { TagKey: string; TagValue: string }[]) : [];
       const key = store.create({ description: str(body, 'Description', true) ?? '', keySpec, keyUsage, material, tags });
@@ -188,22 +221,33 @@ export function createKmsHandlers(store: KeyStore, region: string, accountId: st
 
     GetPublicKey(body) {
       const key = resolve(str(body, 'KeyId'));
-      if (key.keySpec !== 'ECC_SECG_P256K1') {
+      const algorithms = SIGNING_ALGORITHMS[key.keySpec];
+      if (!algorithms) {
         throw new KmsError('UnsupportedOperationException', `${keyArn(key.keyId)} key usage is ENCRYPT_DECRYPT which is not valid for GetPublicKey.`);
       }
       if (!key.enabled) throw new KmsError('DisabledException', `${keyArn(key.keyId)} is disabled.`);
+      const spki =
+        key.keySpec === 'ECC_NIST_EDWARDS25519'
+          ? encodeEd25519Spki(ed25519.getPublicKey(Buffer.from(key.material, 'hex')))
+          : encodeSecp256k1Spki(publicKeyOf(key));
       return {
         KeyId: keyArn(key.keyId),
-        PublicKey: Buffer.from(encodeSecp256k1Spki(publicKeyOf(key))).toString('base64'),
+        PublicKey: Buffer.from(spki).toString('base64'),
         CustomerMasterKeySpec: key.keySpec,
         KeySpec: key.keySpec,
         KeyUsage: key.keyUsage,
-        SigningAlgorithms: ['ECDSA_SHA_256'],
+        SigningAlgorithms: algorithms,
       };
     },
 
     Sign(body) {
       const key = usable(str(body, 'KeyId'), 'SIGN_VERIFY');
+      const algorithm = algorithmOf(body, key);
+      if (key.keySpec === 'ECC_NIST_EDWARDS25519') {
+        const { scheme, message } = ed25519Of(body, algorithm);
+        const signature = scheme.sign(message, Buffer.from(key.material, 'hex'));
+        return { KeyId: keyArn(key.keyId), Signature: Buffer.from(signature).toString('base64'), SigningAlgorithm: algorithm };
+      }
       const digest = digestOf(body);
       // Random nonce and no low-s normalisation: callers must cope with either half, as with real KMS.
       const der = secp256k1.sign(digest, Buffer.from(key.material, 'hex'), {
@@ -217,16 +261,22 @@ export function createKmsHandlers(store: KeyStore, region: string, accountId: st
 
     Verify(body) {
       const key = usable(str(body, 'KeyId'), 'SIGN_VERIFY');
-      const digest = digestOf(body);
+      const algorithm = algorithmOf(body, key);
       const signature = blob(body, 'Signature');
       let valid: boolean;
       try {
-        valid = secp256k1.verify(signature, digest, publicKeyOf(key), { prehash: false, lowS: false, format: 'der' });
-      } catch {
+        if (key.keySpec === 'ECC_NIST_EDWARDS25519') {
+          const { scheme, message } = ed25519Of(body, algorithm);
+          valid = scheme.verify(signature, message, scheme.getPublicKey(Buffer.from(key.material, 'hex')));
+        } else {
+          valid = secp256k1.verify(signature, digestOf(body), publicKeyOf(key), { prehash: false, lowS: false, format: 'der' });
+        }
+      } catch (error) {
+        if (error instanceof KmsError) throw error;
         valid = false;
       }
       if (!valid) throw new KmsError('KMSInvalidSignatureException', 'Signature is not valid');
-      return { KeyId: keyArn(key.keyId), SignatureValid: true, SigningAlgorithm: 'ECDSA_SHA_256' };
+      return { KeyId: keyArn(key.keyId), SignatureValid: true, SigningAlgorithm: algorithm };
     },
 
     Encrypt(body) {

@@ -7,9 +7,10 @@
  * and timestamps as epoch seconds; errors are HTTP 400 with `{"__type": "<Code>", "message": "..."}` (and the
  * `x-amzn-ErrorType` header), unexpected failures HTTP 500 `KMSInternalException`.
  *
- * Operations: CreateKey (ECC_SECG_P256K1/SIGN_VERIFY, SYMMETRIC_DEFAULT/ENCRYPT_DECRYPT), DescribeKey, ListKeys,
+ * Operations: CreateKey (ECC_SECG_P256K1 and ECC_NIST_EDWARDS25519/SIGN_VERIFY, SYMMETRIC_DEFAULT/ENCRYPT_DECRYPT), DescribeKey, ListKeys,
  * GetPublicKey (DER SubjectPublicKeyInfo), Sign / Verify (ECDSA_SHA_256, MessageType RAW or DIGEST; DER
- * signatures with random nonces and, like real KMS, s NOT normalised to the low half), Encrypt / Decrypt
+ * signatures with random nonces and, like real KMS, s NOT normalised to the low half; on Ed25519 keys
+ * ED25519_SHA_512 with MessageType RAW, or ED25519_PH_SHA_512 with a 64-byte DIGEST, 64-byte signatures), Encrypt / Decrypt
  * (AES-256-GCM; the ciphertext blob names its key, so Decrypt needs no KeyId; EncryptionContext is bound as
  * additional authenticated data), GenerateDataKey, GenerateRandom, CreateAlias, ListAliases, DeleteAlias,
  * EnableKey, DisableKey. Keys are accepted by key id, key ARN, alias name or alias ARN.
