@@ -4,11 +4,20 @@ import type { TransactionRecord } from '../shared/domain/transactions.js';
 import { db, tableName } from '../shared/store/client.js';
 import { keys } from '../shared/store/keys.js';
 import { dynamoTransactionHistory, historyItems } from '../shared/store/transactions.js';
+import { LOCAL_EXPORT_BUCKET, startS3 } from '../infra/local/s3.js';
+import { systemClock } from '../shared/domain/clock.js';
+import { exportsS3Client, s3ExportFiles } from '../shared/store/export-files.js';
+import { dynamoExportJobs } from '../shared/store/exports.js';
+import type { ExportsPorts } from '../shared/usecases/transactions/export-ports.js';
+import { requestExport } from '../shared/usecases/transactions/request-export.js';
+import { runExport } from '../shared/usecases/transactions/run-export.js';
 
 /**
  * Transaction history reads: one page of `GET /transactions/transactions/` as the store serves it (the index
  * Query, filter and cursor) beside the raw Query of the same page of items on the same partition, on a tenant
- * with `records` movements; and the same for a filtered page (type=withdrawal, a fifth of the movements).
+ * with `records` movements; and the same for a filtered page (type=withdrawal, a fifth of the movements). Then
+ * the export worker's rows per second (the whole history as CSV to the local S3 server) beside raw Queries reading
+ * the same items.
  *
  * Needs TABLE_NAME and AWS_ENDPOINT_URL_DYNAMODB pointing at a DynamoDB Local with the gateway table.
  */
@@ -18,6 +27,11 @@ export interface HistoryBench {
   readonly rawPageMs: number;
   readonly filteredPageMs: number;
   readonly rawFilteredPageMs: number;
+  /** The export worker: every record paged from the history, written as CSV to the local S3 server. */
+  readonly exportRowsPerSecond: number;
+  readonly exportBytes: number;
+  /** Every record read by raw Queries of 500, nothing written. */
+  readonly rawQueryRowsPerSecond: number;
 }
 
 const TYPES = ['payment', 'payment', 'transfer', 'adjustment', 'withdrawal'] as const;
@@ -65,6 +79,28 @@ async function timed(runs: number, step: () => Promise<unknown>): Promise<number
   return Number(process.hrtime.bigint() - started) / 1e6 / runs;
 }
 
+/** One CSV export of the tenant's whole history through the worker's use case, to the local S3 server. */
+async function timedExport(tenantId: string): Promise<{ rows: number; bytes: number; seconds: number }> {
+  const s3 = await startS3();
+  try {
+    const deps: ExportsPorts = {
+      exports: dynamoExportJobs,
+      history: dynamoTransactionHistory,
+      files: s3ExportFiles({ client: exportsS3Client({ region: 'us-east-1', endpoint: s3.url }), bucket: LOCAL_EXPORT_BUCKET }),
+      exportSettings: { pageSize: 500, downloadUrlSeconds: 900 },
+      clock: systemClock,
+    };
+    const job = await requestExport({ tenantId, body: { format: 'csv' } }, deps);
+    const started = process.hrtime.bigint();
+    const done = await runExport({ tenantId, exportId: job.id }, deps);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    if (done?.status !== 'completed') throw new Error(`The benchmark export ended ${done?.status ?? 'missing'}`);
+    return { rows: done.rows ?? 0, bytes: done.bytes ?? 0, seconds };
+  } finally {
+    await s3.close();
+  }
+}
+
 export async function benchHistory(options: { readonly records: number; readonly runs: number; readonly limit?: number }): Promise<HistoryBench> {
   const tenantId = `bench-${randomUUID()}`;
   const limit = options.limit ?? 50;
@@ -93,8 +129,31 @@ export async function benchHistory(options: { readonly records: number; readonly
     filteredPageMs += await timed(options.runs, () => dynamoTransactionHistory.page(tenantId, { type: 'withdrawal' }, { limit }));
     rawFilteredPageMs += await timed(options.runs, () => raw('withdrawal'));
   }
+  const exported = await timedExport(tenantId);
+  const rawStarted = process.hrtime.bigint();
+  let read = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.transactionListPartition(tenantId) },
+        ScanIndexForward: false,
+        Limit: 500,
+        ExclusiveStartKey: start,
+      }),
+    );
+    read += res.Items?.length ?? 0;
+    start = res.LastEvaluatedKey;
+  } while (start);
+  const rawSeconds = Number(process.hrtime.bigint() - rawStarted) / 1e9;
   return {
     records: options.records,
+    exportRowsPerSecond: exported.rows / exported.seconds,
+    exportBytes: exported.bytes,
+    rawQueryRowsPerSecond: read / rawSeconds,
     pageMs: pageMs / rounds,
     rawPageMs: rawPageMs / rounds,
     filteredPageMs: filteredPageMs / rounds,

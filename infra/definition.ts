@@ -60,6 +60,7 @@ export const API_FUNCTIONS: readonly ApiFunction[] = [
   { name: 'withdrawals', entry: 'functions/withdrawals/handler.ts', routes: group('withdrawal') },
   { name: 'wallets', entry: 'functions/wallets/handler.ts', routes: group('wallets') },
   { name: 'transactions', entry: 'functions/transactions/handler.ts', routes: group('transactions') },
+  { name: 'custody', entry: 'functions/custody/handler.ts', routes: group('custody') },
   { name: 'not-found', entry: 'functions/not-found/handler.ts', routes: ['$default'] },
 ];
 

@@ -6,6 +6,7 @@ import { systemRoutes } from '../functions/system/routes.js';
 import { balanceRoutes } from '../functions/user/balances-routes.js';
 import { userRoutes } from '../functions/user/routes.js';
 import { webhookRoutes } from '../functions/user/webhook-routes.js';
+import { custodyRoutes } from '../functions/custody/routes.js';
 import { transactionRoutes } from '../functions/transactions/routes.js';
 import { walletRoutes } from '../functions/wallets/routes.js';
 import { withdrawalRoutes } from '../functions/withdrawals/routes.js';
@@ -29,6 +30,7 @@ export const documentedRoutes = (): readonly AnyRoute<never>[] => [
   ...withdrawalRoutes,
   ...walletRoutes,
   ...transactionRoutes,
+  ...custodyRoutes,
 ];
 
 /** The servers are left out: the system Lambda adds its deployment's `PUBLIC_BASE_URL` when it serves the file. */

@@ -1,13 +1,17 @@
 import { READ } from '../../shared/domain/scopes.js';
+import type { AnyRoute } from '../../shared/http/route.js';
 import { ok, principalOf, routesOf } from '../../shared/http/route.js';
+import type { ExportsPorts } from '../../shared/usecases/transactions/export-ports.js';
 import { ListTransactionsQuery, listTransactions, TransactionList } from '../../shared/usecases/transactions/list-transactions.js';
 import type { TransactionsPorts } from '../../shared/usecases/transactions/ports.js';
+import { exportRoutes } from './export-routes.js';
 import { TransactionStats, TransactionStatsQuery, transactionStats } from '../../shared/usecases/transactions/transaction-stats.js';
 
 const tags = ['Transactions'];
 const route = routesOf<TransactionsPorts>();
 
-export const transactionRoutes = [
+/** The transactions Lambda's routes: the history and its statistics, and the exports. */
+export const transactionRoutes: readonly AnyRoute<TransactionsPorts & ExportsPorts>[] = [
   route({
     method: 'GET',
     path: '/transactions/transactions/',
@@ -41,4 +45,5 @@ export const transactionRoutes = [
     },
     handle: async (req, deps) => ok(await transactionStats(principalOf(req).tenant.id, req.query, deps)),
   }),
+  ...exportRoutes,
 ];

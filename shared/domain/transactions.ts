@@ -1,3 +1,4 @@
+import type { CustodyTransferState } from './custody.js';
 import type { JournalEntry } from './ledger.js';
 import { walletIdOf } from './ledger.js';
 import type { Decimal } from './money.js';
@@ -14,7 +15,7 @@ import type { WithdrawalState } from './withdrawals.js';
  * one, so the list and the statistics always agree with the movements.
  */
 
-export const TRANSACTION_TYPES = ['payment', 'withdrawal', 'transfer', 'adjustment'] as const;
+export const TRANSACTION_TYPES = ['payment', 'withdrawal', 'transfer', 'adjustment', 'custody'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 export const isTransactionType = (t: string): t is TransactionType => (TRANSACTION_TYPES as readonly string[]).includes(t);
 
@@ -32,7 +33,7 @@ export interface TransactionRecord {
   readonly type: TransactionType;
   /** The aggregate's own status (payments, withdrawals, transfers have their own lists); adjustments `completed`. */
   readonly status: string;
-  /** `to_sub` / `to_master` for transfers, `credit` / `debit` for adjustments, else null. */
+  /** `to_sub` / `to_master` for transfers, `credit` / `debit` for adjustments, `transfer` for custody moves, else null. */
   readonly subtype: string | null;
   readonly direction: 'in' | 'out';
   readonly currency: string;
@@ -141,6 +142,31 @@ export function adjustmentTransaction(entry: JournalEntry): TransactionRecord {
     order_id: null,
     custom_id: entry.reference?.id ?? null,
     wallet_id: customer.map((l) => walletIdOf(l.account)).find((w) => w !== null) ?? null,
+  };
+}
+
+/**
+ * A move between two custody accounts (shared/domain/custody.ts): it leaves the source account, named in
+ * `custom_id` with the transfer's reference in `order_id`.
+ */
+export function custodyTransferTransaction(t: CustodyTransferState): TransactionRecord {
+  return {
+    id: t.transferId,
+    type: 'custody',
+    status: t.status,
+    subtype: 'transfer',
+    direction: 'out',
+    currency: t.currency,
+    amount: t.amount,
+    fee: '0',
+    net_amount: t.amount,
+    amount_usd: null,
+    created_at: t.createdAt,
+    updated_at: t.completedAt,
+    transaction_hash: null,
+    order_id: t.reference,
+    custom_id: t.fromAccountId,
+    wallet_id: null,
   };
 }
 

@@ -45,6 +45,9 @@
  * | wallet transfer     | TENANT#<tid>                | WTRANSFER#<id>             | gsi1: TENANT#<tid>#WTRANSFERS / <created_at>#<id> |
  * | transaction (history) | TENANT#<tid>              | TXN#<type>#<id>            | gsi1: TENANT#<tid>#TXNS / <created_at>#<type>#<id> |
  * | transaction stats   | TENANT#<tid>                | TXSTATS#<yyyy-mm-dd>#<shard> | counters of the movements created that UTC day |
+ * | custody account     | TENANT#<tid>                | CUSTODY#<account id>       | gsi1: TENANT#<tid>#CUSTODY / <created_at>#<account id> |
+ * | custody address     | TENANT#<tid>                | CUSTODYADDR#<account id>#<chain> | one per account and chain (+ its ADDRESS# item for the scanners) |
+ * | custody transfer    | TENANT#<tid>                | CUSTODYTX#<transfer id>    |                                      |
  * | chain-tx follower lease | LEASE#chain-tx-follower#<network> | LEASE            | one holder at a time, with expiry    |
  */
 import { chainAddressForm } from '../chain/address-form.js';
@@ -290,6 +293,17 @@ export const keys = {
   transactionStats: (tenantId: string, day: string, shard: number): Key => ({ pk: tenantPk(tenantId), sk: `TXSTATS#${day}#${shard}` }),
   /** sk bounds of the stats items of the days `from` to `to` (yyyy-mm-dd, both inclusive). */
   transactionStatsRange: (tenantId: string, from: string, to: string) => ({ pk: tenantPk(tenantId), from: `TXSTATS#${from}#`, to: `TXSTATS#${to}#~` }),
+
+  /** Custody (shared/store/custody.ts): accounts listed by creation, their deposit addresses, their transfers. */
+  custodyAccount: (tenantId: string, accountId: string): Key => ({ pk: tenantPk(tenantId), sk: `CUSTODY#${accountId}` }),
+  custodyAccountList: (tenantId: string, createdAt: string, accountId: string) => ({
+    gsi1pk: `${tenantPk(tenantId)}#CUSTODY`,
+    gsi1sk: `${createdAt}#${accountId}`,
+  }),
+  custodyAccountListPartition: (tenantId: string): string => `${tenantPk(tenantId)}#CUSTODY`,
+  custodyAddress: (tenantId: string, accountId: string, blockchain: string): Key => ({ pk: tenantPk(tenantId), sk: `CUSTODYADDR#${accountId}#${blockchain}` }),
+  custodyAddressPrefix: (tenantId: string, accountId: string) => ({ pk: tenantPk(tenantId), skPrefix: `CUSTODYADDR#${accountId}#` }),
+  custodyTransfer: (tenantId: string, transferId: string): Key => ({ pk: tenantPk(tenantId), sk: `CUSTODYTX#${transferId}` }),
 
   /** Never written: the status check reads it to prove the table answers. */
   health: { pk: 'HEALTH', sk: 'HEALTH' } as Key,

@@ -7,6 +7,7 @@ import { systemRoutes } from '../../functions/system/routes.js';
 import { balanceRoutes } from '../../functions/user/balances-routes.js';
 import { userRoutes } from '../../functions/user/routes.js';
 import { webhookRoutes } from '../../functions/user/webhook-routes.js';
+import { custodyRoutes } from '../../functions/custody/routes.js';
 import { transactionRoutes } from '../../functions/transactions/routes.js';
 import { walletRoutes } from '../../functions/wallets/routes.js';
 import { withdrawalRoutes } from '../../functions/withdrawals/routes.js';
@@ -26,6 +27,7 @@ export const API_ROUTE_TABLES: Readonly<Record<string, readonly AnyRoute<never>[
   withdrawals: withdrawalRoutes,
   wallets: walletRoutes,
   transactions: transactionRoutes,
+  custody: custodyRoutes,
   'not-found': [],
 };
 

@@ -23,6 +23,9 @@ export interface GatewayFunctionProps {
 }
 
 /** One Lambda of the gateway: Node.js 22 on arm64, bundled locally by esbuild as minified ESM. */
+/** The SDK packages taken from the Lambda runtime instead of the bundle. */
+export const AWS_SDK_IN_RUNTIME = ['@aws-sdk/client-*', '@aws-sdk/lib-dynamodb', '@aws-sdk/util-dynamodb'];
+
 export class GatewayFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
     if (isAbsolute(props.entry)) throw new Error(`Entry "${props.entry}" must be relative to the repository root`);
@@ -49,8 +52,9 @@ export class GatewayFunction extends NodejsFunction {
         forceDockerBundling: false,
         mainFields: ['module', 'main'],
         banner: ESM_REQUIRE_BANNER,
-        // The Node.js 22 runtime ships AWS SDK v3.
-        externalModules: ['@aws-sdk/*'],
+        // The Node.js 22 runtime ships the AWS SDK v3 clients and the DynamoDB document client; what else the
+        // functions use from the SDK (the S3 presigner of the export downloads) is bundled with them.
+        externalModules: AWS_SDK_IN_RUNTIME,
       },
     });
   }

@@ -12,6 +12,7 @@ import { systemRuntime } from '../../../shared/runtime/system.js';
 import { userRuntime } from '../../../shared/runtime/user.js';
 import { webhooksRuntime } from '../../../shared/runtime/webhooks.js';
 import { withdrawalsRuntime } from '../../../shared/runtime/withdrawals.js';
+import { custodyRuntime } from '../../../shared/runtime/custody.js';
 import { transactionsRuntime } from '../../../shared/runtime/transactions.js';
 import { walletsRuntime } from '../../../shared/runtime/wallets.js';
 import { updateTenantSettings } from '../../../shared/store/tenants.js';
@@ -67,7 +68,8 @@ function buildHandlers(): void {
     payments: paymentsRuntime(cfg),
     withdrawals: withdrawalsRuntime(cfg),
     wallets: walletsRuntime(cfg),
-    transactions: transactionsRuntime(),
+    transactions: transactionsRuntime(cfg),
+    custody: custodyRuntime(cfg),
     'not-found': {},
   };
   for (const [name, routes] of Object.entries(API_ROUTE_TABLES)) {
@@ -103,6 +105,8 @@ beforeAll(async () => {
     await made('withdrawals', '/withdrawal/', { amount: '20', currency: 'USDTERC20', address: '0x52908400098527886E0F7030069857D2E4169EE7' }),
     await made('user', '/user/webhooks', { url: 'https://hooks.example.com/fuzz' }),
     await made('wallets', '/wallets/', { name: 'Fuzz' }, 'wallet_id'),
+    await made('transactions', '/transactions/export/', {}, 'export_id'),
+    await made('custody', '/custody/accounts', { name: 'Fuzz' }, 'account_id'),
   );
 });
 

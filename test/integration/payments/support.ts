@@ -10,7 +10,7 @@ import { fakeTokenContract } from '../../support/fakes/payments.js';
 import { authRuntime } from '../../../shared/runtime/auth.js';
 
 /** Fixed rates so amounts are exact in assertions: USDT/USDC/DAI 1 USD, ETH/WETH 3000 USD, EUR 1.1, GBP 1.25. */
-export async function putFixedRates(now = new Date()): Promise<void> {
+export async function putFixedRates(now = new Date(), usd: Readonly<Record<string, string>> = {}): Promise<void> {
   const stat = (usd: string): RateStats => ({ usd, high24h: usd, low24h: usd, change24h: '0', change24hPercent: '0', volume24h: null, marketCap: null });
   await dynamoRatesStore.putCurrent({
     at: now.toISOString(),
@@ -28,6 +28,7 @@ export async function putFixedRates(now = new Date()): Promise<void> {
       USDTTRC20: stat('1'),
       BTC: stat('60000'),
       MATIC: stat('0.5'),
+      ...Object.fromEntries(Object.entries(usd).map(([code, rate]) => [code, stat(rate)])),
     },
     fiat: { EUR: '1.1', GBP: '1.25' },
   });

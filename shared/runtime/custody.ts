@@ -1,0 +1,48 @@
+import type { Config } from '../config/config.js';
+import { config } from '../config/config.js';
+import { systemClock } from '../domain/clock.js';
+import { NETWORKS } from '../domain/currencies.js';
+import { BUILTIN_PROVIDER, custodySaltId } from '../domain/custody.js';
+import type { CustodyBlockchain } from '../domain/custody.js';
+import { dynamoCustodyAccounts, dynamoCustodyAddresses, dynamoCustodyTransfers } from '../store/custody.js';
+import { dynamoLedger } from '../store/ledger.js';
+import { GatewayError } from '../domain/errors.js';
+import type { CustodyPorts, CustodyProvider } from '../usecases/custody/ports.js';
+import { factoryAddresses, factoryOf } from './payments.js';
+import { ratesRuntime } from './rates.js';
+
+/** The custody chains' networks in the catalogue. */
+const NETWORK_OF: Readonly<Record<CustodyBlockchain, string>> = { ETH: 'ETH', BSC: 'BSC', TRX: 'TRX', SOL: 'SOL' };
+
+/**
+ * The built-in custody provider: an account's ETH, BSC and TRX addresses are the forwarder factories' CREATE2
+ * addresses salted for the account (as a payment's are for the payment), so its deposits are swept like a
+ * payment's. A chain this deployment does not serve (no factory for it) is refused as unsupported, like an
+ * unserved currency elsewhere.
+ */
+export function builtinProvider(cfg: Config): CustodyProvider {
+  const addresses = factoryAddresses(cfg);
+  return {
+    name: BUILTIN_PROVIDER,
+    async depositAddress(tenantId, accountId, blockchain) {
+      const network = NETWORK_OF[blockchain];
+      const family = NETWORKS[network as keyof typeof NETWORKS]?.family;
+      const served = (family === 'evm' || family === 'tron') && factoryOf(cfg, network) !== undefined && (family === 'evm' || cfg.FORWARDER_IMPLEMENTATION_TRX);
+      if (!served) throw new GatewayError('unsupported_blockchain', `${blockchain} deposit addresses are not available in this deployment.`, { blockchain });
+      return { address: addresses.addressFor(network, tenantId, custodySaltId(accountId)).address, family };
+    },
+  };
+}
+
+/** The custody use cases wired from configuration. */
+export function custodyRuntime(cfg: Config = config()): CustodyPorts {
+  return {
+    accounts: dynamoCustodyAccounts,
+    addresses: dynamoCustodyAddresses,
+    transfers: dynamoCustodyTransfers,
+    ledger: dynamoLedger,
+    providers: { [BUILTIN_PROVIDER]: builtinProvider(cfg) },
+    rates: ratesRuntime(cfg),
+    clock: systemClock,
+  };
+}

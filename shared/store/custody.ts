@@ -1,0 +1,177 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { CustodyAccountState, CustodyAddressState, CustodyTransferState } from '../domain/custody.js';
+import type { EntryDraft } from '../domain/ledger.js';
+import type { CustodyAccountRepository, CustodyAddressRepository, CustodyTransferRepository } from '../usecases/custody/ports.js';
+import { loadState, nextVersion, stateAttributes, stateOf, versionedPut } from './aggregate.js';
+import { db, queryAll, tableName } from './client.js';
+import { keys } from './keys.js';
+import { historyItems } from './transactions.js';
+import { custodyTransferTransaction } from '../domain/transactions.js';
+import { ExtraItemConditionError, postEntry } from './ledger.js';
+import type { TransactItem } from './transact.js';
+import { isConditionalCheckFailed, TransactionConditionError, transactWrite } from './transact.js';
+
+/**
+ * Custody on the single table: accounts (versioned state, listed by creation on gsi1), one deposit-address item
+ * per account and chain (created once, conditioned on absence, with the `ADDRESS#` item the chain scanners
+ * match deposits against), and transfers, each recorded in the transaction of its ledger entry.
+ */
+
+type Stored = Record<string, unknown>;
+const ACCOUNT = 'custody_account';
+
+function accountItem(a: CustodyAccountState): Stored {
+  return {
+    ...keys.custodyAccount(a.tenantId, a.accountId),
+    ...keys.custodyAccountList(a.tenantId, a.createdAt, a.accountId),
+    ...stateAttributes(ACCOUNT, a),
+    tenant_id: a.tenantId,
+    account_id: a.accountId,
+    status: a.status,
+    created_at: a.createdAt,
+  };
+}
+
+async function createAccount(account: CustodyAccountState): Promise<CustodyAccountState> {
+  const stored = nextVersion(account, null);
+  await transactWrite([versionedPut(accountItem(stored), null)]);
+  return stored;
+}
+
+async function listAccounts(tenantId: string, page: { skip: number; limit: number; status?: string }): Promise<CustodyAccountState[]> {
+  const items = await queryAll(
+    {
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.custodyAccountListPartition(tenantId), ...(page.status ? { ':s': page.status } : {}) },
+      ...(page.status ? { FilterExpression: '#s = :s', ExpressionAttributeNames: { '#s': 'status' } } : {}),
+      ScanIndexForward: true,
+    },
+    page.skip + page.limit,
+  );
+  return items.slice(page.skip).map((item) => stateOf<CustodyAccountState>(item, ACCOUNT));
+}
+
+export const dynamoCustodyAccounts: CustodyAccountRepository = {
+  get: (tenantId, accountId) => loadState<CustodyAccountState>(keys.custodyAccount(tenantId, accountId), ACCOUNT),
+  create: createAccount,
+  list: listAccounts,
+};
+
+/* ---------------------------------------------------------------------------------------------------- addresses */
+
+function addressFromItem(item: Stored): CustodyAddressState {
+  return {
+    tenantId: String(item.tenant_id),
+    accountId: String(item.account_id),
+    blockchain: item.blockchain as CustodyAddressState['blockchain'],
+    address: String(item.address),
+    createdAt: String(item.created_at),
+    lastDepositAt: typeof item.last_deposit_at === 'string' ? item.last_deposit_at : null,
+  };
+}
+
+async function getAddress(tenantId: string, accountId: string, blockchain: string): Promise<CustodyAddressState | null> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.custodyAddress(tenantId, accountId, blockchain), ConsistentRead: true }));
+  return Item ? addressFromItem(Item) : null;
+}
+
+/**
+ * Stores an account's address on a chain unless one exists: the address item conditioned on absence, and the
+ * scanners' `ADDRESS#` item (shared by the EVM chains, whose forwarder address is the same) conditioned on being
+ * absent or the same account's. Resolves to the stored address and whether this call created it.
+ */
+async function createAddress(a: CustodyAddressState, family: string): Promise<{ address: CustodyAddressState; created: boolean }> {
+  const items: TransactItem[] = [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...keys.custodyAddress(a.tenantId, a.accountId, a.blockchain),
+          type: 'custody_address',
+          tenant_id: a.tenantId,
+          account_id: a.accountId,
+          blockchain: a.blockchain,
+          address: a.address,
+          created_at: a.createdAt,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...keys.depositAddress(family, a.address),
+          type: 'deposit_address',
+          kind: 'custody',
+          tenant_id: a.tenantId,
+          custody_account_id: a.accountId,
+          address: a.address,
+          created_at: a.createdAt,
+        },
+        ConditionExpression: 'attribute_not_exists(pk) OR custody_account_id = :account',
+        ExpressionAttributeValues: { ':account': a.accountId },
+      },
+    },
+  ];
+  try {
+    await transactWrite(items);
+    return { address: a, created: true };
+  } catch (error) {
+    if (!(error instanceof TransactionConditionError) && !isConditionalCheckFailed(error)) throw error;
+    const existing = await getAddress(a.tenantId, a.accountId, a.blockchain);
+    if (!existing) throw error;
+    return { address: existing, created: false };
+  }
+}
+
+async function listAddresses(tenantId: string, accountId: string): Promise<CustodyAddressState[]> {
+  const prefix = keys.custodyAddressPrefix(tenantId, accountId);
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+    ExpressionAttributeValues: { ':pk': prefix.pk, ':p': prefix.skPrefix },
+    ConsistentRead: true,
+  });
+  return items.map(addressFromItem);
+}
+
+export const dynamoCustodyAddresses: CustodyAddressRepository = { get: getAddress, create: createAddress, list: listAddresses };
+
+/* ---------------------------------------------------------------------------------------------------- transfers */
+
+/**
+ * The transfer, its ledger entry and its transaction-history record in ONE transaction (InsufficientBalanceError
+ * when the source lacks funds).
+ */
+async function commitTransfer(t: CustodyTransferState, entry: EntryDraft): Promise<void> {
+  const item: TransactItem = {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...keys.custodyTransfer(t.tenantId, t.transferId),
+        type: 'custody_transfer',
+        tenant_id: t.tenantId,
+        state: JSON.stringify(t),
+        created_at: t.createdAt,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+  try {
+    await postEntry({
+      tenantId: t.tenantId,
+      entryId: `custody_transfer:${t.transferId}`,
+      entry,
+      now: new Date(t.createdAt),
+      extraItems: [item, ...historyItems(t.tenantId, null, custodyTransferTransaction(t))],
+    });
+  } catch (error) {
+    if (error instanceof ExtraItemConditionError) throw new Error(`Custody transfer ${t.transferId} is already recorded.`, { cause: error });
+    throw error;
+  }
+}
+
+export const dynamoCustodyTransfers: CustodyTransferRepository = { commit: commitTransfer };

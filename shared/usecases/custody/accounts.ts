@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { CustodyAccountState } from '../../domain/custody.js';
+import { ACCOUNT_STATUSES, ACCOUNT_TYPES, BUILTIN_PROVIDER, METADATA_MAX_KEYS, METADATA_MAX_LENGTH, openAccount } from '../../domain/custody.js';
+import { ValidationError } from '../../domain/errors.js';
+import { queryInteger } from '../schema.js';
+import { findAccount } from './find-account.js';
+import type { CustodyPorts } from './ports.js';
+import { custodyAccountRecord } from './present.js';
+
+/** `POST /custody/accounts` body (spec 4.8). */
+export const CreateCustodyAccountBody = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    provider: z.string().trim().min(1).max(50).optional(),
+    account_type: z.enum(ACCOUNT_TYPES).default('standard'),
+    metadata: z
+      .record(z.string().min(1).max(64), z.string().max(METADATA_MAX_LENGTH))
+      .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, `At most ${METADATA_MAX_KEYS} keys.`)
+      .default({}),
+  })
+  .meta({ id: 'CreateCustodyAccountRequest' });
+export type CreateCustodyAccountBody = z.output<typeof CreateCustodyAccountBody>;
+
+/** A new account, active and immediately usable for deposit addresses, with the provider asked (default the built-in one). */
+export async function createAccount(tenantId: string, body: CreateCustodyAccountBody, deps: Pick<CustodyPorts, 'accounts' | 'providers' | 'clock'>) {
+  const provider = body.provider ?? BUILTIN_PROVIDER;
+  if (!(provider in deps.providers)) throw ValidationError.field('provider', `One of ${Object.keys(deps.providers).join(', ')}.`);
+  const account = openAccount(
+    { tenantId, accountId: randomUUID(), name: body.name, provider, accountType: body.account_type, metadata: body.metadata },
+    deps.clock.now(),
+  );
+  return custodyAccountRecord(await deps.accounts.create(account));
+}
+
+/** `GET /custody/accounts` query: skip (default 0), limit (default 10, at most 100), status. */
+export const ListCustodyAccountsQuery = z.object({
+  skip: queryInteger(0, 100_000).default(0),
+  limit: queryInteger(1, 100).default(10),
+  status: z.enum(ACCOUNT_STATUSES).optional(),
+});
+export type ListCustodyAccountsQuery = z.output<typeof ListCustodyAccountsQuery>;
+
+/** The tenant's accounts, oldest first: an array, as the spec shows. */
+export async function listAccounts(tenantId: string, q: ListCustodyAccountsQuery, deps: Pick<CustodyPorts, 'accounts'>) {
+  const accounts = await deps.accounts.list(tenantId, { skip: q.skip, limit: q.limit, ...(q.status ? { status: q.status } : {}) });
+  return accounts.map((a: CustodyAccountState) => custodyAccountRecord(a));
+}
+
+export { findAccount };

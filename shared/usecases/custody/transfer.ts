@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { CUSTODY_BLOCKCHAINS, custodyCurrency, isCustodyBlockchain } from '../../domain/custody.js';
+import { planTransfer } from '../../domain/custody.js';
+import { CURRENCIES } from '../../domain/currencies.js';
+import { GatewayError, InsufficientBalanceError } from '../../domain/errors.js';
+import { parseDecimal } from '../../domain/money.js';
+import { decimal } from '../schema.js';
+import { findAccount } from './find-account.js';
+import type { CustodyPorts } from './ports.js';
+import { custodyTransferRecord } from './present.js';
+
+/** `POST /custody/transfer` body (spec 4.8): amount a number of USDT. */
+export const CustodyTransferBody = z
+  .object({
+    from_account_id: z.string().trim().min(1).max(64),
+    to_account_id: z.string().trim().min(1).max(64),
+    blockchain: z.string().trim().min(1).max(10),
+    amount: decimal({ positive: true }),
+    reference: z.string().trim().max(255).optional(),
+  })
+  .meta({ id: 'CustodyTransferRequest' });
+export type CustodyTransferBody = z.output<typeof CustodyTransferBody>;
+
+/**
+ * An internal move between two active accounts of the tenant on one chain: ONE ledger transaction with the
+ * transfer's record, conditioned so the source never goes below zero (400 `insufficient_funds`).
+ */
+export async function custodyTransfer(tenantId: string, body: CustodyTransferBody, deps: Pick<CustodyPorts, 'accounts' | 'transfers' | 'clock'>) {
+  const chain = body.blockchain.toUpperCase();
+  if (!isCustodyBlockchain(chain))
+    throw new GatewayError('unsupported_blockchain', `Custody supports ${CUSTODY_BLOCKCHAINS.join(', ')}.`, { blockchain: body.blockchain });
+  const currency = custodyCurrency(chain);
+  if (currency === null) throw new GatewayError('unsupported_blockchain', `${chain} custody balances are not held by this deployment.`, { blockchain: chain });
+  const amount = parseDecimal(body.amount, { field: 'amount', maxScale: CURRENCIES[currency].decimals, allowZero: false });
+  const [from, to] = await Promise.all([findAccount(tenantId, body.from_account_id, deps), findAccount(tenantId, body.to_account_id, deps)]);
+  const now = deps.clock.now();
+  const { state, entry } = planTransfer({ transferId: randomUUID(), from, to, blockchain: chain, currency, amount, reference: body.reference ?? null }, now);
+  try {
+    await deps.transfers.commit(state, entry);
+  } catch (error) {
+    if (error instanceof InsufficientBalanceError) {
+      throw new GatewayError('insufficient_funds', `The source account lacks ${amount} USDT on ${chain}.`, {
+        available: error.details.available ?? '0',
+        requested: amount,
+        blockchain: chain,
+      });
+    }
+    throw error;
+  }
+  return custodyTransferRecord(state);
+}
