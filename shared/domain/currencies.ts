@@ -11,13 +11,13 @@ import { displayPrecision } from './money.js';
  * (shared/runtime/currencies.ts), so no environment needs a code change.
  */
 
-export const CHAIN_FAMILIES = ['evm', 'tron', 'btc'] as const;
+export const CHAIN_FAMILIES = ['evm', 'tron', 'btc', 'sol'] as const;
 export type ChainFamily = (typeof CHAIN_FAMILIES)[number];
 
 export const CONTRACT_ENVIRONMENTS = ['mainnet', 'testnet', 'local'] as const;
 export type ContractEnvironment = (typeof CONTRACT_ENVIRONMENTS)[number];
 
-export const NETWORK_CODES = ['ETH', 'POLYGON', 'BSC', 'ARB', 'BASE', 'OPTIMISM', 'TRX', 'BTC'] as const;
+export const NETWORK_CODES = ['ETH', 'POLYGON', 'BSC', 'ARB', 'BASE', 'OPTIMISM', 'TRX', 'BTC', 'SOL'] as const;
 export type NetworkCode = (typeof NETWORK_CODES)[number];
 
 export interface NetworkDefinition {
@@ -120,9 +120,33 @@ export const NETWORKS: Readonly<Record<NetworkCode, NetworkDefinition>> = {
     nativeDecimals: 8,
     aliases: ['BITCOIN'],
   },
+  // Solana (shared/chain/solana): a slot every 400 ms; USDT is an SPL token held in associated token accounts.
+  SOL: {
+    code: 'SOL',
+    name: 'Solana',
+    family: 'sol',
+    chainId: { mainnet: null, testnet: null, local: null },
+    blockTimeMs: 400,
+    nativeCurrency: 'SOL',
+    nativeDecimals: 9,
+    aliases: ['SOLANA', 'SPL'],
+  },
 };
 
-export const CURRENCY_CODES = ['USDTERC20', 'USDCERC20', 'DAIERC20', 'USDTTRC20', 'USDTPOLYGON', 'USDTBSC', 'USDTARB', 'ETH', 'WETH', 'BTC', 'MATIC'] as const;
+export const CURRENCY_CODES = [
+  'USDTERC20',
+  'USDCERC20',
+  'DAIERC20',
+  'USDTTRC20',
+  'USDTPOLYGON',
+  'USDTBSC',
+  'USDTARB',
+  'ETH',
+  'WETH',
+  'BTC',
+  'MATIC',
+  'USDTSOL',
+] as const;
 export type CurrencyCode = (typeof CURRENCY_CODES)[number];
 
 /** The asset whose market price a currency has (USDT on every network has the price of USDT). */
@@ -337,6 +361,22 @@ const DEFINITIONS: readonly Definition[] = [
     minFee: '0.1',
     confirmations: 64,
     enabled: { payments: true, withdrawals: true },
+  },
+  // USDT on Solana (the SPL mint; the local stack passes its own through TOKEN_CONTRACTS). Custody holds it; payments
+  // and withdrawals stay off until their Solana wiring exists. 32 confirmations: a block is finalized (rooted) about
+  // 32 slots deep; Solana callers read `confirmationStatus: 'finalized'` rather than count.
+  {
+    code: 'USDTSOL',
+    name: 'Tether USD (Solana)',
+    token: 'USDT',
+    network: 'SOL',
+    asset: 'USDT',
+    contracts: contracts('Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB'),
+    decimals: 6,
+    isPopular: false,
+    ...stable('1', '1'),
+    confirmations: 32,
+    enabled: { payments: false, withdrawals: false },
   },
 ];
 

@@ -43,6 +43,8 @@ export const DEFAULT_NETWORK_FEES: NetworkFeeTable = {
   WETH: '0.0015',
   BTC: '0.0001',
   MATIC: '0.05',
+  // A transfer costs a few thousand lamports; creating the recipient's token account costs its rent (about 0.002 SOL).
+  USDTSOL: '0.5',
 };
 
 /** The fee table in force: the defaults with the operator's overrides applied. */

@@ -13,7 +13,7 @@ import { gt, isPositive } from '../../../shared/domain/money.js';
 describe('currency catalogue', () => {
   it('has every code of spec section 1 with the expected decimals', () => {
     expect([...CURRENCY_CODES].sort()).toEqual(
-      ['USDTERC20', 'USDCERC20', 'DAIERC20', 'USDTTRC20', 'USDTPOLYGON', 'USDTBSC', 'USDTARB', 'ETH', 'WETH', 'BTC', 'MATIC'].sort(),
+      ['USDTERC20', 'USDCERC20', 'DAIERC20', 'USDTTRC20', 'USDTPOLYGON', 'USDTBSC', 'USDTARB', 'ETH', 'WETH', 'BTC', 'MATIC', 'USDTSOL'].sort(),
     );
     const decimals = Object.fromEntries(CURRENCY_CODES.map((c) => [c, CURRENCIES[c].decimals]));
     expect(decimals).toEqual({
@@ -28,6 +28,7 @@ describe('currency catalogue', () => {
       WETH: 18,
       BTC: 8,
       MATIC: 18,
+      USDTSOL: 6,
     });
     expect(CURRENCIES.USDTERC20.displayPrecision).toBe(6);
     expect(CURRENCIES.DAIERC20.displayPrecision).toBe(8);
@@ -45,6 +46,9 @@ describe('currency catalogue', () => {
     expect(CURRENCIES.USDTTRC20.family).toBe('tron');
     expect(CURRENCIES.BTC.family).toBe('btc');
     expect(CURRENCIES.USDTARB.family).toBe('evm');
+    expect(CURRENCIES.USDTSOL.family).toBe('sol');
+    // Custody holds it; payments and withdrawals wait for their Solana wiring.
+    expect(CURRENCIES.USDTSOL.enabled).toEqual({ payments: false, withdrawals: false });
   });
 
   it('looks codes up case-sensitively and networks by alias', () => {
@@ -54,7 +58,8 @@ describe('currency catalogue', () => {
     expect(findNetwork('MATIC')?.code).toBe('POLYGON');
     expect(findCurrencyByToken('TRON', 'usdt')?.code).toBe('USDTTRC20');
     expect(findCurrencyByToken('ETH', 'ETH')?.code).toBe('ETH');
-    expect(findCurrencyByToken('SOL', 'USDT')).toBeUndefined();
+    expect(findCurrencyByToken('solana', 'USDT')?.code).toBe('USDTSOL');
+    expect(findCurrencyByToken('SOL', 'USDC')).toBeUndefined();
   });
 
   it('resolves contracts per environment with overrides', () => {
