@@ -17,8 +17,9 @@ import { parse, parseNumberAndBigInt, stringify } from 'lossless-json';
 import { SolanaRpcFault, createSolanaChain } from './solana/chain.js';
 import type { SolanaChain, SolanaChainOptions } from './solana/chain.js';
 import { solanaRpcMethods } from './solana/rpc.js';
+import type { Logger } from './log.js';
 
-export { keypairFromSecret, keypairFromSeed, randomKeypair, LAMPORTS_PER_SOL, USDT_DECIMALS } from './solana/chain.js';
+export { keypairFromSecret, keypairFromSeed, randomKeypair, LAMPORTS_PER_SOL, MAINNET_USDT_MINT, USDT_DECIMALS } from './solana/chain.js';
 export type { LocalKeypair, SolanaChain } from './solana/chain.js';
 
 export interface SolanaNodeOptions extends SolanaChainOptions {
@@ -193,4 +194,17 @@ export async function startSolanaNode(options: SolanaNodeOptions = {}): Promise<
       });
     },
   };
+}
+
+/** The local stack's Solana node (a block every 400 ms), logged. */
+export async function startLocalSolana(port: number | undefined, log: Logger): Promise<SolanaNode> {
+  const node = await startSolanaNode(port !== undefined ? { port } : {});
+  log.info(`solana: local node at ${node.url} (litesvm; USDT mint ${node.mint}, faucet ${node.faucet.address})`);
+  return node;
+}
+
+/** Adds the local Solana node to the handlers' environment: `SOLANA_RPC_URL`, and its mint as `USDTSOL` in `TOKEN_CONTRACTS`. */
+export function solanaEnv(env: Record<string, string>, node: Pick<SolanaNode, 'url' | 'mint'>): void {
+  env.SOLANA_RPC_URL = node.url;
+  env.TOKEN_CONTRACTS = JSON.stringify({ ...(JSON.parse(env.TOKEN_CONTRACTS ?? '{}') as Record<string, string>), USDTSOL: node.mint });
 }

@@ -15,6 +15,7 @@ import { QUEUES, queueUrlEnv } from '../definition.js';
 import { KmsSigner } from '../../shared/chain/signer/kms-signer.js';
 import { toTronBase58 } from '../../shared/chain/tron/create2.js';
 import { resetConfig } from '../../shared/config/config.js';
+import type { NetworkCode } from '../../shared/domain/currencies.js';
 import { resetDb } from '../../shared/store/client.js';
 import { DEFAULT_BLOCK_TIME_SECONDS, deployContracts, evmEnv, serveLocalGasStation, startLocalChains, startLocalTron, startMining, tronEnv } from './chains.js';
 import type { LocalContracts, LocalEvmChain } from './chains.js';
@@ -29,6 +30,8 @@ import type { LocalS3 } from './s3.js';
 import { startSqs } from './sqs.js';
 import type { LocalSqs } from './sqs.js';
 import type { TronNode } from './tron.js';
+import { solanaEnv, startLocalSolana } from './solana.js';
+import type { SolanaNode } from './solana.js';
 import { writeJson } from './json-file.js';
 import { acquireStackLock } from './lock.js';
 import type { StackLock } from './lock.js';
@@ -59,6 +62,8 @@ export interface StackParts {
   readonly contracts?: boolean;
   /** The local TRON node (TronGrid-compatible API; in memory, a block every 3 s). Default true. */
   readonly tron?: boolean;
+  /** The local Solana node (litesvm behind JSON-RPC; in memory, a block every 400 ms, a USDT mint). Default true. */
+  readonly solana?: boolean;
 }
 
 export interface StackPorts {
@@ -70,6 +75,7 @@ export interface StackPorts {
   /** The first EVM chain's port; the others take the next ones, in catalogue order. 0: free ports. */
   readonly anvil?: number;
   readonly tron?: number;
+  readonly solana?: number;
   /** The S3-compatible server (transaction exports). */
   readonly s3?: number;
 }
@@ -102,10 +108,12 @@ export interface StackOptions {
 
 export interface StackJson {
   apiUrl: string | null;
-  /** RPC URL per network: every EVM chain, and TRX (the local TRON node's API). */
+  /** RPC URL per network: every EVM chain, TRX (the local TRON node's API) and SOL (the local Solana node's JSON-RPC). */
   rpcUrls: Record<string, string>;
-  /** Empty when the contracts are not deployed. */
-  contracts: Partial<LocalContracts>;
+  /** Empty when the contracts are not deployed; `networks.SOL.tokens.USDT` is the local Solana node's USDT mint. */
+  contracts: Partial<Omit<LocalContracts, 'networks'>> & {
+    networks?: Partial<Record<NetworkCode, { readonly chainId?: number; readonly tokens: Record<string, string> }>>;
+  };
   queueUrls: Record<string, string>;
   dlqUrls: Record<string, string>;
   dynamodbUrl: string;
@@ -134,6 +142,8 @@ export interface StackHandle {
   readonly s3: LocalS3;
   readonly pollers: Pollers | undefined;
   readonly http: LocalHttpServer | undefined;
+  /** The local Solana node (its chain, mint, faucet and helpers) when the part runs. */
+  readonly solana: SolanaNode | undefined;
   stop(): Promise<void>;
 }
 
@@ -146,7 +156,7 @@ function applyEnv(env: Record<string, string>): void {
 
 export async function startStack(options: StackOptions = {}): Promise<StackHandle> {
   const log = createLogger(options.logLevel ?? 'info');
-  const parts = { anvil: true, pollers: true, http: true, contracts: true, tron: true, ...options.parts };
+  const parts = { anvil: true, pollers: true, http: true, contracts: true, tron: true, solana: true, ...options.parts };
   const ports = options.ports ?? {};
   // This SDK still runs on Node 20; its notice about future versions is noise here.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -306,8 +316,15 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
         kms.destroy();
       }
     }
+    let solana: SolanaNode | undefined;
+    if (parts.solana) {
+      const node = await startLocalSolana(ports.solana, log);
+      started.push({ name: 'solana', close: () => node.close() });
+      solana = node;
+    }
     if (chains.length > 0) Object.assign(env, evmEnv(chains, contracts));
     if (tron) tronEnv(env, tron);
+    if (solana) solanaEnv(env, solana);
     // Deployment ran in automine; from here on blocks come at the chains' pace, like on real networks.
     await startMining(chains, options.blockTimeSeconds === undefined ? DEFAULT_BLOCK_TIME_SECONDS : options.blockTimeSeconds);
 
@@ -350,8 +367,8 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
 
     const stackJson: StackJson = {
       apiUrl: http?.url ?? null,
-      rpcUrls: { ...Object.fromEntries(chains.map((c) => [c.network, c.rpcUrl])), ...(tron ? { TRX: tron.url } : {}) },
-      contracts: contracts ?? {},
+      rpcUrls: { ...Object.fromEntries(chains.map((c) => [c.network, c.rpcUrl])), ...(tron ? { TRX: tron.url } : {}), ...(solana ? { SOL: solana.url } : {}) },
+      contracts: solana ? { ...contracts, networks: { ...contracts?.networks, SOL: { tokens: { USDT: solana.mint } } } } : (contracts ?? {}),
       queueUrls: { ...sqs.queueUrls },
       dlqUrls: { ...sqs.dlqUrls },
       dynamodbUrl: dynamodb.url,
@@ -366,7 +383,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       startedAt: new Date().toISOString(),
     };
     await writeJson(join(dataDir, 'stack.json'), stackJson);
-    return { apiUrl: stackJson.apiUrl, env, stackJson, dataDir, dynamodb, sqs, s3, pollers, http, stop };
+    return { apiUrl: stackJson.apiUrl, env, stackJson, dataDir, dynamodb, sqs, s3, pollers, http, solana, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -106,6 +106,8 @@ const schema = z.object({
     .regex(/^\d+$/)
     .default('100000000')
     .transform((v) => BigInt(v)),
+  /** Solana: a JSON-RPC endpoint (shared/chain/solana/rpc.ts); Solana is off without it. The USDT mint is `USDTSOL` in TOKEN_CONTRACTS. */
+  SOLANA_RPC_URL: z.string().url().optional(),
   /** Payments: confirmations override (default: the catalogue's; locally at most 2). */
   PAYMENT_CONFIRMATIONS: z.coerce.number().int().min(1).optional(),
   /** Underpayment tolerance, percent of the amount ("0.5" accepts 99.5 %). */

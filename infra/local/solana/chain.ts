@@ -95,7 +95,12 @@ export interface SolanaChainOptions {
   readonly faucetLamports?: bigint;
   /** The faucet's USDT, in base units. Default 1,000,000,000 USDT. */
   readonly faucetTokens?: bigint;
+  /** Where the USDT mint lives. Default: mainnet USDT's address (genesis accounts need no key), as the local TRON node does. */
+  readonly mint?: string;
 }
+
+/** Mainnet USDT's mint, the local USDT mint's default address. */
+export const MAINNET_USDT_MINT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
 
 export interface TokenBalanceEntry {
   readonly accountIndex: number;
@@ -328,8 +333,7 @@ export function createSolanaChain(options: SolanaChainOptions = {}): SolanaChain
   const blockhashValidBlocks = options.blockhashValidBlocks ?? 150;
   const svm = new LiteSVM().withBlockhashCheck(false).withTransactionHistory(0n);
   const faucet = keypairFromSeed('gateway local solana faucet');
-  const mintKey = keypairFromSeed('gateway local solana USDT mint');
-  const mint = mintKey.address;
+  const mint = options.mint ?? MAINNET_USDT_MINT;
   const decimals = USDT_DECIMALS;
   const faucetTokens = options.faucetTokens ?? 1_000_000_000n * 10n ** BigInt(decimals);
 
