@@ -9,6 +9,7 @@ import { base58 } from '@scure/base';
 import { startKmsServer } from '../../../infra/local/kms/server.js';
 import type { KmsServer } from '../../../infra/local/kms/server.js';
 import { parseEd25519Spki } from '../../../shared/chain/signer/ed25519.js';
+import { createSolanaSigningKey } from '../../../shared/chain/signer/ed25519-keys.js';
 import { KmsEd25519Signer } from '../../../shared/chain/signer/kms-ed25519-signer.js';
 
 const kmsClient = (url: string): KMSClient =>
@@ -131,6 +132,20 @@ describe('local KMS: Ed25519 keys (ECC_NIST_EDWARDS25519) through @aws-sdk/clien
 
     const secp = (await kms.send(new CreateKeyCommand({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY' }))).KeyMetadata?.KeyId as string;
     await expect(new KmsEd25519Signer(kms, secp).getAddress()).rejects.toMatchObject({ name: 'KmsEd25519SignerError', code: 'KMS_KEY_UNSUITABLE' });
+  });
+
+  it('createSolanaSigningKey: a tagged Ed25519 signing key per address, usable by KmsEd25519Signer', async () => {
+    const { keyId, keyArn } = await createSolanaSigningKey(kms, { stage: 'local', custodyAccountId: 'acc-1' });
+    expect(keyArn).toBe(`arn:aws:kms:us-east-1:000000000000:key/${keyId}`);
+    const { KeyMetadata } = await kms.send(new DescribeKeyCommand({ KeyId: keyId }));
+    expect(KeyMetadata).toMatchObject({
+      KeySpec: 'ECC_NIST_EDWARDS25519',
+      KeyUsage: 'SIGN_VERIFY',
+      Description: 'Payment gateway (local) custody Solana address',
+    });
+    const signer = new KmsEd25519Signer(kms, keyArn);
+    const spki = (await kms.send(new GetPublicKeyCommand({ KeyId: keyId }))).PublicKey as Uint8Array;
+    expect(nodeVerifies(spki, utf8('m'), await signer.signMessage(utf8('m')))).toBe(true);
   });
 
   it('persists Ed25519 keys across restarts', async () => {
