@@ -1,8 +1,10 @@
 import type { CurrencyCode } from './currencies.js';
 import { isCurrencyCode } from './currencies.js';
-import { GatewayError } from './errors.js';
+import { ConflictError, GatewayError } from './errors.js';
+import type { EventDraft } from './events.js';
+import { EVENTS, eventDraft } from './events.js';
 import type { CustomerAccount, EntryDraft } from './ledger.js';
-import { custodyAccount, transferEntry } from './ledger.js';
+import { creditEntry, custodyAccount, transferEntry } from './ledger.js';
 import type { Decimal } from './money.js';
 
 /**
@@ -145,4 +147,127 @@ export function planTransfer(
     reference: { kind: 'custody_transfer', id: input.transferId },
   });
   return { state, entry };
+}
+
+/* ------------------------------------------------------------------------------------------------------ deposits */
+
+/**
+ * A USDT deposit to an account's address, found by the chain scanners like a payment's: `confirming` until the
+ * currency's confirmations (its block re-checked each pass), then `credited` (ONE ledger entry to the account's
+ * row of that chain), then swept into the treasury (`sweeping`, `swept`); `dropped` when a reorganisation took
+ * its block away before it was credited.
+ */
+export const CUSTODY_DEPOSIT_STATUSES = ['confirming', 'credited', 'sweeping', 'swept', 'dropped'] as const;
+export type CustodyDepositStatus = (typeof CUSTODY_DEPOSIT_STATUSES)[number];
+
+export interface CustodyDepositState {
+  readonly tenantId: string;
+  readonly accountId: string;
+  /** Natural: `<network>:<tx hash>:<log index>`. */
+  readonly depositId: string;
+  readonly blockchain: CustodyBlockchain;
+  readonly network: string;
+  readonly currency: CurrencyCode;
+  readonly amount: Decimal;
+  readonly address: string;
+  readonly txHash: string;
+  readonly blockNumber: number;
+  readonly blockHash: string;
+  readonly confirmations: number;
+  readonly status: CustodyDepositStatus;
+  readonly detectedAt: string;
+  readonly creditedAt: string | null;
+  readonly sweepTxHash: string | null;
+  readonly updatedAt: string;
+  readonly version: number;
+}
+
+export type CustodyDepositFact =
+  | { readonly kind: 'confirmations'; readonly confirmations: number; readonly needed: number }
+  | { readonly kind: 'reorged' }
+  | { readonly kind: 'sweep_started' }
+  | { readonly kind: 'swept'; readonly txHash: string }
+  | { readonly kind: 'sweep_failed' };
+
+export interface CustodyDepositChange {
+  readonly state: CustodyDepositState;
+  readonly events: readonly EventDraft[];
+  /** The account's credit, posted with the change (its id makes it happen once). */
+  readonly entry: { readonly entryId: string; readonly entry: EntryDraft } | null;
+}
+
+/** Scanned deposits still followed: confirmations counted, or a sweep to ask for or to hear of. */
+export const isOpenDeposit = (s: CustodyDepositStatus): boolean => s === 'confirming' || s === 'credited' || s === 'sweeping';
+
+const depositPayload = (d: CustodyDepositState, previous: CustodyDepositStatus | null) => ({
+  deposit_id: d.depositId,
+  account_id: d.accountId,
+  blockchain: d.blockchain,
+  token: CUSTODY_TOKEN,
+  amount: d.amount,
+  address: d.address,
+  transaction_hash: d.txHash,
+  confirmations: d.confirmations,
+  status: d.status,
+  previous_status: previous,
+  credited_at: d.creditedAt,
+});
+
+/** `custody_deposit_update` (envelope A, the tenant's default URL) on each status a merchant acts on. */
+const announce = (d: CustodyDepositState, previous: CustodyDepositStatus | null): EventDraft =>
+  eventDraft(EVENTS.custodyDepositUpdate, `status:${d.status}`, depositPayload(d, previous));
+
+export function openDeposit(
+  input: Omit<CustodyDepositState, 'status' | 'creditedAt' | 'sweepTxHash' | 'updatedAt' | 'version' | 'detectedAt'>,
+  now: Date,
+): CustodyDepositChange {
+  const at = now.toISOString();
+  const state: CustodyDepositState = { ...input, status: 'confirming', detectedAt: at, creditedAt: null, sweepTxHash: null, updatedAt: at, version: 0 };
+  return { state, events: [announce(state, null)], entry: null };
+}
+
+function refuseDeposit(d: CustodyDepositState, fact: CustodyDepositFact): never {
+  throw new ConflictError(`Cannot apply ${fact.kind} to a ${d.status} custody deposit.`, { status: d.status, action: fact.kind });
+}
+
+export function depositTransition(d: CustodyDepositState, fact: CustodyDepositFact, now: Date): CustodyDepositChange {
+  const at = now.toISOString();
+  const moved = (status: CustodyDepositStatus, extra: Partial<CustodyDepositState> = {}): CustodyDepositState => ({ ...d, ...extra, status, updatedAt: at });
+  switch (fact.kind) {
+    case 'confirmations': {
+      if (d.status !== 'confirming') refuseDeposit(d, fact);
+      if (fact.confirmations < fact.needed) return { state: moved('confirming', { confirmations: fact.confirmations }), events: [], entry: null };
+      const state = moved('credited', { confirmations: fact.confirmations, creditedAt: at });
+      const entry = creditEntry({
+        type: 'custody_deposit',
+        account: custodyAccount(d.accountId),
+        currency: d.currency,
+        amount: d.amount,
+        reference: { kind: 'custody_deposit', id: d.depositId },
+        metadata: { tx_hash: d.txHash, network: d.network },
+      });
+      return { state, events: [announce(state, d.status)], entry: { entryId: `custody_deposit:${d.depositId}`, entry } };
+    }
+    case 'reorged': {
+      if (d.status !== 'confirming') refuseDeposit(d, fact);
+      const state = moved('dropped');
+      return { state, events: [announce(state, d.status)], entry: null };
+    }
+    case 'sweep_started':
+      if (d.status !== 'credited') refuseDeposit(d, fact);
+      return { state: moved('sweeping'), events: [], entry: null };
+    case 'swept':
+      if (d.status !== 'sweeping') refuseDeposit(d, fact);
+      return { state: moved('swept', { sweepTxHash: fact.txHash }), events: [], entry: null };
+    case 'sweep_failed':
+      if (d.status !== 'sweeping') refuseDeposit(d, fact);
+      return { state: moved('credited'), events: [], entry: null };
+  }
+}
+
+/** The sweep reference of a deposit (the chain-tx engine's idempotency key and how its result finds it). */
+export const custodySweepReference = (d: Pick<CustodyDepositState, 'tenantId' | 'depositId'>): string => `custody:${d.tenantId}:${d.depositId}`;
+export function custodySweepOf(reference: string): { tenantId: string; depositId: string } | null {
+  const m = /^custody:([^:]+):(.+)$/.exec(reference);
+  return m ? { tenantId: m[1] ?? '', depositId: m[2] ?? '' } : null;
 }

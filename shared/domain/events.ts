@@ -141,6 +141,17 @@ export const TransactionExportPayload = z.looseObject({
   format: z.string().min(1),
 });
 
+/** `custody_deposit_update` (envelope A, the tenant's default URL): a custody deposit detected, credited or dropped. */
+export const CustodyDepositPayload = z.looseObject({
+  deposit_id: z.string().min(1),
+  account_id: z.string().min(1),
+  blockchain: z.string().min(1),
+  amount: decimal,
+  transaction_hash: z.string().min(1),
+  status: z.string().min(1),
+  previous_status: z.string().nullable(),
+});
+
 /* ---------------------------------------------------------------- the catalogue */
 
 export type EventAudience = 'tenant' | 'internal';
@@ -165,6 +176,7 @@ export const EVENT_CATALOGUE = {
   withdrawal_status_update: tenant(WithdrawalStatusPayload),
   deposit_merged: tenant(DepositMergedPayload),
   wallet_transfer_status_update: tenant(WalletTransferPayload),
+  custody_deposit_update: tenant(CustodyDepositPayload),
   // Section 6.2, envelope B (the `.all` names are subscriptions, never events).
   'payment.created': tenant(PaymentStatusPayload),
   'payment.processing': tenant(PaymentStatusPayload),
@@ -208,6 +220,7 @@ export const EVENTS = {
   withdrawalStatusUpdate: 'withdrawal_status_update',
   depositMerged: 'deposit_merged',
   walletTransferStatusUpdate: 'wallet_transfer_status_update',
+  custodyDepositUpdate: 'custody_deposit_update',
   paymentCreated: 'payment.created',
   paymentProcessing: 'payment.processing',
   paymentCompleted: 'payment.completed',

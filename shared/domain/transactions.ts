@@ -1,4 +1,4 @@
-import type { CustodyTransferState } from './custody.js';
+import type { CustodyDepositState, CustodyTransferState } from './custody.js';
 import type { JournalEntry } from './ledger.js';
 import { walletIdOf } from './ledger.js';
 import type { Decimal } from './money.js';
@@ -166,6 +166,28 @@ export function custodyTransferTransaction(t: CustodyTransferState): Transaction
     transaction_hash: null,
     order_id: t.reference,
     custom_id: t.fromAccountId,
+    wallet_id: null,
+  };
+}
+
+/** A deposit to a custody account (its status: confirming, credited, sweeping, swept, dropped). */
+export function custodyDepositTransaction(d: CustodyDepositState): TransactionRecord {
+  return {
+    id: d.depositId,
+    type: 'custody',
+    status: d.status,
+    subtype: 'deposit',
+    direction: 'in',
+    currency: d.currency,
+    amount: d.amount,
+    fee: '0',
+    net_amount: d.amount,
+    amount_usd: null,
+    created_at: d.detectedAt,
+    updated_at: d.updatedAt,
+    transaction_hash: d.txHash,
+    order_id: null,
+    custom_id: d.accountId,
     wallet_id: null,
   };
 }

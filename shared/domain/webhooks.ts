@@ -11,6 +11,7 @@ export const DELIVERY_EVENTS = [
   'withdrawal_status_update',
   'deposit_merged',
   'wallet_transfer_status_update',
+  'custody_deposit_update',
 ] as const;
 export type DeliveryEvent = (typeof DELIVERY_EVENTS)[number];
 

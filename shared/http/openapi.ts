@@ -76,6 +76,8 @@ const EVENT_NOTES: Partial<Record<TenantEventType, string>> = {
   deposit_merged: 'Sent when a credited deposit is swept from its forwarder.',
   'withdrawal.approved': 'Reserved: withdrawals are not approved by hand, so it is not sent today.',
   'wallet.created': 'Sent when a wallet is created.',
+  custody_deposit_update:
+    'Sent to the tenant\'s default URL when a USDT deposit to a custody account\'s address is seen (`status: "confirming"`), credited after its confirmations (`credited`), or dropped by a reorganisation (`dropped`). `data`: `deposit_id`, `account_id`, `blockchain`, `token`, `amount`, `address`, `transaction_hash`, `confirmations`, `status`, `previous_status`, `credited_at`.',
   'wallet.balance_changed':
     'Sent for every change of a wallet balance, one per ledger entry and currency: a payment credited to the wallet, a withdrawal held, paid or returned, a transfer held, completed or returned, an adjustment. `data` carries the new `amount`, `pending_amount`, `available_balance` and `locked_amount`, the `change` of each, the `cause` (the entry type: payment, withdrawal_hold, withdrawal, withdrawal_release, transfer, adjustment...), the `reference` ({kind, id}: the payment, withdrawal or transfer) and the `entry_id`.',
   'security.login_attempt': 'Sent when a token is requested for a known client with a wrong secret.',

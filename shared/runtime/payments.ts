@@ -1,3 +1,4 @@
+import { dynamoCustodyDeposits } from '../store/custody.js';
 import type { Config } from '../config/config.js';
 import { config } from '../config/config.js';
 import { depositAddress, forwarderImplementationAddress, saltFor } from '../chain/evm/create2.js';
@@ -74,5 +75,5 @@ export function paymentsRuntime(cfg: Config = config()): PaymentsDeps {
 }
 
 export function scannerRuntime(cfg: Config = config()): ScannerDeps {
-  return { ...paymentsRuntime(cfg), cursors: dynamoScanCursors };
+  return { ...paymentsRuntime(cfg), cursors: dynamoScanCursors, custodyDeposits: dynamoCustodyDeposits };
 }

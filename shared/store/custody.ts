@@ -1,12 +1,14 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { CustodyAccountState, CustodyAddressState, CustodyTransferState } from '../domain/custody.js';
+import type { CustodyAccountState, CustodyAddressState, CustodyDepositChange, CustodyDepositState, CustodyTransferState } from '../domain/custody.js';
+import { isOpenDeposit } from '../domain/custody.js';
+import { ConflictError } from '../domain/errors.js';
 import type { EntryDraft } from '../domain/ledger.js';
-import type { CustodyAccountRepository, CustodyAddressRepository, CustodyTransferRepository } from '../usecases/custody/ports.js';
-import { loadState, nextVersion, stateAttributes, stateOf, versionedPut } from './aggregate.js';
+import type { CustodyAccountRepository, CustodyAddressRepository, CustodyDepositRepository, CustodyTransferRepository } from '../usecases/custody/ports.js';
+import { aggregateOutbox, commitAggregate, loadState, nextVersion, stateAttributes, stateOf, versionedPut } from './aggregate.js';
 import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 import { historyItems } from './transactions.js';
-import { custodyTransferTransaction } from '../domain/transactions.js';
+import { custodyDepositTransaction, custodyTransferTransaction } from '../domain/transactions.js';
 import { ExtraItemConditionError, postEntry } from './ledger.js';
 import type { TransactItem } from './transact.js';
 import { isConditionalCheckFailed, TransactionConditionError, transactWrite } from './transact.js';
@@ -175,3 +177,75 @@ async function commitTransfer(t: CustodyTransferState, entry: EntryDraft): Promi
 }
 
 export const dynamoCustodyTransfers: CustodyTransferRepository = { commit: commitTransfer };
+
+/* ----------------------------------------------------------------------------------------------------- deposits */
+
+const DEPOSIT = 'custody_deposit';
+
+function depositItem(d: CustodyDepositState): Stored {
+  return {
+    ...keys.custodyDeposit(d.tenantId, d.depositId),
+    ...(isOpenDeposit(d.status) ? keys.custodyDepositQueue(d.network, d.detectedAt, d.tenantId, d.depositId) : {}),
+    ...stateAttributes(DEPOSIT, d),
+    tenant_id: d.tenantId,
+    account_id: d.accountId,
+    status: d.status,
+  };
+}
+
+/** What a deposit's change writes beside it: the address's `last_deposit_at` once it is credited. */
+function lastDepositItem(d: CustodyDepositState): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.custodyAddress(d.tenantId, d.accountId, d.blockchain),
+      UpdateExpression: 'SET last_deposit_at = :at',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':at': d.creditedAt ?? d.updatedAt },
+    },
+  };
+}
+
+async function commitDeposit(previous: CustodyDepositState | null, change: CustodyDepositChange, now: Date): Promise<CustodyDepositState> {
+  const d = nextVersion(change.state, previous?.version ?? null);
+  await commitAggregate({
+    type: DEPOSIT,
+    id: d.depositId,
+    tenantId: d.tenantId,
+    put: versionedPut(depositItem(d), previous?.version ?? null),
+    outbox: aggregateOutbox({ type: DEPOSIT, id: d.depositId, tenantId: d.tenantId }, change.events, {}, now),
+    items: change.entry ? [lastDepositItem(d)] : [],
+    ...(change.entry ? { entry: change.entry } : {}),
+    history: { previous: previous ? custodyDepositTransaction(previous) : null, next: custodyDepositTransaction(d) },
+    now,
+  });
+  return d;
+}
+
+/** Records a newly seen deposit once (its id is natural): false when it was recorded before. */
+async function recordDeposit(change: CustodyDepositChange, now: Date): Promise<boolean> {
+  try {
+    await commitDeposit(null, change, now);
+    return true;
+  } catch (error) {
+    if (error instanceof ConflictError) return false;
+    throw error;
+  }
+}
+
+async function openDeposits(network: string): Promise<CustodyDepositState[]> {
+  const items = await queryAll({
+    TableName: tableName(),
+    IndexName: 'gsi3',
+    KeyConditionExpression: 'gsi3pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.custodyDepositQueuePartition(network) },
+  });
+  return items.map((item) => stateOf<CustodyDepositState>(item, DEPOSIT));
+}
+
+export const dynamoCustodyDeposits: CustodyDepositRepository = {
+  get: (tenantId, depositId) => loadState<CustodyDepositState>(keys.custodyDeposit(tenantId, depositId), DEPOSIT),
+  record: recordDeposit,
+  save: (previous, change, now) => commitDeposit(previous, change, now),
+  open: openDeposits,
+};

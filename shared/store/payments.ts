@@ -259,7 +259,17 @@ async function matchAddresses(family: string, addresses: readonly string[]): Pro
     while (request && Object.keys(request).length > 0) {
       const res = await db().send(new BatchGetCommand({ RequestItems: request }));
       for (const item of res.Responses?.[tableName()] ?? []) {
-        out.push({ address: String(item.address), tenantId: String(item.tenant_id), paymentId: String(item.payment_id), currency: String(item.currency) });
+        out.push(
+          item.kind === 'custody'
+            ? {
+                address: String(item.address),
+                tenantId: String(item.tenant_id),
+                paymentId: '',
+                currency: '',
+                custodyAccountId: String(item.custody_account_id),
+              }
+            : { address: String(item.address), tenantId: String(item.tenant_id), paymentId: String(item.payment_id), currency: String(item.currency) },
+        );
       }
       request = res.UnprocessedKeys as typeof request;
     }

@@ -33,6 +33,12 @@ import type { SQSEvent } from 'aws-lambda';
 import type { handler as ChainScanner } from '../../functions/chain-scanner/handler.js';
 import { buildContractsOutOfProcess } from '../integration/chain/contracts-build.js';
 import { caller, putFixedRates, tenantWithToken } from '../integration/payments/support.js';
+import { custodyRoutes } from '../../functions/custody/routes.js';
+import { createApi } from '../../shared/http/pipeline.js';
+import { custodyRuntime } from '../../shared/runtime/custody.js';
+import { dynamoCustodyDeposits } from '../../shared/store/custody.js';
+
+const getCustodyDeposit = dynamoCustodyDeposits.get;
 
 /**
  * End to end on anvil: a payment from creation to completed (the merchant's balance credited exactly, the
@@ -286,6 +292,50 @@ describe('a payment on anvil', () => {
     expect(await balance()).toBe(add(before, '24.75'));
   });
 
+  // Here, while the chain-tx engine's nonce for the hot wallet is the chain's: the direct sweeps of the other tests
+  // sign with the same key outside the engine (on a deployment only the engine signs).
+  it("a custody account's deposit is swept through the chain-tx engine, and the chain-results worker marks it swept", async () => {
+    const custody = caller(createApi(custodyRoutes, custodyRuntime(cfg)), () => merchant.bearer);
+    const accountId = (await custody('POST', '/custody/accounts', { body: { name: 'Engine treasury' } })).body.account_id as string;
+    const address = (await custody('POST', `/custody/accounts/${accountId}/addresses/ETH`)).body.address as string;
+    const custodyBalance = async () => (await getBalance(merchant.tenantId, `custody:${accountId}`, 'USDTERC20')).amount;
+    const hot = await new KmsSigner(kms, stack.env.SIGNING_KEY_ID ?? '', provider).getAddress();
+    const engineDeps = chainTxRuntime(cfg).deps;
+    const viaEngine: ScanDeps = {
+      ...scanDeps,
+      sweep: engineSweep(
+        (network) => factoryOf(cfg, network),
+        async () => ({ keyId: stack.env.SIGNING_KEY_ID ?? '', address: hot }),
+        engineDeps,
+      ),
+    };
+    const hash = await pay(usdt, address, units(12));
+    await scanOnce('ETH', viaEngine);
+    await mine();
+    await scanOnce('ETH', viaEngine);
+    const depositId = `ETH:${hash}:0`;
+    expect((await getCustodyDeposit(merchant.tenantId, depositId))?.status).toBe('sweeping');
+    expect(await custodyBalance()).toBe('12');
+    const requestId = requestIdOf('ETH', `custody:${merchant.tenantId}:${depositId}`);
+    await processChainTx(requestId, engineDeps);
+    await mine();
+    await followOnce('ETH', engineDeps);
+    const tx = await dynamoChainTxStore.get(requestId);
+    expect(tx?.status).toBe('confirmed');
+    const body = JSON.stringify({
+      event_id: `chain_tx:${requestId}:chain_tx.confirmed`,
+      tenant_id: tx?.tenantId,
+      type: 'chain_tx.confirmed',
+      occurred_at: tx?.updatedAt,
+      payload: { request_id: requestId, network: tx?.network, reference: tx?.reference, purpose: 'sweep', tx_hash: tx?.mined?.hash ?? null },
+    });
+    expect((await chainResults({ Records: [{ messageId: 'm-custody', body }] } as unknown as SQSEvent)).batchItemFailures).toEqual([]);
+    const swept = await getCustodyDeposit(merchant.tenantId, depositId);
+    expect([swept?.status, swept?.sweepTxHash]).toEqual(['swept', tx?.mined?.hash]);
+    expect(await custodyBalance()).toBe('12');
+    expect(await new Contract(usdt, ERC20_ABI, provider).getFunction('balanceOf')(address)).toBe(0n);
+  });
+
   it('a payment in the native coin is found by the chain-scanner worker (top-level transfer, real tx hash) and swept', async () => {
     const before = (await getBalance(merchant.tenantId, 'main', 'ETH')).amount;
     const res = await call('POST', '/payments/', { body: { amount: '30', currency: 'ETH' } });
@@ -313,5 +363,82 @@ describe('a payment on anvil', () => {
     expect([p?.status, p?.deposits]).toEqual(['waiting', []]);
     expect(await balance()).toBe(before);
     expect(await provider.getBalance(address)).toBe(10n ** 16n);
+  });
+});
+
+describe('a custody account on anvil', () => {
+  let custody: ReturnType<typeof caller>;
+  let history: ReturnType<typeof caller>;
+  const custodyBalance = async (accountId: string) => (await getBalance(merchant.tenantId, `custody:${accountId}`, 'USDTERC20')).amount;
+
+  beforeAll(async () => {
+    custody = caller(createApi(custodyRoutes, custodyRuntime(cfg)), () => merchant.bearer);
+    history = caller((await import('../../functions/transactions/handler.js')).handler, () => merchant.bearer);
+  });
+
+  const newAddress = async (): Promise<{ accountId: string; address: string }> => {
+    const account = await custody('POST', '/custody/accounts', { body: { name: 'Chain treasury' } });
+    const address = await custody('POST', `/custody/accounts/${account.body.account_id}/addresses/ETH`);
+    expect(address.status).toBe(200);
+    return { accountId: account.body.account_id as string, address: address.body.address as string };
+  };
+
+  it('credits a USDT deposit once, after its confirmations, and sweeps it into the treasury', async () => {
+    const { accountId, address } = await newAddress();
+    const treasuryBefore = (await new Contract(usdt, ERC20_ABI, provider).getFunction('balanceOf')(treasury)) as bigint;
+    const hash = await pay(usdt, address, units(40));
+    // A token custody does not hold is not credited.
+    await pay(usdc, address, units(5));
+    expect((await scan()).recorded).toBe(1);
+    const depositId = `ETH:${hash}:0`;
+    expect((await getCustodyDeposit(merchant.tenantId, depositId))?.status).toBe('confirming');
+    expect(await custodyBalance(accountId)).toBe('0');
+
+    await mine();
+    await scan();
+    expect(await custodyBalance(accountId)).toBe('40');
+    const deposit = await getCustodyDeposit(merchant.tenantId, depositId);
+    // Its block, the USDC transfer's and the one mined: 3 (2 were needed).
+    expect([deposit?.status, deposit?.confirmations, deposit?.sweepTxHash]).toEqual(['swept', 3, expect.stringMatching(/^0x/)]);
+    const treasuryAfter = (await new Contract(usdt, ERC20_ABI, provider).getFunction('balanceOf')(treasury)) as bigint;
+    expect(treasuryAfter - treasuryBefore).toBe(units(40));
+    const balances = await custody('GET', `/custody/accounts/${accountId}/balances`);
+    expect(balances.body.balances[0]).toMatchObject({ blockchain: 'ETH', balance: 40, available: 40, locked: 0 });
+    const listed = await custody('GET', `/custody/accounts/${accountId}/addresses`);
+    expect(listed.body[0].last_deposit_at).toEqual(expect.any(String));
+
+    // Announced to the tenant (envelope A) when seen and when credited; in the history as a custody deposit.
+    for (const status of ['confirming', 'credited']) {
+      const event = await db().send(new GetCommand({ TableName: tableName(), Key: keys.outbox(`custody_deposit:${depositId}:status:${status}`) }));
+      expect([status, event.Item?.type]).toEqual([status, 'custody_deposit_update']);
+    }
+    const rows = (await history('GET', '/transactions/transactions/', { query: { type: 'custody' } })).body.transactions as Record<string, unknown>[];
+    expect(rows.find((r) => r.id === depositId)).toMatchObject({
+      subtype: 'deposit',
+      status: 'swept',
+      amount: '40',
+      transaction_hash: hash,
+      custom_id: accountId,
+    });
+
+    // Later passes credit nothing twice.
+    await mine(2);
+    await scan();
+    expect(await custodyBalance(accountId)).toBe('40');
+  });
+
+  it('drops a deposit whose block is reorganised away, crediting nothing', async () => {
+    const { accountId, address } = await newAddress();
+    await mine();
+    await scan();
+    const snapshot = (await provider.send('evm_snapshot', [])) as string;
+    const hash = await pay(usdt, address, units(7));
+    await scan();
+    expect((await getCustodyDeposit(merchant.tenantId, `ETH:${hash}:0`))?.status).toBe('confirming');
+    await provider.send('evm_revert', [snapshot]);
+    await mine(3);
+    await scan();
+    expect((await getCustodyDeposit(merchant.tenantId, `ETH:${hash}:0`))?.status).toBe('dropped');
+    expect(await custodyBalance(accountId)).toBe('0');
   });
 });

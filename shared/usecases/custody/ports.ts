@@ -1,5 +1,12 @@
 import type { Clock } from '../../domain/clock.js';
-import type { CustodyAccountState, CustodyAddressState, CustodyBlockchain, CustodyTransferState } from '../../domain/custody.js';
+import type {
+  CustodyAccountState,
+  CustodyAddressState,
+  CustodyBlockchain,
+  CustodyDepositChange,
+  CustodyDepositState,
+  CustodyTransferState,
+} from '../../domain/custody.js';
 import type { EntryDraft } from '../../domain/ledger.js';
 import type { LedgerPort } from '../ledger/ports.js';
 import type { RatesDeps } from '../rates/ports.js';
@@ -23,6 +30,16 @@ export interface CustodyAddressRepository {
   /** Stores the address unless the account has one on that chain; resolves to the stored one and whether it is new. */
   create(address: CustodyAddressState, family: string): Promise<{ readonly address: CustodyAddressState; readonly created: boolean }>;
   list(tenantId: string, accountId: string): Promise<readonly CustodyAddressState[]>;
+}
+
+export interface CustodyDepositRepository {
+  get(tenantId: string, depositId: string): Promise<CustodyDepositState | null>;
+  /** Records a newly seen deposit once, with its events and history record: false when it was recorded before. */
+  record(change: CustodyDepositChange, now: Date): Promise<boolean>;
+  /** Saves a change with its credit, events and history record, conditioned on the version read (ConflictError). */
+  save(previous: CustodyDepositState, change: CustodyDepositChange, now: Date): Promise<CustodyDepositState>;
+  /** The network's deposits still followed (confirming, credited, sweeping), oldest first. */
+  open(network: string): Promise<readonly CustodyDepositState[]>;
 }
 
 export interface CustodyTransferRepository {

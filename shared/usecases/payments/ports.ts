@@ -1,4 +1,5 @@
 import type { EvmChainPort } from '../../chain/evm/scanner.js';
+import type { CustodyDepositRepository } from '../custody/ports.js';
 import type { CurrencyDefinition, ServedNetworks } from '../../domain/currencies.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Decimal } from '../../domain/money.js';
@@ -58,6 +59,8 @@ export interface AddressMatch {
   readonly tenantId: string;
   readonly paymentId: string;
   readonly currency: string;
+  /** Set when the address is a custody account's (shared/domain/custody.ts), not a payment's. */
+  readonly custodyAccountId?: string;
 }
 
 export interface PaymentCreation {
@@ -129,6 +132,8 @@ export interface PaymentsDeps {
 
 export interface ScannerDeps extends PaymentsDeps {
   readonly cursors: ScanCursorStore;
+  /** Custody accounts' deposits, found by the same pass (absent: custody addresses are not followed). */
+  readonly custodyDeposits?: CustodyDepositRepository;
 }
 
 export type { EvmChainPort };

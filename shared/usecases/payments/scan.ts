@@ -11,6 +11,7 @@ import type { ScanCursor, ScannerDeps } from './ports.js';
 import { payableCurrencies } from './resolve.js';
 import type { SweepPort } from './settle.js';
 import { startSweep } from './settle.js';
+import { followCustodyDeposits, recordCustodyDeposit } from '../custody/scan-deposits.js';
 
 /**
  * One pass of a network's scanner (DESIGN sections 5 and 10):
@@ -182,6 +183,10 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
       const match = byAddress.get(chainAddressForm(family, log.to));
       const currency = tokens.get(chainAddressForm(family, log.token));
       if (!match || !currency || log.value === 0n) continue;
+      if (match.custodyAccountId !== undefined) {
+        if (await recordCustodyDeposit(network, { ...match, custodyAccountId: match.custodyAccountId }, log, currency, head, now, deps)) recorded++;
+        continue;
+      }
       if (await recordDeposit(match, (p) => depositFromLog(network, log, currency, p, head, now), now, deps)) recorded++;
     }
   }
@@ -250,6 +255,7 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
   // 5. Confirmations and settlement of open payments.
   // Payments that a native deposit has just opened join those read above.
   const settled = await processOpen(recorded > recordedBefore ? await deps.payments.open(network) : open, head, deps, now);
+  await followCustodyDeposits(network, head, deps, now);
   return { network, from, to, logs: logs.length, recorded, rewoundTo, reorged, settled };
 }
 

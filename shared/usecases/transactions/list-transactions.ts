@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isCurrencyCode } from '../../domain/currencies.js';
 import { ValidationError } from '../../domain/errors.js';
-import { CUSTODY_TRANSFER_STATUSES } from '../../domain/custody.js';
+import { CUSTODY_DEPOSIT_STATUSES, CUSTODY_TRANSFER_STATUSES } from '../../domain/custody.js';
 import { PAYMENT_STATUSES } from '../../domain/payments.js';
 import type { TransactionRecord, TransactionType } from '../../domain/transactions.js';
 import { TRANSACTION_TYPES } from '../../domain/transactions.js';
@@ -16,7 +16,7 @@ export const STATUSES_BY_TYPE: Readonly<Record<TransactionType, readonly string[
   withdrawal: WITHDRAWAL_STATUSES,
   transfer: TRANSFER_STATUSES,
   adjustment: ['completed'],
-  custody: CUSTODY_TRANSFER_STATUSES,
+  custody: [...new Set([...CUSTODY_TRANSFER_STATUSES, ...CUSTODY_DEPOSIT_STATUSES])],
 };
 const EVERY_STATUS = [...new Set(Object.values(STATUSES_BY_TYPE).flat())];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

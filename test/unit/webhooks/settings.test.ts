@@ -35,7 +35,14 @@ describe('create settings (POST /user/webhooks/)', () => {
     expect(await getSettings('t-1', f.deps)).toEqual({
       webhook_url: 'https://hooks.example.com/b',
       webhook_secret: `${first.secret.slice(0, 12)}********`,
-      enabled_events: ['payment_status_update', 'deposit_received', 'withdrawal_status_update', 'deposit_merged', 'wallet_transfer_status_update'],
+      enabled_events: [
+        'payment_status_update',
+        'deposit_received',
+        'withdrawal_status_update',
+        'deposit_merged',
+        'wallet_transfer_status_update',
+        'custody_deposit_update',
+      ],
     });
     expect(await getWebhookProfile('t-1', f.deps)).toEqual({ url: 'https://hooks.example.com/b', secret: first.secret.slice(0, 12), subscriptions: 0 });
     expect(f.events.events.map((e) => e.payload.action)).toEqual(['created', 'updated']);
