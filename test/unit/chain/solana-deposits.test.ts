@@ -36,16 +36,14 @@ function fakeRpc(txs: FakeTx[]): Pick<SolanaRpcPort, 'getSignaturesForAddress' |
         if (at >= 0) list = list.slice(0, at);
       }
       return Promise.resolve(
-        list
-          .slice(0, options.limit ?? 1000)
-          .map((t, i): SignatureInfo => ({
-            signature: t.signature,
-            slot: 100 + i,
-            err: t.err ?? null,
-            memo: null,
-            blockTime: null,
-            confirmationStatus: t.status,
-          })),
+        list.slice(0, options.limit ?? 1000).map((t, i): SignatureInfo => ({
+          signature: t.signature,
+          slot: 100 + i,
+          err: t.err ?? null,
+          memo: null,
+          blockTime: null,
+          confirmationStatus: t.status,
+        })),
       );
     },
     getTransaction(signature) {
