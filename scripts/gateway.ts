@@ -16,6 +16,7 @@ import { allTenants, changeTenantStatus, configureTenant, requireTenant } from '
 import { authRuntime } from '../shared/runtime/auth.js';
 import { tenantsRuntime } from '../shared/runtime/tenants.js';
 import { balanceCommands } from './cli/balance.js';
+import { custodyCommands } from './cli/custody.js';
 import { UsageError, boolOpt, intOpt, json, limitOpt, need, scopesOpt, str } from './cli/command.js';
 import type { CommandGroup, Values } from './cli/command.js';
 import { devCommands } from './cli/dev.js';
@@ -218,6 +219,7 @@ const commands: Record<string, CommandGroup> = {
   },
   balance: balanceCommands,
   wallet: walletCommands,
+  custody: custodyCommands,
   dev: devCommands,
 };
 

@@ -5,7 +5,9 @@ import { created, ok, principalOf, routesOf } from '../../shared/http/route.js';
 import { CreateCustodyAccountBody, createAccount, ListCustodyAccountsQuery, listAccounts } from '../../shared/usecases/custody/accounts.js';
 import { depositAddress, listAddresses } from '../../shared/usecases/custody/addresses.js';
 import { accountBalances, accountDetail } from '../../shared/usecases/custody/balances.js';
-import type { CustodyPorts } from '../../shared/usecases/custody/ports.js';
+import type { CustodyPorts, CustodyWithdrawalPorts } from '../../shared/usecases/custody/ports.js';
+import { CustodyWithdrawBody, custodyWithdraw, custodyWithdrawalRecord, CustodyWithdrawalRecord } from '../../shared/usecases/custody/withdraw.js';
+import type { WithdrawalState } from '../../shared/domain/withdrawals.js';
 import {
   CustodyAccountDetail,
   CustodyAccountRecord,
@@ -16,7 +18,7 @@ import {
 import { CustodyTransferBody, custodyTransfer } from '../../shared/usecases/custody/transfer.js';
 
 const tags = ['Custody'];
-const route = routesOf<CustodyPorts>();
+const route = routesOf<CustodyPorts & CustodyWithdrawalPorts>();
 /** The custody group names a missing scope `insufficient_permissions` (section 4.8). */
 const custody: ErrorOverrides = { permission_denied: { code: 'insufficient_permissions' } };
 const Account = z.object({ accountId: z.string().max(100) });
@@ -138,5 +140,43 @@ export const custodyRoutes = [
       },
     },
     handle: async (req, deps) => ok(await custodyTransfer(principalOf(req).tenant.id, req.body, deps)),
+  }),
+  route({
+    method: 'POST',
+    path: '/custody/withdraw',
+    auth: 'bearer-or-api-key',
+    scopes: READ_WRITE,
+    errorOverrides: custody,
+    body: CustodyWithdrawBody,
+    idempotent: true,
+    doc: {
+      summary: 'Withdraw USDT from a custody account to an external address',
+      description:
+        "amount leaves the account (held in locked at once); the network and platform fees are deducted from it and the destination receives net_amount. The tenant's review policy (threshold, allowlist; set by the operator) may hold it pending with review.status awaiting_review until the operator approves or rejects it; otherwise it is sent like any withdrawal and shows in GET /withdrawal/{id}/. Honours Idempotency-Key.",
+      tags,
+      responses: {
+        200: { description: 'The withdrawal (spec 2.10)', schema: CustodyWithdrawalRecord },
+        400: {
+          description:
+            'invalid_request, insufficient_funds (details.available), invalid_address, minimum_amount_not_met (details.minimum), unsupported_blockchain',
+        },
+        404: notFound,
+      },
+    },
+    handle: async (req, deps) => {
+      const principal = principalOf(req);
+      const present = (w: WithdrawalState) => ok(custodyWithdrawalRecord(w, req.body.blockchain.toUpperCase()));
+      return present(
+        await custodyWithdraw(
+          {
+            tenantId: principal.tenant.id,
+            feePercent: principal.tenant.settings.transaction_fee,
+            body: req.body,
+            idempotency: req.idempotency?.with(present) ?? null,
+          },
+          deps,
+        ),
+      );
+    },
   }),
 ];

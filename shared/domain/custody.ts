@@ -6,6 +6,7 @@ import { EVENTS, eventDraft } from './events.js';
 import type { CustomerAccount, EntryDraft } from './ledger.js';
 import { creditEntry, custodyAccount, transferEntry } from './ledger.js';
 import type { Decimal } from './money.js';
+import { gt } from './money.js';
 
 /**
  * Custody accounts (spec 2.10, 4.8): a tenant's own treasuries (standard, hot, cold) holding USDT on four chains.
@@ -270,4 +271,28 @@ export const custodySweepReference = (d: Pick<CustodyDepositState, 'tenantId' | 
 export function custodySweepOf(reference: string): { tenantId: string; depositId: string } | null {
   const m = /^custody:([^:]+):(.+)$/.exec(reference);
   return m ? { tenantId: m[1] ?? '', depositId: m[2] ?? '' } : null;
+}
+
+/* --------------------------------------------------------------------------------------------------- withdrawals */
+
+/** The smallest custody withdrawal per chain, in USDT (spec section 8's typical minimums). */
+export const CUSTODY_MINIMUMS: Readonly<Record<CustodyBlockchain, Decimal>> = { ETH: '10', TRX: '1', BSC: '5', SOL: '1' };
+
+/**
+ * A tenant's custody withdrawal review policy, set by the operator: a withdrawal above `threshold` (USDT), or to a
+ * destination outside `allowlist` when one is set, waits for the operator's decision.
+ */
+export interface CustodyReviewPolicy {
+  readonly threshold: Decimal | null;
+  readonly allowlist: readonly string[] | null;
+}
+
+export const NO_REVIEW_POLICY: CustodyReviewPolicy = { threshold: null, allowlist: null };
+
+/** Why the policy holds a withdrawal of `amount` to `destination` (none: it goes through). */
+export function reviewReasons(policy: CustodyReviewPolicy, amount: Decimal, destination: string, sameAddress: (a: string, b: string) => boolean): string[] {
+  const reasons: string[] = [];
+  if (policy.threshold !== null && gt(amount, policy.threshold)) reasons.push('amount_over_threshold');
+  if (policy.allowlist !== null && !policy.allowlist.some((allowed) => sameAddress(allowed, destination))) reasons.push('destination_not_allowed');
+  return reasons;
 }

@@ -4,7 +4,7 @@ import { ConflictError } from './errors.js';
 import type { EventType } from './events.js';
 import { EVENTS, withdrawalFamilyEvent } from './events.js';
 import type { CustomerAccount, EntryDraft, EntryReference, Leg } from './ledger.js';
-import { EXTERNAL, FEES, holdEntry, MAIN, NETWORK_FEES, pocket, releaseEntry, walletAccount } from './ledger.js';
+import { custodyAccount, EXTERNAL, FEES, holdEntry, MAIN, NETWORK_FEES, pocket, releaseEntry, walletAccount } from './ledger.js';
 import type { Decimal } from './money.js';
 import { isPositive } from './money.js';
 import { eight } from './withdrawal-fees.js';
@@ -24,10 +24,10 @@ import { eight } from './withdrawal-fees.js';
  * ```
  */
 
-export const WITHDRAWAL_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled'] as const;
+export const WITHDRAWAL_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled', 'rejected'] as const;
 export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number];
 /** Values the list filter accepts besides the create-flow statuses (spec 3.2); none is ever stored. */
-export const LIST_ONLY_STATUSES = ['approved', 'submitted', 'confirmed', 'rejected'] as const;
+export const LIST_ONLY_STATUSES = ['approved', 'submitted', 'confirmed'] as const;
 
 export interface WithdrawalState {
   readonly id: string;
@@ -48,6 +48,10 @@ export interface WithdrawalState {
   readonly accountId: string | null;
   readonly priceAmount: Decimal | null;
   readonly priceCurrency: string | null;
+  /** A custody account's withdrawal (spec 4.8): the funds come from `custody:<id>` (`accountId` is then null). */
+  readonly custodyAccountId?: string | null;
+  /** The security review the tenant's policy asked for (custody withdrawals); null or absent when none. */
+  readonly review?: WithdrawalReview | null;
   /** What the recipient receives in USD at creation, where a rate was read then (the transaction history). */
   readonly amountUsd?: Decimal | null;
   readonly transactionHash: string | null;
@@ -108,13 +112,31 @@ export function expectedWithdrawalMs(currency: Pick<CurrencyDefinition, 'network
   return BATCHER_INTERVAL_MS + NETWORKS[currency.network].blockTimeMs * currency.confirmations;
 }
 
+/**
+ * A withdrawal held for review: it stays `pending` and is not dispatched until the operator approves it; a
+ * rejection ends it `rejected` with the hold returned.
+ */
+export interface WithdrawalReview {
+  /** Why the policy held it: `amount_over_threshold`, `destination_not_allowed`. */
+  readonly reasons: readonly string[];
+  readonly decision: 'approved' | 'rejected' | null;
+  readonly decidedBy: string | null;
+  readonly decidedAt: string | null;
+  readonly note: string | null;
+}
+
+export const awaitingReview = (w: Pick<WithdrawalState, 'review'>): boolean => w.review != null && w.review.decision === null;
+
 export type WithdrawalFact =
   /** The batcher handed it to the chain-transaction engine. */
   | { readonly kind: 'dispatched' }
   | { readonly kind: 'chain_confirmed'; readonly txHash: string }
   | { readonly kind: 'chain_failed'; readonly reason: string }
   /** The tenant cancelled it. */
-  | { readonly kind: 'cancel' };
+  | { readonly kind: 'cancel' }
+  /** The operator's decision on a withdrawal held for review. */
+  | { readonly kind: 'review_approved'; readonly by: string }
+  | { readonly kind: 'review_rejected'; readonly by: string; readonly note: string };
 
 export type WithdrawalEffect =
   /** Post this ledger entry in the same transaction as the change (its id makes it happen once). */
@@ -130,22 +152,30 @@ export interface WithdrawalChange {
 
 /* ---------------------------------------------------------------- guards */
 
-export const isFinal = (w: Pick<WithdrawalState, 'status'>): boolean => w.status === 'completed' || w.status === 'failed' || w.status === 'cancelled';
-/** Only a pending withdrawal goes to the chain. */
-export const canDispatch = (w: Pick<WithdrawalState, 'status'>): boolean => w.status === 'pending';
+export const isFinal = (w: Pick<WithdrawalState, 'status'>): boolean =>
+  w.status === 'completed' || w.status === 'failed' || w.status === 'cancelled' || w.status === 'rejected';
+/** Only a pending withdrawal goes to the chain, and not while it waits for its review. */
+export const canDispatch = (w: Pick<WithdrawalState, 'status' | 'review'>): boolean => w.status === 'pending' && !awaitingReview(w);
+/** The operator decides only on a pending withdrawal held for review. */
+export const canReview = (w: Pick<WithdrawalState, 'status' | 'review'>): boolean => w.status === 'pending' && awaitingReview(w);
 /** Only a pending withdrawal can be cancelled (spec 3.2). */
 export const canCancel = (w: Pick<WithdrawalState, 'status'>): boolean => w.status === 'pending';
 /** A chain result settles a processing withdrawal, or a pending one (staging addresses settle without a chain). */
 export const canSettle = (w: Pick<WithdrawalState, 'status'>): boolean => w.status === 'pending' || w.status === 'processing';
 
-/** The work queue a withdrawal is in: the batcher reads `pending`, and re-asks for `processing` ones' transfers. */
-export type WithdrawalQueue = 'pending' | 'processing';
-export function workQueueOf(w: Pick<WithdrawalState, 'status'>): WithdrawalQueue | null {
+/**
+ * The work queue a withdrawal is in: the batcher reads `pending`, and re-asks for `processing` ones' transfers; a
+ * pending one held for review waits in `review` (the operator's list), out of the batcher's sight.
+ */
+export type WithdrawalQueue = 'pending' | 'processing' | 'review';
+export function workQueueOf(w: Pick<WithdrawalState, 'status' | 'review'>): WithdrawalQueue | null {
+  if (w.status === 'pending' && awaitingReview(w)) return 'review';
   return w.status === 'pending' || w.status === 'processing' ? w.status : null;
 }
 
-/** The customer account the funds come from: the wallet named by `account_id`, else main. */
-export const sourceAccount = (w: Pick<WithdrawalState, 'accountId'>): CustomerAccount => (w.accountId ? walletAccount(w.accountId) : MAIN);
+/** The customer account the funds come from: the custody account, the wallet named by `account_id`, else main. */
+export const sourceAccount = (w: Pick<WithdrawalState, 'accountId' | 'custodyAccountId'>): CustomerAccount =>
+  w.custodyAccountId ? custodyAccount(w.custodyAccountId) : w.accountId ? walletAccount(w.accountId) : MAIN;
 
 /* ---------------------------------------------------------------- lifecycle */
 
@@ -199,6 +229,14 @@ function payoutEntry(w: WithdrawalState): EntryDraft {
 const returnEntry = (w: WithdrawalState): EntryDraft =>
   releaseEntry({ account: sourceAccount(w), currency: w.currency, amount: w.totalDeducted, reference: reference(w) });
 
+const decided = (w: WithdrawalState, decision: 'approved' | 'rejected', by: string, note: string | null, at: string): WithdrawalReview => ({
+  reasons: w.review?.reasons ?? [],
+  decision,
+  decidedBy: by,
+  decidedAt: at,
+  note,
+});
+
 function refuse(w: WithdrawalState, fact: WithdrawalFact): never {
   const message =
     fact.kind === 'cancel' ? `A ${w.status} withdrawal cannot be cancelled; only pending ones can.` : `A ${w.status} withdrawal cannot take '${fact.kind}'.`;
@@ -233,6 +271,19 @@ export function transition(w: WithdrawalState, fact: WithdrawalFact, now: Date):
     case 'cancel':
       if (!canCancel(w)) refuse(w, fact);
       return move('cancelled', {}, [{ kind: 'post_entry', entryId: `withdrawal:${w.id}:release`, entry: returnEntry(w) }]);
+    case 'review_approved': {
+      if (!canReview(w)) refuse(w, fact);
+      const state: WithdrawalState = { ...w, review: decided(w, 'approved', fact.by, null, at), updatedAt: at };
+      // Still pending: the batcher now dispatches it.
+      return { state, events: [{ type: EVENTS.withdrawalApproved, key: 'approved', payload: withdrawalPayload(state, w.status) }], effects: [] };
+    }
+    case 'review_rejected': {
+      if (!canReview(w)) refuse(w, fact);
+      const rejected = move('rejected', { failureReason: `rejected in review: ${fact.note}` }, [
+        { kind: 'post_entry', entryId: `withdrawal:${w.id}:reject`, entry: returnEntry(w) },
+      ]);
+      return { ...rejected, state: { ...rejected.state, review: decided(w, 'rejected', fact.by, fact.note, at) } };
+    }
   }
 }
 

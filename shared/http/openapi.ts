@@ -3,6 +3,7 @@ import { z, type ZodType } from 'zod';
 import type { TenantEventType } from '../domain/events.js';
 import {
   EVENT_CATALOGUE,
+  EVENTS,
   PAYMENT_CHANGE_EVENTS,
   PAYMENT_CREATION_EVENTS,
   PAYMENT_STATUS_EVENTS,
@@ -62,6 +63,7 @@ export function eventTransitions(): readonly (readonly [string, readonly TenantE
     ...WITHDRAWAL_STATUSES.filter((s) => s !== 'pending').map(
       (status) => [`withdrawal -> ${status}`, [...WITHDRAWAL_CHANGE_EVENTS, ...family(withdrawalFamilyEvent(status))]] as const,
     ),
+    ['withdrawal approved in review (stays pending)', [EVENTS.withdrawalApproved]],
   ];
 }
 
@@ -74,7 +76,8 @@ const EVENT_NOTES: Partial<Record<TenantEventType, string>> = {
   'withdrawal.status_changed': 'Sent on every withdrawal status change, beside `withdrawal_status_update`.',
   deposit_received: 'Sent when a deposit for a payment is seen on chain.',
   deposit_merged: 'Sent when a credited deposit is swept from its forwarder.',
-  'withdrawal.approved': 'Reserved: withdrawals are not approved by hand, so it is not sent today.',
+  'withdrawal.approved':
+    "Sent when the operator approves a custody withdrawal that the tenant's review policy held (it stays `pending` and is then dispatched); a rejected one moves to `rejected`, its hold returned.",
   'wallet.created': 'Sent when a wallet is created.',
   custody_deposit_update:
     'Sent to the tenant\'s default URL when a USDT deposit to a custody account\'s address is seen (`status: "confirming"`), credited after its confirmations (`credited`), or dropped by a reorganisation (`dropped`). `data`: `deposit_id`, `account_id`, `blockchain`, `token`, `amount`, `address`, `transaction_hash`, `confirmations`, `status`, `previous_status`, `credited_at`.',

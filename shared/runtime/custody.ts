@@ -4,10 +4,11 @@ import { systemClock } from '../domain/clock.js';
 import { NETWORKS } from '../domain/currencies.js';
 import { BUILTIN_PROVIDER, custodySaltId } from '../domain/custody.js';
 import type { CustodyBlockchain } from '../domain/custody.js';
-import { dynamoCustodyAccounts, dynamoCustodyAddresses, dynamoCustodyTransfers } from '../store/custody.js';
+import { dynamoCustodyAccounts, dynamoCustodyAddresses, dynamoCustodyPolicies, dynamoCustodyTransfers } from '../store/custody.js';
 import { dynamoLedger } from '../store/ledger.js';
 import { GatewayError } from '../domain/errors.js';
-import type { CustodyPorts, CustodyProvider } from '../usecases/custody/ports.js';
+import type { CustodyPorts, CustodyProvider, CustodyWithdrawalPorts } from '../usecases/custody/ports.js';
+import { withdrawalsRuntime } from './withdrawals.js';
 import { factoryAddresses, factoryOf } from './payments.js';
 import { ratesRuntime } from './rates.js';
 
@@ -34,9 +35,15 @@ export function builtinProvider(cfg: Config): CustodyProvider {
   };
 }
 
-/** The custody use cases wired from configuration. */
-export function custodyRuntime(cfg: Config = config()): CustodyPorts {
+/** The custody use cases wired from configuration: accounts, addresses, transfers, and withdrawals with their review. */
+export function custodyRuntime(cfg: Config = config()): CustodyPorts & CustodyWithdrawalPorts {
+  const withdrawals = withdrawalsRuntime(cfg);
   return {
+    withdrawals: withdrawals.withdrawals,
+    fees: withdrawals.fees,
+    served: withdrawals.served,
+    settings: { allowLoopbackCallbacks: cfg.ALLOW_LOOPBACK_CALLBACKS },
+    policies: dynamoCustodyPolicies,
     accounts: dynamoCustodyAccounts,
     addresses: dynamoCustodyAddresses,
     transfers: dynamoCustodyTransfers,

@@ -1,9 +1,16 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { CustodyAccountState, CustodyAddressState, CustodyDepositChange, CustodyDepositState, CustodyTransferState } from '../domain/custody.js';
-import { isOpenDeposit } from '../domain/custody.js';
+import { isOpenDeposit, NO_REVIEW_POLICY } from '../domain/custody.js';
 import { ConflictError } from '../domain/errors.js';
 import type { EntryDraft } from '../domain/ledger.js';
-import type { CustodyAccountRepository, CustodyAddressRepository, CustodyDepositRepository, CustodyTransferRepository } from '../usecases/custody/ports.js';
+import type {
+  CustodyAccountRepository,
+  CustodyAddressRepository,
+  CustodyDepositRepository,
+  CustodyPolicyRepository,
+  CustodyTransferRepository,
+} from '../usecases/custody/ports.js';
+import { decimalText } from './values.js';
 import { aggregateOutbox, commitAggregate, loadState, nextVersion, stateAttributes, stateOf, versionedPut } from './aggregate.js';
 import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
@@ -248,4 +255,31 @@ export const dynamoCustodyDeposits: CustodyDepositRepository = {
   record: recordDeposit,
   save: (previous, change, now) => commitDeposit(previous, change, now),
   open: openDeposits,
+};
+
+/* ----------------------------------------------------------------------------------------------------- policies */
+
+export const dynamoCustodyPolicies: CustodyPolicyRepository = {
+  async get(tenantId) {
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.custodyPolicy(tenantId), ConsistentRead: true }));
+    if (!Item) return NO_REVIEW_POLICY;
+    return {
+      threshold: Item.threshold === null || Item.threshold === undefined ? null : decimalText(Item.threshold),
+      allowlist: Array.isArray(Item.allowlist) ? Item.allowlist.map(String) : null,
+    };
+  },
+  async put(tenantId, policy) {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.custodyPolicy(tenantId),
+          type: 'custody_policy',
+          threshold: policy.threshold,
+          allowlist: policy.allowlist,
+          updated_at: new Date().toISOString(),
+        },
+      }),
+    );
+  },
 };

@@ -48,6 +48,7 @@
  * | custody account     | TENANT#<tid>                | CUSTODY#<account id>       | gsi1: TENANT#<tid>#CUSTODY / <created_at>#<account id> |
  * | custody address     | TENANT#<tid>                | CUSTODYADDR#<account id>#<chain> | one per account and chain (+ its ADDRESS# item for the scanners) |
  * | custody transfer    | TENANT#<tid>                | CUSTODYTX#<transfer id>    |                                      |
+ * | custody policy      | TENANT#<tid>                | CUSTODYPOLICY              | the operator's review threshold and allowlist |
  * | custody deposit     | TENANT#<tid>                | CUSTODYDEP#<network:tx:log> | gsi3 (while open): CUSTODYDEPOSITS#OPEN#<network> / <detected_at>#<tid>#<deposit id> |
  * | chain-tx follower lease | LEASE#chain-tx-follower#<network> | LEASE            | one holder at a time, with expiry    |
  */
@@ -305,6 +306,8 @@ export const keys = {
   custodyAddress: (tenantId: string, accountId: string, blockchain: string): Key => ({ pk: tenantPk(tenantId), sk: `CUSTODYADDR#${accountId}#${blockchain}` }),
   custodyAddressPrefix: (tenantId: string, accountId: string) => ({ pk: tenantPk(tenantId), skPrefix: `CUSTODYADDR#${accountId}#` }),
   custodyTransfer: (tenantId: string, transferId: string): Key => ({ pk: tenantPk(tenantId), sk: `CUSTODYTX#${transferId}` }),
+  /** The tenant's custody withdrawal review policy (the operator's). */
+  custodyPolicy: (tenantId: string): Key => ({ pk: tenantPk(tenantId), sk: 'CUSTODYPOLICY' }),
   custodyDeposit: (tenantId: string, depositId: string): Key => ({ pk: tenantPk(tenantId), sk: `CUSTODYDEP#${depositId}` }),
   /** gsi3 work queue of a network's open custody deposits (confirming, credited, sweeping), oldest first. */
   custodyDepositQueue: (network: string, detectedAt: string, tenantId: string, depositId: string) => ({

@@ -7,7 +7,11 @@ import type {
   CustodyDepositState,
   CustodyTransferState,
 } from '../../domain/custody.js';
+import type { ServedNetworks } from '../../domain/currencies.js';
+import type { CustodyReviewPolicy } from '../../domain/custody.js';
 import type { EntryDraft } from '../../domain/ledger.js';
+import type { WithdrawalFeeDeps } from '../withdrawals/network-fees.js';
+import type { WithdrawalRepository } from '../withdrawals/ports.js';
 import type { LedgerPort } from '../ledger/ports.js';
 import type { RatesDeps } from '../rates/ports.js';
 
@@ -56,6 +60,23 @@ export interface CustodyProvider {
   readonly name: string;
   /** The account's deposit address on a chain, and the address family the scanners match it in. */
   depositAddress(tenantId: string, accountId: string, blockchain: CustodyBlockchain): Promise<{ readonly address: string; readonly family: string }>;
+}
+
+/** The operator's review policy per tenant (shared/domain/custody.ts). */
+export interface CustodyPolicyRepository {
+  /** The tenant's policy; no review when none was set. */
+  get(tenantId: string): Promise<CustodyReviewPolicy>;
+  put(tenantId: string, policy: CustodyReviewPolicy): Promise<void>;
+}
+
+/** What custody withdrawals need besides the accounts: the withdrawals' own repository, fees and served networks. */
+export interface CustodyWithdrawalPorts extends Pick<CustodyPorts, 'accounts' | 'clock'> {
+  readonly withdrawals: WithdrawalRepository;
+  readonly ledger: Pick<LedgerPort, 'balance'>;
+  readonly fees: WithdrawalFeeDeps;
+  readonly served: ServedNetworks;
+  readonly policies: CustodyPolicyRepository;
+  readonly settings: { readonly allowLoopbackCallbacks: boolean };
 }
 
 export interface CustodyPorts {

@@ -98,9 +98,10 @@ describe('the OpenAPI webhooks section', () => {
       'withdrawal -> completed',
       'withdrawal -> failed',
       'withdrawal -> cancelled',
+      'withdrawal -> rejected',
     ]);
     expect(sentOn('withdrawal.created')).toEqual(['withdrawal created (-> pending)']);
-    expect(sentOn('withdrawal.approved')).toEqual([]);
+    expect(sentOn('withdrawal.approved')).toEqual(['withdrawal approved in review (stays pending)']);
     expect(doc.webhooks?.['payment.failed']?.post.description).toMatch(/cancelled/);
     for (const type of TENANT_EVENT_TYPES) expect(doc.webhooks?.[type]?.post.requestBody).toBeDefined();
   });
@@ -121,6 +122,13 @@ describe('the documented transitions', () => {
     );
     expect(types(withdrawalTransition(processing.state, { kind: 'chain_failed', reason: 'x' }, LATER).events)).toEqual(table.get('withdrawal -> failed'));
     expect(types(withdrawalTransition(pending, { kind: 'cancel' }, LATER).events)).toEqual(table.get('withdrawal -> cancelled'));
+    const held: WithdrawalState = { ...pending, review: { reasons: ['amount_over_threshold'], decision: null, decidedBy: null, decidedAt: null, note: null } };
+    expect(types(withdrawalTransition(held, { kind: 'review_approved', by: 'ops' }, LATER).events)).toEqual(
+      table.get('withdrawal approved in review (stays pending)'),
+    );
+    expect(types(withdrawalTransition(held, { kind: 'review_rejected', by: 'ops', note: 'unknown payee' }, LATER).events)).toEqual(
+      table.get('withdrawal -> rejected'),
+    );
     expect(types(paymentTransition(aPayment(), { kind: 'cancel' }, LATER).events)).toEqual(table.get('payment -> cancelled'));
     expect(types(paymentTransition(aPayment(), { kind: 'expire' }, LATER).events)).toEqual(table.get('payment -> expired'));
   });

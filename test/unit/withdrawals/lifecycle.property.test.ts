@@ -8,6 +8,7 @@ import type { WithdrawalChange, WithdrawalFact, WithdrawalState, WithdrawalStatu
 import {
   canCancel,
   canDispatch,
+  canReview,
   canSettle,
   isFinal,
   openWithdrawal,
@@ -23,15 +24,16 @@ import {
 
 const T0 = new Date('2026-01-01T00:00:00.000Z');
 type FactKind = WithdrawalFact['kind'];
-const FACT_KINDS: readonly FactKind[] = ['dispatched', 'chain_confirmed', 'chain_failed', 'cancel'];
+const FACT_KINDS: readonly FactKind[] = ['dispatched', 'chain_confirmed', 'chain_failed', 'cancel', 'review_approved', 'review_rejected'];
 
-/** Which facts each status takes: a change of a guard must change this table too. */
+/** Which facts each status takes (a withdrawal no policy held for review): a change of a guard must change this table too. */
 const ALLOWED: Readonly<Record<WithdrawalStatus, readonly FactKind[]>> = {
   pending: ['dispatched', 'chain_confirmed', 'chain_failed', 'cancel'],
   processing: ['chain_confirmed', 'chain_failed'],
   completed: [],
   failed: [],
   cancelled: [],
+  rejected: [],
 };
 
 /** What the guards say of a fact, by name. */
@@ -44,15 +46,26 @@ function guardAllows(w: WithdrawalState, fact: WithdrawalFact): boolean {
       return canSettle(w);
     case 'cancel':
       return canCancel(w);
+    case 'review_approved':
+    case 'review_rejected':
+      return canReview(w);
   }
 }
 
-const factOf = (kind: FactKind, n = 0): WithdrawalFact =>
-  kind === 'chain_confirmed'
-    ? { kind, txHash: `0x${n.toString(16).padStart(64, '0')}` }
-    : kind === 'chain_failed'
-      ? { kind, reason: `failure ${n}` }
-      : { kind };
+function factOf(kind: FactKind, n = 0): WithdrawalFact {
+  switch (kind) {
+    case 'chain_confirmed':
+      return { kind, txHash: `0x${n.toString(16).padStart(64, '0')}` };
+    case 'chain_failed':
+      return { kind, reason: `failure ${n}` };
+    case 'review_approved':
+      return { kind, by: 'operator' };
+    case 'review_rejected':
+      return { kind, by: 'operator', note: `note ${n}` };
+    default:
+      return { kind };
+  }
+}
 
 /** A decimal with two places from a count of cents. */
 const cents = (n: number): Decimal => `${Math.floor(n / 100)}.${String(n % 100).padStart(2, '0')}`;

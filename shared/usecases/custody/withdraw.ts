@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { chainAddressForm } from '../../chain/address-form.js';
+import { findCurrency } from '../../domain/currencies.js';
+import { CUSTODY_BLOCKCHAINS, CUSTODY_MINIMUMS, custodyCurrency, isCustodyBlockchain, reviewReasons } from '../../domain/custody.js';
+import { GatewayError, InsufficientBalanceError } from '../../domain/errors.js';
+import { custodyAccount } from '../../domain/ledger.js';
+import { isPositive, jsonNumber, lt, parseDecimal } from '../../domain/money.js';
+import type { WithdrawalState } from '../../domain/withdrawals.js';
+import { awaitingReview, expectedWithdrawalMs, openWithdrawal } from '../../domain/withdrawals.js';
+import { checkCallbackUrlSyntax } from '../../net/callback-url.js';
+import type { IdempotencyGuard } from '../ports.js';
+import { decimal } from '../schema.js';
+import { priceWithdrawal } from '../withdrawals/network-fees.js';
+import { requireAddress } from '../withdrawals/resolve.js';
+import { findAccount } from './find-account.js';
+import type { CustodyWithdrawalPorts } from './ports.js';
+
+/** `POST /custody/withdraw` body (spec 4.8): amount a number of USDT, fees deducted from it. */
+export const CustodyWithdrawBody = z
+  .object({
+    account_id: z.string().trim().min(1).max(64),
+    blockchain: z.string().trim().min(1).max(10),
+    amount: decimal({ positive: true }),
+    destination_address: z.string().trim().min(1).max(255),
+    callback_url: z.string().max(2048).optional(),
+    custom_id: z.string().max(64).optional(),
+    memo: z.string().max(255).optional(),
+  })
+  .meta({ id: 'CustodyWithdrawRequest' });
+export type CustodyWithdrawBody = z.output<typeof CustodyWithdrawBody>;
+
+export const CustodyWithdrawalRecord = z
+  .object({
+    withdrawal_id: z.string(),
+    account_id: z.string(),
+    blockchain: z.enum(CUSTODY_BLOCKCHAINS),
+    amount: z.number().meta({ description: 'What leaves the account, in USDT (fees included).' }),
+    fee: z.number().meta({ description: 'Network and platform fees, deducted from amount.' }),
+    net_amount: z.number().meta({ description: 'What the destination receives.' }),
+    destination_address: z.string(),
+    status: z.string().meta({ description: 'pending, processing, completed, failed, cancelled or rejected.' }),
+    review: z
+      .object({ status: z.enum(['awaiting_review', 'approved', 'rejected']), reasons: z.array(z.string()) })
+      .nullable()
+      .meta({ description: "The security review the tenant's policy asked for (amount_over_threshold, destination_not_allowed); null when none." }),
+    created_at: z.string(),
+    estimated_completion_time: z.string().nullable().meta({ description: 'Null while it waits for review: no time can be promised then.' }),
+    custom_id: z.string().nullable(),
+  })
+  .meta({ id: 'CustodyWithdrawal' });
+
+/** A custody withdrawal as the group shows it (the withdrawal itself is also in `GET /withdrawal/{id}/`). */
+export function custodyWithdrawalRecord(w: WithdrawalState, blockchain: string) {
+  const currency = findCurrency(w.currency);
+  const review = w.review ? { status: w.review.decision ?? 'awaiting_review', reasons: [...w.review.reasons] } : null;
+  const eta =
+    currency && !awaitingReview(w) && (w.status === 'pending' || w.status === 'processing')
+      ? new Date(Date.parse(w.createdAt) + expectedWithdrawalMs(currency)).toISOString()
+      : null;
+  return {
+    withdrawal_id: w.id,
+    account_id: w.custodyAccountId ?? '',
+    blockchain,
+    amount: jsonNumber(w.totalDeducted),
+    fee: jsonNumber(w.totalFee),
+    net_amount: jsonNumber(w.amount),
+    destination_address: w.address,
+    status: w.status,
+    review,
+    created_at: w.createdAt,
+    estimated_completion_time: eta,
+    custom_id: w.customId,
+  };
+}
+
+export interface CustodyWithdrawInput {
+  readonly tenantId: string;
+  readonly feePercent: string;
+  readonly body: CustodyWithdrawBody;
+  readonly idempotency?: IdempotencyGuard<WithdrawalState> | null;
+}
+
+/**
+ * A custody withdrawal: the account's USDT on a chain to an external address. The whole `amount` is held on the
+ * account (`amount` -> `locked`) in the creating transaction, so concurrent withdrawals never overdraw; the fees
+ * come out of it (the destination receives `net_amount`). The tenant's review policy may hold it `pending` for the
+ * operator; otherwise the withdrawal batcher hands it to the chain-tx engine like any withdrawal.
+ */
+export async function custodyWithdraw(input: CustodyWithdrawInput, deps: CustodyWithdrawalPorts) {
+  const { tenantId, body } = input;
+  const chain = body.blockchain.toUpperCase();
+  if (!isCustodyBlockchain(chain))
+    throw new GatewayError('unsupported_blockchain', `Custody supports ${CUSTODY_BLOCKCHAINS.join(', ')}.`, { blockchain: body.blockchain });
+  const code = custodyCurrency(chain);
+  const currency = code === null ? undefined : findCurrency(code);
+  if (!currency || !deps.served.withdrawals.has(currency.network)) {
+    throw new GatewayError('unsupported_blockchain', `${chain} withdrawals are not available in this deployment.`, { blockchain: chain });
+  }
+  const account = await findAccount(tenantId, body.account_id, deps);
+  if (account.status !== 'active')
+    throw new GatewayError('invalid_request', `The account is ${account.status}.`, { account_id: [`The account is ${account.status}.`] });
+  requireAddress(currency, body.destination_address);
+  const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.displayPrecision });
+  const minimum = CUSTODY_MINIMUMS[chain];
+  if (lt(amount, minimum)) {
+    throw new GatewayError('minimum_amount_not_met', `The minimum custody withdrawal on ${chain} is ${minimum} USDT.`, {
+      minimum,
+      requested: amount,
+      blockchain: chain,
+    });
+  }
+  const totals = await priceWithdrawal({ currency, amount, feePercent: input.feePercent, address: body.destination_address, finalAmount: false }, deps.fees);
+  if (!isPositive(totals.amount)) {
+    throw new GatewayError('minimum_amount_not_met', `The fees of ${totals.totalFee} USDT leave nothing to send.`, {
+      minimum,
+      requested: amount,
+      fees: totals.totalFee,
+      blockchain: chain,
+    });
+  }
+  const callbackUrl =
+    body.callback_url === undefined ? null : checkCallbackUrlSyntax(body.callback_url, { allowLoopback: deps.settings.allowLoopbackCallbacks }).toString();
+  const reasons = reviewReasons(
+    await deps.policies.get(tenantId),
+    amount,
+    body.destination_address,
+    (a, b) => chainAddressForm(currency.family, a) === chainAddressForm(currency.family, b),
+  );
+  const now = deps.clock.now();
+  const change = openWithdrawal(
+    {
+      id: randomUUID(),
+      tenantId,
+      currency: currency.code,
+      network: currency.network,
+      token: currency.token,
+      amount: totals.amount,
+      networkFee: totals.networkFee,
+      platformFee: totals.platformFee,
+      totalFee: totals.totalFee,
+      totalDeducted: totals.totalDeducted,
+      address: body.destination_address,
+      customId: body.custom_id ?? null,
+      callbackUrl,
+      accountId: null,
+      custodyAccountId: account.accountId,
+      review: reasons.length === 0 ? null : { reasons, decision: null, decidedBy: null, decidedAt: null, note: null },
+      priceAmount: null,
+      priceCurrency: null,
+      amountUsd: null,
+    },
+    now,
+  );
+  const guard = input.idempotency;
+  try {
+    return await deps.withdrawals.create({ change, dayTotal: null, alsoWrite: guard ? (stored) => [guard.completeItem(stored)] : undefined }, now);
+  } catch (error) {
+    if (!(error instanceof InsufficientBalanceError)) throw error;
+    const available = (await deps.ledger.balance(tenantId, custodyAccount(account.accountId), currency.code)).amount;
+    throw new GatewayError('insufficient_funds', `The account holds ${available} USDT on ${chain}, less than ${amount}.`, {
+      available,
+      requested: amount,
+      blockchain: chain,
+    });
+  }
+}
