@@ -15,6 +15,8 @@ export interface ApiFunction {
   /** Module exporting `handler(event: APIGatewayProxyEventV2)`, relative to the repository root. */
   readonly entry: string;
   readonly routes: readonly RouteKey[];
+  /** Makes custody's Ed25519 Solana keys (SolanaKeys.grantCreate: CreateKey, GetPublicKey, ScheduleKeyDeletion). */
+  readonly solanaKeys?: 'create';
 }
 
 export type WorkerTrigger =
@@ -30,6 +32,8 @@ export interface WorkerFunction {
   readonly timeoutSeconds: number;
   /** Signs chain transactions with the hot-wallet KMS key (only these workers get kms:Sign). */
   readonly signs?: boolean;
+  /** Signs Solana messages with custody's Ed25519 keys (SolanaKeys.grantSign). */
+  readonly solanaKeys?: 'sign';
 }
 
 export interface QueueDefinition {
@@ -60,7 +64,7 @@ export const API_FUNCTIONS: readonly ApiFunction[] = [
   { name: 'withdrawals', entry: 'functions/withdrawals/handler.ts', routes: group('withdrawal') },
   { name: 'wallets', entry: 'functions/wallets/handler.ts', routes: group('wallets') },
   { name: 'transactions', entry: 'functions/transactions/handler.ts', routes: group('transactions') },
-  { name: 'custody', entry: 'functions/custody/handler.ts', routes: group('custody') },
+  { name: 'custody', entry: 'functions/custody/handler.ts', routes: group('custody'), solanaKeys: 'create' },
   { name: 'not-found', entry: 'functions/not-found/handler.ts', routes: ['$default'] },
 ];
 
@@ -104,6 +108,8 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
     timeoutSeconds: 30,
   },
   { name: 'monitor', entry: 'functions/monitor/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 30 },
+  // Custody's SOL deposits: every SOL address's token account history, polled for most of each minute.
+  { name: 'custody-solana', entry: 'functions/custody-solana/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 75 },
   // One export per invocation: a large history takes minutes to page through and stream to S3.
   {
     name: 'transaction-exports',

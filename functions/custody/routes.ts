@@ -5,6 +5,7 @@ import { created, ok, principalOf, routesOf } from '../../shared/http/route.js';
 import { CreateCustodyAccountBody, createAccount, ListCustodyAccountsQuery, listAccounts } from '../../shared/usecases/custody/accounts.js';
 import { depositAddress, listAddresses } from '../../shared/usecases/custody/addresses.js';
 import { accountBalances, accountDetail } from '../../shared/usecases/custody/balances.js';
+import { CustodySyncRecord, syncAccount } from '../../shared/usecases/custody/sync.js';
 import type { CustodyPorts, CustodyWithdrawalPorts } from '../../shared/usecases/custody/ports.js';
 import { CustodyWithdrawBody, custodyWithdraw, custodyWithdrawalRecord, CustodyWithdrawalRecord } from '../../shared/usecases/custody/withdraw.js';
 import type { WithdrawalState } from '../../shared/domain/withdrawals.js';
@@ -121,6 +122,26 @@ export const custodyRoutes = [
       responses: { 200: { description: 'Addresses', schema: z.array(CustodyAddressRecord) }, 404: notFound },
     },
     handle: async (req, deps) => ok(await listAddresses(principalOf(req).tenant.id, req.params.accountId, deps)),
+  }),
+  route({
+    method: 'POST',
+    path: '/custody/accounts/{accountId}/sync',
+    auth: 'bearer-or-api-key',
+    scopes: READ_WRITE,
+    errorOverrides: custody,
+    params: Account,
+    doc: {
+      summary: "Re-read the account's addresses on chain now",
+      description:
+        'Reads every address of the account on its chain (ETH and BSC: the USDT Transfer logs to it over the last CUSTODY_SYNC_LOOKBACK_BLOCKS blocks; TRX: its TRC-20 transfers over as long; SOL: its token account history), records any deposit not seen yet and credits the confirmed ones (SOL: finalized), never twice. Deposits still short of confirmations are credited later by the scanners.',
+      tags,
+      responses: {
+        200: { description: 'What the sync found', schema: CustodySyncRecord },
+        404: notFound,
+        500: { description: 'custody_provider_error: a chain could not be read (nothing recorded)' },
+      },
+    },
+    handle: async (req, deps) => ok(await syncAccount(principalOf(req).tenant.id, req.params.accountId, deps)),
   }),
   route({
     method: 'POST',

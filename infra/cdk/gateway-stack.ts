@@ -20,6 +20,7 @@ import { GatewayFunction } from './constructs/gateway-function.js';
 import { GatewayHttpApi } from './constructs/http-api.js';
 import { GatewayKeys } from './constructs/keys.js';
 import { GatewayQueues } from './constructs/queues.js';
+import { SolanaKeys } from './constructs/solana-keys.js';
 import { GatewayTable } from './constructs/table.js';
 
 /** Everything the stack is built from; tests inject their own, the app uses infra/definition.ts. */
@@ -55,12 +56,14 @@ export interface GatewayStackProps extends StackProps {
   /**
    * Where deposit addresses come from and where chains are reached (shared/config/config.ts): `FORWARDER_FACTORIES`
    * (`{"ETH":"0x...","TRX":"T..."}`), `FORWARDER_IMPLEMENTATION_TRX`, `TRON_API_URL` (a TronGrid-compatible API)
-   * and `TOKEN_CONTRACTS` overrides. Without a factory a network takes no payments.
+   * and `TOKEN_CONTRACTS` overrides. Without a factory a network takes no payments. `SOLANA_RPC_URL`: a Solana
+   * JSON-RPC endpoint (custody's SOL addresses; off without it).
    */
   readonly chains?: {
     readonly forwarderFactories?: Readonly<Record<string, string>>;
     readonly forwarderImplementationTrx?: string;
     readonly tronApiUrl?: string;
+    readonly solanaRpcUrl?: string;
     readonly tokenContracts?: Readonly<Record<string, string>>;
   };
   /** `HOT_WALLET_MIN_BALANCE`: minimum native balance of the hot wallet per network, `{"ETH":"0.05"}` (default none). */
@@ -104,6 +107,8 @@ export class GatewayStack extends Stack {
 
     const { table } = new GatewayTable(this, 'Data', { deletionProtection: stage === 'prod' });
     const keys = new GatewayKeys(this, 'Keys', { stage });
+    // Custody's per-address Ed25519 keys, made at run time by the custody API and used by the Solana signer.
+    const solanaKeys = new SolanaKeys(this, 'SolanaKeys', { stage });
     const exportsBucket = new GatewayExportsBucket(this, 'Exports');
     const queues = new GatewayQueues(this, 'Queues', {
       queues: definition.queues,
@@ -124,6 +129,7 @@ export class GatewayStack extends Stack {
       FORWARDER_FACTORIES: JSON.stringify(props.chains?.forwarderFactories ?? {}),
       ...(props.chains?.forwarderImplementationTrx ? { FORWARDER_IMPLEMENTATION_TRX: props.chains.forwarderImplementationTrx } : {}),
       ...(props.chains?.tronApiUrl ? { TRON_API_URL: props.chains.tronApiUrl } : {}),
+      ...(props.chains?.solanaRpcUrl ? { SOLANA_RPC_URL: props.chains.solanaRpcUrl } : {}),
       ...(props.chains?.tokenContracts ? { TOKEN_CONTRACTS: JSON.stringify(props.chains.tokenContracts) } : {}),
       ...monitoring,
       ...limitsEnvironment(props),
@@ -148,6 +154,7 @@ export class GatewayStack extends Stack {
       });
       baseline(def.name, fn);
       keys.secretsKey.grantEncryptDecrypt(fn);
+      if (def.solanaKeys === 'create') solanaKeys.grantCreate(fn);
       if (def.name === EXPORTS_API) {
         exportsBucket.grantReadExports(fn);
         fn.addEnvironment('EXPORT_BUCKET', exportsBucket.bucket.bucketName);
@@ -169,6 +176,7 @@ export class GatewayStack extends Stack {
         keys.grantSign(fn);
         fn.addEnvironment('HOT_WALLET_KEY_ID', keys.signingKey.keyId);
       }
+      if (def.solanaKeys === 'sign') solanaKeys.grantSign(fn);
       if (needsSecretsKey(def)) keys.secretsKey.grantEncryptDecrypt(fn);
       if (writesExports(def)) {
         exportsBucket.grantWriteExports(fn);

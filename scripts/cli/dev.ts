@@ -1,5 +1,5 @@
 /** `dev ...`: helpers for the local stack only (they read `.local/stack.json`). */
-import { json } from './command.js';
+import { json, need, str } from './command.js';
 import type { CommandGroup } from './command.js';
 
 export const devCommands: CommandGroup = {
@@ -21,6 +21,25 @@ export const devCommands: CommandGroup = {
     text: (r) => {
       const p = r as { amount: string; currency: string; address: string; transaction_hash: string };
       return `paid ${p.amount} ${p.currency} to ${p.address}: ${p.transaction_hash}`;
+    },
+  },
+  deposit: {
+    usage: 'dev deposit --custody ACCOUNT_ID --blockchain ETH|BSC|TRX|SOL --amount X [--tenant TENANT_ID] [--json]',
+    summary:
+      "Send USDT to a custody account's address on the local chain (made first if the account has none there): ETH and BSC from a funded test account, TRX and SOL from the local node's faucet. The scanners, the Solana poller or POST .../sync credit it.",
+    options: { custody: str, blockchain: str, amount: str, tenant: str, json },
+    run: async (values) => {
+      const { readFileSync } = await import('node:fs');
+      const { resolve } = await import('node:path');
+      const { localChainsOf } = await import('../../infra/local/dev/dev-pay.js');
+      const { devDeposit } = await import('../../infra/local/dev/dev-deposit.js');
+      const stack = JSON.parse(readFileSync(resolve(process.env.GATEWAY_LOCAL_DIR ?? '.local', 'stack.json'), 'utf8')) as Parameters<typeof localChainsOf>[0];
+      const input = { accountId: need(values, 'custody'), blockchain: need(values, 'blockchain'), amount: need(values, 'amount') };
+      return devDeposit(typeof values.tenant === 'string' ? { ...input, tenantId: values.tenant } : input, localChainsOf(stack));
+    },
+    text: (r) => {
+      const d = r as { amount: string; currency: string; address: string; transaction_hash: string };
+      return `sent ${d.amount} ${d.currency} to ${d.address}: ${d.transaction_hash}`;
     },
   },
 };

@@ -108,6 +108,12 @@ const schema = z.object({
     .transform((v) => BigInt(v)),
   /** Solana: a JSON-RPC endpoint (shared/chain/solana/rpc.ts); Solana is off without it. The USDT mint is `USDTSOL` in TOKEN_CONTRACTS. */
   SOLANA_RPC_URL: z.string().url().optional(),
+  /** Custody sync (`POST /custody/accounts/{id}/sync`): how many blocks back an EVM or TRON address's transfers are read. */
+  CUSTODY_SYNC_LOOKBACK_BLOCKS: z.coerce.number().int().min(1).max(10_000_000).default(50_000),
+  /** Custody sync: blocks per `eth_getLogs` (providers cap the range; 5,000 suits most). */
+  CUSTODY_SYNC_LOG_RANGE_BLOCKS: z.coerce.number().int().min(1).max(1_000_000).default(5_000),
+  /** Custody on Solana: seconds between two polls of every SOL address by the custody-solana worker. */
+  CUSTODY_SOLANA_POLL_SECONDS: z.coerce.number().min(0.1).max(60).default(5),
   /** Payments: confirmations override (default: the catalogue's; locally at most 2). */
   PAYMENT_CONFIRMATIONS: z.coerce.number().int().min(1).optional(),
   /** Underpayment tolerance, percent of the amount ("0.5" accepts 99.5 %). */

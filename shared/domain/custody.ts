@@ -78,6 +78,13 @@ export interface CustodyAddressState {
   readonly address: string;
   readonly createdAt: string;
   readonly lastDepositAt: string | null;
+  /** The KMS key whose public key the address is (Solana: the account signs for its own address); never shown. */
+  readonly keyId?: string;
+  /**
+   * Solana: the newest signature of the address's token account history read and finalized, with every older
+   * one (`listIncomingTokenTransfers`' cursor); the next poll reads what came after it.
+   */
+  readonly historyCursor?: string;
 }
 
 /** The CREATE2 salt seed of an account's forwarder (a payment's is its uuid; an account's cannot collide with it). */
@@ -156,7 +163,8 @@ export function planTransfer(
  * A USDT deposit to an account's address, found by the chain scanners like a payment's: `confirming` until the
  * currency's confirmations (its block re-checked each pass), then `credited` (ONE ledger entry to the account's
  * row of that chain), then swept into the treasury (`sweeping`, `swept`); `dropped` when a reorganisation took
- * its block away before it was credited.
+ * its block away before it was credited. A Solana deposit stays at the account's own address: `credited` once
+ * its transaction is finalized, and that is its end (`heldAtAddress`).
  */
 export const CUSTODY_DEPOSIT_STATUSES = ['confirming', 'credited', 'sweeping', 'swept', 'dropped'] as const;
 export type CustodyDepositStatus = (typeof CUSTODY_DEPOSIT_STATUSES)[number];
@@ -179,6 +187,11 @@ export interface CustodyDepositState {
   readonly detectedAt: string;
   readonly creditedAt: string | null;
   readonly sweepTxHash: string | null;
+  /**
+   * The funds stay at the account's own address (Solana: the address is the account's key), so `credited` is
+   * final: no sweep is asked for. Absent: swept into the treasury (EVM and TRON forwarders).
+   */
+  readonly heldAtAddress?: boolean;
   readonly updatedAt: string;
   readonly version: number;
 }
@@ -199,6 +212,10 @@ export interface CustodyDepositChange {
 
 /** Scanned deposits still followed: confirmations counted, or a sweep to ask for or to hear of. */
 export const isOpenDeposit = (s: CustodyDepositStatus): boolean => s === 'confirming' || s === 'credited' || s === 'sweeping';
+
+/** A deposit still in its network's work queue: open, unless credited where it stays (nothing left to do). */
+export const isFollowedDeposit = (d: Pick<CustodyDepositState, 'status' | 'heldAtAddress'>): boolean =>
+  isOpenDeposit(d.status) && !(d.heldAtAddress === true && d.status === 'credited');
 
 const depositPayload = (d: CustodyDepositState, previous: CustodyDepositStatus | null) => ({
   deposit_id: d.depositId,
@@ -255,7 +272,8 @@ export function depositTransition(d: CustodyDepositState, fact: CustodyDepositFa
       return { state, events: [announce(state, d.status)], entry: null };
     }
     case 'sweep_started':
-      if (d.status !== 'credited') refuseDeposit(d, fact);
+      // Funds held at the account's own address have nowhere to be swept: credited is their end.
+      if (d.status !== 'credited' || d.heldAtAddress === true) refuseDeposit(d, fact);
       return { state: moved('sweeping'), events: [], entry: null };
     case 'swept':
       if (d.status !== 'sweeping') refuseDeposit(d, fact);

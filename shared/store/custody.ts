@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CustodyAccountState, CustodyAddressState, CustodyDepositChange, CustodyDepositState, CustodyTransferState } from '../domain/custody.js';
-import { isOpenDeposit, NO_REVIEW_POLICY } from '../domain/custody.js';
+import { isFollowedDeposit, NO_REVIEW_POLICY } from '../domain/custody.js';
 import { ConflictError } from '../domain/errors.js';
 import type { EntryDraft } from '../domain/ledger.js';
 import type {
@@ -78,8 +78,13 @@ function addressFromItem(item: Stored): CustodyAddressState {
     address: String(item.address),
     createdAt: String(item.created_at),
     lastDepositAt: typeof item.last_deposit_at === 'string' ? item.last_deposit_at : null,
+    ...(typeof item.key_id === 'string' ? { keyId: item.key_id } : {}),
+    ...(typeof item.history_cursor === 'string' ? { historyCursor: item.history_cursor } : {}),
   };
 }
+
+/** Chains whose custody addresses are polled one by one (listed on gsi3) rather than matched by a block scan. */
+const POLLED_CHAINS: readonly string[] = ['SOL'];
 
 async function getAddress(tenantId: string, accountId: string, blockchain: string): Promise<CustodyAddressState | null> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.custodyAddress(tenantId, accountId, blockchain), ConsistentRead: true }));
@@ -104,6 +109,8 @@ async function createAddress(a: CustodyAddressState, family: string): Promise<{ 
           blockchain: a.blockchain,
           address: a.address,
           created_at: a.createdAt,
+          ...(a.keyId === undefined ? {} : { key_id: a.keyId }),
+          ...(POLLED_CHAINS.includes(a.blockchain) ? keys.custodyAddressWatch(a.blockchain, a.createdAt, a.tenantId, a.accountId) : {}),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
@@ -147,7 +154,43 @@ async function listAddresses(tenantId: string, accountId: string): Promise<Custo
   return items.map(addressFromItem);
 }
 
-export const dynamoCustodyAddresses: CustodyAddressRepository = { get: getAddress, create: createAddress, list: listAddresses };
+/** Every custody address of a polled chain (all tenants), oldest first. */
+async function watchedAddresses(blockchain: string): Promise<CustodyAddressState[]> {
+  const items = await queryAll({
+    TableName: tableName(),
+    IndexName: 'gsi3',
+    KeyConditionExpression: 'gsi3pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.custodyAddressWatchPartition(blockchain) },
+  });
+  return items.map(addressFromItem);
+}
+
+/** Moves an address's history cursor from the one read (absent: none yet); false when it moved meanwhile. */
+async function moveCursor(a: CustodyAddressState, to: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.custodyAddress(a.tenantId, a.accountId, a.blockchain),
+        UpdateExpression: 'SET history_cursor = :to',
+        ConditionExpression: a.historyCursor === undefined ? 'attribute_exists(pk) AND attribute_not_exists(history_cursor)' : 'history_cursor = :from',
+        ExpressionAttributeValues: { ':to': to, ...(a.historyCursor === undefined ? {} : { ':from': a.historyCursor }) },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
+
+export const dynamoCustodyAddresses: CustodyAddressRepository = {
+  get: getAddress,
+  create: createAddress,
+  list: listAddresses,
+  watched: watchedAddresses,
+  moveCursor,
+};
 
 /* ---------------------------------------------------------------------------------------------------- transfers */
 
@@ -192,7 +235,7 @@ const DEPOSIT = 'custody_deposit';
 function depositItem(d: CustodyDepositState): Stored {
   return {
     ...keys.custodyDeposit(d.tenantId, d.depositId),
-    ...(isOpenDeposit(d.status) ? keys.custodyDepositQueue(d.network, d.detectedAt, d.tenantId, d.depositId) : {}),
+    ...(isFollowedDeposit(d) ? keys.custodyDepositQueue(d.network, d.detectedAt, d.tenantId, d.depositId) : {}),
     ...stateAttributes(DEPOSIT, d),
     tenant_id: d.tenantId,
     account_id: d.accountId,

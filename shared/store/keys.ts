@@ -46,7 +46,7 @@
  * | transaction (history) | TENANT#<tid>              | TXN#<type>#<id>            | gsi1: TENANT#<tid>#TXNS / <created_at>#<type>#<id> |
  * | transaction stats   | TENANT#<tid>                | TXSTATS#<yyyy-mm-dd>#<shard> | counters of the movements created that UTC day |
  * | custody account     | TENANT#<tid>                | CUSTODY#<account id>       | gsi1: TENANT#<tid>#CUSTODY / <created_at>#<account id> |
- * | custody address     | TENANT#<tid>                | CUSTODYADDR#<account id>#<chain> | one per account and chain (+ its ADDRESS# item for the scanners) |
+ * | custody address     | TENANT#<tid>                | CUSTODYADDR#<account id>#<chain> | one per account and chain (+ its ADDRESS# item for the scanners); gsi3 on polled chains (SOL): CUSTODYADDRS#<chain> / <created_at>#<tid>#<account id> |
  * | custody transfer    | TENANT#<tid>                | CUSTODYTX#<transfer id>    |                                      |
  * | custody policy      | TENANT#<tid>                | CUSTODYPOLICY              | the operator's review threshold and allowlist |
  * | custody deposit     | TENANT#<tid>                | CUSTODYDEP#<network:tx:log> | gsi3 (while open): CUSTODYDEPOSITS#OPEN#<network> / <detected_at>#<tid>#<deposit id> |
@@ -305,6 +305,12 @@ export const keys = {
   custodyAccountListPartition: (tenantId: string): string => `${tenantPk(tenantId)}#CUSTODY`,
   custodyAddress: (tenantId: string, accountId: string, blockchain: string): Key => ({ pk: tenantPk(tenantId), sk: `CUSTODYADDR#${accountId}#${blockchain}` }),
   custodyAddressPrefix: (tenantId: string, accountId: string) => ({ pk: tenantPk(tenantId), skPrefix: `CUSTODYADDR#${accountId}#` }),
+  /** gsi3 list of a polled chain's custody addresses (Solana: each one's history is read), oldest first. */
+  custodyAddressWatch: (blockchain: string, createdAt: string, tenantId: string, accountId: string) => ({
+    gsi3pk: `CUSTODYADDRS#${blockchain}`,
+    gsi3sk: `${createdAt}#${tenantId}#${accountId}`,
+  }),
+  custodyAddressWatchPartition: (blockchain: string): string => `CUSTODYADDRS#${blockchain}`,
   custodyTransfer: (tenantId: string, transferId: string): Key => ({ pk: tenantPk(tenantId), sk: `CUSTODYTX#${transferId}` }),
   /** The tenant's custody withdrawal review policy (the operator's). */
   custodyPolicy: (tenantId: string): Key => ({ pk: tenantPk(tenantId), sk: 'CUSTODYPOLICY' }),

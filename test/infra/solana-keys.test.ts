@@ -56,7 +56,7 @@ describe('SolanaKeys grants', () => {
   it('lets the address maker create only tagged, single-Region Ed25519 signing keys made by KMS', () => {
     const statements = statementsOf(addresses);
     expect(statements.every((s) => s.Effect === 'Allow')).toBe(true);
-    expect(actionsOf(statements)).toEqual(['kms:CreateKey', 'kms:GetPublicKey', 'kms:TagResource']);
+    expect(actionsOf(statements)).toEqual(['kms:CreateKey', 'kms:GetPublicKey', 'kms:ScheduleKeyDeletion', 'kms:TagResource']);
     expect(withAction(statements, 'kms:CreateKey')).toEqual([
       {
         Effect: 'Allow',
@@ -88,6 +88,11 @@ describe('SolanaKeys grants', () => {
     expect(withAction(statements, 'kms:GetPublicKey')).toEqual([
       expect.objectContaining({ Resource: KEYS_ARN, Condition: { StringEquals: taggedForTheGateway } }),
     ]);
+    // A key made by a call that lost the race to store the account's address is scheduled for deletion: only the
+    // gateway's tagged Ed25519 keys of its stage.
+    expect(withAction(statements, 'kms:ScheduleKeyDeletion')).toEqual([
+      expect.objectContaining({ Effect: 'Allow', Resource: KEYS_ARN, Condition: { StringEquals: taggedForTheGateway } }),
+    ]);
   });
 
   it('lets the signer Sign (Ed25519 over RAW messages) and GetPublicKey only on the tagged Ed25519 keys of its stage', () => {
@@ -110,11 +115,13 @@ describe('SolanaKeys grants', () => {
     const all = [...statementsOf(addresses), ...statementsOf(signer)];
     const actions = actionsOf(all);
     expect(actions.some((a) => a.includes('*'))).toBe(false);
+    expect(actionsOf(statementsOf(signer))).not.toContain('kms:ScheduleKeyDeletion');
     for (const forbidden of [
       'kms:Decrypt',
       'kms:Verify',
       'kms:UntagResource',
-      'kms:ScheduleKeyDeletion',
+      'kms:CancelKeyDeletion',
+      'kms:DeleteImportedKeyMaterial',
       'kms:PutKeyPolicy',
       'kms:CreateGrant',
       'kms:DescribeKey',

@@ -11,11 +11,14 @@ import { SOLANA_KEY_PURPOSE, SOLANA_KEY_TAGS } from '../../../shared/chain/signe
  * - `grantCreate`: `kms:CreateKey` only for `ECC_NIST_EDWARDS25519` / `SIGN_VERIFY` keys with key material made by
  *   KMS, single-Region, carrying the purpose and stage tags (and no tag keys but the gateway's); plus
  *   `kms:TagResource` for those tags (AWS requires it to tag at creation, on every key of the account and Region);
- *   plus GetPublicKey, to read the new key's address.
+ *   plus GetPublicKey, to read the new key's address; plus `kms:ScheduleKeyDeletion` on the gateway's tagged Ed25519
+ *   keys of this stage, for a key made by a call that lost the race to store the account's address (concurrent
+ *   first calls each make one; only the stored one is used, the others are scheduled for deletion after KMS's
+ *   shortest window, 7 days, during which `CancelKeyDeletion` by an operator brings one back).
  * - `grantSign`: `kms:Sign` (ED25519_SHA_512 over RAW messages) and `kms:GetPublicKey`, only on Ed25519 signing
  *   keys tagged with the purpose and this stage.
  *
- * Nothing else: no Verify, no DescribeKey, no UntagResource, no key deletion or policy change. Because Sign also
+ * Nothing else: no Verify, no DescribeKey, no UntagResource, no immediate deletion, no cancelled deletion, no policy change. Because Sign also
  * requires the Ed25519 key spec, a tag put on another key (the secp256k1 hot wallet, the secrets key) grants
  * nothing on it. Keys are created with the default key policy, which lets IAM policies grant their use.
  */
@@ -67,7 +70,13 @@ export class SolanaKeys extends Construct {
       resourceArns: [this.keysArn],
       conditions: { StringEquals: this.#requestTags(), 'ForAllValues:StringEquals': tagKeys },
     });
-    return create.combine(tag).combine(this.#getPublicKey(grantee));
+    const discard = Grant.addToPrincipal({
+      grantee,
+      actions: ['kms:ScheduleKeyDeletion'],
+      resourceArns: [this.keysArn],
+      conditions: { StringEquals: this.#resourceConditions() },
+    });
+    return create.combine(tag).combine(this.#getPublicKey(grantee)).combine(discard);
   }
 
   /** Sign Solana messages with, and read the public keys of, the gateway's tagged Ed25519 keys (the custody signer). */

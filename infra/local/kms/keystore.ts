@@ -22,6 +22,8 @@ export interface StoredKey {
   /** Hex: the secp256k1 secret key, the 32-byte Ed25519 seed (RFC 8032 private key), or the 32-byte AES key. */
   material: string;
   tags: { TagKey: string; TagValue: string }[];
+  /** Epoch seconds at which KMS would delete it (ScheduleKeyDeletion); the key is unusable meanwhile. */
+  deletionDate?: number;
 }
 
 export interface StoredAlias {
@@ -80,6 +82,16 @@ export class KeyStore {
       key.enabled = enabled;
       this.#persist();
     }
+  }
+
+  /** Schedules (epoch seconds) or cancels (undefined) a key's deletion; a cancelled key comes back disabled, as in KMS. */
+  setDeletion(keyId: string, deletionDate: number | undefined): void {
+    const key = this.#keys.get(keyId);
+    if (!key) return;
+    if (deletionDate === undefined) delete key.deletionDate;
+    else key.deletionDate = deletionDate;
+    key.enabled = false;
+    this.#persist();
   }
 
   list(): StoredKey[] {

@@ -106,8 +106,11 @@ export function createKmsHandlers(store: KeyStore, region: string, accountId: st
     return key;
   };
 
+  const pendingDeletion = (key: StoredKey): KmsError => new KmsError('KMSInvalidStateException', `${keyArn(key.keyId)} is pending deletion.`);
+
   const usable = (ref: string, usage: KeyUsage): StoredKey => {
     const key = resolve(ref);
+    if (key.deletionDate !== undefined) throw pendingDeletion(key);
     if (!key.enabled) throw new KmsError('DisabledException', `${keyArn(key.keyId)} is disabled.`);
     if (key.keyUsage !== usage) {
       throw new KmsError('InvalidKeyUsageException', `${keyArn(key.keyId)} key usage is ${key.keyUsage} which is not valid for this operation.`);
@@ -123,7 +126,8 @@ export function createKmsHandlers(store: KeyStore, region: string, accountId: st
     Enabled: key.enabled,
     Description: key.description,
     KeyUsage: key.keyUsage,
-    KeyState: key.enabled ? 'Enabled' : 'Disabled',
+    KeyState: key.deletionDate !== undefined ? 'PendingDeletion' : key.enabled ? 'Enabled' : 'Disabled',
+    ...(key.deletionDate !== undefined ? { DeletionDate: key.deletionDate } : {}),
     Origin: 'AWS_KMS',
     KeyManager: 'CUSTOMER',
     CustomerMasterKeySpec: key.keySpec,
@@ -210,7 +214,9 @@ export function createKmsHandlers(store: KeyStore, region: string, accountId: st
     },
 
     EnableKey(body) {
-      store.setEnabled(resolve(str(body, 'KeyId')).keyId, true);
+      const key = resolve(str(body, 'KeyId'));
+      if (key.deletionDate !== undefined) throw pendingDeletion(key);
+      store.setEnabled(key.keyId, true);
       return {};
     },
 
@@ -219,12 +225,33 @@ export function createKmsHandlers(store: KeyStore, region: string, accountId: st
       return {};
     },
 
+    /** As KMS: 7 to 30 days (default 30); the key is unusable until deleted. The local KMS never deletes it. */
+    ScheduleKeyDeletion(body) {
+      const key = resolve(str(body, 'KeyId'));
+      if (key.deletionDate !== undefined) throw pendingDeletion(key);
+      const days = body.PendingWindowInDays ?? 30;
+      if (typeof days !== 'number' || !Number.isInteger(days) || days < 7 || days > 30) {
+        throw new KmsError('ValidationException', 'PendingWindowInDays must be an integer from 7 to 30');
+      }
+      const deletionDate = Math.floor(Date.now() / 1000) + days * 86_400;
+      store.setDeletion(key.keyId, deletionDate);
+      return { KeyId: keyArn(key.keyId), DeletionDate: deletionDate, KeyState: 'PendingDeletion', PendingWindowInDays: days };
+    },
+
+    CancelKeyDeletion(body) {
+      const key = resolve(str(body, 'KeyId'));
+      if (key.deletionDate === undefined) throw new KmsError('KMSInvalidStateException', `${keyArn(key.keyId)} is not pending deletion.`);
+      store.setDeletion(key.keyId, undefined);
+      return { KeyId: keyArn(key.keyId) };
+    },
+
     GetPublicKey(body) {
       const key = resolve(str(body, 'KeyId'));
       const algorithms = SIGNING_ALGORITHMS[key.keySpec];
       if (!algorithms) {
         throw new KmsError('UnsupportedOperationException', `${keyArn(key.keyId)} key usage is ENCRYPT_DECRYPT which is not valid for GetPublicKey.`);
       }
+      if (key.deletionDate !== undefined) throw pendingDeletion(key);
       if (!key.enabled) throw new KmsError('DisabledException', `${keyArn(key.keyId)} is disabled.`);
       const spki =
         key.keySpec === 'ECC_NIST_EDWARDS25519'

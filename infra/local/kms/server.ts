@@ -13,7 +13,8 @@
  * ED25519_SHA_512 with MessageType RAW, or ED25519_PH_SHA_512 with a 64-byte DIGEST, 64-byte signatures), Encrypt / Decrypt
  * (AES-256-GCM; the ciphertext blob names its key, so Decrypt needs no KeyId; EncryptionContext is bound as
  * additional authenticated data), GenerateDataKey, GenerateRandom, CreateAlias, ListAliases, DeleteAlias,
- * EnableKey, DisableKey. Keys are accepted by key id, key ARN, alias name or alias ARN.
+ * EnableKey, DisableKey, ScheduleKeyDeletion / CancelKeyDeletion (the key is unusable while pending; the local KMS
+ * never deletes it). Keys are accepted by key id, key ARN, alias name or alias ARN.
  *
  * LOCAL DEVELOPMENT ONLY: key material is kept in plain text (memory, or `<dataDir>/kms-keys.json`).
  */

@@ -1,6 +1,9 @@
 /**
  * The TronGrid-compatible HTTP API of the local TRON node over its chain state: java-tron's `/wallet/*`
- * answers, TronGrid's `/v1/blocks/{n}/events`, and the local-only `/_local/*` endpoints.
+ * answers, TronGrid's `/v1/blocks/{n}/events`, `/v1/transactions/{id}/events` and
+ * `/v1/accounts/{address}/transactions/trc20` (`only_to`, `only_from`, `contract_address`, `min_timestamp`,
+ * `max_timestamp`, `order_by` block_timestamp asc or desc, `limit` and `fingerprint`), and the local-only
+ * `/_local/*` endpoints.
  */
 import { tronAddressToEvmHex } from '../../../shared/chain/tron/create2.js';
 import { b58 } from './chain.js';
@@ -83,7 +86,67 @@ export function tronApi(chain: TronChain): (method: string, path: string, query:
     transaction_id: e.txID,
   });
 
+  /** A page of `all` as TronGrid pages (`limit` at most 200, an offset as the `fingerprint`). */
+  const paged = (all: readonly unknown[], query: URLSearchParams) => {
+    const limit = Math.min(200, Math.max(1, Number(query.get('limit') ?? 20) || 20));
+    const start = Math.max(0, Number(query.get('fingerprint') ?? 0) || 0);
+    const page = all.slice(start, start + limit);
+    const more = start + limit < all.length;
+    return { data: page, success: true, meta: { at: Date.now(), page_size: page.length, ...(more ? { fingerprint: String(start + limit) } : {}) } };
+  };
+
+  const sameAddress = (a: string, b: string): boolean => {
+    try {
+      return tronAddressToEvmHex(a).toLowerCase() === tronAddressToEvmHex(b).toLowerCase();
+    } catch {
+      return false;
+    }
+  };
+
+  /** TronGrid's TRC-20 transfers of an account (the transfers the node's contracts emitted, as Transfer events). */
+  const trc20Of = (address: string, query: URLSearchParams) => {
+    const contract = query.get('contract_address');
+    const min = Number(query.get('min_timestamp') ?? 0) || 0;
+    const max = Number(query.get('max_timestamp') ?? Number.MAX_SAFE_INTEGER) || Number.MAX_SAFE_INTEGER;
+    const rows = blocks.flatMap((block) =>
+      block.timestamp < min || block.timestamp > max
+        ? []
+        : block.events
+            .filter((e) => (contract === null || sameAddress(e.contract, contract)) && (sameAddress(e.to, address) || sameAddress(e.from, address)))
+            .filter((e) =>
+              query.get('only_to') === 'true' ? sameAddress(e.to, address) : query.get('only_from') === 'true' ? sameAddress(e.from, address) : true,
+            )
+            .map((e) => ({
+              transaction_id: e.txID,
+              token_info: { symbol: 'USDT', address: b58(e.contract), decimals: 6, name: 'Tether USD' },
+              block_timestamp: block.timestamp,
+              from: b58(e.from),
+              to: b58(e.to),
+              type: 'Transfer',
+              value: e.value.toString(),
+            })),
+    );
+    return (query.get('order_by') ?? 'block_timestamp,desc').endsWith(',asc') ? rows : rows.reverse();
+  };
+
   return function route(method: string, path: string, query: URLSearchParams, b: Record<string, unknown>): unknown {
+    const trc20 = /^\/v1\/accounts\/([^/]+)\/transactions\/trc20$/.exec(path);
+    if (method === 'GET' && trc20) {
+      const address = decodeURIComponent(trc20[1] ?? '');
+      try {
+        tronAddressToEvmHex(address);
+      } catch {
+        return { success: false, error: `invalid address: ${address}`, statusCode: 400 };
+      }
+      return paged(trc20Of(address, query), query);
+    }
+    const txEvents = /^\/v1\/transactions\/([0-9a-fA-F]{64})\/events$/.exec(path);
+    if (method === 'GET' && txEvents) {
+      const id = (txEvents[1] ?? '').toLowerCase();
+      const info = chain.info(id);
+      const block = info ? blocks[info.blockNumber] : undefined;
+      return paged(block ? block.events.filter((e) => e.txID.toLowerCase() === id).map((e) => eventJson(block, e)) : [], query);
+    }
     const events = /^\/v1\/blocks\/(\d+)\/events$/.exec(path);
     if (method === 'GET' && events) {
       const block = blocks[Number(events[1])];

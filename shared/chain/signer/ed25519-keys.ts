@@ -4,7 +4,7 @@
  * allow CreateKey only with them and Sign / GetPublicKey only on keys that have them, so a key created any other
  * way is never usable by the gateway's functions, and the gateway's functions can use no other key.
  */
-import { CreateKeyCommand } from '@aws-sdk/client-kms';
+import { CreateKeyCommand, ScheduleKeyDeletionCommand } from '@aws-sdk/client-kms';
 import type { KMSClient } from '@aws-sdk/client-kms';
 
 /** Tag keys on every Solana key (the grants' conditions name them). */
@@ -35,7 +35,8 @@ export function solanaKeyTags(input: SolanaKeyTagsInput): { TagKey: string; TagV
 
 /**
  * Creates an Ed25519 signing key for one Solana address, tagged as the grants require; returns its id and ARN.
- * Its address is `new KmsEd25519Signer(kms, keyId).getAddress()`. Keys are never deleted by the gateway.
+ * Its address is `new KmsEd25519Signer(kms, keyId).getAddress()`. The gateway deletes only keys that never
+ * became an address (`scheduleSolanaKeyDeletion`).
  */
 export async function createSolanaSigningKey(
   kms: KMSClient,
@@ -53,4 +54,17 @@ export async function createSolanaSigningKey(
   const keyArn = out.KeyMetadata?.Arn;
   if (!keyId || !keyArn) throw new Error('KMS CreateKey answered without a key id');
   return { keyId, keyArn };
+}
+
+/** The shortest waiting period KMS allows before it deletes a key (days). */
+export const KEY_DELETION_WINDOW_DAYS = 7;
+
+/**
+ * Schedules the deletion of a key that never became a stored address (a concurrent first call stored the
+ * account's address with its own key), after KMS's shortest waiting period: until then the key is disabled and
+ * `CancelKeyDeletion` brings it back. Returns when KMS deletes it.
+ */
+export async function scheduleSolanaKeyDeletion(kms: KMSClient, keyId: string): Promise<Date | undefined> {
+  const out = await kms.send(new ScheduleKeyDeletionCommand({ KeyId: keyId, PendingWindowInDays: KEY_DELETION_WINDOW_DAYS }));
+  return out.DeletionDate;
 }

@@ -22,6 +22,8 @@ export interface IncomingTokenTransfer {
   readonly blockTime: number | null;
   /** The owner's associated token account that received it. */
   readonly tokenAccount: string;
+  /** The token account's index in the transaction's account keys: with the signature, the transfer's natural id. */
+  readonly accountIndex: number;
   /** Base units added to the account by this transaction. */
   readonly amount: bigint;
   /** The wallet whose token account paid it (the largest decrease of the mint in the transaction); null for a mint. */
@@ -134,6 +136,7 @@ export async function listIncomingTokenTransfers(
           slot: info.slot,
           blockTime: info.blockTime ?? tx.blockTime,
           tokenAccount,
+          accountIndex: tx.transaction.message.accountKeys.findIndex((k) => k.pubkey === tokenAccount),
           amount,
           from: payerOf(tx, input.mint),
           confirmationStatus: info.confirmationStatus,

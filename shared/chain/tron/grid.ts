@@ -7,8 +7,12 @@
  * - block (`getnowblock`, `getblockbynum`): `{ blockID, block_header: { raw_data: { number, parentHash, timestamp } },
  *   transactions?: [{ txID, raw_data: { contract: [{ type, parameter: { value } }] }, ret?: [{ contractRet }] }] }`;
  *   `{}` for a block that does not exist;
- * - events: `{ data: [{ block_number, block_timestamp, contract_address, event_index, event_name, result,
- *   transaction_id, _unconfirmed? }], success, meta: { fingerprint?, links?: { next } } }`;
+ * - events (`/v1/blocks/{n}/events`, `/v1/transactions/{id}/events`): `{ data: [{ block_number, block_timestamp,
+ *   contract_address, event_index, event_name, result, transaction_id, _unconfirmed? }], success, meta: { fingerprint?,
+ *   links?: { next } } }`;
+ * - an account's TRC-20 transfers (`/v1/accounts/{address}/transactions/trc20`): `{ data: [{ transaction_id,
+ *   token_info: { address, decimals, symbol, name }, block_timestamp, from, to, type, value }], success, meta: {
+ *   fingerprint? } }`;
  * - account (`getaccount`): `{}` for an address never activated, else `{ address, balance?, create_time? }`;
  * - `broadcasthex`: `{ result: true, txid }` or `{ result: false, code, message }` (message hex-encoded);
  * - `triggerconstantcontract` (a dry run): `{ result: { result: true }, energy_used, constant_result }`; a revert
@@ -58,6 +62,22 @@ const EventsPageSchema = z.object({
   meta: z.object({ fingerprint: z.string().optional() }).partial().default({}),
 });
 
+const Trc20TransferSchema = z.object({
+  transaction_id: z.string(),
+  token_info: z.object({ address: z.string() }).partial().default({}),
+  block_timestamp: num.optional(),
+  from: z.string().optional(),
+  to: z.string().optional(),
+  type: z.string().optional(),
+  value: z.union([z.string(), z.number()]).transform(String).optional(),
+});
+
+const Trc20PageSchema = z.object({
+  data: z.array(Trc20TransferSchema).default([]),
+  success: z.boolean().optional(),
+  meta: z.object({ fingerprint: z.string().optional() }).partial().default({}),
+});
+
 const AccountSchema = z.object({ address: z.string().optional(), balance: sun.optional() });
 
 const BroadcastSchema = z.object({ result: z.boolean().optional(), code: z.string().optional(), message: z.string().optional(), txid: z.string().optional() });
@@ -89,6 +109,7 @@ export interface TronBlock {
 }
 
 export type TronEvent = z.infer<typeof EventSchema>;
+export type TronTrc20Transfer = z.infer<typeof Trc20TransferSchema>;
 
 export interface TronTxInfo {
   readonly id: string;
@@ -210,6 +231,43 @@ export class TronGridClient {
       if (!fingerprint || answer.data.length === 0) return out;
     }
     throw new TronGridError(`block ${number}: too many event pages`);
+  }
+
+  /** A transaction's events (every page), with their block and index as the block's events give them. */
+  async transactionEvents(txID: string): Promise<TronEvent[]> {
+    const out: TronEvent[] = [];
+    let fingerprint: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const query = new URLSearchParams({ limit: '200' });
+      if (fingerprint) query.set('fingerprint', fingerprint);
+      const path = `/v1/transactions/${encodeURIComponent(txID)}/events?${query.toString()}`;
+      const answer = this.#parse(EventsPageSchema, await this.#request('GET', path), 'transaction events');
+      out.push(...answer.data);
+      fingerprint = answer.meta.fingerprint;
+      if (!fingerprint || answer.data.length === 0) return out;
+    }
+    throw new TronGridError(`transaction ${txID}: too many event pages`);
+  }
+
+  /**
+   * TRC-20 transfers of one token received by an address since `minTimestamp` (ms), oldest first, every page
+   * (`only_to`, `contract_address`; at most `maxPages` pages of 200).
+   */
+  async trc20TransfersTo(address: string, input: { contract: string; minTimestamp?: number; maxPages?: number }): Promise<TronTrc20Transfer[]> {
+    const out: TronTrc20Transfer[] = [];
+    let fingerprint: string | undefined;
+    const maxPages = input.maxPages ?? 50;
+    for (let page = 0; page < maxPages; page++) {
+      const query = new URLSearchParams({ only_to: 'true', limit: '200', order_by: 'block_timestamp,asc', contract_address: input.contract });
+      if (input.minTimestamp !== undefined) query.set('min_timestamp', String(input.minTimestamp));
+      if (fingerprint) query.set('fingerprint', fingerprint);
+      const path = `/v1/accounts/${encodeURIComponent(address)}/transactions/trc20?${query.toString()}`;
+      const answer = this.#parse(Trc20PageSchema, await this.#request('GET', path), 'trc20 transfers');
+      out.push(...answer.data);
+      fingerprint = answer.meta.fingerprint;
+      if (!fingerprint || answer.data.length === 0) return out;
+    }
+    throw new TronGridError(`${address}: more than ${maxPages} pages of TRC-20 transfers`);
   }
 
   /** An account's TRX balance (sun); `exists: false` for an address never activated. */

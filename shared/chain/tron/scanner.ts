@@ -6,9 +6,14 @@
  * catalogue tokens' `Transfer` events, and the block itself (`getblockbynum`, for its id) only when it holds such
  * a transfer. The cost grows with blocks and transfers, never with the number of watched addresses. Addresses
  * come out in the TVM's 20-byte 0x-hex form, lowercase (what the deposit-address items are keyed by).
+ *
+ * One address's incoming transfers (custody's sync, `transferLogsTo`): the account's TRC-20 transfers since the
+ * range's first block (`/v1/accounts/{address}/transactions/trc20`, `only_to`, per token), then each new
+ * transaction's events (`/v1/transactions/{id}/events`) for the event index and block the scan would give it, and
+ * each block once (its id).
  */
 import type { BlockRef, EvmChainPort, NativeTransfer, TransferLog } from '../evm/scanner.js';
-import { tronAddressToEvmHex } from './create2.js';
+import { toTronBase58, tronAddressToEvmHex } from './create2.js';
 import type { TronBlock, TronEvent } from './grid.js';
 import type { TronGridClient } from './grid.js';
 
@@ -57,6 +62,31 @@ export function tronScanChain(client: TronGridClient): EvmChainPort {
         out.push(...found.map((f) => ({ ...f, blockHash: block.id })));
       }
       return out;
+    },
+    async transferLogsTo(from, to, tokens, recipient) {
+      if (tokens.length === 0 || to < from) return [];
+      const start = await client.blockByNum(Math.max(0, from));
+      if (!start) return [];
+      const target = hex20(recipient);
+      const out: TransferLog[] = [];
+      const blocks = new Map<number, string | null>();
+      for (const token of new Set(tokens.map(hex20))) {
+        const seen = new Set<string>();
+        for (const t of await client.trc20TransfersTo(toTronBase58(recipient), { contract: toTronBase58(token), minTimestamp: start.timestamp })) {
+          const txID = t.transaction_id.toLowerCase();
+          if (seen.has(txID)) continue;
+          seen.add(txID);
+          for (const e of await client.transactionEvents(txID)) {
+            const transfer = hex20(e.contract_address) === token ? transferOf(e) : null;
+            if (!transfer || transfer.to !== target || e.block_number < from || e.block_number > to) continue;
+            if (!blocks.has(e.block_number)) blocks.set(e.block_number, (await client.blockByNum(e.block_number))?.id ?? null);
+            const blockHash = blocks.get(e.block_number);
+            if (!blockHash) continue; // not in a block any more: the next sync or scan sees where it went
+            out.push({ token, ...transfer, txHash: txID, logIndex: e.event_index, blockNumber: e.block_number, blockHash });
+          }
+        }
+      }
+      return out.sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
     },
     balance: async (address) => (await client.account(address)).balance,
     async nativeTransfers(from, to) {

@@ -14,6 +14,9 @@ import type { WithdrawalFeeDeps } from '../withdrawals/network-fees.js';
 import type { WithdrawalRepository } from '../withdrawals/ports.js';
 import type { LedgerPort } from '../ledger/ports.js';
 import type { RatesDeps } from '../rates/ports.js';
+import type { EvmChainPort } from '../../chain/evm/scanner.js';
+import type { SolanaRpcPort } from '../../chain/solana/rpc.js';
+import type { CurrencyCode, CurrencyDefinition } from '../../domain/currencies.js';
 
 /**
  * What the custody use cases need from outside. `shared/runtime/custody.ts` builds the real ones
@@ -34,6 +37,10 @@ export interface CustodyAddressRepository {
   /** Stores the address unless the account has one on that chain; resolves to the stored one and whether it is new. */
   create(address: CustodyAddressState, family: string): Promise<{ readonly address: CustodyAddressState; readonly created: boolean }>;
   list(tenantId: string, accountId: string): Promise<readonly CustodyAddressState[]>;
+  /** Every tenant's addresses on a chain whose addresses are polled one by one (SOL), oldest first. */
+  watched(blockchain: CustodyBlockchain): Promise<readonly CustodyAddressState[]>;
+  /** Moves the address's `historyCursor` from the one it was read with to `to`; false when it moved meanwhile. */
+  moveCursor(address: CustodyAddressState, to: string): Promise<boolean>;
 }
 
 export interface CustodyDepositRepository {
@@ -58,8 +65,22 @@ export interface CustodyTransferRepository {
  */
 export interface CustodyProvider {
   readonly name: string;
-  /** The account's deposit address on a chain, and the address family the scanners match it in. */
-  depositAddress(tenantId: string, accountId: string, blockchain: CustodyBlockchain): Promise<{ readonly address: string; readonly family: string }>;
+  /**
+   * The account's deposit address on a chain, the address family the scanners match it in, and the key it was
+   * made with when it is one (SOL: a new KMS key, kept with the address so that withdrawals can sign).
+   */
+  depositAddress(tenantId: string, accountId: string, blockchain: CustodyBlockchain): Promise<ProvidedAddress>;
+  /**
+   * Frees what `depositAddress` made for an address that was never stored (a concurrent call stored the
+   * account's first): the built-in provider schedules the unused key's deletion. Best effort.
+   */
+  abandon?(address: ProvidedAddress): Promise<void>;
+}
+
+export interface ProvidedAddress {
+  readonly address: string;
+  readonly family: string;
+  readonly keyId?: string;
 }
 
 /** The operator's review policy per tenant (shared/domain/custody.ts). */
@@ -79,6 +100,29 @@ export interface CustodyWithdrawalPorts extends Pick<CustodyPorts, 'accounts' | 
   readonly settings: { readonly allowLoopbackCallbacks: boolean };
 }
 
+/**
+ * The chains custody reads directly (the built-in provider's): sync re-reads an account's addresses, and the
+ * Solana poller reads each SOL address's token account history.
+ */
+export interface CustodyChainPorts {
+  /** The chain port of a custody EVM or TRON network this deployment serves (the caller closes it); null for none. */
+  chainFor(network: string): EvmChainPort | null;
+  /** The USDT contract (or mint) of a custody currency here; null for none. */
+  tokenOf(currency: CurrencyCode): string | null;
+  /** Confirmations a deposit of the currency needs (the payments' setting; Solana credits at finality). */
+  confirmationsFor(currency: CurrencyDefinition): number;
+  /** Sync reads an EVM or TRON address's transfers this many blocks back, EVM in eth_getLogs ranges of `logRangeBlocks`. */
+  readonly lookbackBlocks: number;
+  readonly logRangeBlocks: number;
+  /** Solana's JSON-RPC and the USDT mint; null when Solana is not configured. */
+  readonly solana: CustodySolanaChain | null;
+}
+
+export interface CustodySolanaChain {
+  readonly rpc: Pick<SolanaRpcPort, 'getSignaturesForAddress' | 'getTransaction' | 'getSlot'>;
+  readonly mint: string;
+}
+
 export interface CustodyPorts {
   readonly accounts: CustodyAccountRepository;
   readonly addresses: CustodyAddressRepository;
@@ -87,4 +131,7 @@ export interface CustodyPorts {
   readonly providers: Readonly<Record<string, CustodyProvider>>;
   readonly rates: RatesDeps;
   readonly clock: Clock;
+  /** Deposits and the chains, for sync. */
+  readonly deposits: CustodyDepositRepository;
+  readonly chains: CustodyChainPorts;
 }

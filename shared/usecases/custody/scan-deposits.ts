@@ -7,6 +7,7 @@ import { CUSTODY_BLOCKCHAINS, custodyCurrency, custodySaltId, custodySweepRefere
 import { ConflictError } from '../../domain/errors.js';
 import { fromBaseUnits } from '../../domain/money.js';
 import type { ScannerDeps } from '../payments/ports.js';
+import type { CustodyDepositRepository } from './ports.js';
 import type { SweepPort } from '../payments/settle.js';
 
 /**
@@ -29,7 +30,7 @@ export async function recordCustodyDeposit(
   currency: CurrencyDefinition,
   head: number,
   now: Date,
-  deps: Deps,
+  deps: Pick<Deps, 'custodyDeposits'>,
 ): Promise<boolean> {
   const blockchain = custodyChainOf(network);
   // Custody holds its chain's USDT only; any other token sent to the address is not credited.
@@ -54,21 +55,38 @@ export async function recordCustodyDeposit(
   return deps.custodyDeposits.record(change, now);
 }
 
+/**
+ * The confirmations step of a deposit still `confirming` (the scan's and custody sync's): its block re-checked
+ * (gone: `dropped`), its confirmations counted, credited at the currency's. Throws ConflictError on a concurrent change.
+ */
+export async function confirmCustodyDeposit(
+  d: CustodyDepositState,
+  head: number,
+  deps: {
+    readonly chain: Pick<EvmChainPort, 'block'>;
+    readonly custodyDeposits: CustodyDepositRepository;
+    readonly settings: Pick<ScannerDeps['settings'], 'confirmationsFor'>;
+  },
+  now: Date,
+): Promise<CustodyDepositState> {
+  const repo = deps.custodyDeposits;
+  const block = await deps.chain.block(d.blockNumber);
+  if (!block || block.hash !== d.blockHash) return repo.save(d, depositTransition(d, { kind: 'reorged' }, now), now);
+  const confirmations = Math.max(0, head - d.blockNumber + 1);
+  if (confirmations === d.confirmations) return d;
+  const currency = findCurrency(d.currency);
+  const needed = currency ? deps.settings.confirmationsFor(currency) : Number.POSITIVE_INFINITY;
+  return repo.save(d, depositTransition(d, { kind: 'confirmations', confirmations, needed }, now), now);
+}
+
 /** One step of an open deposit; a concurrent change (another pass) is left to the next pass. */
 async function step(d: CustodyDepositState, head: number, deps: Deps, now: Date): Promise<CustodyDepositState | null> {
   const repo = deps.custodyDeposits;
   if (!repo) return null;
   try {
-    if (d.status === 'confirming') {
-      const block = await deps.chain.block(d.blockNumber);
-      if (!block || block.hash !== d.blockHash) return await repo.save(d, depositTransition(d, { kind: 'reorged' }, now), now);
-      const confirmations = Math.max(0, head - d.blockNumber + 1);
-      if (confirmations === d.confirmations) return d;
-      const currency = findCurrency(d.currency);
-      const needed = currency ? deps.settings.confirmationsFor(currency) : Number.POSITIVE_INFINITY;
-      return await repo.save(d, depositTransition(d, { kind: 'confirmations', confirmations, needed }, now), now);
-    }
-    if (d.status === 'credited') {
+    if (d.status === 'confirming') return await confirmCustodyDeposit(d, head, { ...deps, custodyDeposits: repo }, now);
+    // Funds held at the account's own address (Solana) are not swept; they never reach a scanner's queue anyway.
+    if (d.status === 'credited' && d.heldAtAddress !== true) {
       const sweeping = await repo.save(d, depositTransition(d, { kind: 'sweep_started' }, now), now);
       const currency = findCurrency(d.currency);
       const outcome = await deps.sweep.requestSweep({

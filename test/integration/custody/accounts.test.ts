@@ -38,6 +38,9 @@ beforeAll(async () => {
     FORWARDER_FACTORIES: JSON.stringify({ ETH: FACTORY, BSC: FACTORY, TRX: TRX_FACTORY }),
     FORWARDER_IMPLEMENTATION_TRX: TRX_IMPLEMENTATION,
     EVM_RPC_URLS: JSON.stringify({ ETH: 'http://127.0.0.1:9/', BSC: 'http://127.0.0.1:9/' }),
+    TOKEN_CONTRACTS: JSON.stringify({ USDTERC20: '0x2222222222222222222222222222222222222222' }),
+    // No Solana here: SOL addresses are refused.
+    SOLANA_RPC_URL: undefined,
   });
   handler = createApi(custodyRoutes, custodyRuntime(cfg));
   a = await tenantWithToken('Custody A');
@@ -128,10 +131,28 @@ describe('deposit addresses', () => {
     const other = await newAccount();
     expect((await call('POST', `/custody/accounts/${other.account_id}/addresses/ETH`)).body.address).not.toBe(evm);
 
-    for (const chain of ['DOGE', 'POLYGON']) {
+    for (const chain of ['DOGE', 'POLYGON', 'SOL']) {
       const refused = await call('POST', `/custody/accounts/${account.account_id}/addresses/${chain}`);
       expect([refused.status, refused.body.error.code]).toEqual([400, 'unsupported_blockchain']);
     }
+  });
+});
+
+describe('sync', () => {
+  it('answers what it read, and 500 custody_provider_error with nothing recorded when a chain cannot be read', async () => {
+    const account = await newAccount();
+    const empty = await call('POST', `/custody/accounts/${account.account_id}/sync`);
+    expect([empty.status, empty.body.success, empty.body.message]).toEqual([
+      200,
+      true,
+      '0 addresses read on chain: 0 new deposits found, 0 deposits credited.',
+    ]);
+
+    // The ETH endpoint of this deployment answers nothing.
+    expect((await call('POST', `/custody/accounts/${account.account_id}/addresses/ETH`)).status).toBe(200);
+    const failed = await call('POST', `/custody/accounts/${account.account_id}/sync`);
+    expect([failed.status, failed.body.error.code]).toEqual([500, 'custody_provider_error']);
+    expect(JSON.stringify(failed.body)).not.toContain('127.0.0.1');
   });
 });
 
@@ -216,6 +237,7 @@ describe('tenancy and scopes', () => {
       ['GET', `/custody/accounts/${id}/balances`],
       ['GET', `/custody/accounts/${id}/addresses`],
       ['POST', `/custody/accounts/${id}/addresses/ETH`],
+      ['POST', `/custody/accounts/${id}/sync`],
     ] as const) {
       const res = await callB(method, path);
       expect([path, res.status, res.body.error.code]).toEqual([path, 404, 'account_not_found']);

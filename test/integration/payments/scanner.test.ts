@@ -42,6 +42,7 @@ function fakeChain(height: number): EvmChainPort {
         blockHash: hash(from + i),
       }));
     },
+    transferLogsTo: async () => (calls++, []),
     balance: async () => (calls++, 0n),
     nativeTransfers: async () => (calls++, []),
     close: () => undefined,

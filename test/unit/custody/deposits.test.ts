@@ -1,6 +1,6 @@
 import { ConflictError } from '../../../shared/domain/errors.js';
 import type { CustodyDepositFact, CustodyDepositState } from '../../../shared/domain/custody.js';
-import { custodySweepOf, custodySweepReference, depositTransition, openDeposit } from '../../../shared/domain/custody.js';
+import { custodySweepOf, custodySweepReference, depositTransition, isFollowedDeposit, openDeposit } from '../../../shared/domain/custody.js';
 
 /** A custody deposit's lifecycle: confirming -> credited (one entry) -> sweeping -> swept; dropped on a reorganisation. */
 const now = new Date('2026-11-25T10:00:00.000Z');
@@ -52,6 +52,35 @@ it('refuses facts that do not apply, so nothing is credited twice or after a dro
     [credited, { kind: 'swept', txHash: '0x' }],
   ];
   for (const [state, fact] of refused) expect(() => depositTransition(state, fact, now)).toThrow(ConflictError);
+});
+
+it("ends credited when its funds stay at the account's own address (Solana): out of the work queue, never swept", () => {
+  const held = openDeposit(
+    {
+      tenantId: 't1',
+      accountId: 'a1',
+      depositId: 'SOL:5sig:1',
+      blockchain: 'SOL',
+      network: 'SOL',
+      currency: 'USDTSOL',
+      amount: '3',
+      address: 'So1Address',
+      txHash: '5sig',
+      blockNumber: 120,
+      blockHash: '',
+      confirmations: 0,
+      heldAtAddress: true,
+    },
+    now,
+  ).state;
+  expect(isFollowedDeposit(held)).toBe(true);
+  const credited = depositTransition(held, { kind: 'confirmations', confirmations: 32, needed: 32 }, now);
+  expect([credited.state.status, credited.entry?.entryId]).toEqual(['credited', 'custody_deposit:SOL:5sig:1']);
+  expect(isFollowedDeposit(credited.state)).toBe(false);
+  expect(() => depositTransition(credited.state, { kind: 'sweep_started' }, now)).toThrow(ConflictError);
+  // A forwarder's credited deposit stays followed until it is swept.
+  const swept = depositTransition(opened().state, { kind: 'confirmations', confirmations: 2, needed: 2 }, now).state;
+  expect(isFollowedDeposit(swept)).toBe(true);
 });
 
 it('names its sweep so the chain-tx result finds it again', () => {

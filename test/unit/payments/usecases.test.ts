@@ -48,6 +48,10 @@ class FakeChain implements EvmChainPort {
     return this.logs.filter((l) => l.blockNumber >= from && l.blockNumber <= to && tokens.includes(l.token.toLowerCase()));
   }
 
+  async transferLogsTo(from: number, to: number, tokens: readonly string[], recipient: string): Promise<TransferLog[]> {
+    return (await this.transferLogs(from, to, tokens)).filter((l) => l.to === recipient.toLowerCase());
+  }
+
   async balance(): Promise<bigint> {
     this.calls++;
     return 0n;

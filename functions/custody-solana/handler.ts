@@ -1,0 +1,21 @@
+import type { Context } from 'aws-lambda';
+import { config } from '../../shared/config/config.js';
+import { solanaPollerRuntime } from '../../shared/runtime/custody-chains.js';
+import { runSolanaPoller } from '../../shared/usecases/custody/solana-deposits.js';
+
+const cfg = config();
+const deps = solanaPollerRuntime(cfg);
+
+/**
+ * EventBridge, every minute: custody's SOL deposits. Holds the `SOL` lease and polls every custody SOL address's
+ * token account history every CUSTODY_SOLANA_POLL_SECONDS for most of the invocation (like the chain scanner),
+ * leaving 15 s of the timeout unused. Does nothing where Solana is not configured.
+ */
+export async function handler(
+  _event?: unknown,
+  context?: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<{ passes: number; recorded: number; credited: number }> {
+  if (!deps) return { passes: 0, recorded: 0, credited: 0 };
+  const remaining = context?.getRemainingTimeInMillis?.() ?? 60_000;
+  return runSolanaPoller({ budgetMs: Math.max(1_000, remaining - 15_000), pauseMs: cfg.CUSTODY_SOLANA_POLL_SECONDS * 1000 }, deps);
+}

@@ -1,0 +1,93 @@
+import { KMSClient } from '@aws-sdk/client-kms';
+import type { Config } from '../config/config.js';
+import { config } from '../config/config.js';
+import { jsonRpcChain } from '../chain/evm/scanner.js';
+import { createSolanaSigningKey, scheduleSolanaKeyDeletion } from '../chain/signer/ed25519-keys.js';
+import { KmsEd25519Signer } from '../chain/signer/kms-ed25519-signer.js';
+import { SolanaRpc } from '../chain/solana/rpc.js';
+import { TronGridClient } from '../chain/tron/grid.js';
+import { tronScanChain } from '../chain/tron/scanner.js';
+import { systemClock } from '../domain/clock.js';
+import { NETWORKS } from '../domain/currencies.js';
+import { dynamoCustodyAddresses, dynamoCustodyDeposits } from '../store/custody.js';
+import { acquireLease, releaseLease } from '../store/scanner.js';
+import type { CustodyChainPorts, CustodySolanaChain } from '../usecases/custody/ports.js';
+import type { SolanaPollerDeps } from '../usecases/custody/solana-deposits.js';
+import { rpcUrl, tokenContract } from './currencies.js';
+import { paymentSettings } from './payments.js';
+
+/**
+ * The chains the built-in custody provider reads and the keys it makes: EVM networks through `EVM_RPC_URLS`,
+ * TRON through `TRON_API_URL`, Solana through `SOLANA_RPC_URL` with the USDT mint of `USDTSOL` (the catalogue's, or
+ * `TOKEN_CONTRACTS`), and its Ed25519 KMS keys through the SDK's KMS endpoint (`AWS_ENDPOINT_URL_KMS` locally).
+ */
+
+let kms: KMSClient | undefined;
+/** One KMS client per Lambda, made on first use. */
+const kmsClient = (cfg: Config): KMSClient => (kms ??= new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 }));
+
+/** Solana's JSON-RPC and USDT mint; null unless both are configured (SOL is then unsupported). */
+export function custodySolana(cfg: Config = config()): CustodySolanaChain | null {
+  const mint = tokenContract('USDTSOL', cfg);
+  if (!cfg.SOLANA_RPC_URL || !mint) return null;
+  return { rpc: new SolanaRpc(cfg.SOLANA_RPC_URL), mint };
+}
+
+export function custodyChains(cfg: Config = config()): CustodyChainPorts {
+  const settings = paymentSettings(cfg);
+  return {
+    chainFor(network) {
+      const family = NETWORKS[network as keyof typeof NETWORKS]?.family;
+      const url = family === 'evm' ? rpcUrl(network, cfg) : null;
+      if (url) return jsonRpcChain(url);
+      if (family === 'tron' && cfg.TRON_API_URL)
+        return tronScanChain(new TronGridClient(cfg.TRON_API_URL, cfg.TRON_API_KEY ? { apiKey: cfg.TRON_API_KEY } : {}));
+      return null;
+    },
+    tokenOf: (currency) => tokenContract(currency, cfg),
+    confirmationsFor: settings.confirmationsFor,
+    lookbackBlocks: cfg.CUSTODY_SYNC_LOOKBACK_BLOCKS,
+    logRangeBlocks: cfg.CUSTODY_SYNC_LOG_RANGE_BLOCKS,
+    solana: custodySolana(cfg),
+  };
+}
+
+/**
+ * Custody's SOL addresses: one Ed25519 KMS key per account address, tagged for the grants (the stage and the
+ * account); the address is its public key. `discard` schedules a key that never became a stored address for
+ * deletion after KMS's shortest window (7 days).
+ */
+export function solanaCustodyKeys(cfg: Config = config()): {
+  create(accountId: string): Promise<{ address: string; keyId: string }>;
+  discard(keyId: string): Promise<void>;
+} {
+  return {
+    async create(accountId) {
+      const client = kmsClient(cfg);
+      const { keyId } = await createSolanaSigningKey(client, { stage: cfg.STAGE, custodyAccountId: accountId });
+      try {
+        return { address: await new KmsEd25519Signer(client, keyId).getAddress(), keyId };
+      } catch (error) {
+        // The key's address could not be read: it will never be stored.
+        await scheduleSolanaKeyDeletion(client, keyId).catch(() => undefined);
+        throw error;
+      }
+    },
+    async discard(keyId) {
+      await scheduleSolanaKeyDeletion(kmsClient(cfg), keyId);
+    },
+  };
+}
+
+/** The custody-solana worker's wiring; null when Solana is not configured (the worker then does nothing). */
+export function solanaPollerRuntime(cfg: Config = config()): SolanaPollerDeps | null {
+  const solana = custodySolana(cfg);
+  if (!solana) return null;
+  return {
+    addresses: dynamoCustodyAddresses,
+    deposits: dynamoCustodyDeposits,
+    solana,
+    clock: systemClock,
+    lease: { acquireLease, releaseLease },
+  };
+}

@@ -1,0 +1,192 @@
+/**
+ * Custody on the local chains (anvil, the local TRON node, the local Solana node and the local KMS), one stack for
+ * the file: SOL addresses (an Ed25519 KMS key per account, one under 20 concurrent calls, the losers' keys
+ * scheduled for deletion), SOL deposits credited once at finality by the custody-solana worker, `sync` finding
+ * deposits no scanner has seen on ETH, TRX and SOL and crediting each once, and `dev deposit` through the real CLI.
+ * Blocks are mined by hand (EVM automine, `/_local/mine`, `mine()`); no assertion depends on timing.
+ */
+import { DescribeKeyCommand, KMSClient, ListKeysCommand } from '@aws-sdk/client-kms';
+import { jest } from '@jest/globals';
+import { JsonRpcProvider } from 'ethers';
+import { custodyRoutes } from '../../../functions/custody/routes.js';
+import type { handler as CustodySolana } from '../../../functions/custody-solana/handler.js';
+import { main } from '../../../scripts/gateway.js';
+import { KmsEd25519Signer } from '../../../shared/chain/signer/kms-ed25519-signer.js';
+import { createApi } from '../../../shared/http/pipeline.js';
+import { custodyRuntime } from '../../../shared/runtime/custody.js';
+import { solanaPollerRuntime } from '../../../shared/runtime/custody-chains.js';
+import { SolanaRpc } from '../../../shared/chain/solana/rpc.js';
+import { pollSolanaDeposits } from '../../../shared/usecases/custody/solana-deposits.js';
+import { dynamoCustodyAddresses, dynamoCustodyDeposits } from '../../../shared/store/custody.js';
+import { getBalance } from '../../../shared/store/ledger.js';
+import { startTestStack } from '../../support/stack.js';
+import type { TestStack } from '../../support/stack.js';
+import { buildContractsOutOfProcess } from '../chain/contracts-build.js';
+import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
+
+let stack: TestStack;
+let kms: KMSClient;
+let evm: JsonRpcProvider;
+let merchant: { tenantId: string; bearer: string };
+let custody: ReturnType<typeof caller>;
+let custodySolana: typeof CustodySolana;
+
+const CURRENCY = { ETH: 'USDTERC20', TRX: 'USDTTRC20', SOL: 'USDTSOL' } as const;
+const usdt = (blockchain: keyof typeof CURRENCY, accountId: string) =>
+  getBalance(merchant.tenantId, `custody:${accountId}`, CURRENCY[blockchain]).then((b) => b.amount);
+const mineTron = async (count: number) => {
+  const res = await fetch(`${stack.stackJson.rpcUrls.TRX}/_local/mine`, { method: 'POST', body: JSON.stringify({ count }) });
+  expect(res.ok).toBe(true);
+};
+/** One pass of the custody-solana worker (its budget ends after the first pass). */
+const pollSolana = () => custodySolana(undefined, { getRemainingTimeInMillis: () => 16_000 });
+const newAccount = async (name: string): Promise<string> => (await custody('POST', '/custody/accounts', { body: { name } })).body.account_id as string;
+const sync = async (accountId: string) => {
+  const res = await custody('POST', `/custody/accounts/${accountId}/sync`);
+  expect(res.status).toBe(200);
+  expect(res.body).toEqual({ success: true, account_id: accountId, last_synced: expect.any(String), message: expect.any(String) });
+  const [, found, credited] = /(\d+) new deposits? found, (\d+) deposits? credited/.exec(res.body.message as string) ?? [];
+  return { found: Number(found), credited: Number(credited), message: res.body.message as string };
+};
+
+/** Runs the CLI as `npm run gateway -- ...` would, and returns its JSON answer. */
+async function cli(args: string[]): Promise<Record<string, string>> {
+  const printed: string[] = [];
+  const log = jest.spyOn(console, 'log').mockImplementation((text: string) => void printed.push(text));
+  try {
+    expect(await main([...args, '--json'])).toBe(0);
+  } finally {
+    log.mockRestore();
+  }
+  return JSON.parse(printed.join('\n')) as Record<string, string>;
+}
+
+beforeAll(async () => {
+  await buildContractsOutOfProcess();
+  // EVM automine: a block per transaction, others by hand. TRON and Solana also produce blocks on their own.
+  stack = await startTestStack({ anvil: true, contracts: true, tron: true, solana: true, pollers: false, http: false }, { blockTimeSeconds: null });
+  process.env.GATEWAY_LOCAL_DIR = stack.dataDir;
+  kms = new KMSClient({
+    endpoint: stack.env.AWS_ENDPOINT_URL_KMS,
+    region: 'us-east-1',
+    credentials: { accessKeyId: stack.env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: stack.env.AWS_SECRET_ACCESS_KEY ?? '' },
+  });
+  evm = new JsonRpcProvider(stack.stackJson.rpcUrls.ETH, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true });
+  await putFixedRates();
+  merchant = await tenantWithToken('Custody on chains');
+  custody = caller(createApi(custodyRoutes, custodyRuntime()), () => merchant.bearer);
+  // The worker wires itself from the stack's environment when it loads.
+  ({ handler: custodySolana } = await import('../../../functions/custody-solana/handler.js'));
+});
+
+afterAll(async () => {
+  delete process.env.GATEWAY_LOCAL_DIR;
+  evm?.destroy();
+  kms?.destroy();
+  await stack?.stop();
+});
+
+describe('SOL addresses', () => {
+  it('are one per account under 20 concurrent calls: an Ed25519 KMS key kept with the address, never shown, the others scheduled for deletion', async () => {
+    const before = new Set(((await kms.send(new ListKeysCommand({}))).Keys ?? []).map((k) => k.KeyId));
+    const accountId = await newAccount('Solana treasury');
+    const answers = await Promise.all(Array.from({ length: 20 }, () => custody('POST', `/custody/accounts/${accountId}/addresses/SOL`)));
+    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
+    const addresses = new Set(answers.map((r) => r.body.address as string));
+    expect(addresses.size).toBe(1);
+    expect(answers.filter((r) => r.body.is_new === true)).toHaveLength(1);
+    expect(Object.keys(answers[0]?.body ?? {}).sort()).toEqual(['account_id', 'address', 'blockchain', 'created_at', 'is_new', 'qr_code']);
+    const [address] = [...addresses];
+
+    const stored = await dynamoCustodyAddresses.get(merchant.tenantId, accountId, 'SOL');
+    expect(stored?.keyId).toEqual(expect.any(String));
+    expect(await new KmsEd25519Signer(kms, stored?.keyId ?? '').getAddress()).toBe(address);
+
+    // Every key made for this account but the stored one waits for deletion (KMS's shortest window).
+    const made = ((await kms.send(new ListKeysCommand({}))).Keys ?? []).filter((k) => !before.has(k.KeyId)).map((k) => k.KeyId as string);
+    expect(made.length).toBeGreaterThanOrEqual(1);
+    const states = await Promise.all(made.map(async (id) => [id, (await kms.send(new DescribeKeyCommand({ KeyId: id }))).KeyMetadata?.KeyState] as const));
+    expect(states.filter(([, state]) => state === 'Enabled').map(([id]) => id)).toEqual([stored?.keyId]);
+    expect(states.filter(([, state]) => state === 'PendingDeletion')).toHaveLength(made.length - 1);
+
+    const listed = await custody('GET', `/custody/accounts/${accountId}/addresses`);
+    expect(listed.body).toEqual([expect.objectContaining({ blockchain: 'SOL', address, last_deposit_at: null })]);
+    expect(listed.body[0]).not.toHaveProperty('key_id');
+  });
+});
+
+describe('SOL deposits', () => {
+  it('are recorded when seen and credited once, at finality, by the custody-solana worker; nothing is swept', async () => {
+    const node = stack.solana;
+    if (!node) throw new Error('no local Solana node');
+    const accountId = await newAccount('Solana deposits');
+    const address = (await custody('POST', `/custody/accounts/${accountId}/addresses/SOL`)).body.address as string;
+    const signature = await node.transferToken(address, 5_250_000n);
+    // Its block, then the one that confirms it.
+    node.mine(2);
+
+    await pollSolana();
+    const seen = (await dynamoCustodyDeposits.open('SOL')).filter((d) => d.accountId === accountId);
+    expect(seen.map((d) => [d.txHash, d.status, d.amount, d.heldAtAddress])).toEqual([[signature, 'confirming', '5.25', true]]);
+    expect(seen[0]?.depositId).toMatch(new RegExp(`^SOL:${signature}:\\d+$`));
+    expect(await usdt('SOL', accountId)).toBe('0');
+
+    node.mine(40);
+    await pollSolana();
+    const deposit = await dynamoCustodyDeposits.get(merchant.tenantId, seen[0]?.depositId ?? '');
+    expect([deposit?.status, deposit?.creditedAt, deposit?.sweepTxHash]).toEqual(['credited', expect.any(String), null]);
+    expect(await usdt('SOL', accountId)).toBe('5.25');
+    // Credited is its end: out of the work queue, so no pass asks for a sweep.
+    expect((await dynamoCustodyDeposits.open('SOL')).filter((d) => d.accountId === accountId)).toEqual([]);
+    const balances = await custody('GET', `/custody/accounts/${accountId}/balances`);
+    expect(balances.body.balances.find((b: { blockchain: string }) => b.blockchain === 'SOL')).toMatchObject({ balance: 5.25, available: 5.25, locked: 0 });
+    const listed = await custody('GET', `/custody/accounts/${accountId}/addresses`);
+    expect(listed.body[0].last_deposit_at).toBe(deposit?.creditedAt);
+
+    // Later passes credit nothing twice; the cursor is past the transfer.
+    node.mine(2);
+    await pollSolana();
+    expect(await usdt('SOL', accountId)).toBe('5.25');
+    expect((await dynamoCustodyAddresses.get(merchant.tenantId, accountId, 'SOL'))?.historyCursor).toBe(signature);
+
+    // A pass with nothing new costs one getSlot, and one getSignaturesForAddress per SOL address (two so far).
+    const runtime = solanaPollerRuntime();
+    if (!runtime) throw new Error('Solana is configured on this stack');
+    const rpc = new SolanaRpc(node.url);
+    const pass = await pollSolanaDeposits({ ...runtime, solana: { ...runtime.solana, rpc } });
+    expect([pass, rpc.calls]).toEqual([{ addresses: 2, recorded: 0, credited: 0, failed: 0 }, 3]);
+  });
+});
+
+describe('sync, with deposits sent by `dev deposit`', () => {
+  it('finds deposits no scanner has seen on ETH, TRX and SOL, credits each once at its confirmations, and a later sync credits nothing', async () => {
+    const accountId = await newAccount('Synced treasury');
+    // Addresses made by the CLI through the API's use case, funds from the local chains' test accounts and faucets.
+    const eth = await cli(['dev', 'deposit', '--custody', accountId, '--blockchain', 'ETH', '--amount', '12']);
+    const trx = await cli(['dev', 'deposit', '--custody', accountId, '--blockchain', 'TRX', '--amount', '7.5', '--tenant', merchant.tenantId]);
+    const sol = await cli(['dev', 'deposit', '--custody', accountId, '--blockchain', 'sol', '--amount', '3']);
+    expect([eth.currency, eth.amount, trx.currency, sol.currency]).toEqual(['USDTERC20', '12', 'USDTTRC20', 'USDTSOL']);
+    const listed = (await custody('GET', `/custody/accounts/${accountId}/addresses`)).body as { blockchain: string; address: string }[];
+    expect(Object.fromEntries(listed.map((a) => [a.blockchain, a.address]))).toEqual({ ETH: eth.address, TRX: trx.address, SOL: sol.address });
+    await mineTron(1);
+    stack.solana?.mine(2);
+
+    const first = await sync(accountId);
+    expect(first.message).toMatch(/^3 addresses read on chain: 3 new deposits found/);
+    // Recorded with the ids the scanners would give them: a second finding is the same deposit.
+    expect((await dynamoCustodyDeposits.get(merchant.tenantId, `ETH:${eth.transaction_hash}:0`))?.status).toBe('confirming');
+    expect((await dynamoCustodyDeposits.get(merchant.tenantId, `TRX:${trx.transaction_hash}:0`))?.amount).toBe('7.5');
+
+    // Past every chain's confirmations (2 locally on ETH and TRX; Solana's finality).
+    await evm.send('anvil_mine', ['0x2']);
+    await mineTron(2);
+    stack.solana?.mine(40);
+    const second = await sync(accountId);
+    expect(second.found).toBe(0);
+    expect(first.credited + second.credited).toBe(3);
+    expect([await usdt('ETH', accountId), await usdt('TRX', accountId), await usdt('SOL', accountId)]).toEqual(['12', '7.5', '3']);
+
+    expect(await sync(accountId)).toMatchObject({ found: 0, credited: 0 });
+    expect([await usdt('ETH', accountId), await usdt('TRX', accountId), await usdt('SOL', accountId)]).toEqual(['12', '7.5', '3']);
+  });
+});
