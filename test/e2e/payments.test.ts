@@ -1,5 +1,5 @@
 import { KMSClient } from '@aws-sdk/client-kms';
-import { Contract, JsonRpcProvider } from 'ethers';
+import { Contract, JsonRpcProvider, Wallet } from 'ethers';
 import type { JsonRpcSigner } from 'ethers';
 import { ERC20_ABI } from '../../shared/chain/evm/abi.js';
 import { mintTestToken } from '../../infra/local/dev/deploy.js';
@@ -36,6 +36,11 @@ import { caller, putFixedRates, tenantWithToken } from '../integration/payments/
 import { custodyRoutes } from '../../functions/custody/routes.js';
 import { createApi } from '../../shared/http/pipeline.js';
 import { custodyRuntime } from '../../shared/runtime/custody.js';
+import { ledgerRuntime } from '../../shared/runtime/ledger.js';
+import { creditAdjustment } from '../../shared/usecases/ledger/credit-adjustment.js';
+import { runWithdrawalBatch } from '../../shared/usecases/withdrawals/process.js';
+import { batcherDeps } from '../support/withdrawals.js';
+import { toBaseUnits } from '../../shared/domain/money.js';
 import { dynamoCustodyDeposits } from '../../shared/store/custody.js';
 
 const getCustodyDeposit = dynamoCustodyDeposits.get;
@@ -334,6 +339,53 @@ describe('a payment on anvil', () => {
     expect([swept?.status, swept?.sweepTxHash]).toEqual(['swept', tx?.mined?.hash]);
     expect(await custodyBalance()).toBe('12');
     expect(await new Contract(usdt, ERC20_ABI, provider).getFunction('balanceOf')(address)).toBe(0n);
+  });
+
+  it('a custody withdrawal is sent by the batcher through the chain-tx engine and completed on chain', async () => {
+    // The deployment with the hot wallet's key: ETH withdrawals are served.
+    const withdrawing = parseConfig({
+      ...process.env,
+      EVM_RPC_URLS: JSON.stringify({ ETH: stack.stackJson.rpcUrls.ETH }),
+      TOKEN_CONTRACTS: JSON.stringify({ USDTERC20: usdt }),
+      HOT_WALLET_KEY_ID: stack.env.SIGNING_KEY_ID ?? '',
+    });
+    const custody = caller(createApi(custodyRoutes, custodyRuntime(withdrawing)), () => merchant.bearer);
+    const accountId = (await custody('POST', '/custody/accounts', { body: { name: 'Paying treasury' } })).body.account_id as string;
+    await creditAdjustment(
+      { tenant_id: merchant.tenantId, account: `custody:${accountId}`, currency: 'USDTERC20', amount: '25', reason: 'test funding' },
+      ledgerRuntime(),
+    );
+    const recipient = Wallet.createRandom().address;
+    const made = await custody('POST', '/custody/withdraw', { body: { account_id: accountId, blockchain: 'ETH', amount: 25, destination_address: recipient } });
+    expect([made.status, made.body.status]).toEqual([200, 'pending']);
+    const hot = await new KmsSigner(kms, stack.env.SIGNING_KEY_ID ?? '', provider).getAddress();
+    const engineDeps = chainTxRuntime(cfg).deps;
+    const report = await runWithdrawalBatch(
+      batcherDeps({
+        wallet: async () => ({ keyId: stack.env.SIGNING_KEY_ID ?? '', address: hot }),
+        chainTx: engineDeps,
+        tokenContract: (code) => (code === 'USDTERC20' ? usdt : null),
+      }),
+    );
+    expect(report.processing).toBe(1);
+    const requestId = requestIdOf('ETH', made.body.withdrawal_id as string);
+    await processChainTx(requestId, engineDeps);
+    await mine();
+    await followOnce('ETH', engineDeps);
+    const tx = await dynamoChainTxStore.get(requestId);
+    expect(tx?.status).toBe('confirmed');
+    const body = JSON.stringify({
+      event_id: `chain_tx:${requestId}:chain_tx.confirmed`,
+      tenant_id: tx?.tenantId,
+      type: 'chain_tx.confirmed',
+      occurred_at: tx?.updatedAt,
+      payload: { request_id: requestId, network: tx?.network, reference: tx?.reference, purpose: 'withdrawal', tx_hash: tx?.mined?.hash ?? null },
+    });
+    expect((await chainResults({ Records: [{ messageId: 'm-custody-w', body }] } as unknown as SQSEvent)).batchItemFailures).toEqual([]);
+    // The destination received net_amount; the account paid the whole 25.
+    const received = (await new Contract(usdt, ERC20_ABI, provider).getFunction('balanceOf')(recipient)) as bigint;
+    expect(received).toBe(toBaseUnits(String(made.body.net_amount), 6));
+    expect(await getBalance(merchant.tenantId, `custody:${accountId}`, 'USDTERC20')).toEqual({ amount: '0', pending: '0', locked: '0' });
   });
 
   it('a payment in the native coin is found by the chain-scanner worker (top-level transfer, real tx hash) and swept', async () => {
