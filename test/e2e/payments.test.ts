@@ -1,3 +1,5 @@
+import { confirmedResult } from '../support/chain-results.js';
+import type { ChainTx } from '../../shared/chain/engine/state.js';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { Contract, JsonRpcProvider, Wallet } from 'ethers';
 import type { JsonRpcSigner } from 'ethers';
@@ -29,7 +31,6 @@ import { devPay, localChainsOf } from '../../infra/local/dev/dev-pay.js';
 import { engineSweep } from '../../shared/usecases/payments/sweep-engine.js';
 import { sweepReference } from '../../shared/usecases/payments/settle.js';
 import type { handler as ChainResults } from '../../functions/chain-results/handler.js';
-import type { SQSEvent } from 'aws-lambda';
 import type { handler as ChainScanner } from '../../functions/chain-scanner/handler.js';
 import { buildContractsOutOfProcess } from '../integration/chain/contracts-build.js';
 import { caller, putFixedRates, tenantWithToken } from '../integration/payments/support.js';
@@ -283,15 +284,8 @@ describe('a payment on anvil', () => {
     await followOnce('ETH', engineDeps);
     const tx = await dynamoChainTxStore.get(requestId);
     expect(tx?.status).toBe('confirmed');
-    // The event router would forward the engine's chain_tx.confirmed event to the chain-results queue.
-    const body = JSON.stringify({
-      event_id: `chain_tx:${requestId}:chain_tx.confirmed`,
-      tenant_id: tx?.tenantId,
-      type: 'chain_tx.confirmed',
-      occurred_at: tx?.updatedAt,
-      payload: { request_id: requestId, network: tx?.network, reference: tx?.reference, purpose: 'sweep', tx_hash: tx?.mined?.hash ?? null },
-    });
-    const out = await chainResults({ Records: [{ messageId: 'm1', body }] } as unknown as SQSEvent);
+    // The event router forwards the engine's chain_tx.confirmed event to the chain-results queue.
+    const out = await chainResults(confirmedResult(tx as ChainTx, 'm1'));
     expect(out.batchItemFailures).toEqual([]);
     expect(await status(id)).toBe('completed');
     expect(await balance()).toBe(add(before, '24.75'));
@@ -327,14 +321,7 @@ describe('a payment on anvil', () => {
     await followOnce('ETH', engineDeps);
     const tx = await dynamoChainTxStore.get(requestId);
     expect(tx?.status).toBe('confirmed');
-    const body = JSON.stringify({
-      event_id: `chain_tx:${requestId}:chain_tx.confirmed`,
-      tenant_id: tx?.tenantId,
-      type: 'chain_tx.confirmed',
-      occurred_at: tx?.updatedAt,
-      payload: { request_id: requestId, network: tx?.network, reference: tx?.reference, purpose: 'sweep', tx_hash: tx?.mined?.hash ?? null },
-    });
-    expect((await chainResults({ Records: [{ messageId: 'm-custody', body }] } as unknown as SQSEvent)).batchItemFailures).toEqual([]);
+    expect((await chainResults(confirmedResult(tx as ChainTx, 'm-custody'))).batchItemFailures).toEqual([]);
     const swept = await getCustodyDeposit(merchant.tenantId, depositId);
     expect([swept?.status, swept?.sweepTxHash]).toEqual(['swept', tx?.mined?.hash]);
     expect(await custodyBalance()).toBe('12');
@@ -374,14 +361,7 @@ describe('a payment on anvil', () => {
     await followOnce('ETH', engineDeps);
     const tx = await dynamoChainTxStore.get(requestId);
     expect(tx?.status).toBe('confirmed');
-    const body = JSON.stringify({
-      event_id: `chain_tx:${requestId}:chain_tx.confirmed`,
-      tenant_id: tx?.tenantId,
-      type: 'chain_tx.confirmed',
-      occurred_at: tx?.updatedAt,
-      payload: { request_id: requestId, network: tx?.network, reference: tx?.reference, purpose: 'withdrawal', tx_hash: tx?.mined?.hash ?? null },
-    });
-    expect((await chainResults({ Records: [{ messageId: 'm-custody-w', body }] } as unknown as SQSEvent)).batchItemFailures).toEqual([]);
+    expect((await chainResults(confirmedResult(tx as ChainTx, 'm-custody-w'))).batchItemFailures).toEqual([]);
     // The destination received net_amount; the account paid the whole 25.
     const received = (await new Contract(usdt, ERC20_ABI, provider).getFunction('balanceOf')(recipient)) as bigint;
     expect(received).toBe(toBaseUnits(String(made.body.net_amount), 6));

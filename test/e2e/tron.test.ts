@@ -1,4 +1,5 @@
-import type { SQSEvent } from 'aws-lambda';
+import { confirmedResult } from '../support/chain-results.js';
+import type { ChainTx } from '../../shared/chain/engine/state.js';
 import type { handler as ChainScanner } from '../../functions/chain-scanner/handler.js';
 import type { handler as ChainResults } from '../../functions/chain-results/handler.js';
 import { LOCAL_TRON } from '../../infra/local/stack.js';
@@ -70,14 +71,7 @@ describe('TRON on the local stack', () => {
     const tx = await dynamoChainTxStore.get(requestId);
     expect(tx?.status).toBe('confirmed');
 
-    const body = JSON.stringify({
-      event_id: `chain_tx:${requestId}:chain_tx.confirmed`,
-      tenant_id: tx?.tenantId,
-      type: 'chain_tx.confirmed',
-      occurred_at: tx?.updatedAt,
-      payload: { request_id: requestId, network: tx?.network, reference: tx?.reference, purpose: 'sweep', tx_hash: tx?.mined?.hash ?? null },
-    });
-    expect((await chainResults({ Records: [{ messageId: 'm1', body }] } as unknown as SQSEvent)).batchItemFailures).toEqual([]);
+    expect((await chainResults(confirmedResult(tx as ChainTx, 'm1'))).batchItemFailures).toEqual([]);
     expect((await getPayment(merchant.tenantId, id))?.status).toBe('completed');
     expect((await getBalance(merchant.tenantId, 'main', 'USDTTRC20')).amount).toBe('9.9');
     // The treasury holds the swept tokens on the node.

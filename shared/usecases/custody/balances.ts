@@ -32,6 +32,8 @@ async function chainBalances(account: CustodyAccountState, deps: Pick<CustodyPor
   });
 }
 
+const totalUsd = (chains: readonly ChainBalance[]) => jsonNumber(chains.reduce((acc, c) => add(acc, c.usd), '0'));
+
 /** `GET /custody/accounts/:accountId/balances` (spec 2.10's balance view; numbers, as the spec says). */
 export async function accountBalances(tenantId: string, accountId: string, deps: Pick<CustodyPorts, 'accounts' | 'ledger' | 'rates' | 'clock'>) {
   const account = await findAccount(tenantId, accountId, deps);
@@ -39,7 +41,7 @@ export async function accountBalances(tenantId: string, accountId: string, deps:
   return {
     account_id: account.accountId,
     last_updated: deps.clock.now().toISOString(),
-    total_usd_value: jsonNumber(chains.reduce((acc, c) => add(acc, c.usd), '0')),
+    total_usd_value: totalUsd(chains),
     balances: chains.map((c) => ({
       blockchain: c.blockchain,
       token: CUSTODY_TOKEN,
@@ -60,7 +62,7 @@ export async function accountDetail(tenantId: string, accountId: string, deps: P
     ...custodyAccountRecord(account),
     updated_at: account.updatedAt,
     balances_summary: {
-      total_usd: jsonNumber(chains.reduce((acc, c) => add(acc, c.usd), '0')),
+      total_usd: totalUsd(chains),
       blockchains: chains.map((c) => ({
         blockchain: c.blockchain,
         token: CUSTODY_TOKEN,

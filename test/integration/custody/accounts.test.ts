@@ -6,10 +6,6 @@ import { parseConfig } from '../../../shared/config/config.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
 import { custodyRuntime } from '../../../shared/runtime/custody.js';
 import { listAllEntries } from '../../../shared/store/ledger.js';
-import { authRuntime } from '../../../shared/runtime/auth.js';
-import { tenantsRuntime } from '../../../shared/runtime/tenants.js';
-import { clientAuthFrom, issueToken } from '../../../shared/usecases/auth/issue-token.js';
-import { createTenant } from '../../../shared/usecases/tenants/create-tenant.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
@@ -247,14 +243,8 @@ describe('tenancy and scopes', () => {
     expect((await callB('GET', '/custody/accounts')).body).toEqual([]);
     expect((await call('GET', '/custody/accounts/not-an-id')).body.error.code).toBe('account_not_found');
 
-    const made = await createTenant({ name: 'Custody read-only', scopes: ['read'] }, tenantsRuntime());
-    const token = await issueToken(
-      { grant_type: 'client_credentials' },
-      clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }),
-      new Date(),
-      authRuntime(),
-    );
-    const reader = caller(handler, () => token.access_token);
+    const readOnly = await tenantWithToken('Custody read-only', ['read']);
+    const reader = caller(handler, () => readOnly.bearer);
     expect((await reader('GET', '/custody/accounts')).status).toBe(200);
     const refused = await reader('POST', '/custody/accounts', { body: { name: 'No' } });
     expect([refused.status, refused.body.error.code]).toEqual([403, 'insufficient_permissions']);

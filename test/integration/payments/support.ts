@@ -1,3 +1,4 @@
+import type { Scope } from '../../../shared/domain/scopes.js';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { CURRENCY_LIST } from '../../../shared/domain/currencies.js';
 import type { RateStats } from '../../../shared/domain/rates.js';
@@ -40,8 +41,9 @@ export async function putFixedRates(now = new Date(), usd: Readonly<Record<strin
  */
 export const EVERY_TOKEN_CONTRACT = JSON.stringify(Object.fromEntries(CURRENCY_LIST.filter((c) => !c.native).map((c) => [c.code, fakeTokenContract(c)])));
 
-export async function tenantWithToken(name: string): Promise<{ tenantId: string; bearer: string }> {
-  const made = await createTenant({ name }, tenantsRuntime());
+/** A new tenant and an access token of its first app (with the tenant's scopes; `scopes` narrows both). */
+export async function tenantWithToken(name: string, scopes?: readonly Scope[]): Promise<{ tenantId: string; bearer: string }> {
+  const made = await createTenant({ name, ...(scopes ? { scopes: [...scopes] } : {}) }, tenantsRuntime());
   const token = await issueToken(
     { grant_type: 'client_credentials' },
     clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }),

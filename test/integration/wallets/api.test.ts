@@ -8,10 +8,6 @@ import { main } from '../../../scripts/gateway.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { caller, tenantWithToken } from '../payments/support.js';
 import { settle } from './support.js';
-import { authRuntime } from '../../../shared/runtime/auth.js';
-import { tenantsRuntime } from '../../../shared/runtime/tenants.js';
-import { clientAuthFrom, issueToken } from '../../../shared/usecases/auth/issue-token.js';
-import { createTenant } from '../../../shared/usecases/tenants/create-tenant.js';
 import { walletsRuntime } from '../../../shared/runtime/wallets.js';
 import { settleTransfer } from '../../../shared/usecases/wallets/settle-transfer.js';
 
@@ -86,14 +82,8 @@ describe('wallet records', () => {
   it('answers 401 without a valid token, and reads with read but changes only with read write', async () => {
     const { handler } = await import('../../../functions/wallets/handler.js');
     expect((await caller(handler, () => 'nope')('GET', '/wallets/')).status).toBe(401);
-    const made = await createTenant({ name: 'Wallets read-only', scopes: ['read'] }, tenantsRuntime());
-    const token = await issueToken(
-      { grant_type: 'client_credentials' },
-      clientAuthFrom(undefined, { client_id: made.clientId, client_secret: made.clientSecret }),
-      new Date(),
-      authRuntime(),
-    );
-    const reader = caller(handler, () => token.access_token);
+    const readOnly = await tenantWithToken('Wallets read-only', ['read']);
+    const reader = caller(handler, () => readOnly.bearer);
     expect((await reader('GET', '/wallets/')).status).toBe(200);
     expect((await reader('POST', '/wallets/transfer-history/', { body: {} })).status).toBe(200);
     const refused = await reader('POST', '/wallets/', { body: { name: 'No' } });
