@@ -239,6 +239,15 @@ export interface TransactionStats {
   readonly fees: Record<string, Decimal>;
 }
 
+/** A tenant's totals (`/user/me/` `statistics`) from the all-time counters: movements created, USD volume of completed payments. */
+export function tenantTotalsOf(sums: Readonly<Record<string, Decimal>>): { payments: number; withdrawals: number; volumeUsd: Decimal } {
+  const count = (type: TransactionType) =>
+    Object.entries(sums)
+      .filter(([name]) => name.startsWith(`n|${type}|`))
+      .reduce((n, [, v]) => n + Number(v), 0);
+  return { payments: count('payment'), withdrawals: count('withdrawal'), volumeUsd: add('0', sums['u|payment'] ?? '0') };
+}
+
 /** The statistics of a period from the sums of its counters. */
 export function statsOf(period: { from: string; to: string }, sums: Readonly<Record<string, Decimal>>): TransactionStats {
   const counts: Record<string, { total: number; by_status: Record<string, number> }> = {};

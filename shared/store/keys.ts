@@ -44,7 +44,7 @@
  * | wallet counter      | TENANT#<tid>                | WALLETS#COUNTER#<shard>    | (count kept in the create/delete transactions) |
  * | wallet transfer     | TENANT#<tid>                | WTRANSFER#<id>             | gsi1: TENANT#<tid>#WTRANSFERS / <created_at>#<id> |
  * | transaction (history) | TENANT#<tid>              | TXN#<type>#<id>            | gsi1: TENANT#<tid>#TXNS / <created_at>#<type>#<id> |
- * | transaction stats   | TENANT#<tid>                | TXSTATS#<yyyy-mm-dd>#<shard> | counters of the movements created that UTC day |
+ * | transaction stats   | TENANT#<tid>                | TXSTATS#<yyyy-mm-dd>#<shard>, TXSTATS#ALL#<shard> | counters of the movements created that UTC day, and of all time |
  * | custody account     | TENANT#<tid>                | CUSTODY#<account id>       | gsi1: TENANT#<tid>#CUSTODY / <created_at>#<account id> |
  * | custody address     | TENANT#<tid>                | CUSTODYADDR#<account id>#<chain> | one per account and chain (+ its ADDRESS# item for the scanners); gsi3 on polled chains (SOL): CUSTODYADDRS#<chain> / <created_at>#<tid>#<account id> |
  * | custody transfer    | TENANT#<tid>                | CUSTODYTX#<transfer id>    |                                      |
@@ -212,8 +212,6 @@ export const keys = {
   /** Sharded (a random shard per creation, reads sum them) so concurrent creations do not conflict on one item. */
   paymentCounter: (tenantId: string, shard: number): Key => ({ pk: tenantPk(tenantId), sk: `PAYMENTS#COUNTER#${shard}` }),
   paymentCounterPrefix: (tenantId: string) => ({ pk: tenantPk(tenantId), skPrefix: 'PAYMENTS#COUNTER#' }),
-  withdrawalCounter: (tenantId: string, shard: number): Key => ({ pk: tenantPk(tenantId), sk: `WITHDRAWALS#COUNTER#${shard}` }),
-  withdrawalCounterPrefix: (tenantId: string) => ({ pk: tenantPk(tenantId), skPrefix: 'WITHDRAWALS#COUNTER#' }),
   paymentDay: (tenantId: string, day: string): Key => ({ pk: tenantPk(tenantId), sk: `PAYMENTS#DAY#${day}` }),
   /** Deposit address -> payment, for the scanner's batched lookup (the address as chain logs show it). */
   depositAddress: (family: string, address: string): Key => ({ pk: `ADDRESS#${family}#${chainAddressForm(family, address)}`, sk: 'ADDRESS' }),
@@ -293,6 +291,9 @@ export const keys = {
   /** gsi1sk bounds of the records created from `from` to `to` (ISO 8601 instants, both inclusive). */
   transactionListRange: (from: string, to: string) => ({ from, to: `${to}#~` }),
   transactionStats: (tenantId: string, day: string, shard: number): Key => ({ pk: tenantPk(tenantId), sk: `TXSTATS#${day}#${shard}` }),
+  /** The all-time statistics counters (`ALL` sorts after every day, so no range of days reaches it). */
+  transactionStatsAllTime: (tenantId: string, shard: number): Key => ({ pk: tenantPk(tenantId), sk: `TXSTATS#ALL#${shard}` }),
+  transactionStatsAllTimePrefix: (tenantId: string) => ({ pk: tenantPk(tenantId), skPrefix: 'TXSTATS#ALL#' }),
   /** sk bounds of the stats items of the days `from` to `to` (yyyy-mm-dd, both inclusive). */
   transactionStatsRange: (tenantId: string, from: string, to: string) => ({ pk: tenantPk(tenantId), from: `TXSTATS#${from}#`, to: `TXSTATS#${to}#~` }),
 

@@ -105,9 +105,8 @@ function addressItem(p: PaymentState, family: string): TransactItem {
   };
 }
 
-/** The tenant's payment counter: `count` at creation, `volume_usd` (the payment's USD amount) when it is credited. */
+/** The tenant's payment counter (the page form's `count`), at creation. */
 const countPayment = (p: PaymentState): TransactItem => counterItem((shard) => keys.paymentCounter(p.tenantId, shard), { count: '1' });
-const addVolume = (p: PaymentState): TransactItem => counterItem((shard) => keys.paymentCounter(p.tenantId, shard), { volume_usd: p.amountUsd });
 
 const outboxOf = (p: PaymentState, change: PaymentChange, now: Date) =>
   aggregateOutbox({ type: TYPE, id: p.id, tenantId: p.tenantId }, change.events, { callback_url: p.callbackUrl }, now);
@@ -157,8 +156,6 @@ async function save(previous: PaymentState, change: PaymentChange, now: Date): P
       entry = { entryId: effect.entryId, entry: effect.entry };
     }
   }
-  // The merchant's credit posts once (its entry id), so the volume is added once too.
-  if (entry) items.push(addVolume(next));
   await commitAggregate(
     {
       type: TYPE,

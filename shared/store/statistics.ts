@@ -1,18 +1,12 @@
+import { tenantTotalsOf } from '../domain/transactions.js';
 import type { TenantStatistics } from '../usecases/user/ports.js';
-import { readCounter } from './aggregate.js';
-import { keys } from './keys.js';
-import { integer } from './values.js';
+import { dynamoTransactionHistory } from './transactions.js';
 
 /**
- * A tenant's totals from the counters its payments and withdrawals keep in their own transactions (shared/store/
- * aggregate.ts `counterItem`): payments created and the USD volume of those credited, withdrawals created.
+ * A tenant's totals from the transaction history's all-time counters (shared/store/transactions.ts), kept in the
+ * same transaction as every change of a movement: payments and withdrawals created, and the USD volume of the
+ * completed payments, so they agree with `GET /transactions/stats/` and the list.
  */
 export const dynamoTenantStatistics: TenantStatistics = {
-  async read(tenantId) {
-    const [payments, withdrawals] = await Promise.all([
-      readCounter(keys.paymentCounterPrefix(tenantId), ['count', 'volume_usd']),
-      readCounter(keys.withdrawalCounterPrefix(tenantId), ['count']),
-    ]);
-    return { payments: integer(payments.count), withdrawals: integer(withdrawals.count), volumeUsd: payments.volume_usd };
-  },
+  read: async (tenantId) => tenantTotalsOf(await dynamoTransactionHistory.allTimeSums(tenantId)),
 };

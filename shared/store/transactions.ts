@@ -42,11 +42,16 @@ function recordItem(tenantId: string, r: TransactionRecord): Record<string, unkn
 export function historyItems(tenantId: string, previous: TransactionRecord | null, next: TransactionRecord): TransactItem[] {
   const items: TransactItem[] = [{ Put: { TableName: tableName(), Item: recordItem(tenantId, next) } }];
   const delta = Object.entries(statsDelta(previous, next));
-  if (delta.length > 0) {
+  if (delta.length === 0) return items;
+  // The same delta on the movement's day and on all time (the tenant's totals, `/user/me/`).
+  for (const key of [
+    keys.transactionStats(tenantId, statsDay(next), randomInt(STATS_SHARDS)),
+    keys.transactionStatsAllTime(tenantId, randomInt(STATS_SHARDS)),
+  ]) {
     items.push({
       Update: {
         TableName: tableName(),
-        Key: keys.transactionStats(tenantId, statsDay(next), randomInt(STATS_SHARDS)),
+        Key: key,
         UpdateExpression: `SET #type = :type ADD ${delta.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
         ExpressionAttributeNames: { '#type': 'type', ...Object.fromEntries(delta.map(([name], i) => [`#c${i}`, name])) },
         ExpressionAttributeValues: { ':type': 'transaction_stats', ...Object.fromEntries(delta.map(([, v], i) => [`:c${i}`, storedDecimal(v)])) },
@@ -169,12 +174,30 @@ async function count(tenantId: string, filter: TransactionFilter): Promise<numbe
 /** The sums of the statistics counters of the days `from` to `to` (yyyy-mm-dd, inclusive). */
 async function statsSums(tenantId: string, from: string, to: string): Promise<Record<string, Decimal>> {
   const range = keys.transactionStatsRange(tenantId, from, to);
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': range.pk, ':from': range.from, ':to': range.to },
-    ConsistentRead: true,
-  });
+  return sumsOf(
+    await queryAll({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': range.pk, ':from': range.from, ':to': range.to },
+      ConsistentRead: true,
+    }),
+  );
+}
+
+/** The sums of the all-time counters (its shards). */
+async function allTimeSums(tenantId: string): Promise<Record<string, Decimal>> {
+  const prefix = keys.transactionStatsAllTimePrefix(tenantId);
+  return sumsOf(
+    await queryAll({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': prefix.pk, ':p': prefix.skPrefix },
+      ConsistentRead: true,
+    }),
+  );
+}
+
+function sumsOf(items: readonly Record<string, unknown>[]): Record<string, Decimal> {
   const sums: Record<string, Decimal> = {};
   for (const item of items) {
     for (const [name, value] of Object.entries(item)) {
@@ -185,4 +208,4 @@ async function statsSums(tenantId: string, from: string, to: string): Promise<Re
   return sums;
 }
 
-export const dynamoTransactionHistory: TransactionHistory = { page, count, statsSums };
+export const dynamoTransactionHistory: TransactionHistory = { page, count, statsSums, allTimeSums };

@@ -3,7 +3,7 @@ import { DailyLimitError } from '../domain/errors.js';
 import type { WithdrawalChange, WithdrawalState } from '../domain/withdrawals.js';
 import { workQueueOf } from '../domain/withdrawals.js';
 import type { WithdrawalCreation, WithdrawalRepository } from '../usecases/withdrawals/ports.js';
-import { aggregateOutbox, commitAggregate, counterItem, dayTotalItem, loadState, nextVersion, stateAttributes, stateOf, versionedPut } from './aggregate.js';
+import { aggregateOutbox, commitAggregate, dayTotalItem, loadState, nextVersion, stateAttributes, stateOf, versionedPut } from './aggregate.js';
 import { queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 import type { TransactItem } from './transact.js';
@@ -52,7 +52,6 @@ async function create(creation: WithdrawalCreation, now: Date): Promise<Withdraw
   const items: TransactItem[] = [];
   const day = creation.dayTotal;
   if (day !== null) items.push(dayTotalItem(keys.withdrawalDay(w.tenantId, w.createdAt.slice(0, 10)), day.amountUsd, sub(day.limitUsd, day.amountUsd), now));
-  items.push(counterItem((shard) => keys.withdrawalCounter(w.tenantId, shard), { count: '1' }));
   items.push(...(creation.alsoWrite?.(w) ?? []).map(asTransactItem));
   await commitAggregate(
     {

@@ -119,7 +119,10 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 async function totalOf(tenantId: string, q: ListTransactionsQuery, filter: TransactionFilter, deps: Pick<TransactionsPorts, 'history'>): Promise<number> {
   const days = [q.date_from ?? '0000-01-01', q.date_to ?? '9999-12-31'];
   if (filter.walletId !== undefined || !days.every((d) => DAY.test(d))) return deps.history.count(tenantId, filter);
-  const sums = await deps.history.statsSums(tenantId, days[0] ?? '', days[1] ?? '');
+  const sums =
+    q.date_from === undefined && q.date_to === undefined
+      ? await deps.history.allTimeSums(tenantId)
+      : await deps.history.statsSums(tenantId, days[0] ?? '', days[1] ?? '');
   let total = 0;
   for (const [name, value] of Object.entries(sums)) {
     const [kind, type, status, currency] = name.split('|');

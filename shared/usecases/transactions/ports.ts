@@ -43,6 +43,8 @@ export interface TransactionHistory {
   count(tenantId: string, filter: TransactionFilter): Promise<number>;
   /** The sums of the statistics counters (shared/domain/transactions.ts) of the UTC days `from` to `to`, inclusive. */
   statsSums(tenantId: string, from: string, to: string): Promise<Record<string, Decimal>>;
+  /** The sums of the same counters over all time (the tenant's totals). */
+  allTimeSums(tenantId: string): Promise<Record<string, Decimal>>;
 }
 
 export interface TransactionsPorts {

@@ -226,6 +226,14 @@ it('answers statistics equal to what the list holds', async () => {
   expect(stats.body.volume_usd).toEqual({ payment: sum(completed('payment'), 'amount_usd'), withdrawal: sum(completed('withdrawal'), 'amount_usd') });
   expect([Number(stats.body.volume_usd.payment), Number(stats.body.volume_usd.withdrawal)]).toEqual([25, 10]);
   expect(stats.body.total_volume_usd).toBe(add(stats.body.volume_usd.payment, stats.body.volume_usd.withdrawal));
+  // /user/me/ takes its totals from the same counters (all time).
+  const me = await caller((await import('../../../functions/user/handler.js')).handler, () => a.bearer)('GET', '/user/me/');
+  expect(me.body.statistics).toMatchObject({
+    total_payments: stats.body.counts.payment.total,
+    total_withdrawals: stats.body.counts.withdrawal.total,
+  });
+  // Shown to the cent there.
+  expect(Number(me.body.statistics.total_volume_usd)).toBe(Number(stats.body.volume_usd.payment));
   // The operator CLI prints the same statistics.
   const printed: string[] = [];
   const log = jest.spyOn(console, 'log').mockImplementation((text: string) => void printed.push(text));

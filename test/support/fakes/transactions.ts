@@ -78,6 +78,10 @@ export class InMemoryTransactionHistory implements TransactionHistory {
     }
     return sums;
   }
+
+  async allTimeSums(tenantId: string): Promise<Record<string, Decimal>> {
+    return this.statsSums(tenantId, '0000-01-01', '9999-12-31');
+  }
 }
 
 /** Export jobs in memory: creation refuses an existing id, saves are conditioned on the version read. */
