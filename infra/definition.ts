@@ -109,7 +109,14 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
   },
   { name: 'monitor', entry: 'functions/monitor/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 30 },
   // Custody's SOL deposits: every SOL address's token account history, polled for most of each minute.
-  { name: 'custody-solana', entry: 'functions/custody-solana/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 75 },
+  // Polls custody's SOL deposits and signs its SOL withdrawals (the accounts' keys and the fee payer).
+  {
+    name: 'custody-solana',
+    entry: 'functions/custody-solana/handler.ts',
+    trigger: { kind: 'schedule', everyMinutes: 1 },
+    timeoutSeconds: 75,
+    solanaKeys: 'sign',
+  },
   // One export per invocation: a large history takes minutes to page through and stream to S3.
   {
     name: 'transaction-exports',

@@ -106,7 +106,7 @@ export class GatewayStack extends Stack {
     assertUniqueNames([...definition.api, ...definition.workers]);
 
     const { table } = new GatewayTable(this, 'Data', { deletionProtection: stage === 'prod' });
-    const keys = new GatewayKeys(this, 'Keys', { stage });
+    const keys = new GatewayKeys(this, 'Keys', { stage, solanaFeePayer: props.chains?.solanaRpcUrl !== undefined });
     // Custody's per-address Ed25519 keys, made at run time by the custody API and used by the Solana signer.
     const solanaKeys = new SolanaKeys(this, 'SolanaKeys', { stage });
     const exportsBucket = new GatewayExportsBucket(this, 'Exports');
@@ -130,6 +130,8 @@ export class GatewayStack extends Stack {
       ...(props.chains?.forwarderImplementationTrx ? { FORWARDER_IMPLEMENTATION_TRX: props.chains.forwarderImplementationTrx } : {}),
       ...(props.chains?.tronApiUrl ? { TRON_API_URL: props.chains.tronApiUrl } : {}),
       ...(props.chains?.solanaRpcUrl ? { SOLANA_RPC_URL: props.chains.solanaRpcUrl } : {}),
+      // Every function reads it (SOL withdrawals are served with it); only the Solana signer may use the key.
+      ...(keys.solanaFeePayerKey ? { SOLANA_FEE_PAYER_KEY_ID: keys.solanaFeePayerKey.keyId } : {}),
       ...(props.chains?.tokenContracts ? { TOKEN_CONTRACTS: JSON.stringify(props.chains.tokenContracts) } : {}),
       ...monitoring,
       ...limitsEnvironment(props),
@@ -176,7 +178,10 @@ export class GatewayStack extends Stack {
         keys.grantSign(fn);
         fn.addEnvironment('HOT_WALLET_KEY_ID', keys.signingKey.keyId);
       }
-      if (def.solanaKeys === 'sign') solanaKeys.grantSign(fn);
+      if (def.solanaKeys === 'sign') {
+        solanaKeys.grantSign(fn);
+        keys.grantSolanaFeePayer(fn);
+      }
       if (needsSecretsKey(def)) keys.secretsKey.grantEncryptDecrypt(fn);
       if (writesExports(def)) {
         exportsBucket.grantWriteExports(fn);
@@ -233,6 +238,9 @@ export class GatewayStack extends Stack {
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'SigningKeyId', { description: 'Hot-wallet signing key (secp256k1)', value: keys.signingKey.keyId });
     new CfnOutput(this, 'SecretsKeyId', { value: keys.secretsKey.keyId });
+    if (keys.solanaFeePayerKey) {
+      new CfnOutput(this, 'SolanaFeePayerKeyId', { description: 'Solana fee payer (Ed25519): fund its address with SOL', value: keys.solanaFeePayerKey.keyId });
+    }
     new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
     new CfnOutput(this, 'ExportBucketName', { description: 'Transaction export files (kept 7 days)', value: exportsBucket.bucket.bucketName });
   }

@@ -1,6 +1,7 @@
 /**
- * KMS on the local stack: the KMS-compatible endpoint (infra/local/kms) and the gateway's two keys (stored
- * secrets, hot-wallet signing), created once and reused across restarts while the endpoint still knows them.
+ * KMS on the local stack: the KMS-compatible endpoint (infra/local/kms) and the gateway's keys (stored secrets,
+ * hot-wallet signing, the Solana fee payer), created once and reused across restarts while the endpoint still knows
+ * them.
  */
 import { CreateAliasCommand, CreateKeyCommand, DescribeKeyCommand } from '@aws-sdk/client-kms';
 import type { KMSClient } from '@aws-sdk/client-kms';
@@ -16,6 +17,8 @@ export interface KmsHandle {
 export interface LocalKeys {
   secretsKeyId: string;
   signingKeyId: string;
+  /** Ed25519 (`ECC_NIST_EDWARDS25519`): pays the fees of custody's SOL withdrawals. */
+  solanaFeePayerKeyId: string;
 }
 
 /** Reuses the keys recorded in `<dataDir>/keys.json` if KMS still has them; creates (and records) them otherwise. */
@@ -32,14 +35,13 @@ export async function ensureKeys(kms: KMSClient, dataDir: string | null, log: Lo
     }
   };
   const old = typeof recorded === 'object' && recorded !== null ? (recorded as Partial<Record<keyof LocalKeys, unknown>>) : {};
-  const create = async (kind: 'secrets' | 'hot-wallet'): Promise<string> => {
-    const out = await kms.send(
-      new CreateKeyCommand(
-        kind === 'secrets'
-          ? { KeySpec: 'SYMMETRIC_DEFAULT', KeyUsage: 'ENCRYPT_DECRYPT', Description: 'Payment gateway (local) stored-secrets key' }
-          : { KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY', Description: 'Payment gateway (local) hot-wallet signing key' },
-      ),
-    );
+  const specs = {
+    secrets: { KeySpec: 'SYMMETRIC_DEFAULT', KeyUsage: 'ENCRYPT_DECRYPT', Description: 'Payment gateway (local) stored-secrets key' },
+    'hot-wallet': { KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY', Description: 'Payment gateway (local) hot-wallet signing key' },
+    'solana-fee-payer': { KeySpec: 'ECC_NIST_EDWARDS25519', KeyUsage: 'SIGN_VERIFY', Description: 'Payment gateway (local) Solana fee payer key' },
+  } as const;
+  const create = async (kind: keyof typeof specs): Promise<string> => {
+    const out = await kms.send(new CreateKeyCommand(specs[kind]));
     const keyId = out.KeyMetadata?.KeyId;
     if (!keyId) throw new Error(`KMS CreateKey (${kind}) returned no key id`);
     // Same alias names as CDK (infra/cdk/constructs/keys.ts); best effort.
@@ -50,8 +52,10 @@ export async function ensureKeys(kms: KMSClient, dataDir: string | null, log: Lo
   const keys: LocalKeys = {
     secretsKeyId: (await known(old.secretsKeyId)) ?? (await create('secrets')),
     signingKeyId: (await known(old.signingKeyId)) ?? (await create('hot-wallet')),
+    solanaFeePayerKeyId: (await known(old.solanaFeePayerKeyId)) ?? (await create('solana-fee-payer')),
   };
-  if (file && (keys.secretsKeyId !== old.secretsKeyId || keys.signingKeyId !== old.signingKeyId)) await writeJson(file, keys);
+  const changed = keys.secretsKeyId !== old.secretsKeyId || keys.signingKeyId !== old.signingKeyId || keys.solanaFeePayerKeyId !== old.solanaFeePayerKeyId;
+  if (file && changed) await writeJson(file, keys);
   return keys;
 }
 

@@ -12,6 +12,7 @@ import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { QUEUES, queueUrlEnv } from '../definition.js';
+import { KmsEd25519Signer } from '../../shared/chain/signer/kms-ed25519-signer.js';
 import { KmsSigner } from '../../shared/chain/signer/kms-signer.js';
 import { toTronBase58 } from '../../shared/chain/tron/create2.js';
 import { resetConfig } from '../../shared/config/config.js';
@@ -30,7 +31,7 @@ import type { LocalS3 } from './s3.js';
 import { startSqs } from './sqs.js';
 import type { LocalSqs } from './sqs.js';
 import type { TronNode } from './tron.js';
-import { solanaEnv, startLocalSolana } from './solana.js';
+import { LAMPORTS_PER_SOL, solanaEnv, startLocalSolana } from './solana.js';
 import type { SolanaNode } from './solana.js';
 import { writeJson } from './json-file.js';
 import { acquireStackLock } from './lock.js';
@@ -39,7 +40,7 @@ import { ensureKeys, startKms } from './keys.js';
 import type { LocalKeys } from './keys.js';
 import { REPO_ROOT } from './lambda/runtime.js';
 import { createLogger } from './log.js';
-import type { LogLevel } from './log.js';
+import type { Logger, LogLevel } from './log.js';
 
 export { DEFAULT_BLOCK_TIME_SECONDS, LOCAL_EVM_NETWORKS, LOCAL_TRON, localChainId } from './chains.js';
 export { LocalStackSetupError } from './dynamodb.js';
@@ -148,6 +149,18 @@ export interface StackHandle {
 }
 
 /** Sets `process.env` from `env` and makes the shared config and DynamoDB client read it again. */
+/** The Solana fee payer's address (its KMS key's public key) funded with 1,000 SOL on the local node. */
+async function fundSolanaFeePayer(node: SolanaNode, kmsUrl: string, keyId: string, log: Logger): Promise<void> {
+  const kms = new KMSClient({ endpoint: kmsUrl, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  try {
+    const address = await new KmsEd25519Signer(kms, keyId).getAddress();
+    await node.fund(address, 1_000n * LAMPORTS_PER_SOL);
+    log.info(`solana: fee payer ${address} funded with 1000 SOL`);
+  } finally {
+    kms.destroy();
+  }
+}
+
 function applyEnv(env: Record<string, string>): void {
   for (const [k, v] of Object.entries(env)) process.env[k] = v;
   resetConfig();
@@ -297,6 +310,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
         env.SECRETS_KEY_ID = keys.secretsKeyId;
         env.HOT_WALLET_KEY_ID = keys.signingKeyId;
         env.SIGNING_KEY_ID = keys.signingKeyId;
+        env.SOLANA_FEE_PAYER_KEY_ID = keys.solanaFeePayerKeyId;
         applyEnv(env);
         if (parts.tron) {
           const hotWallet = toTronBase58(await new KmsSigner(kms, keys.signingKeyId).getAddress());
@@ -321,6 +335,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       const node = await startLocalSolana(ports.solana, log);
       started.push({ name: 'solana', close: () => node.close() });
       solana = node;
+      if (kmsServer && keys) await fundSolanaFeePayer(node, kmsServer.url, keys.solanaFeePayerKeyId, log);
     }
     if (chains.length > 0) Object.assign(env, evmEnv(chains, contracts));
     if (tron) tronEnv(env, tron);

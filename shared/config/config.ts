@@ -108,6 +108,11 @@ const schema = z.object({
     .transform((v) => BigInt(v)),
   /** Solana: a JSON-RPC endpoint (shared/chain/solana/rpc.ts); Solana is off without it. The USDT mint is `USDTSOL` in TOKEN_CONTRACTS. */
   SOLANA_RPC_URL: z.string().url().optional(),
+  /**
+   * Solana: the platform's Ed25519 KMS key (`ECC_NIST_EDWARDS25519`) that pays the fees (and the recipients' token
+   * account rent) of custody's SOL withdrawals; they are not sent without it.
+   */
+  SOLANA_FEE_PAYER_KEY_ID: z.string().min(1).optional(),
   /** Custody sync (`POST /custody/accounts/{id}/sync`): how many blocks back an EVM or TRON address's transfers are read. */
   CUSTODY_SYNC_LOOKBACK_BLOCKS: z.coerce.number().int().min(1).max(10_000_000).default(50_000),
   /** Custody sync: blocks per `eth_getLogs` (providers cap the range; 5,000 suits most). */

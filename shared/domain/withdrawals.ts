@@ -61,9 +61,23 @@ export interface WithdrawalState {
    * absent once handed on, or when it never refused.
    */
   readonly dispatchRefusal?: DispatchRefusal | null;
+  /**
+   * A Solana withdrawal's signed transactions, oldest first, each persisted before it is sent
+   * (shared/usecases/custody/solana-withdrawals.ts); a new one only once every earlier one can never land.
+   */
+  readonly solanaAttempts?: readonly SolanaWithdrawalAttempt[];
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly version: number;
+}
+
+/** One signed Solana transaction of a withdrawal: its id, the last block height it may land in, its wire bytes. */
+export interface SolanaWithdrawalAttempt {
+  readonly signature: string;
+  readonly lastValidBlockHeight: number;
+  /** The wire transaction, base64: what is sent, and sent again while it may still land. */
+  readonly wire: string;
+  readonly signedAt: string;
 }
 
 export interface WithdrawalEvent {
@@ -163,14 +177,20 @@ export const canCancel = (w: Pick<WithdrawalState, 'status'>): boolean => w.stat
 /** A chain result settles a processing withdrawal, or a pending one (staging addresses settle without a chain). */
 export const canSettle = (w: Pick<WithdrawalState, 'status'>): boolean => w.status === 'pending' || w.status === 'processing';
 
+/** Withdrawals on a network of this family are signed and followed by the custody-solana worker, not the batcher. */
+export const sentBySolanaWorker = (w: { readonly network?: string }): boolean =>
+  w.network !== undefined && NETWORKS[w.network as keyof typeof NETWORKS]?.family === 'sol';
+
 /**
  * The work queue a withdrawal is in: the batcher reads `pending`, and re-asks for `processing` ones' transfers; a
- * pending one held for review waits in `review` (the operator's list), out of the batcher's sight.
+ * pending one held for review waits in `review` (the operator's list), out of the batcher's sight. A Solana one,
+ * pending (not held) or processing, is in `solana`: the custody-solana worker's, never the batcher's.
  */
-export type WithdrawalQueue = 'pending' | 'processing' | 'review';
-export function workQueueOf(w: Pick<WithdrawalState, 'status' | 'review'>): WithdrawalQueue | null {
+export type WithdrawalQueue = 'pending' | 'processing' | 'review' | 'solana';
+export function workQueueOf(w: Pick<WithdrawalState, 'status' | 'review'> & { readonly network?: string }): WithdrawalQueue | null {
   if (w.status === 'pending' && awaitingReview(w)) return 'review';
-  return w.status === 'pending' || w.status === 'processing' ? w.status : null;
+  if (w.status !== 'pending' && w.status !== 'processing') return null;
+  return sentBySolanaWorker(w) ? 'solana' : w.status;
 }
 
 /** The customer account the funds come from: the custody account, the wallet named by `account_id`, else main. */
@@ -285,6 +305,22 @@ export function transition(w: WithdrawalState, fact: WithdrawalFact, now: Date):
       return { ...rejected, state: { ...rejected.state, review: decided(w, 'rejected', fact.by, fact.note, at) } };
     }
   }
+}
+
+/**
+ * A Solana withdrawal's newly signed transaction, to persist before it is sent: the first moves it `pending` ->
+ * `processing` (`dispatched`, with its events); a later one (every earlier attempt known never to land) is added
+ * to the processing withdrawal without an event.
+ */
+export function recordSolanaAttempt(w: WithdrawalState, attempt: SolanaWithdrawalAttempt, now: Date): WithdrawalChange {
+  const attempts = [...(w.solanaAttempts ?? []), attempt];
+  if (w.status === 'pending') {
+    const change = transition(w, { kind: 'dispatched' }, now);
+    // Its transfer is this attempt, not a chain-tx request.
+    return { state: { ...change.state, solanaAttempts: attempts }, events: change.events, effects: [] };
+  }
+  if (w.status !== 'processing') throw new ConflictError(`A ${w.status} withdrawal is not sent.`, { status: w.status, action: 'solana_attempt' });
+  return { state: { ...w, solanaAttempts: attempts, updatedAt: now.toISOString() }, events: [], effects: [] };
 }
 
 /**

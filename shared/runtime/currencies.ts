@@ -30,6 +30,9 @@ export function rpcUrl(network: NetworkCode | string, cfg: Config = config()): s
  * - payments on a network reached by its chain (EVM: `EVM_RPC_URLS`; TRON: `TRON_API_URL`) with a forwarder
  *   factory (`FORWARDER_FACTORIES`; on TRON also `FORWARDER_IMPLEMENTATION_TRX`): deposit addresses and a scanner;
  * - withdrawals on a network reached by its chain with the hot wallet's key (`HOT_WALLET_KEY_ID`) to sign;
+ * - withdrawals on Solana where `SOLANA_RPC_URL`, the USDTSOL mint and the fee payer's key (`SOLANA_FEE_PAYER_KEY_ID`)
+ *   are configured: sent from a custody account's own address (shared/usecases/custody/solana-withdrawals.ts); the
+ *   catalogue keeps USDTSOL off for the main account and wallets, whose funds are never at a Solana address;
  * - never Bitcoin: no Bitcoin chain adapter exists;
  * - a token only where its contract is known (`tokenContract`).
  */
@@ -43,6 +46,7 @@ export function servedNetworks(cfg: Config = config()): ServedNetworks {
     if (factory) payments.add(n.code);
     if (cfg.HOT_WALLET_KEY_ID) withdrawals.add(n.code);
   }
+  if (cfg.SOLANA_RPC_URL && cfg.SOLANA_FEE_PAYER_KEY_ID && tokenContract('USDTSOL', cfg) !== null) withdrawals.add('SOL');
   const tokens = new Set<CurrencyCode>(CURRENCY_LIST.filter((c) => !c.native && tokenContract(c, cfg) !== null).map((c) => c.code));
   return { payments, withdrawals, tokens };
 }

@@ -10,9 +10,11 @@ import { tronScanChain } from '../chain/tron/scanner.js';
 import { systemClock } from '../domain/clock.js';
 import { NETWORKS } from '../domain/currencies.js';
 import { dynamoCustodyAddresses, dynamoCustodyDeposits } from '../store/custody.js';
+import { dynamoWithdrawals } from '../store/withdrawals.js';
 import { acquireLease, releaseLease } from '../store/scanner.js';
 import type { CustodyChainPorts, CustodySolanaChain } from '../usecases/custody/ports.js';
 import type { SolanaPollerDeps } from '../usecases/custody/solana-deposits.js';
+import type { SolanaWithdrawalDeps } from '../usecases/custody/solana-withdrawals.js';
 import { rpcUrl, tokenContract } from './currencies.js';
 import { paymentSettings } from './payments.js';
 
@@ -79,6 +81,30 @@ export function solanaCustodyKeys(cfg: Config = config()): {
   };
 }
 
+/**
+ * Custody's SOL withdrawals: the platform's fee payer (`SOLANA_FEE_PAYER_KEY_ID`) and each address's own KMS key
+ * (one signer per key, its public key read once); null without a fee payer (SOL withdrawals are then not served).
+ */
+export function solanaWithdrawalRuntime(cfg: Config = config()): SolanaWithdrawalDeps | null {
+  const mint = tokenContract('USDTSOL', cfg);
+  if (!cfg.SOLANA_RPC_URL || !mint || !cfg.SOLANA_FEE_PAYER_KEY_ID) return null;
+  const client = kmsClient(cfg);
+  const signers = new Map<string, KmsEd25519Signer>();
+  return {
+    withdrawals: dynamoWithdrawals,
+    addresses: dynamoCustodyAddresses,
+    rpc: new SolanaRpc(cfg.SOLANA_RPC_URL),
+    mint,
+    feePayer: new KmsEd25519Signer(client, cfg.SOLANA_FEE_PAYER_KEY_ID),
+    signerFor(keyId) {
+      let signer = signers.get(keyId);
+      if (!signer) signers.set(keyId, (signer = new KmsEd25519Signer(client, keyId)));
+      return signer;
+    },
+    clock: systemClock,
+  };
+}
+
 /** The custody-solana worker's wiring; null when Solana is not configured (the worker then does nothing). */
 export function solanaPollerRuntime(cfg: Config = config()): SolanaPollerDeps | null {
   const solana = custodySolana(cfg);
@@ -89,5 +115,6 @@ export function solanaPollerRuntime(cfg: Config = config()): SolanaPollerDeps | 
     solana,
     clock: systemClock,
     lease: { acquireLease, releaseLease },
+    withdrawals: solanaWithdrawalRuntime(cfg),
   };
 }

@@ -2,12 +2,13 @@ import type { CfnElement } from 'aws-cdk-lib';
 import { API_FUNCTIONS, QUEUES, WORKER_FUNCTIONS } from '../../infra/definition.js';
 import type { WorkerFunction } from '../../infra/definition.js';
 import type { GatewayDefinition } from '../../infra/cdk/gateway-stack.js';
-import { buildStack, props, resources, roleOf, statements } from './support.js';
+import { buildStack, envRef, outputRef, props, referencedIds, resources, roleOf, statements } from './support.js';
 
 /**
- * Custody on Solana in the stack: the custody API makes the per-address Ed25519 keys (SolanaKeys.grantCreate), a
- * worker marked `solanaKeys: 'sign'` signs with them, the custody-solana poller runs every minute with no KMS
- * right at all, and SOLANA_RPC_URL reaches the functions when the deployment names one.
+ * Custody on Solana in the stack: the custody API makes the per-address Ed25519 keys (SolanaKeys.grantCreate), the
+ * workers marked `solanaKeys: 'sign'` (the custody-solana worker, which sends SOL withdrawals) sign with them and
+ * with the platform's fee payer key (made where Solana is configured), and SOLANA_RPC_URL and
+ * SOLANA_FEE_PAYER_KEY_ID reach the functions when the deployment names a Solana endpoint.
  */
 const custodyApi = API_FUNCTIONS.find((f) => f.name === 'custody');
 const poller = WORKER_FUNCTIONS.find((w) => w.name === 'custody-solana');
@@ -40,16 +41,30 @@ test('the custody API makes Solana keys and reads their addresses, and discards 
   expect(actions).not.toContain('kms:Sign');
 });
 
-test('only the worker marked as the Solana signer may Sign with the Ed25519 keys; no other function makes or deletes them', () => {
-  expect(kmsActionsOf('custody-signer')).toEqual(['kms:GetPublicKey', 'kms:Sign']);
+test('only the workers marked as the Solana signer may Sign with the Ed25519 keys; no other function makes or deletes them', () => {
+  expect(poller.solanaKeys).toBe('sign');
+  for (const name of ['custody-signer', 'custody-solana']) expect([...new Set(kmsActionsOf(name))]).toEqual(['kms:GetPublicKey', 'kms:Sign']);
   for (const name of ['payments', 'custody-solana']) {
     expect(kmsActionsOf(name)).not.toContain('kms:CreateKey');
     expect(kmsActionsOf(name)).not.toContain('kms:ScheduleKeyDeletion');
   }
-  // The poller reads chains and the table only.
-  expect(
-    kmsActionsOf('custody-solana').filter((a) => a !== 'kms:Decrypt' && a !== 'kms:Encrypt' && !a.startsWith('kms:GenerateDataKey') && a !== 'kms:ReEncrypt*'),
-  ).toEqual([]);
+  expect(kmsActionsOf('payments')).not.toContain('kms:Sign');
+});
+
+test('the Solana fee payer is a retained Ed25519 signing key, usable (Sign, GetPublicKey) by the Solana signers only, its id given to every function', () => {
+  const feePayer = outputRef(template, 'SolanaFeePayerKeyId');
+  const key = resources(template, 'AWS::KMS::Key')[feePayer];
+  expect(key?.Properties).toMatchObject({ KeySpec: 'ECC_NIST_EDWARDS25519', KeyUsage: 'SIGN_VERIFY' });
+  expect([key?.DeletionPolicy, key?.UpdateReplacePolicy]).toEqual(['Retain', 'Retain']);
+  const onKey = statements(template).filter((s) => referencedIds(s.resource).has(feePayer));
+  expect(new Set(onKey.flatMap((s) => s.roles))).toEqual(new Set(['custody-signer', 'custody-solana'].map((n) => roleOf(template, functionId(n)))));
+  expect([...new Set(onKey.flatMap((s) => s.actions))].sort()).toEqual(['kms:GetPublicKey', 'kms:Sign']);
+  for (const name of ['custody', 'payments', 'custody-solana']) expect(envRef(template, functionId(name), 'SOLANA_FEE_PAYER_KEY_ID')).toBe(feePayer);
+});
+
+test('no fee payer key where the deployment does not reach Solana', () => {
+  const plain = buildStack(definition).template;
+  expect(Object.values(resources(plain, 'AWS::KMS::Key')).filter((k) => k.Properties?.KeySpec === 'ECC_NIST_EDWARDS25519')).toEqual([]);
 });
 
 test('the custody-solana poller runs every minute with a timeout past its polling budget', () => {

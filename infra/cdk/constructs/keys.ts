@@ -8,6 +8,8 @@ export const SIGNING_ACTIONS = ['kms:Sign', 'kms:GetPublicKey'] as const;
 
 export interface GatewayKeysProps {
   readonly stage: string;
+  /** Make the Solana fee payer's key (where the deployment reaches Solana). */
+  readonly solanaFeePayer?: boolean;
 }
 
 export class GatewayKeys extends Construct {
@@ -15,6 +17,8 @@ export class GatewayKeys extends Construct {
   readonly signingKey: Key;
   /** Envelope key for stored secrets (webhook signing secrets). */
   readonly secretsKey: Key;
+  /** Ed25519 key whose address pays the fees of custody's SOL withdrawals; made only where Solana is configured. */
+  readonly solanaFeePayerKey: Key | undefined;
 
   constructor(scope: Construct, id: string, props: GatewayKeysProps) {
     super(scope, id);
@@ -35,10 +39,26 @@ export class GatewayKeys extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
       pendingWindow: Duration.days(30),
     });
+    this.solanaFeePayerKey = props.solanaFeePayer
+      ? new Key(this, 'SolanaFeePayerKey', {
+          description: `Payment gateway (${props.stage}) Solana fee payer key`,
+          alias: `alias/payment-gateway/${props.stage}/solana-fee-payer`,
+          keySpec: KeySpec.ECC_NIST_EDWARDS25519,
+          keyUsage: KeyUsage.SIGN_VERIFY,
+          // Its address holds the SOL that pays withdrawals' fees: it outlives the stack.
+          removalPolicy: RemovalPolicy.RETAIN,
+          pendingWindow: Duration.days(30),
+        })
+      : undefined;
   }
 
   /** Sign and read the public key (to derive addresses); never Verify, Decrypt, or key administration. */
   grantSign(grantee: IGrantable): Grant {
     return this.signingKey.grant(grantee, ...SIGNING_ACTIONS);
+  }
+
+  /** Sign with, and read the public key of, the Solana fee payer (the worker that sends SOL withdrawals); nothing else. */
+  grantSolanaFeePayer(grantee: IGrantable): Grant | undefined {
+    return this.solanaFeePayerKey?.grant(grantee, ...SIGNING_ACTIONS);
   }
 }

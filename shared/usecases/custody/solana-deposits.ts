@@ -9,6 +9,8 @@ import { ConflictError } from '../../domain/errors.js';
 import { fromBaseUnits } from '../../domain/money.js';
 import { errorField, logger } from '../../observability/logger.js';
 import type { CustodyAddressRepository, CustodyDepositRepository, CustodySolanaChain } from './ports.js';
+import type { SolanaWithdrawalDeps } from './solana-withdrawals.js';
+import { sendSolanaWithdrawals } from './solana-withdrawals.js';
 
 /**
  * Custody deposits on Solana. A Solana block carries thousands of transactions, so there is no cheap scan of
@@ -177,11 +179,14 @@ export interface SolanaPollerDeps extends SolanaDepositDeps {
     acquireLease(network: string, owner: string, now: Date, until: Date): Promise<boolean>;
     releaseLease(network: string, owner: string): Promise<void>;
   };
+  /** Custody's SOL withdrawals, sent after each poll; null where no fee payer is configured (none is then accepted). */
+  readonly withdrawals?: SolanaWithdrawalDeps | null;
 }
 
 /**
  * The custody-solana worker's loop, like the chain scanner's: hold the `SOL` lease and poll every address again
- * and again for most of the invocation (EventBridge fires at most once a minute), `pauseMs` between passes.
+ * and again for most of the invocation (EventBridge fires at most once a minute), `pauseMs` between passes; each
+ * pass then signs, sends and follows custody's SOL withdrawals (./solana-withdrawals.ts), under the same lease.
  */
 export async function runSolanaPoller(
   options: { readonly budgetMs: number; readonly pauseMs: number; readonly concurrency?: number },
@@ -201,6 +206,11 @@ export async function runSolanaPoller(
       passes++;
       recorded += r.recorded;
       credited += r.credited;
+      if (deps.withdrawals) {
+        await sendSolanaWithdrawals(deps.withdrawals).catch((error: unknown) =>
+          logger.error('custody solana withdrawals pass failed', { error: errorField(error) }),
+        );
+      }
       if (elapsed() + options.pauseMs >= options.budgetMs) break;
       await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
     } while (elapsed() < options.budgetMs);

@@ -85,7 +85,8 @@ export interface CustodyWithdrawInput {
  * A custody withdrawal: the account's USDT on a chain to an external address. The whole `amount` is held on the
  * account (`amount` -> `locked`) in the creating transaction, so concurrent withdrawals never overdraw; the fees
  * come out of it (the destination receives `net_amount`). The tenant's review policy may hold it `pending` for the
- * operator; otherwise the withdrawal batcher hands it to the chain-tx engine like any withdrawal.
+ * operator; otherwise the withdrawal batcher hands it to the chain-tx engine like any withdrawal, except on SOL, where
+ * the custody-solana worker signs and follows it (shared/usecases/custody/solana-withdrawals.ts).
  */
 export async function custodyWithdraw(input: CustodyWithdrawInput, deps: CustodyWithdrawalPorts) {
   const { tenantId, body } = input;
@@ -94,8 +95,12 @@ export async function custodyWithdraw(input: CustodyWithdrawInput, deps: Custody
     throw new GatewayError('unsupported_blockchain', `Custody supports ${CUSTODY_BLOCKCHAINS.join(', ')}.`, { blockchain: body.blockchain });
   const code = custodyCurrency(chain);
   const currency = code === null ? undefined : findCurrency(code);
+  // The network sent on here decides, not the catalogue's `enabled.withdrawals`: that flag is the main account's and
+  // the wallets' (off for USDTSOL, their funds are never at a Solana address). A custody account's USDT is sent by
+  // the hot wallet on EVM and TRON (deposits are swept to the treasury), and on SOL from the account's own address,
+  // its KMS key signing and the platform's fee payer paying (served with SOLANA_RPC_URL, the mint and that key).
   if (!currency || !deps.served.withdrawals.has(currency.network)) {
-    throw new GatewayError('unsupported_blockchain', `${chain} withdrawals are not available in this deployment.`, { blockchain: chain });
+    throw new GatewayError('unsupported_blockchain', `${chain} withdrawals are not sent by this deployment.`, { blockchain: chain });
   }
   const account = await findAccount(tenantId, body.account_id, deps);
   if (account.status !== 'active')

@@ -5,7 +5,7 @@ import { findCurrency } from '../../domain/currencies.js';
 import { DuplicateEntryError } from '../../domain/ledger.js';
 import { toBaseUnits } from '../../domain/money.js';
 import type { DispatchRefusal, WithdrawalState } from '../../domain/withdrawals.js';
-import { canSettle, noteDispatchRefusal, transition } from '../../domain/withdrawals.js';
+import { canSettle, noteDispatchRefusal, sentBySolanaWorker, transition } from '../../domain/withdrawals.js';
 import type { ChainTxDeps } from '../chain-tx/deps.js';
 import type { RequestChainTxInput } from '../chain-tx/request-chain-tx.js';
 import { tronAddressToEvmHex } from '../../chain/tron/create2.js';
@@ -61,6 +61,8 @@ export async function runWithdrawalBatch(deps: BatcherDeps, limit = 50): Promise
   const report = { processing: 0, completed: 0, failed: 0, skipped: 0 };
   for (const w of await deps.withdrawals.queued('pending', limit * 10)) {
     if (report.processing + report.completed + report.failed >= limit) break;
+    // Solana withdrawals are the custody-solana worker's (their own queue): left alone, no refusal noted.
+    if (sentBySolanaWorker(w)) continue;
     try {
       const outcome = await processOne(w, deps);
       report[outcome] += 1;
@@ -75,7 +77,7 @@ export async function runWithdrawalBatch(deps: BatcherDeps, limit = 50): Promise
   // request: ask again for those older than a minute (the request is idempotent, an existing one is returned).
   const cutoff = new Date(deps.clock.now().getTime() - 60_000).toISOString();
   for (const w of await deps.withdrawals.queued('processing', limit)) {
-    if (w.updatedAt > cutoff) continue;
+    if (w.updatedAt > cutoff || sentBySolanaWorker(w)) continue;
     try {
       await requestTransfer(w, deps);
     } catch (error) {

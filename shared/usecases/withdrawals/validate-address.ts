@@ -29,7 +29,7 @@ export interface AddressValidation {
   readonly warning: string | null;
 }
 
-const FAMILY_TYPES: Readonly<Record<string, AddressType>> = { evm: 'EVM', tron: 'TRX', btc: 'BTC' };
+const FAMILY_TYPES: Readonly<Record<string, AddressType>> = { evm: 'EVM', tron: 'TRX', btc: 'BTC', sol: 'SOL' };
 
 export const addressTypeOfCurrency = (currency: CurrencyDefinition): AddressType => FAMILY_TYPES[currency.family] ?? 'EVM';
 

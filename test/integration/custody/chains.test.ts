@@ -2,22 +2,31 @@
  * Custody on the local chains (anvil, the local TRON node, the local Solana node and the local KMS), one stack for
  * the file: SOL addresses (an Ed25519 KMS key per account, one under 20 concurrent calls, the losers' keys
  * scheduled for deletion), SOL deposits credited once at finality by the custody-solana worker, `sync` finding
- * deposits no scanner has seen on ETH, TRX and SOL and crediting each once, and `dev deposit` through the real CLI.
+ * deposits no scanner has seen on ETH, TRX and SOL and crediting each once, `dev deposit` through the real CLI, and
+ * SOL withdrawals signed by the account's key, paid by the platform's fee payer and sent by the custody-solana worker
+ * (completed at finality, re-signed only past expiry, held for review until approved; the main account's refused).
  * Blocks are mined by hand (EVM automine, `/_local/mine`, `mine()`); no assertion depends on timing.
  */
 import { DescribeKeyCommand, KMSClient, ListKeysCommand } from '@aws-sdk/client-kms';
 import { jest } from '@jest/globals';
 import { JsonRpcProvider } from 'ethers';
 import { custodyRoutes } from '../../../functions/custody/routes.js';
+import { withdrawalRoutes } from '../../../functions/withdrawals/routes.js';
+import { randomKeypair } from '../../../infra/local/solana.js';
 import type { handler as CustodySolana } from '../../../functions/custody-solana/handler.js';
 import { main } from '../../../scripts/gateway.js';
 import { KmsEd25519Signer } from '../../../shared/chain/signer/kms-ed25519-signer.js';
 import { createApi } from '../../../shared/http/pipeline.js';
+import { systemClock } from '../../../shared/domain/clock.js';
+import { toBaseUnits } from '../../../shared/domain/money.js';
 import { custodyRuntime } from '../../../shared/runtime/custody.js';
+import { withdrawalsRuntime } from '../../../shared/runtime/withdrawals.js';
+import { dynamoWithdrawals } from '../../../shared/store/withdrawals.js';
+import { decideReview, setReviewPolicy } from '../../../shared/usecases/custody/review.js';
 import { solanaPollerRuntime } from '../../../shared/runtime/custody-chains.js';
 import { SolanaRpc } from '../../../shared/chain/solana/rpc.js';
 import { pollSolanaDeposits } from '../../../shared/usecases/custody/solana-deposits.js';
-import { dynamoCustodyAddresses, dynamoCustodyDeposits } from '../../../shared/store/custody.js';
+import { dynamoCustodyAddresses, dynamoCustodyDeposits, dynamoCustodyPolicies } from '../../../shared/store/custody.js';
 import { getBalance } from '../../../shared/store/ledger.js';
 import { startTestStack } from '../../support/stack.js';
 import type { TestStack } from '../../support/stack.js';
@@ -188,5 +197,124 @@ describe('sync, with deposits sent by `dev deposit`', () => {
 
     expect(await sync(accountId)).toMatchObject({ found: 0, credited: 0 });
     expect([await usdt('ETH', accountId), await usdt('TRX', accountId), await usdt('SOL', accountId)]).toEqual(['12', '7.5', '3']);
+  });
+});
+
+describe('SOL withdrawals', () => {
+  const node = () => {
+    if (!stack.solana) throw new Error('no local Solana node');
+    return stack.solana;
+  };
+  const withdrawal = async (id: string) => {
+    const w = await dynamoWithdrawals.get(merchant.tenantId, id);
+    if (!w) throw new Error(`no withdrawal ${id}`);
+    return w;
+  };
+  const withdraw = (accountId: string, amount: number, destination: string) =>
+    custody('POST', '/custody/withdraw', { body: { account_id: accountId, blockchain: 'SOL', amount, destination_address: destination } });
+  /** Base units of USDT the destination of a custody withdrawal answer receives. */
+  const netUnits = (answer: { body: Record<string, unknown> }) => toBaseUnits(String(answer.body.net_amount), 6);
+
+  /** A SOL account holding `units` of USDT from a real deposit, credited at finality by the worker. */
+  async function fundedAccount(name: string, units: bigint): Promise<{ accountId: string; address: string }> {
+    const accountId = await newAccount(name);
+    const address = (await custody('POST', `/custody/accounts/${accountId}/addresses/SOL`)).body.address as string;
+    await node().transferToken(address, units);
+    node().mine(40);
+    await pollSolana();
+    expect(await usdt('SOL', accountId)).toBe(String(Number(units) / 1e6));
+    return { accountId, address };
+  }
+
+  it('are signed by the account key with the fee payer paying, persisted before sending, and completed at finality: net_amount arrives, the whole amount leaves the ledger', async () => {
+    const { accountId, address } = await fundedAccount('Solana payouts', 20_000_000n);
+    const destination = randomKeypair().address;
+    const made = await withdraw(accountId, 12, destination);
+    expect([made.status, made.body.error]).toEqual([200, undefined]);
+    expect(made.body).toMatchObject({ blockchain: 'SOL', amount: 12, status: 'pending', review: null });
+    const id = made.body.withdrawal_id as string;
+
+    await pollSolana();
+    const sent = await withdrawal(id);
+    expect([sent.status, sent.solanaAttempts?.length, sent.dispatchRefusal ?? null]).toEqual(['processing', 1, null]);
+    node().mine(40);
+    await pollSolana();
+
+    const done = await withdrawal(id);
+    expect([done.status, done.transactionHash]).toEqual(['completed', sent.solanaAttempts?.[0]?.signature]);
+    expect(node().usdtBalance(destination)).toBe(netUnits(made));
+    expect(node().usdtBalance(address)).toBe(20_000_000n - netUnits(made));
+    const row = await getBalance(merchant.tenantId, `custody:${accountId}`, 'USDTSOL');
+    expect([row.amount, row.locked]).toEqual(['8', '0']);
+    // Later passes change nothing.
+    node().mine(2);
+    await pollSolana();
+    expect([(await withdrawal(id)).version, node().usdtBalance(destination)]).toEqual([done.version, netUnits(made)]);
+  });
+
+  it('sign a new transaction only once the first can never land: exactly one transfer executes', async () => {
+    const { accountId } = await fundedAccount('Solana expiry', 5_000_000n);
+    const destination = randomKeypair().address;
+    const made = await withdraw(accountId, 3, destination);
+    const id = made.body.withdrawal_id as string;
+
+    // The first send and its re-send are acknowledged and lost, like dropped packets.
+    node().dropNextSends(2);
+    await pollSolana();
+    const [first] = (await withdrawal(id)).solanaAttempts ?? [];
+    if (!first) throw new Error('no attempt persisted');
+    // Not landed, still valid: the same bytes are sent again, nothing new is signed.
+    await pollSolana();
+    expect((await withdrawal(id)).solanaAttempts).toEqual([first]);
+
+    // Past its lastValidBlockHeight, finalized: it can never land.
+    node().mine(Math.max(0, first.lastValidBlockHeight - node().head().height) + 40);
+    await pollSolana();
+    const attempts = (await withdrawal(id)).solanaAttempts ?? [];
+    expect(attempts).toHaveLength(2);
+    expect(attempts[1]?.signature).not.toBe(first.signature);
+    node().mine(40);
+    await pollSolana();
+
+    expect(await withdrawal(id)).toMatchObject({ status: 'completed', transactionHash: attempts[1]?.signature });
+    const statuses = await new SolanaRpc(node().url).getSignatureStatuses(
+      attempts.map((a) => a.signature),
+      { searchTransactionHistory: true },
+    );
+    expect(statuses.map((st) => st?.err ?? (st ? 'ok' : null))).toEqual([null, 'ok']);
+    expect(node().usdtBalance(destination)).toBe(netUnits(made));
+    expect(await usdt('SOL', accountId)).toBe('2');
+  });
+
+  it('held for review is not sent until approved', async () => {
+    await setReviewPolicy({ tenant_id: merchant.tenantId, threshold: '5', allowlist: null }, { policies: dynamoCustodyPolicies });
+    try {
+      const { accountId } = await fundedAccount('Solana reviewed', 10_000_000n);
+      const destination = randomKeypair().address;
+      const made = await withdraw(accountId, 6, destination);
+      expect(made.body.review).toEqual({ status: 'awaiting_review', reasons: ['amount_over_threshold'] });
+      const id = made.body.withdrawal_id as string;
+      await pollSolana();
+      node().mine(40);
+      await pollSolana();
+      const held = await withdrawal(id);
+      expect([held.status, held.solanaAttempts]).toEqual(['pending', undefined]);
+      expect(node().usdtBalance(destination)).toBe(0n);
+
+      await decideReview(id, { decision: 'approve', by: 'ops' }, { withdrawals: dynamoWithdrawals, clock: systemClock });
+      await pollSolana();
+      node().mine(40);
+      await pollSolana();
+      expect((await withdrawal(id)).status).toBe('completed');
+      expect(node().usdtBalance(destination)).toBe(netUnits(made));
+    } finally {
+      await setReviewPolicy({ tenant_id: merchant.tenantId, threshold: null, allowlist: null }, { policies: dynamoCustodyPolicies });
+    }
+  });
+
+  it('from the main account stay refused: USDTSOL is not a withdrawal currency there', async () => {
+    const withdrawals = caller(createApi(withdrawalRoutes, withdrawalsRuntime()), () => merchant.bearer);
+    const res = await withdrawals('POST', '/withdrawal/', { body: { amount: '5', currency: 'USDTSOL', address: randomKeypair().address } });
+    expect([res.status, res.body.error.code]).toEqual([400, 'invalid_currency']);
   });
 });
