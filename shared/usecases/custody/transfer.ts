@@ -32,6 +32,13 @@ export async function custodyTransfer(tenantId: string, body: CustodyTransferBod
     throw new GatewayError('unsupported_blockchain', `Custody supports ${CUSTODY_BLOCKCHAINS.join(', ')}.`, { blockchain: body.blockchain });
   const currency = custodyCurrency(chain);
   if (currency === null) throw new GatewayError('unsupported_blockchain', `${chain} custody balances are not held by this deployment.`, { blockchain: chain });
+  // A SOL balance is tokens at the account's own address (its key signs its withdrawals): a move in the ledger alone
+  // would leave them where they are, so SOL moves between accounts are refused rather than desynchronised.
+  if (chain === 'SOL') {
+    throw new GatewayError('unsupported_blockchain', "SOL custody transfers are not available: each account's SOL stays at its own address.", {
+      blockchain: chain,
+    });
+  }
   const amount = parseDecimal(body.amount, { field: 'amount', maxScale: CURRENCIES[currency].decimals, allowZero: false });
   const [from, to] = await Promise.all([findAccount(tenantId, body.from_account_id, deps), findAccount(tenantId, body.to_account_id, deps)]);
   const now = deps.clock.now();

@@ -203,6 +203,8 @@ describe('balances and transfers', () => {
       [{ from_account_id: from.account_id, to_account_id: to.account_id, blockchain: 'TRX', amount: -1 }, 400, 'invalid_request'],
       [{ from_account_id: from.account_id, to_account_id: to.account_id, blockchain: 'TRX', amount: '1.0000001' }, 400, 'invalid_request'],
       [{ from_account_id: from.account_id, to_account_id: to.account_id, blockchain: 'DOGE', amount: 1 }, 400, 'unsupported_blockchain'],
+      // SOL funds stay at each account's address: a ledger-only move would leave them behind.
+      [{ from_account_id: from.account_id, to_account_id: to.account_id, blockchain: 'SOL', amount: 1 }, 400, 'unsupported_blockchain'],
     ];
     for (const [body, status, code] of refusals) {
       const res = await call('POST', '/custody/transfer', { body });
