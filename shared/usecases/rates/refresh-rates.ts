@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { PriceAsset } from '../../domain/currencies.js';
 import { activeCurrencies } from '../../domain/currencies.js';
+import { custodyHeldCurrencies } from '../../domain/custody.js';
 import type { RateStats, StoredRates } from '../../domain/rates.js';
 import { hourOf, mergeCandle, stats24h, windowStartHour } from '../../domain/rates.js';
 import { parseInput } from '../ledger/input.js';
@@ -19,7 +20,9 @@ export const REFRESH_INTERVAL_SECONDS = 60;
 
 export async function refreshRates(raw: RefreshRatesInput, deps: RatesDeps): Promise<StoredRates> {
   const { now } = parseInput(RefreshRatesInput, raw);
-  const currencies = activeCurrencies(deps.disabled);
+  // Every active currency, and those custody accounts hold (their balances are valued in USD) even when inactive.
+  const active = activeCurrencies(deps.disabled);
+  const currencies = [...active, ...custodyHeldCurrencies().filter((c) => !deps.disabled.has(c.code) && !active.some((a) => a.code === c.code))];
   const assets = [...new Set(currencies.map((c) => c.asset))] as PriceAsset[];
   const snapshot = await deps.provider.fetchSnapshot(assets, { now });
 

@@ -49,6 +49,8 @@ describe('rates-refresher use case', () => {
     expect(snapshot).not.toBeNull();
     expect(Object.keys(snapshot?.rates ?? {})).not.toContain('MATIC');
     expect(Object.keys(snapshot?.rates ?? {})).toContain('ETH');
+    // Held by custody accounts, priced though taken for neither payments nor withdrawals.
+    expect(Object.keys(snapshot?.rates ?? {})).toContain('USDTSOL');
     const eth = snapshot?.rates.ETH;
     expect(eth && cmp(eth.high24h, eth.low24h)).toBe(1);
     expect(eth && cmp(eth.high24h, eth.usd)).toBeGreaterThanOrEqual(0);
