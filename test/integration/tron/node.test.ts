@@ -1,3 +1,4 @@
+import { toBaseUnits } from '../../../shared/domain/money.js';
 import { CreateKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { startKmsServer } from '../../../infra/local/kms/server.js';
@@ -356,6 +357,35 @@ describe('a USDTTRC20 withdrawal end to end', () => {
     const balance = await getBalance(t.tenantId, 'main', 'USDTTRC20');
     expect(balance.locked).toBe('0');
     expect(Number(balance.amount)).toBeCloseTo(100 - Number(created.body.total_deducted), 6);
+  });
+});
+
+describe('a custody USDTTRC20 withdrawal', () => {
+  it('leaves the custody account whole, fees deducted, sent by the batcher and the engine like any withdrawal', async () => {
+    const t = await tenantWithToken('Tron custody');
+    const { custodyRoutes } = await import('../../../functions/custody/routes.js');
+    const { custodyRuntime } = await import('../../../shared/runtime/custody.js');
+    const { createApi } = await import('../../../shared/http/pipeline.js');
+    const custody = caller(createApi(custodyRoutes, custodyRuntime()), () => t.bearer);
+    const accountId = (await custody('POST', '/custody/accounts', { body: { name: 'TRON treasury' } })).body.account_id as string;
+    await creditAdjustment(
+      { tenant_id: t.tenantId, account: `custody:${accountId}`, currency: 'USDTTRC20', amount: '40', reason: 'test funding' },
+      ledgerRuntime(),
+    );
+    const to = recipient();
+    const made = await custody('POST', '/custody/withdraw', { body: { account_id: accountId, blockchain: 'TRX', amount: 20, destination_address: to } });
+    expect([made.status, made.body.status, made.body.amount]).toEqual([200, 'pending', 20]);
+
+    const deps = batcherDeps({ wallet: async () => hot, chainTx: engineDeps(), tokenContract: (c: string) => (c === 'USDTTRC20' ? USDT : null) });
+    expect(await runWithdrawalBatch(deps)).toMatchObject({ processing: 1 });
+    const requestId = `TRX:${made.body.withdrawal_id as string}`;
+    await processChainTx(requestId, engineDeps());
+    const done = await mineUntilFinal(requestId);
+    expect(done.status).toBe('confirmed');
+    await onWithdrawalChainResult(t.tenantId, made.body.withdrawal_id as string, { ok: true, txHash: done.mined?.hash ?? '' }, new Date(), deps);
+    // The recipient gets net_amount (20 less the fees, the activation fee of a new address included).
+    expect(node.tokenBalance(USDT, to)).toBe(toBaseUnits(String(made.body.net_amount), 6));
+    expect(await getBalance(t.tenantId, `custody:${accountId}`, 'USDTTRC20')).toEqual({ amount: '20', pending: '0', locked: '0' });
   });
 });
 
