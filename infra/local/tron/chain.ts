@@ -164,6 +164,16 @@ export function createTronChain(options: TronChainOptions = {}): TronChain {
     return false;
   }
 
+  /** TronGrid's `event_index` counts a transaction's own events, not the block's. */
+  function indexedPerTransaction(events: readonly Omit<SimEvent, 'index'>[]): SimEvent[] {
+    const counts = new Map<string, number>();
+    return events.map((e) => {
+      const index = counts.get(e.txID) ?? 0;
+      counts.set(e.txID, index + 1);
+      return { ...e, index };
+    });
+  }
+
   function mine(count = 1): SimBlock[] {
     const out: SimBlock[] = [];
     for (let k = 0; k < count; k++) {
@@ -189,7 +199,7 @@ export function createTronChain(options: TronChainOptions = {}): TronChain {
       }
       const numberHex = number.toString(16).padStart(16, '0');
       const id = `${numberHex}${sha256hex(`${parent.id}:${number}:${timestamp}:${included.map((t) => t.txID).join(',')}`).slice(16)}`;
-      const block: SimBlock = { number, id, parentHash: parent.id, timestamp, txs: included, events: events.map((e, index) => ({ ...e, index })) };
+      const block: SimBlock = { number, id, parentHash: parent.id, timestamp, txs: included, events: indexedPerTransaction(events) };
       blocks.push(block);
       out.push(block);
     }
