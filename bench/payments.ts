@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { Contract, JsonRpcProvider } from 'ethers';
 import { LOCAL_TRON, startStack } from '../infra/local/stack.js';
@@ -82,6 +82,9 @@ export function rawCreationWrite(tenantId: string, deps: Pick<ScannerDeps, 'addr
       customId: null,
       walletId: null,
       customerEmail: null,
+      checkoutId: randomBytes(16).toString('base64url'),
+      successUrl: null,
+      cancelUrl: null,
       expiryTime: new Date(now.getTime() + 3_600_000).toISOString(),
     },
     now,

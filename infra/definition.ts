@@ -17,6 +17,11 @@ export interface ApiFunction {
   readonly routes: readonly RouteKey[];
   /** Makes custody's Ed25519 Solana keys (SolanaKeys.grantCreate: CreateKey, GetPublicKey, ScheduleKeyDeletion). */
   readonly solanaKeys?: 'create';
+  /**
+   * `public-read`: a page anyone may open (the hosted checkout): it reads the table and nothing else (no writes, no
+   * queues, no KMS), and its environment names only the table and what its pages show (no secrets key, no RPC URLs).
+   */
+  readonly access?: 'public-read';
 }
 
 export type WorkerTrigger =
@@ -65,6 +70,7 @@ export const API_FUNCTIONS: readonly ApiFunction[] = [
   { name: 'wallets', entry: 'functions/wallets/handler.ts', routes: group('wallets') },
   { name: 'transactions', entry: 'functions/transactions/handler.ts', routes: group('transactions') },
   { name: 'custody', entry: 'functions/custody/handler.ts', routes: group('custody'), solanaKeys: 'create' },
+  { name: 'checkout', entry: 'functions/checkout/handler.ts', routes: group('checkout'), access: 'public-read' },
   { name: 'not-found', entry: 'functions/not-found/handler.ts', routes: ['$default'] },
 ];
 

@@ -6,7 +6,8 @@ import { cancelPayment, UpdatePaymentBody, updatePayment } from '../../shared/us
 import { CreatePaymentBody, createPayment } from '../../shared/usecases/payments/create-payment.js';
 import { EstimateBody, estimatePayment, MinAmountQuery, minAmount } from '../../shared/usecases/payments/estimate.js';
 import type { PaymentsDeps } from '../../shared/usecases/payments/ports.js';
-import { CreateRecord, createRecord, ListItem, PaymentRecord, paymentRecord } from '../../shared/usecases/payments/present.js';
+import type { PaymentLinks } from '../../shared/usecases/payments/present.js';
+import { CreateRecord, createRecord, ListItem, PaymentRecord, paymentLinks, paymentRecord } from '../../shared/usecases/payments/present.js';
 import { ListPaymentsQuery, listPayments, requirePayment, StatusBody } from '../../shared/usecases/payments/read-payments.js';
 
 const PageA = z.object({ count: z.number().int(), next: z.string().nullable(), previous: z.string().nullable(), results: z.array(ListItem) });
@@ -39,8 +40,10 @@ const MinAmount = z.object({
   price_currency: z.string().describe('The query parameter, default USD'),
 });
 const tags = ['Payments'];
-const presentCreated = (p: PaymentState) => created(createRecord(p));
 const route = routesOf<PaymentsDeps>();
+/** Links on the deployment's public base URL; without one configured, on the host the request came to. */
+const linksOf = (req: { readonly headers: Readonly<Record<string, string | undefined>> }, deps: PaymentsDeps): PaymentLinks =>
+  paymentLinks(deps.settings.publicBaseUrl ?? `${req.headers['x-forwarded-proto'] ?? 'https'}://${req.headers.host ?? 'localhost'}`);
 /** A payment named in the path: its transaction id (anything else names no payment: 404). */
 const PaymentPath = z.object({ transaction_id: z.string().uuid('Not a payment id.') });
 
@@ -66,6 +69,8 @@ export const paymentRoutes = [
       },
     },
     handle: async (req, deps) => {
+      const links = linksOf(req, deps);
+      const presentCreated = (p: PaymentState) => created(createRecord(p, links));
       const payment = await createPayment(
         { body: req.body, tenant: principalOf(req).tenant, now: req.now, idempotency: req.idempotency?.with(presentCreated) ?? null },
         deps,
@@ -86,7 +91,7 @@ export const paymentRoutes = [
       tags,
       responses: { 200: { description: 'Variant A {count,next,previous,results} or variant B {total,limit,offset,results}', schema: z.union([PageA, PageB]) } },
     },
-    handle: async (req, deps) => ok(await listPayments(principalOf(req).tenant.id, req.query, req.path, deps)),
+    handle: async (req, deps) => ok(await listPayments(principalOf(req).tenant.id, req.query, req.path, linksOf(req, deps), deps)),
   }),
   route({
     method: 'POST',
@@ -95,7 +100,7 @@ export const paymentRoutes = [
     scopes: READ,
     body: StatusBody,
     doc: { summary: 'Status of a payment', tags, responses: { 200: { description: 'The payment', schema: PaymentRecord } } },
-    handle: async (req, deps) => ok(paymentRecord(await requirePayment(principalOf(req).tenant.id, req.body.transaction_id, deps))),
+    handle: async (req, deps) => ok(paymentRecord(await requirePayment(principalOf(req).tenant.id, req.body.transaction_id, deps), linksOf(req, deps))),
   }),
   route({
     method: 'POST',
@@ -127,7 +132,7 @@ export const paymentRoutes = [
       tags,
       responses: { 200: { description: 'The payment', schema: PaymentRecord }, 404: { description: "Unknown, or another tenant's" } },
     },
-    handle: async (req, deps) => ok(paymentRecord(await requirePayment(principalOf(req).tenant.id, req.params.transaction_id, deps))),
+    handle: async (req, deps) => ok(paymentRecord(await requirePayment(principalOf(req).tenant.id, req.params.transaction_id, deps), linksOf(req, deps))),
   }),
   route({
     method: 'PATCH',
@@ -141,7 +146,8 @@ export const paymentRoutes = [
       tags,
       responses: { 200: { description: 'The payment', schema: PaymentRecord }, 409: { description: 'invalid_state: settled payments cannot change' } },
     },
-    handle: async (req, deps) => ok(paymentRecord(await updatePayment(principalOf(req).tenant.id, req.params.transaction_id, req.body, req.now, deps))),
+    handle: async (req, deps) =>
+      ok(paymentRecord(await updatePayment(principalOf(req).tenant.id, req.params.transaction_id, req.body, req.now, deps), linksOf(req, deps))),
   }),
   route({
     method: 'POST',
@@ -155,6 +161,7 @@ export const paymentRoutes = [
       tags,
       responses: { 200: { description: 'The cancelled payment', schema: PaymentRecord }, 409: { description: 'invalid_state' } },
     },
-    handle: async (req, deps) => ok(paymentRecord(await cancelPayment(principalOf(req).tenant.id, req.params.transaction_id, req.now, deps))),
+    handle: async (req, deps) =>
+      ok(paymentRecord(await cancelPayment(principalOf(req).tenant.id, req.params.transaction_id, req.now, deps), linksOf(req, deps))),
   }),
 ];

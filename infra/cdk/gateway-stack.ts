@@ -146,7 +146,28 @@ export class GatewayStack extends Stack {
       alarms.watchFunction(name, fn);
     };
 
+    /** What a public page's function may know: the table, the stage and the token contracts its payment URIs name. */
+    const publicEnvironment: Record<string, string> = {
+      TABLE_NAME: table.tableName,
+      STAGE: stage,
+      ...(props.chains?.tokenContracts ? { TOKEN_CONTRACTS: JSON.stringify(props.chains.tokenContracts) } : {}),
+    };
+
     for (const def of definition.api) {
+      if (def.access === 'public-read') {
+        const fn = new GatewayFunction(this, `Api${pascal(def.name)}`, {
+          entry: def.entry,
+          rootDir,
+          description: `Payment gateway (${stage}) public pages: ${def.name}`,
+          timeout: API_TIMEOUT,
+          environment: publicEnvironment,
+        });
+        this.functions.set(def.name, fn);
+        table.grantReadData(fn);
+        alarms.watchFunction(def.name, fn);
+        api.addRoutes(def.name, fn, def.routes);
+        continue;
+      }
       const fn = new GatewayFunction(this, `Api${pascal(def.name)}`, {
         entry: def.entry,
         rootDir,

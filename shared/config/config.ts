@@ -121,6 +121,8 @@ const schema = z.object({
   CUSTODY_SOLANA_POLL_SECONDS: z.coerce.number().min(0.1).max(60).default(5),
   /** Payments: confirmations override (default: the catalogue's; locally at most 2). */
   PAYMENT_CONFIRMATIONS: z.coerce.number().int().min(1).optional(),
+  /** Hosted checkout: requests per minute one client address may make to the page and its status endpoint (per Lambda instance). */
+  CHECKOUT_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
   /** Underpayment tolerance, percent of the amount ("0.5" accepts 99.5 %). */
   PAYMENT_UNDERPAY_TOLERANCE_PERCENT: z
     .string()

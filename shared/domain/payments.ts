@@ -102,6 +102,11 @@ export interface PaymentState {
   readonly customId: string | null;
   readonly walletId: string | null;
   readonly customerEmail: string | null;
+  /** The hosted checkout page's name for the payment (128 random bits, base64url; never the transaction id). */
+  readonly checkoutId: string;
+  /** Where the checkout page sends the customer once paid, or when leaving unpaid. */
+  readonly successUrl: string | null;
+  readonly cancelUrl: string | null;
   readonly expiryTime: string;
   readonly createdAt: string;
   readonly updatedAt: string;

@@ -11,6 +11,7 @@ import { dynamoWalletDirectory } from '../store/wallets.js';
 import { dynamoScanCursors } from '../store/scanner.js';
 import type { DepositAddressSource, PaymentSettings, PaymentsDeps, ScannerDeps, TokenContracts, WalletDirectory } from '../usecases/payments/ports.js';
 import { servedNetworks, tokenContract } from './currencies.js';
+import { confirmationsPolicy } from './confirmations.js';
 import { ratesRuntime } from './rates.js';
 
 /**
@@ -50,14 +51,12 @@ export function tokenContracts(cfg: Config): TokenContracts {
 }
 
 export function paymentSettings(cfg: Config): PaymentSettings {
-  const local = cfg.STAGE === 'local';
-  const override = cfg.PAYMENT_CONFIRMATIONS;
   return {
     underpaymentTolerancePercent: cfg.PAYMENT_UNDERPAY_TOLERANCE_PERCENT,
     lateWatchHours: cfg.PAYMENT_LATE_WATCH_HOURS,
     allowLoopbackCallbacks: cfg.ALLOW_LOOPBACK_CALLBACKS,
     publicBaseUrl: cfg.PUBLIC_BASE_URL ?? null,
-    confirmationsFor: (c) => override ?? (local ? Math.min(c.confirmations, 2) : c.confirmations),
+    confirmationsFor: confirmationsPolicy(cfg),
   };
 }
 

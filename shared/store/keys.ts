@@ -32,6 +32,7 @@
  * | daily withdrawal total | TENANT#<tid>              | WITHDRAWALS#DAY#<yyyy-mm-dd> | TTL 3 days (kept in the creation transaction) |
  * | deposit address     | ADDRESS#<family>#<lower addr> | ADDRESS                  | scanner's BatchGetItem               |
  * | deposit (once)      | DEPOSIT#<network>:<tx>:<log> | DEPOSIT                   |                                      |
+ * | checkout page       | CHECKOUT#<checkout id>      | CHECKOUT                   | -> tenant and payment (written with the payment; the checkout Lambda's only lookup) |
  * | open payment (chain)| TENANT#<tid>                | PAYMENT#<id>               | gsi3: PAYMENTS#OPEN#<network> / <created_at>#<tid>#<id> (confirming..sending, native waiting) |
  * | scanner cursor      | SCANNER#<network>           | CURSOR                     | (lease, block, recent hashes)        |
  * | chain-tx request    | CHAINTX#<network>#<reference> | REQUEST                  | gsi3 (while open): CHAINTX#<network>#OPEN / <created_at>#<reference> |
@@ -215,6 +216,8 @@ export const keys = {
   paymentDay: (tenantId: string, day: string): Key => ({ pk: tenantPk(tenantId), sk: `PAYMENTS#DAY#${day}` }),
   /** Deposit address -> payment, for the scanner's batched lookup (the address as chain logs show it). */
   depositAddress: (family: string, address: string): Key => ({ pk: `ADDRESS#${family}#${chainAddressForm(family, address)}`, sk: 'ADDRESS' }),
+  /** The hosted checkout page's name of a payment -> its tenant and transaction id. */
+  checkout: (checkoutId: string): Key => ({ pk: `CHECKOUT#${checkoutId}`, sk: 'CHECKOUT' }),
   /** A deposit recorded once: `<network>:<tx>:<log index>`. */
   deposit: (depositId: string): Key => ({ pk: `DEPOSIT#${depositId}`, sk: 'DEPOSIT' }),
   /** Scanner: per-network cursor, lease and recent block hashes. */

@@ -105,6 +105,17 @@ function addressItem(p: PaymentState, family: string): TransactItem {
   };
 }
 
+/** The checkout page's way to the payment: its unguessable id names the tenant and the payment, nothing else. */
+function checkoutItem(p: PaymentState): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...keys.checkout(p.checkoutId), type: 'checkout', tenant_id: p.tenantId, payment_id: p.id },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
 /** The tenant's payment counter (the page form's `count`), at creation. */
 const countPayment = (p: PaymentState): TransactItem => counterItem((shard) => keys.paymentCounter(p.tenantId, shard), { count: '1' });
 
@@ -113,7 +124,7 @@ const outboxOf = (p: PaymentState, change: PaymentChange, now: Date) =>
 
 async function create(creation: PaymentCreation, now: Date): Promise<PaymentState> {
   const p = nextVersion(creation.change.state, null);
-  const items: TransactItem[] = [addressItem(p, creation.family), countPayment(p)];
+  const items: TransactItem[] = [addressItem(p, creation.family), checkoutItem(p), countPayment(p)];
   const limit = creation.dailyLimitUsd;
   const dayIndex = items.length;
   if (limit !== null) {

@@ -13,6 +13,10 @@ const functionId = (name: string): string => {
   return stack.getLogicalId(fn.node.defaultChild as CfnElement);
 };
 const apiFunctionIds = API_FUNCTIONS.map((f) => functionId(f.name));
+/** The API functions behind the pipeline (every group but the public pages). */
+const PIPELINED = API_FUNCTIONS.filter((f) => f.access !== 'public-read');
+const PUBLIC_PAGES = API_FUNCTIONS.filter((f) => f.access === 'public-read');
+const pipelinedIds = PIPELINED.map((f) => functionId(f.name));
 const anyFunction = apiFunctionIds[0] ?? '';
 
 describe('table', () => {
@@ -59,7 +63,7 @@ describe('table', () => {
   });
 
   test('every function may read and write items and query the indexes', () => {
-    for (const id of apiFunctionIds) {
+    for (const id of pipelinedIds) {
       const role = roleOf(template, id);
       const grant = statements(template).find((s) => s.roles.includes(role) && s.actions.includes('dynamodb:PutItem') && s.actions.includes('dynamodb:Query'));
       expect(grant).toBeDefined();
@@ -75,7 +79,7 @@ describe('API functions', () => {
     expect(new Set(apiFunctionIds).size).toBe(API_FUNCTIONS.length);
   });
 
-  test.each(API_FUNCTIONS.map((f) => [f.name]))('%s runs Node.js 22 on arm64 with the shared environment', (name) => {
+  test.each(PIPELINED.map((f) => [f.name]))('%s runs Node.js 22 on arm64 with the shared environment', (name) => {
     const id = functionId(name);
     const properties = props(template, id);
     expect(properties).toMatchObject({
@@ -100,7 +104,7 @@ describe('API functions', () => {
   test('may encrypt and decrypt with the secrets key, and may not sign', () => {
     const secretsKey = outputRef(template, 'SecretsKeyId');
     const signingKey = outputRef(template, 'SigningKeyId');
-    for (const id of apiFunctionIds) {
+    for (const id of pipelinedIds) {
       const mine = statements(template).filter((s) => s.roles.includes(roleOf(template, id)));
       const onSecrets = mine.filter((s) => referencedIds(s.resource).has(secretsKey)).flatMap((s) => s.actions);
       expect(onSecrets).toEqual(expect.arrayContaining(['kms:Encrypt', 'kms:Decrypt']));
@@ -109,12 +113,39 @@ describe('API functions', () => {
   });
 
   test('may send to every queue', () => {
-    for (const id of apiFunctionIds) {
+    for (const id of pipelinedIds) {
       const sendable = statements(template)
         .filter((s) => s.roles.includes(roleOf(template, id)) && s.actions.includes('sqs:SendMessage'))
         .flatMap((s) => [...referencedIds(s.resource)]);
       expect(new Set(sendable)).toEqual(new Set(QUEUES.map((q) => envRef(template, id, queueUrlEnv(q.name)))));
     }
+  });
+});
+
+describe('public pages (the hosted checkout)', () => {
+  test('there is one: checkout, routed at /checkout', () => {
+    expect(PUBLIC_PAGES.map((f) => [f.name, f.routes])).toEqual([['checkout', ['ANY /checkout', 'ANY /checkout/{proxy+}']]]);
+  });
+
+  test.each(PUBLIC_PAGES.map((f) => [f.name]))('%s reads the table and nothing else: no writes, no queue, no KMS key', (name) => {
+    const id = functionId(name);
+    const actions = statements(template)
+      .filter((s) => s.roles.includes(roleOf(template, id)))
+      .flatMap((s) => s.actions);
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:BatchGetItem']));
+    const denied = actions.filter((a) => !/^dynamodb:(GetItem|BatchGetItem|Query|Scan|ConditionCheckItem|DescribeTable|GetRecords|GetShardIterator)$/.test(a));
+    // Logs and X-Ray, if any, are the only other actions a function's role holds.
+    expect(denied.filter((a) => a.startsWith('dynamodb:') || a.startsWith('sqs:') || a.startsWith('kms:') || a.startsWith('s3:'))).toEqual([]);
+  });
+
+  test.each(PUBLIC_PAGES.map((f) => [f.name]))('%s is told only the table, the stage and the token contracts: no secrets key, no queues, no chains', (name) => {
+    const variables = (props(template, functionId(name)).Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(Object.keys(variables).sort()).toEqual(['NODE_OPTIONS', 'STAGE', 'TABLE_NAME']);
+    const built = buildStack(undefined, { chains: { tokenContracts: { USDTERC20: '0x2222222222222222222222222222222222222222' } } });
+    const fn = built.stack.functions.get(name);
+    const withContracts = (props(built.template, built.stack.getLogicalId(fn?.node.defaultChild as CfnElement)).Environment as { Variables: Record<string, unknown> })
+      .Variables;
+    expect(Object.keys(withContracts).sort()).toEqual(['NODE_OPTIONS', 'STAGE', 'TABLE_NAME', 'TOKEN_CONTRACTS']);
   });
 });
 
@@ -254,7 +285,10 @@ describe('chain settings', () => {
       ([, r]) => (r.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.STAGE === STAGE,
     );
     expect(gateway.length).toBe(API_FUNCTIONS.length + WORKER_FUNCTIONS.length);
-    for (const [, r] of gateway) {
+    // The public pages are told the token contracts only (their payment URIs name them).
+    const told = gateway.filter(([, r]) => 'FORWARDER_FACTORIES' in (r.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
+    expect(told.length).toBe(PIPELINED.length + WORKER_FUNCTIONS.length);
+    for (const [, r] of told) {
       expect((r.Properties?.Environment as { Variables: Record<string, unknown> }).Variables).toMatchObject({
         FORWARDER_FACTORIES: JSON.stringify(chains.forwarderFactories),
         FORWARDER_IMPLEMENTATION_TRX: chains.forwarderImplementationTrx,
@@ -267,6 +301,6 @@ describe('chain settings', () => {
       .map((r) => (r.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables)
       .filter((v) => v?.STAGE === STAGE);
     expect(plain.length).toBe(API_FUNCTIONS.length + WORKER_FUNCTIONS.length);
-    for (const v of plain) expect([v?.FORWARDER_FACTORIES, v?.TRON_API_URL]).toEqual(['{}', undefined]);
+    for (const v of plain) expect([v?.FORWARDER_FACTORIES ?? '{}', v?.TRON_API_URL]).toEqual(['{}', undefined]);
   });
 });

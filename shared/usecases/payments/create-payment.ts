@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
 import { GatewayError, ValidationError } from '../../domain/errors.js';
@@ -33,6 +33,8 @@ export const CreatePaymentFields = z.object({
   order_id: z.string().max(100).optional(),
   order_description: z.string().max(1000).optional(),
   callback_url: z.string().max(2048).optional(),
+  success_url: z.string().max(2048).optional().describe('Where the hosted checkout page sends the customer once paid (HTTPS).'),
+  cancel_url: z.string().max(2048).optional().describe('Where the hosted checkout page lets the customer go back unpaid (HTTPS).'),
   custom_id: z.string().max(64).optional(),
   is_fixed_rate: z.boolean().optional(),
   is_fee_paid_by_user: z.boolean().optional(),
@@ -81,6 +83,12 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
   const priceCurrency = resolvePriceCurrency(body.price_currency);
   const callbackUrl =
     body.callback_url === undefined ? null : checkCallbackUrlSyntax(body.callback_url, { allowLoopback: deps.settings.allowLoopbackCallbacks }).toString();
+  const pageUrl = (field: 'success_url' | 'cancel_url') => {
+    const raw = body[field];
+    return raw === undefined ? null : checkCallbackUrlSyntax(raw, { allowLoopback: deps.settings.allowLoopbackCallbacks }, field).toString();
+  };
+  const successUrl = pageUrl('success_url');
+  const cancelUrl = pageUrl('cancel_url');
   if (body.wallet_id !== undefined && !(await deps.wallets.exists(tenant.id, body.wallet_id))) {
     throw ValidationError.field('wallet_id', `No wallet with wallet_id ${body.wallet_id}.`);
   }
@@ -126,6 +134,9 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
       customId: body.custom_id ?? null,
       walletId: body.wallet_id ?? null,
       customerEmail: body.customer_email ?? null,
+      checkoutId: randomBytes(16).toString('base64url'),
+      successUrl,
+      cancelUrl,
       expiryTime: new Date(now.getTime() + expiryMinutes * 60_000).toISOString(),
     },
     now,

@@ -40,6 +40,9 @@ export const CreateRecord = z
     custom_id: z.string().nullable(),
     wallet_id: z.string().nullable(),
     customer_email: z.string().nullable(),
+    checkout_url: z.string().url().describe('The hosted payment page: needs no credentials, names the payment by an unguessable id'),
+    success_url: z.string().nullable(),
+    cancel_url: z.string().nullable(),
   })
   .meta({ id: 'PaymentCreated' });
 export const PaymentRecord = CreateRecord.extend({
@@ -72,12 +75,20 @@ export const ListItem = z
     expiry_time: z.string(),
     created_at: z.string(),
     updated_at: z.string(),
+    checkout_url: z.string().url(),
   })
   .meta({ id: 'PaymentListItem' });
 
+/** Absolute URLs of a payment's public pages, on the API's host. */
+export interface PaymentLinks {
+  checkoutUrl(checkoutId: string): string;
+}
+
+export const paymentLinks = (origin: string): PaymentLinks => ({ checkoutUrl: (id) => `${origin.replace(/\/$/, '')}/checkout/${id}` });
+
 const display = (p: PaymentState): string => toFixed(p.amountCrypto, findCurrency(p.currency)?.displayPrecision ?? 8, 'up');
 
-export function createRecord(p: PaymentState): z.output<typeof CreateRecord> {
+export function createRecord(p: PaymentState, links: PaymentLinks): z.output<typeof CreateRecord> {
   return {
     transaction_id: p.id,
     blockchain: p.network,
@@ -102,10 +113,13 @@ export function createRecord(p: PaymentState): z.output<typeof CreateRecord> {
     custom_id: p.customId,
     wallet_id: p.walletId,
     customer_email: p.customerEmail,
+    checkout_url: links.checkoutUrl(p.checkoutId),
+    success_url: p.successUrl,
+    cancel_url: p.cancelUrl,
   };
 }
 
-export function listItem(p: PaymentState): z.output<typeof ListItem> {
+export function listItem(p: PaymentState, links: PaymentLinks): z.output<typeof ListItem> {
   return {
     transaction_id: p.id,
     status: p.status,
@@ -127,13 +141,14 @@ export function listItem(p: PaymentState): z.output<typeof ListItem> {
     expiry_time: p.expiryTime,
     created_at: p.createdAt,
     updated_at: p.updatedAt,
+    checkout_url: links.checkoutUrl(p.checkoutId),
   };
 }
 
 /** Single retrieval, status check, update and cancel: the create record plus the chain fields. */
-export function paymentRecord(p: PaymentState): z.output<typeof PaymentRecord> {
+export function paymentRecord(p: PaymentState, links: PaymentLinks): z.output<typeof PaymentRecord> {
   return {
-    ...createRecord(p),
+    ...createRecord(p, links),
     payment_type: paymentTypeOf(p),
     confirmations: confirmationsOf(p),
     payment_history: historyOf(p),

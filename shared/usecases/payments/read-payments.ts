@@ -6,6 +6,7 @@ import type { PaymentState, PaymentStatus } from '../../domain/payments.js';
 import { LIST_FILTER_STATUSES } from '../../domain/payments.js';
 import { decimal, queryInteger } from '../schema.js';
 import type { PaymentQuery, PaymentsDeps } from './ports.js';
+import type { PaymentLinks } from './present.js';
 import { listItem } from './present.js';
 
 /** `GET /payments/{id}/`, `POST /payments/status/` and `GET /payments/` (variants A and B, DESIGN section 10). */
@@ -74,7 +75,8 @@ async function window(q: Omit<PaymentQuery, 'take'>, offset: number, size: numbe
   return { rows: all.slice(offset, offset + size), count: all.length };
 }
 
-export async function listPayments(tenantId: string, query: ListPaymentsQuery, path: string, deps: ListDeps): Promise<PageA | PageB> {
+export async function listPayments(tenantId: string, query: ListPaymentsQuery, path: string, links: PaymentLinks, deps: ListDeps): Promise<PageA | PageB> {
+  const item = (p: PaymentState) => listItem(p, links);
   const amount = (v: string | undefined, field: string) => (v === undefined ? undefined : parseDecimal(v, { field, maxScale: 2 }));
   if (query.limit !== undefined || query.offset !== undefined) {
     const limit = query.limit ?? 20;
@@ -94,7 +96,7 @@ export async function listPayments(tenantId: string, query: ListPaymentsQuery, p
       limit,
       deps,
     );
-    return { total: count, limit, offset, results: rows.map(listItem) };
+    return { total: count, limit, offset, results: rows.map(item) };
   }
   const page = query.page ?? 1;
   const size = query.page_size ?? 30;
@@ -124,6 +126,6 @@ export async function listPayments(tenantId: string, query: ListPaymentsQuery, p
     count,
     next: page * size < count ? link(page + 1) : null,
     previous: page > 1 ? link(page - 1) : null,
-    results: rows.map(listItem),
+    results: rows.map(item),
   };
 }

@@ -12,7 +12,9 @@ const tables = Object.entries(API_ROUTE_TABLES) as [string, readonly AnyRoute[]]
 
 describe('router: the trailing slash', () => {
   it('has a table for every API function of infra/definition.ts, holding every documented route', () => {
-    expect(Object.keys(API_ROUTE_TABLES).sort()).toEqual(API_FUNCTIONS.map((f) => f.name).sort());
+    // Public pages (the hosted checkout) are served without the API pipeline: they have no route table.
+    const pipelined = API_FUNCTIONS.filter((f) => f.access !== 'public-read');
+    expect(Object.keys(API_ROUTE_TABLES).sort()).toEqual(pipelined.map((f) => f.name).sort());
     const all = new Set(tables.flatMap(([, routes]) => routes));
     for (const route of documentedRoutes()) expect(all.has(route as AnyRoute)).toBe(true);
   });
