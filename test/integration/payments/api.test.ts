@@ -200,6 +200,7 @@ describe('reading and changing payments', () => {
         'expiry_time',
         'created_at',
         'updated_at',
+        'checkout_url',
       ].sort(),
     );
     const a2 = await c('GET', '/payments/', { query: { page_size: '2', page: '2' } });
