@@ -22,10 +22,13 @@ h1{margin:.25rem 0;font-size:1.35rem;line-height:1.3;overflow-wrap:anywhere}
 .asset{margin:0 0 4px;font-weight:600}
 .warning{margin:0 0 16px;font-size:.9rem;color:var(--warn)}
 label{display:block;font-size:.9rem;color:var(--muted);margin:12px 0 4px}
-.row{display:flex;gap:8px;align-items:stretch}
-.row input{flex:1;min-width:0;font:inherit;font-family:ui-monospace,"DejaVu Sans Mono","Liberation Mono",monospace;font-size:.95rem;padding:10px;border:1px solid var(--line);border-radius:8px;background:#f9fafb;color:var(--ink)}
+.row{display:flex;gap:8px;align-items:flex-start}
+.row input,.row textarea{flex:1;min-width:0;font:inherit;font-family:ui-monospace,"DejaVu Sans Mono","Liberation Mono",monospace;font-size:.95rem;padding:10px;border:1px solid var(--line);border-radius:8px;background:#f9fafb;color:var(--ink)}
+/* The whole address, wrapped: a customer compares its start and its end. */
+.row textarea{resize:none;word-break:break-all;field-sizing:content;min-height:2.6em;line-height:1.35}
+#pay{margin-top:16px}
 button,.button{font:inherit;font-weight:600;border:0;border-radius:8px;padding:10px 14px;background:var(--accent);color:#fff;cursor:pointer;text-decoration:none;display:inline-block;text-align:center}
-button:focus-visible,.button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+button:focus-visible,.button:focus-visible,input:focus-visible,textarea:focus-visible,a:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 .qr{margin:16px auto 8px;text-align:center}
 .qr img{width:240px;height:240px;max-width:100%;image-rendering:pixelated;background:#fff}
 .wallet{display:block;margin:8px 0 0}

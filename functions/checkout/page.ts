@@ -101,7 +101,7 @@ ${view.orderId ? `<p class="order">${e(fill(t.order, { order: view.orderId }))}<
 <label for="amount">${e(t.sendExactly)} (${e(view.token)})</label>
 <div class="row"><input id="amount" readonly value="${e(view.due)}" inputmode="decimal"><button type="button" data-copy="amount" aria-label="${e(t.copyAmount)}" hidden>${e(t.copy)}</button></div>
 <label for="address">${e(t.toAddress)}</label>
-<div class="row"><input id="address" readonly value="${e(view.address)}" spellcheck="false"><button type="button" data-copy="address" aria-label="${e(t.copyAddress)}" hidden>${e(t.copy)}</button></div>
+<div class="row"><textarea id="address" readonly rows="2" spellcheck="false">${e(view.address)}</textarea><button type="button" data-copy="address" aria-label="${e(t.copyAddress)}" hidden>${e(t.copy)}</button></div>
 <p class="qr"><img id="qr" src="${e(qr ?? '')}" alt="${e(fill(t.qrAlt, { amount: view.due, token: view.token, address: view.address }))}" width="240" height="240"></p>
 <a id="wallet-link" class="button wallet" href="${e(view.paymentUri ?? '')}">${e(t.payInWallet)}</a>
 <p id="timer" class="timer">${e(t.timeLeft)}: <strong id="countdown">–</strong> · <span id="expires-at">${e(fill(t.expiresAt, { date: formatDate(view.expiryTime, locale) }))}</span></p>

@@ -11,7 +11,9 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { QUEUES, queueUrlEnv } from '../definition.js';
+import { QUEUES, queueUrlEnv, WORKER_FUNCTIONS } from '../definition.js';
+import type { WorkerFunction } from '../definition.js';
+import { announcingCheckouts } from './dev/checkout-links.js';
 import { KmsEd25519Signer } from '../../shared/chain/signer/kms-ed25519-signer.js';
 import { KmsSigner } from '../../shared/chain/signer/kms-signer.js';
 import { toTronBase58 } from '../../shared/chain/tron/create2.js';
@@ -363,8 +365,12 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
 
     let pollers: Pollers | undefined;
     if (parts.pollers) {
+      // The event router also prints the checkout page of each new payment (infra/local/dev/checkout-links.ts).
+      const workers = (options.workers ?? WORKER_FUNCTIONS).map((w) =>
+        w.name === 'event-router' && w.entry ? announcingCheckouts({ ...w, entry: w.entry } as WorkerFunction, REPO_ROOT, log.info) : w,
+      );
       pollers = startPollers({
-        ...(options.workers ? { workers: options.workers } : {}),
+        workers,
         rootDir: REPO_ROOT,
         region: LOCAL_REGION,
         sqsUrl: sqs.url,

@@ -3,6 +3,30 @@ import { json, need, str } from './command.js';
 import type { CommandGroup } from './command.js';
 
 export const devCommands: CommandGroup = {
+  payment: {
+    usage: 'dev payment --amount X --currency CODE [--tenant TENANT_ID] [--description TEXT] [--success-url URL] [--json]',
+    summary:
+      "Make a payment for a tenant (default: the newest) through the API's use case and print its record with checkout_url, the hosted page to open in a browser; pay it with `dev pay`.",
+    options: { amount: str, currency: str, tenant: str, description: str, 'success-url': str, json },
+    run: async (values) => {
+      const { devPayment } = await import('../../infra/local/dev/dev-payment.js');
+      const opt = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+      const tenantId = opt('tenant');
+      const description = opt('description');
+      const successUrl = opt('success-url');
+      return devPayment({
+        amount: need(values, 'amount'),
+        currency: need(values, 'currency'),
+        ...(tenantId !== undefined ? { tenantId } : {}),
+        ...(description !== undefined ? { description } : {}),
+        ...(successUrl !== undefined ? { successUrl } : {}),
+      });
+    },
+    text: (r) => {
+      const p = r as { transaction_id: string; amount_crypto: string; currency: string; address: string; checkout_url: string };
+      return `payment ${p.transaction_id}: ${p.amount_crypto} ${p.currency} to ${p.address}\ncheckout: ${p.checkout_url}\npay it: npm run gateway -- dev pay ${p.transaction_id}`;
+    },
+  },
   pay: {
     usage: 'dev pay <transaction_id> [--amount X]',
     summary:

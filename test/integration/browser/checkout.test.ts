@@ -83,6 +83,11 @@ async function screenshots(page: Page, name: string): Promise<void> {
     expect([path, existsSync(path) && isPng(path)]).toEqual([path, true]);
     // Nothing wider than the screen: no sideways scrolling on a phone.
     expect([name, width, await page.evaluate('document.documentElement.scrollWidth')]).toEqual([name, width, width]);
+    // The whole address is in view, wrapped if need be (a customer compares its start and its end): nothing scrolls inside the field.
+    const field = await page.$('#address');
+    if (field && (await field.isVisible())) {
+      expect([name, width, await field.evaluate((el) => el.scrollWidth <= el.clientWidth && el.scrollHeight <= el.clientHeight)]).toEqual([name, width, true]);
+    }
   }
 }
 

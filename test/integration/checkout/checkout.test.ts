@@ -127,7 +127,7 @@ describe('the page and its status endpoint', () => {
     expect(csp).toContain("connect-src 'self'");
     expect(csp).not.toContain('unsafe');
     expect(page.body).toContain('<html lang="en">');
-    expect(page.body).toContain(`value="${p.address}"`);
+    expect(page.body).toContain(`<textarea id="address" readonly rows="2" spellcheck="false">${p.address}</textarea>`);
     expect(page.body).toContain(`value="${p.amount_crypto}"`);
     expect(page.body).toContain('USDT on Ethereum (ERC-20)');
     expect(page.body).toContain('Acme &lt;Coffee&gt; &amp; Co');

@@ -1,0 +1,42 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import type { WorkerFunction } from '../../definition.js';
+import type { PaymentState } from '../../../shared/domain/payments.js';
+import { EVENTS } from '../../../shared/domain/events.js';
+import { db, tableName } from '../../../shared/store/client.js';
+import { keys } from '../../../shared/store/keys.js';
+import { paymentLinks } from '../../../shared/usecases/payments/present.js';
+import type { PollerWorker, WorkerHandler } from '../sources/worker.js';
+
+/**
+ * The local stack's terminal shows the checkout page of every new payment (made with `dev payment`, curl or a
+ * test): the event router, which sees every `payment.created`, is wrapped so that each one also prints a line
+ * with the page's URL. Local only; the deployed router is the plain handler.
+ */
+export function announcingCheckouts(worker: WorkerFunction, rootDir: string, log: (line: string) => void): PollerWorker {
+  let inner: WorkerHandler | undefined;
+  const handler: WorkerHandler = async (event, context) => {
+    await announce(event as DynamoDBStreamEvent, log).catch(() => undefined); // a line in a terminal, never a failed batch
+    inner ??= ((await import(pathToFileURL(join(rootDir, worker.entry)).href)) as { handler: WorkerHandler }).handler;
+    return inner(event, context);
+  };
+  return { name: worker.name, trigger: worker.trigger, timeoutSeconds: worker.timeoutSeconds, handler };
+}
+
+async function announce(event: DynamoDBStreamEvent, log: (line: string) => void): Promise<void> {
+  const base = process.env.PUBLIC_BASE_URL;
+  if (!base) return;
+  for (const record of event.Records ?? []) {
+    const image = record.dynamodb?.NewImage;
+    if (record.eventName !== 'INSERT' || image?.type?.S !== EVENTS.paymentCreated) continue;
+    const tenantId = image.tenant_id?.S;
+    const paymentId = image.payload?.M?.transaction_id?.S;
+    if (!tenantId || !paymentId) continue;
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.payment(tenantId, paymentId) }));
+    if (typeof Item?.state !== 'string') continue;
+    const p = JSON.parse(Item.state) as PaymentState;
+    log(`checkout: ${paymentLinks(base).checkoutUrl(p.checkoutId)}  (payment ${p.id}, ${p.amountCrypto} ${p.currency})`);
+  }
+}
