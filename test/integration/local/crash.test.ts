@@ -9,7 +9,7 @@ import { LOCK_FILE } from '../../../infra/local/lock.js';
 import { startTestStack } from '../../support/stack.js';
 
 /**
- * The local stack survives its own crash: `npm start` (infra/local/main.ts, in its own process group) killed
+ * `npm start` prints the checkout URL of a payment made with the CLI's `dev payment`. And the local stack survives its own crash: `npm start` (infra/local/main.ts, in its own process group) killed
  * with SIGKILL leaves no DynamoDB Local or anvil behind; while it runs, a second start on its data dir is
  * refused with a message naming it, and `--fresh` wipes nothing; the lock it leaves after the crash is stale
  * and is cleared by the next start.
@@ -91,6 +91,40 @@ afterAll(async () => {
   }
   await rm(dataDir, { recursive: true, force: true });
 }, TIMEOUT);
+
+/** `npm run gateway -- ...args --json` against the stack on `dataDir`, in its own process: its JSON answer. */
+async function gateway(args: readonly string[]): Promise<Record<string, string>> {
+  // The CLI reads the stack's settings from its stack.json: none of this process's may shadow them.
+  const stackEnv = (JSON.parse(await readFile(join(dataDir, 'stack.json'), 'utf8')) as { env: Record<string, string> }).env;
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !(name in stackEnv)));
+  const child = spawn('npx', ['tsx', 'scripts/gateway.ts', ...args, '--json'], {
+    cwd: REPO_ROOT,
+    env: { ...env, NODE_OPTIONS: '', GATEWAY_LOCAL_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`gateway ${args.join(' ')} exited ${code}: ${err.slice(-2000)}`);
+  return JSON.parse(out) as Record<string, string>;
+}
+
+it(
+  'prints the checkout URL of a payment made with `dev payment`',
+  async () => {
+    await gateway(['tenant', 'create', '--name', 'Checkout Books']);
+    const payment = await gateway(['dev', 'payment', '--amount', '12.5', '--currency', 'USDTPOLYGON', '--description', 'A notebook']);
+    expect(payment.checkout_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/checkout\/[A-Za-z0-9_-]{22}$/);
+    const line = `checkout: ${payment.checkout_url}  (payment ${payment.transaction_id}, ${payment.amount_crypto} USDTPOLYGON)`;
+    await until('the checkout line', () => main?.output.includes(line) === true, 60_000);
+    // The page is there, for anyone with the link.
+    const page = await fetch(payment.checkout_url ?? '');
+    expect([page.status, (await page.text()).includes('A notebook')]).toEqual([200, true]);
+  },
+  TIMEOUT,
+);
 
 it(
   'a second start on the same data dir exits non-zero with a message naming the running stack',
