@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { paymentRoutes } from '../../../functions/payments/routes.js';
 import { serveCheckout } from '../../../functions/checkout/serve.js';
 import { parseConfig } from '../../../shared/config/config.js';
@@ -276,6 +277,32 @@ describe('the page and its status endpoint', () => {
     expect([status.status, JSON.parse(status.body).error.code]).toEqual([404, 'not_found']);
     const post = await serveCheckout(apiEvent('POST', '/checkout/AAAAAAAAAAAAAAAAAAAAAA'), runtime, new Date());
     expect([post.statusCode, post.headers?.Allow]).toEqual([405, 'GET, HEAD']);
+  });
+});
+
+describe('hostile requests', () => {
+  it('never answer 5xx: any path below /checkout, any method, language header and lang parameter', async () => {
+    const p = await newPayment();
+    const known = idOf(p.checkout_url ?? '');
+    const unlimited: CheckoutRuntime = { ...runtime, limiter: clientRateLimiter(1_000_000) };
+    const segment = fc.oneof(fc.constant(known), fc.string({ maxLength: 30 }), fc.constantFrom('status', '..', '%00', '%E0%A4%A', 'AAAAAAAAAAAAAAAAAAAAAA'));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(segment, { maxLength: 4 }),
+        fc.constantFrom('GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'),
+        fc.option(fc.string({ maxLength: 60 })),
+        fc.option(fc.string({ maxLength: 12 })),
+        async (segments, method, language, lang) => {
+          const event = apiEvent(method, `/checkout/${segments.join('/')}`, {
+            ...(language === null ? {} : { headers: { 'accept-language': language } }),
+            ...(lang === null ? {} : { query: { lang } }),
+          });
+          const answer = await serveCheckout(event, unlimited, new Date());
+          expect([200, 404, 405]).toContain(answer.statusCode);
+        },
+      ),
+      { seed: 20261125, numRuns: 150 },
+    );
   });
 });
 
