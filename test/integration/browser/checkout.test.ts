@@ -20,6 +20,7 @@ import { startTestStack } from '../../support/stack.js';
 import type { TestStack } from '../../support/stack.js';
 import { buildContractsOutOfProcess } from '../chain/contracts-build.js';
 import { putFixedRates, tenantWithToken } from '../payments/support.js';
+import { bearerApi } from '../../support/http-client.js';
 
 /**
  * The hosted checkout page in a real Chromium, against the local stack over HTTP: anvil chains mining a block a
@@ -47,14 +48,10 @@ interface Payment {
   status: string;
 }
 
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${stack.apiUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${merchant.bearer}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+const api = bearerApi(
+  () => stack.apiUrl,
+  () => merchant.bearer,
+);
 
 async function newPayment(currency: string, extra: Record<string, unknown> = {}): Promise<Payment> {
   const res = await api('POST', '/payments/', { amount: '25', currency, ...extra });

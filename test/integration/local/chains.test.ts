@@ -9,6 +9,7 @@ import { putFixedRates, tenantWithToken } from '../payments/support.js';
 import { startTestStack } from '../../support/stack.js';
 import type { TestStack } from '../../support/stack.js';
 import { startReceiver } from '../webhooks/support.js';
+import { bearerApi } from '../../support/http-client.js';
 
 /**
  * The local chains as `npm start` runs them: one anvil per EVM network of the catalogue with the network's real
@@ -33,14 +34,10 @@ const provider = (network: string): JsonRpcProvider => {
   return p;
 };
 
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${stack.apiUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${merchant.bearer}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+const api = bearerApi(
+  () => stack.apiUrl,
+  () => merchant.bearer,
+);
 
 async function newPayment(currency: string, extra: Record<string, unknown> = {}): Promise<{ id: string; address: string; amount: string }> {
   const res = await api('POST', '/payments/', { amount: '25', currency, ...extra });
