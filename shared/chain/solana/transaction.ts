@@ -104,6 +104,12 @@ const u32le = (value: number): Uint8Array => {
 
 const meta = (address: string, signer: boolean, writable: boolean): AccountMeta => ({ address, signer, writable });
 
+/** The data of SPL Token's `...Checked` amount instructions: the instruction's number, the amount (u64) and the mint's decimals (u8). */
+function checkedAmountData(instruction: number, amount: bigint, decimals: number): Uint8Array {
+  if (!Number.isInteger(decimals) || decimals < 0 || decimals > 255) throw new RangeError(`decimals out of range: ${decimals}`);
+  return concat([Uint8Array.of(instruction), u64le(amount), Uint8Array.of(decimals)]);
+}
+
 /** SPL Token `TransferChecked` (instruction 12): `amount` base units of `mint` (with its `decimals`) from `source` to `destination`, signed by `authority` (the source's owner). */
 export function transferCheckedInstruction(input: {
   readonly source: string;
@@ -114,11 +120,10 @@ export function transferCheckedInstruction(input: {
   readonly decimals: number;
   readonly tokenProgram?: string;
 }): Instruction {
-  if (!Number.isInteger(input.decimals) || input.decimals < 0 || input.decimals > 255) throw new RangeError(`decimals out of range: ${input.decimals}`);
   return {
     programAddress: input.tokenProgram ?? TOKEN_PROGRAM_ADDRESS,
     accounts: [meta(input.source, false, true), meta(input.mint, false, false), meta(input.destination, false, true), meta(input.authority, true, false)],
-    data: concat([Uint8Array.of(12), u64le(input.amount), Uint8Array.of(input.decimals)]),
+    data: checkedAmountData(12, input.amount, input.decimals),
   };
 }
 
@@ -134,7 +139,7 @@ export function mintToCheckedInstruction(input: {
   return {
     programAddress: input.tokenProgram ?? TOKEN_PROGRAM_ADDRESS,
     accounts: [meta(input.mint, false, true), meta(input.destination, false, true), meta(input.authority, true, false)],
-    data: concat([Uint8Array.of(14), u64le(input.amount), Uint8Array.of(input.decimals)]),
+    data: checkedAmountData(14, input.amount, input.decimals),
   };
 }
 

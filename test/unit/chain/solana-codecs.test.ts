@@ -35,6 +35,7 @@ import {
   decodeShortVec,
   decodeTransaction,
   encodeShortVec,
+  mintToCheckedInstruction,
   serializeTransaction,
   signTransaction,
   systemTransferInstruction,
@@ -174,6 +175,22 @@ describe('legacy transactions', () => {
       [true, false],
     ]);
     expect(hex(systemTransferInstruction({ from: payer.address, to: recipient, lamports: 5000n }).data)).toBe('020000008813000000000000');
+  });
+
+  it('MintToChecked data: tag 14, u64 amount and decimals; decimals outside a u8 are refused by both checked instructions', () => {
+    const mint = mintToCheckedInstruction({ mint: USDT_MAINNET, destination: recipient, authority: owner.address, amount: 2_500_000n, decimals: 6 });
+    expect(hex(mint.data)).toBe('0ea025260000000000' + '06');
+    expect(mint.accounts.map((a) => [a.address, a.signer, a.writable])).toEqual([
+      [USDT_MAINNET, false, true],
+      [recipient, false, true],
+      [owner.address, true, false],
+    ]);
+    expect(() => mintToCheckedInstruction({ mint: USDT_MAINNET, destination: recipient, authority: owner.address, amount: 1n, decimals: 256 })).toThrow(
+      RangeError,
+    );
+    expect(() =>
+      transferCheckedInstruction({ source: payer.address, mint: USDT_MAINNET, destination: recipient, authority: owner.address, amount: 1n, decimals: -1 }),
+    ).toThrow(RangeError);
   });
 
   it('compiles a token transfer that @solana/kit decompiles to the same instructions, accounts and roles', () => {
