@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { READ_WRITE } from '../../shared/domain/scopes.js';
 import type { OAuthApp } from '../../shared/domain/credentials.js';
 import { created, noContent, ok, principalOf, routesOf, type RouteResult } from '../../shared/http/route.js';

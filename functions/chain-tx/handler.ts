@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EVENTS, parseRoutedEvent } from '../../shared/domain/events.js';
 import { sqsWorker } from '../../shared/runtime/worker.js';
 import { processChainTx } from '../../shared/usecases/chain-tx/process-chain-tx.js';

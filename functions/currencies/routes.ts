@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { JsonNumber } from '../../shared/domain/json-number.js';
 import { READ } from '../../shared/domain/scopes.js';
 import { ok, principalOf, routesOf } from '../../shared/http/route.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { READ, READ_WRITE } from '../../shared/domain/scopes.js';
 import type { PaymentState } from '../../shared/domain/payments.js';
 import { created, ok, principalOf, routesOf } from '../../shared/http/route.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ok, routesOf } from '../../shared/http/route.js';
 import { checkHealth } from '../../shared/usecases/system/health.js';
 import type { SystemPorts } from '../../shared/usecases/system/ports.js';

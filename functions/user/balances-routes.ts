@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ADMIN, READ, READ_WRITE } from '../../shared/domain/scopes.js';
 import { ok, principalOf, routesOf } from '../../shared/http/route.js';
 import { BalanceHistoryQuery, getBalanceHistory } from '../../shared/usecases/balances/get-balance-history.js';

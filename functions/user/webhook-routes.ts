@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { READ, READ_WRITE } from '../../shared/domain/scopes.js';
 import { accepted, ok, principalOf, routesOf } from '../../shared/http/route.js';
 import type { ErrorOverrides, Principal } from '../../shared/http/route.js';

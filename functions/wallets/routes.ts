@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { READ, READ_WRITE } from '../../shared/domain/scopes.js';
 import type { WalletTransferState } from '../../shared/domain/wallets.js';
 import { walletRef } from '../../shared/domain/wallets.js';

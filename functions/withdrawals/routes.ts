@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { READ, READ_WRITE } from '../../shared/domain/scopes.js';
 import type { ErrorOverrides } from '../../shared/http/route.js';
 import type { WithdrawalState } from '../../shared/domain/withdrawals.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { TenantLimits } from '../domain/tenant.js';
 import { parseNetworkFeeOverrides } from '../domain/withdrawal-fees.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { QueueName } from './queues.js';
 import type { DeliveryEvent, SubscriptionEvent } from './webhooks.js';
 

@@ -1,5 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { z, type ZodType } from 'zod';
+import * as z from 'zod';
+import type { ZodType } from 'zod';
 import type { TenantEventType } from '../domain/events.js';
 import {
   EVENT_CATALOGUE,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { JsonNumber } from '../domain/json-number.js';
 import { MAX_SIGNIFICANT_DIGITS } from '../domain/money.js';
 

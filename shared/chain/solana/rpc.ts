@@ -9,7 +9,7 @@
  */
 import { base64 } from '@scure/base';
 import { isInteger, isSafeNumber, parse } from 'lossless-json';
-import { z } from 'zod';
+import * as z from 'zod';
 import { transactionSignatureOf } from './transaction.js';
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';

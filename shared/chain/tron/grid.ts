@@ -21,7 +21,7 @@
  *   receipt: { result? }, result?: 'FAILED' }`.
  */
 import { hexToBytes } from '@noble/hashes/utils.js';
-import { z } from 'zod';
+import * as z from 'zod';
 
 const num = z.union([z.number(), z.string().regex(/^\d+$/)]).transform((v) => Number(v));
 /** An amount in sun: never a JS number past parsing. */

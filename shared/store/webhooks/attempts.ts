@@ -1,5 +1,5 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DELIVERY_LOG_DAYS } from '../../domain/webhooks.js';
 import type { AttemptLog } from '../../domain/webhooks.js';
 import type { AttemptLogRepository } from '../../usecases/webhooks/ports.js';

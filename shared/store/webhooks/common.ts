@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SecurityEvent, SecurityEventLog } from '../../usecases/webhooks/ports.js';
 import { outboxEvent, outboxPutItem } from '../outbox.js';
 import type { TransactItem } from '../transact.js';

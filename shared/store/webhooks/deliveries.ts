@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DELIVERY_LOG_DAYS, DELIVERY_STATUSES } from '../../domain/webhooks.js';
 import type { Delivery } from '../../domain/webhooks.js';
 import type { WebhookDeliveryRepository } from '../../usecases/webhooks/ports.js';

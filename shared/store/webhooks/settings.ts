@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { WebhookSettings } from '../../domain/webhooks.js';
 import type { WebhookSettingsRepository } from '../../usecases/webhooks/ports.js';
 import { db, tableName } from '../client.js';

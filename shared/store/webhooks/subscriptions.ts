@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SUBSCRIPTION_STATUSES } from '../../domain/webhooks.js';
 import type { Subscription } from '../../domain/webhooks.js';
 import type { WebhookSubscriptionRepository } from '../../usecases/webhooks/ports.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundError, PermissionError } from '../../domain/errors.js';
 import { missingScopes, SCOPES, sortScopes, type Scope } from '../../domain/scopes.js';
 import { hashSecret, newId } from '../../security/secrets.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatScopes, parseScopes, type Scope } from '../../domain/scopes.js';
 import { OAuthError } from '../../domain/errors.js';
 import { DUMMY_SECRET_HASH, randomSecret, sha256Hex, verifySecret } from '../../security/secrets.js';

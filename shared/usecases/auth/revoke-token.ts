@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { OAuthError } from '../../domain/errors.js';
 import { sha256Hex } from '../../security/secrets.js';
 import { authenticateClient, type ClientAuth } from './issue-token.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CurrencyCode } from '../../domain/currencies.js';
 import { isCurrencyCode } from '../../domain/currencies.js';
 import type { BalanceRow, EntryType, Posting } from '../../domain/ledger.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Balance, BalanceRow } from '../../domain/ledger.js';
 import { MAIN, totalOf } from '../../domain/ledger.js';
 import { add, isZero } from '../../domain/money.js';

@@ -1,5 +1,5 @@
 import { getAddress } from 'ethers';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConflictError } from '../../domain/errors.js';
 import type { ChainTx } from '../../chain/engine/state.js';
 import { CHAIN_TX_REQUESTED, requestIdOf } from '../../chain/engine/state.js';

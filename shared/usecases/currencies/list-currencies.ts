@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
 import { blockchainLabel, servedCurrencies } from '../../domain/currencies.js';
 import { ValidationError } from '../../domain/errors.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CustodyAccountState } from '../../domain/custody.js';
 import { ACCOUNT_STATUSES, ACCOUNT_TYPES, BUILTIN_PROVIDER, METADATA_MAX_KEYS, METADATA_MAX_LENGTH, openAccount } from '../../domain/custody.js';
 import { ValidationError } from '../../domain/errors.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CustodyAccountState, CustodyAddressState, CustodyTransferState } from '../../domain/custody.js';
 import { ACCOUNT_STATUSES, ACCOUNT_TYPES, CUSTODY_BLOCKCHAINS } from '../../domain/custody.js';
 import { jsonNumber } from '../../domain/money.js';

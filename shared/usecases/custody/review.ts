@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundError } from '../../domain/errors.js';
 import type { CustodyReviewPolicy } from '../../domain/custody.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { chainAddressForm } from '../../chain/address-form.js';
 import type { EvmChainPort, TransferLog } from '../../chain/evm/scanner.js';
 import type { CurrencyDefinition } from '../../domain/currencies.js';

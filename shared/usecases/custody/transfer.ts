@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CUSTODY_BLOCKCHAINS, custodyCurrency, isCustodyBlockchain } from '../../domain/custody.js';
 import { planTransfer } from '../../domain/custody.js';
 import { CURRENCIES } from '../../domain/currencies.js';

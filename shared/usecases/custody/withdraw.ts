@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { chainAddressForm } from '../../chain/address-form.js';
 import { findCurrency } from '../../domain/currencies.js';
 import { CUSTODY_BLOCKCHAINS, CUSTODY_MINIMUMS, custodyCurrency, isCustodyBlockchain, reviewReasons } from '../../domain/custody.js';

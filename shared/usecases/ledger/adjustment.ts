@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CurrencyCode } from '../../domain/currencies.js';
 import { CURRENCIES, isCurrencyCode } from '../../domain/currencies.js';
 import { NotFoundError } from '../../domain/errors.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../../domain/errors.js';
 import type { PaymentState } from '../../domain/payments.js';
 import { transition } from '../../domain/payments.js';

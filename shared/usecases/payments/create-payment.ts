@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
 import { GatewayError, ValidationError } from '../../domain/errors.js';
 import type { UsdRates } from '../../domain/rates.js';

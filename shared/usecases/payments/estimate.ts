@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../../domain/errors.js';
 import { jsonNumber, parseDecimal } from '../../domain/money.js';
 import { quote } from '../../domain/payments.js';

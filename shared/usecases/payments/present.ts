@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { findCurrency } from '../../domain/currencies.js';
 import { toFixed } from '../../domain/money.js';
 import type { PaymentState } from '../../domain/payments.js';

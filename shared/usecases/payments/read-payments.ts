@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { findNetwork } from '../../domain/currencies.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { parseDecimal } from '../../domain/money.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { findCurrency } from '../../domain/currencies.js';
 import { parseFeePercent, platformFee } from '../../domain/fees.js';
 import { add, parseDecimal, toFixed } from '../../domain/money.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundError } from '../../domain/errors.js';
 import { parseInput } from '../ledger/input.js';
 import type { RatesDeps } from './ports.js';

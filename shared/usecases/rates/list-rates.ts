@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseInput } from '../ledger/input.js';
 import type { RatesDeps } from './ports.js';
 import { currentRates } from './current-rates.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { PriceAsset } from '../../domain/currencies.js';
 import { activeCurrencies } from '../../domain/currencies.js';
 import { custodyHeldCurrencies } from '../../domain/custody.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundError, PermissionError } from '../../domain/errors.js';
 import { missingScopes, SCOPES, sortScopes } from '../../domain/scopes.js';
 import { newId, sha256Hex } from '../../security/secrets.js';

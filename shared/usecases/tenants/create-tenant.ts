@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SCOPES, sortScopes, type Scope } from '../../domain/scopes.js';
 import { defaultSettings, schemaNameFor, type Tenant } from '../../domain/tenant.js';
 import { hashSecret, newId, randomSecret, sha256Hex } from '../../security/secrets.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundError } from '../../domain/errors.js';
 import { isValidIpOrCidr } from '../../domain/ip.js';
 import { SCOPES, sortScopes } from '../../domain/scopes.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundError } from '../../domain/errors.js';
 import type { ExportState } from '../../domain/exports.js';
 import { EXPORT_FORMATS, EXPORT_STATUSES, isExpired } from '../../domain/exports.js';

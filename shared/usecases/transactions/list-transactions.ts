@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isCurrencyCode } from '../../domain/currencies.js';
 import { ValidationError } from '../../domain/errors.js';
 import { CUSTODY_DEPOSIT_STATUSES, CUSTODY_TRANSFER_STATUSES } from '../../domain/custody.js';

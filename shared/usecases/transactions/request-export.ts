@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ExportFilters, ExportState } from '../../domain/exports.js';
 import { EXPORT_FORMATS, openExport } from '../../domain/exports.js';
 import type { IdempotencyGuard } from '../ports.js';

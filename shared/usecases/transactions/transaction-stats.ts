@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../../domain/errors.js';
 import { statsOf } from '../../domain/transactions.js';
 import { isoDate } from '../schema.js';

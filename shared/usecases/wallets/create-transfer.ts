@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { findCurrency } from '../../domain/currencies.js';
 import { GatewayError, InsufficientBalanceError, ValidationError } from '../../domain/errors.js';
 import { lt, parseDecimal } from '../../domain/money.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { newWallet, walletCreatedEvent } from '../../domain/wallets.js';
 import type { WalletsPorts } from './ports.js';
 import type { WalletRecord } from './present.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundError } from '../../domain/errors.js';
 import type { WalletState } from '../../domain/wallets.js';
 import { walletRef } from '../../domain/wallets.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { accountOf } from '../../domain/wallets.js';
 import { queryInteger } from '../schema.js';
 import type { WalletsPorts } from './ports.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { BalanceRow } from '../../domain/ledger.js';
 import type { WalletState, WalletTransferState } from '../../domain/wallets.js';
 import { TRANSFER_STATUSES, TRANSFER_TYPES } from '../../domain/wallets.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { TRANSFER_STATUSES, TRANSFER_TYPES } from '../../domain/wallets.js';
 import { findWallet, WalletReference } from './find-wallet.js';
 import { integerInput } from '../schema.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { accountOf, updateWallet as changeSettings } from '../../domain/wallets.js';
 import { findWallet } from './find-wallet.js';
 import type { WalletsPorts } from './ports.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { accountOf } from '../../domain/wallets.js';
 import { findWallet, WalletReference } from './find-wallet.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConflictError } from '../../domain/errors.js';
 import type { WebhookSettings } from '../../domain/webhooks.js';
 import { maskedSecret } from '../../domain/webhooks.js';

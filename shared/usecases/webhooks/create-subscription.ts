@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { GatewayError } from '../../domain/errors.js';
 import { isSubscriptionEvent, MAX_SUBSCRIPTIONS, SUBSCRIPTION_EVENTS } from '../../domain/webhooks.js';
 import type { Subscription } from '../../domain/webhooks.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { GatewayError } from '../../domain/errors.js';
 import { settingsChanged } from './common.js';
 import type { Actor, WebhookPorts } from './ports.js';

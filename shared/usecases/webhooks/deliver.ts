@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parse, stringify } from 'lossless-json';
-import { z } from 'zod';
+import * as z from 'zod';
 import { TENANT_EVENT_TYPES } from '../../domain/events.js';
 import {
   defaultUrlReceives,

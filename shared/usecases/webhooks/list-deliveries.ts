@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../../domain/errors.js';
 import { DELIVERY_LOG_DAYS } from '../../domain/webhooks.js';
 import type { AttemptPosition, WebhookPorts } from './ports.js';

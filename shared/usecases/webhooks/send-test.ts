@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { GatewayError } from '../../domain/errors.js';
 import { isKnownEvent, newDelivery } from '../../domain/webhooks.js';
 import { processDelivery, variantADeliveryId } from './deliver.js';

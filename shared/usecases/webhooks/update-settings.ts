@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConflictError, GatewayError, ValidationError } from '../../domain/errors.js';
 import { CHOSEN_SECRET_RULE, DELIVERY_EVENTS, isDeliveryEvent, isStrongChosenSecret } from '../../domain/webhooks.js';
 import type { WebhookSettings } from '../../domain/webhooks.js';

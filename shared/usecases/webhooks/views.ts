@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DELIVERY_EVENTS, isDeliveryEvent, isSubscriptionEvent, maskedSecret, SUBSCRIPTION_EVENTS, SUBSCRIPTION_STATUSES } from '../../domain/webhooks.js';
 import type { AttemptLog, Subscription, WebhookSettings } from '../../domain/webhooks.js';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DailyLimitError, GatewayError, InsufficientBalanceError, ValidationError } from '../../domain/errors.js';
 import type { Decimal } from '../../domain/money.js';
 import { gt, isNegative, lt, parseDecimal, ROUND_PAYOUT, sub } from '../../domain/money.js';

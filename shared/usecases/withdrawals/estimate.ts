@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
 import { defaultToken, findCurrencyByToken, findNetwork } from '../../domain/currencies.js';
 import { GatewayError, ValidationError } from '../../domain/errors.js';

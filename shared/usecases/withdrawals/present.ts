@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ChainTx } from '../../chain/engine/state.js';
 import { findCurrency } from '../../domain/currencies.js';
 import type { JsonNumber } from '../../domain/json-number.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { requestIdOf } from '../../chain/engine/state.js';
 import { findNetwork } from '../../domain/currencies.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';

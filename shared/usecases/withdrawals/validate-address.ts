@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AddressType } from '../../domain/addresses.js';
 import { addressTypeOf, checkAddress } from '../../domain/addresses.js';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
