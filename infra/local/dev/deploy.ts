@@ -10,7 +10,7 @@
  */
 import { AbiCoder, Interface, ZeroHash, concat, getAddress, getBytes, parseEther } from 'ethers';
 import type { BytesLike, ContractRunner, InterfaceAbi, Provider, Signer } from 'ethers';
-import { FORWARDER_FACTORY_ABI, TEST_TOKEN_ABI } from '../../../shared/chain/evm/abi.js';
+import { BATCH_PAYOUT_ABI, FORWARDER_FACTORY_ABI, TEST_TOKEN_ABI } from '../../../shared/chain/evm/abi.js';
 import { loadArtifact } from '../../../shared/chain/evm/artifacts.js';
 import { create2Address, forwarderImplementationAddress, initCodeHash } from '../../../shared/chain/evm/create2.js';
 
@@ -187,6 +187,34 @@ export async function ensureForwarderFactory(
 ): Promise<ForwarderFactoryDeployment> {
   const deployment = await deployForwarderFactory(deployer, { owner: options.owner });
   await configureForwarderFactory(options.ownerSigner ?? deployer, deployment.factory, options);
+  return deployment;
+}
+
+// ------------------------------------------------------------------------------------------------ batch payouts
+
+/** Salt of the batch payout contract's deployment through the proxy (its init code differs from the factory's). */
+export const BATCH_PAYOUT_SALT = ZeroHash;
+
+/** Creation code of BatchPayout with its one constructor argument (the hot wallet allowed to pay). */
+export function batchPayoutInitCode(hotWallet: string): string {
+  const args = AbiCoder.defaultAbiCoder().encode(['address'], [getAddress(hotWallet)]);
+  return concat([loadArtifact('BatchPayout').bytecode, args]);
+}
+
+/** Where the batch payout contract of `hotWallet` is (or will be) on every EVM chain (reads the build artifact). */
+export function predictBatchPayout(hotWallet: string): string {
+  return predictDeterministicAddress(batchPayoutInitCode(hotWallet), BATCH_PAYOUT_SALT);
+}
+
+/**
+ * Deploys the batch payout contract of `hotWallet` deterministically (skipped when already there; any funded account
+ * may send it). The hot wallet still has to approve it, once per token, before it pays (`batchPayoutApprovalData`).
+ */
+export async function deployBatchPayout(signer: Signer, options: { hotWallet: string }): Promise<DeterministicDeployment> {
+  const deployment = await deployDeterministic(signer, batchPayoutInitCode(options.hotWallet), BATCH_PAYOUT_SALT);
+  const hotWallet = getAddress(String(await call(signer, deployment.address, BATCH_PAYOUT_ABI, 'hotWallet')));
+  if (hotWallet !== getAddress(options.hotWallet))
+    throw new DeploymentError(`batch payout ${deployment.address} pays for ${hotWallet}, not ${options.hotWallet}`);
   return deployment;
 }
 

@@ -41,6 +41,20 @@ export const FORWARDER_ABI = [
   ...FORWARDER_ERRORS,
 ] as const;
 
+/** The batch payout contract (contracts/BatchPayout.sol): many ERC-20 withdrawals of one token in one call. */
+export const BATCH_PAYOUT_ABI = [
+  'constructor(address hotWallet_)',
+  'function hotWallet() view returns (address)',
+  'function MAX_ITEMS() view returns (uint256)',
+  'function payout(address token, address[] recipients, uint256[] amounts) returns (uint256 failed)',
+  'event Payouts(address indexed token, uint256 count, uint256 failed)',
+  'error NotHotWallet()',
+  'error ZeroAddress()',
+  'error LengthMismatch()',
+  'error TooManyItems()',
+  'error NotAContract(address token)',
+] as const;
+
 /** ERC-20 as the gateway uses it, plus TestToken's `mint`. */
 export const ERC20_ABI = [
   'function name() view returns (string)',

@@ -19,7 +19,7 @@ export interface ContractArtifact {
   deployedBytecode: string;
 }
 
-export type ContractName = 'Forwarder' | 'ForwarderFactory' | 'TestToken';
+export type ContractName = 'BatchPayout' | 'BlocklistToken' | 'Forwarder' | 'ForwarderFactory' | 'TestToken';
 
 /** contracts/build of this repository, or `$CONTRACTS_BUILD_DIR`. */
 export function contractsBuildDir(): string {
