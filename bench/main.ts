@@ -6,10 +6,12 @@
  * warm-up); BENCH_DEPOSITS the deposits timed from block to `confirming` (default 10); BENCH_ANVIL_BLOCK_SECONDS
  * interval mining for those two figures (default: automine, as the local stack).
  * BENCH_HISTORY_RECORDS the movements of the tenant whose history pages are read (default 5000).
- * BENCH_ONLY selects figures, comma-separated: user-me, ledger, payments, webhooks, chain-tx, transactions, payment-lifecycle.
+ * BENCH_ONLY selects figures, comma-separated: user-me, ledger, payments, webhooks, chain-tx, transactions, payment-lifecycle,
+ * checkout.
  */
 import { startTableOnly } from '../infra/local/table-only.js';
 import { benchChainTx } from './chain-tx.js';
+import { benchCheckout } from './checkout.js';
 import { benchLedger } from './ledger.js';
 import { benchPaymentLifecycle } from './payment-lifecycle.js';
 import { benchPayments } from './payments.js';
@@ -27,7 +29,7 @@ function table(title: string, rows: string[][]): void {
   for (const r of rows) console.log(`  ${widths.map((w, i) => (i === 0 ? (r[i] ?? '').padEnd(w) : (r[i] ?? '').padStart(w))).join('  ')}`);
 }
 
-const FIGURES = ['user-me', 'ledger', 'payments', 'webhooks', 'chain-tx', 'transactions', 'payment-lifecycle'];
+const FIGURES = ['user-me', 'ledger', 'payments', 'webhooks', 'chain-tx', 'transactions', 'payment-lifecycle', 'checkout'];
 const only = (process.env.BENCH_ONLY ?? '')
   .split(',')
   .map((s) => s.trim())
@@ -190,6 +192,40 @@ async function main(): Promise<void> {
   }
 
   if (selected('payment-lifecycle')) await printPaymentLifecycle();
+
+  if (selected('checkout')) {
+    const c = await benchCheckout(seconds);
+    const p = c.page;
+    table('Checkout page GET <checkout_url> through the local HTTP server vs a bare Node HTTP server (identical bytes and headers)', [
+      ['', 'median ms', 'p99 ms'],
+      ['gateway (one request at a time, fetch + body)', fmt(p.gateway.medianMs, 2), fmt(p.gateway.p99Ms, 2)],
+      ['bare node:http', fmt(p.bare.medianMs, 2), fmt(p.bare.p99Ms, 2)],
+      ['ratio gateway/bare', fmt(p.gateway.medianMs / p.bare.medianMs, 1), fmt(p.gateway.p99Ms / p.bare.p99Ms, 1)],
+      ['in process: table reads (readCheckout)', fmt(p.storeUs / 1000, 2), ''],
+      ['in process: QR code (qrDataUrl)', fmt(p.qrUs / 1000, 2), ''],
+      ['in process: HTML (checkoutPage)', fmt(p.renderUs / 1000, 2), ''],
+      ['in process: QR code + HTML', fmt(p.qrRenderUs / 1000, 2), ''],
+      ['in process: whole handler (serveCheckout)', fmt(p.handlerUs / 1000, 2), ''],
+    ]);
+    const calls = Object.entries(p.tableCalls)
+      .map(([name, n]) => `${name} ${fmt(n, 1)}`)
+      .join(', ');
+    console.log(`  (table calls per page request: ${calls || 'none'}; in-process rows: medians of 500 sequential calls)`);
+    console.log(
+      `  (page ${fmt(p.bytes)} bytes, ${fmt(p.gzipBytes)} gzipped (${fmt((100 * p.gzipBytes) / p.bytes, 1)} %); of them the QR data URL ${fmt(p.qrBytes)} bytes, which follows the deposit address)`,
+    );
+    const s = c.status;
+    table(`Checkout status GET <checkout_url>/status (${fmt(s.bytes)} bytes of JSON) through the local HTTP server vs a bare Node HTTP server`, [
+      ['', 'req/s', 'p99 ms'],
+      ['gateway', fmt(s.gateway.requestsPerSecond), fmt(s.gateway.p99Ms, 1)],
+      ['bare node:http', fmt(s.bare.requestsPerSecond), fmt(s.bare.p99Ms, 1)],
+      ['ratio gateway/bare', fmt(s.gateway.requestsPerSecond / s.bare.requestsPerSecond, 3), fmt(s.gateway.p99Ms / Math.max(s.bare.p99Ms, 0.001), 1)],
+      ['its table reads (readCheckout), direct', fmt(s.rawStorePerSecond), ''],
+      ['ratio gateway/direct store', fmt(s.gateway.requestsPerSecond / s.rawStorePerSecond, 3), ''],
+      ['QR codes alone, one at a time (1 / in-process median)', fmt(1e6 / p.qrUs), ''],
+    ]);
+    if (s.gateway.non2xx > 0 || s.gateway.errors > 0) console.log(`  (gateway: ${s.gateway.non2xx} non-2xx answers, ${s.gateway.errors} errors)`);
+  }
 }
 
 main().then(
