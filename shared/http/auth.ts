@@ -4,14 +4,17 @@ import { missingScopes, type Scope } from '../domain/scopes.js';
 import { config, platformLimits } from '../config/config.js';
 import { canServe, withPlatformLimits } from '../domain/tenant.js';
 import type { Tenant } from '../domain/tenant.js';
-import { sha256Hex } from '../security/secrets.js';
-import { findApiKey, getAccessToken } from '../store/credentials.js';
-import { getTenant } from '../store/tenants.js';
+import { sha256Hex, tenantNamedBy } from '../security/secrets.js';
+import { readAccessToken, readApiKey, readTenant, type CredentialRead } from '../store/auth-reads.js';
 import type { AuthMode, Principal } from './route.js';
 
 /**
  * Credentials to principal. Tokens and keys are looked up by their SHA-256 hash, so no stored secret is
  * ever compared byte by byte. The tenant comes only from the credential.
+ *
+ * One round trip: the credential's item and its tenant's item in one strongly consistent BatchGetItem, the tenant
+ * being the one the credential names (shared/security/secrets.ts `tenantSecret`). Nothing about either item is
+ * kept between requests, so a revoked credential or a suspended tenant is refused on the next request.
  */
 
 export interface Credentials {
@@ -19,25 +22,46 @@ export interface Credentials {
   readonly apiKey?: string;
 }
 
-/** The credential's tenant, with the limits that apply to it (its own, else the platform's). */
-async function tenantOf(tenantId: string): Promise<Tenant | null> {
-  const tenant = await getTenant(tenantId);
+/**
+ * Credentials made before they named their tenant: the tenant each one's item gave, per Lambda instance, so only a
+ * first request pays a second read. A credential's tenant never changes; both items are still read every time.
+ */
+const tenantOfUnnamed = new Map<string, string>();
+const UNNAMED_MAX = 10_000;
+
+function guessTenant(secret: string, hash: string): string | null {
+  return tenantNamedBy(secret) ?? tenantOfUnnamed.get(hash) ?? null;
+}
+
+/** The credential's tenant, with the limits that apply to it (its own, else the platform's); read again when the guess was not it. */
+async function tenantOf<C>(read: CredentialRead<C>, guess: string | null, tenantId: string, hash: string): Promise<Tenant | null> {
+  if (guess === null) {
+    if (tenantOfUnnamed.size >= UNNAMED_MAX) tenantOfUnnamed.delete(tenantOfUnnamed.keys().next().value as string);
+    tenantOfUnnamed.set(hash, tenantId);
+  }
+  const tenant = guess === tenantId ? read.tenant : await readTenant(tenantId);
   return tenant && withPlatformLimits(tenant, platformLimits(config()));
 }
 
 async function principalFromToken(token: string, nowSeconds: number): Promise<Principal> {
-  const stored = await getAccessToken(sha256Hex(token));
+  const hash = sha256Hex(token);
+  const guess = guessTenant(token, hash);
+  const read = await readAccessToken(hash, guess);
+  const stored = read.credential;
   // TTL deletes late: an expired token still in the table is refused here.
   if (!stored || stored.expiresAt <= nowSeconds) throw new AuthenticationError('The access token is invalid or has expired.');
-  const tenant = await tenantOf(stored.tenantId);
+  const tenant = await tenantOf(read, guess, stored.tenantId, hash);
   if (!tenant) throw new AuthenticationError('The access token is invalid or has expired.');
   return { tenant, scopes: stored.scopes, credential: { kind: 'token', clientId: stored.clientId } };
 }
 
 async function principalFromApiKey(apiKey: string): Promise<Principal> {
-  const stored = await findApiKey(sha256Hex(apiKey));
+  const hash = sha256Hex(apiKey);
+  const guess = guessTenant(apiKey, hash);
+  const read = await readApiKey(hash, guess);
+  const stored = read.credential;
   if (!stored) throw new AuthenticationError('The API key is invalid or has been revoked.');
-  const tenant = await tenantOf(stored.tenantId);
+  const tenant = await tenantOf(read, guess, stored.tenantId, hash);
   if (!tenant) throw new AuthenticationError('The API key is invalid or has been revoked.');
   return { tenant, scopes: stored.scopes, credential: { kind: 'api_key', keyId: stored.keyId } };
 }

@@ -13,6 +13,30 @@ export function randomSecret(prefix: string, bytes = 32): string {
   return `${prefix}${randomBytes(bytes).toString('base64url')}`;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const NAMED = /^[a-z]+_[\w-]{43}([\w-]{22})$/;
+
+/**
+ * An access token or API key that names its tenant: the prefix, 32 random bytes, then the tenant id's 16 bytes, all
+ * base64url (`gat_` + 43 + 22 characters). The gateway reads the credential's item and the tenant's in one
+ * round trip; the tenant named is only a guess until the credential's own item confirms it. A tenant id that is
+ * not a UUID is left out (a credential without a tenant).
+ */
+export function tenantSecret(prefix: string, tenantId: string): string {
+  const hex = tenantId.toLowerCase().replaceAll('-', '');
+  const named = UUID.test(tenantId) ? Buffer.from(hex, 'hex').toString('base64url') : '';
+  return `${randomSecret(prefix, 32)}${named}`;
+}
+
+/** The tenant a credential made by `tenantSecret` names; null for any other string (credentials made before, garbage). */
+export function tenantNamedBy(credential: string): string | null {
+  const named = NAMED.exec(credential)?.[1];
+  if (!named) return null;
+  const hex = Buffer.from(named, 'base64url').toString('hex');
+  if (hex.length !== 32) return null;
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }

@@ -127,16 +127,17 @@ export async function putAccessToken(token: AccessToken): Promise<void> {
   ]);
 }
 
+export const accessTokenFromItem = (tokenHash: string, item: Record<string, unknown>): AccessToken => ({
+  tokenHash,
+  tenantId: item.tenant_id as string,
+  clientId: item.client_id as string,
+  scopes: item.scopes as Scope[],
+  expiresAt: integer(item.expires_at),
+});
+
 export async function getAccessToken(tokenHash: string): Promise<AccessToken | null> {
   const { Item } = await db().send(new GetCommand({ TableName: T(), Key: keys.accessToken(tokenHash) }));
-  if (!Item) return null;
-  return {
-    tokenHash,
-    tenantId: Item.tenant_id as string,
-    clientId: Item.client_id as string,
-    scopes: Item.scopes as Scope[],
-    expiresAt: integer(Item.expires_at),
-  };
+  return Item ? accessTokenFromItem(tokenHash, Item) : null;
 }
 
 /** Deletes a token only if it belongs to `clientId` (RFC 7009: a client revokes only its own tokens). */
@@ -215,10 +216,22 @@ export function putApiKeyItems(key: ApiKey, keyHash: string): TransactItem[] {
   ];
 }
 
-export async function findApiKey(keyHash: string): Promise<{ keyId: string; tenantId: string; scopes: Scope[] } | null> {
+/** What an API key's lookup item tells: the key, its tenant and its scopes. */
+export interface ApiKeyLookup {
+  readonly keyId: string;
+  readonly tenantId: string;
+  readonly scopes: Scope[];
+}
+
+export const apiKeyLookupFromItem = (item: Record<string, unknown>): ApiKeyLookup => ({
+  keyId: item.key_id as string,
+  tenantId: item.tenant_id as string,
+  scopes: item.scopes as Scope[],
+});
+
+export async function findApiKey(keyHash: string): Promise<ApiKeyLookup | null> {
   const { Item } = await db().send(new GetCommand({ TableName: T(), Key: keys.apiKeyLookup(keyHash) }));
-  if (!Item) return null;
-  return { keyId: Item.key_id as string, tenantId: Item.tenant_id as string, scopes: Item.scopes as Scope[] };
+  return Item ? apiKeyLookupFromItem(Item) : null;
 }
 
 const toApiKey = (item: Record<string, unknown>): ApiKey => ({

@@ -12,7 +12,8 @@ import { integer } from './values.js';
 
 type Stored = Record<string, unknown>;
 
-function toTenant(item: Stored): Tenant {
+/** A tenant item as the domain's Tenant. */
+export function tenantFromItem(item: Stored): Tenant {
   const settings = item.settings as Record<string, unknown>;
   return {
     id: item.tenant_id as string,
@@ -57,7 +58,7 @@ export function putTenantItem(tenant: Tenant): TransactItem {
 
 export async function getTenant(tenantId: string): Promise<Tenant | null> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.tenant(tenantId) }));
-  return Item ? toTenant(Item) : null;
+  return Item ? tenantFromItem(Item) : null;
 }
 
 export async function listTenants(): Promise<Tenant[]> {
@@ -67,7 +68,7 @@ export async function listTenants(): Promise<Tenant[]> {
     KeyConditionExpression: 'gsi1pk = :p',
     ExpressionAttributeValues: { ':p': keys.tenantListPartition },
   });
-  return items.map(toTenant);
+  return items.map(tenantFromItem);
 }
 
 /** Sets the status; false when the tenant does not exist. */
@@ -122,7 +123,7 @@ export async function updateTenantSettings(tenantId: string, patch: SettingsPatc
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return Attributes ? toTenant(Attributes) : null;
+    return Attributes ? tenantFromItem(Attributes) : null;
   } catch (error) {
     if (isConditionalCheckFailed(error)) return null;
     throw error;

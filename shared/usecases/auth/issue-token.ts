@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { formatScopes, parseScopes, type Scope } from '../../domain/scopes.js';
 import { OAuthError } from '../../domain/errors.js';
-import { DUMMY_SECRET_HASH, randomSecret, sha256Hex, verifySecret } from '../../security/secrets.js';
+import { DUMMY_SECRET_HASH, sha256Hex, tenantSecret, verifySecret } from '../../security/secrets.js';
 import type { ClientCredential } from '../../domain/credentials.js';
 import type { AuthPorts } from './ports.js';
 
@@ -93,7 +93,7 @@ export async function issueToken(
     scopes = asked;
   }
   const lifetime = deps.settings.accessTokenTtlSeconds;
-  const token = randomSecret('gat_', 32);
+  const token = tenantSecret('gat_', tenant.id);
   await deps.tokens.putAccessToken({
     tokenHash: sha256Hex(token),
     tenantId: tenant.id,

@@ -24,7 +24,7 @@ export async function createApiKey(
   const tenant = await requireTenant(input.tenant_id, deps);
   const scopes = sortScopes(input.scopes ?? tenant.allowed_scopes);
   if (missingScopes(scopes, tenant.allowed_scopes).length > 0) throw new PermissionError(scopes, tenant.allowed_scopes);
-  const apiKey = newApiKey();
+  const apiKey = newApiKey(tenant.id);
   const key: ApiKey = {
     id: newId(),
     tenantId: tenant.id,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { SCOPES, sortScopes, type Scope } from '../../domain/scopes.js';
 import { defaultSettings, schemaNameFor, type Tenant } from '../../domain/tenant.js';
-import { hashSecret, newId, randomSecret, sha256Hex } from '../../security/secrets.js';
+import { hashSecret, newId, randomSecret, sha256Hex, tenantSecret } from '../../security/secrets.js';
 import type { TenantsPorts } from './ports.js';
 
 /**
@@ -26,7 +26,8 @@ export interface CreatedTenant {
 
 export const newClientId = (): string => randomSecret('gc_', 16);
 export const newClientSecret = (): string => randomSecret('gcs_', 32);
-export const newApiKey = (): string => randomSecret('gak_', 32);
+/** An API key naming its tenant (shared/security/secrets.ts `tenantSecret`). */
+export const newApiKey = (tenantId: string): string => tenantSecret('gak_', tenantId);
 
 export async function createTenant(raw: CreateTenantInput, deps: Pick<TenantsPorts, 'tenants' | 'clock' | 'defaults'>): Promise<CreatedTenant> {
   const input = CreateTenantInput.parse(raw);
@@ -49,7 +50,7 @@ export async function createTenant(raw: CreateTenantInput, deps: Pick<TenantsPor
   };
   const clientId = newClientId();
   const clientSecret = newClientSecret();
-  const apiKey = newApiKey();
+  const apiKey = newApiKey(id);
   const createdAt = now.toISOString();
   await deps.tenants.create({
     tenant,
