@@ -116,7 +116,7 @@ export const SCRIPT = `
     status.setAttribute('data-state', v.state);
     status.textContent = statusText(v);
     $('pay').hidden = !(payable(v.state) && v.payment_uri);
-    if (v.payment_uri) {
+    if (v.payment_uri && v.payment_uri !== $('wallet-link').getAttribute('href')) {
       $('amount').value = v.due;
       $('qr').src = v.qr;
       $('qr').alt = fill(t.qrAlt, { amount: v.due, token: token, address: v.address });

@@ -68,6 +68,23 @@ export function statusBody(view: CheckoutView, qr: string | null, now: Date): Re
   };
 }
 
+/**
+ * QR codes by payment URI: a URI changes only when what is due does, and the page asks every 3 s. A few thousand
+ * entries (about 4 KB each) bound the memory of a Lambda instance.
+ */
+const QR_CACHE_SIZE = 2_000;
+const qrCodes = new Map<string, Promise<string>>();
+function qrOf(uri: string | null): Promise<string | null> {
+  if (uri === null) return Promise.resolve(null);
+  const known = qrCodes.get(uri);
+  if (known) return known;
+  if (qrCodes.size >= QR_CACHE_SIZE) qrCodes.delete(qrCodes.keys().next().value as string);
+  const made = qrDataUrl(uri);
+  qrCodes.set(uri, made);
+  made.catch(() => qrCodes.delete(uri));
+  return made;
+}
+
 function jsonError(error: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
   const answer = errorResponse(error, null, requestId);
   return json(answer.statusCode, answer.body, answer.headers);
@@ -99,12 +116,12 @@ export async function serveCheckout(event: APIGatewayProxyEventV2, runtime: Chec
   try {
     if (statusId !== undefined) {
       const view = await readCheckout(statusId, runtime);
-      const qr = view.paymentUri ? await qrDataUrl(view.paymentUri) : null;
+      const qr = await qrOf(view.paymentUri);
       return json(200, JSON.stringify(statusBody(view, qr, now)));
     }
     if (pageId === undefined) return notFound();
     const view = await readCheckout(pageId, runtime);
-    const qr = view.paymentUri ? await qrDataUrl(view.paymentUri) : null;
+    const qr = await qrOf(view.paymentUri);
     return html(200, checkoutPage({ view, locale, statusUrl: `/checkout/${pageId}/status`, qr, now }));
   } catch (error) {
     if (statusId !== undefined) return jsonError(error, requestId);
