@@ -1,14 +1,14 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { paymentRoutes } from '../../../functions/payments/routes.js';
 import { userRoutes } from '../../../functions/user/routes.js';
-import { webhookRoutes } from '../../../functions/user/webhook-routes.js';
+import { webhookRoutes, type WebhookDeps } from '../../../functions/user/webhook-routes.js';
 import { parseConfig } from '../../../shared/config/config.js';
 import { createApi } from '../../../shared/http/pipeline.js';
 import type { AnyRoute } from '../../../shared/http/route.js';
 import { authRuntime } from '../../../shared/runtime/auth.js';
 import { paymentsRuntime } from '../../../shared/runtime/payments.js';
 import { tenantsRuntime } from '../../../shared/runtime/tenants.js';
-import { userRuntime } from '../../../shared/runtime/user.js';
+import { userRuntime, type UserGroupPorts } from '../../../shared/runtime/user.js';
 import { webhooksRuntime } from '../../../shared/runtime/webhooks.js';
 import { randomSecret, sha256Hex, tenantNamedBy, tenantSecret } from '../../../shared/security/secrets.js';
 import { describeWave, traceCalls, waves, type CallTrace, type TracedCall } from '../../../shared/store/call-trace.js';
@@ -119,7 +119,11 @@ beforeAll(async () => {
     FORWARDER_FACTORIES: JSON.stringify({ ETH: '0x1111111111111111111111111111111111111111' }),
     TOKEN_CONTRACTS: EVERY_TOKEN_CONTRACT,
   });
-  user = createApi(marked([...userRoutes, ...webhookRoutes]), { ...userRuntime(), ...webhooksRuntime(cfg), webhookSecrets: fakeSecretBox });
+  user = createApi(marked<UserGroupPorts & WebhookDeps>([...userRoutes, ...webhookRoutes]), {
+    ...userRuntime(),
+    ...webhooksRuntime(cfg),
+    webhookSecrets: fakeSecretBox,
+  });
   payments = createApi(marked(paymentRoutes), paymentsRuntime(cfg));
   trace = traceCalls();
 });
