@@ -14,11 +14,13 @@ const deps: BatcherDeps = {
   chainTx: chainTx.deps,
   tokenContract: (code) => tokenContract(code, cfg),
   log: logger,
+  ...(cfg.WITHDRAWAL_BATCH_CONTRACT ? { batchPayout: { contract: cfg.WITHDRAWAL_BATCH_CONTRACT, maxItems: cfg.WITHDRAWAL_BATCH_MAX_ITEMS } } : {}),
 };
 
 /**
  * Every minute: pending withdrawals become `processing` with a chain-tx request (the hot wallet, KMS key
- * `HOT_WALLET_KEY_ID`), or settle by themselves on the staging addresses outside production.
+ * `HOT_WALLET_KEY_ID`), or settle by themselves on the staging addresses outside production. With
+ * `WITHDRAWAL_BATCH_CONTRACT`, ERC-20 ones of a currency go up to `WITHDRAWAL_BATCH_MAX_ITEMS` per transaction.
  */
 export async function handler(): Promise<BatchReport> {
   const report = await runWithdrawalBatch(deps);

@@ -139,6 +139,17 @@ const schema = z.object({
   /** KMS key (ECC_SECG_P256K1) of the hot wallet that signs sweeps and withdrawals. */
   HOT_WALLET_KEY_ID: z.string().min(1).optional(),
   /**
+   * The hot wallet's batch payout contract (contracts/BatchPayout.sol; the same address on every EVM network). When
+   * set, the withdrawal batcher pays pending ERC-20 withdrawals of one token and network in one `payout` call, once
+   * the hot wallet's approval of the contract for that token (requested by the batcher itself) is confirmed.
+   */
+  WITHDRAWAL_BATCH_CONTRACT: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
+    .optional(),
+  /** The most withdrawals in one batch payout (the contract takes up to 256). */
+  WITHDRAWAL_BATCH_MAX_ITEMS: z.coerce.number().int().min(2).max(256).default(50),
+  /**
    * Alarm: minimum native balance of the hot wallet per network, in native units, `{"ETH":"0.05"}`. The
    * follower prints the balance of every followed network; `HotWalletBelowMinimum` is 1 only where a minimum
    * is set and the balance is under it (default `{}`: no minimum, the alarm never fires).

@@ -381,7 +381,14 @@ export function parseRoutedEvent<const T extends EventType>(body: unknown, accep
 /* ---------------------------------------------------------------- chain results */
 
 /** What a chain-tx request is for (its `purpose`): the consumer of its result dispatches on it. */
-export const CHAIN_TX_PURPOSES = { sweep: 'sweep', withdrawal: 'withdrawal' } as const;
+export const CHAIN_TX_PURPOSES = {
+  sweep: 'sweep',
+  withdrawal: 'withdrawal',
+  /** A batch payout of several withdrawals (shared/usecases/withdrawals/batch.ts). */
+  withdrawalBatch: 'withdrawal_batch',
+  /** The hot wallet's approval of the batch payout contract for a token (nothing to settle). */
+  batchPayoutApproval: 'batch_payout_approval',
+} as const;
 
 export const CHAIN_RESULT_EVENTS = [EVENTS.chainTxConfirmed, EVENTS.chainTxFailed] as const;
 export type ChainResultEvent = RoutedEvent<(typeof CHAIN_RESULT_EVENTS)[number]>;

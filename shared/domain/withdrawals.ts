@@ -66,10 +66,24 @@ export interface WithdrawalState {
    * (shared/usecases/custody/solana-withdrawals.ts); a new one only once every earlier one can never land.
    */
   readonly solanaAttempts?: readonly SolanaWithdrawalAttempt[];
+  /**
+   * The batch payout it was dispatched in (shared/usecases/withdrawals/batch.ts): the batch's chain-tx reference;
+   * `single` once it was left to a transfer of its own (its item failed, the batch reverted, or the batch's request
+   * does not carry it). Null or absent for a withdrawal sent on its own from the start.
+   */
+  readonly batch?: WithdrawalBatch | null;
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly version: number;
 }
+
+export interface WithdrawalBatch {
+  readonly reference: string;
+  readonly single: boolean;
+}
+
+/** The chain-tx reference a processing withdrawal's transfer is under: its batch's while in one, else its own id. */
+export const transferReferenceOf = (w: Pick<WithdrawalState, 'id' | 'batch'>): string => (w.batch && !w.batch.single ? w.batch.reference : w.id);
 
 /** One signed Solana transaction of a withdrawal: its id, the last block height it may land in, its wire bytes. */
 export interface SolanaWithdrawalAttempt {
@@ -142,8 +156,8 @@ export interface WithdrawalReview {
 export const awaitingReview = (w: Pick<WithdrawalState, 'review'>): boolean => w.review != null && w.review.decision === null;
 
 export type WithdrawalFact =
-  /** The batcher handed it to the chain-transaction engine. */
-  | { readonly kind: 'dispatched' }
+  /** The batcher handed it to the chain-transaction engine: alone, or as an item of the batch payout `batch`. */
+  | { readonly kind: 'dispatched'; readonly batch?: string }
   | { readonly kind: 'chain_confirmed'; readonly txHash: string }
   | { readonly kind: 'chain_failed'; readonly reason: string }
   /** The tenant cancelled it. */
@@ -211,7 +225,10 @@ function statusEvents(next: WithdrawalState, previous: WithdrawalStatus): Withdr
   ];
 }
 
-export type WithdrawalDraft = Omit<WithdrawalState, 'status' | 'transactionHash' | 'failureReason' | 'dispatchRefusal' | 'createdAt' | 'updatedAt' | 'version'>;
+export type WithdrawalDraft = Omit<
+  WithdrawalState,
+  'status' | 'transactionHash' | 'failureReason' | 'dispatchRefusal' | 'batch' | 'createdAt' | 'updatedAt' | 'version'
+>;
 
 /** A new withdrawal: pending, with `amount + fees` held on its source account by the same transaction. */
 export function openWithdrawal(draft: WithdrawalDraft, now: Date): WithdrawalChange {
@@ -280,7 +297,12 @@ export function transition(w: WithdrawalState, fact: WithdrawalFact, now: Date):
   switch (fact.kind) {
     case 'dispatched':
       if (!canDispatch(w)) refuse(w, fact);
-      // Handed on: a refusal recorded by an earlier pass no longer holds.
+      // Handed on: a refusal recorded by an earlier pass no longer holds. An item of a batch has no transfer of
+      // its own: the batcher asks for the batch once every item is saved.
+      if (fact.batch !== undefined) {
+        const change = move('processing', w.dispatchRefusal ? { dispatchRefusal: null } : {}, []);
+        return { ...change, state: { ...change.state, batch: { reference: fact.batch, single: false } } };
+      }
       return move('processing', w.dispatchRefusal ? { dispatchRefusal: null } : {}, [{ kind: 'request_transfer' }]);
     case 'chain_confirmed':
       if (!canSettle(w)) refuse(w, fact);
@@ -321,6 +343,18 @@ export function recordSolanaAttempt(w: WithdrawalState, attempt: SolanaWithdrawa
   }
   if (w.status !== 'processing') throw new ConflictError(`A ${w.status} withdrawal is not sent.`, { status: w.status, action: 'solana_attempt' });
   return { state: { ...w, solanaAttempts: attempts, updatedAt: now.toISOString() }, events: [], effects: [] };
+}
+
+/**
+ * A processing item of a batch payout that the batch did not pay (its item failed, the batch reverted or failed, or
+ * the batch's request does not carry it) is left to a transfer of its own: still processing, no event, and the
+ * `request_transfer` effect (idempotent on its id). Nothing was paid for it, so nothing is paid twice.
+ */
+export function leaveBatch(w: WithdrawalState, now: Date): WithdrawalChange {
+  if (w.status !== 'processing' || !w.batch || w.batch.single) {
+    throw new ConflictError(`A ${w.status} withdrawal is not waiting on a batch.`, { status: w.status, action: 'leave_batch' });
+  }
+  return { state: { ...w, batch: { ...w.batch, single: true }, updatedAt: now.toISOString() }, events: [], effects: [{ kind: 'request_transfer' }] };
 }
 
 /**

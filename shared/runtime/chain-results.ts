@@ -7,13 +7,31 @@ import { dynamoCustodyDeposits } from '../store/custody.js';
 import { onCustodySweepResult } from '../usecases/custody/scan-deposits.js';
 import { onSweepResult } from '../usecases/payments/settle.js';
 import { onWithdrawalChainResult } from '../usecases/withdrawals/process.js';
+import { onWithdrawalBatchResult } from '../usecases/withdrawals/batch.js';
+import { EvmChain, evmProvider } from '../chain/engine/evm.js';
+import { dynamoChainTxStore } from '../store/chain-tx.js';
 import { paymentsRuntime } from './payments.js';
 import { withdrawalsRuntime } from './withdrawals.js';
 
-/** The chain-results worker's ports: the payment and withdrawal settlements, wired from configuration. */
+/**
+ * The chain-results worker's ports: the payment and withdrawal settlements, wired from configuration (a batch
+ * payout's through the receipt on the network's `EVM_RPC_URLS` endpoint).
+ */
 export function chainResultsRuntime(cfg: Config = config()): ChainResultPorts {
   const payments = paymentsRuntime(cfg);
   const withdrawals = withdrawalsRuntime(cfg);
+  // A batch payout's settlement reads its receipt (the items' outcomes): one provider per network, on first use.
+  const chains = new Map<string, EvmChain>();
+  const chainOf = (network: string): EvmChain => {
+    let chain = chains.get(network);
+    if (!chain) {
+      const url = cfg.EVM_RPC_URLS[network];
+      if (!url) throw new Error(`No RPC endpoint for network ${network} in EVM_RPC_URLS`);
+      chain = new EvmChain(evmProvider(url));
+      chains.set(network, chain);
+    }
+    return chain;
+  };
   return {
     settle: {
       sweep: async (reference, result, now) => {
@@ -23,6 +41,12 @@ export function chainResultsRuntime(cfg: Config = config()): ChainResultPorts {
         else await onSweepResult(reference, result, payments, now);
       },
       withdrawal: (tenantId, withdrawalId, result, now) => onWithdrawalChainResult(tenantId, withdrawalId, result, now, withdrawals),
+      withdrawalBatch: (requestId, result, now) =>
+        onWithdrawalBatchResult(requestId, result, now, {
+          withdrawals: withdrawals.withdrawals,
+          chainTx: { store: dynamoChainTxStore, clock: () => systemClock.now() },
+          receipt: (network, hash) => chainOf(network).receipt(hash),
+        }),
     },
     clock: systemClock,
   };

@@ -91,7 +91,13 @@ export class EvmChain implements ChainPort {
   async receipt(hash: string): Promise<TxReceipt | null> {
     const r = await this.provider.getTransactionReceipt(hash);
     if (!r) return null;
-    return { hash: r.hash, blockNumber: r.blockNumber, status: r.status === 1 ? 1 : 0, gasUsed: r.gasUsed };
+    return {
+      hash: r.hash,
+      blockNumber: r.blockNumber,
+      status: r.status === 1 ? 1 : 0,
+      gasUsed: r.gasUsed,
+      logs: r.logs.map((log) => ({ address: log.address, topics: [...log.topics], data: log.data })),
+    };
   }
 
   blockNumber(): Promise<number> {

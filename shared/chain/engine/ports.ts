@@ -27,6 +27,8 @@ export interface TxReceipt {
   readonly blockNumber: number;
   readonly status: 0 | 1;
   readonly gasUsed: bigint;
+  /** The logs it emitted (EVM); what a batch payout's settlement reads its items' outcomes from. */
+  readonly logs?: readonly { readonly address: string; readonly topics: readonly string[]; readonly data: string }[];
 }
 
 /** What the node answered to a broadcast. `known` covers "already known" / "nonce too low" / underpriced replacement. */

@@ -71,6 +71,11 @@ export interface ChainTx {
   readonly value: bigint;
   /** Caller-fixed gas limit; estimated (with a margin) when absent. */
   readonly gasLimit?: bigint;
+  /**
+   * What the transaction carries, in call-data order, for its settlement (a batch payout's items as
+   * `<tenant>:<withdrawal>`); absent for a transaction of one thing. Fixed with the request.
+   */
+  readonly items?: readonly string[];
   readonly status: ChainTxStatus;
   readonly reason?: ChainTxReason;
   readonly nonce?: number;

@@ -5,7 +5,7 @@ import type { ChainResultPorts } from './ports.js';
 /** The failure reason a withdrawal records when its chain transaction did not confirm. */
 export const WITHDRAWAL_CHAIN_FAILURE = 'the chain transaction failed';
 
-export type ChainResultOutcome = 'sweep' | 'withdrawal' | 'ignored';
+export type ChainResultOutcome = 'sweep' | 'withdrawal' | 'withdrawal_batch' | 'ignored';
 
 /**
  * The result of a chain transaction (`chain_tx.confirmed` / `chain_tx.failed`, parsed with the event catalogue)
@@ -21,6 +21,11 @@ export async function onChainResult(event: ChainResultEvent, deps: Pick<ChainRes
     case CHAIN_TX_PURPOSES.withdrawal:
       await deps.settle.withdrawal(event.tenant_id, event.payload.reference, result.ok ? result : { ok: false, reason: WITHDRAWAL_CHAIN_FAILURE }, now);
       return 'withdrawal';
+    case CHAIN_TX_PURPOSES.withdrawalBatch:
+      // Each withdrawal the batch paid completes; the others are sent singly (never failed by the batch itself).
+      if (!deps.settle.withdrawalBatch) throw new Error('This worker does not settle withdrawal batches');
+      await deps.settle.withdrawalBatch(event.payload.request_id, result.ok ? result : { ok: false, reason: WITHDRAWAL_CHAIN_FAILURE }, now);
+      return 'withdrawal_batch';
     case CHAIN_TX_PURPOSES.sweep:
       await deps.settle.sweep(event.payload.reference, result.ok ? result : { ok: false }, now);
       return 'sweep';

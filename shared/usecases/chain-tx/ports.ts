@@ -10,6 +10,8 @@ export interface ChainResultSettlement {
   /** `reference` is the sweep reference (`payment:<tenant>:<payment id>`). */
   sweep(reference: string, result: SweepResult, now: Date): Promise<unknown>;
   withdrawal(tenantId: string, withdrawalId: string, result: WithdrawalChainResult, now: Date): Promise<unknown>;
+  /** A batch payout's result (`requestId` names the batch's request, which lists its withdrawals). */
+  withdrawalBatch?(requestId: string, result: WithdrawalChainResult, now: Date): Promise<unknown>;
 }
 
 export interface ChainResultPorts {

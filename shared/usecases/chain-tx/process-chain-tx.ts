@@ -32,7 +32,7 @@ export async function processChainTx(requestId: string, deps: ChainTxDeps): Prom
   }
 }
 
-async function apply(tx: ChainTx, event: ChainTxTransition, deps: ChainTxDeps): Promise<ChainTx> {
+async function apply(tx: ChainTx, event: ChainTxTransition, deps: Pick<ChainTxDeps, 'store' | 'clock'>): Promise<ChainTx> {
   const { tx: next, effects } = transition(tx, event, deps.clock());
   await deps.store.save(next, tx.version, effects);
   return next;
@@ -116,7 +116,7 @@ async function advance(start: ChainTx, deps: ChainTxDeps): Promise<ChainTx> {
 }
 
 /** Cancels a request that has not been signed; its nonce (if any) goes to the wallet's free-list. */
-export async function cancelChainTx(requestId: string, deps: ChainTxDeps): Promise<ChainTx> {
+export async function cancelChainTx(requestId: string, deps: Pick<ChainTxDeps, 'store' | 'clock'>): Promise<ChainTx> {
   for (let round = 0; ; round++) {
     const tx = await deps.store.get(requestId);
     if (!tx) throw new NotFoundError(`No chain-tx request ${requestId}`);

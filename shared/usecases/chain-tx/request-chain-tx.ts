@@ -39,6 +39,8 @@ export const RequestChainTxInput = z.object({
     .min(1)
     .max(200)
     .regex(/^[^#]+$/, 'must not contain #'),
+  /** What the transaction carries, in call-data order, for its settlement (a batch payout's items). */
+  items: z.array(z.string().min(1).max(200)).min(1).max(256).optional(),
   /** Tenant the outbox events are written for; `platform` for platform work. */
   tenantId: z.string().min(1).default('platform'),
 });
@@ -59,6 +61,7 @@ export async function requestChainTx(raw: RequestChainTxInput, deps: Pick<ChainT
     data: input.data.toLowerCase(),
     value: input.value,
     gasLimit: input.gasLimit,
+    ...(input.items === undefined ? {} : { items: input.items }),
     status: 'queued',
     attempts: [],
     createdAt: at,
@@ -78,6 +81,7 @@ export async function requestChainTx(raw: RequestChainTxInput, deps: Pick<ChainT
     existing.data === tx.data &&
     existing.value === tx.value &&
     existing.gasLimit === tx.gasLimit &&
+    (existing.items ?? []).join('\n') === (tx.items ?? []).join('\n') &&
     existing.wallet.address === tx.wallet.address &&
     existing.wallet.keyId === tx.wallet.keyId;
   if (!same) throw new ConflictError(`Chain transaction ${input.reference} was already requested with other fields`, { reference: input.reference });

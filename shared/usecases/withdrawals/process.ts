@@ -11,6 +11,8 @@ import type { RequestChainTxInput } from '../chain-tx/request-chain-tx.js';
 import { tronAddressToEvmHex } from '../../chain/tron/create2.js';
 import { requestChainTx } from '../chain-tx/request-chain-tx.js';
 import type { Log } from '../../observability/logger.js';
+import type { BatchPayoutSettings } from './batch.js';
+import { approvalReady, batchable, dispatchBatch, recoverBatchItem } from './batch.js';
 import { errorField } from '../../observability/logger.js';
 import type { WithdrawalsDeps } from './ports.js';
 
@@ -34,6 +36,8 @@ export interface BatcherDeps extends Pick<WithdrawalsDeps, 'withdrawals' | 'sett
   readonly tokenContract: (currency: string) => string | null;
   /** Where a withdrawal that cannot be handed on is reported (the worker's structured logger). */
   readonly log: Pick<Log, 'error'>;
+  /** Batch payouts of ERC-20 withdrawals (shared/usecases/withdrawals/batch.ts); absent: every withdrawal alone. */
+  readonly batchPayout?: BatchPayoutSettings;
 }
 
 /** `transfer(address,uint256)` calldata. */
@@ -56,13 +60,12 @@ const SENDABLE_FAMILIES: ReadonlySet<string> = new Set(['evm', 'tron']);
  * this deployment does not send on, a token without a contract in this deployment, the hot wallet out of reach,
  * a failed request) are skipped without holding the queue, the reason recorded on each (`dispatchRefusal`, shown
  * in `status_reason` once it is slow): the pass reads up to ten times `limit` to find sendable ones behind them.
+ * With batch payouts, ERC-20 withdrawals are gathered per currency and paid `maxItems` at a time by one chain
+ * transaction each (the default limit is then four batches); one left alone goes singly.
  */
-export async function runWithdrawalBatch(deps: BatcherDeps, limit = 50): Promise<BatchReport> {
+export async function runWithdrawalBatch(deps: BatcherDeps, limit = deps.batchPayout ? deps.batchPayout.maxItems * 4 : 50): Promise<BatchReport> {
   const report = { processing: 0, completed: 0, failed: 0, skipped: 0 };
-  for (const w of await deps.withdrawals.queued('pending', limit * 10)) {
-    if (report.processing + report.completed + report.failed >= limit) break;
-    // Solana withdrawals are the custody-solana worker's (their own queue): left alone, no refusal noted.
-    if (sentBySolanaWorker(w)) continue;
+  const one = async (w: WithdrawalState): Promise<void> => {
     try {
       const outcome = await processOne(w, deps);
       report[outcome] += 1;
@@ -72,14 +75,31 @@ export async function runWithdrawalBatch(deps: BatcherDeps, limit = 50): Promise
       // Still pending (the status did not move): say why. A withdrawal that moved meanwhile refuses the note.
       await refuseDispatch(w, 'dispatch_failed', deps).catch(() => undefined);
     }
+  };
+  /** Batchable withdrawals by currency, sent after the pass. */
+  const gathered = new Map<string, WithdrawalState[]>();
+  let held = 0;
+  for (const w of await deps.withdrawals.queued('pending', limit * 10)) {
+    if (report.processing + report.completed + report.failed + held >= limit) break;
+    // Solana withdrawals are the custody-solana worker's (their own queue): left alone, no refusal noted.
+    if (sentBySolanaWorker(w)) continue;
+    if (!isStaging(w, deps) && dispatchRefusalOf(w, deps) === null && batchable(w, deps)) {
+      gathered.set(w.currency, [...(gathered.get(w.currency) ?? []), w]);
+      held++;
+      continue;
+    }
+    await one(w);
   }
+  for (const group of gathered.values()) await sendGathered(group, one, report, deps);
   // A crash between the status change and the chain-tx request leaves a processing withdrawal without a
   // request: ask again for those older than a minute (the request is idempotent, an existing one is returned).
   const cutoff = new Date(deps.clock.now().getTime() - 60_000).toISOString();
   for (const w of await deps.withdrawals.queued('processing', limit)) {
     if (w.updatedAt > cutoff || sentBySolanaWorker(w)) continue;
     try {
-      await requestTransfer(w, deps);
+      // An item of a batch: left to the batch while its request carries it, else sent singly.
+      if (w.batch && !w.batch.single) await recoverBatchItem(w, () => transferOf(w, deps), deps);
+      else await requestTransfer(w, deps);
     } catch (error) {
       deps.log.error('withdrawal chain-tx re-request failed', { withdrawal_id: w.id, error: errorField(error) });
     }
@@ -87,10 +107,61 @@ export async function runWithdrawalBatch(deps: BatcherDeps, limit = 50): Promise
   return report;
 }
 
+/**
+ * The gathered withdrawals of one currency: in batches of up to `maxItems` once the hot wallet's approval of the
+ * batch contract for the token is confirmed (asked for on first use), else (and a batch of one) each alone.
+ */
+async function sendGathered(
+  group: readonly WithdrawalState[],
+  one: (w: WithdrawalState) => Promise<void>,
+  report: { processing: number; skipped: number },
+  deps: BatcherDeps,
+): Promise<void> {
+  const first = group[0];
+  const settings = deps.batchPayout;
+  const currency = first ? findCurrency(first.currency) : undefined;
+  const token = currency ? deps.tokenContract(currency.code) : null;
+  let wallet: { keyId: string; address: string } | null = null;
+  let ready = false;
+  if (settings && currency && token && group.length > 1) {
+    try {
+      wallet = await deps.wallet(currency.network);
+      ready = await approvalReady(currency.network, token, wallet, deps);
+    } catch (error) {
+      deps.log.error('withdrawal batch not prepared: its withdrawals go singly', { currency: currency.code, error: errorField(error) });
+    }
+  }
+  if (!settings || !ready || !wallet) {
+    for (const w of group) await one(w);
+    return;
+  }
+  for (let i = 0; i < group.length; i += settings.maxItems) {
+    const chunk = group.slice(i, i + settings.maxItems);
+    if (chunk.length === 1) {
+      await one(chunk[0] as WithdrawalState);
+      continue;
+    }
+    try {
+      const sent = await dispatchBatch(chunk, wallet, deps);
+      report.processing += sent.processing;
+      report.skipped += sent.skipped;
+    } catch (error) {
+      // The items saved stay processing with the batch recorded; the recovery below sends them once idle.
+      report.skipped += chunk.length;
+      deps.log.error('withdrawal batch request failed', { currency: first?.currency, error: errorField(error) });
+    }
+  }
+}
+
+const isStaging = (w: WithdrawalState, deps: BatcherDeps): boolean => {
+  const address = w.address.toLowerCase();
+  return deps.settings.stage !== 'prod' && (address === STAGING_COMPLETE || address === STAGING_FAIL);
+};
+
 async function processOne(w: WithdrawalState, deps: BatcherDeps): Promise<keyof BatchReport> {
   const now = deps.clock.now();
   const address = w.address.toLowerCase();
-  if (deps.settings.stage !== 'prod' && (address === STAGING_COMPLETE || address === STAGING_FAIL)) {
+  if (isStaging(w, deps)) {
     const txHash = address === STAGING_COMPLETE ? `0x${bytesToHex(sha256(utf8ToBytes(`staging:${w.id}`)))}` : null;
     await settleWithdrawal(w, txHash === null ? { ok: false, reason: 'staging address that always fails' } : { ok: true, txHash }, now, deps);
     return txHash === null ? 'failed' : 'completed';

@@ -1,0 +1,310 @@
+import { randomUUID } from 'node:crypto';
+import type { TxReceipt } from '../../chain/engine/ports.js';
+import type { ChainTx } from '../../chain/engine/state.js';
+import { isFinal, isOpen, requestIdOf } from '../../chain/engine/state.js';
+import { batchOutcomeOf, batchPayoutApprovalData, batchPayoutData, decodeBatchPayoutData } from '../../chain/evm/batch-payout.js';
+import { findCurrency } from '../../domain/currencies.js';
+import { ConflictError, NotFoundError } from '../../domain/errors.js';
+import { CHAIN_TX_PURPOSES } from '../../domain/events.js';
+import { toBaseUnits } from '../../domain/money.js';
+import type { WithdrawalState } from '../../domain/withdrawals.js';
+import { leaveBatch, transition } from '../../domain/withdrawals.js';
+import { errorField } from '../../observability/logger.js';
+import type { ChainTxDeps } from '../chain-tx/deps.js';
+import { cancelChainTx } from '../chain-tx/process-chain-tx.js';
+import { requestChainTx } from '../chain-tx/request-chain-tx.js';
+import type { BatcherDeps, WithdrawalResult } from './process.js';
+import { erc20TransferData, settleWithdrawal } from './process.js';
+import type { WithdrawalsDeps } from './ports.js';
+
+/**
+ * Batch payouts (contracts/BatchPayout.sol): many pending ERC-20 withdrawals of one currency paid by ONE chain
+ * transaction, `payout(token, recipients, amounts)` from the hot wallet's allowance, signed once.
+ *
+ * Dispatch: each withdrawal moves pending -> processing recording the batch's reference (its own versioned save, so
+ * a concurrent cancel wins or loses cleanly); then ONE chain-tx request (purpose `withdrawal_batch`, reference
+ * `withdrawal-batch:<uuid>`) carries exactly the withdrawals that moved, as `items` (`<tenant>:<withdrawal>`, in
+ * call-data order). The engine treats it like any request: nonce, KMS signature, persisted before broadcast,
+ * followed, re-signed at the same nonce when stuck.
+ *
+ * Settlement (`chain_tx.confirmed` / `chain_tx.failed` of the batch): the receipt's `Payouts` event says which
+ * items were NOT paid. A paid item completes with the batch's hash; an unpaid one (its transfer failed, or the
+ * whole batch reverted or never made it) is left to a transfer of its own (`leaveBatch`: still processing, its
+ * own chain-tx request under its id), whose result completes it or fails it with its funds returned. An item is
+ * only ever sent singly when the batch is known not to pay it, so nothing is paid twice.
+ *
+ * Membership is decided by the request: a withdrawal that records a batch whose request does not carry it (its
+ * save raced a failure), or whose request never came (the batcher died between the saves and the request: the
+ * next pass claims the reference with a cancelled request, so a late batcher cannot send it), or was cancelled
+ * before signing (an estimate that keeps failing), goes singly.
+ */
+
+export interface BatchPayoutSettings {
+  /** The hot wallet's BatchPayout contract (the same address on every EVM network). */
+  readonly contract: string;
+  /** The most withdrawals in one batch (at most 256). */
+  readonly maxItems: number;
+}
+
+/** The batch payout of `token` waits for this request: the hot wallet's approval of the contract. */
+export const approvalReference = (contract: string, token: string): string => `batch-payout-approval:${contract.toLowerCase()}:${token.toLowerCase()}`;
+
+const itemKey = (w: Pick<WithdrawalState, 'tenantId' | 'id'>): string => `${w.tenantId}:${w.id}`;
+function parseItemKey(key: string): { tenantId: string; withdrawalId: string } {
+  const i = key.lastIndexOf(':');
+  return { tenantId: key.slice(0, i), withdrawalId: key.slice(i + 1) };
+}
+
+/** Runs `work` over `list` with at most `width` at once, in order of start. */
+async function pool<T, R>(list: readonly T[], width: number, work: (item: T, index: number) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
+  const out: PromiseSettledResult<R>[] = new Array<PromiseSettledResult<R>>(list.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(width, list.length) }, async () => {
+    for (let i = next++; i < list.length; i = next++) {
+      try {
+        out[i] = { status: 'fulfilled', value: await work(list[i] as T, i) };
+      } catch (reason) {
+        out[i] = { status: 'rejected', reason };
+      }
+    }
+  });
+  await Promise.all(lanes);
+  return out;
+}
+
+/** A pending withdrawal the batch path can pay: an ERC-20 of an EVM network whose token has a contract here. */
+export function batchable(w: WithdrawalState, deps: Pick<BatcherDeps, 'tokenContract' | 'batchPayout'>): boolean {
+  if (!deps.batchPayout) return false;
+  const currency = findCurrency(w.currency);
+  return currency !== undefined && currency.family === 'evm' && !currency.native && deps.tokenContract(currency.code) !== null;
+}
+
+/**
+ * Whether the hot wallet's approval of the batch contract for `token` is confirmed; asks for it (once, idempotent)
+ * when it was never requested. Until it is confirmed, the token's withdrawals go singly.
+ */
+export async function approvalReady(network: string, token: string, wallet: { keyId: string; address: string }, deps: BatcherDeps): Promise<boolean> {
+  const settings = deps.batchPayout;
+  if (!settings) return false;
+  const reference = approvalReference(settings.contract, token);
+  const existing = await deps.chainTx.store.get(requestIdOf(network, reference));
+  if (existing) {
+    if (isFinal(existing) && existing.status !== 'confirmed') {
+      deps.log.error('batch payout approval did not confirm: withdrawals of the token go singly', { network, token, status: existing.status });
+    }
+    return existing.status === 'confirmed';
+  }
+  await requestChainTx(
+    {
+      network,
+      wallet,
+      to: token,
+      data: batchPayoutApprovalData(settings.contract),
+      purpose: CHAIN_TX_PURPOSES.batchPayoutApproval,
+      reference,
+      tenantId: 'platform',
+    },
+    deps.chainTx,
+  );
+  return false;
+}
+
+export interface BatchDispatch {
+  /** The withdrawals the batch's request carries. */
+  readonly processing: number;
+  /** Those whose save failed (moved meanwhile, or an error). */
+  readonly skipped: number;
+  readonly reference: string;
+}
+
+/**
+ * Dispatches `group` (pending withdrawals of ONE currency, at most `maxItems`, each batchable) as one batch: the
+ * saves first, then the batch's request carrying exactly those that moved.
+ */
+export async function dispatchBatch(group: readonly WithdrawalState[], wallet: { keyId: string; address: string }, deps: BatcherDeps): Promise<BatchDispatch> {
+  const settings = deps.batchPayout;
+  const first = group[0];
+  if (!settings || !first) throw new Error('dispatchBatch needs the batch settings and at least one withdrawal');
+  const currency = findCurrency(first.currency);
+  const token = currency ? deps.tokenContract(currency.code) : null;
+  if (!currency || !token || group.some((w) => w.currency !== first.currency)) throw new Error('a batch pays one known token');
+  if (group.length > settings.maxItems) throw new RangeError(`a batch holds at most ${settings.maxItems} withdrawals`);
+  const reference = `withdrawal-batch:${randomUUID()}`;
+  const now = deps.clock.now();
+  const saved = await pool(group, 8, (w) => deps.withdrawals.save(w, transition(w, { kind: 'dispatched', batch: reference }, now), now));
+  const members: WithdrawalState[] = [];
+  saved.forEach((result, i) => {
+    if (result.status === 'fulfilled') members.push(result.value);
+    // A save that failed otherwise than by a conflict may still have been written: the withdrawal then records
+    // this batch, but the request below does not carry it, and a later pass sends it singly.
+    else if (!(result.reason instanceof ConflictError))
+      deps.log.error('withdrawal batch item not saved', { withdrawal_id: group[i]?.id, error: errorField(result.reason) });
+  });
+  if (members.length === 0) return { processing: 0, skipped: group.length, reference };
+  await requestChainTx(
+    {
+      network: currency.network,
+      wallet,
+      to: settings.contract,
+      data: batchPayoutData(
+        token,
+        members.map((w) => ({ to: w.address, units: toBaseUnits(w.amount, currency.decimals) })),
+      ),
+      purpose: CHAIN_TX_PURPOSES.withdrawalBatch,
+      reference,
+      tenantId: 'platform',
+      items: members.map(itemKey),
+    },
+    deps.chainTx,
+  );
+  return { processing: members.length, skipped: group.length - members.length, reference };
+}
+
+/** The single transfer of item `index` of a batch request: what `transferOf` asks for the same withdrawal. */
+function singleTransferOf(batch: ChainTx, index: number, w: WithdrawalState): Parameters<typeof requestChainTx>[0] {
+  const { token, items } = decodeBatchPayoutData(batch.data);
+  const item = items[index];
+  if (!item) throw new RangeError(`${batch.requestId} has no item ${index}`);
+  return {
+    network: batch.network,
+    wallet: batch.wallet,
+    to: token,
+    data: erc20TransferData(item.to, item.units),
+    value: 0n,
+    purpose: CHAIN_TX_PURPOSES.withdrawal,
+    reference: w.id,
+    tenantId: w.tenantId,
+  };
+}
+
+/**
+ * Leaves a batch item to a transfer of its own: saved `single` (no status change) with the request made after.
+ * Idempotent: a withdrawal already single is only asked for again (the request is idempotent on its id).
+ */
+async function goSingly(
+  w: WithdrawalState,
+  request: () => Promise<Parameters<typeof requestChainTx>[0]>,
+  now: Date,
+  deps: { readonly withdrawals: WithdrawalsDeps['withdrawals']; readonly chainTx: Pick<ChainTxDeps, 'store' | 'clock'> },
+): Promise<void> {
+  let current = w;
+  if (current.batch && !current.batch.single) {
+    try {
+      current = await deps.withdrawals.save(current, leaveBatch(current, now), now);
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+      const reread = await deps.withdrawals.get(w.tenantId, w.id);
+      if (!reread) throw error;
+      current = reread;
+    }
+  }
+  if (current.status === 'processing' && current.batch?.single === true) await requestChainTx(await request(), deps.chainTx);
+}
+
+export interface BatchSettlementDeps {
+  readonly withdrawals: WithdrawalsDeps['withdrawals'];
+  readonly chainTx: Pick<ChainTxDeps, 'store' | 'clock'>;
+  /** The receipt of a mined transaction, with its logs. */
+  receipt(network: string, txHash: string): Promise<TxReceipt | null>;
+}
+
+export interface BatchSettlement {
+  readonly completed: number;
+  readonly single: number;
+  /** Items already settled or left before (a repeated result). */
+  readonly unchanged: number;
+}
+
+/**
+ * The result of a batch's chain transaction (purpose `withdrawal_batch`): paid items complete with its hash, the
+ * others go singly. A confirmed batch whose receipt has no `Payouts` event of the contract it called settles
+ * nothing (thrown: the message comes back, and the withdrawals stay processing, in sight of the stuck alarm).
+ * Idempotent: an item already completed or already single is left as it is.
+ */
+export async function onWithdrawalBatchResult(requestId: string, result: WithdrawalResult, now: Date, deps: BatchSettlementDeps): Promise<BatchSettlement> {
+  const batch = await deps.chainTx.store.get(requestId);
+  if (!batch) throw new NotFoundError(`No chain-tx request ${requestId}`);
+  const items = batch.items ?? [];
+  let unpaid: ReadonlySet<number>;
+  if (result.ok) {
+    const receipt = await deps.receipt(batch.network, result.txHash);
+    if (!receipt) throw new Error(`No receipt for ${result.txHash} of ${requestId}`);
+    const outcome = receipt.status === 1 ? batchOutcomeOf(receipt.logs ?? [], batch.to) : null;
+    if (!outcome || outcome.count !== items.length)
+      throw new Error(`The receipt of ${result.txHash} has no Payouts event of ${items.length} items from ${batch.to}`);
+    unpaid = new Set(outcome.failed);
+  } else {
+    // Reverted, or never mined: nothing of it was paid.
+    unpaid = new Set(items.map((_, i) => i));
+  }
+  const counts = { completed: 0, single: 0, unchanged: 0 };
+  const settled = await pool(items, 8, async (key, index) => {
+    const { tenantId, withdrawalId } = parseItemKey(key);
+    const w = await deps.withdrawals.get(tenantId, withdrawalId);
+    if (!w || w.status !== 'processing' || w.batch?.reference !== batch.reference || w.batch.single) {
+      counts.unchanged++;
+      return;
+    }
+    if (result.ok && !unpaid.has(index)) {
+      await settleWithdrawal(w, { ok: true, txHash: result.txHash }, now, deps);
+      counts.completed++;
+    } else {
+      await goSingly(w, async () => singleTransferOf(batch, index, w), now, deps);
+      counts.single++;
+    }
+  });
+  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failure) throw failure.reason;
+  return counts;
+}
+
+/**
+ * A processing withdrawal of a batch, idle for a while (the batcher's recovery): nothing when the batch's request
+ * carries it and may still pay it; otherwise it goes singly. A reference with no request is claimed first with a
+ * cancelled one (never sent), so a batcher that is late rather than dead cannot send the batch after this.
+ * A batch whose request cannot be estimated is cancelled (before signing only), and its items go singly.
+ */
+export async function recoverBatchItem(
+  w: WithdrawalState,
+  transfer: () => Promise<Parameters<typeof requestChainTx>[0]>,
+  deps: BatcherDeps,
+): Promise<'waiting' | 'single'> {
+  const reference = w.batch?.reference;
+  if (!reference || w.batch?.single) throw new ConflictError('not a batch item', { withdrawal_id: w.id });
+  const network = findCurrency(w.currency)?.network ?? w.network;
+  const requestId = requestIdOf(network, reference);
+  const now = deps.clock.now();
+  let batch = await deps.chainTx.store.get(requestId);
+  if (!batch) {
+    const at = deps.chainTx.clock().toISOString();
+    const wallet = await deps.wallet(network);
+    await deps.chainTx.store.create({
+      requestId,
+      network,
+      reference,
+      purpose: CHAIN_TX_PURPOSES.withdrawalBatch,
+      tenantId: 'platform',
+      wallet,
+      to: deps.batchPayout?.contract ?? wallet.address,
+      data: '0x',
+      value: 0n,
+      status: 'cancelled',
+      attempts: [],
+      createdAt: at,
+      updatedAt: at,
+      version: 0,
+    });
+    // Created by this pass or, just now, by a late batcher: whichever it is decides.
+    batch = await deps.chainTx.store.get(requestId);
+    if (!batch) throw new Error(`Chain-tx request ${requestId} cannot be read`);
+  }
+  const carried = batch.status !== 'cancelled' && (batch.items ?? []).includes(itemKey(w));
+  if (carried && isOpen(batch) && batch.reason === 'estimate_failed' && (batch.status === 'queued' || batch.status === 'allocated')) {
+    const cancelled = await cancelChainTx(batch.requestId, deps.chainTx).catch(() => null);
+    if (cancelled?.status !== 'cancelled') return 'waiting';
+  } else if (carried) {
+    return 'waiting';
+  }
+  await goSingly(w, transfer, now, deps);
+  return 'single';
+}
