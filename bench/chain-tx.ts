@@ -6,19 +6,32 @@
  * and duplicates (a duplicate also shows as more tokens received than requested).
  * Starts its own DynamoDB Local (in memory), anvil and KMS server, and stops them.
  *
- *   npx tsx bench/chain-tx.ts [count] [kmsLatencyMs]
+ *   npx tsx bench/chain-tx.ts [count] [kmsLatencyMs] [batch]
+ *
+ * With `batch`: withdrawals completed per second through batch payouts (`benchBatchPayouts`), and the gas of a
+ * payout in a full batch against a plain ERC-20 transfer.
  */
 import { pathToFileURL } from 'node:url';
 import { CreateKeyCommand, KMSClient } from '@aws-sdk/client-kms';
-import { Contract, Wallet, toBeHex } from 'ethers';
+import { randomUUID } from 'node:crypto';
+import { Contract, Wallet, dataSlice, getAddress, id, toBeHex } from 'ethers';
 import { startAnvil } from '../infra/local/anvil.js';
 import { startDynamoDb } from '../infra/local/dynamodb.js';
 import { startKmsServer } from '../infra/local/kms/server.js';
 import { EvmChain, KmsTxSigner, evmProvider } from '../shared/chain/engine/evm.js';
 import { ERC20_ABI } from '../shared/chain/evm/abi.js';
-import { deployTestToken, mintTestToken, TEST_TOKENS } from '../infra/local/dev/deploy.js';
+import { deployBatchPayout, deployTestToken, mintTestToken, TEST_TOKENS } from '../infra/local/dev/deploy.js';
 import type { ChainTx } from '../shared/chain/engine/state.js';
-import { resetConfig } from '../shared/config/config.js';
+import { isFinal, requestIdOf } from '../shared/chain/engine/state.js';
+import { config, resetConfig } from '../shared/config/config.js';
+import { creditEntry, MAIN } from '../shared/domain/ledger.js';
+import { openWithdrawal } from '../shared/domain/withdrawals.js';
+import { withdrawalsRuntime } from '../shared/runtime/withdrawals.js';
+import { dynamoLedger } from '../shared/store/ledger.js';
+import { dynamoWithdrawals } from '../shared/store/withdrawals.js';
+import { approvalReady, approvalReference, onWithdrawalBatchResult } from '../shared/usecases/withdrawals/batch.js';
+import type { BatcherDeps } from '../shared/usecases/withdrawals/process.js';
+import { runWithdrawalBatch } from '../shared/usecases/withdrawals/process.js';
 import { resetDb } from '../shared/store/client.js';
 import { dynamoChainTxStore } from '../shared/store/chain-tx.js';
 import type { ChainTxDeps } from '../shared/usecases/chain-tx/deps.js';
@@ -169,11 +182,282 @@ export async function benchChainTx({ count, kmsLatencyMs, processors = 3, perPro
   }
 }
 
+export interface BenchBatchPayoutOptions {
+  /** Withdrawals paid in the timed run. */
+  readonly count: number;
+  readonly kmsLatencyMs: number;
+  /** Withdrawals per batch (default 50). */
+  readonly batchSize?: number;
+  /** Concurrent processors signing and broadcasting batches (default 3). */
+  readonly processors?: number;
+}
+
+export interface BenchBatchPayoutResult {
+  /** Withdrawals taken from pending to completed per second: batcher, engine (KMS, anvil), follower, settlement. */
+  readonly perSecond: number;
+  /** Withdrawals signed and broadcast per second by the engine (as `benchChainTx` counts single transfers). */
+  readonly signedPerSecond: number;
+  /** Seconds of each phase: batcher (saves and batch requests), engine (sign, persist, broadcast), follow + settle. */
+  readonly phases: { readonly dispatch: number; readonly engine: number; readonly settle: number };
+  readonly batches: number;
+  /** KMS Sign calls in the timed run (one per batch). */
+  readonly kmsSigns: number;
+  /** Nonces of the hot wallet that no mined transaction used, and withdrawals paid more than once. */
+  readonly nonceGaps: number;
+  readonly duplicates: number;
+  /** Exact gas of a plain ERC-20 `transfer` to a new holder, on the same anvil. */
+  readonly transferGas: bigint;
+  /** Exact gas of one full batch of `batchSize` payouts to new holders, and its share per payout. */
+  readonly batchGas: bigint;
+  readonly gasPerPayout: bigint;
+}
+
+/**
+ * Withdrawals completed per second through the batch path: `count` pending USDTERC20 withdrawals (written with their
+ * holds, untimed) are dispatched by the withdrawal batcher in batches of `batchSize` (one BatchPayout request each),
+ * signed through KMS (`kmsLatencyMs` added to every call) and broadcast by `processors` concurrent processors,
+ * followed to confirmation on anvil (automine), and settled item by item from the receipts, until every one is
+ * completed. Each withdrawal is two table transactions of its own (dispatched, completed): on DynamoDB Local those
+ * bound the end-to-end figure, so the engine's share (signed and broadcast per second) is given apart. Then nonce gaps and double payments are counted, and the gas of a full batch is set against a plain
+ * ERC-20 transfer measured on the same chain (both to addresses that never held the token).
+ */
+export async function benchBatchPayouts({ count, kmsLatencyMs, batchSize = 50, processors = 3 }: BenchBatchPayoutOptions): Promise<BenchBatchPayoutResult> {
+  const dynamo = await startDynamoDb({ dbPath: null });
+  const anvil = await startAnvil();
+  const kmsServer = await startKmsServer({ host: '127.0.0.1', port: 0 });
+  const saved = { ...process.env };
+  let kmsSigns = 0;
+  const kms = slowKms(kmsServer.url, kmsLatencyMs);
+  kms.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === 'SignCommand') kmsSigns++;
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchSignCounter' },
+  );
+  const cleanups: (() => void)[] = [];
+  try {
+    await dynamo.ensureTable('bench-batch-payouts');
+    Object.assign(process.env, {
+      TABLE_NAME: 'bench-batch-payouts',
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.url,
+      STAGE: 'local',
+    });
+    resetConfig();
+    resetDb();
+
+    const key = await kms.send(new CreateKeyCommand({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY' }));
+    const keyId = key.KeyMetadata?.KeyId;
+    if (!keyId) throw new Error('KMS returned no key id');
+    const hot = { keyId, address: await new KmsTxSigner(kms).signerFor(keyId).getAddress() };
+    const admin = evmProvider(anvil.rpcUrl);
+    cleanups.push(() => admin.destroy());
+    await admin.send('anvil_setBalance', [hot.address, toBeHex(1000n * 10n ** 18n)]);
+    const deployer = await admin.getSigner(0);
+    const usdt = await deployTestToken(deployer, TEST_TOKENS.USDT);
+    await mintTestToken(deployer, usdt, hot.address, 10n ** 15n);
+    await mintTestToken(deployer, usdt, deployer.address, 10n ** 12n);
+    const contract = (await deployBatchPayout(deployer, { hotWallet: hot.address })).address;
+    /** Addresses that never held anything, the same every run (gas depends on the call data's zero bytes). */
+    const named = (label: string): string => getAddress(dataSlice(id(label), 12));
+
+    // A plain transfer to a new holder, as a single withdrawal pays it.
+    const plain = await deployer.sendTransaction({ to: usdt, data: erc20TransferData(named('bench-single'), 1_000_000n) });
+    const transferGas = (await plain.wait())?.gasUsed ?? 0n;
+
+    const chain = new EvmChain(evmProvider(anvil.rpcUrl));
+    cleanups.push(() => chain.provider.destroy());
+    const engineDeps = (): ChainTxDeps => {
+      const provider = evmProvider(anvil.rpcUrl);
+      cleanups.push(() => provider.destroy());
+      const own = new EvmChain(provider);
+      return {
+        store: dynamoChainTxStore,
+        chain: () => own,
+        signer: new KmsTxSigner(kms),
+        clock: () => new Date(),
+        settings: {
+          confirmations: 1,
+          bumpAfterSeconds: 3600,
+          caps: { maxFeePerGas: 500n * 10n ** 9n, maxPriorityFeePerGas: 50n * 10n ** 9n },
+          retryQueuedAfterSeconds: 0,
+        },
+      };
+    };
+    const engines = Array.from({ length: processors }, engineDeps);
+    const first = engines[0] as ChainTxDeps;
+    const runtime = withdrawalsRuntime(config());
+    const batcher: BatcherDeps = {
+      ...runtime,
+      served: { ...runtime.served, withdrawals: new Set(['ETH']) },
+      wallet: async () => hot,
+      chainTx: { store: dynamoChainTxStore, clock: () => new Date() },
+      tokenContract: (code) => (code === 'USDTERC20' ? usdt : null),
+      log: { error: (message, fields) => console.error(message, fields) },
+      batchPayout: { contract, maxItems: batchSize },
+    };
+    const followAll = async (requestIds: readonly string[]): Promise<ChainTx[]> => {
+      for (let round = 0; round < 200; round++) {
+        const txs = await Promise.all(requestIds.map((r) => dynamoChainTxStore.get(r)));
+        if (txs.every((t) => t !== undefined && isFinal(t))) return txs as ChainTx[];
+        await followOnce('ETH', first);
+      }
+      throw new Error('chain transactions did not become final');
+    };
+
+    // The hot wallet's approval of the contract (once per token; untimed).
+    await approvalReady('ETH', usdt, hot, batcher);
+    const approvalId = requestIdOf('ETH', approvalReference(contract, usdt));
+    await processChainTx(approvalId, first);
+    await followAll([approvalId]);
+    if (!(await approvalReady('ETH', usdt, hot, batcher))) throw new Error('the approval did not confirm');
+
+    // `count` pending withdrawals of 1 USDT each (fees 0), their holds on a funded tenant (untimed).
+    const tenantId = randomUUID();
+    const now = new Date();
+    await dynamoLedger.post({
+      tenantId,
+      entryId: 'bench-funding',
+      entry: creditEntry({ account: MAIN, type: 'adjustment', currency: 'USDTERC20', amount: String(count), reason: 'bench funding' }),
+      now,
+    });
+    const recipients = Array.from({ length: count }, (_, i) => named(`bench-batch:${i}`));
+    for (let i = 0; i < count; i += 25) {
+      await Promise.all(
+        recipients.slice(i, i + 25).map((address, j) =>
+          dynamoWithdrawals.create(
+            {
+              change: openWithdrawal(
+                {
+                  id: randomUUID(),
+                  tenantId,
+                  currency: 'USDTERC20',
+                  network: 'ETH',
+                  token: 'USDT',
+                  amount: '1',
+                  networkFee: '0',
+                  platformFee: '0',
+                  totalFee: '0',
+                  totalDeducted: '1',
+                  address,
+                  customId: `bench-${i + j}`,
+                  callbackUrl: null,
+                  accountId: null,
+                  priceAmount: null,
+                  priceCurrency: null,
+                },
+                new Date(now.getTime() + i + j),
+              ),
+              dayTotal: null,
+            },
+            now,
+          ),
+        ),
+      );
+    }
+
+    const signsBefore = kmsSigns;
+    const started = process.hrtime.bigint();
+    let batchIds: string[] = [];
+    let dispatchNs = 0n;
+    let engineNs = 0n;
+    for (let pass = 0; pass < 100; pass++) {
+      const before = new Set(batchIds);
+      const passStarted = process.hrtime.bigint();
+      await runWithdrawalBatch(batcher, count);
+      const engineStarted = process.hrtime.bigint();
+      dispatchNs += engineStarted - passStarted;
+      const open = await dynamoChainTxStore.listOpen('ETH');
+      const fresh = open.filter((t) => t.purpose === 'withdrawal_batch' && !before.has(t.requestId)).map((t) => t.requestId);
+      if (fresh.length === 0) break;
+      batchIds = [...batchIds, ...fresh];
+      const queue = [...fresh];
+      await Promise.all(
+        engines.map(async (d) => {
+          for (let r = queue.shift(); r !== undefined; r = queue.shift()) await processChainTx(r, d);
+        }),
+      );
+      engineNs += process.hrtime.bigint() - engineStarted;
+    }
+    const settleStarted = process.hrtime.bigint();
+    const mined = await followAll(batchIds);
+    const settlement = {
+      withdrawals: dynamoWithdrawals,
+      chainTx: { store: dynamoChainTxStore, clock: () => new Date() },
+      receipt: (_network: string, hash: string) => chain.receipt(hash),
+    };
+    // One batch's result at a time, as one chain-results message is handled (its items 8 at a time).
+    for (const t of mined) {
+      await onWithdrawalBatchResult(
+        t.requestId,
+        t.status === 'confirmed' && t.mined ? { ok: true, txHash: t.mined.hash } : { ok: false, reason: t.status },
+        new Date(),
+        settlement,
+      );
+    }
+    const settleNs = process.hrtime.bigint() - settleStarted;
+    const elapsedNs = process.hrtime.bigint() - started;
+    const signs = kmsSigns - signsBefore;
+
+    const all = await dynamoWithdrawals.list(tenantId, { by: 'created', ascending: true });
+    const completed = all.filter((w) => w.status === 'completed').length;
+    if (completed !== count) throw new Error(`${completed} of ${count} withdrawals completed`);
+    const perSecond = (count * 1e9) / Number(elapsedNs);
+
+    // Nonces: the approval and every batch, 0..n-1, each once.
+    const used = new Map<number, number>();
+    for (const t of [...mined, ...((await Promise.all([dynamoChainTxStore.get(approvalId)])) as ChainTx[])]) {
+      if (t.mined) {
+        const tx = await admin.getTransaction(t.mined.hash);
+        if (tx) used.set(tx.nonce, (used.get(tx.nonce) ?? 0) + 1);
+      }
+    }
+    const sent = await admin.getTransactionCount(hot.address, 'latest');
+    let nonceGaps = 0;
+    for (let n = 0; n < sent; n++) if (!used.has(n)) nonceGaps++;
+    let duplicates = [...used.values()].reduce((sum, k) => sum + (k > 1 ? k - 1 : 0), 0);
+    const token = new Contract(usdt, ERC20_ABI, admin);
+    for (const address of recipients) {
+      const received = (await token.getFunction('balanceOf')(address)) as bigint;
+      if (received > 1_000_000n) duplicates += Number((received - 1_000_000n) / 1_000_000n);
+    }
+    const full = mined.find((t) => (t.items?.length ?? 0) === batchSize && t.mined);
+    const batchGas = full?.mined?.gasUsed ?? 0n;
+    const seconds = (ns: bigint): number => Number(ns) / 1e9;
+    return {
+      perSecond,
+      signedPerSecond: count / seconds(engineNs),
+      phases: { dispatch: seconds(dispatchNs), engine: seconds(engineNs), settle: seconds(settleNs) },
+      batches: mined.length,
+      kmsSigns: signs,
+      nonceGaps,
+      duplicates,
+      transferGas,
+      batchGas,
+      gasPerPayout: batchGas / BigInt(batchSize),
+    };
+  } finally {
+    for (const cleanup of cleanups) cleanup();
+    kms.destroy();
+    resetDb();
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
+    resetConfig();
+    await kmsServer.close();
+    await anvil.close();
+    await dynamo.close();
+  }
+}
+
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const count = Number(process.argv[2] ?? 50);
   const kmsLatencyMs = Number(process.argv[3] ?? 20);
-  benchChainTx({ count, kmsLatencyMs })
-    .then((result) => console.log(JSON.stringify({ count, kmsLatencyMs, ...result })))
+  const run = process.argv[4] === 'batch' ? benchBatchPayouts({ count, kmsLatencyMs }) : benchChainTx({ count, kmsLatencyMs });
+  run
+    .then((result) => console.log(JSON.stringify({ count, kmsLatencyMs, ...result }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))))
     .catch((error: unknown) => {
       console.error(error);
       process.exitCode = 1;

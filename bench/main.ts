@@ -10,7 +10,7 @@
  * checkout.
  */
 import { startTableOnly } from '../infra/local/table-only.js';
-import { benchChainTx } from './chain-tx.js';
+import { benchBatchPayouts, benchChainTx } from './chain-tx.js';
 import { benchCheckout } from './checkout.js';
 import { benchLedger } from './ledger.js';
 import { benchPaymentLifecycle } from './payment-lifecycle.js';
@@ -162,6 +162,19 @@ async function main(): Promise<void> {
       ['KMS + 20 ms per call', fmt(slow.perSecond, 1), `${slow.nonceGaps} / ${slow.duplicates}`],
       ['ratio slow/as is', fmt(slow.perSecond / direct.perSecond, 3), ''],
     ]);
+    const batchCount = Number(process.env.BENCH_BATCH_PAYOUTS ?? 1000);
+    const b = await benchBatchPayouts({ count: batchCount, kmsLatencyMs: 20 });
+    table(`Withdrawals through batch payouts (BatchPayout, 50 a transaction, KMS + 20 ms per call; ${batchCount} withdrawals)`, [
+      ['', 'per second', 'nonce gaps / duplicates'],
+      ['signed and broadcast by the engine', fmt(b.signedPerSecond, 1), `${b.nonceGaps} / ${b.duplicates}`],
+      ['pending to completed (batcher, engine, follower, settlement)', fmt(b.perSecond, 1), ''],
+    ]);
+    console.log(
+      `  (${b.batches} batches, ${b.kmsSigns} KMS signatures; seconds: batcher ${fmt(b.phases.dispatch, 1)}, engine ${fmt(b.phases.engine, 1)}, follow + settle ${fmt(b.phases.settle, 1)})`,
+    );
+    console.log(
+      `  gas: plain ERC-20 transfer ${b.transferGas}; batch of 50 ${b.batchGas} = ${b.gasPerPayout} a payout (${fmt(Number(b.gasPerPayout) / Number(b.transferGas), 3)}x)`,
+    );
   }
 
   if (selected('transactions')) {
