@@ -1,6 +1,6 @@
-import { createApi } from '../../shared/http/pipeline.js';
+import { createPublicApi } from '../../shared/http/public-pipeline.js';
 import { legacyRoutes, type LegacyDeps } from './routes.js';
 
 const deps: LegacyDeps = {};
 
-export const handler = createApi(legacyRoutes, deps);
+export const handler = createPublicApi(legacyRoutes, deps);

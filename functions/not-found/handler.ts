@@ -1,4 +1,4 @@
-import { createApi } from '../../shared/http/pipeline.js';
+import { createPublicApi } from '../../shared/http/public-pipeline.js';
 
 /** API Gateway's `$default` route: every path no group claims is 404 `not_found` in the envelope. It has no routes and needs nothing. */
-export const handler = createApi<Record<string, never>>([], {});
+export const handler = createPublicApi<Record<string, never>>([], {});

@@ -1,6 +1,6 @@
-import { createApi } from '../../shared/http/pipeline.js';
+import { createPublicApi } from '../../shared/http/public-pipeline.js';
 import { systemRuntime, type SystemDeps } from '../../shared/runtime/system.js';
 import { docsRoutes } from './docs.js';
 import { systemRoutes } from './routes.js';
 
-export const handler = createApi<SystemDeps>([...systemRoutes, ...docsRoutes], systemRuntime());
+export const handler = createPublicApi<SystemDeps>([...systemRoutes, ...docsRoutes], systemRuntime());
