@@ -22,6 +22,11 @@ export interface ApiFunction {
    * queues, no KMS), and its environment names only the table and what its pages show (no secrets key, no RPC URLs).
    */
   readonly access?: 'public-read';
+  /**
+   * Files (relative to the repository root) shipped beside the bundle's `index.mjs` rather than bundled: data a
+   * route reads when first asked (the OpenAPI document), which the Lambda would otherwise parse at every cold start.
+   */
+  readonly files?: readonly string[];
 }
 
 export type WorkerTrigger =
@@ -72,6 +77,7 @@ export const API_FUNCTIONS: readonly ApiFunction[] = [
   { name: 'custody', entry: 'functions/custody/handler.ts', routes: group('custody'), solanaKeys: 'create' },
   { name: 'checkout', entry: 'functions/checkout/handler.ts', routes: group('checkout'), access: 'public-read' },
   { name: 'not-found', entry: 'functions/not-found/handler.ts', routes: ['$default'] },
+    files: ['functions/system/openapi.json'],
 ];
 
 export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [

@@ -20,6 +20,8 @@ export interface GatewayFunctionProps {
   readonly timeout: Duration;
   readonly memorySize?: number;
   readonly environment: Readonly<Record<string, string>>;
+  /** Files relative to `rootDir` copied beside the bundle (`index.mjs`), read by the function at run time. */
+  readonly files?: readonly string[];
 }
 
 /** One Lambda of the gateway: Node.js 22 on arm64, bundled locally by esbuild as minified ESM. */
@@ -29,6 +31,12 @@ export const AWS_SDK_IN_RUNTIME = ['@aws-sdk/client-*', '@aws-sdk/lib-dynamodb',
 export class GatewayFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
     if (isAbsolute(props.entry)) throw new Error(`Entry "${props.entry}" must be relative to the repository root`);
+    const files = props.files ?? [];
+    for (const file of files) {
+      if (isAbsolute(file) || file.split(/[\\/]/).includes('..') || !/^[\w./-]+$/.test(file)) {
+        throw new Error(`File "${file}" must be a plain path inside the repository root`);
+      }
+    }
     // Declared before super() only to hand it in; the log group lives next to the function.
     const logGroup = new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH });
     super(scope, id, {
@@ -58,4 +66,13 @@ export class GatewayFunction extends NodejsFunction {
       },
     });
   }
+        ...(files.length > 0
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) => files.map((file) => `cp "${join(inputDir, file)}" "${outputDir}"`),
+              },
+            }
+          : {}),
 }
