@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { config } from '../../shared/config/config.js';
 import { solanaPollerRuntime } from '../../shared/runtime/custody-chains.js';
-import { runSolanaPoller } from '../../shared/usecases/custody/solana-deposits.js';
+import { runSolanaPoller } from '../../shared/usecases/custody/solana-poller.js';
 
 const cfg = config();
 const deps = solanaPollerRuntime(cfg);

@@ -13,7 +13,7 @@ import { dynamoCustodyAddresses, dynamoCustodyDeposits } from '../store/custody.
 import { dynamoWithdrawals } from '../store/withdrawals.js';
 import { acquireLease, releaseLease } from '../store/scanner.js';
 import type { CustodyChainPorts, CustodySolanaChain } from '../usecases/custody/ports.js';
-import type { SolanaPollerDeps } from '../usecases/custody/solana-deposits.js';
+import type { SolanaPollerDeps } from '../usecases/custody/solana-poller.js';
 import type { SolanaWithdrawalDeps } from '../usecases/custody/solana-withdrawals.js';
 import { rpcUrl, tokenContract } from './currencies.js';
 import { paymentSettings } from './payments.js';

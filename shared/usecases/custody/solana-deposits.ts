@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingTokenTransfer } from '../../chain/solana/deposits.js';
 import { listIncomingTokenTransfers } from '../../chain/solana/deposits.js';
 import type { Clock } from '../../domain/clock.js';
@@ -9,8 +8,6 @@ import { ConflictError } from '../../domain/errors.js';
 import { fromBaseUnits } from '../../domain/money.js';
 import { errorField, logger } from '../../observability/logger.js';
 import type { CustodyAddressRepository, CustodyDepositRepository, CustodySolanaChain } from './ports.js';
-import type { SolanaWithdrawalDeps } from './solana-withdrawals.js';
-import { sendSolanaWithdrawals } from './solana-withdrawals.js';
 
 /**
  * Custody deposits on Solana. A Solana block carries thousands of transactions, so there is no cheap scan of
@@ -26,7 +23,7 @@ import { sendSolanaWithdrawals } from './solana-withdrawals.js';
  * the token account in the transaction>`), recorded `confirming` when first seen and credited once its transaction
  * is finalized (rooted: it can no longer be rolled back). The funds stay at the account's own address (the address
  * is the account's key), so a Solana deposit is `heldAtAddress`: credited is its end, nothing is swept. Every write
- * is idempotent (the natural id, versioned saves), so the poller and sync may run side by side.
+ * is idempotent (the natural id, versioned saves), so the poller (./solana-poller.ts) and sync may run side by side.
  */
 
 export interface SolanaDepositDeps {
@@ -171,51 +168,4 @@ export async function pollSolanaDeposits(
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 4, addresses.length)) }, worker));
   return { addresses: addresses.length, recorded, credited, failed };
-}
-
-export interface SolanaPollerDeps extends SolanaDepositDeps {
-  /** The scanners' lease (one poller at a time; the lease named `SOL`). */
-  readonly lease: {
-    acquireLease(network: string, owner: string, now: Date, until: Date): Promise<boolean>;
-    releaseLease(network: string, owner: string): Promise<void>;
-  };
-  /** Custody's SOL withdrawals, sent after each poll; null where no fee payer is configured (none is then accepted). */
-  readonly withdrawals?: SolanaWithdrawalDeps | null;
-}
-
-/**
- * The custody-solana worker's loop, like the chain scanner's: hold the `SOL` lease and poll every address again
- * and again for most of the invocation (EventBridge fires at most once a minute), `pauseMs` between passes; each
- * pass then signs, sends and follows custody's SOL withdrawals (./solana-withdrawals.ts), under the same lease.
- */
-export async function runSolanaPoller(
-  options: { readonly budgetMs: number; readonly pauseMs: number; readonly concurrency?: number },
-  deps: SolanaPollerDeps,
-): Promise<{ passes: number; recorded: number; credited: number }> {
-  const owner = randomUUID();
-  const started = deps.clock.now().getTime();
-  const elapsed = () => deps.clock.now().getTime() - started;
-  const now = deps.clock.now();
-  if (!(await deps.lease.acquireLease('SOL', owner, now, new Date(now.getTime() + options.budgetMs + 30_000)))) return { passes: 0, recorded: 0, credited: 0 };
-  let passes = 0;
-  let recorded = 0;
-  let credited = 0;
-  try {
-    do {
-      const r = await pollSolanaDeposits(deps, options.concurrency === undefined ? {} : { concurrency: options.concurrency });
-      passes++;
-      recorded += r.recorded;
-      credited += r.credited;
-      if (deps.withdrawals) {
-        await sendSolanaWithdrawals(deps.withdrawals).catch((error: unknown) =>
-          logger.error('custody solana withdrawals pass failed', { error: errorField(error) }),
-        );
-      }
-      if (elapsed() + options.pauseMs >= options.budgetMs) break;
-      await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
-    } while (elapsed() < options.budgetMs);
-  } finally {
-    await deps.lease.releaseLease('SOL', owner);
-  }
-  return { passes, recorded, credited };
 }
