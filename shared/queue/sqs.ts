@@ -1,5 +1,4 @@
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
+import type { MessageAttributeValue, SQSClient } from '@aws-sdk/client-sqs';
 import { config } from '../config/config.js';
 import { errorField, logger } from '../observability/logger.js';
 import type { QueueSender } from '../usecases/events/ports.js';
@@ -9,13 +8,17 @@ import { queueUrlEnv } from '../domain/queues.js';
 
 /**
  * The SQS sender. One client per process (created on first use; `AWS_ENDPOINT_URL_SQS` points it at the
- * local SQS server). Queue URLs come from the environment variables `queueUrlEnv(name)` names, which CDK
- * and the local stack set.
+ * local SQS server), its module loaded then too: the API Lambdas that can send (the user group's test webhooks)
+ * start without it. Queue URLs come from the environment variables `queueUrlEnv(name)` names, which CDK and the
+ * local stack set.
  */
 
 let client: SQSClient | undefined;
 
-export function sqs(): SQSClient {
+const sdk = () => import('@aws-sdk/client-sqs');
+
+export async function sqs(): Promise<SQSClient> {
+  const { SQSClient } = await sdk();
   client ??= new SQSClient({ region: config().AWS_REGION, maxAttempts: 5 });
   return client;
 }
@@ -54,10 +57,13 @@ function delayOf(seconds: number | undefined): number | undefined {
  */
 export async function sendBatch(queue: string, messages: readonly OutgoingMessage[]): Promise<string[]> {
   const failed: string[] = [];
+  const { SendMessageBatchCommand } = await sdk();
   for (let start = 0; start < messages.length; start += MAX_BATCH) {
     const chunk = messages.slice(start, start + MAX_BATCH);
     try {
-      const result = await sqs().send(
+      const result = await (
+        await sqs()
+      ).send(
         new SendMessageBatchCommand({
           QueueUrl: queue,
           Entries: chunk.map((m, i) => ({

@@ -1,4 +1,4 @@
-import { KMSClient } from '@aws-sdk/client-kms';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import type { Config } from '../config/config.js';
 import { config } from '../config/config.js';
 import { jsonRpcChain } from '../chain/evm/scanner.js';
@@ -24,9 +24,10 @@ import { paymentSettings } from './payments.js';
  * `TOKEN_CONTRACTS`), and its Ed25519 KMS keys through the SDK's KMS endpoint (`AWS_ENDPOINT_URL_KMS` locally).
  */
 
-let kms: KMSClient | undefined;
-/** One KMS client per Lambda, made on first use. */
-const kmsClient = (cfg: Config): KMSClient => (kms ??= new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 }));
+let kms: Promise<KMSClient> | undefined;
+/** One KMS client per Lambda, made on first use, its module loaded then (the custody API starts without it). */
+const kmsClient = (cfg: Config): Promise<KMSClient> =>
+  (kms ??= import('@aws-sdk/client-kms').then(({ KMSClient }) => new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 })));
 
 /** Solana's JSON-RPC and USDT mint; null unless both are configured (SOL is then unsupported). */
 export function custodySolana(cfg: Config = config()): CustodySolanaChain | null {
@@ -65,7 +66,7 @@ export function solanaCustodyKeys(cfg: Config = config()): {
 } {
   return {
     async create(accountId) {
-      const client = kmsClient(cfg);
+      const client = await kmsClient(cfg);
       const { keyId } = await createSolanaSigningKey(client, { stage: cfg.STAGE, custodyAccountId: accountId });
       try {
         return { address: await new KmsEd25519Signer(client, keyId).getAddress(), keyId };
@@ -76,7 +77,7 @@ export function solanaCustodyKeys(cfg: Config = config()): {
       }
     },
     async discard(keyId) {
-      await scheduleSolanaKeyDeletion(kmsClient(cfg), keyId);
+      await scheduleSolanaKeyDeletion(await kmsClient(cfg), keyId);
     },
   };
 }

@@ -12,7 +12,8 @@ import type { ExportsPorts } from '../usecases/transactions/export-ports.js';
  * `EXPORT_BUCKET` through one S3 client (path-style against `AWS_ENDPOINT_URL_S3` when set), and the clock.
  */
 export function exportsRuntime(cfg: Config = config()): ExportsPorts {
-  const client = exportsS3Client({ region: cfg.AWS_REGION, endpoint: cfg.AWS_ENDPOINT_URL_S3 });
+  // The S3 client (and its SDK) is made when a file is first written or presigned, not when the Lambda starts.
+  const client = () => exportsS3Client({ region: cfg.AWS_REGION, endpoint: cfg.AWS_ENDPOINT_URL_S3 });
   return {
     exports: dynamoExportJobs,
     history: dynamoTransactionHistory,

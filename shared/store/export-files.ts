@@ -1,14 +1,4 @@
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  GetObjectCommand,
-  PutObjectCommand,
-  S3Client,
-  UploadPartCommand,
-} from '@aws-sdk/client-s3';
-import type { CompletedPart } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { CompletedPart, S3Client } from '@aws-sdk/client-s3';
 import type { ExportFiles, ExportUpload } from '../usecases/transactions/export-ports.js';
 
 /**
@@ -17,7 +7,12 @@ import type { ExportFiles, ExportUpload } from '../usecases/transactions/export-
  * part but the last has exactly `partBytes` (S3's minimum is 5 MiB); a file smaller than one part is a single
  * PutObject. Nothing is visible under the key before `complete`; an aborted upload is dropped (and S3's lifecycle rule
  * clears any upload a crash left, infra/cdk/constructs/exports-bucket.ts). Downloads are presigned GETs (SigV4).
+ *
+ * The S3 client and the presigner are loaded with the first client made or file used: the transactions API, which
+ * only presigns the download of a finished export, starts without them.
  */
+
+const s3Sdk = () => import('@aws-sdk/client-s3');
 
 /** S3's smallest part (all but the last). */
 export const MIN_PART_BYTES = 5 * 1024 * 1024;
@@ -30,7 +25,8 @@ const MAX_PARTS = 10_000;
  * The S3 client of the export files. With `endpoint` (an S3-compatible server, `AWS_ENDPOINT_URL_S3`), buckets are
  * addressed by path (`<endpoint>/<bucket>/<key>`), as such servers expect; on AWS, by virtual host.
  */
-export function exportsS3Client(options: { readonly region: string; readonly endpoint?: string | undefined }): S3Client {
+export async function exportsS3Client(options: { readonly region: string; readonly endpoint?: string | undefined }): Promise<S3Client> {
+  const { S3Client } = await s3Sdk();
   return new S3Client({
     region: options.region,
     maxAttempts: 5,
@@ -47,7 +43,7 @@ class S3Upload implements ExportUpload {
   private state: 'open' | 'completed' | 'aborted' = 'open';
 
   constructor(
-    private readonly client: S3Client,
+    private readonly client: () => Promise<S3Client>,
     private readonly target: { readonly Bucket: string; readonly Key: string },
     private readonly file: { readonly contentType: string; readonly fileName: string },
     private readonly partBytes: number,
@@ -67,14 +63,16 @@ class S3Upload implements ExportUpload {
   }
 
   private async sendPart(body: Buffer): Promise<void> {
+    const { CreateMultipartUploadCommand, UploadPartCommand } = await s3Sdk();
+    const client = await this.client();
     if (this.uploadId === undefined) {
-      const created = await this.client.send(new CreateMultipartUploadCommand({ ...this.target, ...this.headers }));
+      const created = await client.send(new CreateMultipartUploadCommand({ ...this.target, ...this.headers }));
       if (!created.UploadId) throw new Error(`CreateMultipartUpload of ${this.target.Key} returned no UploadId`);
       this.uploadId = created.UploadId;
     }
     const PartNumber = this.parts.length + 1;
     if (PartNumber > MAX_PARTS) throw new Error(`The export ${this.target.Key} needs more than ${MAX_PARTS} parts`);
-    const sent = await this.client.send(new UploadPartCommand({ ...this.target, UploadId: this.uploadId, PartNumber, Body: body, ContentLength: body.length }));
+    const sent = await client.send(new UploadPartCommand({ ...this.target, UploadId: this.uploadId, PartNumber, Body: body, ContentLength: body.length }));
     this.parts.push({ PartNumber, ETag: sent.ETag });
   }
 
@@ -90,12 +88,14 @@ class S3Upload implements ExportUpload {
 
   async complete(): Promise<{ bytes: number }> {
     if (this.state !== 'open') throw new Error(`The upload of ${this.target.Key} is ${this.state}`);
+    const { CompleteMultipartUploadCommand, PutObjectCommand } = await s3Sdk();
+    const client = await this.client();
     if (this.uploadId === undefined) {
       const body = this.take(this.buffered);
-      await this.client.send(new PutObjectCommand({ ...this.target, ...this.headers, Body: body, ContentLength: body.length }));
+      await client.send(new PutObjectCommand({ ...this.target, ...this.headers, Body: body, ContentLength: body.length }));
     } else {
       if (this.buffered > 0) await this.sendPart(this.take(this.buffered));
-      await this.client.send(new CompleteMultipartUploadCommand({ ...this.target, UploadId: this.uploadId, MultipartUpload: { Parts: this.parts } }));
+      await client.send(new CompleteMultipartUploadCommand({ ...this.target, UploadId: this.uploadId, MultipartUpload: { Parts: this.parts } }));
     }
     this.state = 'completed';
     return { bytes: this.bytes };
@@ -108,12 +108,14 @@ class S3Upload implements ExportUpload {
     this.buffered = 0;
     if (this.uploadId === undefined) return;
     // Best effort: an upload left behind is removed by the bucket's lifecycle rule.
-    await this.client.send(new AbortMultipartUploadCommand({ ...this.target, UploadId: this.uploadId })).catch(() => undefined);
+    const { AbortMultipartUploadCommand } = await s3Sdk();
+    await (await this.client()).send(new AbortMultipartUploadCommand({ ...this.target, UploadId: this.uploadId })).catch(() => undefined);
   }
 }
 
 export interface S3ExportFilesOptions {
-  readonly client: S3Client;
+  /** The client; or the promise of it (`exportsS3Client`), or a function that makes it when a file is first used. */
+  readonly client: S3Client | Promise<S3Client> | (() => Promise<S3Client>);
   /** The exports bucket (`EXPORT_BUCKET`); unset, every use throws. */
   readonly bucket: string | undefined;
   /** Part size, at least MIN_PART_BYTES (default PART_BYTES). */
@@ -127,9 +129,14 @@ export function s3ExportFiles(options: S3ExportFilesOptions): ExportFiles {
     if (options.bucket === undefined) throw new Error('EXPORT_BUCKET is not configured: export files cannot be written or downloaded');
     return options.bucket;
   };
+  let made: Promise<S3Client> | undefined;
+  const client = (): Promise<S3Client> => (made ??= typeof options.client === 'function' ? options.client() : Promise.resolve(options.client));
   return {
-    upload: (key, file) => new S3Upload(options.client, { Bucket: bucket(), Key: key }, file, partBytes),
-    downloadUrl: (key, { signedAt, expiresInSeconds }) =>
-      getSignedUrl(options.client, new GetObjectCommand({ Bucket: bucket(), Key: key }), { expiresIn: expiresInSeconds, signingDate: signedAt }),
+    upload: (key, file) => new S3Upload(client, { Bucket: bucket(), Key: key }, file, partBytes),
+    downloadUrl: async (key, { signedAt, expiresInSeconds }) => {
+      const Bucket = bucket();
+      const [{ GetObjectCommand }, { getSignedUrl }] = await Promise.all([s3Sdk(), import('@aws-sdk/s3-request-presigner')]);
+      return getSignedUrl(await client(), new GetObjectCommand({ Bucket, Key: key }), { expiresIn: expiresInSeconds, signingDate: signedAt });
+    },
   };
 }

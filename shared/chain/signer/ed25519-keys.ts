@@ -2,9 +2,9 @@
  * Custody's Solana keys: one Ed25519 KMS key (`ECC_NIST_EDWARDS25519`, `SIGN_VERIFY`) per account address,
  * created at run time. Every key carries the tags below: the IAM grants (infra/cdk/constructs/solana-keys.ts)
  * allow CreateKey only with them and Sign / GetPublicKey only on keys that have them, so a key created any other
- * way is never usable by the gateway's functions, and the gateway's functions can use no other key.
+ * way is never usable by the gateway's functions, and the gateway's functions can use no other key. The KMS client
+ * module is loaded with the first call (the custody API starts without it).
  */
-import { CreateKeyCommand, ScheduleKeyDeletionCommand } from '@aws-sdk/client-kms';
 import type { KMSClient } from '@aws-sdk/client-kms';
 
 /** Tag keys on every Solana key (the grants' conditions name them). */
@@ -42,6 +42,7 @@ export async function createSolanaSigningKey(
   kms: KMSClient,
   input: SolanaKeyTagsInput & { readonly description?: string },
 ): Promise<{ keyId: string; keyArn: string }> {
+  const { CreateKeyCommand } = await import('@aws-sdk/client-kms');
   const out = await kms.send(
     new CreateKeyCommand({
       KeySpec: 'ECC_NIST_EDWARDS25519',
@@ -65,6 +66,7 @@ export const KEY_DELETION_WINDOW_DAYS = 7;
  * `CancelKeyDeletion` brings it back. Returns when KMS deletes it.
  */
 export async function scheduleSolanaKeyDeletion(kms: KMSClient, keyId: string): Promise<Date | undefined> {
+  const { ScheduleKeyDeletionCommand } = await import('@aws-sdk/client-kms');
   const out = await kms.send(new ScheduleKeyDeletionCommand({ KeyId: keyId, PendingWindowInDays: KEY_DELETION_WINDOW_DAYS }));
   return out.DeletionDate;
 }

@@ -7,8 +7,10 @@
  * answer never reaches a chain.
  *
  * IAM: `kms:GetPublicKey` (once, cached) and `kms:Sign` on the key.
+ *
+ * The KMS client module is loaded with the first call, and the client may be handed in as a promise: the custody
+ * API, which reads a new key's address, starts without the KMS SDK.
  */
-import { GetPublicKeyCommand, SignCommand } from '@aws-sdk/client-kms';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { solanaAddressFromPublicKey } from '../solana/address.js';
@@ -35,14 +37,14 @@ export interface Ed25519MessageSigner {
 
 export class KmsEd25519Signer implements Ed25519MessageSigner {
   readonly keyId: string;
-  readonly #client: KMSClient;
+  readonly #client: KMSClient | Promise<KMSClient>;
   #publicKey: Promise<Uint8Array> | undefined;
 
   /**
-   * @param client a KMSClient created once by the caller (module scope), shared by every signer.
+   * @param client a KMSClient created once by the caller (module scope), shared by every signer; or the promise of it.
    * @param keyId key id, key ARN, alias name (`alias/...`) or alias ARN.
    */
-  constructor(client: KMSClient, keyId: string) {
+  constructor(client: KMSClient | Promise<KMSClient>, keyId: string) {
     this.#client = client;
     this.keyId = keyId;
   }
@@ -60,7 +62,8 @@ export class KmsEd25519Signer implements Ed25519MessageSigner {
   }
 
   async #fetchPublicKey(): Promise<Uint8Array> {
-    const out = await this.#client.send(new GetPublicKeyCommand({ KeyId: this.keyId }));
+    const { GetPublicKeyCommand } = await import('@aws-sdk/client-kms');
+    const out = await (await this.#client).send(new GetPublicKeyCommand({ KeyId: this.keyId }));
     if (out.KeySpec !== undefined && out.KeySpec !== 'ECC_NIST_EDWARDS25519') {
       throw new KmsEd25519SignerError('KMS_KEY_UNSUITABLE', `KMS key ${this.keyId} has spec ${out.KeySpec}, not ECC_NIST_EDWARDS25519`);
     }
@@ -86,7 +89,10 @@ export class KmsEd25519Signer implements Ed25519MessageSigner {
       throw new RangeError(`KMS signs RAW messages of 1 to ${KMS_MAX_RAW_MESSAGE_BYTES} bytes, got ${message.length}`);
     }
     const publicKey = await this.getPublicKey();
-    const out = await this.#client.send(new SignCommand({ KeyId: this.keyId, Message: message, MessageType: 'RAW', SigningAlgorithm: 'ED25519_SHA_512' }));
+    const { SignCommand } = await import('@aws-sdk/client-kms');
+    const out = await (
+      await this.#client
+    ).send(new SignCommand({ KeyId: this.keyId, Message: message, MessageType: 'RAW', SigningAlgorithm: 'ED25519_SHA_512' }));
     const signature = out.Signature;
     if (!signature || signature.length !== 64) {
       throw new KmsEd25519SignerError('KMS_SIGNATURE_UNUSABLE', `KMS returned ${signature ? `a ${signature.length}-byte` : 'no'} signature, not 64 bytes`);

@@ -71,7 +71,7 @@ beforeAll(async () => {
   }
   history.put(a.tenantId, ...records);
 
-  const client = exportsS3Client({ region: 'us-east-1', endpoint: s3.url });
+  const client = await exportsS3Client({ region: 'us-east-1', endpoint: s3.url });
   client.middlewareStack.add(
     (next, context) => async (args) => {
       commands.push(context.commandName ?? '?');

@@ -194,8 +194,8 @@ describe('download URLs', () => {
   });
 
   it('come from a client that uses path-style addressing exactly when an endpoint is configured', async () => {
-    const aws = exportsS3Client({ region: 'us-east-1' });
-    const local = exportsS3Client({ region: 'us-east-1', endpoint: 'http://127.0.0.1:4569' });
+    const aws = await exportsS3Client({ region: 'us-east-1' });
+    const local = await exportsS3Client({ region: 'us-east-1', endpoint: 'http://127.0.0.1:4569' });
     expect([aws.config.forcePathStyle, local.config.forcePathStyle]).toEqual([false, true]);
     expect(await local.config.endpoint?.()).toMatchObject({ hostname: '127.0.0.1', port: 4569, protocol: 'http:' });
     aws.destroy();
