@@ -67,6 +67,7 @@ export const API_FUNCTIONS: readonly ApiFunction[] = [
     name: 'system',
     entry: 'functions/system/handler.ts',
     routes: [...group('status'), ...group('maintenance'), 'ANY /openapi.json', ...group('docs')],
+    files: ['functions/system/openapi.json'],
   },
   { name: 'currencies', entry: 'functions/currencies/handler.ts', routes: [...group('currencies'), ...group('rates')] },
   { name: 'legacy', entry: 'functions/legacy/handler.ts', routes: group('v0') },
@@ -77,7 +78,6 @@ export const API_FUNCTIONS: readonly ApiFunction[] = [
   { name: 'custody', entry: 'functions/custody/handler.ts', routes: group('custody'), solanaKeys: 'create' },
   { name: 'checkout', entry: 'functions/checkout/handler.ts', routes: group('checkout'), access: 'public-read' },
   { name: 'not-found', entry: 'functions/not-found/handler.ts', routes: ['$default'] },
-    files: ['functions/system/openapi.json'],
 ];
 
 export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [

@@ -63,9 +63,6 @@ export class GatewayFunction extends NodejsFunction {
         // The Node.js 22 runtime ships the AWS SDK v3 clients and the DynamoDB document client; what else the
         // functions use from the SDK (the S3 presigner of the export downloads) is bundled with them.
         externalModules: AWS_SDK_IN_RUNTIME,
-      },
-    });
-  }
         ...(files.length > 0
           ? {
               commandHooks: {
@@ -75,4 +72,7 @@ export class GatewayFunction extends NodejsFunction {
               },
             }
           : {}),
+      },
+    });
+  }
 }
