@@ -12,145 +12,170 @@ import type { DeliveryEvent, SubscriptionEvent } from './webhooks.js';
  * (`z.looseObject`): it checks the fields consumers rely on and keeps every other field (`callback_url`,
  * `flags`, `metadata`, ...), so no event loses data on its way to a receiver.
  *
- * A new event: add its schema and a line to `EVENT_CATALOGUE` (with its consumers) and a name to `EVENTS`.
+ * A new event: add its schema to `buildPayloadSchemas`, a line to `EVENT_CATALOGUE` (with its consumers) and a name to `EVENTS`.
  */
 
 /* ---------------------------------------------------------------- payload schemas */
 
-const decimal = z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string');
-const count = z.number().int().nonnegative();
-
-/** `payment_status_update` and the `payment.*` family (spec 6.1 / 6.2): the payment as the merchant sees it. */
-export const PaymentStatusPayload = z.looseObject({
-  transaction_id: z.string().min(1),
-  status: z.string().min(1),
-  /** Null on `payment.created`: a new payment has no previous status. */
-  previous_status: z.string().nullable(),
-  pay_amount: decimal,
-  pay_currency: z.string().min(1),
-  price_amount: decimal.nullable().optional(),
-  price_currency: z.string().nullable().optional(),
-  confirmations: count.optional(),
-  flags: z.array(z.string()).optional(),
-  callback_url: z.string().nullable().optional(),
-});
-
-/** `deposit_received`: one deposit seen on chain for a payment. */
-export const DepositReceivedPayload = z.looseObject({
-  transaction_id: z.string().min(1),
-  deposit_id: z.string().min(1),
-  amount: decimal,
-  currency: z.string().min(1),
-  transaction_hash: z.string().min(1),
-  confirmations: count,
-  blockchain_network: z.string().min(1),
-  callback_url: z.string().nullable().optional(),
-});
-
-/** `deposit_merged`: a credited deposit swept from its forwarder. */
-export const DepositMergedPayload = z.looseObject({
-  transaction_id: z.string().min(1),
-  deposit_id: z.string().min(1),
-  amount: decimal,
-  currency: z.string().min(1),
-  sweep_transaction_hash: z.string().min(1),
-  blockchain_network: z.string().min(1),
-  callback_url: z.string().nullable().optional(),
-});
-
-/** `withdrawal_status_update` and the `withdrawal.*` family: the withdrawal as the merchant sees it. */
-export const WithdrawalStatusPayload = z.looseObject({
-  withdrawal_id: z.string().min(1),
-  status: z.string().min(1),
-  previous_status: z.string().nullable(),
-  amount: decimal,
-  currency: z.string().min(1),
-  address: z.string().min(1),
-  total_deducted: decimal.optional(),
-  transaction_hash: z.string().nullable().optional(),
-  callback_url: z.string().nullable().optional(),
-});
-
-/** `wallet.created`. */
-export const WalletPayload = z.looseObject({ wallet_id: z.string().min(1) });
-
-const walletAmounts = { amount: decimal, pending_amount: decimal, available_balance: decimal, locked_amount: decimal };
-
-/** `wallet.balance_changed`: a wallet's balance in one currency after a change, what the change was and its cause. */
-export const WalletBalancePayload = z.looseObject({
-  wallet_id: z.string().min(1),
-  currency: z.string().min(1),
-  ...walletAmounts,
-  change: z.looseObject(walletAmounts),
-  cause: z.string().min(1),
-  entry_id: z.string().min(1),
-});
-
-/** `wallet_transfer_status_update` (envelope A, to the transfer's callback_url) and the worker's `wallet_transfer.accepted`. */
-export const WalletTransferPayload = z.looseObject({
-  transfer_id: z.string().min(1),
-  status: z.string().min(1),
-  previous_status: z.string().nullable(),
-  transfer_type: z.string().min(1),
-  wallet_id: z.string().min(1),
-  currency: z.string().min(1),
-  amount: decimal,
-  callback_url: z.string().nullable().optional(),
-});
-
-/** `security.login_attempt`: a token request for a known client with a wrong secret. */
-export const LoginAttemptPayload = z.looseObject({
-  client_id: z.string().min(1),
-  success: z.boolean(),
-  reason: z.string().min(1),
-  attempted_at: z.string().min(1),
-});
-
-/** `security.settings_changed`: which setting changed and through which credential, plus the change's detail. */
-export const SettingsChangedPayload = z.looseObject({ setting: z.string().min(1), credential: z.string().min(1).optional() });
-
-/** `chain_tx.requested` (shared/usecases/chain-tx/request-chain-tx.ts): a request to sign and broadcast. */
-export const ChainTxRequestedPayload = z.looseObject({
-  request_id: z.string().min(1),
-  network: z.string().min(1),
-  reference: z.string().min(1),
-  purpose: z.string().min(1),
-});
-
 /**
- * `chain_tx.confirmed` / `chain_tx.failed` (shared/chain/engine/state.ts): the outcome of a request. The engine
- * writes every field; consumers rely on the request, its purpose and `tx_hash` (null when nothing was mined).
+ * The payload schemas (some 250 zod schemas), built together when one is first used: an event written to the outbox
+ * (shared/store/outbox.ts checks it) or a routed message parsed. A Lambda that only reads never builds them.
  */
-export const ChainTxResultPayload = z.looseObject({
-  request_id: z.string().min(1),
-  network: z.string().min(1),
-  reference: z.string().min(1),
-  purpose: z.string().min(1),
-  status: z.enum(['confirmed', 'reverted', 'failed']).optional(),
-  tx_hash: z.string().min(1).nullable(),
-  block_number: count.nullable().optional(),
-  gas_used: z.string().regex(/^\d+$/).nullable().optional(),
-  nonce: count.nullable().optional(),
-  tx_hashes: z.array(z.string()).optional(),
-  failure: z.string().nullable().optional(),
-});
+function buildPayloadSchemas() {
+  const decimal = z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string');
+  const count = z.number().int().nonnegative();
 
-/** `transaction_export.requested` (shared/domain/exports.ts): an export job to run, for the transaction-exports worker. */
-export const TransactionExportPayload = z.looseObject({
-  export_id: z.string().min(1),
-  format: z.string().min(1),
-});
+  /** `payment_status_update` and the `payment.*` family (spec 6.1 / 6.2): the payment as the merchant sees it. */
+  const PaymentStatusPayload = z.looseObject({
+    transaction_id: z.string().min(1),
+    status: z.string().min(1),
+    /** Null on `payment.created`: a new payment has no previous status. */
+    previous_status: z.string().nullable(),
+    pay_amount: decimal,
+    pay_currency: z.string().min(1),
+    price_amount: decimal.nullable().optional(),
+    price_currency: z.string().nullable().optional(),
+    confirmations: count.optional(),
+    flags: z.array(z.string()).optional(),
+    callback_url: z.string().nullable().optional(),
+  });
 
-/** `custody_deposit_update` (envelope A, the tenant's default URL): a custody deposit detected, credited or dropped. */
-export const CustodyDepositPayload = z.looseObject({
-  deposit_id: z.string().min(1),
-  account_id: z.string().min(1),
-  blockchain: z.string().min(1),
-  amount: decimal,
-  transaction_hash: z.string().min(1),
-  status: z.string().min(1),
-  previous_status: z.string().nullable(),
-});
+  /** `deposit_received`: one deposit seen on chain for a payment. */
+  const DepositReceivedPayload = z.looseObject({
+    transaction_id: z.string().min(1),
+    deposit_id: z.string().min(1),
+    amount: decimal,
+    currency: z.string().min(1),
+    transaction_hash: z.string().min(1),
+    confirmations: count,
+    blockchain_network: z.string().min(1),
+    callback_url: z.string().nullable().optional(),
+  });
+
+  /** `deposit_merged`: a credited deposit swept from its forwarder. */
+  const DepositMergedPayload = z.looseObject({
+    transaction_id: z.string().min(1),
+    deposit_id: z.string().min(1),
+    amount: decimal,
+    currency: z.string().min(1),
+    sweep_transaction_hash: z.string().min(1),
+    blockchain_network: z.string().min(1),
+    callback_url: z.string().nullable().optional(),
+  });
+
+  /** `withdrawal_status_update` and the `withdrawal.*` family: the withdrawal as the merchant sees it. */
+  const WithdrawalStatusPayload = z.looseObject({
+    withdrawal_id: z.string().min(1),
+    status: z.string().min(1),
+    previous_status: z.string().nullable(),
+    amount: decimal,
+    currency: z.string().min(1),
+    address: z.string().min(1),
+    total_deducted: decimal.optional(),
+    transaction_hash: z.string().nullable().optional(),
+    callback_url: z.string().nullable().optional(),
+  });
+
+  /** `wallet.created`. */
+  const WalletPayload = z.looseObject({ wallet_id: z.string().min(1) });
+
+  const walletAmounts = { amount: decimal, pending_amount: decimal, available_balance: decimal, locked_amount: decimal };
+
+  /** `wallet.balance_changed`: a wallet's balance in one currency after a change, what the change was and its cause. */
+  const WalletBalancePayload = z.looseObject({
+    wallet_id: z.string().min(1),
+    currency: z.string().min(1),
+    ...walletAmounts,
+    change: z.looseObject(walletAmounts),
+    cause: z.string().min(1),
+    entry_id: z.string().min(1),
+  });
+
+  /** `wallet_transfer_status_update` (envelope A, to the transfer's callback_url) and the worker's `wallet_transfer.accepted`. */
+  const WalletTransferPayload = z.looseObject({
+    transfer_id: z.string().min(1),
+    status: z.string().min(1),
+    previous_status: z.string().nullable(),
+    transfer_type: z.string().min(1),
+    wallet_id: z.string().min(1),
+    currency: z.string().min(1),
+    amount: decimal,
+    callback_url: z.string().nullable().optional(),
+  });
+
+  /** `security.login_attempt`: a token request for a known client with a wrong secret. */
+  const LoginAttemptPayload = z.looseObject({
+    client_id: z.string().min(1),
+    success: z.boolean(),
+    reason: z.string().min(1),
+    attempted_at: z.string().min(1),
+  });
+
+  /** `security.settings_changed`: which setting changed and through which credential, plus the change's detail. */
+  const SettingsChangedPayload = z.looseObject({ setting: z.string().min(1), credential: z.string().min(1).optional() });
+
+  /** `chain_tx.requested` (shared/usecases/chain-tx/request-chain-tx.ts): a request to sign and broadcast. */
+  const ChainTxRequestedPayload = z.looseObject({
+    request_id: z.string().min(1),
+    network: z.string().min(1),
+    reference: z.string().min(1),
+    purpose: z.string().min(1),
+  });
+
+  /**
+   * `chain_tx.confirmed` / `chain_tx.failed` (shared/chain/engine/state.ts): the outcome of a request. The engine
+   * writes every field; consumers rely on the request, its purpose and `tx_hash` (null when nothing was mined).
+   */
+  const ChainTxResultPayload = z.looseObject({
+    request_id: z.string().min(1),
+    network: z.string().min(1),
+    reference: z.string().min(1),
+    purpose: z.string().min(1),
+    status: z.enum(['confirmed', 'reverted', 'failed']).optional(),
+    tx_hash: z.string().min(1).nullable(),
+    block_number: count.nullable().optional(),
+    gas_used: z.string().regex(/^\d+$/).nullable().optional(),
+    nonce: count.nullable().optional(),
+    tx_hashes: z.array(z.string()).optional(),
+    failure: z.string().nullable().optional(),
+  });
+
+  /** `transaction_export.requested` (shared/domain/exports.ts): an export job to run, for the transaction-exports worker. */
+  const TransactionExportPayload = z.looseObject({
+    export_id: z.string().min(1),
+    format: z.string().min(1),
+  });
+
+  /** `custody_deposit_update` (envelope A, the tenant's default URL): a custody deposit detected, credited or dropped. */
+  const CustodyDepositPayload = z.looseObject({
+    deposit_id: z.string().min(1),
+    account_id: z.string().min(1),
+    blockchain: z.string().min(1),
+    amount: decimal,
+    transaction_hash: z.string().min(1),
+    status: z.string().min(1),
+    previous_status: z.string().nullable(),
+  });
+  return {
+    PaymentStatusPayload,
+    DepositReceivedPayload,
+    DepositMergedPayload,
+    WithdrawalStatusPayload,
+    WalletPayload,
+    WalletBalancePayload,
+    WalletTransferPayload,
+    LoginAttemptPayload,
+    SettingsChangedPayload,
+    ChainTxRequestedPayload,
+    ChainTxResultPayload,
+    TransactionExportPayload,
+    CustodyDepositPayload,
+  };
+}
+
+type PayloadSchemas = ReturnType<typeof buildPayloadSchemas>;
+let payloadSchemas: PayloadSchemas | undefined;
+const schemaOf = <K extends keyof PayloadSchemas>(name: K): PayloadSchemas[K] => (payloadSchemas ??= buildPayloadSchemas())[name];
 
 /* ---------------------------------------------------------------- the catalogue */
 
@@ -165,43 +190,56 @@ export interface EventDefinition {
 }
 
 /** Every tenant-visible event goes to `webhook-delivery`, which decides per tenant and subscription where it goes. */
-const tenant = <S extends z.ZodType<Record<string, unknown>>>(payload: S) => ({ audience: 'tenant', payload, consumers: ['webhook-delivery'] }) as const;
-const internal = <S extends z.ZodType<Record<string, unknown>>, const Q extends readonly QueueName[]>(payload: S, consumers: Q) =>
-  ({ audience: 'internal', payload, consumers }) as const;
+const tenant = <K extends keyof PayloadSchemas>(schema: K) =>
+  ({
+    audience: 'tenant',
+    get payload(): PayloadSchemas[K] {
+      return schemaOf(schema);
+    },
+    consumers: ['webhook-delivery'],
+  }) as const;
+const internal = <K extends keyof PayloadSchemas, const Q extends readonly QueueName[]>(schema: K, consumers: Q) =>
+  ({
+    audience: 'internal',
+    get payload(): PayloadSchemas[K] {
+      return schemaOf(schema);
+    },
+    consumers,
+  }) as const;
 
 export const EVENT_CATALOGUE = {
   // Section 6.1, envelope A.
-  payment_status_update: tenant(PaymentStatusPayload),
-  deposit_received: tenant(DepositReceivedPayload),
-  withdrawal_status_update: tenant(WithdrawalStatusPayload),
-  deposit_merged: tenant(DepositMergedPayload),
-  wallet_transfer_status_update: tenant(WalletTransferPayload),
-  custody_deposit_update: tenant(CustodyDepositPayload),
+  payment_status_update: tenant('PaymentStatusPayload'),
+  deposit_received: tenant('DepositReceivedPayload'),
+  withdrawal_status_update: tenant('WithdrawalStatusPayload'),
+  deposit_merged: tenant('DepositMergedPayload'),
+  wallet_transfer_status_update: tenant('WalletTransferPayload'),
+  custody_deposit_update: tenant('CustodyDepositPayload'),
   // Section 6.2, envelope B (the `.all` names are subscriptions, never events).
-  'payment.created': tenant(PaymentStatusPayload),
-  'payment.processing': tenant(PaymentStatusPayload),
-  'payment.completed': tenant(PaymentStatusPayload),
-  'payment.failed': tenant(PaymentStatusPayload),
-  'payment.expired': tenant(PaymentStatusPayload),
-  'withdrawal.created': tenant(WithdrawalStatusPayload),
-  'withdrawal.approved': tenant(WithdrawalStatusPayload),
-  'withdrawal.processing': tenant(WithdrawalStatusPayload),
-  'withdrawal.completed': tenant(WithdrawalStatusPayload),
-  'withdrawal.failed': tenant(WithdrawalStatusPayload),
-  'withdrawal.cancelled': tenant(WithdrawalStatusPayload),
-  'withdrawal.status_changed': tenant(WithdrawalStatusPayload),
-  'wallet.created': tenant(WalletPayload),
-  'wallet.balance_changed': tenant(WalletBalancePayload),
-  'security.login_attempt': tenant(LoginAttemptPayload),
-  'security.settings_changed': tenant(SettingsChangedPayload),
+  'payment.created': tenant('PaymentStatusPayload'),
+  'payment.processing': tenant('PaymentStatusPayload'),
+  'payment.completed': tenant('PaymentStatusPayload'),
+  'payment.failed': tenant('PaymentStatusPayload'),
+  'payment.expired': tenant('PaymentStatusPayload'),
+  'withdrawal.created': tenant('WithdrawalStatusPayload'),
+  'withdrawal.approved': tenant('WithdrawalStatusPayload'),
+  'withdrawal.processing': tenant('WithdrawalStatusPayload'),
+  'withdrawal.completed': tenant('WithdrawalStatusPayload'),
+  'withdrawal.failed': tenant('WithdrawalStatusPayload'),
+  'withdrawal.cancelled': tenant('WithdrawalStatusPayload'),
+  'withdrawal.status_changed': tenant('WithdrawalStatusPayload'),
+  'wallet.created': tenant('WalletPayload'),
+  'wallet.balance_changed': tenant('WalletBalancePayload'),
+  'security.login_attempt': tenant('LoginAttemptPayload'),
+  'security.settings_changed': tenant('SettingsChangedPayload'),
   // Internal: the chain-transaction engine.
-  'chain_tx.requested': internal(ChainTxRequestedPayload, ['transfers']),
-  'chain_tx.confirmed': internal(ChainTxResultPayload, ['chain-results']),
-  'chain_tx.failed': internal(ChainTxResultPayload, ['chain-results']),
+  'chain_tx.requested': internal('ChainTxRequestedPayload', ['transfers']),
+  'chain_tx.confirmed': internal('ChainTxResultPayload', ['chain-results']),
+  'chain_tx.failed': internal('ChainTxResultPayload', ['chain-results']),
   // Internal: a wallet transfer accepted, for the worker that settles it.
-  'wallet_transfer.accepted': internal(WalletTransferPayload, ['wallet-transfers']),
+  'wallet_transfer.accepted': internal('WalletTransferPayload', ['wallet-transfers']),
   // Internal: a transaction export requested, for the worker that writes its file.
-  'transaction_export.requested': internal(TransactionExportPayload, ['transaction-exports']),
+  'transaction_export.requested': internal('TransactionExportPayload', ['transaction-exports']),
 } as const satisfies Readonly<Record<string, EventDefinition>>;
 
 type Catalogue = typeof EVENT_CATALOGUE;

@@ -48,85 +48,105 @@ export const isBlockhashNotFound = (error: unknown): boolean => error instanceof
 
 // --- Answers ------------------------------------------------------------------------------------------------
 
-const integer = z.union([z.number().int(), z.bigint()]);
-const num = integer.transform((v) => Number(v));
-const big = z.union([integer, z.string().regex(/^\d+$/)]).transform((v) => BigInt(v));
-const commitmentSchema = z.enum(['processed', 'confirmed', 'finalized']);
-const context = z.object({ slot: num });
+/** The answers' schemas, built when the first answer is parsed (a Lambda that never calls the node never builds them). */
+function buildSchemas() {
+  const integer = z.union([z.number().int(), z.bigint()]);
+  const num = integer.transform((v) => Number(v));
+  const big = z.union([integer, z.string().regex(/^\d+$/)]).transform((v) => BigInt(v));
+  const commitmentSchema = z.enum(['processed', 'confirmed', 'finalized']);
+  const context = z.object({ slot: num });
 
-const LatestBlockhashSchema = z.object({ context, value: z.object({ blockhash: z.string(), lastValidBlockHeight: num }) });
+  const LatestBlockhashSchema = z.object({ context, value: z.object({ blockhash: z.string(), lastValidBlockHeight: num }) });
 
-const StatusSchema = z
-  .object({
+  const StatusSchema = z
+    .object({
+      slot: num,
+      confirmations: num.nullable(),
+      err: z.unknown().nullable().default(null),
+      confirmationStatus: commitmentSchema.nullable().default(null),
+    })
+    .nullable();
+  const StatusesSchema = z.object({ context, value: z.array(StatusSchema) });
+
+  const TokenAmountSchema = z.object({ amount: big, decimals: z.number().int(), uiAmountString: z.string().optional() });
+  const TokenBalanceSchema = z.object({ context, value: TokenAmountSchema });
+
+  const SignatureInfoSchema = z.object({
+    signature: z.string(),
     slot: num,
-    confirmations: num.nullable(),
     err: z.unknown().nullable().default(null),
-    confirmationStatus: commitmentSchema.nullable().default(null),
-  })
-  .nullable();
-const StatusesSchema = z.object({ context, value: z.array(StatusSchema) });
-
-const TokenAmountSchema = z.object({ amount: big, decimals: z.number().int(), uiAmountString: z.string().optional() });
-const TokenBalanceSchema = z.object({ context, value: TokenAmountSchema });
-
-const SignatureInfoSchema = z.object({
-  signature: z.string(),
-  slot: num,
-  err: z.unknown().nullable().default(null),
-  memo: z.string().nullable().default(null),
-  blockTime: num.nullable().default(null),
-  confirmationStatus: commitmentSchema.nullable().default(null),
-});
-
-const ParsedTokenBalanceSchema = z.object({
-  accountIndex: z.number().int(),
-  mint: z.string(),
-  owner: z.string().optional(),
-  programId: z.string().optional(),
-  uiTokenAmount: TokenAmountSchema,
-});
-
-const ParsedTransactionSchema = z
-  .object({
-    slot: num,
+    memo: z.string().nullable().default(null),
     blockTime: num.nullable().default(null),
-    version: z.union([z.literal('legacy'), z.number()]).optional(),
-    meta: z
+    confirmationStatus: commitmentSchema.nullable().default(null),
+  });
+
+  const ParsedTokenBalanceSchema = z.object({
+    accountIndex: z.number().int(),
+    mint: z.string(),
+    owner: z.string().optional(),
+    programId: z.string().optional(),
+    uiTokenAmount: TokenAmountSchema,
+  });
+
+  const ParsedTransactionSchema = z
+    .object({
+      slot: num,
+      blockTime: num.nullable().default(null),
+      version: z.union([z.literal('legacy'), z.number()]).optional(),
+      meta: z
+        .object({
+          err: z.unknown().nullable().default(null),
+          fee: big,
+          preBalances: z.array(big).default([]),
+          postBalances: z.array(big).default([]),
+          preTokenBalances: z.array(ParsedTokenBalanceSchema).default([]),
+          postTokenBalances: z.array(ParsedTokenBalanceSchema).default([]),
+          logMessages: z.array(z.string()).nullable().default(null),
+        })
+        .nullable(),
+      transaction: z.object({
+        signatures: z.array(z.string()),
+        message: z.object({
+          accountKeys: z.array(z.object({ pubkey: z.string(), signer: z.boolean(), writable: z.boolean() })),
+          recentBlockhash: z.string(),
+          instructions: z.array(z.record(z.string(), z.unknown())),
+        }),
+      }),
+    })
+    .nullable();
+
+  const AccountInfoSchema = z.object({
+    context,
+    value: z
       .object({
-        err: z.unknown().nullable().default(null),
-        fee: big,
-        preBalances: z.array(big).default([]),
-        postBalances: z.array(big).default([]),
-        preTokenBalances: z.array(ParsedTokenBalanceSchema).default([]),
-        postTokenBalances: z.array(ParsedTokenBalanceSchema).default([]),
-        logMessages: z.array(z.string()).nullable().default(null),
+        lamports: big,
+        owner: z.string(),
+        data: z.tuple([z.string(), z.literal('base64')]),
+        executable: z.boolean(),
+        space: num.optional(),
       })
       .nullable(),
-    transaction: z.object({
-      signatures: z.array(z.string()),
-      message: z.object({
-        accountKeys: z.array(z.object({ pubkey: z.string(), signer: z.boolean(), writable: z.boolean() })),
-        recentBlockhash: z.string(),
-        instructions: z.array(z.record(z.string(), z.unknown())),
-      }),
-    }),
-  })
-  .nullable();
+  });
 
-const AccountInfoSchema = z.object({
-  context,
-  value: z
-    .object({
-      lamports: big,
-      owner: z.string(),
-      data: z.tuple([z.string(), z.literal('base64')]),
-      executable: z.boolean(),
-      space: num.optional(),
-    })
-    .nullable(),
-});
+  const BalanceSchema = z.object({ context, value: big });
+  return {
+    num,
+    LatestBlockhashSchema,
+    StatusSchema,
+    StatusesSchema,
+    TokenAmountSchema,
+    TokenBalanceSchema,
+    SignatureInfoSchema,
+    ParsedTokenBalanceSchema,
+    ParsedTransactionSchema,
+    AccountInfoSchema,
+    BalanceSchema,
+  };
+}
 
-const BalanceSchema = z.object({ context, value: big });
+type Schemas = ReturnType<typeof buildSchemas>;
+let built: Schemas | undefined;
+const schemas = (): Schemas => (built ??= buildSchemas());
 
 export interface LatestBlockhash {
   readonly blockhash: string;
@@ -151,9 +171,9 @@ export interface TokenAmount {
   readonly decimals: number;
 }
 
-export type SignatureInfo = z.infer<typeof SignatureInfoSchema>;
-export type ParsedTokenBalance = z.infer<typeof ParsedTokenBalanceSchema>;
-export type ParsedTransaction = NonNullable<z.infer<typeof ParsedTransactionSchema>>;
+export type SignatureInfo = z.infer<Schemas['SignatureInfoSchema']>;
+export type ParsedTokenBalance = z.infer<Schemas['ParsedTokenBalanceSchema']>;
+export type ParsedTransaction = NonNullable<z.infer<Schemas['ParsedTransactionSchema']>>;
 
 export interface AccountInfo {
   readonly lamports: bigint;
@@ -255,7 +275,7 @@ export class SolanaRpc implements SolanaRpcPort {
   }
 
   async getLatestBlockhash(commitment: Commitment = 'confirmed'): Promise<LatestBlockhash> {
-    const { context: ctx, value } = await this.#call('getLatestBlockhash', [{ commitment }], LatestBlockhashSchema);
+    const { context: ctx, value } = await this.#call('getLatestBlockhash', [{ commitment }], schemas().LatestBlockhashSchema);
     return { blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight, slot: ctx.slot };
   }
 
@@ -281,7 +301,7 @@ export class SolanaRpc implements SolanaRpcPort {
     const { value } = await this.#call(
       'getSignatureStatuses',
       [signatures, { searchTransactionHistory: options.searchTransactionHistory ?? false }],
-      StatusesSchema,
+      schemas().StatusesSchema,
     );
     if (value.length !== signatures.length)
       throw new SolanaRpcError('UNEXPECTED_ANSWER', `getSignatureStatuses answered ${value.length} statuses for ${signatures.length}`);
@@ -289,20 +309,20 @@ export class SolanaRpc implements SolanaRpcPort {
   }
 
   getSlot(commitment: Commitment = 'confirmed'): Promise<number> {
-    return this.#call('getSlot', [{ commitment }], num);
+    return this.#call('getSlot', [{ commitment }], schemas().num);
   }
 
   getBlockHeight(commitment: Commitment = 'confirmed'): Promise<number> {
-    return this.#call('getBlockHeight', [{ commitment }], num);
+    return this.#call('getBlockHeight', [{ commitment }], schemas().num);
   }
 
   async getBalance(address: string, commitment: Commitment = 'confirmed'): Promise<bigint> {
-    return (await this.#call('getBalance', [address, { commitment }], BalanceSchema)).value;
+    return (await this.#call('getBalance', [address, { commitment }], schemas().BalanceSchema)).value;
   }
 
   async getTokenAccountBalance(address: string, commitment: Commitment = 'confirmed'): Promise<TokenAmount | null> {
     try {
-      const { value } = await this.#call('getTokenAccountBalance', [address, { commitment }], TokenBalanceSchema);
+      const { value } = await this.#call('getTokenAccountBalance', [address, { commitment }], schemas().TokenBalanceSchema);
       return { amount: value.amount, decimals: value.decimals };
     } catch (error) {
       if (error instanceof SolanaRpcError && error.code === RPC_ERROR.INVALID_PARAMS && /could not find account/i.test(error.message)) return null;
@@ -320,15 +340,19 @@ export class SolanaRpc implements SolanaRpcPort {
       ...(options.before === undefined ? {} : { before: options.before }),
       ...(options.until === undefined ? {} : { until: options.until }),
     };
-    return this.#call('getSignaturesForAddress', [address, config], z.array(SignatureInfoSchema));
+    return this.#call('getSignaturesForAddress', [address, config], z.array(schemas().SignatureInfoSchema));
   }
 
   getTransaction(signature: string, commitment: Exclude<Commitment, 'processed'> = 'confirmed'): Promise<ParsedTransaction | null> {
-    return this.#call('getTransaction', [signature, { commitment, encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 }], ParsedTransactionSchema);
+    return this.#call(
+      'getTransaction',
+      [signature, { commitment, encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 }],
+      schemas().ParsedTransactionSchema,
+    );
   }
 
   async getAccountInfo(address: string, commitment: Commitment = 'confirmed'): Promise<AccountInfo | null> {
-    const { value } = await this.#call('getAccountInfo', [address, { commitment, encoding: 'base64' }], AccountInfoSchema);
+    const { value } = await this.#call('getAccountInfo', [address, { commitment, encoding: 'base64' }], schemas().AccountInfoSchema);
     if (!value) return null;
     return { lamports: value.lamports, owner: value.owner, data: base64.decode(value.data[0]), executable: value.executable };
   }

@@ -23,93 +23,106 @@
 import { hexToBytes } from '@noble/hashes/utils.js';
 import * as z from 'zod';
 
-const num = z.union([z.number(), z.string().regex(/^\d+$/)]).transform((v) => Number(v));
-/** An amount in sun: never a JS number past parsing. */
-const sun = z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)]).transform((v) => BigInt(v));
+/** The answers' schemas, built when the first answer is parsed (a Lambda that never calls TronGrid never builds them). */
+function buildSchemas() {
+  const num = z.union([z.number(), z.string().regex(/^\d+$/)]).transform((v) => Number(v));
+  /** An amount in sun: never a JS number past parsing. */
+  const sun = z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)]).transform((v) => BigInt(v));
 
-const BlockSchema = z.object({
-  blockID: z.string().regex(/^[0-9a-fA-F]{64}$/),
-  block_header: z.object({
-    raw_data: z.object({ number: num.default(0), parentHash: z.string().default(''), timestamp: num.default(0) }),
-  }),
-  transactions: z
-    .array(
-      z.object({
-        txID: z.string(),
-        raw_data: z.object({
-          contract: z.array(z.object({ type: z.string(), parameter: z.object({ value: z.record(z.string(), z.unknown()) }) })).default([]),
+  const BlockSchema = z.object({
+    blockID: z.string().regex(/^[0-9a-fA-F]{64}$/),
+    block_header: z.object({
+      raw_data: z.object({ number: num.default(0), parentHash: z.string().default(''), timestamp: num.default(0) }),
+    }),
+    transactions: z
+      .array(
+        z.object({
+          txID: z.string(),
+          raw_data: z.object({
+            contract: z.array(z.object({ type: z.string(), parameter: z.object({ value: z.record(z.string(), z.unknown()) }) })).default([]),
+          }),
+          ret: z.array(z.object({ contractRet: z.string().optional() })).optional(),
         }),
-        ret: z.array(z.object({ contractRet: z.string().optional() })).optional(),
-      }),
-    )
-    .default([]),
-});
+      )
+      .default([]),
+  });
 
-const EventSchema = z.object({
-  block_number: num,
-  block_timestamp: num.optional(),
-  contract_address: z.string(),
-  event_index: num,
-  event_name: z.string(),
-  result: z.record(z.string(), z.union([z.string(), z.number()]).transform(String)),
-  transaction_id: z.string(),
-  _unconfirmed: z.boolean().optional(),
-});
+  const EventSchema = z.object({
+    block_number: num,
+    block_timestamp: num.optional(),
+    contract_address: z.string(),
+    event_index: num,
+    event_name: z.string(),
+    result: z.record(z.string(), z.union([z.string(), z.number()]).transform(String)),
+    transaction_id: z.string(),
+    _unconfirmed: z.boolean().optional(),
+  });
 
-const EventsPageSchema = z.object({
-  data: z.array(EventSchema).default([]),
-  success: z.boolean().optional(),
-  meta: z.object({ fingerprint: z.string().optional() }).partial().default({}),
-});
+  const EventsPageSchema = z.object({
+    data: z.array(EventSchema).default([]),
+    success: z.boolean().optional(),
+    meta: z.object({ fingerprint: z.string().optional() }).partial().default({}),
+  });
 
-const Trc20TransferSchema = z.object({
-  transaction_id: z.string(),
-  token_info: z.object({ address: z.string() }).partial().default({}),
-  block_timestamp: num.optional(),
-  from: z.string().optional(),
-  to: z.string().optional(),
-  type: z.string().optional(),
-  value: z.union([z.string(), z.number()]).transform(String).optional(),
-});
+  const Trc20TransferSchema = z.object({
+    transaction_id: z.string(),
+    token_info: z.object({ address: z.string() }).partial().default({}),
+    block_timestamp: num.optional(),
+    from: z.string().optional(),
+    to: z.string().optional(),
+    type: z.string().optional(),
+    value: z.union([z.string(), z.number()]).transform(String).optional(),
+  });
 
-const Trc20PageSchema = z.object({
-  data: z.array(Trc20TransferSchema).default([]),
-  success: z.boolean().optional(),
-  meta: z.object({ fingerprint: z.string().optional() }).partial().default({}),
-});
+  const Trc20PageSchema = z.object({
+    data: z.array(Trc20TransferSchema).default([]),
+    success: z.boolean().optional(),
+    meta: z.object({ fingerprint: z.string().optional() }).partial().default({}),
+  });
 
-const AccountSchema = z.object({ address: z.string().optional(), balance: sun.optional() });
+  const AccountSchema = z.object({ address: z.string().optional(), balance: sun.optional() });
 
-const BroadcastSchema = z.object({ result: z.boolean().optional(), code: z.string().optional(), message: z.string().optional(), txid: z.string().optional() });
+  const BroadcastSchema = z.object({
+    result: z.boolean().optional(),
+    code: z.string().optional(),
+    message: z.string().optional(),
+    txid: z.string().optional(),
+  });
 
-const ConstantCallSchema = z.object({
-  result: z.object({ result: z.boolean().optional(), code: z.string().optional(), message: z.string().optional() }).partial().default({}),
-  energy_used: num.optional(),
-  constant_result: z.array(z.string()).optional(),
-  transaction: z
-    .object({ ret: z.array(z.object({ ret: z.string().optional() }).partial()).optional() })
-    .partial()
-    .optional(),
-});
+  const ConstantCallSchema = z.object({
+    result: z.object({ result: z.boolean().optional(), code: z.string().optional(), message: z.string().optional() }).partial().default({}),
+    energy_used: num.optional(),
+    constant_result: z.array(z.string()).optional(),
+    transaction: z
+      .object({ ret: z.array(z.object({ ret: z.string().optional() }).partial()).optional() })
+      .partial()
+      .optional(),
+  });
 
-const TxInfoSchema = z.object({
-  id: z.string().optional(),
-  blockNumber: num.optional(),
-  fee: sun.optional(),
-  result: z.string().optional(),
-  receipt: z.object({ result: z.string().optional() }).partial().optional(),
-});
+  const TxInfoSchema = z.object({
+    id: z.string().optional(),
+    blockNumber: num.optional(),
+    fee: sun.optional(),
+    result: z.string().optional(),
+    receipt: z.object({ result: z.string().optional() }).partial().optional(),
+  });
+  return { BlockSchema, EventSchema, EventsPageSchema, Trc20TransferSchema, Trc20PageSchema, AccountSchema, BroadcastSchema, ConstantCallSchema, TxInfoSchema };
+}
+
+type Schemas = ReturnType<typeof buildSchemas>;
+let built: Schemas | undefined;
+const schemas = (): Schemas => (built ??= buildSchemas());
 
 export interface TronBlock {
   readonly number: number;
   readonly id: string;
   readonly parentHash: string;
   readonly timestamp: number;
-  readonly transactions: z.infer<typeof BlockSchema>['transactions'];
+  readonly transactions: z.infer<Schemas['BlockSchema']>['transactions'];
 }
 
-export type TronEvent = z.infer<typeof EventSchema>;
-export type TronTrc20Transfer = z.infer<typeof Trc20TransferSchema>;
+export type TronEvent = z.infer<Schemas['EventSchema']>;
+export type TronTrc20Transfer = z.infer<Schemas['Trc20TransferSchema']>;
 
 export interface TronTxInfo {
   readonly id: string;
@@ -120,7 +133,7 @@ export interface TronTxInfo {
   readonly success: boolean;
 }
 
-export type TronBroadcastAnswer = z.infer<typeof BroadcastSchema>;
+export type TronBroadcastAnswer = z.infer<Schemas['BroadcastSchema']>;
 
 export class TronGridError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -197,7 +210,7 @@ export class TronGridClient {
 
   #block(value: unknown): TronBlock | null {
     if (value !== null && typeof value === 'object' && Object.keys(value).length === 0) return null;
-    const b = this.#parse(BlockSchema, value, 'block');
+    const b = this.#parse(schemas().BlockSchema, value, 'block');
     const raw = b.block_header.raw_data;
     return {
       number: raw.number,
@@ -225,7 +238,7 @@ export class TronGridClient {
     for (let page = 0; page < 1000; page++) {
       const query = new URLSearchParams({ limit: '200' });
       if (fingerprint) query.set('fingerprint', fingerprint);
-      const answer = this.#parse(EventsPageSchema, await this.#request('GET', `/v1/blocks/${number}/events?${query.toString()}`), 'events');
+      const answer = this.#parse(schemas().EventsPageSchema, await this.#request('GET', `/v1/blocks/${number}/events?${query.toString()}`), 'events');
       out.push(...answer.data);
       fingerprint = answer.meta.fingerprint;
       if (!fingerprint || answer.data.length === 0) return out;
@@ -241,7 +254,7 @@ export class TronGridClient {
       const query = new URLSearchParams({ limit: '200' });
       if (fingerprint) query.set('fingerprint', fingerprint);
       const path = `/v1/transactions/${encodeURIComponent(txID)}/events?${query.toString()}`;
-      const answer = this.#parse(EventsPageSchema, await this.#request('GET', path), 'transaction events');
+      const answer = this.#parse(schemas().EventsPageSchema, await this.#request('GET', path), 'transaction events');
       out.push(...answer.data);
       fingerprint = answer.meta.fingerprint;
       if (!fingerprint || answer.data.length === 0) return out;
@@ -262,7 +275,7 @@ export class TronGridClient {
       if (input.minTimestamp !== undefined) query.set('min_timestamp', String(input.minTimestamp));
       if (fingerprint) query.set('fingerprint', fingerprint);
       const path = `/v1/accounts/${encodeURIComponent(address)}/transactions/trc20?${query.toString()}`;
-      const answer = this.#parse(Trc20PageSchema, await this.#request('GET', path), 'trc20 transfers');
+      const answer = this.#parse(schemas().Trc20PageSchema, await this.#request('GET', path), 'trc20 transfers');
       out.push(...answer.data);
       fingerprint = answer.meta.fingerprint;
       if (!fingerprint || answer.data.length === 0) return out;
@@ -272,12 +285,12 @@ export class TronGridClient {
 
   /** An account's TRX balance (sun); `exists: false` for an address never activated. */
   async account(address: string): Promise<{ exists: boolean; balance: bigint }> {
-    const a = this.#parse(AccountSchema, await this.#request('POST', '/wallet/getaccount', { address, visible: true }), 'account');
+    const a = this.#parse(schemas().AccountSchema, await this.#request('POST', '/wallet/getaccount', { address, visible: true }), 'account');
     return { exists: a.address !== undefined, balance: a.balance ?? 0n };
   }
 
   async broadcastHex(transactionHex: string): Promise<TronBroadcastAnswer> {
-    return this.#parse(BroadcastSchema, await this.#request('POST', '/wallet/broadcasthex', { transaction: transactionHex }), 'broadcasthex');
+    return this.#parse(schemas().BroadcastSchema, await this.#request('POST', '/wallet/broadcasthex', { transaction: transactionHex }), 'broadcasthex');
   }
 
   /** Runs a contract call without a transaction (nothing is signed or spent): would it succeed, and for how much energy. */
@@ -288,7 +301,7 @@ export class TronGridClient {
     callValue: bigint;
   }): Promise<{ ok: boolean; energyUsed: number; message: string }> {
     const answer = this.#parse(
-      ConstantCallSchema,
+      schemas().ConstantCallSchema,
       await this.#request('POST', '/wallet/triggerconstantcontract', {
         owner_address: call.owner,
         contract_address: call.contract,
@@ -304,7 +317,7 @@ export class TronGridClient {
 
   /** The transaction's result once it is in a block; null before. */
   async transactionInfo(txID: string): Promise<TronTxInfo | null> {
-    const info = this.#parse(TxInfoSchema, await this.#request('POST', '/wallet/gettransactioninfobyid', { value: txID }), 'transaction info');
+    const info = this.#parse(schemas().TxInfoSchema, await this.#request('POST', '/wallet/gettransactioninfobyid', { value: txID }), 'transaction info');
     if (info.id === undefined || info.blockNumber === undefined) return null;
     const receiptResult = info.receipt?.result;
     const success = info.result !== 'FAILED' && (receiptResult === undefined || receiptResult === 'SUCCESS');
