@@ -29,6 +29,20 @@ export default tseslint.config(
       'jest/expect-expect': 'error',
     },
   },
+  // zod's named `z` (and its default) is the whole namespace object: a bundle keeps all of zod with it, every locale
+  // included; `import * as z` keeps only what the module uses.
+  {
+    files: ['shared/**/*.ts', 'functions/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ImportDeclaration[source.value='zod'][importKind!='type'] > :matches(ImportSpecifier[imported.name='z'], ImportDefaultSpecifier)",
+          message: "Use import * as z from 'zod' (bundles keep only what is used).",
+        },
+      ],
+    },
+  },
   // Imports point one way (DESIGN section 2): functions -> usecases -> domain; store, chain, queue and the other
   // adapters implement the use cases' ports (type imports of them); shared/runtime wires; nothing shipped imports
   // infra/, test/, bench/ or scripts/. One block per layer: a later block's rule would replace an earlier one's.
