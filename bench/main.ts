@@ -7,11 +7,12 @@
  * interval mining for those two figures (default: automine, as the local stack).
  * BENCH_HISTORY_RECORDS the movements of the tenant whose history pages are read (default 5000).
  * BENCH_ONLY selects figures, comma-separated: user-me, ledger, payments, webhooks, chain-tx, transactions, payment-lifecycle,
- * checkout.
+ * checkout, cold-start. cold-start: each API Lambda's bundle (as CDK ships it) and its import in 5 fresh Node processes.
  */
 import { startTableOnly } from '../infra/local/table-only.js';
 import { benchBatchPayouts, benchChainTx } from './chain-tx.js';
 import { benchCheckout } from './checkout.js';
+import { benchColdStart } from './cold-start.js';
 import { benchLedger } from './ledger.js';
 import { benchPaymentLifecycle } from './payment-lifecycle.js';
 import { benchPayments } from './payments.js';
@@ -29,7 +30,7 @@ function table(title: string, rows: string[][]): void {
   for (const r of rows) console.log(`  ${widths.map((w, i) => (i === 0 ? (r[i] ?? '').padEnd(w) : (r[i] ?? '').padStart(w))).join('  ')}`);
 }
 
-const FIGURES = ['user-me', 'ledger', 'payments', 'webhooks', 'chain-tx', 'transactions', 'payment-lifecycle', 'checkout'];
+const FIGURES = ['user-me', 'ledger', 'payments', 'webhooks', 'chain-tx', 'transactions', 'payment-lifecycle', 'checkout', 'cold-start'];
 const only = (process.env.BENCH_ONLY ?? '')
   .split(',')
   .map((s) => s.trim())
@@ -238,6 +239,19 @@ async function main(): Promise<void> {
       ['QR codes alone, one at a time (1 / in-process median)', fmt(1e6 / p.qrUs), ''],
     ]);
     if (s.gateway.non2xx > 0 || s.gateway.errors > 0) console.log(`  (gateway: ${s.gateway.non2xx} non-2xx answers, ${s.gateway.errors} errors)`);
+  }
+
+  if (selected('cold-start')) {
+    const c = await benchColdStart();
+    table(
+      `Cold start: each API Lambda's index.mjs as CDK bundles it, median import of ${c.rounds} fresh Node processes (Lambda environment) vs @aws-sdk/lib-dynamodb + client-dynamodb alone`,
+      [
+        ['', 'bytes', 'budget', 'import ms', 'ratio'],
+        ['baseline: lib-dynamodb + client-dynamodb', '', '', fmt(c.baselineMs, 1), '1.00'],
+        ...c.rows.map((r) => [r.name, fmt(r.bytes), fmt(r.budget), fmt(r.importMs, 1), fmt(r.importMs / c.baselineMs, 2)]),
+      ],
+    );
+    console.log(`  (Node ${c.node}, ${c.cpus} CPUs; the import alone, from just before import() to its settling; a first round discarded)`);
   }
 }
 

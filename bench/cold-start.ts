@@ -1,0 +1,112 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { bundleBudget, synthApiBundles } from '../infra/cdk/api-bundles.js';
+import type { ApiBundle } from '../infra/cdk/api-bundles.js';
+
+/**
+ * Cold start of the API Lambdas. Every API function is bundled as CDK ships it (infra/cdk/api-bundles.ts: the real
+ * GatewayFunction bundling into a cloud assembly), then each bundle's `index.mjs` is imported in fresh Node processes
+ * (`node --input-type=module -e "await import(...)"`), with the environment its Lambda has: the template's variables
+ * (values CloudFormation resolves at deploy time replaced by placeholders of the same kind), `NODE_OPTIONS` as CDK
+ * sets it (`--enable-source-maps`), and the variables the Lambda runtime sets. What is timed is the import alone:
+ * from just before `import()` to its settling (the module graph loaded, linked and evaluated: the Lambda's init
+ * phase for this handler), not Node's own start.
+ *
+ * The baseline is the same import of what every API Lambda loads from the runtime anyway, `@aws-sdk/lib-dynamodb`
+ * and `@aws-sdk/client-dynamodb`, in processes started the same way. A round imports the baseline once, then every
+ * bundle once, so load on the machine falls on all of them alike; a first round is discarded (it fills the page
+ * cache). The assembly is written under node_modules/.cache so that the bundles' external `@aws-sdk/*` imports
+ * resolve from the repository's node_modules, as they do from the runtime's on Lambda.
+ */
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+export interface ColdStartRow {
+  readonly name: string;
+  /** Bytes of the minified `index.mjs`. */
+  readonly bytes: number;
+  readonly budget: number;
+  /** Median import milliseconds. */
+  readonly importMs: number;
+}
+
+export interface ColdStartBench {
+  readonly rows: readonly ColdStartRow[];
+  /** Median import milliseconds of `@aws-sdk/lib-dynamodb` + `@aws-sdk/client-dynamodb`. */
+  readonly baselineMs: number;
+  readonly rounds: number;
+  readonly node: string;
+  readonly cpus: number;
+}
+
+/** A stand-in for a value CloudFormation fills in at deploy time (a table name, a key id, a queue or API URL). */
+const placeholder = (name: string): string =>
+  /URL/.test(name) ? `https://${name.toLowerCase().replace(/_/g, '-')}.bench.invalid/` : `bench-${name.toLowerCase().replace(/_/g, '-')}`;
+
+/** What a Lambda's process sees: the function's variables, and those the Node.js 22 runtime sets. */
+function lambdaEnvironment(bundle: ApiBundle, name = bundle.name): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    LANG: 'en_US.UTF-8',
+    TZ: ':UTC',
+    AWS_REGION: 'us-east-1',
+    AWS_DEFAULT_REGION: 'us-east-1',
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+    AWS_LAMBDA_FUNCTION_NAME: name,
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    LAMBDA_TASK_ROOT: bundle.dir,
+  };
+  for (const [key, value] of Object.entries(bundle.environment)) env[key] = typeof value === 'string' ? value : placeholder(key);
+  return env;
+}
+
+/** Milliseconds of one import in a fresh process. */
+function timeImport(imports: string, env: Record<string, string>): number {
+  const script = `const t0 = performance.now(); ${imports} process.stdout.write(String(performance.now() - t0));`;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const ms = Number(out);
+  if (!Number.isFinite(ms)) throw new Error(`Unexpected output of an import: ${out}`);
+  return ms;
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
+export async function benchColdStart(options: { readonly rounds?: number } = {}): Promise<ColdStartBench> {
+  const rounds = options.rounds ?? 5;
+  const cache = join(ROOT, 'node_modules', '.cache');
+  mkdirSync(cache, { recursive: true });
+  const outdir = mkdtempSync(join(cache, 'cold-start-'));
+  try {
+    const bundles = synthApiBundles(outdir);
+    const baselineEnv = lambdaEnvironment(bundles[0] as ApiBundle, 'baseline');
+    const baselineImports = "await import('@aws-sdk/lib-dynamodb'); await import('@aws-sdk/client-dynamodb');";
+    const bundleImports = (b: ApiBundle) => `await import(${JSON.stringify(pathToFileURL(b.bundlePath).href)});`;
+    const baseline: number[] = [];
+    const times = new Map<string, number[]>(bundles.map((b) => [b.name, []]));
+    for (let round = -1; round < rounds; round++) {
+      const base = timeImport(baselineImports, baselineEnv);
+      if (round >= 0) baseline.push(base);
+      for (const b of bundles) {
+        const ms = timeImport(bundleImports(b), lambdaEnvironment(b));
+        if (round >= 0) times.get(b.name)?.push(ms);
+      }
+    }
+    return {
+      rows: bundles.map((b) => ({ name: b.name, bytes: b.bytes, budget: bundleBudget(b.name), importMs: median(times.get(b.name) ?? []) })),
+      baselineMs: median(baseline),
+      rounds,
+      node: process.version,
+      cpus: cpus().length,
+    };
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,74 @@
+import { App } from 'aws-cdk-lib';
+import type { CfnElement } from 'aws-cdk-lib';
+import { readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { API_FUNCTIONS, QUEUES } from '../definition.js';
+import type { ApiFunction } from '../definition.js';
+import { GatewayStack } from './gateway-stack.js';
+
+/**
+ * What CDK ships for each API Lambda: its functions synthesised alone (no workers) through the real GatewayFunction
+ * bundling (local esbuild, the options of infra/cdk/constructs/gateway-function.ts), each asset's `index.mjs` read
+ * from the cloud assembly. The cold-start budget test (test/infra/api-bundles.test.ts) and figure (bench/cold-start.ts)
+ * both read it.
+ */
+
+/**
+ * Most bytes of each API function's minified `index.mjs`: 60 KB for the two that need nothing (`$default`, v0.9),
+ * 300 KB for the others, except custody. Custody is over that target: its one Lambda serves accounts, deposit
+ * addresses with their QR codes, transfers, withdrawals with their review, and a sync that reads three chains (EVM
+ * JSON-RPC, TronGrid, Solana with the Ed25519 curve of its token accounts); its budget holds it where it is until the
+ * sync has a Lambda of its own.
+ */
+export function bundleBudget(name: string): number {
+  if (name === 'not-found' || name === 'legacy') return 60_000;
+  return name === 'custody' ? 400_000 : 300_000;
+}
+
+/** Packages no API bundle may hold: chain clients and signing libraries are the workers' (item 1 of issue 16). */
+export const API_FORBIDDEN_PACKAGES = ['ethers', 'tronweb', '@solana/'] as const;
+
+export interface ApiBundle {
+  readonly name: string;
+  /** The asset directory: `index.mjs`, its source map, and the definition's `files`. */
+  readonly dir: string;
+  readonly bundlePath: string;
+  /** Bytes of `index.mjs`. */
+  readonly bytes: number;
+  /** The bundle's inputs, from its source map, relative to the repository root (`node_modules/zod/...`, `shared/http/...`). */
+  readonly sources: readonly string[];
+  /** The function's environment in the template; values CloudFormation resolves at deploy time are left as they are there. */
+  readonly environment: Readonly<Record<string, unknown>>;
+}
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CDK_CONTEXT = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> }).context;
+
+/** Bundles `functions` (default: every API function) into `outdir`, a cloud assembly; minutes at most, seconds usually. */
+export function synthApiBundles(outdir: string, functions: readonly ApiFunction[] = API_FUNCTIONS): ApiBundle[] {
+  const app = new App({ outdir, context: CDK_CONTEXT });
+  const stack = new GatewayStack(app, 'ApiBundles', { stage: 'bundles', definition: { api: functions, workers: [], queues: QUEUES } });
+  const template = app.synth().getStackByName(stack.stackName).template as {
+    Resources: Record<string, { Properties?: { Code?: { S3Key?: string }; Environment?: { Variables?: Record<string, unknown> } } }>;
+  };
+  return functions.map(({ name }) => {
+    const fn = stack.functions.get(name);
+    if (!fn) throw new Error(`No function ${name} in the stack`);
+    const resource = template.Resources[stack.getLogicalId(fn.node.defaultChild as CfnElement)];
+    const key = resource?.Properties?.Code?.S3Key;
+    if (!key) throw new Error(`No code asset for ${name}`);
+    const dir = join(outdir, `asset.${key.replace(/\.zip$/, '')}`);
+    const bundlePath = join(dir, 'index.mjs');
+    const map = JSON.parse(readFileSync(`${bundlePath}.map`, 'utf8')) as { sources: string[] };
+    return {
+      name,
+      dir,
+      bundlePath,
+      bytes: statSync(bundlePath).size,
+      // esbuild wrote the map in a staging directory beside the asset's, so its relative paths resolve from the asset's.
+      sources: map.sources.map((source) => relative(REPO_ROOT, resolve(dir, source))),
+      environment: resource.Properties?.Environment?.Variables ?? {},
+    };
+  });
+}
