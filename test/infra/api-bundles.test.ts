@@ -1,0 +1,59 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { API_FORBIDDEN_PACKAGES, bundleBudget, synthApiBundles } from '../../infra/cdk/api-bundles.js';
+import { API_FUNCTIONS } from '../../infra/definition.js';
+
+/**
+ * Cold start (issue 16, item 1): every API function bundled as CDK ships it (the real GatewayFunction bundling, local
+ * esbuild), each `index.mjs` within its byte budget and holding only what its routes use. Sizes are deterministic.
+ */
+const outdir = mkdtempSync(join(tmpdir(), 'gateway-api-bundles-'));
+const bundles = synthApiBundles(outdir);
+const byName = new Map(bundles.map((b) => [b.name, b]));
+
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+test('bundles every API function of the definition', () => {
+  expect(bundles.map((b) => b.name)).toEqual(API_FUNCTIONS.map((f) => f.name));
+});
+
+test.each(bundles.map((b) => [b.name, b.bytes, bundleBudget(b.name)] as const))('%s: %d bytes, within its budget of %d', (_name, bytes, budget) => {
+  expect(bytes).toBeLessThanOrEqual(budget);
+});
+
+test('no API bundle holds a chain client, the OpenAPI generator, another group or zod locales other than English', () => {
+  for (const b of bundles) {
+    const packages = b.sources.filter((s) => s.startsWith('node_modules/'));
+    const offending = packages.filter(
+      (s) =>
+        API_FORBIDDEN_PACKAGES.some((p) => s.startsWith(`node_modules/${p}`) || s.includes(`/node_modules/${p}`)) ||
+        s.startsWith('node_modules/@asteasolutions/zod-to-openapi/') ||
+        (s.startsWith('node_modules/zod/v4/locales/') && s !== 'node_modules/zod/v4/locales/en.js'),
+    );
+    const ownFolder = `functions/${b.name}/`;
+    const otherFunctions = b.sources.filter((s) => s.startsWith('functions/') && !s.startsWith(ownFolder));
+    expect({ name: b.name, offending, otherFunctions }).toEqual({ name: b.name, offending: [], otherFunctions: [] });
+  }
+});
+
+test('at load, a bundle imports from the runtime only the DynamoDB clients: other SDK clients are loaded on first use', () => {
+  for (const b of bundles) {
+    const code = readFileSync(b.bundlePath, 'utf8');
+    const loaded = [...new Set([...code.matchAll(/from\s*"(@aws-sdk\/[^"]+)"/g)].map((m) => m[1]))].sort();
+    expect({
+      name: b.name,
+      loaded: loaded.filter((p) => !['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/util-dynamodb'].includes(p ?? '')),
+    }).toEqual({
+      name: b.name,
+      loaded: [],
+    });
+  }
+});
+
+test('the OpenAPI document ships beside the system bundle, read when first asked, not inside it', () => {
+  const system = byName.get('system');
+  expect(system && existsSync(join(system.dir, 'openapi.json'))).toBe(true);
+  expect(system?.sources).not.toContain('functions/system/openapi.json');
+  expect(readFileSync(join(system?.dir ?? '', 'openapi.json'), 'utf8')).toBe(readFileSync('functions/system/openapi.json', 'utf8'));
+});
