@@ -21,6 +21,8 @@ export interface CallTrace {
   calls(): readonly TracedCall[];
   /** A point on the trace's counter: the calls that start after it are `calls().filter((c) => c.start > point)`. */
   mark(): number;
+  /** Calls started and not yet answered (those started before a reset too). */
+  pending(): number;
   reset(): void;
   /** Removes the middleware. */
   stop(): void;
@@ -32,14 +34,17 @@ const NAME = 'gatewayCallTrace';
 export function traceCalls(client: DynamoDBDocumentClient = db()): CallTrace {
   let clock = 0;
   let calls: { command: string; input: Record<string, unknown>; start: number; end: number }[] = [];
+  let pending = 0;
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const call = { command: context.commandName ?? '', input: { ...(args.input as Record<string, unknown>) }, start: ++clock, end: Infinity };
       calls.push(call);
+      pending++;
       try {
         return await next(args);
       } finally {
         call.end = ++clock;
+        pending--;
       }
     },
     { step: 'initialize', name: NAME, override: true },
@@ -47,6 +52,7 @@ export function traceCalls(client: DynamoDBDocumentClient = db()): CallTrace {
   return {
     calls: () => calls,
     mark: () => ++clock,
+    pending: () => pending,
     reset: () => {
       calls = [];
     },

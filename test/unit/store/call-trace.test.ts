@@ -34,7 +34,10 @@ describe('traceCalls and waves', () => {
 
   it('counts calls one after another as round trips, and calls issued together as one', async () => {
     const trace = traceCalls();
-    await get();
+    const started = get();
+    expect(trace.pending()).toBe(1);
+    await started;
+    expect(trace.pending()).toBe(0);
     await update();
     const point = trace.mark();
     await Promise.all([get(), query(), query()]);
