@@ -107,9 +107,10 @@ async function main(): Promise<void> {
       ['gateway', fmt(me.gateway.requestsPerSecond), fmt(me.gateway.p99Ms, 1)],
       ['bare node:http', fmt(me.bare.requestsPerSecond), fmt(me.bare.p99Ms, 1)],
       ['ratio gateway/bare', fmt(me.gateway.requestsPerSecond / me.bare.requestsPerSecond, 3), fmt(me.gateway.p99Ms / Math.max(me.bare.p99Ms, 0.001), 1)],
-      ['its 4 table operations, direct', fmt(me.rawStorePerSecond), ''],
+      [`its ${me.request.operations} table operations in ${me.request.waves.length} round trips, direct`, fmt(me.rawStorePerSecond), ''],
       ['ratio gateway/direct store', fmt(me.gateway.requestsPerSecond / me.rawStorePerSecond, 3), ''],
     ]);
+    console.log(`  (per request: ${me.request.described}; the gateway and the direct store in turns, ${me.slices} runs each)`);
     if (me.gateway.non2xx > 0 || me.gateway.errors > 0) console.log(`  (gateway: ${me.gateway.non2xx} non-2xx answers, ${me.gateway.errors} errors)`);
   }
 
@@ -133,9 +134,14 @@ async function main(): Promise<void> {
     table('POST /payments/ through the local HTTP server vs raw TransactWriteItems of the same items', [
       ['', 'per second', 'p99 ms'],
       ['payment creations (HTTP)', fmt(payments.http.requestsPerSecond, 1), fmt(payments.http.p99Ms, 1)],
-      ['raw TransactWriteItems', fmt(payments.rawTransactPerSecond, 1), ''],
-      ['ratio HTTP/raw', fmt(payments.http.requestsPerSecond / payments.rawTransactPerSecond, 3), ''],
+      ['raw TransactWriteItems', fmt(payments.rawTransactPerSecond, 1), fmt(payments.rawTransactP99Ms, 1)],
+      ['ratio HTTP/raw', fmt(payments.http.requestsPerSecond / payments.rawTransactPerSecond, 3), fmt(payments.http.p99Ms / payments.rawTransactP99Ms, 2)],
     ]);
+    const r = payments.request;
+    console.log(
+      `  (per creation: ${r.operations} table operations in ${r.waves.length} round trips: ${r.described}; HTTP and raw in turns, ${payments.slices} runs each, p99 the median of the runs)`,
+    );
+    if (payments.http.non2xx > 0 || payments.http.errors > 0) console.log(`  (HTTP: ${payments.http.non2xx} non-2xx answers, ${payments.http.errors} errors)`);
     table('Chain scanner: calls and time for one block range by number of watched deposit addresses (TRX: the local TRON node)', [
       ['network, watched addresses', 'calls', 'blocks', 'ms'],
       ...payments.scanner.map((s): [string, string, string, string] => [`${s.network}, ${fmt(s.watched)}`, fmt(s.rpcCalls), fmt(s.blocks), fmt(s.ms, 1)]),

@@ -23,6 +23,7 @@ import { initCursor, scanOnce } from '../shared/usecases/payments/scan.js';
 import { createTenant } from '../shared/usecases/tenants/create-tenant.js';
 import { configureTenant } from '../shared/usecases/tenants/manage-tenants.js';
 import { load, type LoadResult } from './load.js';
+import { alternate, combine, mean, median, recordRequest, type RecordedRequest } from './round-trips.js';
 import { tenantsRuntime } from '../shared/runtime/tenants.js';
 import { authRuntime } from '../shared/runtime/auth.js';
 
@@ -30,14 +31,21 @@ import { authRuntime } from '../shared/runtime/auth.js';
  * Payments:
  * 1. creations/s and p99 of `POST /payments/` through the local HTTP server (full pipeline: auth, rate
  *    buckets, rates, CREATE2 address, one TransactWriteItems) beside the raw TransactWriteItems of the same
- *    items (payment, address item, counter, outbox event) issued directly, 10 at a time;
+ *    items (payment, address item, counter, outbox event) issued directly, 10 at a time, the two in turns (rates the
+ *    mean of the runs, p99 their median); and the table operations of one creation, in their round trips;
  * 2. the scanner's calls and time for one block range with 10 and with 10,000 watched deposit addresses: the
  *    same calls (EVM: one eth_getLogs per range; TRON: per block, its events and, when it holds a catalogue
  *    transfer, the block), whatever the number of addresses. The TRON rows use the local TRON node.
  */
 export interface PaymentsBench {
   readonly http: LoadResult;
+  /** One creation's table operations as recorded, in their round trips. */
+  readonly request: RecordedRequest;
   readonly rawTransactPerSecond: number;
+  /** The median of the raw runs' p99 of one write, ms. */
+  readonly rawTransactP99Ms: number;
+  /** HTTP and raw ran in turns, this many runs of each. */
+  readonly slices: number;
   readonly scanner: readonly ScannerFigure[];
 }
 
@@ -92,17 +100,21 @@ export function rawCreationWrite(tenantId: string, deps: Pick<ScannerDeps, 'addr
   return { change, family: 'evm', dailyLimitUsd: null };
 }
 
-async function rawCreates(tenantId: string, seconds: number, deps: Pick<ScannerDeps, 'addresses'>): Promise<number> {
+/** Raw creation writes, 10 at a time: per second, and the p99 of one write (ms). */
+async function rawCreates(tenantId: string, seconds: number, deps: Pick<ScannerDeps, 'addresses'>): Promise<{ perSecond: number; p99Ms: number }> {
   const deadline = Date.now() + seconds * 1000;
-  let done = 0;
+  const latencies: number[] = [];
   const worker = async () => {
     while (Date.now() < deadline) {
-      await dynamoPayments.create(rawCreationWrite(tenantId, deps), new Date());
-      done++;
+      const creation = rawCreationWrite(tenantId, deps);
+      const t0 = performance.now();
+      await dynamoPayments.create(creation, new Date());
+      latencies.push(performance.now() - t0);
     }
   };
   await Promise.all(Array.from({ length: 10 }, worker));
-  return done / seconds;
+  latencies.sort((a, b) => a - b);
+  return { perSecond: latencies.length / seconds, p99Ms: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0 };
 }
 
 /** Writes `count` deposit-address items (watched addresses) of a family directly. */
@@ -121,7 +133,7 @@ async function watchAddresses(family: 'evm' | 'tron', count: number): Promise<vo
   }
 }
 
-export async function benchPayments(options: { seconds: number; watched?: readonly number[]; blocks?: number }): Promise<PaymentsBench> {
+export async function benchPayments(options: { seconds: number; slices?: number; watched?: readonly number[]; blocks?: number }): Promise<PaymentsBench> {
   const stack = await startStack({
     dataDir: null,
     logLevel: 'silent',
@@ -155,8 +167,20 @@ export async function benchPayments(options: { seconds: number; watched?: readon
       body: '{"amount":"25","currency":"USDTERC20"}',
     };
     await load({ ...request, seconds: 2 });
-    const http = await load({ ...request, seconds: options.seconds });
-    const rawTransactPerSecond = await rawCreates(made.tenant.id, options.seconds, payments);
+    // Recorded once warm (the first creation of a fresh stack also takes the first rates snapshot).
+    const recorded = await recordRequest(() => fetch(request.url, { method: request.method, headers: request.headers, body: request.body }));
+    if (recorded.status !== 201) throw new Error(`POST /payments/ answered ${recorded.status}`);
+    await rawCreates(made.tenant.id, 2, payments);
+    // HTTP creations and raw writes in turns, `slices` runs of each.
+    const slices = options.slices ?? 5;
+    const slice = options.seconds / slices;
+    const turns = await alternate(
+      slices,
+      () => load({ ...request, seconds: slice }),
+      () => rawCreates(made.tenant.id, slice, payments),
+    );
+    const http = combine(turns.a);
+    const raw = { perSecond: mean(turns.b.map((r) => r.perSecond)), p99Ms: median(turns.b.map((r) => r.p99Ms)) };
 
     const scanner: ScannerFigure[] = [];
     const owner = await provider.getSigner(0);
@@ -195,7 +219,7 @@ export async function benchPayments(options: { seconds: number; watched?: readon
         chain.close();
       }
     }
-    return { http, rawTransactPerSecond, scanner };
+    return { http, request: recorded, rawTransactPerSecond: raw.perSecond, rawTransactP99Ms: raw.p99Ms, slices, scanner };
   } finally {
     await tron?.close();
     provider.destroy();

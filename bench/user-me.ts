@@ -4,44 +4,29 @@ import { startStack } from '../infra/local/stack.js';
 import { configureTenant } from '../shared/usecases/tenants/manage-tenants.js';
 import { createTenant } from '../shared/usecases/tenants/create-tenant.js';
 import { clientAuthFrom, issueToken } from '../shared/usecases/auth/issue-token.js';
-import { sha256Hex } from '../shared/security/secrets.js';
-import { getAccessToken } from '../shared/store/credentials.js';
-import { getTenant } from '../shared/store/tenants.js';
-import { countRequest, readUsage } from '../shared/store/usage.js';
 import { load, type LoadResult } from './load.js';
+import { alternate, combine, mean, recordRequest, replayPerSecond, type RecordedRequest } from './round-trips.js';
 import { tenantsRuntime } from '../shared/runtime/tenants.js';
 import { authRuntime } from '../shared/runtime/auth.js';
 
 /**
- * `GET /user/me/` through the local HTTP server (event conversion, the full middy pipeline, two reads and
- * two counter updates in DynamoDB Local) beside a bare Node HTTP server answering a fixed JSON body of the
- * same size, measured in the same run with the same load generator.
+ * `GET /user/me/` through the local HTTP server (event conversion, the full middy pipeline, the table operations
+ * of the credential, the tenant, the rate windows and the profile in DynamoDB Local) beside a bare Node HTTP server
+ * answering a fixed JSON body of the same size, and beside the same table operations issued directly (the gateway and
+ * those in turns), measured in the same run with the same load generator.
  */
 export interface UserMeBench {
   readonly gateway: LoadResult;
   readonly bare: LoadResult;
-  /** The same four table operations a /user/me/ request makes, issued directly, 10 at a time. */
+  /** One request's table operations as recorded, in their round trips. */
+  readonly request: RecordedRequest;
+  /** Those operations issued directly, round trip by round trip, 10 at a time. */
   readonly rawStorePerSecond: number;
+  /** The gateway and the direct operations ran in turns, this many runs of each (`seconds / slices` long). */
+  readonly slices: number;
 }
 
-/** Direct SDK calls of one /user/me/ request's table work: token, tenant, usage update, usage query. */
-async function rawStore(tokenHash: string, tenantId: string, seconds: number): Promise<number> {
-  const deadline = Date.now() + seconds * 1000;
-  let done = 0;
-  const worker = async () => {
-    while (Date.now() < deadline) {
-      await getAccessToken(tokenHash);
-      await getTenant(tenantId);
-      await countRequest(tenantId, new Date());
-      await readUsage(tenantId, new Date());
-      done++;
-    }
-  };
-  await Promise.all(Array.from({ length: 10 }, worker));
-  return done / seconds;
-}
-
-export async function benchUserMe(seconds: number): Promise<UserMeBench> {
+export async function benchUserMe(seconds: number, slices = 5): Promise<UserMeBench> {
   const stack = await startStack({
     dataDir: null,
     logLevel: 'silent',
@@ -65,13 +50,22 @@ export async function benchUserMe(seconds: number): Promise<UserMeBench> {
     fixed = await sample.text();
     await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
     const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/user/me/`;
-    // Warm both (JIT, connection pools) before measuring.
-    await load({ url, seconds: 2, headers: { Authorization: `Bearer ${token}` } });
+    const headers = { Authorization: `Bearer ${token}` };
+    // Warm all three (JIT, connection pools) before measuring.
+    await load({ url, seconds: 2, headers });
     await load({ url: bareUrl, seconds: 2 });
-    const gateway = await load({ url, seconds, headers: { Authorization: `Bearer ${token}` } });
+    const request = await recordRequest(() => fetch(url, { headers }));
+    if (request.status !== 200) throw new Error(`GET /user/me/ answered ${request.status}`);
+    await replayPerSecond(request, 2);
     const bareResult = await load({ url: bareUrl, seconds });
-    const rawStorePerSecond = await rawStore(sha256Hex(token), made.tenant.id, seconds);
-    return { gateway, bare: bareResult, rawStorePerSecond };
+    // The gateway and its operations issued directly in turns, `slices` runs of each.
+    const slice = seconds / slices;
+    const turns = await alternate(
+      slices,
+      () => load({ url, seconds: slice, headers }),
+      () => replayPerSecond(request, slice),
+    );
+    return { gateway: combine(turns.a), bare: bareResult, request, rawStorePerSecond: mean(turns.b), slices };
   } finally {
     bare.close();
     await stack.stop();

@@ -1,0 +1,122 @@
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  TransactGetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { db } from '../shared/store/client.js';
+import type { LoadResult } from './load.js';
+import { describeWave, traceCalls, waves, type TracedCall } from '../shared/store/call-trace.js';
+
+/**
+ * The table operations one HTTP request makes, recorded on the document client the local stack's Lambdas share
+ * with this process (shared/store/call-trace.ts), as sequential round trips; and the same operations issued
+ * directly, round trip by round trip, as the baseline a request's rate is set beside.
+ */
+export interface RecordedRequest {
+  readonly status: number;
+  /** The calls, grouped into round trips. */
+  readonly waves: readonly (readonly TracedCall[])[];
+  readonly operations: number;
+  /** `BatchGetItem; UpdateItem; GetItem + 4 x Query`. */
+  readonly described: string;
+}
+
+/**
+ * Sends one request and records its table calls, once the table has seen no call for a while (the requests of a load
+ * run just ended may still be answering).
+ */
+export async function recordRequest(send: () => Promise<Response>): Promise<RecordedRequest> {
+  const trace = traceCalls();
+  try {
+    for (let quiet = false; !quiet;) {
+      trace.reset();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      quiet = trace.calls().length === 0 && trace.pending() === 0;
+    }
+    const res = await send();
+    await res.arrayBuffer();
+    const grouped = waves(trace.calls());
+    return { status: res.status, waves: grouped, operations: trace.calls().length, described: grouped.map(describeWave).join('; ') };
+  } finally {
+    trace.stop();
+  }
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each command takes its own input type
+const COMMANDS: Record<string, new (input: any) => any> = {
+  GetItemCommand: GetCommand,
+  BatchGetItemCommand: BatchGetCommand,
+  QueryCommand,
+  ScanCommand,
+  TransactGetItemsCommand: TransactGetCommand,
+  PutItemCommand: PutCommand,
+  UpdateItemCommand: UpdateCommand,
+  DeleteItemCommand: DeleteCommand,
+  BatchWriteItemCommand: BatchWriteCommand,
+  TransactWriteItemsCommand: TransactWriteCommand,
+};
+
+/**
+ * The recorded operations issued again, directly, round trip by round trip (the calls of one round trip together),
+ * by `concurrency` workers for `seconds`: how many times per second the whole set completes. Reads and counter
+ * updates only (a recorded conditional write would be refused the second time).
+ */
+export async function replayPerSecond(recorded: RecordedRequest, seconds: number, concurrency = 10): Promise<number> {
+  const rounds = recorded.waves.map((wave) =>
+    wave.map((call) => {
+      const Command = COMMANDS[call.command];
+      if (!Command) throw new Error(`cannot replay ${call.command}`);
+      return () => db().send(new Command(call.input));
+    }),
+  );
+  const deadline = Date.now() + seconds * 1000;
+  let done = 0;
+  const worker = async () => {
+    while (Date.now() < deadline) {
+      for (const round of rounds) await Promise.all(round.map((issue) => issue()));
+      done++;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return done / seconds;
+}
+
+/**
+ * `a` and `b` in turns, `slices` times each: on a shared machine a change in load then weighs on both figures alike,
+ * where one long run of each would set a busy minute beside a quiet one.
+ */
+export async function alternate<A, B>(slices: number, a: () => Promise<A>, b: () => Promise<B>): Promise<{ readonly a: A[]; readonly b: B[] }> {
+  const as: A[] = [];
+  const bs: B[] = [];
+  for (let i = 0; i < slices; i++) {
+    as.push(await a());
+    bs.push(await b());
+  }
+  return { a: as, b: bs };
+}
+
+export const mean = (values: readonly number[]): number => values.reduce((s, v) => s + v, 0) / Math.max(1, values.length);
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+/** Load runs of equal length as one: mean rate, median percentiles, summed failures. */
+export function combine(runs: readonly LoadResult[]): LoadResult {
+  return {
+    requestsPerSecond: mean(runs.map((r) => r.requestsPerSecond)),
+    p50Ms: median(runs.map((r) => r.p50Ms)),
+    p99Ms: median(runs.map((r) => r.p99Ms)),
+    non2xx: runs.reduce((s, r) => s + r.non2xx, 0),
+    errors: runs.reduce((s, r) => s + r.errors, 0),
+  };
+}
