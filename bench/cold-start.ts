@@ -13,7 +13,8 @@ import type { ApiBundle } from '../infra/cdk/api-bundles.js';
  * (values CloudFormation resolves at deploy time replaced by placeholders of the same kind), `NODE_OPTIONS` as CDK
  * sets it (`--enable-source-maps`), and the variables the Lambda runtime sets. What is timed is the import alone:
  * from just before `import()` to its settling (the module graph loaded, linked and evaluated: the Lambda's init
- * phase for this handler), not Node's own start.
+ * phase for this handler), not Node's own start; beside it, the CPU time the process spent meanwhile (user + system,
+ * `process.cpuUsage`), which other load on the machine disturbs far less than the elapsed time.
  *
  * The baseline is the same import of what every API Lambda loads from the runtime anyway, `@aws-sdk/lib-dynamodb`
  * and `@aws-sdk/client-dynamodb`, in processes started the same way. A round imports the baseline once, then every
@@ -31,12 +32,15 @@ export interface ColdStartRow {
   readonly budget: number;
   /** Median import milliseconds. */
   readonly importMs: number;
+  /** Median CPU milliseconds of the process during the import. */
+  readonly cpuMs: number;
 }
 
 export interface ColdStartBench {
   readonly rows: readonly ColdStartRow[];
   /** Median import milliseconds of `@aws-sdk/lib-dynamodb` + `@aws-sdk/client-dynamodb`. */
   readonly baselineMs: number;
+  readonly baselineCpuMs: number;
   readonly rounds: number;
   readonly node: string;
   readonly cpus: number;
@@ -64,13 +68,23 @@ function lambdaEnvironment(bundle: ApiBundle, name = bundle.name): Record<string
   return env;
 }
 
-/** Milliseconds of one import in a fresh process. */
-function timeImport(imports: string, env: Record<string, string>): number {
-  const script = `const t0 = performance.now(); ${imports} process.stdout.write(String(performance.now() - t0));`;
+interface Timing {
+  readonly ms: number;
+  readonly cpuMs: number;
+}
+
+/** Elapsed and CPU milliseconds of one import in a fresh process. */
+function timeImport(imports: string, env: Record<string, string>): Timing {
+  const script = [
+    'const c0 = process.cpuUsage(); const t0 = performance.now();',
+    imports,
+    'const ms = performance.now() - t0; const c = process.cpuUsage(c0);',
+    'process.stdout.write(JSON.stringify({ ms, cpuMs: (c.user + c.system) / 1000 }));',
+  ].join(' ');
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-  const ms = Number(out);
-  if (!Number.isFinite(ms)) throw new Error(`Unexpected output of an import: ${out}`);
-  return ms;
+  const timing = JSON.parse(out) as Timing;
+  if (!Number.isFinite(timing.ms) || !Number.isFinite(timing.cpuMs)) throw new Error(`Unexpected output of an import: ${out}`);
+  return timing;
 }
 
 const median = (values: readonly number[]): number => {
@@ -89,19 +103,24 @@ export async function benchColdStart(options: { readonly rounds?: number } = {})
     const baselineEnv = lambdaEnvironment(bundles[0] as ApiBundle, 'baseline');
     const baselineImports = "await import('@aws-sdk/lib-dynamodb'); await import('@aws-sdk/client-dynamodb');";
     const bundleImports = (b: ApiBundle) => `await import(${JSON.stringify(pathToFileURL(b.bundlePath).href)});`;
-    const baseline: number[] = [];
-    const times = new Map<string, number[]>(bundles.map((b) => [b.name, []]));
+    const baseline: Timing[] = [];
+    const times = new Map<string, Timing[]>(bundles.map((b) => [b.name, []]));
     for (let round = -1; round < rounds; round++) {
       const base = timeImport(baselineImports, baselineEnv);
       if (round >= 0) baseline.push(base);
       for (const b of bundles) {
-        const ms = timeImport(bundleImports(b), lambdaEnvironment(b));
-        if (round >= 0) times.get(b.name)?.push(ms);
+        const timing = timeImport(bundleImports(b), lambdaEnvironment(b));
+        if (round >= 0) times.get(b.name)?.push(timing);
       }
     }
+    const rows = bundles.map((b) => {
+      const t = times.get(b.name) ?? [];
+      return { name: b.name, bytes: b.bytes, budget: bundleBudget(b.name), importMs: median(t.map((x) => x.ms)), cpuMs: median(t.map((x) => x.cpuMs)) };
+    });
     return {
-      rows: bundles.map((b) => ({ name: b.name, bytes: b.bytes, budget: bundleBudget(b.name), importMs: median(times.get(b.name) ?? []) })),
-      baselineMs: median(baseline),
+      rows,
+      baselineMs: median(baseline.map((x) => x.ms)),
+      baselineCpuMs: median(baseline.map((x) => x.cpuMs)),
       rounds,
       node: process.version,
       cpus: cpus().length,

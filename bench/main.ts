@@ -252,12 +252,22 @@ async function main(): Promise<void> {
     table(
       `Cold start: each API Lambda's index.mjs as CDK bundles it, median import of ${c.rounds} fresh Node processes (Lambda environment) vs @aws-sdk/lib-dynamodb + client-dynamodb alone`,
       [
-        ['', 'bytes', 'budget', 'import ms', 'ratio'],
-        ['baseline: lib-dynamodb + client-dynamodb', '', '', fmt(c.baselineMs, 1), '1.00'],
-        ...c.rows.map((r) => [r.name, fmt(r.bytes), fmt(r.budget), fmt(r.importMs, 1), fmt(r.importMs / c.baselineMs, 2)]),
+        ['', 'bytes', 'budget', 'import ms', 'ratio', 'CPU ms', 'CPU ratio'],
+        ['baseline: lib-dynamodb + client-dynamodb', '', '', fmt(c.baselineMs, 1), '1.00', fmt(c.baselineCpuMs, 1), '1.00'],
+        ...c.rows.map((r) => [
+          r.name,
+          fmt(r.bytes),
+          fmt(r.budget),
+          fmt(r.importMs, 1),
+          fmt(r.importMs / c.baselineMs, 2),
+          fmt(r.cpuMs, 1),
+          fmt(r.cpuMs / c.baselineCpuMs, 2),
+        ]),
       ],
     );
-    console.log(`  (Node ${c.node}, ${c.cpus} CPUs; the import alone, from just before import() to its settling; a first round discarded)`);
+    console.log(
+      `  (Node ${c.node}, ${c.cpus} CPUs; the import alone, from just before import() to its settling, and the process's CPU time meanwhile; a first round discarded)`,
+    );
   }
 }
 
