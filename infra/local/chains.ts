@@ -12,7 +12,7 @@ import { tronAddressFromBytes } from '../../shared/chain/tron/create2.js';
 import { CURRENCY_LIST, NETWORKS } from '../../shared/domain/currencies.js';
 import type { NetworkCode, NetworkDefinition } from '../../shared/domain/currencies.js';
 import type { AnvilInstance } from './anvil.js';
-import { deployTestToken, ensureForwarderFactory, mintTestToken } from './dev/deploy.js';
+import { deployBatchPayout, deployTestToken, ensureForwarderFactory, mintTestToken } from './dev/deploy.js';
 import type { TestTokenSpec } from './dev/deploy.js';
 import type { Logger } from './log.js';
 import { startTronNode } from './tron.js';
@@ -150,6 +150,8 @@ export interface LocalChainContracts {
 export interface LocalContracts {
   readonly forwarderFactory: string;
   readonly forwarderImplementation: string;
+  /** The hot wallet's batch payout contract (contracts/BatchPayout.sol), at the same address on every chain. */
+  readonly batchPayout: string;
   readonly hotWallet: string;
   readonly owner: string;
   readonly treasury: string;
@@ -160,6 +162,7 @@ export interface LocalContracts {
 interface ChainDeployment {
   readonly factory: string;
   readonly implementation: string;
+  readonly batchPayout: string;
   readonly hotWallet: string;
   readonly owner: string;
   readonly treasury: string;
@@ -179,6 +182,8 @@ async function deployOnChain(chain: LocalEvmChain, kms: KMSClient, signingKeyId:
     const treasury = await provider.getSigner(1);
     const hotWallet = await new KmsSigner(kms, signingKeyId, provider).getAddress();
     const factory = await ensureForwarderFactory(owner, { owner: owner.address, hotWallet, treasury: treasury.address });
+    // Pays many ERC-20 withdrawals in one transaction once the hot wallet has approved it for a token (the batcher asks).
+    const batchPayout = await deployBatchPayout(owner, { hotWallet });
     const tokens: Record<string, string> = {};
     for (const [symbol, spec] of Object.entries(localTestTokens(chain.network))) tokens[symbol] = await deployTestToken(owner, spec);
     // The hot wallet pays gas for sweeps and withdrawals ...
@@ -191,7 +196,15 @@ async function deployOnChain(chain: LocalEvmChain, kms: KMSClient, signingKeyId:
       const held = (await new Contract(token, ERC20_ABI, provider).getFunction('balanceOf')(hotWallet)) as bigint;
       if (held < float / 2n) await mintTestToken(owner, token, hotWallet, float - held);
     }
-    return { factory: factory.factory, implementation: factory.implementation, hotWallet, owner: owner.address, treasury: treasury.address, tokens };
+    return {
+      factory: factory.factory,
+      implementation: factory.implementation,
+      batchPayout: batchPayout.address,
+      hotWallet,
+      owner: owner.address,
+      treasury: treasury.address,
+      tokens,
+    };
   } finally {
     provider.destroy();
   }
@@ -210,16 +223,18 @@ export async function deployContracts(chains: readonly LocalEvmChain[], kms: KMS
   chains.forEach((chain, i) => {
     const d = deployments[i] as ChainDeployment;
     if (d.factory !== first.factory) throw new Error(`the forwarder factory is at ${d.factory} on ${chain.network}, not ${first.factory}`);
+    if (d.batchPayout !== first.batchPayout) throw new Error(`the batch payout contract is at ${d.batchPayout} on ${chain.network}, not ${first.batchPayout}`);
     networks[chain.network] = { chainId: chain.chainId, tokens: d.tokens };
   });
   log.info(
-    `contracts: factory ${first.factory} on ${chains.map((c) => c.network).join(', ')}; tokens ${chains
+    `contracts: factory ${first.factory}, batch payout ${first.batchPayout} on ${chains.map((c) => c.network).join(', ')}; tokens ${chains
       .map((c) => `${c.network} ${Object.keys(networks[c.network]?.tokens ?? {}).join('/') || '-'}`)
       .join(', ')}`,
   );
   return {
     forwarderFactory: first.factory,
     forwarderImplementation: first.implementation,
+    batchPayout: first.batchPayout,
     hotWallet: first.hotWallet,
     owner: first.owner,
     treasury: first.treasury,
@@ -230,13 +245,14 @@ export async function deployContracts(chains: readonly LocalEvmChain[], kms: KMS
 
 /**
  * What the handlers learn of the local EVM chains: `EVM_RPC_URLS` for every network, and once the contracts
- * are deployed, `FORWARDER_FACTORIES` for every network and `TOKEN_CONTRACTS` mapping each catalogue currency
+ * are deployed, `FORWARDER_FACTORIES` for every network, `WITHDRAWAL_BATCH_CONTRACT` and `TOKEN_CONTRACTS` mapping each catalogue currency
  * with a contract to the test token of its network and symbol.
  */
 export function evmEnv(chains: readonly LocalEvmChain[], contracts: LocalContracts | undefined): Record<string, string> {
   const env: Record<string, string> = { EVM_RPC_URLS: JSON.stringify(Object.fromEntries(chains.map((c) => [c.network, c.rpcUrl]))) };
   if (!contracts) return env;
   env.FORWARDER_FACTORIES = JSON.stringify(Object.fromEntries(chains.map((c) => [c.network, contracts.forwarderFactory])));
+  env.WITHDRAWAL_BATCH_CONTRACT = contracts.batchPayout;
   const tokens: Record<string, string> = {};
   for (const currency of CURRENCY_LIST) {
     const address = contracts.networks[currency.network]?.tokens[currency.token];
