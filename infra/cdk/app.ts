@@ -5,7 +5,7 @@ import { GatewayStack } from './gateway-stack.js';
  * `cdk synth|deploy [-c stage=dev] [-c alarmEmail=ops@example.com] [-c publicBaseUrl=https://api.example.com] [-c evmRpcUrls='{"ETH":"https://..."}']
  *  [-c hotWalletMinBalance='{"ETH":"0.05"}'] [-c sweepStuckMinutes=15] [-c withdrawalStuckMinutes=30]
  *  [-c forwarderFactories='{"ETH":"0x...","TRX":"T..."}'] [-c forwarderImplementationTrx=T...] [-c tronApiUrl=https://api.trongrid.io]
- *  [-c tokenContracts='{"USDTERC20":"0x..."}']`;
+ *  [-c tokenContracts='{"USDTERC20":"0x..."}'] [-c withdrawalBatchContract=0x...]`;
  * the stage can also come from $STAGE. `local` is the embedded stack (infra/local), never a deployment.
  */
 const app = new App();
@@ -38,6 +38,8 @@ const forwarderFactories = json('forwarderFactories');
 const tokenContracts = json('tokenContracts');
 const forwarderImplementationTrx = context('forwarderImplementationTrx');
 const tronApiUrl = context('tronApiUrl');
+/** The hot wallet's BatchPayout contract (infra/local/dev/deploy.ts `deployBatchPayout`): ERC-20 withdrawals go in batches. */
+const withdrawalBatchContract = context('withdrawalBatchContract');
 const withdrawalStuckMinutes = minutes('withdrawalStuckMinutes');
 /** `-c platformLimits='{"max_payment_amount":"50000.00"}'`: the platform's default tenant limits in USD. */
 const platformLimits = json('platformLimits');
@@ -59,6 +61,7 @@ const stack = new GatewayStack(app, `PaymentGateway-${stage}`, {
     ...(forwarderImplementationTrx ? { forwarderImplementationTrx } : {}),
     ...(tronApiUrl ? { tronApiUrl } : {}),
     ...(tokenContracts ? { tokenContracts } : {}),
+    ...(withdrawalBatchContract ? { withdrawalBatchContract } : {}),
   },
 });
 Tags.of(stack).add('service', 'payment-gateway');

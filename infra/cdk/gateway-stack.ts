@@ -65,6 +65,8 @@ export interface GatewayStackProps extends StackProps {
     readonly tronApiUrl?: string;
     readonly solanaRpcUrl?: string;
     readonly tokenContracts?: Readonly<Record<string, string>>;
+    /** `WITHDRAWAL_BATCH_CONTRACT`: the hot wallet's BatchPayout contract, the same address on every EVM network. */
+    readonly withdrawalBatchContract?: string;
   };
   /** `HOT_WALLET_MIN_BALANCE`: minimum native balance of the hot wallet per network, `{"ETH":"0.05"}` (default none). */
   readonly hotWalletMinBalance?: Readonly<Record<string, string>>;
@@ -133,6 +135,7 @@ export class GatewayStack extends Stack {
       // Every function reads it (SOL withdrawals are served with it); only the Solana signer may use the key.
       ...(keys.solanaFeePayerKey ? { SOLANA_FEE_PAYER_KEY_ID: keys.solanaFeePayerKey.keyId } : {}),
       ...(props.chains?.tokenContracts ? { TOKEN_CONTRACTS: JSON.stringify(props.chains.tokenContracts) } : {}),
+      ...(props.chains?.withdrawalBatchContract ? { WITHDRAWAL_BATCH_CONTRACT: props.chains.withdrawalBatchContract } : {}),
       ...monitoring,
       ...limitsEnvironment(props),
       ...Object.fromEntries(queues.all.map((q) => [queueUrlEnv(q.definition.name), q.queue.queueUrl])),

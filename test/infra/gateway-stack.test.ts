@@ -143,8 +143,9 @@ describe('public pages (the hosted checkout)', () => {
     expect(Object.keys(variables).sort()).toEqual(['NODE_OPTIONS', 'STAGE', 'TABLE_NAME']);
     const built = buildStack(undefined, { chains: { tokenContracts: { USDTERC20: '0x2222222222222222222222222222222222222222' } } });
     const fn = built.stack.functions.get(name);
-    const withContracts = (props(built.template, built.stack.getLogicalId(fn?.node.defaultChild as CfnElement)).Environment as { Variables: Record<string, unknown> })
-      .Variables;
+    const withContracts = (
+      props(built.template, built.stack.getLogicalId(fn?.node.defaultChild as CfnElement)).Environment as { Variables: Record<string, unknown> }
+    ).Variables;
     expect(Object.keys(withContracts).sort()).toEqual(['NODE_OPTIONS', 'STAGE', 'TABLE_NAME', 'TOKEN_CONTRACTS']);
   });
 });
@@ -278,6 +279,7 @@ describe('chain settings', () => {
       forwarderImplementationTrx: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
       tronApiUrl: 'https://api.trongrid.io',
       tokenContracts: { USDTERC20: '0x2222222222222222222222222222222222222222' },
+      withdrawalBatchContract: '0x3333333333333333333333333333333333333333',
     };
     const built = buildStack(undefined, { chains }).template;
     const functions = resources(built, 'AWS::Lambda::Function');
@@ -294,6 +296,7 @@ describe('chain settings', () => {
         FORWARDER_IMPLEMENTATION_TRX: chains.forwarderImplementationTrx,
         TRON_API_URL: chains.tronApiUrl,
         TOKEN_CONTRACTS: JSON.stringify(chains.tokenContracts),
+        WITHDRAWAL_BATCH_CONTRACT: chains.withdrawalBatchContract,
       });
     }
     // Without them: no factory (no network takes payments), TRON off.
@@ -301,6 +304,6 @@ describe('chain settings', () => {
       .map((r) => (r.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables)
       .filter((v) => v?.STAGE === STAGE);
     expect(plain.length).toBe(API_FUNCTIONS.length + WORKER_FUNCTIONS.length);
-    for (const v of plain) expect([v?.FORWARDER_FACTORIES ?? '{}', v?.TRON_API_URL]).toEqual(['{}', undefined]);
+    for (const v of plain) expect([v?.FORWARDER_FACTORIES ?? '{}', v?.TRON_API_URL, v?.WITHDRAWAL_BATCH_CONTRACT]).toEqual(['{}', undefined, undefined]);
   });
 });
