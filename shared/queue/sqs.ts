@@ -52,39 +52,39 @@ function delayOf(seconds: number | undefined): number | undefined {
 }
 
 /**
- * Sends messages with SendMessageBatch, ten per call. Resolves to the ids of the messages SQS did not
- * accept (a failed call fails all of its messages); never throws for a partial failure.
+ * Sends messages with SendMessageBatch, ten per call, the calls side by side (a stream batch of 100 events costs
+ * one round trip, not ten). Resolves to the ids of the messages SQS did not accept (a failed call fails all of
+ * its messages), in the order given; never throws for a partial failure.
  */
 export async function sendBatch(queue: string, messages: readonly OutgoingMessage[]): Promise<string[]> {
-  const failed: string[] = [];
   const { SendMessageBatchCommand } = await sdk();
-  for (let start = 0; start < messages.length; start += MAX_BATCH) {
-    const chunk = messages.slice(start, start + MAX_BATCH);
-    try {
-      const result = await (
-        await sqs()
-      ).send(
-        new SendMessageBatchCommand({
-          QueueUrl: queue,
-          Entries: chunk.map((m, i) => ({
-            Id: entryId(i),
-            MessageBody: m.body,
-            DelaySeconds: delayOf(m.delaySeconds),
-            MessageAttributes: attributesOf(m.attributes),
-          })),
-        }),
-      );
-      for (const f of result.Failed ?? []) {
-        const index = Number((f.Id ?? '').slice(1));
-        const message = chunk[index];
-        if (message) failed.push(message.id);
+  const chunks: OutgoingMessage[][] = [];
+  for (let start = 0; start < messages.length; start += MAX_BATCH) chunks.push(messages.slice(start, start + MAX_BATCH));
+  const failed = await Promise.all(
+    chunks.map(async (chunk): Promise<string[]> => {
+      try {
+        const result = await (
+          await sqs()
+        ).send(
+          new SendMessageBatchCommand({
+            QueueUrl: queue,
+            Entries: chunk.map((m, i) => ({
+              Id: entryId(i),
+              MessageBody: m.body,
+              DelaySeconds: delayOf(m.delaySeconds),
+              MessageAttributes: attributesOf(m.attributes),
+            })),
+          }),
+        );
+        const refused = new Set((result.Failed ?? []).map((f) => Number((f.Id ?? '').slice(1))));
+        return chunk.filter((_, i) => refused.has(i)).map((m) => m.id);
+      } catch (error) {
+        logger.error('SendMessageBatch failed', { queue, error: errorField(error) });
+        return chunk.map((m) => m.id);
       }
-    } catch (error) {
-      logger.error('SendMessageBatch failed', { queue, error: errorField(error) });
-      failed.push(...chunk.map((m) => m.id));
-    }
-  }
-  return failed;
+    }),
+  );
+  return failed.flat();
 }
 
 /** The queue-sender port over SQS: queue names resolved to the URLs the environment gives. */

@@ -88,6 +88,27 @@ describe('event router', () => {
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'seq-2' }]);
   });
 
+  it('sends a stream batch of 100 events as ten SendMessageBatch calls of ten, all ten in flight at once', async () => {
+    let pending = 0;
+    let most = 0;
+    sqs.on(SendMessageBatchCommand).callsFake(async (input: { Entries: { Id: string }[] }) => {
+      most = Math.max(most, ++pending);
+      await new Promise((resolve) => setImmediate(resolve));
+      pending--;
+      return { Successful: input.Entries.map((e) => ({ Id: e.Id, MessageId: `id-${e.Id}`, MD5OfMessageBody: 'x' })), Failed: [] };
+    });
+    const events = Array.from({ length: 100 }, (_, i) => outboxEvent('t1', 'payment_status_update', { n: i }, { eventId: `e${i}` }));
+    const result = await handler({ Records: events.map((e, i) => record(e, `seq-${i}`)) });
+
+    const calls = sqs.commandCalls(SendMessageBatchCommand);
+    expect(calls.map((c) => c.args[0].input.Entries?.length)).toEqual(Array.from({ length: 10 }, () => 10));
+    expect(most).toBe(10);
+    // Every event once, in order.
+    const sent = calls.flatMap((c) => (c.args[0].input.Entries ?? []).map((e) => (parse(e.MessageBody ?? '') as { event_id: string }).event_id));
+    expect(sent).toEqual(events.map((e) => e.eventId));
+    expect(result.batchItemFailures).toEqual([]);
+  });
+
   it('reports every record of a batch whose call failed, and unreadable records', async () => {
     sqs.on(SendMessageBatchCommand).rejects(new Error('unreachable'));
     const bad = {
