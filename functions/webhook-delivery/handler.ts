@@ -3,9 +3,9 @@ import { RetryLater, sqsWorker } from '../../shared/runtime/worker.js';
 import { handleWebhookMessage } from '../../shared/usecases/webhooks/deliver.js';
 
 /**
- * The webhook-delivery worker: each message is an outbox event from the event router (planned into deliveries)
- * or one delivery attempt (shared/usecases/webhooks/deliver.ts). Messages run concurrently; what must come back
- * later is reported as a partial batch failure.
+ * The webhook-delivery worker: each message is an outbox event from the event router (planned into deliveries,
+ * whose first attempts it sends at once) or one delivery attempt (a retry; shared/usecases/webhooks/deliver.ts).
+ * Messages run concurrently; what must come back later is reported as a partial batch failure.
  */
 const deps = webhooksRuntime();
 

@@ -76,6 +76,8 @@ export const dynamoWebhookDeliveries: WebhookDeliveryRepository = {
             attempts: delivery.attempts,
             created_at: delivery.createdAt,
             next_due_at: delivery.nextDueAt,
+            // Created already claimed (the first attempt sent by the worker that plans it), or free.
+            ...(delivery.leaseToken !== null ? { lease_token: delivery.leaseToken, lease_until: delivery.leaseUntil } : {}),
             ttl: ttlAfterDays(now, DELIVERY_LOG_DAYS),
           },
           ConditionExpression: 'attribute_not_exists(pk)',

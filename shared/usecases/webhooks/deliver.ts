@@ -17,7 +17,7 @@ import {
   subscriptionMatches,
 } from '../../domain/webhooks.js';
 import type { Delivery, Destination } from '../../domain/webhooks.js';
-import type { DeliveryPorts, QueuedMessage, SecretBox, WebhookAnswer, WebhookSettingsRepository } from './ports.js';
+import type { DeliveryPorts, QueuedMessage, WebhookAnswer } from './ports.js';
 import { signatureHeaders } from './signing.js';
 
 /**
@@ -25,19 +25,24 @@ import { signatureHeaders } from './signing.js';
  *
  * 1. The event router forwards each committed outbox event to the `webhook-delivery` queue, body
  *    `{event_id, tenant_id, type, occurred_at, payload}` (functions/event-router/handler.ts, `messageBody`).
- * 2. The worker PLANS it: envelope A to the payload's `callback_url` if present, else to the tenant's variant-A
- *    URL (if its `enabled_events` take the type); envelope B to every ACTIVE variant-B subscription that matches.
- *    Each (event, destination) becomes a delivery item keyed by the natural id `<event id>.a` or
- *    `<event id>.s.<subscription id>` (created only if absent), and one delivery message per delivery is enqueued:
+ * 2. The worker PLANS it, from one fresh read of the tenant's configuration (the variant-A settings for a
+ *    delivery event, the subscriptions for a subscription event): envelope A to the payload's `callback_url` if
+ *    present, else to the tenant's variant-A URL (if its `enabled_events` take the type); envelope B to every
+ *    ACTIVE variant-B subscription that matches. Each (event, destination) becomes a delivery item keyed by the
+ *    natural id `<event id>.a` or `<event id>.s.<subscription id>`, created only if absent and already holding
+ *    the lease of attempt 1, which the worker then SENDS at once (below), the deliveries of one event side by
+ *    side. A replayed event finds its deliveries: one still waiting for its first attempt gets a delivery message
+ *    instead, so it is sent once the lease of the crashed attempt runs out:
  *
  *      {"kind":"webhook_delivery","v":1,"tenant_id":"…","delivery_id":"…","attempt":1,"due_at":"<ISO 8601>"}
  *
- * 3. The worker SENDS a delivery message: early (before `due_at`) → re-enqueued for the rest (at most 900 s);
- *    otherwise it claims attempt n with a conditional write (pending, n-1 attempts recorded, no live lease), posts,
- *    enqueues attempt n+1 on failure (1 m, 5 m, 15 m, 1 h, 4 h after attempt n), logs the attempt and records the
- *    outcome. A duplicate message, or one redelivered after a success was recorded, finds the delivery done and
- *    is dropped; one redelivered after a crash mid-attempt finds the lease expired and sends again with the same
- *    `webhook-id` (the event id).
+ * 3. A delivery message is a retry (or a redelivery, or an attempt a replay handed back): early (before
+ *    `due_at`) → re-enqueued for the rest (at most 900 s); otherwise the worker claims attempt n with a
+ *    conditional write (pending, n-1 attempts recorded, no live lease) and SENDS it.
+ * 4. Sending: posts, enqueues attempt n+1 on failure (1 m, 5 m, 15 m, 1 h, 4 h after attempt n), logs the attempt
+ *    and records the outcome. A duplicate message, or one redelivered after a success was recorded, finds the
+ *    delivery done and is dropped; one redelivered after a crash mid-attempt finds the lease expired and sends
+ *    again with the same `webhook-id` (the event id).
  */
 
 /** What the delivery worker needs: the ports of ./ports.ts. */
@@ -108,19 +113,43 @@ function envelopeABody(event: EventMessage): string {
   return stringifyExact(envelopeA(event.type, data, event.occurred_at));
 }
 
-/** The deliveries an event yields (pure apart from reading the tenant's settings and subscriptions). */
-export async function deliveriesFor(event: EventMessage, now: Date, deps: Pick<DeliveryDeps, 'webhookSettings' | 'webhookSubscriptions'>): Promise<Delivery[]> {
+/** Where a delivery goes and the sealed secret it is signed with (null: unsigned). */
+interface Target {
+  readonly url: string;
+  readonly secretCipher: string | null;
+  readonly subscriptionId: string | null;
+}
+
+/** A delivery an event yields, with its target as read when planning. */
+export interface PlannedDelivery {
+  readonly delivery: Delivery;
+  readonly target: Target;
+}
+
+/**
+ * The deliveries an event yields (pure apart from one read: the tenant's variant-A settings for a delivery event,
+ * its subscriptions for a subscription event), each with the target its first attempt is sent to.
+ */
+export async function deliveriesFor(
+  event: EventMessage,
+  now: Date,
+  deps: Pick<DeliveryDeps, 'webhookSettings' | 'webhookSubscriptions'>,
+): Promise<PlannedDelivery[]> {
   const base = { tenantId: event.tenant_id, eventId: event.event_id, eventType: event.type, webhookId: event.event_id };
-  const out: Delivery[] = [];
+  const out: PlannedDelivery[] = [];
   if (isDeliveryEvent(event.type)) {
+    // Per-object callbacks and the default URL are signed with the tenant's variant-A secret (unsigned without one).
+    const settings = await deps.webhookSettings.get(event.tenant_id);
     const callback = event.payload.callback_url;
     let destination: Destination | null = null;
     if (typeof callback === 'string' && callback !== '') destination = { kind: 'callback', url: callback };
-    else {
-      const settings = await cachedSettings(deps.webhookSettings, event.tenant_id);
-      if (settings && defaultUrlReceives(settings.enabledEvents, event.type)) destination = { kind: 'default', url: settings.url };
+    else if (settings && defaultUrlReceives(settings.enabledEvents, event.type)) destination = { kind: 'default', url: settings.url };
+    if (destination) {
+      out.push({
+        delivery: newDelivery({ ...base, deliveryId: variantADeliveryId(event.event_id), destination, body: envelopeABody(event) }, now),
+        target: { url: destination.url, secretCipher: settings?.secretCipher ?? null, subscriptionId: null },
+      });
     }
-    if (destination) out.push(newDelivery({ ...base, deliveryId: variantADeliveryId(event.event_id), destination, body: envelopeABody(event) }, now));
   }
   if (isSubscriptionEvent(event.type)) {
     const subscriptions = (await deps.webhookSubscriptions.list(event.tenant_id)).filter(
@@ -129,69 +158,60 @@ export async function deliveriesFor(event: EventMessage, now: Date, deps: Pick<D
     const body = stringifyExact(envelopeB(event.event_id, event.type, event.occurred_at, event.payload));
     for (const s of subscriptions) {
       const destination: Destination = { kind: 'subscription', url: s.url, subscriptionId: s.id };
-      out.push(newDelivery({ ...base, deliveryId: subscriptionDeliveryId(event.event_id, s.id), destination, body }, now));
+      out.push({
+        delivery: newDelivery({ ...base, deliveryId: subscriptionDeliveryId(event.event_id, s.id), destination, body }, now),
+        target: { url: s.url, secretCipher: s.secretCipher, subscriptionId: s.id },
+      });
     }
   }
   return out;
 }
 
-/** Creates the event's deliveries (idempotent) and enqueues the first attempt of each not yet attempted. */
+/**
+ * Creates the event's deliveries (idempotent), each holding the lease of attempt 1, and sends those it created at
+ * once, side by side. A delivery that existed already (a replayed event) and still waits for its first attempt
+ * gets a delivery message (duplicates are harmless: the claim decides). Throws, once every attempt is over, if
+ * one of them failed to run, so that the event comes back.
+ */
 export async function planDeliveries(event: EventMessage, deps: DeliveryDeps): Promise<Delivery[]> {
   const now = deps.clock.now();
-  const deliveries = await deliveriesFor(event, now, deps);
+  const planned = await deliveriesFor(event, now, deps);
+  const leaseUntil = new Date(now.getTime() + LEASE_MS).toISOString();
   const messages: QueuedMessage[] = [];
-  for (const delivery of deliveries) {
-    const created = await deps.webhookDeliveries.create(delivery, now);
-    // A replayed event re-sends the first message unless an attempt is recorded (duplicates are harmless).
-    const current = created ? delivery : await deps.webhookDeliveries.get(delivery.tenantId, delivery.deliveryId);
-    if (current && current.status === 'pending' && current.attempts === 0) {
-      messages.push({
-        body: deliveryMessageBody({ tenant_id: delivery.tenantId, delivery_id: delivery.deliveryId, attempt: 1, due_at: now.toISOString() }),
-        delaySeconds: 0,
-      });
-    }
-  }
+  const runs = await Promise.allSettled(
+    planned.map(async ({ delivery, target }) => {
+      const token = randomUUID();
+      const claimed: Delivery = { ...delivery, leaseToken: token, leaseUntil };
+      if (await deps.webhookDeliveries.create(claimed, now)) {
+        await sendAttempt(claimed, 1, token, target, now, deps);
+        return;
+      }
+      const current = await deps.webhookDeliveries.get(delivery.tenantId, delivery.deliveryId);
+      if (current && current.status === 'pending' && current.attempts === 0) {
+        messages.push({
+          body: deliveryMessageBody({ tenant_id: delivery.tenantId, delivery_id: delivery.deliveryId, attempt: 1, due_at: now.toISOString() }),
+          delaySeconds: 0,
+        });
+      }
+    }),
+  );
   if (messages.length > 0) await deps.deliveryQueue.send(messages);
-  return deliveries;
+  const failed = runs.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return planned.map((p) => p.delivery);
 }
 
 /* ------------------------------------------------------------------ sending -------------------------------- */
 
-/**
- * Variant-A settings for PLANNING, cached briefly per process and repository (a URL or enabled_events change
- * applies within 5 s); the secret used to sign is always read fresh.
- */
-const SETTINGS_CACHE_MS = 5000;
-type CachedSettings = Awaited<ReturnType<WebhookSettingsRepository['get']>>;
-const settingsCaches = new WeakMap<WebhookSettingsRepository, Map<string, { value: CachedSettings; until: number }>>();
-async function cachedSettings(repository: WebhookSettingsRepository, tenantId: string): Promise<CachedSettings> {
-  let cache = settingsCaches.get(repository);
-  if (!cache) settingsCaches.set(repository, (cache = new Map()));
-  const hit = cache.get(tenantId);
-  if (hit && hit.until > Date.now()) return hit.value;
-  const value = await repository.get(tenantId);
-  if (cache.size > 10_000) cache.clear();
-  cache.set(tenantId, { value, until: Date.now() + SETTINGS_CACHE_MS });
-  return value;
-}
-
-interface Target {
-  readonly url: string;
-  readonly secret: string | null;
-  readonly subscriptionId: string | null;
-}
-
-async function targetOf(delivery: Delivery, deps: Pick<DeliveryDeps, 'webhookSettings' | 'webhookSubscriptions' | 'webhookSecrets'>): Promise<Target | null> {
+/** The target of a claimed delivery, read fresh (a retry signs with the secret as it is now). */
+async function targetOf(delivery: Delivery, deps: Pick<DeliveryDeps, 'webhookSettings' | 'webhookSubscriptions'>): Promise<Target | null> {
   const d = delivery.destination;
-  const secrets: SecretBox = deps.webhookSecrets;
   if (d.kind === 'subscription') {
     const sub = await deps.webhookSubscriptions.get(delivery.tenantId, d.subscriptionId);
-    if (!sub) return null;
-    return { url: d.url, secret: await secrets.decrypt(sub.secretCipher, delivery.tenantId), subscriptionId: sub.id };
+    return sub ? { url: d.url, secretCipher: sub.secretCipher, subscriptionId: sub.id } : null;
   }
-  // Per-object callbacks and the default URL are signed with the tenant's variant-A secret (unsigned without one).
   const settings = await deps.webhookSettings.get(delivery.tenantId);
-  return { url: d.url, secret: settings ? await secrets.decrypt(settings.secretCipher, delivery.tenantId) : null, subscriptionId: null };
+  return { url: d.url, secretCipher: settings?.secretCipher ?? null, subscriptionId: null };
 }
 
 export interface AttemptReport {
@@ -226,27 +246,32 @@ export async function processDelivery(message: DeliveryMessage, deps: DeliveryDe
     await deliveries.completeAttempt(message.tenant_id, message.delivery_id, message.attempt, token, { status: 'failed', nextDueAt: null, at: now });
     return { outcome: 'done' };
   }
+  const answer = await sendAttempt(delivery, message.attempt, token, target, now, deps);
+  return { outcome: 'done', answer, delivery };
+}
+
+/**
+ * Sends attempt `attempt` of a delivery whose lease this caller holds (`token`), and records it: the next attempt
+ * is enqueued BEFORE the outcome is recorded, so a crash in between repeats this attempt (same webhook-id) instead
+ * of losing the delivery.
+ */
+async function sendAttempt(delivery: Delivery, attempt: number, token: string, target: Target, now: Date, deps: DeliveryDeps): Promise<WebhookAnswer> {
+  const { clock, deliveryQueue: queue, webhookDeliveries: deliveries } = deps;
+  const secret = target.secretCipher === null ? null : await deps.webhookSecrets.decrypt(target.secretCipher, delivery.tenantId);
   const answer = await deps.webhookSender({
     url: target.url,
     body: delivery.body,
-    headers: signatureHeaders(target.secret, delivery.webhookId, clock.now(), delivery.body),
+    headers: signatureHeaders(secret, delivery.webhookId, clock.now(), delivery.body),
   });
   const succeeded = isSuccessStatus(answer.statusCode);
-  const delay = succeeded ? null : retryDelaySeconds(message.attempt);
+  const delay = succeeded ? null : retryDelaySeconds(attempt);
   const nextDue = delay === null ? null : new Date(now.getTime() + delay * 1000);
   const status = succeeded ? 'succeeded' : nextDue ? 'pending' : 'failed';
 
-  // The next attempt is enqueued BEFORE the outcome is recorded: a crash in between repeats this attempt
-  // (same webhook-id) instead of losing the delivery.
   if (nextDue) {
     await queue.send([
       {
-        body: deliveryMessageBody({
-          tenant_id: message.tenant_id,
-          delivery_id: message.delivery_id,
-          attempt: message.attempt + 1,
-          due_at: nextDue.toISOString(),
-        }),
+        body: deliveryMessageBody({ tenant_id: delivery.tenantId, delivery_id: delivery.deliveryId, attempt: attempt + 1, due_at: nextDue.toISOString() }),
         delaySeconds: queueDelaySeconds(nextDue, clock.now()),
       },
     ]);
@@ -254,7 +279,7 @@ export async function processDelivery(message: DeliveryMessage, deps: DeliveryDe
   // Two writes side by side rather than a transaction (half the latency on the hot path): a crash between them
   // loses at most a log line or repeats the attempt, never a delivery.
   await Promise.all([
-    deliveries.completeAttempt(message.tenant_id, message.delivery_id, message.attempt, token, { status, nextDueAt: nextDue?.toISOString() ?? null, at: now }),
+    deliveries.completeAttempt(delivery.tenantId, delivery.deliveryId, attempt, token, { status, nextDueAt: nextDue?.toISOString() ?? null, at: now }),
     deps.webhookAttempts.add({
       tenantId: delivery.tenantId,
       deliveryId: delivery.deliveryId,
@@ -262,7 +287,7 @@ export async function processDelivery(message: DeliveryMessage, deps: DeliveryDe
       eventType: delivery.eventType,
       webhookId: delivery.webhookId,
       url: target.url,
-      attempt: message.attempt,
+      attempt,
       at: now.toISOString(),
       requestBody: delivery.body.slice(0, 16_384),
       statusCode: answer.statusCode,
@@ -274,5 +299,5 @@ export async function processDelivery(message: DeliveryMessage, deps: DeliveryDe
   ]);
   if (target.subscriptionId)
     await deps.webhookSubscriptions.recordAttempt(delivery.tenantId, target.subscriptionId, succeeded, now, SUBSCRIPTION_FAILURE_LIMIT);
-  return { outcome: 'done', answer, delivery };
+  return answer;
 }

@@ -53,7 +53,10 @@ export interface WebhookSubscriptionRepository {
 export type RelayClaim = 'claimed' | 'held' | 'done';
 
 export interface WebhookDeliveryRepository {
-  /** Creates the delivery unless it exists (a replayed event); true when this call created it. */
+  /**
+   * Creates the delivery unless it exists (a replayed event); true when this call created it. A delivery with a
+   * lease (`leaseToken`, `leaseUntil`) is created claimed: its creator holds attempt 1.
+   */
   create(delivery: Delivery, now: Date): Promise<boolean>;
   get(tenantId: string, deliveryId: string): Promise<Delivery | null>;
   /**

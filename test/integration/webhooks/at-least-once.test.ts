@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { newDelivery } from '../../../shared/domain/webhooks.js';
 import { dynamoWebhookDeliveries } from '../../../shared/store/webhooks/deliveries.js';
 import { handleWebhookMessage, variantADeliveryId } from '../../../shared/usecases/webhooks/deliver.js';
 import { createSettings } from '../../../shared/usecases/webhooks/create-settings.js';
@@ -118,5 +119,43 @@ describe('at-least-once delivery to a flaky receiver', () => {
 
   it('holds when the queue hands every message to two workers at once', async () => {
     expect(await run(2, 11, EVENTS_TWICE)).toBeGreaterThan(EVENTS_TWICE);
+  });
+});
+
+describe('a delivery created claimed (the first attempt sent by the worker that plans it)', () => {
+  it('holds attempt 1 for its creator until the lease runs out; a second creation is refused', async () => {
+    const tenantId = randomUUID();
+    const now = clock.now();
+    const until = new Date(now.getTime() + 60_000);
+    const delivery = newDelivery(
+      {
+        tenantId,
+        deliveryId: `${randomUUID()}.a`,
+        eventId: 'e',
+        eventType: 'payment_status_update',
+        webhookId: 'e',
+        destination: { kind: 'default', url: 'https://hooks.example.com/a' },
+        body: '{}',
+      },
+      now,
+    );
+    const claimed = { ...delivery, leaseToken: 'creator', leaseUntil: until.toISOString() };
+    expect(await dynamoWebhookDeliveries.create(claimed, now)).toBe(true);
+    expect(await dynamoWebhookDeliveries.create({ ...claimed, leaseToken: 'other' }, now)).toBe(false);
+    expect(await dynamoWebhookDeliveries.get(tenantId, delivery.deliveryId)).toMatchObject({
+      attempts: 0,
+      leaseToken: 'creator',
+      leaseUntil: until.toISOString(),
+    });
+    // Another worker (a queued attempt-1 message) cannot claim it while the lease lasts, and can once it is over.
+    expect(await dynamoWebhookDeliveries.claimAttempt(tenantId, delivery.deliveryId, 1, 'queued', now, until)).toBeNull();
+    const later = new Date(until.getTime() + 1);
+    expect(await dynamoWebhookDeliveries.claimAttempt(tenantId, delivery.deliveryId, 1, 'queued', later, new Date(later.getTime() + 60_000))).toMatchObject({
+      leaseToken: 'queued',
+    });
+    // The creator, its lease lost, can no longer record an outcome.
+    expect(await dynamoWebhookDeliveries.completeAttempt(tenantId, delivery.deliveryId, 1, 'creator', { status: 'succeeded', nextDueAt: null, at: now })).toBe(
+      false,
+    );
   });
 });

@@ -2,7 +2,15 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { MAX_QUEUE_DELAY_SECONDS, RETRY_DELAYS_SECONDS } from '../../../shared/domain/webhooks.js';
 import { createSettings } from '../../../shared/usecases/webhooks/create-settings.js';
 import { createSubscription } from '../../../shared/usecases/webhooks/create-subscription.js';
-import { DeliveryMessage, handleWebhookMessage, subscriptionDeliveryId, variantADeliveryId } from '../../../shared/usecases/webhooks/deliver.js';
+import { signatureHeaders } from '../../../shared/usecases/webhooks/signing.js';
+import {
+  DeliveryMessage,
+  deliveryMessageBody,
+  handleWebhookMessage,
+  LEASE_MS,
+  subscriptionDeliveryId,
+  variantADeliveryId,
+} from '../../../shared/usecases/webhooks/deliver.js';
 import type { FakeWebhooks } from '../../support/fakes/webhooks.js';
 import { fakeWebhooks, ScriptedSender } from '../../support/fakes/webhooks.js';
 
@@ -36,10 +44,9 @@ describe('deliver', () => {
     const f = fakeWebhooks();
     const { secret } = await createSettings(actor, { callback_url: 'https://hooks.example.com/a' }, f.clock.now(), f.deps);
     const { eventId, body } = eventBody(f, 'payment_status_update');
+    // The event's message plans the delivery and sends its first attempt: nothing goes back to the queue.
     expect(await handleWebhookMessage(body, f.deps)).toBe('done');
-    const [first] = f.queue.sent;
-    expect(first && DeliveryMessage.parse(JSON.parse(first.body))).toMatchObject({ delivery_id: variantADeliveryId(eventId), attempt: 1, hop: 0 });
-    await drain(f);
+    expect(f.queue.sent).toEqual([]);
 
     expect(f.sender.requests).toHaveLength(1);
     const request = f.sender.requests[0];
@@ -107,17 +114,87 @@ describe('deliver', () => {
     const f = fakeWebhooks({ sender: new ScriptedSender(500) });
     await createSettings(actor, { callback_url: 'https://hooks.example.com/a' }, f.clock.now(), f.deps);
     const { eventId, body } = eventBody(f, 'deposit_received');
-    await handleWebhookMessage(body, f.deps);
-    const [first] = f.queue.take();
-    await handleWebhookMessage(first?.body ?? '', f.deps);
+    const recorded: string[] = [];
+    const complete = f.deliveries.completeAttempt.bind(f.deliveries);
+    const deps = {
+      ...f.deps,
+      webhookDeliveries: Object.assign(Object.create(f.deliveries) as typeof f.deliveries, {
+        completeAttempt: (...args: Parameters<typeof complete>) => {
+          recorded.push(`recorded with ${f.queue.sent.length} message(s) queued`);
+          return complete(...args);
+        },
+      }),
+    };
+    await handleWebhookMessage(body, deps);
+    expect(recorded).toEqual(['recorded with 1 message(s) queued']);
     const [second] = f.queue.take();
     expect(second?.delaySeconds).toBe(60);
     const message = DeliveryMessage.parse(JSON.parse(second?.body ?? '{}'));
-    expect(message).toMatchObject({ attempt: 2, due_at: new Date(f.clock.now().getTime() + 60_000).toISOString() });
+    expect(message).toMatchObject({ delivery_id: variantADeliveryId(eventId), attempt: 2, due_at: new Date(f.clock.now().getTime() + 60_000).toISOString() });
     expect(await f.deliveries.get('t-1', variantADeliveryId(eventId))).toMatchObject({ status: 'pending', attempts: 1, nextDueAt: message.due_at });
-    // A copy of attempt 1 arriving again finds it recorded and is dropped.
-    expect(await handleWebhookMessage(first?.body ?? '', f.deps)).toBe('done');
+    // The event again (the router replays it) finds attempt 1 recorded: nothing is sent or queued.
+    expect(await handleWebhookMessage(body, f.deps)).toBe('done');
     expect(f.sender.requests).toHaveLength(1);
+    expect(f.queue.sent).toEqual([]);
+    // A copy of an attempt-1 message (a redelivery handed back twice) finds it recorded and is dropped.
+    const attempt1 = deliveryMessageBody({ tenant_id: 't-1', delivery_id: variantADeliveryId(eventId), attempt: 1, due_at: f.clock.now().toISOString() });
+    expect(await handleWebhookMessage(attempt1, f.deps)).toBe('done');
+    expect(f.sender.requests).toHaveLength(1);
+  });
+
+  it('creates the delivery holding the lease of attempt 1; a worker dying mid-attempt leaves it to the replayed event, sent once the lease is over', async () => {
+    const f = fakeWebhooks();
+    await createSettings(actor, { callback_url: 'https://hooks.example.com/a' }, f.clock.now(), f.deps);
+    const { eventId, body } = eventBody(f, 'payment_status_update');
+    const dying = { ...f.deps, webhookSender: async () => Promise.reject(new Error('worker died mid-way')) };
+    await expect(handleWebhookMessage(body, dying)).rejects.toThrow('worker died mid-way');
+    const created = await f.deliveries.get('t-1', variantADeliveryId(eventId));
+    expect(created).toMatchObject({ status: 'pending', attempts: 0, leaseToken: expect.any(String), leaseUntil: expect.any(String) });
+    expect(Date.parse(created?.leaseUntil ?? '')).toBe(f.clock.now().getTime() + LEASE_MS);
+
+    // The event comes back (its message was not deleted): the delivery exists, so its first attempt is queued.
+    expect(await handleWebhookMessage(body, f.deps)).toBe('done');
+    const [message] = f.queue.sent;
+    expect(message && DeliveryMessage.parse(JSON.parse(message.body))).toMatchObject({ delivery_id: variantADeliveryId(eventId), attempt: 1, hop: 0 });
+    // While the dead attempt's lease lasts, the message comes back later; after it, attempt 1 is sent.
+    expect(await handleWebhookMessage(message?.body ?? '', f.deps)).toBe('retry');
+    expect(f.sender.requests).toHaveLength(0);
+    f.clock.advance(LEASE_MS + 1);
+    await drain(f);
+    expect(f.sender.requests.map((r) => r.headers['webhook-id'])).toEqual([eventId]);
+    expect(await f.deliveries.get('t-1', variantADeliveryId(eventId))).toMatchObject({ status: 'succeeded', attempts: 1 });
+  });
+
+  it("sends an event's deliveries side by side, each signed with its own subscription's secret", async () => {
+    const f = fakeWebhooks();
+    const a = await createSubscription(actor, { url: 'https://hooks.example.com/1', event_types: ['payment.all'] }, f.clock.now(), f.deps);
+    const b = await createSubscription(actor, { url: 'https://hooks.example.com/2', event_types: ['payment.completed'] }, f.clock.now(), f.deps);
+    let inFlight = 0;
+    let most = 0;
+    const send = f.deps.webhookSender;
+    const deps = {
+      ...f.deps,
+      webhookSender: async (r: Parameters<typeof send>[0]) => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((resolve) => setImmediate(resolve));
+        inFlight--;
+        return send(r);
+      },
+    };
+    const { eventId, body } = eventBody(f, 'payment.completed');
+    await handleWebhookMessage(body, deps);
+    expect(most).toBe(2);
+    expect(f.queue.sent).toEqual([]);
+    const byUrl = new Map(f.sender.requests.map((r) => [r.url, r]));
+    for (const [url, sub] of [
+      ['https://hooks.example.com/1', a],
+      ['https://hooks.example.com/2', b],
+    ] as const) {
+      const request = byUrl.get(url);
+      expect(request?.headers).toEqual(signatureHeaders(sub.secret, eventId, f.clock.now(), request?.body ?? ''));
+    }
+    expect(await f.deliveries.get('t-1', subscriptionDeliveryId(eventId, a.id))).toMatchObject({ status: 'succeeded', attempts: 1, leaseToken: null });
+    expect(await f.deliveries.get('t-1', subscriptionDeliveryId(eventId, b.id))).toMatchObject({ status: 'succeeded', attempts: 1, leaseToken: null });
   });
 
   it('sends envelope B to matching active subscriptions only, and turns a subscription inactive after 5 failures', async () => {
