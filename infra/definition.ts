@@ -31,7 +31,17 @@ export interface ApiFunction {
 
 export type WorkerTrigger =
   | { readonly kind: 'schedule'; readonly everyMinutes: number }
-  | { readonly kind: 'queue'; readonly queue: QueueName; readonly batchSize: number }
+  | {
+      readonly kind: 'queue';
+      readonly queue: QueueName;
+      readonly batchSize: number;
+      /**
+       * Most batches processed at once (the event source mapping's ScalingConfig MaximumConcurrency, 2-1000); unset:
+       * Lambda's own scaling. The local queue source runs min(5, this) batches at once (Lambda starts with five),
+       * one at a time without it.
+       */
+      readonly maxConcurrency?: number;
+    }
   | { readonly kind: 'stream' };
 
 export interface WorkerFunction {
@@ -86,7 +96,9 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
   {
     name: 'webhook-delivery',
     entry: 'functions/webhook-delivery/handler.ts',
-    trigger: { kind: 'queue', queue: 'webhook-delivery', batchSize: 10 },
+    // Each message runs its event's first attempts (an HTTP call each, up to 10 s): 50 batches of 10 at once at most,
+    // so a slow receiver cannot take the account's concurrency from the API.
+    trigger: { kind: 'queue', queue: 'webhook-delivery', batchSize: 10, maxConcurrency: 50 },
     timeoutSeconds: 30,
   },
   { name: 'chain-tx', entry: 'functions/chain-tx/handler.ts', trigger: { kind: 'queue', queue: 'transfers', batchSize: 5 }, timeoutSeconds: 60, signs: true },

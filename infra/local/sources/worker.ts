@@ -1,7 +1,8 @@
 /**
  * What the event sources share: a worker as infra/definition.ts defines it, its slot (the function of the
- * shared Lambda runtime, and one lock so that a worker never runs twice at once), the environment a source runs
- * in, and the reading of a partial batch response.
+ * shared Lambda runtime, and one lock so that a worker's cycles never overlap; a queue worker with
+ * `maxConcurrency` hands batches it received to invocations running side by side), the environment a source
+ * runs in, and the reading of a partial batch response.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
