@@ -36,6 +36,11 @@ export const DEFAULT_DEFINITION: GatewayDefinition = { api: API_FUNCTIONS, worke
 export const STREAM_FAILURE_QUEUE: QueueName = 'event-router-failures';
 /** Stream batches retried this many times (each bisected) before the records go to the failure queue. */
 export const STREAM_RETRY_ATTEMPTS = 5;
+/**
+ * Records per event-router invocation: what the stream has, up to 100 (its ten SendMessageBatch calls go out side
+ * by side), handed over as soon as read (no batching window: Lambda polls each shard four times a second already).
+ */
+export const STREAM_BATCH_SIZE = 100;
 /** API Gateway gives up on an integration after 29 s; a Lambda running longer only burns money. */
 export const API_TIMEOUT = Duration.seconds(28);
 
@@ -225,13 +230,23 @@ export class GatewayStack extends Stack {
           });
           break;
         case 'queue':
-          fn.addEventSource(new SqsEventSource(queues.get(trigger.queue).queue, { batchSize: trigger.batchSize, reportBatchItemFailures: true }));
+          fn.addEventSource(
+            new SqsEventSource(queues.get(trigger.queue).queue, {
+              batchSize: trigger.batchSize,
+              // A batch is handed over as soon as messages are received (at most 10: no window needed).
+              maxBatchingWindow: Duration.seconds(0),
+              reportBatchItemFailures: true,
+              ...(trigger.maxConcurrency !== undefined ? { maxConcurrency: trigger.maxConcurrency } : {}),
+            }),
+          );
           break;
         case 'stream': {
           const failures = queues.get(STREAM_FAILURE_QUEUE).queue;
           fn.addEventSource(
             new DynamoEventSource(table, {
               startingPosition: StartingPosition.LATEST,
+              batchSize: STREAM_BATCH_SIZE,
+              maxBatchingWindow: Duration.seconds(0),
               bisectBatchOnError: true,
               retryAttempts: STREAM_RETRY_ATTEMPTS,
               reportBatchItemFailures: true,

@@ -1,5 +1,6 @@
 import type { CfnElement } from 'aws-cdk-lib';
 import { WORKER_FUNCTIONS, queueUrlEnv } from '../../infra/definition.js';
+import { STREAM_BATCH_SIZE } from '../../infra/cdk/gateway-stack.js';
 import { buildStack, envRef, outputRef, props, referencedIds, refId, resources, roleOf, statements } from './support.js';
 
 /** The deployed definition (infra/definition.ts) carries the webhook pipeline: worker, queue, DLQ, alarm, secrets key. */
@@ -22,6 +23,24 @@ describe('webhook delivery infrastructure', () => {
       .map((m) => m.Properties ?? {})
       .find((m) => refId(m.FunctionName) === fnId('webhook-delivery'));
     expect(mapping).toMatchObject({ EventSourceArn: { 'Fn::GetAtt': [queueId(), 'Arn'] }, BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+  });
+
+  test('a batch goes to the worker as soon as it is received, and at most 50 batches run at once', () => {
+    expect(worker?.trigger).toMatchObject({ maxConcurrency: 50 });
+    const mapping = Object.values(resources(template, 'AWS::Lambda::EventSourceMapping'))
+      .map((m) => m.Properties ?? {})
+      .find((m) => refId(m.FunctionName) === fnId('webhook-delivery'));
+    expect(mapping).toMatchObject({ MaximumBatchingWindowInSeconds: 0, ScalingConfig: { MaximumConcurrency: 50 } });
+  });
+
+  test('the event router gets up to 100 stream records per invocation as soon as they are read, one batch per shard at a time', () => {
+    const mapping = Object.values(resources(template, 'AWS::Lambda::EventSourceMapping'))
+      .map((m) => m.Properties ?? {})
+      .find((m) => refId(m.FunctionName) === fnId('event-router'));
+    expect(mapping).toMatchObject({ BatchSize: STREAM_BATCH_SIZE, MaximumBatchingWindowInSeconds: 0 });
+    expect(STREAM_BATCH_SIZE).toBe(100);
+    // Records of one shard in order, one batch at a time (ParallelizationFactor left at 1).
+    expect(mapping?.ParallelizationFactor ?? 1).toBe(1);
   });
 
   test('the queue has a DLQ with an alarm, and a visibility timeout above the worker timeout', () => {

@@ -97,8 +97,11 @@ describe('queue trigger', () => {
     expect(mappingOf(consumer.name)).toMatchObject({
       EventSourceArn: { 'Fn::GetAtt': [queueId('webhook-delivery'), 'Arn'] },
       BatchSize: consumer.trigger.kind === 'queue' ? consumer.trigger.batchSize : NaN,
+      MaximumBatchingWindowInSeconds: 0,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
+    // No maxConcurrency in its trigger: Lambda's own scaling.
+    expect(mappingOf(consumer.name)?.ScalingConfig).toBeUndefined();
   });
 
   test('the consumer may receive and delete from its queue; no other worker consumes anything', () => {
