@@ -23,9 +23,13 @@ import { Stopped, errorText, isRecord, pause } from './worker.js';
 import type { Source, SourceEnv, WorkerSlot } from './worker.js';
 
 export interface StreamOptions {
-  /** Records per invocation (Lambda's default for streams: 100). */
+  /** Records per invocation (as CDK: STREAM_BATCH_SIZE, 100). */
   readonly batchSize?: number;
-  /** Pause between polls of an idle stream (Lambda polls shards about 4 times a second). */
+  /**
+   * Pause between polls of a stream with nothing for the worker (default 50 ms). Lambda polls each shard 4 times a
+   * second (so on AWS a record waits up to 250 ms for its poll); the local stack polls more often, and a poll
+   * that found records for the worker is followed by the next at once, as with Lambda.
+   */
   readonly pollIntervalMs?: number;
   /** Retries of a failing (single-record) batch before it goes to the failure queue (as CDK: 5). */
   readonly retryAttempts?: number;
@@ -47,9 +51,11 @@ export interface StreamTarget {
   readonly dataDir?: string | null;
 }
 
-/** As infra/cdk/gateway-stack.ts (STREAM_FAILURE_QUEUE, STREAM_RETRY_ATTEMPTS). */
+/** As infra/cdk/gateway-stack.ts (STREAM_FAILURE_QUEUE, STREAM_RETRY_ATTEMPTS, STREAM_BATCH_SIZE). */
 const DEFAULT_FAILURE_QUEUE = 'event-router-failures';
 const DEFAULT_RETRY_ATTEMPTS = 5;
+/** Records per GetRecords call (the most DynamoDB Streams returns). */
+const GET_RECORDS_LIMIT = 1000;
 
 interface ShardState {
   readonly shardId: string;
@@ -68,7 +74,7 @@ interface StreamState {
 export function streamSource(env: SourceEnv, target: StreamTarget, options: StreamOptions = {}): Source {
   const { log, signal } = env;
   const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-  const pollMs = options.pollIntervalMs ?? 250;
+  const pollMs = options.pollIntervalMs ?? 50;
   const filter = options.filter ?? routedFilter;
   const delivery = {
     batchSize: options.batchSize ?? 100,
@@ -147,8 +153,11 @@ export function streamSource(env: SourceEnv, target: StreamTarget, options: Stre
     state.lastDescribe = Date.now();
   };
 
-  /** One pass over the readable shards; returns the number of stream records read. */
-  const poll = async (slot: WorkerSlot): Promise<number> => {
+  /**
+   * One pass over the readable shards; says whether to poll again at once: records were handed to the worker, or a
+   * shard answered a full page (more may be waiting behind what the filter dropped).
+   */
+  const poll = async (slot: WorkerSlot): Promise<boolean> => {
     const name = slot.worker.name;
     let state = states.get(name);
     if (!state) {
@@ -157,14 +166,14 @@ export function streamSource(env: SourceEnv, target: StreamTarget, options: Stre
     }
     if (!state.streamArn || Date.now() - state.lastDescribe > 10_000) await refreshShards(name, state);
     const streamArn = state.streamArn;
-    if (!streamArn) return 0;
+    if (!streamArn) return false;
     const handler = await slot.load();
     if (!handler) {
       await pause(2_000, signal);
-      return 0;
+      return false;
     }
     const { streams: client } = clients();
-    let read = 0;
+    let again = false;
     let shardClosed = false;
     for (const shard of [...state.shards.values()]) {
       if (shard.done || env.stopped()) continue;
@@ -188,9 +197,9 @@ export function streamSource(env: SourceEnv, target: StreamTarget, options: Stre
             continue;
           }
         }
-        const res = await client.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: 1000 }), { abortSignal: signal });
+        const res = await client.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: GET_RECORDS_LIMIT }), { abortSignal: signal });
         const raw = res.Records ?? [];
-        read += raw.length;
+        if (raw.length >= GET_RECORDS_LIMIT) again = true;
         if (raw.length > 0) {
           const all = raw.map((r) => toLambdaStreamRecord(r, streamArn));
           const selected = all.filter(filter);
@@ -200,6 +209,7 @@ export function streamSource(env: SourceEnv, target: StreamTarget, options: Stre
             saveCheckpoint(name, state);
           };
           if (selected.length > 0) {
+            again = true;
             try {
               await deliverStreamRecords(env, delivery, { slot, handler, streamArn, shardId: shard.shardId }, selected, advance);
             } catch (error) {
@@ -229,29 +239,30 @@ export function streamSource(env: SourceEnv, target: StreamTarget, options: Stre
           // Table or stream recreated: start over with the new stream.
           state.streamArn = undefined;
           state.shards.clear();
-          return read;
+          return again;
         } else {
           throw error;
         }
       }
     }
     if (shardClosed) state.lastDescribe = 0;
-    return read;
+    return again;
   };
 
   return {
     once: poll,
     loop: async (slot) => {
       while (!env.stopped()) {
-        let read = 0;
+        let again = false;
         try {
-          read = await slot.serial(() => (env.stopped() ? Promise.resolve(0) : poll(slot)));
+          again = await slot.serial(() => (env.stopped() ? Promise.resolve(false) : poll(slot)));
         } catch (error) {
           if (env.stopped() || error instanceof Stopped) break;
           log(`pollers: ${slot.worker.name}: ${errorText(error)}`);
           await pause(1_000, signal);
         }
-        if (read === 0) await pause(pollMs, signal);
+        // Caught up, or only records the filter dropped (the table's other writes): nothing waits for the worker.
+        if (!again) await pause(pollMs, signal);
       }
     },
     close: async () => {
