@@ -7,7 +7,7 @@ import type { PaymentState } from '../../../shared/domain/payments.js';
 import { EVENTS } from '../../../shared/domain/events.js';
 import { db, tableName } from '../../../shared/store/client.js';
 import { keys } from '../../../shared/store/keys.js';
-import { paymentLinks } from '../../../shared/usecases/payments/present.js';
+import { createRecord, paymentLinks } from '../../../shared/usecases/payments/present.js';
 import type { PollerWorker, WorkerHandler } from '../sources/worker.js';
 
 /**
@@ -36,7 +36,8 @@ async function announce(event: DynamoDBStreamEvent, log: (line: string) => void)
     if (!tenantId || !paymentId) continue;
     const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.payment(tenantId, paymentId) }));
     if (typeof Item?.state !== 'string') continue;
-    const p = JSON.parse(Item.state) as PaymentState;
-    log(`checkout: ${paymentLinks(base).checkoutUrl(p.checkoutId)}  (payment ${p.id}, ${p.amountCrypto} ${p.currency})`);
+    // As the API shows the payment: the amount at the currency's display precision.
+    const shown = createRecord(JSON.parse(Item.state) as PaymentState, paymentLinks(base));
+    log(`checkout: ${shown.checkout_url}  (payment ${shown.transaction_id}, ${shown.amount_crypto} ${shown.currency})`);
   }
 }
