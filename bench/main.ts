@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every figure beside a baseline measured in the same run, and their ratio.
  * BENCH_SECONDS sets the length of each run (default 10); BENCH_WEBHOOK_EVENTS the number of webhook
- * events (default 1000); BENCH_CHAIN_TX the chain transactions signed and broadcast per configuration
+ * events per throughput round (default 1000; BENCH_WEBHOOK_RATE the events per second of the latency run, default
+ * half the measured throughput); BENCH_CHAIN_TX the chain transactions signed and broadcast per configuration
  * (default 200); BENCH_LIFECYCLES the payment lifecycles metered for DynamoDB units (default 2, after one
  * warm-up); BENCH_DEPOSITS the deposits timed from block to `confirming` (default 10); BENCH_ANVIL_BLOCK_SECONDS
  * interval mining for those two figures (default: automine, as the local stack).
@@ -150,10 +151,22 @@ async function main(): Promise<void> {
 
   if (selected('webhooks')) {
     const webhookEvents = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1000);
-    const hooks = await benchWebhooks({ events: webhookEvents });
-    table(`Webhooks: ${webhookEvents} events committed to the outbox and delivered to a loopback receiver (DynamoDB Local)`, [
-      ['', 'deliveries/s', 'p99 ms'],
-      ['commit-to-receiver', fmt(hooks.deliveriesPerSecond, 1), fmt(hooks.p99Ms, 1)],
+    const webhookRate = process.env.BENCH_WEBHOOK_RATE;
+    const hooks = await benchWebhooks({ events: webhookEvents, ...(webhookRate ? { rate: Number(webhookRate) } : {}) });
+    table(
+      `Webhooks on the local stack (outbox -> stream -> event-router -> SQS -> webhook-delivery -> loopback receiver): ${hooks.rounds} x ${webhookEvents} events committed, then let through, in turns with the baseline`,
+      [
+        ['', 'deliveries/s', ''],
+        ['pipeline', fmt(hooks.deliveriesPerSecond, 1), ''],
+        [`its ${hooks.directCalls} table operations per delivery, direct (${hooks.concurrency} workers)`, fmt(hooks.directPerSecond, 1), ''],
+        ['ratio pipeline/direct', fmt(hooks.deliveriesPerSecond / hooks.directPerSecond, 3), ''],
+      ],
+    );
+    console.log(`  (table calls per delivery measured in the pipeline: ${fmt(hooks.callsPerDelivery, 2)}, outbox commit left out)`);
+    table(`Webhooks: commit-to-receiver at ${fmt(hooks.rate)} events/s (${fmt(hooks.paced)} events), and where the time goes`, [
+      ['', 'p50 ms', 'p99 ms'],
+      ['commit -> receiver', fmt(hooks.latency.p50, 1), fmt(hooks.latency.p99, 1)],
+      ...hooks.stages.map((s): [string, string, string] => [`  ${s.name}`, fmt(s.ms.p50, 1), fmt(s.ms.p99, 1)]),
     ]);
   }
 

@@ -1,103 +1,403 @@
+/**
+ * Webhook delivery on the local stack, end to end: each event is committed as an outbox item (DynamoDB Local),
+ * read from the table's stream by the stream source, routed by the event-router handler to the local SQS
+ * server, received by the queue source and handled by the webhook-delivery handler (the production wiring:
+ * DynamoDB, SQS, the local KMS endpoint, the HTTP sender), which posts to a receiver on 127.0.0.1 answering 200.
+ *
+ * 1. Throughput: `events` events committed while the router is held, then let through; deliveries per second
+ *    from the release to the last arrival: what the pipeline delivers, the producers' commits left out.
+ * 2. Baseline: the table operations one delivery makes (as the webhook-delivery use case issues them for these
+ *    events), issued directly by `concurrency` workers, `events` times, on the same table.
+ *    The two alternate for `rounds` rounds after a round of each as warm-up (the host's other load drifts;
+ *    neither side gets the cold or the warm end); each figure is the rate over all its rounds.
+ * 3. Latency: events committed at a steady rate (`rate`, default half the measured throughput) for about 10 s;
+ *    commit-to-receiver p50/p99 from the commit's answer to the request's arrival, and where that time goes.
+ *
+ *   npx tsx bench/webhooks.ts [events]
+ */
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Context, DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
-import { startDynamoDb } from '../infra/local/dynamodb.js';
-import { resetConfig } from '../shared/config/config.js';
-import { systemClock } from '../shared/domain/clock.js';
-import { resetDb } from '../shared/store/client.js';
+import { pathToFileURL } from 'node:url';
+import { WORKER_FUNCTIONS } from '../infra/definition.js';
+import type { PollerWorker } from '../infra/local/pollers.js';
+import { startStack } from '../infra/local/stack.js';
+import { db, meterCapacity, tableName } from '../shared/store/client.js';
+import { keys } from '../shared/store/keys.js';
 import { outboxEvent, outboxPutItem } from '../shared/store/outbox.js';
-import { transactWrite } from '../shared/store/transact.js';
-import { handleWebhookMessage } from '../shared/usecases/webhooks/deliver.js';
-import { dynamoWebhookRepositories } from '../shared/store/webhooks/index.js';
+import { webhooksRuntime } from '../shared/runtime/webhooks.js';
 import { createSettings } from '../shared/usecases/webhooks/create-settings.js';
-import type { DeliveryQueue, SecretBox, WebhookPorts } from '../shared/usecases/webhooks/ports.js';
-import { createHttpSender } from '../shared/webhooks/http-sender.js';
 
-/**
- * Webhook delivery on loopback: each event is committed as an outbox item (DynamoDB Local), handed to the
- * delivery worker's use case as the event router forwards it, planned, signed and posted to a receiver on
- * 127.0.0.1 that answers 200. Commit-to-receiver latency runs from the outbox commit to the request's arrival.
- * Queue hops run in process (no SQS server), so the figure is the gateway's own work plus the table.
- */
-export interface WebhookBench {
-  readonly deliveriesPerSecond: number;
-  readonly p99Ms: number;
+export interface Percentiles {
+  readonly p50: number;
+  readonly p99: number;
 }
 
-/** Secrets are sealed by KMS in production; the decrypted-secret cache makes that one call per tenant. */
-const plainBox: SecretBox = { encrypt: async (p) => p, decrypt: async (c) => c };
+export interface Stage {
+  readonly name: string;
+  readonly ms: Percentiles;
+}
 
-export async function benchWebhooks({ events = 1000, concurrency = 16 }: { events?: number; concurrency?: number } = {}): Promise<WebhookBench> {
-  const local = await startDynamoDb({ dbPath: null });
+export interface WebhookBench {
+  /** Deliveries per second of a backlog of committed events, from its release to the last arrival. */
+  readonly deliveriesPerSecond: number;
+  /** Baseline: one delivery's table operations issued directly, per second. */
+  readonly directPerSecond: number;
+  /** Table calls per delivery: measured in the pipeline (the outbox commit left out), and issued by the baseline. */
+  readonly callsPerDelivery: number;
+  readonly directCalls: number;
+  /** Latency run: events per second offered, how many, commit-to-receiver, and its stages. */
+  readonly rate: number;
+  readonly paced: number;
+  readonly latency: Percentiles;
+  readonly stages: readonly Stage[];
+  /** The throughput runs' stages after the router: where a backlog waits. */
+  readonly drainStages: readonly Stage[];
+  readonly events: number;
+  readonly rounds: number;
+  readonly concurrency: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function percentiles(values: readonly number[]): Percentiles {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
+type Handler = (event: never, context: Context) => Promise<unknown>;
+
+/** What each span between two noted moments is. */
+const STAGE_NAMES: Readonly<Record<string, string>> = {
+  'commit -> router': 'commit -> event-router invoked (stream poll)',
+  'router -> routed': 'event-router (its SendMessageBatch calls)',
+  'routed -> event message': 'SQS -> webhook-delivery invoked',
+  'event message -> receiver': 'webhook-delivery: plan, first attempt -> receiver',
+  'event message -> attempt message': 'webhook-delivery: plan, enqueue attempt -> invoked again',
+  'attempt message -> receiver': 'webhook-delivery: attempt -> receiver',
+};
+
+/** When each event reached each stage (performance.now()), by event id. */
+class Stages {
+  readonly at = new Map<string, Record<string, number>>();
+  mark(eventId: string, stage: string): void {
+    const row = this.at.get(eventId) ?? {};
+    row[stage] ??= performance.now();
+    this.at.set(eventId, row);
+  }
+}
+
+/**
+ * event-router and webhook-delivery as defined, their real handlers wrapped to note when an event reaches them;
+ * the router waits while `gate.held` is set.
+ */
+function outboxWorkers(stages: Stages, gate: { held: Promise<void> | null }): PollerWorker[] {
+  const wrap = (name: string, entry: string, mark: (event: never) => void): PollerWorker => {
+    const w = WORKER_FUNCTIONS.find((f) => f.name === name);
+    if (!w) throw new Error(`no worker ${name}`);
+    let real: Promise<Handler> | undefined;
+    return {
+      name,
+      trigger: w.trigger,
+      timeoutSeconds: w.timeoutSeconds,
+      handler: async (event: never, context: Context) => {
+        if (name === 'event-router' && gate.held) await gate.held;
+        mark(event);
+        real ??= import(entry).then((m: { handler: Handler }) => m.handler);
+        const out = await (await real)(event, context);
+        if (name === 'event-router') {
+          for (const r of (event as DynamoDBStreamEvent).Records) {
+            const id = r.dynamodb?.NewImage?.event_id?.S;
+            if (id) stages.mark(id, 'routed');
+          }
+        }
+        return out;
+      },
+    };
+  };
+  return [
+    wrap('event-router', '../functions/event-router/handler.js', (event: DynamoDBStreamEvent) => {
+      for (const r of event.Records) {
+        const id = r.dynamodb?.NewImage?.event_id?.S;
+        if (id) stages.mark(id, 'router');
+      }
+    }),
+    wrap('webhook-delivery', '../functions/webhook-delivery/handler.js', (event: SQSEvent) => {
+      for (const r of event.Records) {
+        const body = JSON.parse(r.body) as { event_id?: string; delivery_id?: string };
+        if (body.event_id) stages.mark(body.event_id, 'event message');
+        else if (body.delivery_id) stages.mark(body.delivery_id.split('.')[0] ?? '', 'attempt message');
+      }
+    }),
+  ];
+}
+
+/**
+ * One delivery's table operations as the webhook-delivery use case issues them for an event to the tenant's
+ * default URL: the variant-A settings read, the delivery created holding the lease of attempt 1, then the outcome
+ * and the attempt log written side by side.
+ */
+const DIRECT_CALLS = 4;
+async function directDelivery(tenantId: string, url: string): Promise<void> {
+  const eventId = randomUUID();
+  const deliveryId = `${eventId}.a`;
+  const key = keys.webhookDelivery(tenantId, deliveryId);
+  const now = new Date().toISOString();
+  const token = randomUUID();
+  const ttl = Math.floor(Date.now() / 1000) + 30 * 86400;
+  const body = JSON.stringify({
+    event: 'payment_status_update',
+    data: { transaction_id: eventId, status: 'completed', previous_status: 'confirmed', order_id: 'o-1' },
+    timestamp: now,
+  });
+  await db().send(new GetCommand({ TableName: tableName(), Key: keys.webhookSettings(tenantId) }));
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...key,
+        type: 'webhook_delivery',
+        tenant_id: tenantId,
+        delivery_id: deliveryId,
+        event_id: eventId,
+        event_type: 'payment_status_update',
+        webhook_id: eventId,
+        destination: { kind: 'default', url },
+        body,
+        status: 'pending',
+        attempts: 0,
+        created_at: now,
+        next_due_at: now,
+        lease_token: token,
+        lease_until: now,
+        ttl,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  await Promise.all([
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET #s = :s, attempts = :n, next_due_at = :due, last_attempt_at = :at, lease_token = :null, lease_until = :null',
+        ConditionExpression: 'lease_token = :t',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':s': 'succeeded', ':n': 1, ':due': null, ':at': now, ':null': null, ':t': token },
+      }),
+    ),
+    db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.webhookAttempt(tenantId, now, deliveryId, 1),
+          type: 'webhook_attempt',
+          tenant_id: tenantId,
+          delivery_id: deliveryId,
+          event_id: eventId,
+          event_type: 'payment_status_update',
+          webhook_id: eventId,
+          url,
+          attempt: 1,
+          at: now,
+          request_body: body,
+          status_code: 200,
+          latency_ms: '1.2',
+          response_excerpt: 'ok',
+          error: null,
+          succeeded: true,
+          ttl,
+        },
+      }),
+    ),
+  ]);
+}
+
+/** Runs `task(i)` for i in [0, count) on `concurrency` workers. */
+async function pool(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+export async function benchWebhooks({
+  events = 1000,
+  rounds = 2,
+  concurrency = 16,
+  rate,
+}: { events?: number; rounds?: number; concurrency?: number; rate?: number } = {}): Promise<WebhookBench> {
+  const stages = new Stages();
+  const gate: { held: Promise<void> | null } = { held: null };
   const arrivals = new Map<string, number>();
   const receiver = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      arrivals.set(String(req.headers['webhook-id']), performance.now());
+      const id = String(req.headers['webhook-id']);
+      if (!arrivals.has(id)) arrivals.set(id, performance.now());
       res.writeHead(200).end('ok');
     });
   });
+  receiver.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const stack = await startStack({
+    dataDir: null,
+    logLevel: 'error',
+    ports: { http: 0, dynamodb: 0, sqs: 0, kms: 0, anvil: 0 },
+    parts: { anvil: false, contracts: false, tron: false, solana: false, http: false, pollers: true },
+    workers: outboxWorkers(stages, gate),
+  });
   try {
-    await local.ensureTable('gateway-bench');
-    Object.assign(process.env, {
-      TABLE_NAME: 'gateway-bench',
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_ENDPOINT_URL_DYNAMODB: local.url,
-      ALLOW_LOOPBACK_CALLBACKS: 'true',
-      STAGE: 'local',
-    });
-    resetConfig();
-    resetDb();
-    const pending: Promise<unknown>[] = [];
-    const queue: DeliveryQueue = {
-      async send(messages) {
-        for (const m of messages) pending.push(handleWebhookMessage(m.body, deps));
-      },
-    };
-    const callbacks = { allowLoopback: true };
-    const deps: WebhookPorts = {
-      ...dynamoWebhookRepositories,
-      clock: systemClock,
-      deliveryQueue: queue,
-      webhookSender: createHttpSender({ policy: callbacks }),
-      webhookSecrets: plainBox,
-      callbacks,
-    };
     const tenantId = randomUUID();
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    await createSettings({ tenantId, credential: 'bench' }, { callback_url: url }, new Date(), deps);
+    await createSettings({ tenantId, credential: 'bench' }, { callback_url: url }, new Date(), webhooksRuntime());
 
     const committed = new Map<string, number>();
-    let next = 0;
-    const started = performance.now();
-    const worker = async () => {
-      while (next < events) {
-        const i = next++;
-        const event = outboxEvent(tenantId, 'payment_status_update', {
-          transaction_id: randomUUID(),
-          status: 'completed',
-          previous_status: 'confirmed',
-          order_id: `o-${i}`,
-        });
-        await transactWrite([outboxPutItem(event)]);
-        committed.set(event.eventId, performance.now());
-        const body = JSON.stringify({ event_id: event.eventId, tenant_id: tenantId, type: event.type, occurred_at: event.occurredAt, payload: event.payload });
-        await handleWebhookMessage(body, deps);
+    let serial = 0;
+    const commit = async (): Promise<string> => {
+      const event = outboxEvent(tenantId, 'payment_status_update', {
+        transaction_id: randomUUID(),
+        status: 'completed',
+        previous_status: 'confirmed',
+        order_id: `o-${serial++}`,
+      });
+      // The outbox item with its condition, as a producer's transaction writes it (a one-item transaction is a
+      // conditional put; over the transaction API DynamoDB Local takes several times as long).
+      const put = outboxPutItem(event).Put;
+      if (!put) throw new Error('the outbox item is not a put');
+      await db().send(new PutCommand(put));
+      committed.set(event.eventId, performance.now());
+      return event.eventId;
+    };
+    const commitMany = async (count: number): Promise<string[]> => {
+      const ids: string[] = [];
+      await pool(count, concurrency, async () => void ids.push(await commit()));
+      return ids;
+    };
+    /** Resolves to the last arrival once every event reached the receiver. */
+    const delivered = async (ids: readonly string[]): Promise<number> => {
+      const deadline = Date.now() + 120_000 + ids.length * 100;
+      for (;;) {
+        const missing = ids.filter((id) => !arrivals.has(id)).length;
+        if (missing === 0) return Math.max(...ids.map((id) => arrivals.get(id) as number));
+        if (Date.now() > deadline) throw new Error(`${missing} of ${ids.length} events never reached the receiver`);
+        await sleep(5);
       }
     };
-    await Promise.all(Array.from({ length: concurrency }, worker));
-    while (pending.length > 0) await Promise.all(pending.splice(0));
-    const seconds = (performance.now() - started) / 1000;
-    const latencies = [...committed].map(([id, at]) => (arrivals.get(id) ?? Number.NaN) - at).sort((a, b) => a - b);
-    if (latencies.some(Number.isNaN)) throw new Error('an event never reached the receiver');
-    return { deliveriesPerSecond: events / seconds, p99Ms: latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.99) - 1)] ?? 0 };
+    /** Per stage, from the one before (the commit first) to it, and from the last to the receiver. */
+    const stagesOf = (ids: readonly string[]): Stage[] => {
+      const rows: Stage[] = [];
+      const at = (id: string, stage: string): number | undefined =>
+        stage === 'commit' ? committed.get(id) : stage === 'receiver' ? arrivals.get(id) : stages.at.get(id)?.[stage];
+      const seen = ['router', 'routed', 'event message', 'attempt message'].filter((name) => ids.some((id) => at(id, name) !== undefined));
+      let from = 'commit';
+      for (const name of [...seen, 'receiver']) {
+        const spans = ids.flatMap((id) => {
+          const a = at(id, from);
+          const b = at(id, name);
+          return a === undefined || b === undefined ? [] : [b - a];
+        });
+        rows.push({ name: STAGE_NAMES[`${from} -> ${name}`] ?? `${from} -> ${name}`, ms: percentiles(spans) });
+        from = name;
+      }
+      return rows;
+    };
+    /** A backlog of `count` committed events let through at once; resolves to its ids and the time it took. */
+    const drain = async (count: number): Promise<{ ids: string[]; ms: number }> => {
+      let release: () => void = () => undefined;
+      gate.held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const ids = await commitMany(count);
+      const started = performance.now();
+      gate.held = null;
+      release();
+      return { ids, ms: (await delivered(ids)) - started };
+    };
+    const direct = async (count: number): Promise<number> => {
+      const started = performance.now();
+      await pool(count, concurrency, () => directDelivery(tenantId, url));
+      return performance.now() - started;
+    };
+
+    // Warm-up: one round of each side, not counted (modules, connections, the KMS decrypt, and both processes'
+    // JIT: the pipeline runs far more code than the baseline and reaches its pace later), then one metered round.
+    await drain(events);
+    await direct(events);
+    await sleep(500);
+    const meter = meterCapacity();
+    const metered = await commitMany(100);
+    await delivered(metered);
+    await sleep(500);
+    const totals = meter.totals();
+    meter.stop();
+    // Less the commits (one PutItem per event).
+    const callsPerDelivery = (totals.calls - metered.length) / metered.length;
+
+    // 1 and 2, alternating.
+    let drainMs = 0;
+    let directMs = 0;
+    const drained: string[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const run = await drain(events);
+      drainMs += run.ms;
+      drained.push(...run.ids);
+      await sleep(300);
+      directMs += await direct(events);
+      await sleep(300);
+    }
+    const deliveriesPerSecond = (rounds * events) / (drainMs / 1000);
+    const directPerSecond = (rounds * events) / (directMs / 1000);
+
+    // 3. Latency at a steady rate.
+    const offered = rate ?? Math.max(1, Math.round(deliveriesPerSecond / 2));
+    const paced = Math.max(50, Math.round(offered * 10));
+    const pacedIds: string[] = [];
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: paced }, async (_, i) => {
+        await sleep(Math.max(0, t0 + (i * 1000) / offered - performance.now()));
+        pacedIds.push(await commit());
+      }),
+    );
+    await delivered(pacedIds);
+    const latency = percentiles(pacedIds.map((id) => (arrivals.get(id) as number) - (committed.get(id) as number)));
+
+    return {
+      deliveriesPerSecond,
+      directPerSecond,
+      callsPerDelivery,
+      directCalls: DIRECT_CALLS,
+      rate: offered,
+      paced,
+      latency,
+      stages: stagesOf(pacedIds),
+      drainStages: stagesOf(drained).slice(1),
+      events,
+      rounds,
+      concurrency,
+    };
   } finally {
+    await stack.stop();
     receiver.closeAllConnections();
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
-    resetDb();
-    await local.close();
   }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  benchWebhooks({ events: Number(process.argv[2] ?? 1000) }).then(
+    (r) => {
+      console.log(JSON.stringify(r, null, 1));
+      process.exit(0);
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }
