@@ -72,6 +72,25 @@ function slowKms(url: string, latencyMs: number): KMSClient {
   return client;
 }
 
+/** One engine processor's ports: its own provider on `rpcUrl`, KMS signing, one confirmation, no fee bumps. */
+function engineDepsOn(rpcUrl: string, kms: KMSClient, cleanups: (() => void)[]): ChainTxDeps {
+  const provider = evmProvider(rpcUrl);
+  cleanups.push(() => provider.destroy());
+  const chain = new EvmChain(provider);
+  return {
+    store: dynamoChainTxStore,
+    chain: () => chain,
+    signer: new KmsTxSigner(kms),
+    clock: () => new Date(),
+    settings: {
+      confirmations: 1,
+      bumpAfterSeconds: 3600,
+      caps: { maxFeePerGas: 500n * 10n ** 9n, maxPriorityFeePerGas: 50n * 10n ** 9n },
+      retryQueuedAfterSeconds: 0,
+    },
+  };
+}
+
 export async function benchChainTx({ count, kmsLatencyMs, processors = 3, perProcessor = 5 }: BenchChainTxOptions): Promise<BenchChainTxResult> {
   const dynamo = await startDynamoDb({ dbPath: null });
   const anvil = await startAnvil();
@@ -103,23 +122,7 @@ export async function benchChainTx({ count, kmsLatencyMs, processors = 3, perPro
     const usdt = await deployTestToken(deployer, TEST_TOKENS.USDT);
     await mintTestToken(deployer, usdt, address, BigInt(count));
 
-    const depsOf = (): ChainTxDeps => {
-      const provider = evmProvider(anvil.rpcUrl);
-      cleanups.push(() => provider.destroy());
-      const chain = new EvmChain(provider);
-      return {
-        store: dynamoChainTxStore,
-        chain: () => chain,
-        signer: new KmsTxSigner(kms),
-        clock: () => new Date(),
-        settings: {
-          confirmations: 1,
-          bumpAfterSeconds: 3600,
-          caps: { maxFeePerGas: 500n * 10n ** 9n, maxPriorityFeePerGas: 50n * 10n ** 9n },
-          retryQueuedAfterSeconds: 0,
-        },
-      };
-    };
+    const depsOf = (): ChainTxDeps => engineDepsOn(anvil.rpcUrl, kms, cleanups);
     const deps = Array.from({ length: processors }, depsOf);
     const first = deps[0];
     if (!first) throw new Error('at least one processor');
@@ -270,23 +273,7 @@ export async function benchBatchPayouts({ count, kmsLatencyMs, batchSize = 50, p
 
     const chain = new EvmChain(evmProvider(anvil.rpcUrl));
     cleanups.push(() => chain.provider.destroy());
-    const engineDeps = (): ChainTxDeps => {
-      const provider = evmProvider(anvil.rpcUrl);
-      cleanups.push(() => provider.destroy());
-      const own = new EvmChain(provider);
-      return {
-        store: dynamoChainTxStore,
-        chain: () => own,
-        signer: new KmsTxSigner(kms),
-        clock: () => new Date(),
-        settings: {
-          confirmations: 1,
-          bumpAfterSeconds: 3600,
-          caps: { maxFeePerGas: 500n * 10n ** 9n, maxPriorityFeePerGas: 50n * 10n ** 9n },
-          retryQueuedAfterSeconds: 0,
-        },
-      };
-    };
+    const engineDeps = (): ChainTxDeps => engineDepsOn(anvil.rpcUrl, kms, cleanups);
     const engines = Array.from({ length: processors }, engineDeps);
     const first = engines[0] as ChainTxDeps;
     const runtime = withdrawalsRuntime(config());

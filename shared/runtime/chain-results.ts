@@ -8,7 +8,7 @@ import { onCustodySweepResult } from '../usecases/custody/scan-deposits.js';
 import { onSweepResult } from '../usecases/payments/settle.js';
 import { onWithdrawalChainResult } from '../usecases/withdrawals/process.js';
 import { onWithdrawalBatchResult } from '../usecases/withdrawals/batch.js';
-import { EvmChain, evmProvider } from '../chain/engine/evm.js';
+import { evmChainsOf } from '../chain/engine/evm.js';
 import { dynamoChainTxStore } from '../store/chain-tx.js';
 import { paymentsRuntime } from './payments.js';
 import { withdrawalsRuntime } from './withdrawals.js';
@@ -21,17 +21,7 @@ export function chainResultsRuntime(cfg: Config = config()): ChainResultPorts {
   const payments = paymentsRuntime(cfg);
   const withdrawals = withdrawalsRuntime(cfg);
   // A batch payout's settlement reads its receipt (the items' outcomes): one provider per network, on first use.
-  const chains = new Map<string, EvmChain>();
-  const chainOf = (network: string): EvmChain => {
-    let chain = chains.get(network);
-    if (!chain) {
-      const url = cfg.EVM_RPC_URLS[network];
-      if (!url) throw new Error(`No RPC endpoint for network ${network} in EVM_RPC_URLS`);
-      chain = new EvmChain(evmProvider(url));
-      chains.set(network, chain);
-    }
-    return chain;
-  };
+  const chainOf = evmChainsOf(cfg.EVM_RPC_URLS);
   return {
     settle: {
       sweep: async (reference, result, now) => {

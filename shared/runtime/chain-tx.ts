@@ -1,7 +1,7 @@
 import { KMSClient } from '@aws-sdk/client-kms';
 import type { Config } from '../config/config.js';
 import { config } from '../config/config.js';
-import { EvmChain, KmsTxSigner, evmProvider } from '../chain/engine/evm.js';
+import { KmsTxSigner, evmChainsOf } from '../chain/engine/evm.js';
 import type { ChainPort, TronChainPort } from '../chain/engine/ports.js';
 import { KmsTronSigner, TronGridChain } from '../chain/engine/tron.js';
 import { TronGridClient } from '../chain/tron/grid.js';
@@ -37,21 +37,12 @@ export interface ChainTxRuntime {
 export function chainTxRuntime(cfg: Config = config()): ChainTxRuntime {
   const kms = new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 });
   const signer = new KmsTxSigner(kms);
-  const chains = new Map<string, ChainPort>();
+  const evmChainOf: (network: string) => ChainPort = evmChainsOf(cfg.EVM_RPC_URLS);
   const tronUrl = cfg.TRON_API_URL;
   let tronChain: TronChainPort | undefined;
   const deps: ChainTxDeps = {
     store: dynamoChainTxStore,
-    chain(network: string): ChainPort {
-      let chain = chains.get(network);
-      if (!chain) {
-        const url = cfg.EVM_RPC_URLS[network];
-        if (!url) throw new Error(`No RPC endpoint for network ${network} in EVM_RPC_URLS`);
-        chain = new EvmChain(evmProvider(url));
-        chains.set(network, chain);
-      }
-      return chain;
-    },
+    chain: evmChainOf,
     signer,
     ...(tronUrl
       ? {

@@ -143,3 +143,18 @@ export class KmsTxSigner implements TxSignerPort {
     return { hash, raw };
   }
 }
+
+/** One EvmChain per network of `rpcUrls` (`EVM_RPC_URLS`), made on first use; a network without an endpoint is an error. */
+export function evmChainsOf(rpcUrls: Readonly<Record<string, string>>): (network: string) => EvmChain {
+  const chains = new Map<string, EvmChain>();
+  return (network) => {
+    let chain = chains.get(network);
+    if (!chain) {
+      const url = rpcUrls[network];
+      if (!url) throw new Error(`No RPC endpoint for network ${network} in EVM_RPC_URLS`);
+      chain = new EvmChain(evmProvider(url));
+      chains.set(network, chain);
+    }
+    return chain;
+  };
+}
