@@ -72,6 +72,29 @@ function slowKms(url: string, latencyMs: number): KMSClient {
   return client;
 }
 
+/** Points this process's configuration and document client at table `name` of DynamoDB Local (made if missing). */
+async function useLocalTable(dynamo: { readonly url: string; ensureTable(name: string): Promise<unknown> }, name: string): Promise<void> {
+  await dynamo.ensureTable(name);
+  Object.assign(process.env, {
+    TABLE_NAME: name,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.url,
+    STAGE: 'local',
+  });
+  resetConfig();
+  resetDb();
+}
+
+/** A new secp256k1 signing key on the KMS endpoint, and its EVM address: the bench's hot wallet. */
+async function newHotWallet(kms: KMSClient): Promise<{ keyId: string; address: string }> {
+  const key = await kms.send(new CreateKeyCommand({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY' }));
+  const keyId = key.KeyMetadata?.KeyId;
+  if (!keyId) throw new Error('KMS returned no key id');
+  return { keyId, address: await new KmsTxSigner(kms).signerFor(keyId).getAddress() };
+}
+
 /** One engine processor's ports: its own provider on `rpcUrl`, KMS signing, one confirmation, no fee bumps. */
 function engineDepsOn(rpcUrl: string, kms: KMSClient, cleanups: (() => void)[]): ChainTxDeps {
   const provider = evmProvider(rpcUrl);
@@ -99,22 +122,8 @@ export async function benchChainTx({ count, kmsLatencyMs, processors = 3, perPro
   const kms = slowKms(kmsServer.url, kmsLatencyMs);
   const cleanups: (() => void)[] = [];
   try {
-    await dynamo.ensureTable('bench-chain-tx');
-    Object.assign(process.env, {
-      TABLE_NAME: 'bench-chain-tx',
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.url,
-      STAGE: 'local',
-    });
-    resetConfig();
-    resetDb();
-
-    const key = await kms.send(new CreateKeyCommand({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY' }));
-    const keyId = key.KeyMetadata?.KeyId;
-    if (!keyId) throw new Error('KMS returned no key id');
-    const address = await new KmsTxSigner(kms).signerFor(keyId).getAddress();
+    await useLocalTable(dynamo, 'bench-chain-tx');
+    const { keyId, address } = await newHotWallet(kms);
     const admin = evmProvider(anvil.rpcUrl);
     cleanups.push(() => admin.destroy());
     await admin.send('anvil_setBalance', [address, toBeHex(1000n * 10n ** 18n)]);
@@ -240,22 +249,8 @@ export async function benchBatchPayouts({ count, kmsLatencyMs, batchSize = 50, p
   );
   const cleanups: (() => void)[] = [];
   try {
-    await dynamo.ensureTable('bench-batch-payouts');
-    Object.assign(process.env, {
-      TABLE_NAME: 'bench-batch-payouts',
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.url,
-      STAGE: 'local',
-    });
-    resetConfig();
-    resetDb();
-
-    const key = await kms.send(new CreateKeyCommand({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY' }));
-    const keyId = key.KeyMetadata?.KeyId;
-    if (!keyId) throw new Error('KMS returned no key id');
-    const hot = { keyId, address: await new KmsTxSigner(kms).signerFor(keyId).getAddress() };
+    await useLocalTable(dynamo, 'bench-batch-payouts');
+    const hot = await newHotWallet(kms);
     const admin = evmProvider(anvil.rpcUrl);
     cleanups.push(() => admin.destroy());
     await admin.send('anvil_setBalance', [hot.address, toBeHex(1000n * 10n ** 18n)]);

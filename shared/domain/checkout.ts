@@ -117,7 +117,8 @@ export function checkoutView(p: PaymentState, ctx: CheckoutContext): CheckoutVie
   const precision = ctx.currency.displayPrecision;
   const paid = received(p);
   const rest = sub(p.amountCrypto, paid);
-  const due = isPositive(rest) && isPayable(state) ? rest : '0';
+  // What is still due, at the display precision (rounded up: paying it completes the payment).
+  const due = toFixed(isPositive(rest) && isPayable(state) ? rest : '0', precision, 'up');
   const network = NETWORKS[ctx.currency.network];
   return {
     state,
@@ -132,11 +133,9 @@ export function checkoutView(p: PaymentState, ctx: CheckoutContext): CheckoutVie
     standard: ctx.currency.native ? null : tokenStandard(network),
     amount: toFixed(p.amountCrypto, precision, 'up'),
     paid: toFixed(paid, precision, 'down'),
-    due: toFixed(due, precision, 'up'),
+    due,
     address: p.address,
-    paymentUri: isPositive(due)
-      ? paymentUri(ctx.currency, ctx.chainId, ctx.tokenContract, p.address, toBaseUnits(toFixed(due, precision, 'up'), p.decimals))
-      : null,
+    paymentUri: isPositive(due) ? paymentUri(ctx.currency, ctx.chainId, ctx.tokenContract, p.address, toBaseUnits(due, p.decimals)) : null,
     confirmations: confirmationsOf(p),
     confirmationsRequired: ctx.confirmationsRequired,
     expiryTime: p.expiryTime,

@@ -1,12 +1,9 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import type { WorkerFunction } from '../../definition.js';
-import type { PaymentState } from '../../../shared/domain/payments.js';
 import { EVENTS } from '../../../shared/domain/events.js';
-import { db, tableName } from '../../../shared/store/client.js';
-import { keys } from '../../../shared/store/keys.js';
+import { getPayment } from '../../../shared/store/payments.js';
 import { createRecord, paymentLinks } from '../../../shared/usecases/payments/present.js';
 import type { PollerWorker, WorkerHandler } from '../sources/worker.js';
 
@@ -34,10 +31,10 @@ async function announce(event: DynamoDBStreamEvent, log: (line: string) => void)
     const tenantId = image.tenant_id?.S;
     const paymentId = image.payload?.M?.transaction_id?.S;
     if (!tenantId || !paymentId) continue;
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.payment(tenantId, paymentId) }));
-    if (typeof Item?.state !== 'string') continue;
+    const payment = await getPayment(tenantId, paymentId);
+    if (!payment) continue;
     // As the API shows the payment: the amount at the currency's display precision.
-    const shown = createRecord(JSON.parse(Item.state) as PaymentState, paymentLinks(base));
+    const shown = createRecord(payment, paymentLinks(base));
     log(`checkout: ${shown.checkout_url}  (payment ${shown.transaction_id}, ${shown.amount_crypto} ${shown.currency})`);
   }
 }
