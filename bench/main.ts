@@ -8,7 +8,7 @@
  * interval mining for those two figures (default: automine, as the local stack).
  * BENCH_HISTORY_RECORDS the movements of the tenant whose history pages are read (default 5000).
  * BENCH_ONLY selects figures, comma-separated: user-me, ledger, payments, webhooks, chain-tx, transactions, payment-lifecycle,
- * checkout, cold-start. cold-start: each API Lambda's bundle (as CDK ships it) and its import in 5 fresh Node processes.
+ * checkout, cold-start, sweep-gas. cold-start: each API Lambda's bundle (as CDK ships it) and its import in 5 fresh Node processes.
  */
 import { startTableOnly } from '../infra/local/table-only.js';
 import { benchBatchPayouts, benchChainTx } from './chain-tx.js';
@@ -17,6 +17,7 @@ import { benchColdStart } from './cold-start.js';
 import { benchLedger } from './ledger.js';
 import { benchPaymentLifecycle } from './payment-lifecycle.js';
 import { benchPayments } from './payments.js';
+import { benchSweepGas } from './sweep-gas.js';
 import { benchUserMe } from './user-me.js';
 import { benchHistory } from './transactions.js';
 import { benchWebhooks } from './webhooks.js';
@@ -31,7 +32,7 @@ function table(title: string, rows: string[][]): void {
   for (const r of rows) console.log(`  ${widths.map((w, i) => (i === 0 ? (r[i] ?? '').padEnd(w) : (r[i] ?? '').padStart(w))).join('  ')}`);
 }
 
-const FIGURES = ['user-me', 'ledger', 'payments', 'webhooks', 'chain-tx', 'transactions', 'payment-lifecycle', 'checkout', 'cold-start'];
+const FIGURES = ['user-me', 'ledger', 'payments', 'webhooks', 'chain-tx', 'transactions', 'payment-lifecycle', 'checkout', 'cold-start', 'sweep-gas'];
 const only = (process.env.BENCH_ONLY ?? '')
   .split(',')
   .map((s) => s.trim())
@@ -195,6 +196,23 @@ async function main(): Promise<void> {
     console.log(
       `  gas: plain ERC-20 transfer ${b.transferGas}; batch of 50 ${b.batchGas} = ${b.gasPerPayout} a payout (${fmt(Number(b.gasPerPayout) / Number(b.transferGas), 3)}x)`,
     );
+  }
+
+  if (selected('sweep-gas')) {
+    const g = await benchSweepGas();
+    const x = (gas: bigint, base: bigint): string => `${fmt(Number(gas) / Number(base), 2)}x`;
+    table('Sweeps: gas per deposit, N fresh deposit addresses (test USDT) deployed and flushed by ONE deployAndFlush, vs plain ERC-20 transfers (same anvil)', [
+      ['', 'gas', 'per deposit', 'ratio to treasury', 'ratio new holder'],
+      ...g.sweeps.map((s) => [
+        `deployAndFlush of ${s.deposits}`,
+        fmt(Number(s.gas)),
+        fmt(Number(s.perDeposit)),
+        x(s.perDeposit, g.transferToTreasuryGas),
+        x(s.perDeposit, g.transferToNewHolderGas),
+      ]),
+      ['plain transfer: whole balance to the treasury (what a flush moves)', fmt(Number(g.transferToTreasuryGas)), '', '1.00x', ''],
+      ['plain transfer to a new holder', fmt(Number(g.transferToNewHolderGas)), '', '', '1.00x'],
+    ]);
   }
 
   if (selected('transactions')) {
