@@ -116,6 +116,12 @@ export interface PaymentState {
   readonly merchantReceived: Decimal | null;
   readonly merchantReceivedUsd: Decimal | null;
   readonly sweepTxHash: string | null;
+  /**
+   * The batched sweep that last took the payment (`sweep:<uuid>`, its chain-tx request's reference, whose items name
+   * the payments it carries): set when it goes to `sending`, kept when that sweep fails (the payment is then swept
+   * alone). Absent on a payment never swept in a batch (a single sweep's reference is `payment:<tenant>:<id>`).
+   */
+  readonly sweepReference?: string;
   /** Optimistic lock: every save conditions on it and increments it. */
   readonly version: number;
 }
@@ -200,7 +206,8 @@ export type PaymentFact =
       readonly repriced?: Decimal;
     }
   | { readonly kind: 'reorg'; readonly depositIds: readonly string[] }
-  | { readonly kind: 'sweep_started' }
+  /** `reference`: the batched sweep that takes the payment (recorded as its `sweepReference`). */
+  | { readonly kind: 'sweep_started'; readonly reference?: string }
   | {
       readonly kind: 'sweep_completed';
       readonly txHash: string;
@@ -467,7 +474,7 @@ export function transition(p: PaymentState, fact: PaymentFact, now: Date): Payme
     }
     case 'sweep_started':
       if (p.status !== 'confirmed') refuse(p, fact, `Cannot sweep a ${p.status} payment.`);
-      return same(withStatus(p, 'sending', now, events));
+      return same(withStatus(p, 'sending', now, events, fact.reference === undefined ? {} : { sweepReference: fact.reference }));
     case 'sweep_completed': {
       if (p.status !== 'sending') refuse(p, fact, `Cannot complete a ${p.status} payment.`);
       const got = received(p, 'confirmed');
@@ -517,6 +524,23 @@ export function transition(p: PaymentState, fact: PaymentFact, now: Date): Payme
       });
     }
   }
+}
+
+/**
+ * Two transitions saved as ONE change: `fact` applied to the state `change` leads to. The result has the second's
+ * state, the events of both in order and the effects of both (a guard of the second refuses as `transition` does).
+ * Both are keyed by the version the one save stores: an event key of the second that the first already uses (the
+ * family event of two statuses of one family: `payment.processing` of confirmed, then of sending) gets the fact's
+ * kind appended, so every event keeps an id of its own.
+ */
+export function andThen(change: PaymentChange, fact: PaymentFact, now: Date): PaymentChange {
+  const next = transition(change.state, fact, now);
+  const used = new Set(change.events.map((e) => e.key));
+  return {
+    state: next.state,
+    events: [...change.events, ...next.events.map((e) => (used.has(e.key) ? { ...e, key: `${e.key}:${fact.kind}` } : e))],
+    effects: [...change.effects, ...next.effects],
+  };
 }
 
 /** True when a deposit detected at `at` is late (after expiry) but within the watch window. */
