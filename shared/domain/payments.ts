@@ -312,6 +312,35 @@ export function statusUpdatePayload(p: PaymentState, previous: PaymentStatus | n
   };
 }
 
+/** The `deposit.received` data: one deposit as it was recorded. */
+export function depositReceivedPayload(p: Pick<PaymentState, 'id' | 'network' | 'token'>, d: Deposit): Record<string, unknown> {
+  return {
+    transaction_id: p.id,
+    deposit_id: d.id,
+    amount: d.amount,
+    currency: d.currency,
+    transaction_hash: d.txHash,
+    confirmations: d.confirmations,
+    blockchain_network: p.network,
+    token: p.token,
+    timestamp: d.detectedAt,
+    late: d.late,
+    wrong_currency: d.status === 'wrong_currency',
+  };
+}
+
+/** The `deposit.merged` data: a confirmed deposit swept to the treasury by `sweepTxHash`. */
+export function depositMergedPayload(p: Pick<PaymentState, 'id' | 'network'>, d: Deposit, sweepTxHash: string): Record<string, unknown> {
+  return {
+    transaction_id: p.id,
+    deposit_id: d.id,
+    amount: d.amount,
+    currency: d.currency,
+    sweep_transaction_hash: sweepTxHash,
+    blockchain_network: p.network,
+  };
+}
+
 /** `full`, `partial` or `over` once something arrived; null before. */
 export function paymentTypeOf(p: PaymentState): string | null {
   if (p.flags.includes('overpaid')) return 'over';
@@ -414,19 +443,7 @@ export function transition(p: PaymentState, fact: PaymentFact, now: Date): Payme
         type: EVENTS.depositReceived,
         // Keyed by the version this change is saved as too: a log re-mined after a reorg is announced again.
         key: `deposit:${d.id}:${p.version + 1}`,
-        payload: {
-          transaction_id: p.id,
-          deposit_id: d.id,
-          amount: d.amount,
-          currency: d.currency,
-          transaction_hash: d.txHash,
-          confirmations: d.confirmations,
-          blockchain_network: p.network,
-          token: p.token,
-          timestamp: d.detectedAt,
-          late: d.late,
-          wrong_currency: d.status === 'wrong_currency',
-        },
+        payload: depositReceivedPayload(p, d),
       });
       if (d.status === 'uncredited') return same({ ...p, deposits, flags: addFlag(p.flags, 'paid_late'), updatedAt: now.toISOString() }, record);
       if (d.status === 'wrong_currency') return same({ ...p, deposits, flags: addFlag(p.flags, 'wrong_token'), updatedAt: now.toISOString() }, record);
@@ -484,14 +501,7 @@ export function transition(p: PaymentState, fact: PaymentFact, now: Date): Payme
         events.push({
           type: EVENTS.depositMerged,
           key: `merged:${d.id}`,
-          payload: {
-            transaction_id: p.id,
-            deposit_id: d.id,
-            amount: d.amount,
-            currency: d.currency,
-            sweep_transaction_hash: fact.txHash,
-            blockchain_network: p.network,
-          },
+          payload: depositMergedPayload(p, d, fact.txHash),
         });
       }
       const state = withStatus(p, 'completed', now, events, { sweepTxHash: fact.txHash, merchantReceived: net, merchantReceivedUsd: usd });

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../domain/errors.js';
 import type { EntryDraft } from '../domain/ledger.js';
@@ -46,12 +47,23 @@ export function versionedPut(item: Record<string, unknown>, expected: number | n
   return { Put: { TableName: tableName(), Item: item, ...(expected === null ? CONDITIONS.absent : CONDITIONS.version(expected)) } };
 }
 
-/** The attributes every versioned aggregate item carries: its state, version and type. */
-export const stateAttributes = <S extends Versioned>(type: string, state: S) => ({ type, version: state.version, state: JSON.stringify(state) });
+/**
+ * The attributes every versioned aggregate item carries: its state, version and type. The state is JSON,
+ * deflated (binary): a payment's 1.5 KB of JSON is about 0.75 KB stored, which keeps its item, written on every
+ * change and copied to its indexes, within 2 KB (one write unit per KB).
+ */
+export const stateAttributes = <S extends Versioned>(type: string, state: S) => ({
+  type,
+  version: state.version,
+  state: deflateRawSync(Buffer.from(JSON.stringify(state)), { level: 6 }),
+});
 
+/** The state of an aggregate item: deflated JSON (binary), or JSON text as items were first stored. */
 export function stateOf<S>(item: Record<string, unknown>, type: string): S {
-  if (item.type !== type || typeof item.state !== 'string') throw new TypeError(`Not a ${type} item`);
-  return JSON.parse(item.state) as S;
+  const stored = item.state;
+  if (item.type !== type || (typeof stored !== 'string' && !(stored instanceof Uint8Array))) throw new TypeError(`Not a ${type} item`);
+  if (stored instanceof Uint8Array) return JSON.parse(inflateRawSync(stored).toString('utf8')) as S;
+  return JSON.parse(stored) as S;
 }
 
 /** Reads an aggregate, strongly consistent. */

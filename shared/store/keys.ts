@@ -63,6 +63,8 @@ import type { WithdrawalQueue } from '../domain/withdrawals.js';
 export const OUTBOX_KEY_PREFIX = 'OUTBOX#';
 /** Stream records the event router also receives: a wallet's balance rows (`wallet.balance_changed` is told from them). */
 export const WALLET_BALANCE_SK_PREFIX = 'BAL#wallet:';
+/** Sort-key prefix of payment items: the stream records of their writes carry the payments' events. */
+export const PAYMENT_SK_PREFIX = 'PAYMENT#';
 
 export interface Key {
   readonly pk: string;
@@ -188,7 +190,7 @@ export const keys = {
   chainTxFollowerLease: (network: string): Key => ({ pk: `LEASE#chain-tx-follower#${network}`, sk: 'LEASE' }),
 
   /** Payments: the record, its per-tenant lists (gsi1 by time, gsi2 by USD amount) and work queues (gsi3). */
-  payment: (tenantId: string, paymentId: string): Key => ({ pk: tenantPk(tenantId), sk: `PAYMENT#${paymentId}` }),
+  payment: (tenantId: string, paymentId: string): Key => ({ pk: tenantPk(tenantId), sk: `${PAYMENT_SK_PREFIX}${paymentId}` }),
   paymentList: (tenantId: string, createdAt: string, paymentId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#PAYMENTS`, gsi1sk: `${createdAt}#${paymentId}` }),
   paymentListPartition: (tenantId: string): string => `${tenantPk(tenantId)}#PAYMENTS`,
   paymentAmountList: (tenantId: string, amountUsd: Decimal, paymentId: string) => ({

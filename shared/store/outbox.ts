@@ -2,15 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBRecord } from 'aws-lambda';
 import { stringify } from 'lossless-json';
 import type { EventPayload, EventType, OutboxEvent, OutboxPayload } from '../domain/events.js';
 import { parseEventPayload } from '../domain/events.js';
-import { walletBalanceChangedEvent } from '../domain/wallets.js';
-import { walletBalanceChangeFromImage } from './balance-stream.js';
 import { tableName } from './client.js';
 import { keys, OUTBOX_KEY_PREFIX } from './keys.js';
-import type { RoutableRecord } from '../usecases/events/route-events.js';
 import type { TransactItem } from './transact.js';
 
 /**
@@ -125,30 +121,4 @@ export function outboxEventFromImage(image: Record<string, AttributeValue>): Out
   const item = unmarshall(image, { wrapNumbers: true });
   if (typeof item.pk !== 'string' || !item.pk.startsWith(OUTBOX_KEY_PREFIX)) return null;
   return outboxEventFromItem(item);
-}
-
-/** The event a stream record tells: an outbox item's INSERT, or a change of a wallet's balance row; null for others. */
-function eventOfRecord(record: DynamoDBRecord): OutboxEvent | null {
-  const image = record.dynamodb?.NewImage as Record<string, AttributeValue> | undefined;
-  if (!image || (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY')) return null;
-  if (record.eventName === 'INSERT') {
-    const event = outboxEventFromImage(image);
-    if (event) return event;
-  }
-  const change = walletBalanceChangeFromImage(image);
-  return change ? walletBalanceChangedEvent(change) : null;
-}
-
-/**
- * A table stream record as the event router reads it: an outbox INSERT as its event and message body, a wallet
- * balance row's change as its `wallet.balance_changed` (shared/store/balance-stream.ts), a record that cannot be
- * read back as unreadable (retried, then sent to the failure queue), anything else null.
- */
-export function routableRecord(record: DynamoDBRecord, id: string): RoutableRecord | null {
-  try {
-    const event = eventOfRecord(record);
-    return event ? { id, event, body: messageBody(event) } : null;
-  } catch (error) {
-    return { id, unreadable: (error as Error).message };
-  }
 }

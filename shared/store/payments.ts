@@ -3,40 +3,37 @@ import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { NETWORK_CODES } from '../domain/currencies.js';
 import { DailyLimitError } from '../domain/errors.js';
-import type { EntryDraft } from '../domain/ledger.js';
 import { isNegative, sub } from '../domain/money.js';
-import type { Deposit, PaymentChange, PaymentState } from '../domain/payments.js';
-import { DepositAlreadyRecordedError, workQueueOf } from '../domain/payments.js';
+import type { PaymentChange, PaymentState } from '../domain/payments.js';
+import { workQueueOf } from '../domain/payments.js';
+import type { PaymentEventRef } from '../domain/payment-events.js';
+import { paymentEventOf, paymentEventRef } from '../domain/payment-events.js';
 import type { AddressMatch, PaymentCreation, PaymentQuery, PaymentRepository } from '../usecases/payments/ports.js';
-import {
-  aggregateOutbox,
-  commitAggregate,
-  counterItem,
-  dayTotalItem,
-  readCounter,
-  loadState,
-  nextVersion,
-  stateAttributes,
-  stateOf,
-  versionedPut,
-} from './aggregate.js';
+import type { OutboxEvent } from './outbox.js';
+import { aggregateOutbox, commitAggregate, dayTotalItem, loadState, nextVersion, stateAttributes, stateOf, versionedPut } from './aggregate.js';
 import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 import type { TransactItem } from './transact.js';
 import { asTransactItem } from './transact.js';
-import { integer, storedDecimal } from './values.js';
+import { paymentCount } from './transactions.js';
+import { storedDecimal } from './values.js';
 
 /**
- * Payments on the single table (shared/store/aggregate.ts: the state as JSON beside the attributes lists filter
- * and order on; every save conditioned on the version). Indexes (shared/store/keys.ts): gsi1 per tenant by
+ * Payments on the single table (shared/store/aggregate.ts: the state beside the attributes lists filter and
+ * order on; every save conditioned on the version). Indexes (shared/store/keys.ts): gsi1 per tenant by
  * creation, gsi2 per tenant by USD amount, gsi3 the work queue its status puts it in. GSIs project ALL
  * attributes, so lists read the index only.
+ *
+ * A change's events are written on the payment's item itself (`events`: their references,
+ * shared/domain/payment-events.ts), in the same put as the state they describe: the table's stream carries the
+ * write to the event router (`paymentEventsOfImage`), so a payment writes no outbox item. A deposit is recorded
+ * once by the version condition: the scanner re-reads the payment and skips a deposit it already holds.
  */
 
 type Stored = Record<string, unknown>;
 const TYPE = 'payment';
 
-function paymentItem(p: PaymentState): Stored {
+function paymentItem(p: PaymentState, events: readonly PaymentEventRef[]): Stored {
   return {
     ...keys.payment(p.tenantId, p.id),
     ...keys.paymentList(p.tenantId, p.createdAt, p.id),
@@ -52,37 +49,11 @@ function paymentItem(p: PaymentState): Stored {
     order_id: p.orderId ?? undefined,
     created_at: p.createdAt,
     amount_usd: storedDecimal(p.amountUsd),
+    ...(events.length > 0 ? { events } : {}),
   };
 }
 
 const paymentFromItem = (item: Stored): PaymentState => stateOf<PaymentState>(item, TYPE);
-
-/**
- * A deposit is recorded once: its item is put with `attribute_not_exists` in the same transaction that adds it to
- * its payment, so a log seen twice (two scanner runs, a rescanned range) changes nothing the second time. A reorg
- * deletes it, so the re-mined log is recorded again.
- */
-function depositItem(p: PaymentState, d: Deposit): TransactItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: {
-        ...keys.deposit(d.id),
-        type: 'deposit',
-        tenant_id: p.tenantId,
-        payment_id: p.id,
-        deposit_id: d.id,
-        currency: d.currency,
-        amount: d.amount,
-        tx_hash: d.txHash,
-        block_number: d.blockNumber,
-        block_hash: d.blockHash,
-        detected_at: d.detectedAt,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-}
 
 /** The deposit-address item the scanner's batched lookup finds the payment by. */
 function addressItem(p: PaymentState, family: string): TransactItem {
@@ -116,15 +87,11 @@ function checkoutItem(p: PaymentState): TransactItem {
   };
 }
 
-/** The tenant's payment counter (the page form's `count`), at creation. */
-const countPayment = (p: PaymentState): TransactItem => counterItem((shard) => keys.paymentCounter(p.tenantId, shard), { count: '1' });
-
-const outboxOf = (p: PaymentState, change: PaymentChange, now: Date) =>
-  aggregateOutbox({ type: TYPE, id: p.id, tenantId: p.tenantId }, change.events, { callback_url: p.callbackUrl }, now);
+const refsOf = (change: PaymentChange, now: Date): PaymentEventRef[] => change.events.map((e) => paymentEventRef(e, now.toISOString()));
 
 async function create(creation: PaymentCreation, now: Date): Promise<PaymentState> {
   const p = nextVersion(creation.change.state, null);
-  const items: TransactItem[] = [addressItem(p, creation.family), checkoutItem(p), countPayment(p)];
+  const items: TransactItem[] = [addressItem(p, creation.family), checkoutItem(p)];
   const limit = creation.dailyLimitUsd;
   const dayIndex = items.length;
   if (limit !== null) {
@@ -138,8 +105,8 @@ async function create(creation: PaymentCreation, now: Date): Promise<PaymentStat
       type: TYPE,
       id: p.id,
       tenantId: p.tenantId,
-      put: versionedPut(paymentItem(p), null),
-      outbox: outboxOf(p, creation.change, now),
+      put: versionedPut(paymentItem(p, refsOf(creation.change, now)), null),
+      outbox: [],
       items,
       history: { previous: null, next: paymentTransaction(p) },
       now,
@@ -154,33 +121,17 @@ async function create(creation: PaymentCreation, now: Date): Promise<PaymentStat
 
 async function save(previous: PaymentState, change: PaymentChange, now: Date): Promise<PaymentState> {
   const next = nextVersion(change.state, previous.version);
-  const items: TransactItem[] = [];
-  const recorded: string[] = [];
-  let entry: { entryId: string; entry: EntryDraft } | undefined;
-  for (const effect of change.effects) {
-    if (effect.kind === 'record_deposit') {
-      items.push(depositItem(next, effect.deposit));
-      recorded.push(effect.deposit.id);
-    } else if (effect.kind === 'forget_deposits') {
-      items.push(...effect.depositIds.map((id): TransactItem => ({ Delete: { TableName: tableName(), Key: keys.deposit(id) } })));
-    } else {
-      entry = { entryId: effect.entryId, entry: effect.entry };
-    }
-  }
-  await commitAggregate(
-    {
-      type: TYPE,
-      id: next.id,
-      tenantId: next.tenantId,
-      put: versionedPut(paymentItem(next), previous.version),
-      outbox: outboxOf(next, change, now),
-      items,
-      ...(entry ? { entry } : {}),
-      history: { previous: paymentTransaction(previous), next: paymentTransaction(next) },
-      now,
-    },
-    (index) => new DepositAlreadyRecordedError(recorded[index] ?? `of item ${index}`),
-  );
+  const credit = change.effects.find((e) => e.kind === 'post_entry');
+  await commitAggregate({
+    type: TYPE,
+    id: next.id,
+    tenantId: next.tenantId,
+    put: versionedPut(paymentItem(next, refsOf(change, now)), previous.version),
+    outbox: [],
+    ...(credit ? { entry: { entryId: credit.entryId, entry: credit.entry } } : {}),
+    history: { previous: paymentTransaction(previous), next: paymentTransaction(next) },
+    now,
+  });
   return next;
 }
 
@@ -226,9 +177,8 @@ async function list(q: PaymentQuery): Promise<PaymentState[]> {
   return out.slice(0, q.take);
 }
 
-async function count(tenantId: string): Promise<number> {
-  return integer((await readCounter(keys.paymentCounterPrefix(tenantId), ['count'])).count);
-}
+/** Payments the tenant ever created: the all-time statistics counters, kept in each creation's transaction. */
+const count = (tenantId: string): Promise<number> => paymentCount(tenantId);
 
 async function due(before: string, limit: number): Promise<PaymentState[]> {
   const partitions = NETWORK_CODES.flatMap((network) =>
@@ -309,4 +259,17 @@ export async function waitingPayments(network: string): Promise<PaymentState[]> 
     (['native', 'token'] as const).map((asset) => inQueue(keys.paymentQueuePartition({ kind: 'waiting', network, asset }))),
   );
   return [...(native ?? []), ...(token ?? [])];
+}
+
+/**
+ * The events a payment item's stream image carries (the references its write stored, their data made from the
+ * state written with them), as the outbox would have written them; none for an item of another kind or a write
+ * without events.
+ */
+export function paymentEventsOfItem(item: Stored): OutboxEvent[] {
+  if (item.type !== TYPE || !Array.isArray(item.events)) return [];
+  const p = paymentFromItem(item);
+  return (item.events as PaymentEventRef[]).flatMap((ref) =>
+    aggregateOutbox({ type: TYPE, id: p.id, tenantId: p.tenantId }, [paymentEventOf(p, ref)], { callback_url: p.callbackUrl }, new Date(ref.at)),
+  );
 }

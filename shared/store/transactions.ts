@@ -5,7 +5,7 @@ import { ValidationError } from '../domain/errors.js';
 import type { Decimal } from '../domain/money.js';
 import { add } from '../domain/money.js';
 import type { TransactionRecord } from '../domain/transactions.js';
-import { statsDay, statsDelta } from '../domain/transactions.js';
+import { statsDay, statsDelta, tenantTotalsOf } from '../domain/transactions.js';
 import type { TransactionFilter, TransactionHistory, TransactionPage } from '../usecases/transactions/ports.js';
 import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
@@ -209,3 +209,8 @@ function sumsOf(items: readonly Record<string, unknown>[]): Record<string, Decim
 }
 
 export const dynamoTransactionHistory: TransactionHistory = { page, count, statsSums, allTimeSums };
+
+/** How many payments the tenant ever created, from the all-time counters (`n|payment|<status>|<currency>`). */
+export async function paymentCount(tenantId: string): Promise<number> {
+  return tenantTotalsOf(await allTimeSums(tenantId)).payments;
+}

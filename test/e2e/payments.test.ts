@@ -12,7 +12,7 @@ import { parseConfig } from '../../shared/config/config.js';
 import type { Config } from '../../shared/config/config.js';
 import { add } from '../../shared/domain/money.js';
 import { getBalance } from '../../shared/store/ledger.js';
-import { getPayment } from '../../shared/store/payments.js';
+import { getPayment, paymentEventsOfItem } from '../../shared/store/payments.js';
 import { factoryOf, scannerRuntime } from '../../shared/runtime/payments.js';
 import { chainTxRuntime } from '../../shared/runtime/chain-tx.js';
 import { expirePayments } from '../../shared/usecases/payments/expire.js';
@@ -131,6 +131,12 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+/** The events the payment's last write carries (what the table's stream hands the event router). */
+async function eventsOnItem(paymentId: string) {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.payment(merchant.tenantId, paymentId), ConsistentRead: true }));
+  return Item ? paymentEventsOfItem(Item) : [];
+}
+
 describe('a payment on anvil', () => {
   it('goes from creation to completed, crediting the merchant exactly, through the outbox', async () => {
     const before = await balance();
@@ -141,9 +147,10 @@ describe('a payment on anvil', () => {
     expect(first.recorded).toBe(1);
     expect(await status(id)).toBe('confirming');
     const depositId = `ETH:${hash}:0`;
-    // Announced by the change that saved the payment's second version (its deposit).
-    const event = await db().send(new GetCommand({ TableName: tableName(), Key: keys.outbox(`payment:${id}:deposit:${depositId}:2`) }));
-    expect(event.Item?.type).toBe('deposit_received');
+    // Announced by the write that saved the payment's second version (its deposit), on the item itself.
+    const detected = await eventsOnItem(id);
+    expect(detected.map((e) => [e.eventId, e.type])).toEqual(expect.arrayContaining([[`payment:${id}:deposit:${depositId}:2`, 'deposit_received']]));
+    expect(detected.find((e) => e.type === 'deposit_received')?.payload).toMatchObject({ deposit_id: depositId, amount: '25', transaction_hash: hash });
     await mine();
     await scan();
     const done = await call('GET', `/payments/${id}/`);
@@ -158,8 +165,13 @@ describe('a payment on anvil', () => {
     expect(await balance()).toBe(add(before, '24.75'));
     const treasuryAfter = (await new Contract(usdt, ERC20_ABI, provider).getFunction('balanceOf')(treasury)) as bigint;
     expect(treasuryAfter - treasuryBefore).toBe(units(25));
-    const merged = await db().send(new GetCommand({ TableName: tableName(), Key: keys.outbox(`payment:${id}:merged:${depositId}`) }));
-    expect(merged.Item?.type).toBe('deposit_merged');
+    const completion = await eventsOnItem(id);
+    expect(completion.map((e) => [e.eventId, e.type])).toEqual(
+      expect.arrayContaining([
+        [`payment:${id}:merged:${depositId}`, 'deposit_merged'],
+        [expect.stringMatching(/^payment:.+:status:\d+:completed$/), 'payment_status_update'],
+      ]),
+    );
     // Scanning again changes nothing: each deposit is recorded once and the entry is posted once.
     await scan();
     expect(await balance()).toBe(add(before, '24.75'));

@@ -4,6 +4,7 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 import type { WorkerFunction } from '../../definition.js';
 import { EVENTS } from '../../../shared/domain/events.js';
 import { getPayment } from '../../../shared/store/payments.js';
+import { routableRecords } from '../../../shared/store/stream-events.js';
 import { createRecord, paymentLinks } from '../../../shared/usecases/payments/present.js';
 import type { PollerWorker, WorkerHandler } from '../sources/worker.js';
 
@@ -25,12 +26,12 @@ export function announcingCheckouts(worker: WorkerFunction, rootDir: string, log
 async function announce(event: DynamoDBStreamEvent, log: (line: string) => void): Promise<void> {
   const base = process.env.PUBLIC_BASE_URL;
   if (!base) return;
-  for (const record of event.Records ?? []) {
-    const image = record.dynamodb?.NewImage;
-    if (record.eventName !== 'INSERT' || image?.type?.S !== EVENTS.paymentCreated) continue;
-    const tenantId = image.tenant_id?.S;
-    const paymentId = image.payload?.M?.transaction_id?.S;
-    if (!tenantId || !paymentId) continue;
+  const created = (event.Records ?? [])
+    .flatMap((record) => routableRecords(record, ''))
+    .flatMap((r) => ('event' in r && r.event.type === EVENTS.paymentCreated ? [r.event] : []));
+  for (const { tenantId, payload } of created) {
+    const paymentId = payload.transaction_id;
+    if (typeof paymentId !== 'string') continue;
     const payment = await getPayment(tenantId, paymentId);
     if (!payment) continue;
     // As the API shows the payment: the amount at the currency's display precision.

@@ -77,14 +77,16 @@ export interface PaymentCreation {
 export interface PaymentRepository {
   get(tenantId: string, paymentId: string): Promise<PaymentState | null>;
   /**
-   * The payment, its deposit-address item, the tenant's counter, the day's total (DailyLimitError past the limit),
-   * its events and `alsoWrite`, in ONE transaction. Returns the stored state (version 1).
+   * The payment with its events, its deposit-address and checkout items, its history record and counters, the
+   * day's total (DailyLimitError past the limit) and `alsoWrite`, in ONE transaction. Returns the stored state
+   * (version 1).
    */
   create(creation: PaymentCreation, now: Date): Promise<PaymentState>;
   /**
-   * Saves `change` of `previous` with its events and effects (deposit records, the merchant's ledger entry) in ONE
-   * transaction, conditioned on the version read: ConflictError when it moved, DepositAlreadyRecordedError when a
-   * recorded deposit is recorded again. Returns the stored state (version bumped).
+   * Saves `change` of `previous` with its events and effects (the merchant's ledger entry) in ONE transaction,
+   * conditioned on the version read: ConflictError when it moved (a deposit another pass recorded meanwhile
+   * included), DepositAlreadyRecordedError when a store can tell that a recorded deposit is recorded again.
+   * Returns the stored state (version bumped).
    */
   save(previous: PaymentState, change: PaymentChange, now: Date): Promise<PaymentState>;
   /** A tenant's payments from its per-tenant indexes (never a Scan), filtered, up to `take` matches. */

@@ -7,7 +7,7 @@ import { parseEventPayload } from '../../../shared/domain/events.js';
 import { MAIN, walletAccount } from '../../../shared/domain/ledger.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
 import { tableName } from '../../../shared/store/client.js';
-import { routableRecord } from '../../../shared/store/outbox.js';
+import { routableRecords } from '../../../shared/store/stream-events.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { caller, tenantWithToken } from '../payments/support.js';
@@ -74,7 +74,7 @@ it('announces every change of a wallet balance, with the new amounts, the change
   await settle(back.body.transfer_id as string);
 
   const records = await streamRecords();
-  const routed = records.filter(routedFilter).map((r, i) => routableRecord(r, String(i)));
+  const routed = records.filter(routedFilter).flatMap((r, i) => routableRecords(r, String(i)));
   const changes = routed.flatMap((r) => (r && 'event' in r && r.event.type === 'wallet.balance_changed' && r.event.tenantId === t.tenantId ? [r.event] : []));
   const seen = changes.map((e) => {
     const p = parseEventPayload(e.type, e.payload) as Record<string, unknown> & { change: Record<string, string> };

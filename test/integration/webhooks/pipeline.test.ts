@@ -1,7 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { WORKER_FUNCTIONS } from '../../../infra/definition.js';
+import { openPayment, transition } from '../../../shared/domain/payments.js';
 import { outboxEvent, outboxPutItem } from '../../../shared/store/outbox.js';
+import { dynamoPayments } from '../../../shared/store/payments.js';
 import { transactWrite } from '../../../shared/store/transact.js';
 import { webhooksRuntime } from '../../../shared/runtime/webhooks.js';
 import { createSettings } from '../../../shared/usecases/webhooks/create-settings.js';
@@ -79,4 +81,61 @@ it('a committed outbox event reaches the default URL (envelope A) and a matching
   // Only the matching destinations: no envelope B at the default URL, no envelope A at the subscription.
   expect(receiver.received.some((r) => r.headers['webhook-id'] === completed.eventId)).toBe(false);
   expect(subscriber.received.some((r) => r.headers['webhook-id'] === status.eventId)).toBe(false);
+});
+
+it("a payment's own writes carry its events: creation and cancellation reach the subscription once each, as the transitions announced them", async () => {
+  const tenantId = randomUUID();
+  const actor = { tenantId, credential: 'test' };
+  await createSubscription(actor, { url: subscriber.url, event_types: ['payment.all'] }, new Date(), deps);
+  const id = randomUUID();
+  const t0 = new Date();
+  const opened = openPayment(
+    {
+      id,
+      tenantId,
+      currency: 'USDTERC20',
+      network: 'ETH',
+      token: 'USDT',
+      decimals: 6,
+      priceAmount: '25',
+      priceCurrency: 'USD',
+      amountUsd: '25.00',
+      amountCrypto: '25.25',
+      priceCrypto: '25.25',
+      fee: '0.25',
+      feePercent: '1',
+      address: `0x${id.replaceAll('-', '').padEnd(40, '0')}`,
+      salt: `0x${'00'.repeat(31)}01`,
+      isFixedRate: true,
+      isFeePaidByUser: false,
+      orderId: 'order-1',
+      orderDescription: null,
+      callbackUrl: null,
+      customId: null,
+      walletId: null,
+      customerEmail: null,
+      checkoutId: randomUUID().replaceAll('-', '').slice(0, 22),
+      successUrl: null,
+      cancelUrl: null,
+      expiryTime: new Date(t0.getTime() + 3_600_000).toISOString(),
+    },
+    t0,
+  );
+  const created = await dynamoPayments.create({ change: opened, family: 'evm', dailyLimitUsd: null }, t0);
+  const t1 = new Date(t0.getTime() + 1_000);
+  const cancel = transition(created, { kind: 'cancel' }, t1);
+  await dynamoPayments.save(created, cancel, t1);
+
+  const expected = [...opened.events, ...cancel.events].filter((e) => e.type.startsWith('payment.'));
+  expect(expected.map((e) => e.type)).toEqual(['payment.created', 'payment.failed']);
+  const bodies = await until('both payment events', () => {
+    const got = subscriber.received.filter((r) => String(r.headers['webhook-id']).startsWith(`payment:${id}:`));
+    return got.length >= 2 ? got.map((r) => JSON.parse(r.body) as { id: string; event: string; data: unknown; created_at: string }) : undefined;
+  });
+  expect(bodies.map((b) => [b.id, b.event, b.data, b.created_at])).toEqual(
+    expected.map((e, i) => [`payment:${id}:${e.key}`, e.type, { ...e.payload, callback_url: null }, (i === 0 ? t0 : t1).toISOString()]),
+  );
+  // Once each: the stream record of each write is routed once, and nothing else announces them.
+  await new Promise((r) => setTimeout(r, 1_000));
+  expect(subscriber.received.filter((r) => String(r.headers['webhook-id']).startsWith(`payment:${id}:`))).toHaveLength(2);
 });

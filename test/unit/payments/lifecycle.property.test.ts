@@ -4,6 +4,7 @@ import { linesOf } from '../../../shared/domain/ledger.js';
 import type { Decimal } from '../../../shared/domain/money.js';
 import { add, fromBaseUnits, isZero, lte, sum, toBaseUnits } from '../../../shared/domain/money.js';
 import type { Deposit, DepositStatus, PaymentChange, PaymentFact, PaymentState, PaymentStatus } from '../../../shared/domain/payments.js';
+import { paymentEventOf, paymentEventRef } from '../../../shared/domain/payment-events.js';
 import { isCancellable, isEditable, isTerminal, merchantCredit, openPayment, PAYMENT_STATUSES, received, transition } from '../../../shared/domain/payments.js';
 
 /**
@@ -218,12 +219,31 @@ describe('payment lifecycle (property)', () => {
     }
   });
 
+  it('confirmed and sending saved as one change: each event is made again from the one state saved', () => {
+    const open = opened('25.00', '0.25', true);
+    const waiting = stored(open, null);
+    const confirming = stored(transition(waiting, { kind: 'deposit', deposit: deposit('d1', 25_000_000n, 'pending', false, T0) }, T0), waiting);
+    const now = new Date(T0.getTime() + 60_000);
+    const confirmed = transition(confirming, { kind: 'confirmations', byDeposit: { d1: 2 }, confirmationsNeeded: 2, tolerancePercent: '0' }, now);
+    const sending = transition(confirmed.state, { kind: 'sweep_started' }, now);
+    const saved = stored(sending, confirming);
+    const events = [...confirmed.events, ...sending.events];
+    expect(events.map((e) => [e.type, e.payload.status, e.payload.previous_status])).toEqual([
+      ['payment_status_update', 'confirmed', 'confirming'],
+      ['payment.processing', 'confirmed', 'confirming'],
+      ['payment_status_update', 'sending', 'confirmed'],
+      ['payment.processing', 'sending', 'confirmed'],
+    ]);
+    expect(events.map((e) => paymentEventOf(saved, paymentEventRef(e, now.toISOString())))).toEqual(events);
+  });
+
   it('from any reachable state: allowed facts move it with the invariants, forbidden ones are invalid_state', () => {
     const reached = new Set<PaymentStatus>();
     fc.assert(
       fc.property(runArb, ({ payment, steps }) => {
         const open = opened(cents(payment.amountCents), cents(payment.feeCents), payment.isFixedRate);
         let p = stored(open, null);
+        for (const e of open.events) expect(paymentEventOf(p, paymentEventRef(e, T0.toISOString()))).toEqual(e);
         const statusKeys = new Set(open.events.map((e) => e.key));
         let credits = 0;
         let at = T0.getTime();
@@ -264,6 +284,10 @@ describe('payment lifecycle (property)', () => {
             expect(statusKeys.has(e.key)).toBe(false);
             statusKeys.add(e.key);
           }
+          // Every event rides on the saved item as its reference: made again from the state saved with it, it is
+          // the event the transition announced (shared/domain/payment-events.ts).
+          const saved = stored(change, before);
+          for (const e of change.events) expect(paymentEventOf(saved, JSON.parse(JSON.stringify(paymentEventRef(e, now.toISOString()))))).toEqual(e);
           // Deposits: recorded once, forgotten only if held.
           for (const effect of change.effects) {
             if (effect.kind === 'record_deposit') expect(before.deposits.map((d) => d.id)).not.toContain(effect.deposit.id);

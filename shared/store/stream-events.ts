@@ -1,0 +1,58 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import type { OutboxEvent } from '../domain/events.js';
+import { walletBalanceChangedEvent } from '../domain/wallets.js';
+import type { RoutableRecord } from '../usecases/events/route-events.js';
+import { walletBalanceChangeFromImage } from './balance-stream.js';
+import { PAYMENT_SK_PREFIX } from './keys.js';
+import { messageBody, outboxEventFromImage } from './outbox.js';
+import { paymentEventsOfItem } from './payments.js';
+
+/**
+ * What the event router reads from the table's stream (infra/table.ts ROUTED_RECORDS says which records reach
+ * it): outbox items, payment items (whose writes carry their events) and wallet balance rows.
+ */
+
+/**
+ * A Lambda stream image as the SDK reads items: binary values arrive as base64 text in the event's JSON, and
+ * `unmarshall` would leave them text.
+ */
+function sdkImage(image: Record<string, AttributeValue>): Record<string, AttributeValue> {
+  const out: Record<string, AttributeValue> = {};
+  for (const [name, value] of Object.entries(image)) {
+    const binary = (value as { B?: unknown }).B;
+    out[name] = typeof binary === 'string' ? { B: Buffer.from(binary, 'base64') } : value;
+  }
+  return out;
+}
+
+/**
+ * The events a stream record tells: an outbox item's INSERT, the events a payment's write carries
+ * (shared/store/payments.ts), or a change of a wallet's balance row as its `wallet.balance_changed`; none for others.
+ */
+function eventsOfRecord(record: DynamoDBRecord): OutboxEvent[] {
+  const image = record.dynamodb?.NewImage as Record<string, AttributeValue> | undefined;
+  if (!image || (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY')) return [];
+  if (record.eventName === 'INSERT') {
+    const event = outboxEventFromImage(image);
+    if (event) return [event];
+  }
+  if (typeof image.sk?.S === 'string' && image.sk.S.startsWith(PAYMENT_SK_PREFIX))
+    return paymentEventsOfItem(unmarshall(sdkImage(image), { wrapNumbers: true }));
+  const change = walletBalanceChangeFromImage(image);
+  return change ? [walletBalanceChangedEvent(change)] : [];
+}
+
+/**
+ * A table stream record as the event router reads it: each event it tells (eventsOfRecord) with its message body,
+ * all named by the record's id; a record that cannot be read back as one unreadable entry (retried, then sent to
+ * the failure queue); nothing for a record that tells no event.
+ */
+export function routableRecords(record: DynamoDBRecord, id: string): RoutableRecord[] {
+  try {
+    return eventsOfRecord(record).map((event) => ({ id, event, body: messageBody(event) }));
+  } catch (error) {
+    return [{ id, unreadable: (error as Error).message }];
+  }
+}
