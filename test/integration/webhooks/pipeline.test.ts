@@ -9,6 +9,7 @@ import { webhooksRuntime } from '../../../shared/runtime/webhooks.js';
 import { createSettings } from '../../../shared/usecases/webhooks/create-settings.js';
 import { createSubscription } from '../../../shared/usecases/webhooks/create-subscription.js';
 import type { WebhookPorts } from '../../../shared/usecases/webhooks/ports.js';
+import { aPayment } from '../../support/fixtures/payments.js';
 import { startTestStack } from '../../support/stack.js';
 import type { TestStack } from '../../support/stack.js';
 import { startReceiver, type Receiver } from './support.js';
@@ -89,38 +90,7 @@ it("a payment's own writes carry its events: creation and cancellation reach the
   await createSubscription(actor, { url: subscriber.url, event_types: ['payment.all'] }, new Date(), deps);
   const id = randomUUID();
   const t0 = new Date();
-  const opened = openPayment(
-    {
-      id,
-      tenantId,
-      currency: 'USDTERC20',
-      network: 'ETH',
-      token: 'USDT',
-      decimals: 6,
-      priceAmount: '25',
-      priceCurrency: 'USD',
-      amountUsd: '25.00',
-      amountCrypto: '25.25',
-      priceCrypto: '25.25',
-      fee: '0.25',
-      feePercent: '1',
-      address: `0x${id.replaceAll('-', '').padEnd(40, '0')}`,
-      salt: `0x${'00'.repeat(31)}01`,
-      isFixedRate: true,
-      isFeePaidByUser: false,
-      orderId: 'order-1',
-      orderDescription: null,
-      callbackUrl: null,
-      customId: null,
-      walletId: null,
-      customerEmail: null,
-      checkoutId: randomUUID().replaceAll('-', '').slice(0, 22),
-      successUrl: null,
-      cancelUrl: null,
-      expiryTime: new Date(t0.getTime() + 3_600_000).toISOString(),
-    },
-    t0,
-  );
+  const opened = openPayment(aPayment({ id, tenantId, address: `0x${id.replaceAll('-', '').padEnd(40, '0')}`, orderId: 'order-1' }, t0), t0);
   const created = await dynamoPayments.create({ change: opened, family: 'evm', dailyLimitUsd: null }, t0);
   const t1 = new Date(t0.getTime() + 1_000);
   const cancel = transition(created, { kind: 'cancel' }, t1);
