@@ -150,6 +150,12 @@ const schema = z.object({
   /** The most withdrawals in one batch payout (the contract takes up to 256). */
   WITHDRAWAL_BATCH_MAX_ITEMS: z.coerce.number().int().min(2).max(256).default(50),
   /**
+   * The most deposits one sweep takes: a scanner pass sweeps the payments of a currency it finds confirmed with one
+   * factory call per this many (a chain-tx request carries up to 256). About 57,000 gas (energy on TRON) a deposit:
+   * on TRON, TRON_FEE_LIMIT_SUN must cover a whole sweep.
+   */
+  SWEEP_BATCH_MAX_SALTS: z.coerce.number().int().min(1).max(256).default(50),
+  /**
    * Alarm: minimum native balance of the hot wallet per network, in native units, `{"ETH":"0.05"}`. The
    * follower prints the balance of every followed network; `HotWalletBelowMinimum` is 1 only where a minimum
    * is set and the balance is under it (default `{}`: no minimum, the alarm never fires).

@@ -5,7 +5,7 @@ import type { ChainResultPorts } from '../usecases/chain-tx/ports.js';
 import { custodySweepOf } from '../domain/custody.js';
 import { dynamoCustodyDeposits } from '../store/custody.js';
 import { onCustodySweepResult } from '../usecases/custody/scan-deposits.js';
-import { onSweepResult } from '../usecases/payments/settle.js';
+import { onSweepBatchResult, onSweepResult } from '../usecases/payments/settle.js';
 import { onWithdrawalChainResult } from '../usecases/withdrawals/process.js';
 import { onWithdrawalBatchResult } from '../usecases/withdrawals/batch.js';
 import { evmChainsOf } from '../chain/engine/evm.js';
@@ -30,6 +30,8 @@ export function chainResultsRuntime(cfg: Config = config()): ChainResultPorts {
         if (custody) await onCustodySweepResult(custody, result, { custodyDeposits: dynamoCustodyDeposits }, now);
         else await onSweepResult(reference, result, payments, now);
       },
+      // A batched sweep (`sweep:<uuid>`): every payment its request carries.
+      sweepBatch: (requestId, result, now) => onSweepBatchResult(requestId, result, { ...payments, sweeps: dynamoChainTxStore }, now),
       withdrawal: (tenantId, withdrawalId, result, now) => onWithdrawalChainResult(tenantId, withdrawalId, result, now, withdrawals),
       withdrawalBatch: (requestId, result, now) =>
         onWithdrawalBatchResult(requestId, result, now, {

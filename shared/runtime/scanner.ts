@@ -39,11 +39,11 @@ export function scannersRuntime(cfg: Config = config(), chainTx: ChainTxRuntime 
     if (!keyId) throw new Error('HOT_WALLET_KEY_ID is not set: no hot wallet to sweep with');
     // TRON has no direct path: its transactions are built and signed by the engine only.
     if (n.family === 'tron' || (cfg.PAYMENT_SWEEPS ?? (cfg.STAGE === 'local' ? 'direct' : 'engine')) === 'engine') {
-      return engineSweep(factories, chainTx.hotWallet, chainTx.deps);
+      return engineSweep(factories, chainTx.hotWallet, chainTx.deps, cfg.SWEEP_BATCH_MAX_SALTS);
     }
     kms ??= new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 });
     const provider = new JsonRpcProvider(n.url, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 250 });
-    return directFactorySweep(factories, new KmsSigner(kms, keyId, provider));
+    return directFactorySweep(factories, new KmsSigner(kms, keyId, provider), cfg.SWEEP_BATCH_MAX_SALTS);
   };
   return {
     ...scannerRuntime(cfg),

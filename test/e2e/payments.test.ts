@@ -29,7 +29,6 @@ import { processChainTx } from '../../shared/usecases/chain-tx/process-chain-tx.
 import { followOnce } from '../../shared/usecases/chain-tx/follow-chain-txs.js';
 import { devPay, localChainsOf } from '../../infra/local/dev/dev-pay.js';
 import { engineSweep } from '../../shared/usecases/payments/sweep-engine.js';
-import { sweepReference } from '../../shared/usecases/payments/settle.js';
 import type { handler as ChainResults } from '../../functions/chain-results/handler.js';
 import type { handler as ChainScanner } from '../../functions/chain-scanner/handler.js';
 import { buildContractsOutOfProcess } from '../integration/chain/contracts-build.js';
@@ -290,7 +289,7 @@ describe('a payment on anvil', () => {
     await scanOnce('ETH', viaEngine);
     expect(await status(id)).toBe('sending');
     const p = await getPayment(merchant.tenantId, id);
-    const requestId = requestIdOf('ETH', sweepReference(p as NonNullable<typeof p>));
+    const requestId = requestIdOf('ETH', p?.sweepReference ?? '');
     await processChainTx(requestId, engineDeps);
     await mine();
     await followOnce('ETH', engineDeps);

@@ -14,7 +14,6 @@ import { processChainTx } from '../../shared/usecases/chain-tx/process-chain-tx.
 import type { ChainTxRuntime } from '../../shared/runtime/chain-tx.js';
 import { chainTxRuntime } from '../../shared/runtime/chain-tx.js';
 import { devPay, localChainsOf } from '../../infra/local/dev/dev-pay.js';
-import { sweepReference } from '../../shared/usecases/payments/settle.js';
 import { caller, putFixedRates, tenantWithToken } from '../integration/payments/support.js';
 import { startTestStack } from '../support/stack.js';
 import type { TestStack } from '../support/stack.js';
@@ -65,7 +64,7 @@ describe('TRON on the local stack', () => {
     const sending = await getPayment(merchant.tenantId, id);
     expect(sending?.status).toBe('sending');
 
-    const requestId = requestIdOf('TRX', sweepReference(sending as NonNullable<typeof sending>));
+    const requestId = requestIdOf('TRX', sending?.sweepReference ?? '');
     await processChainTx(requestId, engine.deps);
     await followChainTxs('TRX', engine.deps, { until: new Date(Date.now() + 9_000), pollMs: 1_000 });
     const tx = await dynamoChainTxStore.get(requestId);

@@ -1,16 +1,17 @@
 import type { ChainResultEvent } from '../../domain/events.js';
 import { CHAIN_TX_PURPOSES, chainResultOf } from '../../domain/events.js';
+import { isBatchSweepReference } from '../payments/settle.js';
 import type { ChainResultPorts } from './ports.js';
 
 /** The failure reason a withdrawal records when its chain transaction did not confirm. */
 export const WITHDRAWAL_CHAIN_FAILURE = 'the chain transaction failed';
 
-export type ChainResultOutcome = 'sweep' | 'withdrawal' | 'withdrawal_batch' | 'ignored';
+export type ChainResultOutcome = 'sweep' | 'sweep_batch' | 'withdrawal' | 'withdrawal_batch' | 'ignored';
 
 /**
  * The result of a chain transaction (`chain_tx.confirmed` / `chain_tx.failed`, parsed with the event catalogue)
  * settles what the request was for: a sweep completes the payment (crediting the merchant) or puts it back to
- * `confirmed` for another sweep; a withdrawal completes (funds leave the ledger) or fails (the hold released).
+ * `confirmed` for another sweep (a batched sweep, every payment its request carries); a withdrawal completes (funds leave the ledger) or fails (the hold released).
  * Success is decided once, by `chainResultOf`. Other purposes are not settled here. Idempotent: both
  * settlements ignore a result that no longer applies.
  */
@@ -27,6 +28,11 @@ export async function onChainResult(event: ChainResultEvent, deps: Pick<ChainRes
       await deps.settle.withdrawalBatch(event.payload.request_id, result.ok ? result : { ok: false, reason: WITHDRAWAL_CHAIN_FAILURE }, now);
       return 'withdrawal_batch';
     case CHAIN_TX_PURPOSES.sweep:
+      if (isBatchSweepReference(event.payload.reference)) {
+        if (!deps.settle.sweepBatch) throw new Error('This worker does not settle batched sweeps');
+        await deps.settle.sweepBatch(event.payload.request_id, result.ok ? result : { ok: false }, now);
+        return 'sweep_batch';
+      }
       await deps.settle.sweep(event.payload.reference, result.ok ? result : { ok: false }, now);
       return 'sweep';
     default:

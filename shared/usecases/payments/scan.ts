@@ -9,8 +9,8 @@ import { counts, DepositAlreadyRecordedError, lateness, quote, transition } from
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
 import type { ScanCursor, ScannerDeps } from './ports.js';
 import { payableCurrencies } from './resolve.js';
-import type { SweepPort } from './settle.js';
-import { startSweep } from './settle.js';
+import type { DueSweep, SweepPort } from './settle.js';
+import { strandedSweeps, sweepDue } from './settle.js';
 import { followCustodyDeposits, recordCustodyDeposit } from '../custody/scan-deposits.js';
 
 /**
@@ -24,7 +24,9 @@ import { followCustodyDeposits, recordCustodyDeposit } from '../custody/scan-dep
  * 3. for payments waiting in the network's native coin (native transfers leave no log): the range's top-level
  *    transfers to them, then a balance check at the range's end (coins sent by contracts);
  * 4. the cursor advances with a conditional update;
- * 5. open payments: confirmations counted (each deposit's block hash re-checked), confirmed payments swept.
+ * 5. open payments: confirmations counted (each deposit's block hash re-checked); the payments confirmed are swept
+ *    together, one factory call per currency (up to the port's `maxSalts` deposits), each saved once: a payment that
+ *    reaches `confirmed` in this pass is saved `sending` with its new confirmations in one write (settle.ts).
  *
  * Cost grows with blocks and deposits, not with the number of watched addresses.
  */
@@ -260,9 +262,10 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
 }
 
 async function processOpen(open: readonly PaymentState[], head: number, deps: ScanDeps, now: Date): Promise<number> {
-  let settled = 0;
   if (open.length === 0) return 0;
   const rates = usdRatesOf(await currentRates(deps.rates, now));
+  const due: DueSweep[] = [];
+  const sending: PaymentState[] = [];
   for (const listed of open) {
     let payment = (await deps.payments.get(listed.tenantId, listed.id)) ?? listed;
     const currency = findCurrency(payment.currency);
@@ -293,6 +296,11 @@ async function processOpen(open: readonly PaymentState[], head: number, deps: Sc
         },
         now,
       );
+      // Confirmed now: saved with its sweep, in one write.
+      if (t.state.status === 'confirmed') {
+        due.push({ payment, confirmed: t });
+        continue;
+      }
       // A pass without a new block changes nothing: no write (each save is a transaction with the outbox).
       const changed =
         t.events.length > 0 ||
@@ -300,10 +308,10 @@ async function processOpen(open: readonly PaymentState[], head: number, deps: Sc
         t.state.deposits.some((d, i) => d.confirmations !== payment.deposits[i]?.confirmations || d.status !== payment.deposits[i]?.status);
       if (changed) payment = await deps.payments.save(payment, t, now);
     }
-    if (payment.status === 'confirmed') {
-      const done = await startSweep(payment, deps.sweep, deps, now);
-      if (done.status === 'completed') settled++;
-    }
+    if (payment.status === 'confirmed') due.push({ payment });
+    else if (payment.status === 'sending') sending.push(payment);
   }
-  return settled;
+  // A batch whose pass died before its request (or whose request was cancelled) gives its payments back.
+  due.push(...(await strandedSweeps(sending, deps, now)));
+  return due.length === 0 ? 0 : sweepDue(due, deps, now);
 }

@@ -3,15 +3,19 @@ import { Interface } from 'ethers';
 import { NETWORKS } from '../../domain/currencies.js';
 import { FORWARDER_FACTORY_ABI } from '../../chain/evm/abi.js';
 import { tronAddressToEvmHex } from '../../chain/tron/create2.js';
+import { canCancel, requestIdOf } from '../../chain/engine/state.js';
+import { cancelChainTx } from '../chain-tx/process-chain-tx.js';
 import { requestChainTx } from '../chain-tx/request-chain-tx.js';
 import type { ChainTxDeps } from '../chain-tx/deps.js';
 import type { SweepOutcome, SweepPort, SweepRequest } from './settle.js';
+import { isBatchSweepReference } from './settle.js';
 
 /**
  * A SweepPort through the chain-transaction engine: the factory call (`deployAndFlush` / `flushNative`) is
- * requested with the sweep reference (`payment:<tenant>:<id>`); the engine signs it with the hot wallet's KMS
- * key, persists it before broadcasting and follows it. Its `chain_tx.confirmed` / `chain_tx.failed` events
- * reach the chain-results worker (functions/chain-results), which completes the payment or puts it back to `confirmed`.
+ * requested with the sweep reference (a batch's `sweep:<uuid>`, its payments as the request's items; a custody
+ * deposit's `custody:<tenant>:<deposit>`); the engine signs it with the hot wallet's KMS key, persists it before
+ * broadcasting and follows it. Its `chain_tx.confirmed` / `chain_tx.failed` events reach the chain-results worker
+ * (functions/chain-results), which completes the payments or puts them back to `confirmed`.
  */
 const factoryInterface = new Interface(FORWARDER_FACTORY_ABI);
 
@@ -21,20 +25,31 @@ export function sweepCallData(request: Pick<SweepRequest, 'token' | 'salts'>): s
     : factoryInterface.encodeFunctionData('flushNative', [[...request.salts]]);
 }
 
+/** The tenant a sweep's chain-tx events are written for: a batch is the platform's, a single sweep its tenant's. */
+function tenantOf(reference: string): string {
+  if (isBatchSweepReference(reference)) return 'platform';
+  const [, tenantId] = reference.split(':');
+  return tenantId || 'platform';
+}
+
 export function engineSweep(
   factoryOf: (network: string) => string | undefined,
   wallet: () => Promise<{ keyId: string; address: string }>,
   deps: Pick<ChainTxDeps, 'store' | 'clock'>,
+  maxSalts?: number,
 ): SweepPort {
+  /** The factory of a network as the engine takes it: inside the TVM, TRON addresses are their 20-byte body. */
+  const factoryFor = (network: string): { factory: string; tron: boolean } => {
+    const configured = factoryOf(network);
+    if (!configured) throw new Error(`No forwarder factory for ${network}`);
+    const tron = NETWORKS[network as keyof typeof NETWORKS]?.family === 'tron';
+    return { factory: tron ? tronAddressToEvmHex(configured) : configured, tron };
+  };
   return {
+    ...(maxSalts === undefined ? {} : { maxSalts }),
     async requestSweep(request: SweepRequest): Promise<SweepOutcome> {
-      const configured = factoryOf(request.network);
-      if (!configured) throw new Error(`No forwarder factory for ${request.network}`);
-      // Inside the TVM (call data, the engine's request) TRON addresses are their 20-byte body.
-      const tron = NETWORKS[request.network as keyof typeof NETWORKS]?.family === 'tron';
-      const factory = tron ? tronAddressToEvmHex(configured) : configured;
+      const { factory, tron } = factoryFor(request.network);
       const token = request.token && tron ? tronAddressToEvmHex(request.token) : request.token;
-      const [, tenantId = 'platform'] = request.reference.split(':');
       await requestChainTx(
         {
           network: request.network,
@@ -43,11 +58,46 @@ export function engineSweep(
           data: sweepCallData({ ...request, token }),
           purpose: CHAIN_TX_PURPOSES.sweep,
           reference: request.reference,
-          tenantId,
+          ...(request.items ? { items: [...request.items] } : {}),
+          tenantId: tenantOf(request.reference),
         },
         deps,
       );
       return { status: 'submitted' };
+    },
+
+    async carried(network: string, reference: string): Promise<readonly string[]> {
+      const requestId = requestIdOf(network, reference);
+      let tx = await deps.store.get(requestId);
+      if (!tx) {
+        // Never requested: claimed with a request that is never sent, so a pass that is late rather than dead cannot
+        // send this sweep after its payments went back (its request is refused: other fields).
+        const at = deps.clock().toISOString();
+        await deps.store.create({
+          requestId,
+          network,
+          reference,
+          purpose: CHAIN_TX_PURPOSES.sweep,
+          tenantId: 'platform',
+          wallet: await wallet(),
+          to: factoryFor(network).factory,
+          data: '0x',
+          value: 0n,
+          status: 'cancelled',
+          attempts: [],
+          createdAt: at,
+          updatedAt: at,
+          version: 0,
+        });
+        // Created here or, just now, by the late pass: whichever it is decides.
+        tx = await deps.store.get(requestId);
+        if (!tx) throw new Error(`Chain-tx request ${requestId} cannot be read`);
+      }
+      // A batch that cannot be estimated (one deposit the token refuses to move reverts the whole call) is cancelled
+      // before signing: its payments go back, each to be swept alone. A sweep of one stays as it is, in sight of the
+      // stuck-sweep alarm.
+      if (tx.reason === 'estimate_failed' && canCancel(tx) && (tx.items?.length ?? 0) > 1) tx = (await cancelChainTx(requestId, deps).catch(() => null)) ?? tx;
+      return tx.status === 'cancelled' ? [] : (tx.items ?? []);
     },
   };
 }

@@ -28,7 +28,7 @@ import { factoryOf, scannerRuntime } from '../../../shared/runtime/payments.js';
 import { withdrawalsRuntime } from '../../../shared/runtime/withdrawals.js';
 import { batcherDeps } from '../../support/withdrawals.js';
 import { initCursor, scanOnce } from '../../../shared/usecases/payments/scan.js';
-import { onSweepResult, sweepReference } from '../../../shared/usecases/payments/settle.js';
+import { onSweepBatchResult } from '../../../shared/usecases/payments/settle.js';
 import { engineSweep } from '../../../shared/usecases/payments/sweep-engine.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import { erc20TransferData, onWithdrawalChainResult, runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process.js';
@@ -272,7 +272,7 @@ describe('the engine on TRON, a call that would revert', () => {
 });
 
 describe('a USDTTRC20 payment end to end', () => {
-  it('created with a TRON CREATE2 address, detected from block events, confirmed, swept through the factory by the engine, credited', async () => {
+  it('created with a TRON CREATE2 address, detected from block events, confirmed, swept through the factory by the engine (two in one call), credited', async () => {
     const t = await tenantWithToken('Tron merchant');
     const { handler } = await import('../../../functions/payments/handler.js');
     const call = caller(handler, () => t.bearer);
@@ -281,6 +281,8 @@ describe('a USDTTRC20 payment end to end', () => {
     const id = created.body.transaction_id as string;
     const stored = await getPayment(t.tenantId, id);
     expect(created.body.address).toBe(tronDepositAddress(FACTORY, IMPLEMENTATION, stored?.salt ?? ''));
+    const other = await call('POST', '/payments/', { body: { amount: '10', currency: 'USDTTRC20' } });
+    const otherId = other.body.transaction_id as string;
 
     const client = new TronGridClient(node.url);
     const payments = scannerRuntime(config());
@@ -295,6 +297,7 @@ describe('a USDTTRC20 payment end to end', () => {
     };
     await initCursor('TRX', node.head().number, deps);
     node.transfer(USDT, created.body.address as string, 25_000_000n);
+    node.transfer(USDT, other.body.address as string, 10_000_000n);
     node.mine(1);
     await scanOnce('TRX', deps);
     const confirming = await getPayment(t.tenantId, id);
@@ -306,20 +309,26 @@ describe('a USDTTRC20 payment end to end', () => {
     await scanOnce('TRX', deps);
     const sending = await getPayment(t.tenantId, id);
     expect(sending?.status).toBe('sending');
+    // Both payments in one sweep: one request carrying both.
+    expect((await getPayment(t.tenantId, otherId))?.sweepReference).toBe(sending?.sweepReference);
 
-    const requestId = `TRX:${sweepReference(sending as NonNullable<typeof sending>)}`;
+    const requestId = `TRX:${sending?.sweepReference}`;
+    expect((await dynamoChainTxStore.get(requestId))?.items).toEqual([`${t.tenantId}:${id}`, `${t.tenantId}:${otherId}`]);
     await processChainTx(requestId, engineDeps());
     const swept = await mineUntilFinal(requestId);
     expect(swept.status).toBe('confirmed');
-    expect(node.tokenBalance(USDT, TREASURY)).toBe(25_000_000n);
+    expect(node.tokenBalance(USDT, TREASURY)).toBe(35_000_000n);
     expect(node.tokenBalance(USDT, created.body.address as string)).toBe(0n);
+    expect(node.tokenBalance(USDT, other.body.address as string)).toBe(0n);
 
-    await onSweepResult(sweepReference(sending as NonNullable<typeof sending>), { ok: true, txHash: swept.mined?.hash ?? '' }, payments, new Date());
+    const settlement = { ...payments, sweeps: dynamoChainTxStore };
+    expect(await onSweepBatchResult(requestId, { ok: true, txHash: swept.mined?.hash ?? '' }, settlement, new Date())).toMatchObject({ completed: 2 });
     const done = await getPayment(t.tenantId, id);
     expect(done?.status).toBe('completed');
+    expect((await getPayment(t.tenantId, otherId))?.status).toBe('completed');
     const balance = await getBalance(t.tenantId, 'main', 'USDTTRC20');
-    // 25 USDT received, merchant pays the 1 % platform fee (minimum 0.1)
-    expect(balance.amount).toBe('24.75');
+    // 25 + 10 USDT received, merchant pays the 1 % platform fee (minimum 0.1)
+    expect(balance.amount).toBe('34.65');
   });
 });
 

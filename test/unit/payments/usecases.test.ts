@@ -9,7 +9,7 @@ import { expirePayments } from '../../../shared/usecases/payments/expire.js';
 import type { ScanDeps } from '../../../shared/usecases/payments/scan.js';
 import { initCursor, scanOnce } from '../../../shared/usecases/payments/scan.js';
 import type { SweepOutcome, SweepPort, SweepRequest } from '../../../shared/usecases/payments/settle.js';
-import { onSweepResult, sweepReference } from '../../../shared/usecases/payments/settle.js';
+import { onSweepBatchResult, onSweepResult, sweepReference } from '../../../shared/usecases/payments/settle.js';
 import type { FakePayments } from '../../support/fakes/payments.js';
 import { fakePayments, fakeTokenContract } from '../../support/fakes/payments.js';
 import { VirtualClock } from '../../support/clock.js';
@@ -80,7 +80,7 @@ class FakeChain implements EvmChainPort {
   }
 }
 
-/** A sweep port that records the requests and answers what it is told. */
+/** A sweep port that records the requests and answers what it is told; the requests read back as the engine keeps them. */
 class FakeSweep implements SweepPort {
   readonly requests: SweepRequest[] = [];
 
@@ -89,6 +89,10 @@ class FakeSweep implements SweepPort {
   async requestSweep(request: SweepRequest): Promise<SweepOutcome> {
     this.requests.push(request);
     return this.answer;
+  }
+
+  async get(requestId: string): Promise<SweepRequest | undefined> {
+    return this.requests.find((r) => `${r.network}:${r.reference}` === requestId);
   }
 }
 
@@ -325,10 +329,16 @@ describe('scanOnce and settlement', () => {
     expect(sweep.requests).toEqual([]);
 
     chain.head = 102;
+    const savesBefore = fake.payments.saves;
     expect(await scanOnce('ETH', deps)).toMatchObject({ from: 102, to: 102, recorded: 0, settled: 1 });
     const done = await fake.payments.get('t1', p.id);
     expect(done).toMatchObject({ status: 'completed', sweepTxHash: '0xsweep', merchantReceived: '24.75', merchantReceivedUsd: '24.75' });
-    expect(sweep.requests).toEqual([{ reference: sweepReference(p), network: 'ETH', currency: 'USDTERC20', token: USDT, salts: [p.salt] }]);
+    expect(sweep.requests).toEqual([
+      { reference: expect.stringMatching(/^sweep:/), network: 'ETH', currency: 'USDTERC20', token: USDT, salts: [p.salt], items: [`t1:${p.id}`] },
+    ]);
+    expect(done?.sweepReference).toBe(sweep.requests[0]?.reference);
+    // Confirmed and sending in one save, then completed.
+    expect(fake.payments.saves - savesBefore).toBe(2);
     expect(await fake.ledger.balance('t1', 'main', 'USDTERC20')).toEqual({ amount: '24.75', pending: '0', locked: '0' });
     expect(await fake.ledger.platformBalances('platform:fees')).toEqual({ USDTERC20: '0.25' });
     expect(fake.ledger.entries.map((e) => [e.id, e.type])).toEqual([[`payment:${p.id}`, 'payment']]);
@@ -388,13 +398,17 @@ describe('scanOnce and settlement', () => {
     expect((await fake.payments.get('t1', p.id))?.status).toBe('sending');
     expect(sweep.requests).toHaveLength(1);
 
+    const settlement = { ...fake, sweeps: sweep };
+    const first = `ETH:${sweep.requests[0]?.reference}`;
+
     fake.clock.advance(60_000);
-    const back = await onSweepResult(sweepReference(p), { ok: false }, fake, fake.clock.now());
-    expect(back).toMatchObject({ status: 'confirmed', merchantReceived: null });
-    expect(await fake.payments.get('t1', p.id)).toEqual(back);
+    expect(await onSweepBatchResult(first, { ok: false }, settlement, fake.clock.now())).toEqual({ completed: 0, returned: 1, unchanged: 0 });
+    const back = await fake.payments.get('t1', p.id);
+    expect(back).toMatchObject({ status: 'confirmed', merchantReceived: null, sweepReference: sweep.requests[0]?.reference });
     expect(fake.payments.events.at(-2)).toMatchObject({ type: 'payment_status_update', payload: { status: 'confirmed', previous_status: 'sending' } });
     expect(fake.ledger.entries).toEqual([]);
     // A result for a payment that is not sending changes nothing; a reference of something else is ignored.
+    expect(await onSweepBatchResult(first, { ok: true, txHash: '0xlate' }, settlement, fake.clock.now())).toEqual({ completed: 0, returned: 0, unchanged: 1 });
     expect(await onSweepResult(sweepReference(p), { ok: true, txHash: '0xlate' }, fake, fake.clock.now())).toEqual(back);
     expect(await onSweepResult('withdrawal:w1', { ok: false }, fake, fake.clock.now())).toBeNull();
     expect(fake.ledger.entries).toEqual([]);
@@ -402,12 +416,19 @@ describe('scanOnce and settlement', () => {
     chain.head = 103;
     await scanOnce('ETH', deps);
     expect(sweep.requests).toHaveLength(2);
-    expect((await fake.payments.get('t1', p.id))?.status).toBe('sending');
-    const done = await onSweepResult(sweepReference(p), { ok: true, txHash: '0xswept' }, fake, fake.clock.now());
+    const again = await fake.payments.get('t1', p.id);
+    expect(again).toMatchObject({ status: 'sending', sweepReference: sweep.requests[1]?.reference });
+    expect(sweep.requests[1]?.reference).not.toBe(sweep.requests[0]?.reference);
+    // The late success of the first sweep is not this payment's any more.
+    expect(await onSweepBatchResult(first, { ok: true, txHash: '0xlate' }, settlement, fake.clock.now())).toMatchObject({ unchanged: 1 });
+    const second = `ETH:${sweep.requests[1]?.reference}`;
+    expect(await onSweepBatchResult(second, { ok: true, txHash: '0xswept' }, settlement, fake.clock.now())).toMatchObject({ completed: 1 });
+    const done = await fake.payments.get('t1', p.id);
     expect(done).toMatchObject({ status: 'completed', sweepTxHash: '0xswept', merchantReceived: '24.75' });
     expect(await fake.ledger.balance('t1', 'main', 'USDTERC20')).toEqual({ amount: '24.75', pending: '0', locked: '0' });
     // A repeated result credits nothing more.
-    expect(await onSweepResult(sweepReference(p), { ok: true, txHash: '0xswept' }, fake, fake.clock.now())).toEqual(done);
+    expect(await onSweepBatchResult(second, { ok: true, txHash: '0xswept' }, settlement, fake.clock.now())).toMatchObject({ completed: 0, unchanged: 1 });
+    expect(await fake.payments.get('t1', p.id)).toEqual(done);
     expect(fake.ledger.entries).toHaveLength(1);
   });
 });
