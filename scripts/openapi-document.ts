@@ -6,7 +6,9 @@ import { systemRoutes } from '../functions/system/routes.js';
 import { balanceRoutes } from '../functions/user/balances-routes.js';
 import { userRoutes } from '../functions/user/routes.js';
 import { webhookRoutes } from '../functions/user/webhook-routes.js';
-import { custodyRoutes } from '../functions/custody/routes.js';
+import { custodyAccountRoutes, custodyTransferRoutes } from '../functions/custody/routes.js';
+import { custodySyncRoutes } from '../functions/custody-sync/routes.js';
+import { custodyWithdrawalRoutes } from '../functions/custody-withdrawals/routes.js';
 import { transactionRoutes } from '../functions/transactions/routes.js';
 import { walletRoutes } from '../functions/wallets/routes.js';
 import { withdrawalRoutes } from '../functions/withdrawals/routes.js';
@@ -30,7 +32,11 @@ export const documentedRoutes = (): readonly AnyRoute<never>[] => [
   ...withdrawalRoutes,
   ...walletRoutes,
   ...transactionRoutes,
-  ...custodyRoutes,
+  // The custody group, served by three Lambdas (infra/definition.ts), in the order it is documented.
+  ...custodyAccountRoutes,
+  ...custodySyncRoutes,
+  ...custodyTransferRoutes,
+  ...custodyWithdrawalRoutes,
 ];
 
 /** The servers are left out: the system Lambda adds its deployment's `PUBLIC_BASE_URL` when it serves the file. */

@@ -1,5 +1,5 @@
 import { createApi } from '../../shared/http/pipeline.js';
-import { custodyRuntime } from '../../shared/runtime/custody.js';
-import { custodyRoutes } from './routes.js';
+import { custodyAccountsRuntime } from '../../shared/runtime/custody-accounts.js';
+import { custodyAccountRoutes, custodyTransferRoutes } from './routes.js';
 
-export const handler = createApi(custodyRoutes, custodyRuntime());
+export const handler = createApi([...custodyAccountRoutes, ...custodyTransferRoutes], custodyAccountsRuntime());

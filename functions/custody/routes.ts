@@ -2,13 +2,10 @@ import * as z from 'zod';
 import { READ, READ_WRITE } from '../../shared/domain/scopes.js';
 import type { ErrorOverrides } from '../../shared/http/route.js';
 import { created, ok, principalOf, routesOf } from '../../shared/http/route.js';
+import type { CustodyAccountsPorts } from '../../shared/runtime/custody-accounts.js';
 import { CreateCustodyAccountBody, createAccount, ListCustodyAccountsQuery, listAccounts } from '../../shared/usecases/custody/accounts.js';
 import { depositAddress, listAddresses } from '../../shared/usecases/custody/addresses.js';
 import { accountBalances, accountDetail } from '../../shared/usecases/custody/balances.js';
-import { CustodySyncRecord, syncAccount } from '../../shared/usecases/custody/sync.js';
-import type { CustodyPorts, CustodyWithdrawalPorts } from '../../shared/usecases/custody/ports.js';
-import { CustodyWithdrawBody, custodyWithdraw, custodyWithdrawalRecord, CustodyWithdrawalRecord } from '../../shared/usecases/custody/withdraw.js';
-import type { WithdrawalState } from '../../shared/domain/withdrawals.js';
 import {
   CustodyAccountDetail,
   CustodyAccountRecord,
@@ -18,15 +15,21 @@ import {
 } from '../../shared/usecases/custody/present.js';
 import { CustodyTransferBody, custodyTransfer } from '../../shared/usecases/custody/transfer.js';
 
+/**
+ * What the custody Lambda serves of the custody group: accounts with their balances and deposit addresses, and
+ * transfers between them. The account's sync is custody-sync's, withdrawals custody-withdrawals' (infra/definition.ts).
+ * Two lists, so that the OpenAPI document lists the whole group in the order it is documented (the sync between the
+ * addresses and the transfers).
+ */
 const tags = ['Custody'];
-const route = routesOf<CustodyPorts & CustodyWithdrawalPorts>();
+const route = routesOf<CustodyAccountsPorts>();
 /** The custody group names a missing scope `insufficient_permissions` (section 4.8). */
 const custody: ErrorOverrides = { permission_denied: { code: 'insufficient_permissions' } };
 const Account = z.object({ accountId: z.string().max(100) });
 const AccountChain = Account.extend({ blockchain: z.string().max(20) });
 const notFound = { description: "account_not_found: unknown, or another tenant's" };
 
-export const custodyRoutes = [
+export const custodyAccountRoutes = [
   route({
     method: 'POST',
     path: '/custody/accounts',
@@ -123,26 +126,9 @@ export const custodyRoutes = [
     },
     handle: async (req, deps) => ok(await listAddresses(principalOf(req).tenant.id, req.params.accountId, deps)),
   }),
-  route({
-    method: 'POST',
-    path: '/custody/accounts/{accountId}/sync',
-    auth: 'bearer-or-api-key',
-    scopes: READ_WRITE,
-    errorOverrides: custody,
-    params: Account,
-    doc: {
-      summary: "Re-read the account's addresses on chain now",
-      description:
-        'Reads every address of the account on its chain (ETH and BSC: the USDT Transfer logs to it over the last CUSTODY_SYNC_LOOKBACK_BLOCKS blocks; TRX: its TRC-20 transfers over as long; SOL: its token account history), records any deposit not seen yet and credits the confirmed ones (SOL: finalized), never twice. Deposits still short of confirmations are credited later by the scanners.',
-      tags,
-      responses: {
-        200: { description: 'What the sync found', schema: CustodySyncRecord },
-        404: notFound,
-        500: { description: 'custody_provider_error: a chain could not be read (nothing recorded)' },
-      },
-    },
-    handle: async (req, deps) => ok(await syncAccount(principalOf(req).tenant.id, req.params.accountId, deps)),
-  }),
+];
+
+export const custodyTransferRoutes = [
   route({
     method: 'POST',
     path: '/custody/transfer',
@@ -161,43 +147,5 @@ export const custodyRoutes = [
       },
     },
     handle: async (req, deps) => ok(await custodyTransfer(principalOf(req).tenant.id, req.body, deps)),
-  }),
-  route({
-    method: 'POST',
-    path: '/custody/withdraw',
-    auth: 'bearer-or-api-key',
-    scopes: READ_WRITE,
-    errorOverrides: custody,
-    body: CustodyWithdrawBody,
-    idempotent: true,
-    doc: {
-      summary: 'Withdraw USDT from a custody account to an external address',
-      description:
-        "amount leaves the account (held in locked at once); the network and platform fees are deducted from it and the destination receives net_amount. The tenant's review policy (threshold, allowlist; set by the operator) may hold it pending with review.status awaiting_review until the operator approves or rejects it; otherwise it is sent like any withdrawal and shows in GET /withdrawal/{id}/. Honours Idempotency-Key.",
-      tags,
-      responses: {
-        200: { description: 'The withdrawal (spec 2.10)', schema: CustodyWithdrawalRecord },
-        400: {
-          description:
-            'invalid_request, insufficient_funds (details.available), invalid_address, minimum_amount_not_met (details.minimum), unsupported_blockchain',
-        },
-        404: notFound,
-      },
-    },
-    handle: async (req, deps) => {
-      const principal = principalOf(req);
-      const present = (w: WithdrawalState) => ok(custodyWithdrawalRecord(w, req.body.blockchain.toUpperCase()));
-      return present(
-        await custodyWithdraw(
-          {
-            tenantId: principal.tenant.id,
-            feePercent: principal.tenant.settings.transaction_fee,
-            body: req.body,
-            idempotency: req.idempotency?.with(present) ?? null,
-          },
-          deps,
-        ),
-      );
-    },
   }),
 ];

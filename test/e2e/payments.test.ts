@@ -33,9 +33,7 @@ import type { handler as ChainResults } from '../../functions/chain-results/hand
 import type { handler as ChainScanner } from '../../functions/chain-scanner/handler.js';
 import { buildContractsOutOfProcess } from '../integration/chain/contracts-build.js';
 import { caller, putFixedRates, tenantWithToken } from '../integration/payments/support.js';
-import { custodyRoutes } from '../../functions/custody/routes.js';
-import { createApi } from '../../shared/http/pipeline.js';
-import { custodyRuntime } from '../../shared/runtime/custody.js';
+import { custodyApi } from '../support/custody.js';
 import { ledgerRuntime } from '../../shared/runtime/ledger.js';
 import { creditAdjustment } from '../../shared/usecases/ledger/credit-adjustment.js';
 import { runWithdrawalBatch } from '../../shared/usecases/withdrawals/process.js';
@@ -305,7 +303,7 @@ describe('a payment on anvil', () => {
   // Here, while the chain-tx engine's nonce for the hot wallet is the chain's: the direct sweeps of the other tests
   // sign with the same key outside the engine (on a deployment only the engine signs).
   it("a custody account's deposit is swept through the chain-tx engine, and the chain-results worker marks it swept", async () => {
-    const custody = caller(createApi(custodyRoutes, custodyRuntime(cfg)), () => merchant.bearer);
+    const custody = caller(custodyApi(cfg), () => merchant.bearer);
     const accountId = (await custody('POST', '/custody/accounts', { body: { name: 'Engine treasury' } })).body.account_id as string;
     const address = (await custody('POST', `/custody/accounts/${accountId}/addresses/ETH`)).body.address as string;
     const custodyBalance = async () => (await getBalance(merchant.tenantId, `custody:${accountId}`, 'USDTERC20')).amount;
@@ -347,7 +345,7 @@ describe('a payment on anvil', () => {
       TOKEN_CONTRACTS: JSON.stringify({ USDTERC20: usdt }),
       HOT_WALLET_KEY_ID: stack.env.SIGNING_KEY_ID ?? '',
     });
-    const custody = caller(createApi(custodyRoutes, custodyRuntime(withdrawing)), () => merchant.bearer);
+    const custody = caller(custodyApi(withdrawing), () => merchant.bearer);
     const accountId = (await custody('POST', '/custody/accounts', { body: { name: 'Paying treasury' } })).body.account_id as string;
     await creditAdjustment(
       { tenant_id: merchant.tenantId, account: `custody:${accountId}`, currency: 'USDTERC20', amount: '25', reason: 'test funding' },
@@ -415,7 +413,7 @@ describe('a custody account on anvil', () => {
   const custodyBalance = async (accountId: string) => (await getBalance(merchant.tenantId, `custody:${accountId}`, 'USDTERC20')).amount;
 
   beforeAll(async () => {
-    custody = caller(createApi(custodyRoutes, custodyRuntime(cfg)), () => merchant.bearer);
+    custody = caller(custodyApi(cfg), () => merchant.bearer);
     history = caller((await import('../../functions/transactions/handler.js')).handler, () => merchant.bearer);
   });
 

@@ -37,6 +37,20 @@ test('no API bundle holds a chain client, the OpenAPI generator, another group o
   }
 });
 
+test('custody holds no chain client, no withdrawal pricing and no Ed25519 curve: the sync and withdrawals are Lambdas of their own', () => {
+  const custody = byName.get('custody');
+  expect(custody).toBeDefined();
+  const chainWork = (custody?.sources ?? []).filter(
+    (s) =>
+      /^shared\/chain\/(evm\/scanner|tron\/(grid|scanner)|solana\/(rpc|deposits))\.ts$/.test(s) ||
+      /^shared\/usecases\/custody\/(sync|withdraw|scan-deposits|solana-deposits)\.ts$/.test(s) ||
+      s.startsWith('node_modules/@noble/curves/'),
+  );
+  expect(chainWork).toEqual([]);
+  expect(byName.get('custody-sync')?.sources).toContain('shared/usecases/custody/sync.ts');
+  expect(byName.get('custody-withdrawals')?.sources).toContain('shared/usecases/custody/withdraw.ts');
+});
+
 test('at load, a bundle imports from the runtime only the DynamoDB clients: other SDK clients are loaded on first use', () => {
   for (const b of bundles) {
     const code = readFileSync(b.bundlePath, 'utf8');

@@ -122,6 +122,68 @@ describe('API functions', () => {
   });
 });
 
+describe('the custody group', () => {
+  const group = API_FUNCTIONS.filter((f) => f.name === 'custody' || f.name.startsWith('custody-'));
+  const tokenContracts = { USDTERC20: '0x2222222222222222222222222222222222222222', USDTSOL: 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB' };
+  const built = buildStack(
+    { api: group, workers: [], queues: QUEUES },
+    {
+      evmRpcUrls: { ETH: 'https://eth.example/rpc' },
+      chains: { tronApiUrl: 'https://tron.example', solanaRpcUrl: 'https://solana.example/rpc', tokenContracts },
+    },
+  );
+  const idOf = (name: string): string => {
+    const fn = built.stack.functions.get(name);
+    if (!fn) throw new Error(`No function ${name}`);
+    return built.stack.getLogicalId(fn.node.defaultChild as CfnElement);
+  };
+  const variablesOf = (name: string) => (props(built.template, idOf(name)).Environment as { Variables: Record<string, unknown> }).Variables;
+  const kmsOf = (name: string) =>
+    statements(built.template)
+      .filter((s) => s.roles.includes(roleOf(built.template, idOf(name))))
+      .filter((s) => s.actions.some((a) => a.startsWith('kms:')));
+
+  test('is served by three Lambdas: the sync and the withdrawals apart from the rest of /custody', () => {
+    expect(group.map((f) => [f.name, f.routes])).toEqual([
+      ['custody', ['ANY /custody', 'ANY /custody/{proxy+}']],
+      ['custody-sync', ['ANY /custody/accounts/{accountId}/sync']],
+      ['custody-withdrawals', ['ANY /custody/withdraw']],
+    ]);
+  });
+
+  test('custody-sync is told the table and the chains it reads: the EVM endpoints, TronGrid, Solana and the token contracts', () => {
+    const tableId = Object.keys(resources(built.template, 'AWS::DynamoDB::Table'))[0];
+    expect(envRef(built.template, idOf('custody-sync'), 'TABLE_NAME')).toBe(tableId);
+    expect(variablesOf('custody-sync')).toMatchObject({
+      EVM_RPC_URLS: JSON.stringify({ ETH: 'https://eth.example/rpc' }),
+      TRON_API_URL: 'https://tron.example',
+      SOLANA_RPC_URL: 'https://solana.example/rpc',
+      TOKEN_CONTRACTS: JSON.stringify(tokenContracts),
+    });
+  });
+
+  test('custody-sync and custody-withdrawals may read and write the table, and use no KMS key but the secrets key', () => {
+    const tableId = Object.keys(resources(built.template, 'AWS::DynamoDB::Table'))[0];
+    const secretsKey = outputRef(built.template, 'SecretsKeyId');
+    for (const name of ['custody-sync', 'custody-withdrawals']) {
+      const role = roleOf(built.template, idOf(name));
+      const data = statements(built.template).find(
+        (s) => s.roles.includes(role) && s.actions.includes('dynamodb:PutItem') && s.actions.includes('dynamodb:Query'),
+      );
+      expect(referencedIds(data?.resource)).toEqual(new Set([tableId]));
+      const kms = kmsOf(name);
+      expect({ name, keys: new Set(kms.flatMap((s) => [...referencedIds(s.resource)])) }).toEqual({ name, keys: new Set([secretsKey]) });
+      expect(kms.flatMap((s) => s.actions).filter((a) => /^kms:(CreateKey|TagResource|GetPublicKey|ScheduleKeyDeletion|Sign)$/.test(a))).toEqual([]);
+    }
+  });
+
+  test('custody still makes the Solana keys of SOL addresses and reads their public keys', () => {
+    const actions = kmsOf('custody').flatMap((s) => s.actions);
+    for (const action of ['kms:CreateKey', 'kms:TagResource', 'kms:GetPublicKey', 'kms:ScheduleKeyDeletion']) expect(actions).toContain(action);
+    expect(actions).not.toContain('kms:Sign');
+  });
+});
+
 describe('public pages (the hosted checkout)', () => {
   test('there is one: checkout, routed at /checkout', () => {
     expect(PUBLIC_PAGES.map((f) => [f.name, f.routes])).toEqual([['checkout', ['ANY /checkout', 'ANY /checkout/{proxy+}']]]);

@@ -7,7 +7,9 @@ import { systemRoutes } from '../../functions/system/routes.js';
 import { balanceRoutes } from '../../functions/user/balances-routes.js';
 import { userRoutes } from '../../functions/user/routes.js';
 import { webhookRoutes } from '../../functions/user/webhook-routes.js';
-import { custodyRoutes } from '../../functions/custody/routes.js';
+import { custodyAccountRoutes, custodyTransferRoutes } from '../../functions/custody/routes.js';
+import { custodySyncRoutes } from '../../functions/custody-sync/routes.js';
+import { custodyWithdrawalRoutes } from '../../functions/custody-withdrawals/routes.js';
 import { transactionRoutes } from '../../functions/transactions/routes.js';
 import { walletRoutes } from '../../functions/wallets/routes.js';
 import { withdrawalRoutes } from '../../functions/withdrawals/routes.js';
@@ -27,7 +29,9 @@ export const API_ROUTE_TABLES: Readonly<Record<string, readonly AnyRoute<never>[
   withdrawals: withdrawalRoutes,
   wallets: walletRoutes,
   transactions: transactionRoutes,
-  custody: custodyRoutes,
+  custody: [...custodyAccountRoutes, ...custodyTransferRoutes],
+  'custody-sync': custodySyncRoutes,
+  'custody-withdrawals': custodyWithdrawalRoutes,
   'not-found': [],
 };
 

@@ -1,14 +1,13 @@
-import { createApi } from '../../../shared/http/pipeline.js';
-import { custodyRoutes } from '../../../functions/custody/routes.js';
 import { depositAddress as create2Address, forwarderImplementationAddress, saltFor } from '../../../shared/chain/evm/create2.js';
 import { tronDepositAddress } from '../../../shared/chain/tron/create2.js';
 import { parseConfig } from '../../../shared/config/config.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
-import { custodyRuntime } from '../../../shared/runtime/custody.js';
 import { listAllEntries } from '../../../shared/store/ledger.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
+import type { Handler } from '../payments/support.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
+import { custodyApi } from '../../support/custody.js';
 
 /**
  * The custody group on DynamoDB Local: accounts created, listed and read; deposit addresses on ETH, BSC and TRX
@@ -22,7 +21,7 @@ let table: TestTable;
 let a: { tenantId: string; bearer: string };
 let call: ReturnType<typeof caller>;
 let callB: ReturnType<typeof caller>;
-let handler: ReturnType<typeof createApi>;
+let handler: Handler;
 
 beforeAll(async () => {
   table = await startTestTable();
@@ -38,7 +37,7 @@ beforeAll(async () => {
     // No Solana here: SOL addresses are refused.
     SOLANA_RPC_URL: undefined,
   });
-  handler = createApi(custodyRoutes, custodyRuntime(cfg));
+  handler = custodyApi(cfg);
   a = await tenantWithToken('Custody A');
   const b = await tenantWithToken('Custody B');
   call = caller(handler, () => a.bearer);
@@ -250,6 +249,11 @@ describe('tenancy and scopes', () => {
     expect((await reader('GET', '/custody/accounts')).status).toBe(200);
     const refused = await reader('POST', '/custody/accounts', { body: { name: 'No' } });
     expect([refused.status, refused.body.error.code]).toEqual([403, 'insufficient_permissions']);
+    // Likewise at the custody-sync and custody-withdrawals Lambdas.
+    const notSynced = await reader('POST', `/custody/accounts/${id}/sync`);
+    expect([notSynced.status, notSynced.body.error.code]).toEqual([403, 'insufficient_permissions']);
+    const notSent = await reader('POST', '/custody/withdraw', { body: { account_id: id, blockchain: 'ETH', amount: 10, destination_address: FACTORY } });
+    expect([notSent.status, notSent.body.error.code]).toEqual([403, 'insufficient_permissions']);
     expect((await caller(handler, () => 'nope')('GET', '/custody/accounts')).body.error.code).toBe('authentication_failed');
   });
 });

@@ -10,7 +10,6 @@
 import { DescribeKeyCommand, KMSClient, ListKeysCommand } from '@aws-sdk/client-kms';
 import { jest } from '@jest/globals';
 import { JsonRpcProvider } from 'ethers';
-import { custodyRoutes } from '../../../functions/custody/routes.js';
 import { withdrawalRoutes } from '../../../functions/withdrawals/routes.js';
 import { randomKeypair } from '../../../infra/local/solana.js';
 import type { handler as CustodySolana } from '../../../functions/custody-solana/handler.js';
@@ -19,7 +18,6 @@ import { KmsEd25519Signer } from '../../../shared/chain/signer/kms-ed25519-signe
 import { createApi } from '../../../shared/http/pipeline.js';
 import { systemClock } from '../../../shared/domain/clock.js';
 import { toBaseUnits } from '../../../shared/domain/money.js';
-import { custodyRuntime } from '../../../shared/runtime/custody.js';
 import { withdrawalsRuntime } from '../../../shared/runtime/withdrawals.js';
 import { dynamoWithdrawals } from '../../../shared/store/withdrawals.js';
 import { decideReview, setReviewPolicy } from '../../../shared/usecases/custody/review.js';
@@ -32,6 +30,7 @@ import { startTestStack } from '../../support/stack.js';
 import type { TestStack } from '../../support/stack.js';
 import { buildContractsOutOfProcess } from '../chain/contracts-build.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
+import { custodyApi } from '../../support/custody.js';
 
 let stack: TestStack;
 let kms: KMSClient;
@@ -83,7 +82,7 @@ beforeAll(async () => {
   evm = new JsonRpcProvider(stack.stackJson.rpcUrls.ETH, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true });
   await putFixedRates();
   merchant = await tenantWithToken('Custody on chains');
-  custody = caller(createApi(custodyRoutes, custodyRuntime()), () => merchant.bearer);
+  custody = caller(custodyApi(), () => merchant.bearer);
   // The worker wires itself from the stack's environment when it loads.
   ({ handler: custodySolana } = await import('../../../functions/custody-solana/handler.js'));
 });

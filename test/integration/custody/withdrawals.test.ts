@@ -1,9 +1,6 @@
 import { jest } from '@jest/globals';
-import { custodyRoutes } from '../../../functions/custody/routes.js';
 import { main } from '../../../scripts/gateway.js';
 import { parseConfig } from '../../../shared/config/config.js';
-import { createApi } from '../../../shared/http/pipeline.js';
-import { custodyRuntime } from '../../../shared/runtime/custody.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
 import { dynamoChainTxStore } from '../../../shared/store/chain-tx.js';
 import { getBalance } from '../../../shared/store/ledger.js';
@@ -12,6 +9,7 @@ import { runWithdrawalBatch, STAGING_COMPLETE } from '../../../shared/usecases/w
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { batcherDeps, withdrawalsApi } from '../../support/withdrawals.js';
 import { caller, EVERY_TOKEN_CONTRACT, putFixedRates, tenantWithToken } from '../payments/support.js';
+import { custodyApi } from '../../support/custody.js';
 
 /**
  * Custody withdrawals on DynamoDB Local: the amount held at once with the fees deducted from it, every refusal,
@@ -67,7 +65,7 @@ beforeAll(async () => {
     TOKEN_CONTRACTS: EVERY_TOKEN_CONTRACT,
   });
   t = await tenantWithToken('Custody withdrawals');
-  call = caller(createApi(custodyRoutes, custodyRuntime(cfg)), () => t.bearer);
+  call = caller(custodyApi(cfg), () => t.bearer);
   withdrawals = caller(withdrawalsApi(), () => t.bearer);
 });
 

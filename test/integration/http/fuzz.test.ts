@@ -12,7 +12,9 @@ import { systemRuntime } from '../../../shared/runtime/system.js';
 import { userRuntime } from '../../../shared/runtime/user.js';
 import { webhooksRuntime } from '../../../shared/runtime/webhooks.js';
 import { withdrawalsRuntime } from '../../../shared/runtime/withdrawals.js';
-import { custodyRuntime } from '../../../shared/runtime/custody.js';
+import { custodyAccountsRuntime } from '../../../shared/runtime/custody-accounts.js';
+import { custodySyncRuntime } from '../../../shared/runtime/custody-sync.js';
+import { custodyWithdrawalsRuntime } from '../../../shared/runtime/custody-withdrawals.js';
 import { transactionsRuntime } from '../../../shared/runtime/transactions.js';
 import { walletsRuntime } from '../../../shared/runtime/wallets.js';
 import { updateTenantSettings } from '../../../shared/store/tenants.js';
@@ -69,7 +71,9 @@ function buildHandlers(): void {
     withdrawals: withdrawalsRuntime(cfg),
     wallets: walletsRuntime(cfg),
     transactions: transactionsRuntime(cfg),
-    custody: custodyRuntime(cfg),
+    custody: custodyAccountsRuntime(cfg),
+    'custody-sync': custodySyncRuntime(cfg),
+    'custody-withdrawals': custodyWithdrawalsRuntime(cfg),
     'not-found': {},
   };
   for (const [name, routes] of Object.entries(API_ROUTE_TABLES)) {

@@ -372,10 +372,8 @@ describe('a USDTTRC20 withdrawal end to end', () => {
 describe('a custody USDTTRC20 withdrawal', () => {
   it('leaves the custody account whole, fees deducted, sent by the batcher and the engine like any withdrawal', async () => {
     const t = await tenantWithToken('Tron custody');
-    const { custodyRoutes } = await import('../../../functions/custody/routes.js');
-    const { custodyRuntime } = await import('../../../shared/runtime/custody.js');
-    const { createApi } = await import('../../../shared/http/pipeline.js');
-    const custody = caller(createApi(custodyRoutes, custodyRuntime()), () => t.bearer);
+    const { custodyApi } = await import('../../support/custody.js');
+    const custody = caller(custodyApi(), () => t.bearer);
     const accountId = (await custody('POST', '/custody/accounts', { body: { name: 'TRON treasury' } })).body.account_id as string;
     await creditAdjustment(
       { tenant_id: t.tenantId, account: `custody:${accountId}`, currency: 'USDTTRC20', amount: '40', reason: 'test funding' },

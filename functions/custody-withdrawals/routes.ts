@@ -1,0 +1,58 @@
+import type { ErrorOverrides } from '../../shared/http/route.js';
+import { ok, principalOf, routesOf } from '../../shared/http/route.js';
+import { READ_WRITE } from '../../shared/domain/scopes.js';
+import type { WithdrawalState } from '../../shared/domain/withdrawals.js';
+import type { CustodyWithdrawalPorts } from '../../shared/usecases/custody/ports.js';
+import { CustodyWithdrawBody, custodyWithdraw, custodyWithdrawalRecord, CustodyWithdrawalRecord } from '../../shared/usecases/custody/withdraw.js';
+
+/**
+ * The custody-withdrawals Lambda's one route: a withdrawal from a custody account, with the tenant's review, apart
+ * from the custody Lambda so that withdrawal pricing and address checks are bundled only here. Part of the custody
+ * group (functions/custody/routes.ts has the rest).
+ */
+const tags = ['Custody'];
+const route = routesOf<CustodyWithdrawalPorts>();
+/** As in the rest of the custody group: a missing scope is `insufficient_permissions` (section 4.8). */
+const custody: ErrorOverrides = { permission_denied: { code: 'insufficient_permissions' } };
+const notFound = { description: "account_not_found: unknown, or another tenant's" };
+
+export const custodyWithdrawalRoutes = [
+  route({
+    method: 'POST',
+    path: '/custody/withdraw',
+    auth: 'bearer-or-api-key',
+    scopes: READ_WRITE,
+    errorOverrides: custody,
+    body: CustodyWithdrawBody,
+    idempotent: true,
+    doc: {
+      summary: 'Withdraw USDT from a custody account to an external address',
+      description:
+        "amount leaves the account (held in locked at once); the network and platform fees are deducted from it and the destination receives net_amount. The tenant's review policy (threshold, allowlist; set by the operator) may hold it pending with review.status awaiting_review until the operator approves or rejects it; otherwise it is sent like any withdrawal and shows in GET /withdrawal/{id}/. Honours Idempotency-Key.",
+      tags,
+      responses: {
+        200: { description: 'The withdrawal (spec 2.10)', schema: CustodyWithdrawalRecord },
+        400: {
+          description:
+            'invalid_request, insufficient_funds (details.available), invalid_address, minimum_amount_not_met (details.minimum), unsupported_blockchain',
+        },
+        404: notFound,
+      },
+    },
+    handle: async (req, deps) => {
+      const principal = principalOf(req);
+      const present = (w: WithdrawalState) => ok(custodyWithdrawalRecord(w, req.body.blockchain.toUpperCase()));
+      return present(
+        await custodyWithdraw(
+          {
+            tenantId: principal.tenant.id,
+            feePercent: principal.tenant.settings.transaction_fee,
+            body: req.body,
+            idempotency: req.idempotency?.with(present) ?? null,
+          },
+          deps,
+        ),
+      );
+    },
+  }),
+];
