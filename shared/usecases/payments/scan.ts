@@ -5,7 +5,8 @@ import { findCurrency, NETWORKS } from '../../domain/currencies.js';
 import { ConflictError } from '../../domain/errors.js';
 import { fromBaseUnits } from '../../domain/money.js';
 import type { Deposit, PaymentState } from '../../domain/payments.js';
-import { counts, DepositAlreadyRecordedError, lateness, quote, transition } from '../../domain/payments.js';
+import { counts, DepositAlreadyRecordedError, lateness, quote, transition, workQueueOf } from '../../domain/payments.js';
+import type { UsdRates } from '../../domain/rates.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
 import type { ScanCursor, ScannerDeps } from './ports.js';
 import { payableCurrencies } from './resolve.js';
@@ -69,31 +70,33 @@ function tokensOf(network: string, deps: ScannerDeps): Map<string, CurrencyDefin
   return map;
 }
 
-/** Applies a fact-producing change to a payment with retries on a concurrent change. */
+/**
+ * Applies a fact-producing change to a payment with retries on a concurrent change. Returns the payment as saved
+ * (the pass settles it from this copy: no second read), or null when nothing was recorded.
+ */
 async function recordDeposit(
   paymentKey: { tenantId: string; paymentId: string },
   make: (p: PaymentState) => Deposit | null,
   now: Date,
   deps: ScannerDeps,
-): Promise<boolean> {
+): Promise<PaymentState | null> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const payment = await deps.payments.get(paymentKey.tenantId, paymentKey.paymentId);
-    if (!payment) return false;
+    if (!payment) return null;
     const deposit = make(payment);
-    if (!deposit || payment.deposits.some((d) => d.id === deposit.id)) return false;
+    if (!deposit || payment.deposits.some((d) => d.id === deposit.id)) return null;
     const late = lateness(payment, now, deps.settings.lateWatchHours);
     const adjusted: Deposit =
       !counts(deposit) || late === 'on_time' ? deposit : late === 'late' ? { ...deposit, late: true } : { ...deposit, late: true, status: 'uncredited' };
     try {
-      await deps.payments.save(payment, transition(payment, { kind: 'deposit', deposit: adjusted }, now), now);
-      return true;
+      return await deps.payments.save(payment, transition(payment, { kind: 'deposit', deposit: adjusted }, now), now);
     } catch (error) {
-      if (error instanceof DepositAlreadyRecordedError) return false; // recorded before (another pass, a rescanned range)
+      if (error instanceof DepositAlreadyRecordedError) return null; // recorded before (another pass, a rescanned range)
       if (error instanceof ConflictError) continue;
       throw error;
     }
   }
-  return false;
+  return null;
 }
 
 function depositFromLog(network: string, log: TransferLog, currency: CurrencyDefinition, payment: PaymentState, head: number, now: Date): Deposit {
@@ -172,6 +175,14 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
   const to = Math.min(head, from + (deps.maxRange ?? 500) - 1);
   let logs: TransferLog[] = [];
   let recorded = 0;
+  // Payments this pass recorded a deposit of, as saved: fresher than the open list's copies.
+  const saved = new Map<string, PaymentState>();
+  const record = async (key: { tenantId: string; paymentId: string }, make: (p: PaymentState) => Deposit | null): Promise<void> => {
+    const p = await recordDeposit(key, make, now, deps);
+    if (!p) return;
+    recorded++;
+    saved.set(p.id, p);
+  };
   if (from <= to) {
     const tokens = tokensOf(network, deps);
     logs = await chain.transferLogs(from, to, [...tokens.keys()]);
@@ -189,7 +200,7 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
         if (await recordCustodyDeposit(network, { ...match, custodyAccountId: match.custodyAccountId }, log, currency, head, now, deps)) recorded++;
         continue;
       }
-      if (await recordDeposit(match, (p) => depositFromLog(network, log, currency, p, head, now), now, deps)) recorded++;
+      await record(match, (p) => depositFromLog(network, log, currency, p, head, now));
     }
   }
 
@@ -199,7 +210,6 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
   const native = NETWORKS[network as keyof typeof NETWORKS]?.nativeCurrency;
   const nativeCurrency = findCurrency(native ?? '');
   const endBlock = from <= to ? await chain.block(to) : null;
-  const recordedBefore = recorded;
   if (nativeCurrency && endBlock) {
     const nativeWaiting = [
       ...(await deps.payments.waitingNative(network)),
@@ -230,10 +240,10 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
         blockNumber: t.blockNumber,
         blockHash: t.blockHash,
       });
-      if (await recordDeposit({ tenantId: p.tenantId, paymentId: p.id }, () => deposit, now, deps)) recorded++;
+      await record({ tenantId: p.tenantId, paymentId: p.id }, () => deposit);
     }
     for (const listed of nativeWaiting) {
-      const p = (await deps.payments.get(listed.tenantId, listed.id)) ?? listed;
+      const p = saved.get(listed.id) ?? listed;
       const balance = await chain.balance(p.address, to);
       const known = p.deposits.filter(counts).reduce((sum, d) => sum + BigInt(d.amountBase), 0n);
       if (balance <= known) continue;
@@ -244,7 +254,7 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
         blockNumber: to,
         blockHash: endBlock.hash,
       });
-      if (await recordDeposit({ tenantId: p.tenantId, paymentId: p.id }, () => deposit, now, deps)) recorded++;
+      await record({ tenantId: p.tenantId, paymentId: p.id }, () => deposit);
     }
   }
 
@@ -254,26 +264,43 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
     if (!(await deps.cursors.move(network, cursor.block, { network, block: to, hashes }))) throw new ConflictError(`The ${network} cursor moved meanwhile.`);
   }
 
-  // 5. Confirmations and settlement of open payments.
-  // Payments that a native deposit has just opened join those read above.
-  const settled = await processOpen(recorded > recordedBefore ? await deps.payments.open(network) : open, head, deps, now);
+  // 5. Confirmations and settlement of open payments: those listed above, the ones this pass saved as saved
+  // (a deposit it recorded may have just opened them).
+  const current = [...open.filter((p) => !saved.has(p.id)), ...[...saved.values()].filter((p) => workQueueOf(p)?.kind === 'open')];
+  const settled = await processOpen(current, head, deps, now);
   await followCustodyDeposits(network, head, deps, now);
   return { network, from, to, logs: logs.length, recorded, rewoundTo, reorged, settled };
 }
 
+/** A write refused because the copy it started from is behind: null, for the next pass. */
+async function behindIsLater(write: Promise<PaymentState>): Promise<PaymentState | null> {
+  try {
+    return await write;
+  } catch (error) {
+    if (error instanceof ConflictError) return null;
+    throw error;
+  }
+}
+
+/**
+ * Settles the open payments from the copies the pass holds (the open list, eventually consistent, or a save of
+ * this pass): every write is conditioned on the version, so a copy that is behind is refused (ConflictError)
+ * and the payment is seen again by the next pass, while the usual pass reads no payment twice.
+ */
 async function processOpen(open: readonly PaymentState[], head: number, deps: ScanDeps, now: Date): Promise<number> {
   if (open.length === 0) return 0;
-  const rates = usdRatesOf(await currentRates(deps.rates, now));
+  let rates: UsdRates | undefined;
   const due: DueSweep[] = [];
   const sending: PaymentState[] = [];
   for (const listed of open) {
-    let payment = (await deps.payments.get(listed.tenantId, listed.id)) ?? listed;
+    let payment = listed;
     const currency = findCurrency(payment.currency);
     if (!currency) continue;
     if (payment.status === 'confirming' || payment.status === 'partially_paid') {
       const before = payment.deposits.length;
-      payment = await dropReorged(payment, deps.chain, now, deps);
-      if (payment.deposits.length !== before) continue;
+      const kept = await behindIsLater(dropReorged(payment, deps.chain, now, deps));
+      if (!kept || kept.deposits.length !== before) continue;
+      payment = kept;
       const byDeposit = Object.fromEntries(payment.deposits.map((d) => [d.id, Math.max(0, head - d.blockNumber + 1)]));
       const repriced = payment.isFixedRate
         ? undefined
@@ -281,7 +308,7 @@ async function processOpen(open: readonly PaymentState[], head: number, deps: Sc
             price: payment.priceAmount,
             priceCurrency: payment.priceCurrency,
             currency,
-            rates,
+            rates: (rates ??= usdRatesOf(await currentRates(deps.rates, now))),
             feePercent: payment.feePercent,
             isFeePaidByUser: payment.isFeePaidByUser,
           }).amountCrypto;
@@ -306,7 +333,11 @@ async function processOpen(open: readonly PaymentState[], head: number, deps: Sc
         t.events.length > 0 ||
         t.state.status !== payment.status ||
         t.state.deposits.some((d, i) => d.confirmations !== payment.deposits[i]?.confirmations || d.status !== payment.deposits[i]?.status);
-      if (changed) payment = await deps.payments.save(payment, t, now);
+      if (changed) {
+        const next = await behindIsLater(deps.payments.save(payment, t, now));
+        if (!next) continue;
+        payment = next;
+      }
     }
     if (payment.status === 'confirmed') due.push({ payment });
     else if (payment.status === 'sending') sending.push(payment);

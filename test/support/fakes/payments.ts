@@ -35,12 +35,15 @@ export class InMemoryPayments implements PaymentRepository {
   readonly alsoWritten: WriteItem[] = [];
   readonly dayTotals = new Map<string, string>();
   saves = 0;
+  /** Reads of one payment by key (the scanner settles from the copies it holds). */
+  gets = 0;
 
   constructor(readonly ledger: InMemoryLedger = new InMemoryLedger()) {}
 
   private key = (tenantId: string, id: string) => `${tenantId}|${id}`;
 
   async get(tenantId: string, paymentId: string): Promise<PaymentState | null> {
+    this.gets++;
     return this.states.get(this.key(tenantId, paymentId)) ?? null;
   }
 

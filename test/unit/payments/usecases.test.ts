@@ -1,6 +1,7 @@
 import type { BlockRef, EvmChainPort, TransferLog } from '../../../shared/chain/evm/scanner.js';
 import { CURRENCIES } from '../../../shared/domain/currencies.js';
 import type { PaymentState } from '../../../shared/domain/payments.js';
+import { transition } from '../../../shared/domain/payments.js';
 import type { Tenant } from '../../../shared/domain/tenant.js';
 import type { WriteItem } from '../../../shared/usecases/ports.js';
 import { cancelPayment, UpdatePaymentBody, updatePayment } from '../../../shared/usecases/payments/change-payment.js';
@@ -307,6 +308,48 @@ describe('expirePayments', () => {
 });
 
 describe('scanOnce and settlement', () => {
+  it('a pass reads a payment once: the deposit is recorded from one read and the payment settled from that save', async () => {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const p = await create(fake);
+    const chain = new FakeChain(100);
+    const deps = scanDeps(fake, chain, new FakeSweep({ status: 'done', txHash: '0xsweep' }));
+    await initCursor('ETH', 100, deps);
+    chain.transfer(p.address, 25_000_000n, 101);
+    chain.head = 102; // two confirmations when first seen: recorded, confirmed and swept in this pass
+    fake.payments.gets = 0;
+    expect(await scanOnce('ETH', deps)).toMatchObject({ recorded: 1, settled: 1 });
+    // One read to record the deposit; confirming, sweeping and completing work from the saved copies.
+    expect(fake.payments.gets).toBe(1);
+    expect((await fake.payments.get('t1', p.id))?.status).toBe('completed');
+  });
+
+  it('an open payment listed behind its stored version is left for the next pass, the others settled', async () => {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const [a, b] = [await create(fake), await create(fake)];
+    const chain = new FakeChain(100);
+    const sweep = new FakeSweep({ status: 'done', txHash: '0xsweep' });
+    const deps = scanDeps(fake, chain, sweep);
+    await initCursor('ETH', 100, deps);
+    chain.transfer(a.address, 25_000_000n, 101);
+    chain.transfer(b.address, 25_000_000n, 101, 1);
+    chain.head = 101;
+    expect(await scanOnce('ETH', deps)).toMatchObject({ recorded: 2, settled: 0 });
+    // The index lags: it still lists a's copy from before a change the merchant made since.
+    const listed = await fake.payments.open('ETH');
+    const aListed = listed.find((x) => x.id === a.id) as PaymentState;
+    await fake.payments.save(aListed, transition(aListed, { kind: 'edit', changes: { orderId: 'edited' } }, T0), T0);
+    const open = fake.payments.open.bind(fake.payments);
+    fake.payments.open = async () => listed;
+    chain.head = 102;
+    expect(await scanOnce('ETH', deps)).toMatchObject({ settled: 1 });
+    expect([(await fake.payments.get('t1', a.id))?.status, (await fake.payments.get('t1', b.id))?.status]).toEqual(['confirming', 'completed']);
+    fake.payments.open = open;
+    chain.head = 103;
+    expect(await scanOnce('ETH', deps)).toMatchObject({ settled: 1 });
+    expect(await fake.payments.get('t1', a.id)).toMatchObject({ status: 'completed', orderId: 'edited' });
+    expect(fake.ledger.entries.map((e) => e.id).sort()).toEqual([`payment:${a.id}`, `payment:${b.id}`].sort());
+  });
+
   it('waiting -> confirming -> confirmed -> completed: the merchant is credited net of the fee, exactly once', async () => {
     const fake = fakePayments({ clock: new VirtualClock(T0) });
     const p = await create(fake);
