@@ -1,7 +1,7 @@
 /**
  * A signer whose Ed25519 key lives in AWS KMS (key spec `ECC_NIST_EDWARDS25519`, usage `SIGN_VERIFY`): one per
  * Solana address. No private key ever leaves KMS: the signer reads the key's public key once (a DER
- * SubjectPublicKeyInfo) and asks KMS to sign each message with `ED25519_SHA_512` (pure Ed25519, RFC 8032), which
+ * SubjectPublicKeyInfo, read and checked by kmsEd25519PublicKey of ./kms-ed25519-address.ts) and asks KMS to sign each message with `ED25519_SHA_512` (pure Ed25519, RFC 8032), which
  * takes the message itself (`MessageType: RAW`, at most 4096 bytes; a Solana transaction message is at most 1232).
  * Every signature is verified against the public key before it is returned, so a wrong key or a corrupted
  * answer never reaches a chain.
@@ -14,20 +14,12 @@
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { solanaAddressFromPublicKey } from '../solana/address.js';
-import { parseEd25519Spki } from './ed25519.js';
+import { KmsEd25519SignerError, kmsEd25519PublicKey } from './kms-ed25519-address.js';
+
+export { KmsEd25519SignerError };
 
 /** KMS allows at most this many bytes in a RAW message. */
 export const KMS_MAX_RAW_MESSAGE_BYTES = 4096;
-
-/** Kept apart from the secp256k1 signer's error so that this module does not pull ethers into a bundle. */
-export class KmsEd25519SignerError extends Error {
-  readonly code: 'KMS_KEY_UNSUITABLE' | 'KMS_SIGNATURE_UNUSABLE';
-  constructor(code: KmsEd25519SignerError['code'], message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'KmsEd25519SignerError';
-    this.code = code;
-  }
-}
 
 /** What signs a Solana message: its address (base58 of the 32-byte public key) and the 64-byte signature of a message. */
 export interface Ed25519MessageSigner {
@@ -62,20 +54,7 @@ export class KmsEd25519Signer implements Ed25519MessageSigner {
   }
 
   async #fetchPublicKey(): Promise<Uint8Array> {
-    const { GetPublicKeyCommand } = await import('@aws-sdk/client-kms');
-    const out = await (await this.#client).send(new GetPublicKeyCommand({ KeyId: this.keyId }));
-    if (out.KeySpec !== undefined && out.KeySpec !== 'ECC_NIST_EDWARDS25519') {
-      throw new KmsEd25519SignerError('KMS_KEY_UNSUITABLE', `KMS key ${this.keyId} has spec ${out.KeySpec}, not ECC_NIST_EDWARDS25519`);
-    }
-    if (out.KeyUsage !== undefined && out.KeyUsage !== 'SIGN_VERIFY') {
-      throw new KmsEd25519SignerError('KMS_KEY_UNSUITABLE', `KMS key ${this.keyId} has usage ${out.KeyUsage}, not SIGN_VERIFY`);
-    }
-    if (!out.PublicKey) throw new KmsEd25519SignerError('KMS_KEY_UNSUITABLE', `KMS returned no public key for ${this.keyId}`);
-    try {
-      return parseEd25519Spki(out.PublicKey);
-    } catch (error) {
-      throw new KmsEd25519SignerError('KMS_KEY_UNSUITABLE', `KMS key ${this.keyId}: unusable public key`, { cause: error });
-    }
+    return kmsEd25519PublicKey(await this.#client, this.keyId);
   }
 
   /** The key's Solana address: the base58 public key. */
