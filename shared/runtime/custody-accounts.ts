@@ -1,4 +1,3 @@
-import type { KMSClient } from '@aws-sdk/client-kms';
 import type { Config } from '../config/config.js';
 import { config } from '../config/config.js';
 import { createSolanaSigningKey, scheduleSolanaKeyDeletion } from '../chain/signer/ed25519-keys.js';
@@ -11,6 +10,7 @@ import { dynamoCustodyAccounts, dynamoCustodyAddresses, dynamoCustodyTransfers }
 import { dynamoLedger } from '../store/ledger.js';
 import type { CustodyPorts, CustodyProvider } from '../usecases/custody/ports.js';
 import { tokenContract } from './currencies.js';
+import { custodyKmsClient } from './custody-kms.js';
 import { factoryAddresses, factoryOf } from './payments.js';
 import { ratesRuntime } from './rates.js';
 
@@ -21,11 +21,6 @@ import { ratesRuntime } from './rates.js';
  * Ed25519 curve.
  */
 export type CustodyAccountsPorts = Omit<CustodyPorts, 'deposits' | 'chains'>;
-
-let kms: Promise<KMSClient> | undefined;
-/** One KMS client per Lambda, made on first use, its module loaded then (the custody API starts without it). */
-const kmsClient = (cfg: Config): Promise<KMSClient> =>
-  (kms ??= import('@aws-sdk/client-kms').then(({ KMSClient }) => new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 })));
 
 /**
  * The built-in custody provider: an account's ETH, BSC and TRX addresses are the forwarder factories' CREATE2
@@ -40,12 +35,12 @@ export function builtinProvider(cfg: Config): CustodyProvider {
   return {
     name: BUILTIN_PROVIDER,
     async abandon(made) {
-      if (made.keyId !== undefined && solana) await scheduleSolanaKeyDeletion(await kmsClient(cfg), made.keyId);
+      if (made.keyId !== undefined && solana) await scheduleSolanaKeyDeletion(await custodyKmsClient(cfg), made.keyId);
     },
     async depositAddress(tenantId, accountId, blockchain) {
       if (blockchain === 'SOL') {
         if (!solana) throw new GatewayError('unsupported_blockchain', 'SOL deposit addresses are not available in this deployment.', { blockchain });
-        const client = await kmsClient(cfg);
+        const client = await custodyKmsClient(cfg);
         const { keyId } = await createSolanaSigningKey(client, { stage: cfg.STAGE, custodyAccountId: accountId });
         try {
           return { address: await kmsEd25519Address(client, keyId), keyId, family: 'sol' };

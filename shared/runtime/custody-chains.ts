@@ -1,8 +1,6 @@
-import type { KMSClient } from '@aws-sdk/client-kms';
 import type { Config } from '../config/config.js';
 import { config } from '../config/config.js';
 import { jsonRpcChain } from '../chain/evm/scanner.js';
-import { createSolanaSigningKey, scheduleSolanaKeyDeletion } from '../chain/signer/ed25519-keys.js';
 import { KmsEd25519Signer } from '../chain/signer/kms-ed25519-signer.js';
 import { SolanaRpc } from '../chain/solana/rpc.js';
 import { TronGridClient } from '../chain/tron/grid.js';
@@ -16,18 +14,15 @@ import type { CustodyChainPorts, CustodySolanaChain } from '../usecases/custody/
 import type { SolanaPollerDeps } from '../usecases/custody/solana-poller.js';
 import type { SolanaWithdrawalDeps } from '../usecases/custody/solana-withdrawals.js';
 import { rpcUrl, tokenContract } from './currencies.js';
+import { custodyKmsClient } from './custody-kms.js';
 import { paymentSettings } from './payments.js';
 
 /**
- * The chains the built-in custody provider reads and the keys it makes: EVM networks through `EVM_RPC_URLS`,
- * TRON through `TRON_API_URL`, Solana through `SOLANA_RPC_URL` with the USDT mint of `USDTSOL` (the catalogue's, or
- * `TOKEN_CONTRACTS`), and its Ed25519 KMS keys through the SDK's KMS endpoint (`AWS_ENDPOINT_URL_KMS` locally).
+ * The chains the built-in custody provider reads and signs on: EVM networks through `EVM_RPC_URLS`, TRON through
+ * `TRON_API_URL`, Solana through `SOLANA_RPC_URL` with the USDT mint of `USDTSOL` (the catalogue's, or
+ * `TOKEN_CONTRACTS`), its SOL withdrawals signed by the addresses' Ed25519 KMS keys (made by the provider:
+ * shared/runtime/custody-accounts.ts).
  */
-
-let kms: Promise<KMSClient> | undefined;
-/** One KMS client per Lambda, made on first use, its module loaded then (the custody API starts without it). */
-const kmsClient = (cfg: Config): Promise<KMSClient> =>
-  (kms ??= import('@aws-sdk/client-kms').then(({ KMSClient }) => new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 })));
 
 /** Solana's JSON-RPC and USDT mint; null unless both are configured (SOL is then unsupported). */
 export function custodySolana(cfg: Config = config()): CustodySolanaChain | null {
@@ -56,40 +51,13 @@ export function custodyChains(cfg: Config = config()): CustodyChainPorts {
 }
 
 /**
- * Custody's SOL addresses: one Ed25519 KMS key per account address, tagged for the grants (the stage and the
- * account); the address is its public key. `discard` schedules a key that never became a stored address for
- * deletion after KMS's shortest window (7 days).
- */
-export function solanaCustodyKeys(cfg: Config = config()): {
-  create(accountId: string): Promise<{ address: string; keyId: string }>;
-  discard(keyId: string): Promise<void>;
-} {
-  return {
-    async create(accountId) {
-      const client = await kmsClient(cfg);
-      const { keyId } = await createSolanaSigningKey(client, { stage: cfg.STAGE, custodyAccountId: accountId });
-      try {
-        return { address: await new KmsEd25519Signer(client, keyId).getAddress(), keyId };
-      } catch (error) {
-        // The key's address could not be read: it will never be stored.
-        await scheduleSolanaKeyDeletion(client, keyId).catch(() => undefined);
-        throw error;
-      }
-    },
-    async discard(keyId) {
-      await scheduleSolanaKeyDeletion(await kmsClient(cfg), keyId);
-    },
-  };
-}
-
-/**
  * Custody's SOL withdrawals: the platform's fee payer (`SOLANA_FEE_PAYER_KEY_ID`) and each address's own KMS key
  * (one signer per key, its public key read once); null without a fee payer (SOL withdrawals are then not served).
  */
 export function solanaWithdrawalRuntime(cfg: Config = config()): SolanaWithdrawalDeps | null {
   const mint = tokenContract('USDTSOL', cfg);
   if (!cfg.SOLANA_RPC_URL || !mint || !cfg.SOLANA_FEE_PAYER_KEY_ID) return null;
-  const client = kmsClient(cfg);
+  const client = custodyKmsClient(cfg);
   const signers = new Map<string, KmsEd25519Signer>();
   return {
     withdrawals: dynamoWithdrawals,
