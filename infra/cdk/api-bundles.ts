@@ -16,16 +16,13 @@ import { GatewayStack } from './gateway-stack.js';
 
 /**
  * Most bytes of each API function's minified `index.mjs`: 60 KB for the two that need nothing (`$default`, v0.9),
- * 300 KB for the others, except custody-sync. The custody group is served by three Lambdas so that custody, which
- * serves accounts, deposit addresses with their QR codes, balances and transfers, holds no chain client: its sync
- * (custody-sync) and its withdrawals (custody-withdrawals) are Lambdas of their own. custody-sync reads three chains
- * (EVM JSON-RPC, TronGrid, Solana with the Ed25519 curve of its token accounts) and also holds the QR encoder, which
- * the sync's use case pulls in with the custody provider's error (shared/usecases/custody/addresses.ts); its budget
- * holds it where it is.
+ * 300 KB for the others. The custody group is served by three Lambdas so that custody, which serves accounts,
+ * deposit addresses with their QR codes, balances and transfers, holds no chain client: its sync (custody-sync, which
+ * reads three chains: EVM JSON-RPC, TronGrid, Solana with the Ed25519 curve of its token accounts) and its
+ * withdrawals (custody-withdrawals) are Lambdas of their own.
  */
 export function bundleBudget(name: string): number {
-  if (name === 'not-found' || name === 'legacy') return 60_000;
-  return name === 'custody-sync' ? 330_000 : 300_000;
+  return name === 'not-found' || name === 'legacy' ? 60_000 : 300_000;
 }
 
 /** Packages no API bundle may hold: chain clients and signing libraries are the workers' (item 1 of issue 16). */

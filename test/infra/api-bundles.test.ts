@@ -51,6 +51,15 @@ test('custody holds no chain client, no withdrawal pricing and no Ed25519 curve:
   expect(byName.get('custody-withdrawals')?.sources).toContain('shared/usecases/custody/withdraw.ts');
 });
 
+test("custody-sync holds no deposit addresses' use case and no QR encoder: it reports a provider's failure with the error alone", () => {
+  const sources = byName.get('custody-sync')?.sources ?? [];
+  expect(sources).toContain('shared/usecases/custody/provider-error.ts');
+  const addressesAndQr = sources.filter(
+    (s) => ['shared/usecases/custody/addresses.ts', 'shared/usecases/qr.ts'].includes(s) || s.includes('node_modules/qrcode/'),
+  );
+  expect(addressesAndQr).toEqual([]);
+});
+
 test('at load, a bundle imports from the runtime only the DynamoDB clients: other SDK clients are loaded on first use', () => {
   for (const b of bundles) {
     const code = readFileSync(b.bundlePath, 'utf8');

@@ -7,14 +7,7 @@ import { qrDataUrl } from '../qr.js';
 import { findAccount } from './find-account.js';
 import type { CustodyPorts, CustodyProvider, ProvidedAddress } from './ports.js';
 import { addressFields } from './present.js';
-
-/** A provider that failed: 500 `custody_provider_error`, nothing stored. */
-export class CustodyProviderError extends GatewayError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('custody_provider_error', message, {}, options);
-    this.name = 'CustodyProviderError';
-  }
-}
+import { CustodyProviderError } from './provider-error.js';
 
 function blockchainOf(raw: string): CustodyBlockchain {
   const b = raw.toUpperCase();

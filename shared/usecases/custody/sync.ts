@@ -6,7 +6,7 @@ import { findCurrency, NETWORKS } from '../../domain/currencies.js';
 import type { CustodyAddressState } from '../../domain/custody.js';
 import { custodyCurrency } from '../../domain/custody.js';
 import { ConflictError, GatewayError } from '../../domain/errors.js';
-import { CustodyProviderError } from './addresses.js';
+import { CustodyProviderError } from './provider-error.js';
 import { findAccount } from './find-account.js';
 import type { CustodyPorts } from './ports.js';
 import { confirmCustodyDeposit, recordCustodyDeposit } from './scan-deposits.js';
