@@ -1,4 +1,4 @@
-import { webhooksRuntime } from '../../shared/runtime/webhooks.js';
+import { deliveryRuntime } from '../../shared/runtime/webhooks.js';
 import { RetryLater, sqsWorker } from '../../shared/runtime/worker.js';
 import { handleWebhookMessage } from '../../shared/usecases/webhooks/deliver.js';
 
@@ -7,7 +7,7 @@ import { handleWebhookMessage } from '../../shared/usecases/webhooks/deliver.js'
  * whose first attempts it sends at once) or one delivery attempt (a retry; shared/usecases/webhooks/deliver.ts).
  * Messages run concurrently; what must come back later is reported as a partial batch failure.
  */
-const deps = webhooksRuntime();
+const deps = deliveryRuntime();
 
 export const handler = sqsWorker(
   'webhook-delivery',

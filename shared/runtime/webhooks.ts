@@ -23,3 +23,49 @@ export function webhooksRuntime(cfg: Config = config()): WebhookPorts {
     callbacks,
   };
 }
+
+/**
+ * One read of a tenant's webhook configuration serves every event of that tenant planned at the same moment:
+ * the two or more events of one change reach the delivery worker in one batch, handled side by side. A read
+ * is shared while in flight and for `windowMs` after (100 ms), so a change of the settings reaches the next
+ * events as before, at most that much later.
+ */
+export function sharedReads<A extends unknown[], T>(
+  read: (...args: A) => Promise<T>,
+  windowMs = 100,
+  now: () => number = Date.now,
+): (...args: A) => Promise<T> {
+  const recent = new Map<string, { value: Promise<T>; until: number }>();
+  return (...args: A) => {
+    const key = JSON.stringify(args);
+    const at = now();
+    const hit = recent.get(key);
+    if (hit && (hit.until === 0 || at <= hit.until)) return hit.value;
+    const entry = { value: read(...args), until: 0 };
+    recent.set(key, entry);
+    for (const [k, e] of recent) if (e.until !== 0 && e.until < at) recent.delete(k);
+    entry.value.then(
+      () => (entry.until = now() + windowMs),
+      () => recent.delete(key),
+    );
+    return entry.value;
+  };
+}
+
+/** The delivery worker's wiring: `webhooksRuntime` with the configuration reads of planning shared (`sharedReads`). */
+export function deliveryRuntime(cfg: Config = config()): WebhookPorts {
+  const ports = webhooksRuntime(cfg);
+  const settings = ports.webhookSettings;
+  const subscriptions = ports.webhookSubscriptions;
+  return {
+    ...ports,
+    webhookSettings: { get: sharedReads((tenantId: string) => settings.get(tenantId)), save: (...a) => settings.save(...a) },
+    webhookSubscriptions: {
+      get: (...a) => subscriptions.get(...a),
+      list: sharedReads((tenantId: string) => subscriptions.list(tenantId)),
+      create: (...a) => subscriptions.create(...a),
+      delete: (...a) => subscriptions.delete(...a),
+      recordAttempt: (...a) => subscriptions.recordAttempt(...a),
+    },
+  };
+}
