@@ -151,10 +151,15 @@ const schema = z.object({
   WITHDRAWAL_BATCH_MAX_ITEMS: z.coerce.number().int().min(2).max(256).default(50),
   /**
    * The most deposits one sweep takes: a scanner pass sweeps the payments of a currency it finds confirmed with one
-   * factory call per this many (a chain-tx request carries up to 256). About 57,000 gas (energy on TRON) a deposit:
-   * on TRON, TRON_FEE_LIMIT_SUN must cover a whole sweep.
+   * factory call per this many (a chain-tx request carries up to 256). About 57,000 gas a deposit in a batch.
    */
   SWEEP_BATCH_MAX_SALTS: z.coerce.number().int().min(1).max(256).default(50),
+  /**
+   * The same on TRON, where a sweep burns energy up to TRON_FEE_LIMIT_SUN and reverts past it, fee spent: about
+   * 57,000 energy a deposit, so 10 deposits cost about 57 TRX at 100 sun an energy, within the default 100 TRX.
+   * Raise the two together.
+   */
+  TRON_SWEEP_BATCH_MAX_SALTS: z.coerce.number().int().min(1).max(256).default(10),
   /**
    * Alarm: minimum native balance of the hot wallet per network, in native units, `{"ETH":"0.05"}`. The
    * follower prints the balance of every followed network; `HotWalletBelowMinimum` is 1 only where a minimum
