@@ -87,3 +87,45 @@ export async function requestChainTx(raw: RequestChainTxInput, deps: Pick<ChainT
   if (!same) throw new ConflictError(`Chain transaction ${input.reference} was already requested with other fields`, { reference: input.reference });
   return existing;
 }
+
+/**
+ * The request of (network, reference) as it stands, or, when it was never made, the reference claimed by a
+ * cancelled request that is never sent: a batch maker that is late rather than dead then has its request refused
+ * (other fields), so what a recovery decided holds. Returns whichever request was stored first.
+ */
+export async function claimedRequest(
+  claim: {
+    readonly network: string;
+    readonly reference: string;
+    readonly purpose: string;
+    readonly wallet: () => Promise<ChainTx['wallet']>;
+    readonly to: (wallet: ChainTx['wallet']) => string;
+  },
+  deps: Pick<ChainTxDeps, 'store' | 'clock'>,
+): Promise<ChainTx> {
+  const requestId = requestIdOf(claim.network, claim.reference);
+  const existing = await deps.store.get(requestId);
+  if (existing) return existing;
+  const at = deps.clock().toISOString();
+  const wallet = await claim.wallet();
+  await deps.store.create({
+    requestId,
+    network: claim.network,
+    reference: claim.reference,
+    purpose: claim.purpose,
+    tenantId: 'platform',
+    wallet,
+    to: claim.to(wallet),
+    data: '0x',
+    value: 0n,
+    status: 'cancelled',
+    attempts: [],
+    createdAt: at,
+    updatedAt: at,
+    version: 0,
+  });
+  // Created here or, just now, by the late batch maker: whichever it is decides.
+  const stored = await deps.store.get(requestId);
+  if (!stored) throw new Error(`Chain-tx request ${requestId} cannot be read`);
+  return stored;
+}

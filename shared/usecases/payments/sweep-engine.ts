@@ -3,9 +3,9 @@ import { Interface } from 'ethers';
 import { NETWORKS } from '../../domain/currencies.js';
 import { FORWARDER_FACTORY_ABI } from '../../chain/evm/abi.js';
 import { tronAddressToEvmHex } from '../../chain/tron/create2.js';
-import { canCancel, requestIdOf } from '../../chain/engine/state.js';
+import { canCancel } from '../../chain/engine/state.js';
 import { cancelChainTx } from '../chain-tx/process-chain-tx.js';
-import { requestChainTx } from '../chain-tx/request-chain-tx.js';
+import { claimedRequest, requestChainTx } from '../chain-tx/request-chain-tx.js';
 import type { ChainTxDeps } from '../chain-tx/deps.js';
 import type { SweepOutcome, SweepPort, SweepRequest } from './settle.js';
 import { isBatchSweepReference } from './settle.js';
@@ -67,36 +67,14 @@ export function engineSweep(
     },
 
     async carried(network: string, reference: string): Promise<readonly string[]> {
-      const requestId = requestIdOf(network, reference);
-      let tx = await deps.store.get(requestId);
-      if (!tx) {
-        // Never requested: claimed with a request that is never sent, so a pass that is late rather than dead cannot
-        // send this sweep after its payments went back (its request is refused: other fields).
-        const at = deps.clock().toISOString();
-        await deps.store.create({
-          requestId,
-          network,
-          reference,
-          purpose: CHAIN_TX_PURPOSES.sweep,
-          tenantId: 'platform',
-          wallet: await wallet(),
-          to: factoryFor(network).factory,
-          data: '0x',
-          value: 0n,
-          status: 'cancelled',
-          attempts: [],
-          createdAt: at,
-          updatedAt: at,
-          version: 0,
-        });
-        // Created here or, just now, by the late pass: whichever it is decides.
-        tx = await deps.store.get(requestId);
-        if (!tx) throw new Error(`Chain-tx request ${requestId} cannot be read`);
-      }
+      // Never requested: the reference is claimed with a request that is never sent, so a pass that is late rather than
+      // dead cannot send this sweep after its payments went back.
+      let tx = await claimedRequest({ network, reference, purpose: CHAIN_TX_PURPOSES.sweep, wallet, to: () => factoryFor(network).factory }, deps);
       // A batch that cannot be estimated (one deposit the token refuses to move reverts the whole call) is cancelled
       // before signing: its payments go back, each to be swept alone. A sweep of one stays as it is, in sight of the
       // stuck-sweep alarm.
-      if (tx.reason === 'estimate_failed' && canCancel(tx) && (tx.items?.length ?? 0) > 1) tx = (await cancelChainTx(requestId, deps).catch(() => null)) ?? tx;
+      if (tx.reason === 'estimate_failed' && canCancel(tx) && (tx.items?.length ?? 0) > 1)
+        tx = (await cancelChainTx(tx.requestId, deps).catch(() => null)) ?? tx;
       return tx.status === 'cancelled' ? [] : (tx.items ?? []);
     },
   };

@@ -12,7 +12,7 @@ import { leaveBatch, transition } from '../../domain/withdrawals.js';
 import { errorField } from '../../observability/logger.js';
 import type { ChainTxDeps } from '../chain-tx/deps.js';
 import { cancelChainTx } from '../chain-tx/process-chain-tx.js';
-import { requestChainTx } from '../chain-tx/request-chain-tx.js';
+import { claimedRequest, requestChainTx } from '../chain-tx/request-chain-tx.js';
 import type { BatcherDeps, WithdrawalResult } from './process.js';
 import { erc20TransferData, settleWithdrawal } from './process.js';
 import type { WithdrawalsDeps } from './ports.js';
@@ -272,32 +272,17 @@ export async function recoverBatchItem(
   const reference = w.batch?.reference;
   if (!reference || w.batch?.single) throw new ConflictError('not a batch item', { withdrawal_id: w.id });
   const network = findCurrency(w.currency)?.network ?? w.network;
-  const requestId = requestIdOf(network, reference);
   const now = deps.clock.now();
-  let batch = await deps.chainTx.store.get(requestId);
-  if (!batch) {
-    const at = deps.chainTx.clock().toISOString();
-    const wallet = await deps.wallet(network);
-    await deps.chainTx.store.create({
-      requestId,
+  const batch = await claimedRequest(
+    {
       network,
       reference,
       purpose: CHAIN_TX_PURPOSES.withdrawalBatch,
-      tenantId: 'platform',
-      wallet,
-      to: deps.batchPayout?.contract ?? wallet.address,
-      data: '0x',
-      value: 0n,
-      status: 'cancelled',
-      attempts: [],
-      createdAt: at,
-      updatedAt: at,
-      version: 0,
-    });
-    // Created by this pass or, just now, by a late batcher: whichever it is decides.
-    batch = await deps.chainTx.store.get(requestId);
-    if (!batch) throw new Error(`Chain-tx request ${requestId} cannot be read`);
-  }
+      wallet: () => deps.wallet(network),
+      to: (wallet) => deps.batchPayout?.contract ?? wallet.address,
+    },
+    deps.chainTx,
+  );
   const carried = batch.status !== 'cancelled' && (batch.items ?? []).includes(itemKey(w));
   if (carried && isOpen(batch) && batch.reason === 'estimate_failed' && (batch.status === 'queued' || batch.status === 'allocated')) {
     const cancelled = await cancelChainTx(batch.requestId, deps.chainTx).catch(() => null);
