@@ -26,7 +26,8 @@ import { signatureHeaders } from './signing.js';
  * 1. The event router forwards each committed outbox event to the `webhook-delivery` queue, body
  *    `{event_id, tenant_id, type, occurred_at, payload}` (functions/event-router/handler.ts, `messageBody`).
  * 2. The worker PLANS it, from one fresh read of the tenant's configuration (the variant-A settings for a
- *    delivery event, the subscriptions for a subscription event): envelope A to the payload's `callback_url` if
+ *    delivery event, the subscriptions for a subscription event; the events of one change, planned side by side,
+ *    share it: shared/runtime/webhooks.ts `sharedReads`): envelope A to the payload's `callback_url` if
  *    present, else to the tenant's variant-A URL (if its `enabled_events` take the type); envelope B to every
  *    ACTIVE variant-B subscription that matches. Each (event, destination) becomes a delivery item keyed by the
  *    natural id `<event id>.a` or `<event id>.s.<subscription id>`, created only if absent and already holding
