@@ -157,7 +157,9 @@ export async function benchCheckout(seconds: number): Promise<CheckoutBench> {
     });
     const payment = (await created.json()) as { checkout_url?: string };
     if (created.status !== 201 || !payment.checkout_url) throw new Error(`POST /payments/ answered ${created.status}: ${JSON.stringify(payment)}`);
-    const pageUrl = payment.checkout_url;
+    // This stack's server: after other benches in the same process, the payments handler (imported once, configured
+    // at import) still names the first stack's base URL in its links; the path is what counts.
+    const pageUrl = new URL(new URL(payment.checkout_url).pathname, stack.apiUrl ?? payment.checkout_url).href;
     const statusUrl = `${pageUrl}/status`;
     const checkoutId = new URL(pageUrl).pathname.split('/')[2] ?? '';
 

@@ -20,6 +20,7 @@ import { toTronBase58 } from '../../shared/chain/tron/create2.js';
 import { resetConfig } from '../../shared/config/config.js';
 import type { NetworkCode } from '../../shared/domain/currencies.js';
 import { resetDb } from '../../shared/store/client.js';
+import { resetSqs } from '../../shared/queue/sqs.js';
 import { DEFAULT_BLOCK_TIME_SECONDS, deployContracts, evmEnv, serveLocalGasStation, startLocalChains, startLocalTron, startMining, tronEnv } from './chains.js';
 import type { LocalContracts, LocalEvmChain } from './chains.js';
 import { LOCAL_CREDENTIALS, checkJava, startDynamoDb } from './dynamodb.js';
@@ -150,7 +151,6 @@ export interface StackHandle {
   stop(): Promise<void>;
 }
 
-/** Sets `process.env` from `env` and makes the shared config and DynamoDB client read it again. */
 /** The Solana fee payer's address (its KMS key's public key) funded with 1,000 SOL on the local node. */
 async function fundSolanaFeePayer(node: SolanaNode, kmsUrl: string, keyId: string, log: Logger): Promise<void> {
   const kms = new KMSClient({ endpoint: kmsUrl, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
@@ -163,10 +163,12 @@ async function fundSolanaFeePayer(node: SolanaNode, kmsUrl: string, keyId: strin
   }
 }
 
+/** Sets `process.env` from `env` and makes the shared config and the DynamoDB and SQS clients read it again. */
 function applyEnv(env: Record<string, string>): void {
   for (const [k, v] of Object.entries(env)) process.env[k] = v;
   resetConfig();
   resetDb();
+  resetSqs();
 }
 
 export async function startStack(options: StackOptions = {}): Promise<StackHandle> {
