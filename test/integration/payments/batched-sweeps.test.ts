@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { resultAsRouted } from '../../support/chain-results.js';
 import { Contract, ContractFactory, Wallet } from 'ethers';
 import type { InterfaceAbi, JsonRpcSigner } from 'ethers';
 import { ensureForwarderFactory } from '../../../infra/local/dev/deploy.js';
@@ -11,15 +11,11 @@ import { loadArtifact } from '../../../shared/chain/evm/artifacts.js';
 import { jsonRpcChain } from '../../../shared/chain/evm/scanner.js';
 import type { EvmChainPort } from '../../../shared/chain/evm/scanner.js';
 import { config, resetConfig } from '../../../shared/config/config.js';
-import { queuesFor } from '../../../shared/domain/events.js';
 import type { PaymentState } from '../../../shared/domain/payments.js';
 import { scannerRuntime } from '../../../shared/runtime/payments.js';
 import { factoryOf } from '../../../shared/runtime/payments.js';
 import { dynamoChainTxStore } from '../../../shared/store/chain-tx.js';
-import { db, tableName } from '../../../shared/store/client.js';
-import { keys } from '../../../shared/store/keys.js';
 import { getBalance, listAllEntries } from '../../../shared/store/ledger.js';
-import { messageBody, outboxEventFromItem } from '../../../shared/store/outbox.js';
 import { getPayment } from '../../../shared/store/payments.js';
 import type { ChainTxDeps } from '../../../shared/usecases/chain-tx/deps.js';
 import { followOnce } from '../../../shared/usecases/chain-tx/follow-chain-txs.js';
@@ -129,14 +125,7 @@ describe('batched sweeps: one pass -> one chain transaction -> each payment comp
 
   /** The chain-results worker gets the request's result as the event router sends it (`times` copies in one batch). */
   async function deliver(tx: ChainTx, times = 1): Promise<void> {
-    const type = tx.status === 'confirmed' ? 'chain_tx.confirmed' : 'chain_tx.failed';
-    const eventId = `chain_tx:${tx.requestId}:${type}`;
-    const item = (await db().send(new GetCommand({ TableName: tableName(), Key: keys.outbox(eventId), ConsistentRead: true }))).Item;
-    if (!item) throw new Error(`no outbox event ${eventId}`);
-    const event = outboxEventFromItem(item);
-    expect(queuesFor(event.type)).toContain('chain-results');
-    const records = Array.from({ length: times }, (_, i) => ({ messageId: `${eventId}-${i}`, body: messageBody(event) }));
-    expect((await chainResults({ Records: records } as unknown as SQSEvent)).batchItemFailures).toEqual([]);
+    expect((await chainResults(await resultAsRouted(tx, times))).batchItemFailures).toEqual([]);
   }
 
   /** Sweeps each payment's own request (after a failed batch), and delivers each result. */

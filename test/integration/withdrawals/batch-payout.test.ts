@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { resultAsRouted } from '../../support/chain-results.js';
 import { Contract, ContractFactory, Interface, Transaction, Wallet } from 'ethers';
 import type { InterfaceAbi, JsonRpcSigner } from 'ethers';
 import { deployBatchPayout } from '../../../infra/local/dev/deploy.js';
@@ -10,15 +10,11 @@ import { requestIdOf, trackedHashes } from '../../../shared/chain/engine/state.j
 import { ERC20_ABI } from '../../../shared/chain/evm/abi.js';
 import { loadArtifact } from '../../../shared/chain/evm/artifacts.js';
 import { resetConfig } from '../../../shared/config/config.js';
-import { queuesFor } from '../../../shared/domain/events.js';
 import { ConflictError } from '../../../shared/domain/errors.js';
 import { toBaseUnits } from '../../../shared/domain/money.js';
 import type { WithdrawalState } from '../../../shared/domain/withdrawals.js';
 import { dynamoChainTxStore } from '../../../shared/store/chain-tx.js';
-import { db, tableName } from '../../../shared/store/client.js';
-import { keys } from '../../../shared/store/keys.js';
 import { getBalance, listAllEntries } from '../../../shared/store/ledger.js';
-import { messageBody, outboxEventFromItem } from '../../../shared/store/outbox.js';
 import { dynamoWithdrawals } from '../../../shared/store/withdrawals.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
 import type { ChainTxDeps } from '../../../shared/usecases/chain-tx/deps.js';
@@ -87,14 +83,7 @@ describe('batch payouts: batcher -> one chain transaction -> settlement per item
 
   /** The chain-results worker gets the request's result as the event router sends it (`times` copies in one batch). */
   async function deliver(tx: ChainTx, times = 1): Promise<void> {
-    const type = tx.status === 'confirmed' ? 'chain_tx.confirmed' : 'chain_tx.failed';
-    const eventId = `chain_tx:${tx.requestId}:${type}`;
-    const item = (await db().send(new GetCommand({ TableName: tableName(), Key: keys.outbox(eventId), ConsistentRead: true }))).Item;
-    if (!item) throw new Error(`no outbox event ${eventId}`);
-    const event = outboxEventFromItem(item);
-    expect(queuesFor(event.type)).toContain('chain-results');
-    const records = Array.from({ length: times }, (_, i) => ({ messageId: `${eventId}-${i}`, body: messageBody(event) }));
-    expect((await chainResults({ Records: records } as unknown as SQSEvent)).batchItemFailures).toEqual([]);
+    expect((await chainResults(await resultAsRouted(tx, times))).batchItemFailures).toEqual([]);
   }
 
   const create = async (amount: string, to = Wallet.createRandom().address): Promise<WithdrawalState> => {
