@@ -1,6 +1,7 @@
 import type { CurrencyCode, CurrencyDefinition } from './currencies.js';
 import { NETWORKS } from './currencies.js';
 import { ConflictError } from './errors.js';
+import type { WithdrawalTotals } from './fees.js';
 import type { EventType } from './events.js';
 import { EVENTS, withdrawalFamilyEvent } from './events.js';
 import type { CustomerAccount, EntryDraft, EntryReference, Leg } from './ledger.js';
@@ -229,6 +230,23 @@ export type WithdrawalDraft = Omit<
   WithdrawalState,
   'status' | 'transactionHash' | 'failureReason' | 'dispatchRefusal' | 'batch' | 'createdAt' | 'updatedAt' | 'version'
 >;
+
+/** What a new withdrawal takes from its currency and its priced totals (`priceWithdrawal`), wherever it is made. */
+export function pricedWithdrawal(
+  currency: Pick<CurrencyDefinition, 'code' | 'network' | 'token'>,
+  totals: WithdrawalTotals,
+): Pick<WithdrawalDraft, 'currency' | 'network' | 'token' | 'amount' | 'networkFee' | 'platformFee' | 'totalFee' | 'totalDeducted'> {
+  return {
+    currency: currency.code,
+    network: currency.network,
+    token: currency.token,
+    amount: totals.amount,
+    networkFee: totals.networkFee,
+    platformFee: totals.platformFee,
+    totalFee: totals.totalFee,
+    totalDeducted: totals.totalDeducted,
+  };
+}
 
 /** A new withdrawal: pending, with `amount + fees` held on its source account by the same transaction. */
 export function openWithdrawal(draft: WithdrawalDraft, now: Date): WithdrawalChange {

@@ -7,7 +7,7 @@ import { GatewayError, InsufficientBalanceError } from '../../domain/errors.js';
 import { custodyAccount } from '../../domain/ledger.js';
 import { isPositive, jsonNumber, lt, parseDecimal } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
-import { awaitingReview, expectedWithdrawalMs, openWithdrawal } from '../../domain/withdrawals.js';
+import { awaitingReview, expectedWithdrawalMs, openWithdrawal, pricedWithdrawal } from '../../domain/withdrawals.js';
 import { checkCallbackUrlSyntax } from '../../net/callback-url.js';
 import type { IdempotencyGuard } from '../ports.js';
 import { decimal } from '../schema.js';
@@ -137,14 +137,7 @@ export async function custodyWithdraw(input: CustodyWithdrawInput, deps: Custody
     {
       id: randomUUID(),
       tenantId,
-      currency: currency.code,
-      network: currency.network,
-      token: currency.token,
-      amount: totals.amount,
-      networkFee: totals.networkFee,
-      platformFee: totals.platformFee,
-      totalFee: totals.totalFee,
-      totalDeducted: totals.totalDeducted,
+      ...pricedWithdrawal(currency, totals),
       address: body.destination_address,
       customId: body.custom_id ?? null,
       callbackUrl,

@@ -6,7 +6,7 @@ import { gt, isNegative, lt, parseDecimal, ROUND_PAYOUT, sub } from '../../domai
 import { convert, usdValue } from '../../domain/rates.js';
 import type { Tenant } from '../../domain/tenant.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
-import { openWithdrawal, sourceAccount } from '../../domain/withdrawals.js';
+import { openWithdrawal, pricedWithdrawal, sourceAccount } from '../../domain/withdrawals.js';
 import { checkCallbackUrlSyntax } from '../../net/callback-url.js';
 import type { IdempotencyGuard } from '../ports.js';
 import { resolvePriceCurrency } from '../payments/resolve.js';
@@ -101,14 +101,7 @@ export async function createWithdrawal(
     {
       id: randomUUID(),
       tenantId: tenant.id,
-      currency: currency.code,
-      network: currency.network,
-      token: currency.token,
-      amount: totals.amount,
-      networkFee: totals.networkFee,
-      platformFee: totals.platformFee,
-      totalFee: totals.totalFee,
-      totalDeducted: totals.totalDeducted,
+      ...pricedWithdrawal(currency, totals),
       address: body.address,
       customId: body.custom_id ?? null,
       callbackUrl,
