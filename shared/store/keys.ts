@@ -25,13 +25,11 @@
  * | webhook delivery    | TENANT#<tid>                | WHDELIVERY#<event>.<dest>  | TTL 30 days                          |
  * | webhook attempt log | TENANT#<tid>                | WHLOG#<at>#<delivery>#<n>  | TTL 30 days                          |
  * | transaction export  | TENANT#<tid>                | EXPORT#<export id>         | TTL at the end of its retention (7 days); its file is S3 `exports/<tid>/<export id>.<csv|json>` |
- * | payment             | TENANT#<tid>                | PAYMENT#<id>               | gsi1: TENANT#<tid>#PAYMENTS / <created_at>#<id>; gsi2: TENANT#<tid>#PAYMENTS_BY_AMOUNT / <usd sort>#<id>; gsi3: PAYMENTS#WAITING#<network>#<native|token> / <expiry>#<tid>#<id> (while waiting) |
- * | payment counter     | TENANT#<tid>                | PAYMENTS#COUNTER#<shard>   | (count kept in the creation transaction; 8 shards summed) |
+ * | payment             | TENANT#<tid>                | PAYMENT#<id>               | gsi1: TENANT#<tid>#PAYMENTS / <created_at>#<id>; gsi2: TENANT#<tid>#PAYMENTS_BY_AMOUNT / <usd sort>#<id>; gsi3: PAYMENTS#WAITING#<network>#<native|token> / <expiry>#<tid>#<id> (while waiting); each write's `events` go to the event router on the stream |
  * | daily payment total | TENANT#<tid>                | PAYMENTS#DAY#<yyyy-mm-dd>  | TTL 3 days                           |
  * | withdrawal          | TENANT#<tid>                | WITHDRAWAL#<id>            | gsi1: TENANT#<tid>#WITHDRAWALS / <created_at>#<id>; gsi2: TENANT#<tid>#WITHDRAWALS_BY_AMOUNT / <amount sort>#<id>; gsi3: WITHDRAWALS#<PENDING|PROCESSING|REVIEW|SOLANA> / <created_at>#<tid>#<id> (its work queue while pending or processing: `workQueueOf`) |
  * | daily withdrawal total | TENANT#<tid>              | WITHDRAWALS#DAY#<yyyy-mm-dd> | TTL 3 days (kept in the creation transaction) |
  * | deposit address     | ADDRESS#<family>#<lower addr> | ADDRESS                  | scanner's BatchGetItem               |
- * | deposit (once)      | DEPOSIT#<network>:<tx>:<log> | DEPOSIT                   |                                      |
  * | checkout page       | CHECKOUT#<checkout id>      | CHECKOUT                   | -> tenant and payment (written with the payment; the checkout Lambda's only lookup) |
  * | open payment (chain)| TENANT#<tid>                | PAYMENT#<id>               | gsi3: PAYMENTS#OPEN#<network> / <created_at>#<tid>#<id> (confirming..sending, native waiting) |
  * | scanner cursor      | SCANNER#<network>           | CURSOR                     | (lease, block, recent hashes)        |
@@ -212,16 +210,11 @@ export const keys = {
   paymentQueuePartition: paymentQueuePk,
   /** Sort-key bound of the waiting payments due at or before `time`. */
   paymentsDueBy: dueBy,
-  /** Sharded (a random shard per creation, reads sum them) so concurrent creations do not conflict on one item. */
-  paymentCounter: (tenantId: string, shard: number): Key => ({ pk: tenantPk(tenantId), sk: `PAYMENTS#COUNTER#${shard}` }),
-  paymentCounterPrefix: (tenantId: string) => ({ pk: tenantPk(tenantId), skPrefix: 'PAYMENTS#COUNTER#' }),
   paymentDay: (tenantId: string, day: string): Key => ({ pk: tenantPk(tenantId), sk: `PAYMENTS#DAY#${day}` }),
   /** Deposit address -> payment, for the scanner's batched lookup (the address as chain logs show it). */
   depositAddress: (family: string, address: string): Key => ({ pk: `ADDRESS#${family}#${chainAddressForm(family, address)}`, sk: 'ADDRESS' }),
   /** The hosted checkout page's name of a payment -> its tenant and transaction id. */
   checkout: (checkoutId: string): Key => ({ pk: `CHECKOUT#${checkoutId}`, sk: 'CHECKOUT' }),
-  /** A deposit recorded once: `<network>:<tx>:<log index>`. */
-  deposit: (depositId: string): Key => ({ pk: `DEPOSIT#${depositId}`, sk: 'DEPOSIT' }),
   /** Scanner: per-network cursor, lease and recent block hashes. */
   scannerCursor: (network: string): Key => ({ pk: `SCANNER#${network}`, sk: 'CURSOR' }),
 
