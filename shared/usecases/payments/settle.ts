@@ -6,6 +6,7 @@ import { andThen, transition } from '../../domain/payments.js';
 import type { UsdRates } from '../../domain/rates.js';
 import { usdRate } from '../../domain/rates.js';
 import { WalletGoneError } from '../../domain/wallets.js';
+import { itemOf, parseItem, settledPool } from '../chain-tx/items.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
 import type { PaymentsDeps } from './ports.js';
 
@@ -69,11 +70,7 @@ export const isBatchSweepReference = (reference: string): boolean => reference.s
 export const sweepReference = (p: Pick<PaymentState, 'tenantId' | 'id'>): string => `payment:${p.tenantId}:${p.id}`;
 
 /** A payment as a sweep request's item. */
-export const sweepItemOf = (p: Pick<PaymentState, 'tenantId' | 'id'>): string => `${p.tenantId}:${p.id}`;
-function parseSweepItem(item: string): { tenantId: string; paymentId: string } {
-  const i = item.lastIndexOf(':');
-  return { tenantId: item.slice(0, i), paymentId: item.slice(i + 1) };
-}
+export const sweepItemOf = (p: Pick<PaymentState, 'tenantId' | 'id'>): string => itemOf(p);
 
 /** The most deposits one sweep takes unless configured (`SWEEP_BATCH_MAX_SALTS`). */
 export const DEFAULT_SWEEP_BATCH_MAX = 50;
@@ -121,23 +118,6 @@ export interface SweepDeps extends SettleDeps {
   readonly sweep: SweepPort;
 }
 
-/** Runs `work` over `list` with at most `width` at once. */
-async function pool<T, R>(list: readonly T[], width: number, work: (item: T) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
-  const out = new Array<PromiseSettledResult<R>>(list.length);
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(width, list.length) }, async () => {
-    for (let i = next++; i < list.length; i = next++) {
-      try {
-        out[i] = { status: 'fulfilled', value: await work(list[i] as T) };
-      } catch (reason) {
-        out[i] = { status: 'rejected', reason };
-      }
-    }
-  });
-  await Promise.all(lanes);
-  return out;
-}
-
 /**
  * Sweeps the due payments, batched (`planSweeps`); returns how many completed at once (a port answering `done`).
  * A batch that fails does not stop the others: the first error is thrown after all were tried.
@@ -165,7 +145,7 @@ export async function sweepDue(due: readonly DueSweep[], deps: SweepDeps, now: D
 async function sweepBatch(batch: readonly DueSweep[], deps: SweepDeps, now: Date): Promise<number> {
   const reference = batchSweepReference(randomUUID());
   const started = { kind: 'sweep_started', reference } as const;
-  const saved = await pool(batch, 8, (d) =>
+  const saved = await settledPool(batch, 8, (d) =>
     deps.payments.save(d.payment, d.confirmed ? andThen(d.confirmed, started, now) : transition(d.payment, started, now), now),
   );
   const members = saved.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
@@ -293,9 +273,9 @@ export async function onSweepBatchResult(
   if (!batch) throw new NotFoundError(`No chain-tx request ${requestId}`);
   const rates = result.ok ? usdRatesOf(await currentRates(deps.rates, now)) : null;
   const counts = { completed: 0, returned: 0, unchanged: 0 };
-  const settled = await pool(batch.items ?? [], 8, async (item) => {
-    const { tenantId, paymentId } = parseSweepItem(item);
-    const p = await deps.payments.get(tenantId, paymentId);
+  const settled = await settledPool(batch.items ?? [], 8, async (item) => {
+    const { tenantId, id } = parseItem(item);
+    const p = await deps.payments.get(tenantId, id);
     if (!p || p.status !== 'sending' || p.sweepReference !== batch.reference) {
       counts.unchanged++;
       return;

@@ -11,6 +11,7 @@ import type { WithdrawalState } from '../../domain/withdrawals.js';
 import { leaveBatch, transition } from '../../domain/withdrawals.js';
 import { errorField } from '../../observability/logger.js';
 import type { ChainTxDeps } from '../chain-tx/deps.js';
+import { itemOf, parseItem, settledPool } from '../chain-tx/items.js';
 import { cancelChainTx } from '../chain-tx/process-chain-tx.js';
 import { claimedRequest, requestChainTx } from '../chain-tx/request-chain-tx.js';
 import type { BatcherDeps, WithdrawalResult } from './process.js';
@@ -48,29 +49,6 @@ export interface BatchPayoutSettings {
 
 /** The batch payout of `token` waits for this request: the hot wallet's approval of the contract. */
 export const approvalReference = (contract: string, token: string): string => `batch-payout-approval:${contract.toLowerCase()}:${token.toLowerCase()}`;
-
-const itemKey = (w: Pick<WithdrawalState, 'tenantId' | 'id'>): string => `${w.tenantId}:${w.id}`;
-function parseItemKey(key: string): { tenantId: string; withdrawalId: string } {
-  const i = key.lastIndexOf(':');
-  return { tenantId: key.slice(0, i), withdrawalId: key.slice(i + 1) };
-}
-
-/** Runs `work` over `list` with at most `width` at once, in order of start. */
-async function pool<T, R>(list: readonly T[], width: number, work: (item: T, index: number) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
-  const out: PromiseSettledResult<R>[] = new Array<PromiseSettledResult<R>>(list.length);
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(width, list.length) }, async () => {
-    for (let i = next++; i < list.length; i = next++) {
-      try {
-        out[i] = { status: 'fulfilled', value: await work(list[i] as T, i) };
-      } catch (reason) {
-        out[i] = { status: 'rejected', reason };
-      }
-    }
-  });
-  await Promise.all(lanes);
-  return out;
-}
 
 /** A pending withdrawal the batch path can pay: an ERC-20 of an EVM network whose token has a contract here. */
 export function batchable(w: WithdrawalState, deps: Pick<BatcherDeps, 'tokenContract' | 'batchPayout'>): boolean {
@@ -131,7 +109,7 @@ export async function dispatchBatch(group: readonly WithdrawalState[], wallet: {
   if (group.length > settings.maxItems) throw new RangeError(`a batch holds at most ${settings.maxItems} withdrawals`);
   const reference = `withdrawal-batch:${randomUUID()}`;
   const now = deps.clock.now();
-  const saved = await pool(group, 8, (w) => deps.withdrawals.save(w, transition(w, { kind: 'dispatched', batch: reference }, now), now));
+  const saved = await settledPool(group, 8, (w) => deps.withdrawals.save(w, transition(w, { kind: 'dispatched', batch: reference }, now), now));
   const members: WithdrawalState[] = [];
   saved.forEach((result, i) => {
     if (result.status === 'fulfilled') members.push(result.value);
@@ -153,16 +131,24 @@ export async function dispatchBatch(group: readonly WithdrawalState[], wallet: {
       purpose: CHAIN_TX_PURPOSES.withdrawalBatch,
       reference,
       tenantId: 'platform',
-      items: members.map(itemKey),
+      items: members.map(itemOf),
     },
     deps.chainTx,
   );
   return { processing: members.length, skipped: group.length - members.length, reference };
 }
 
-/** The single transfer of item `index` of a batch request: what `transferOf` asks for the same withdrawal. */
-function singleTransferOf(batch: ChainTx, index: number, w: WithdrawalState): Parameters<typeof requestChainTx>[0] {
-  const { token, items } = decodeBatchPayoutData(batch.data);
+/**
+ * The single transfer of item `index` of a batch request (`payout`, its call data decoded): what `transferOf` asks
+ * for the same withdrawal.
+ */
+function singleTransferOf(
+  batch: ChainTx,
+  payout: ReturnType<typeof decodeBatchPayoutData>,
+  index: number,
+  w: WithdrawalState,
+): Parameters<typeof requestChainTx>[0] {
+  const { token, items } = payout;
   const item = items[index];
   if (!item) throw new RangeError(`${batch.requestId} has no item ${index}`);
   return {
@@ -237,10 +223,13 @@ export async function onWithdrawalBatchResult(requestId: string, result: Withdra
     // Reverted, or never mined: nothing of it was paid.
     unpaid = new Set(items.map((_, i) => i));
   }
+  // The batch's call data, decoded once for all the items that go singly.
+  let decoded: ReturnType<typeof decodeBatchPayoutData> | undefined;
+  const payout = (): ReturnType<typeof decodeBatchPayoutData> => (decoded ??= decodeBatchPayoutData(batch.data));
   const counts = { completed: 0, single: 0, unchanged: 0 };
-  const settled = await pool(items, 8, async (key, index) => {
-    const { tenantId, withdrawalId } = parseItemKey(key);
-    const w = await deps.withdrawals.get(tenantId, withdrawalId);
+  const settled = await settledPool(items, 8, async (key, index) => {
+    const { tenantId, id } = parseItem(key);
+    const w = await deps.withdrawals.get(tenantId, id);
     if (!w || w.status !== 'processing' || w.batch?.reference !== batch.reference || w.batch.single) {
       counts.unchanged++;
       return;
@@ -249,7 +238,7 @@ export async function onWithdrawalBatchResult(requestId: string, result: Withdra
       await settleWithdrawal(w, { ok: true, txHash: result.txHash }, now, deps);
       counts.completed++;
     } else {
-      await goSingly(w, async () => singleTransferOf(batch, index, w), now, deps);
+      await goSingly(w, async () => singleTransferOf(batch, payout(), index, w), now, deps);
       counts.single++;
     }
   });
@@ -283,7 +272,7 @@ export async function recoverBatchItem(
     },
     deps.chainTx,
   );
-  const carried = batch.status !== 'cancelled' && (batch.items ?? []).includes(itemKey(w));
+  const carried = batch.status !== 'cancelled' && (batch.items ?? []).includes(itemOf(w));
   if (carried && isOpen(batch) && batch.reason === 'estimate_failed' && (batch.status === 'queued' || batch.status === 'allocated')) {
     const cancelled = await cancelChainTx(batch.requestId, deps.chainTx).catch(() => null);
     if (cancelled?.status !== 'cancelled') return 'waiting';
