@@ -5,17 +5,16 @@ import { depositMergedPayload, depositReceivedPayload, statusUpdatePayload } fro
 
 /**
  * A payment's events ride on its own stored item (shared/store/payments.ts), not in outbox items of their own:
- * each event of a change is kept as a reference (its type, key and time, and what its data was made from: the
- * status it announces and the one before, or its deposit), and its data is made again from the state saved with
- * it by the functions the transition used. The item's write and the stream record of that write therefore carry
+ * each event of a change is kept as a reference (its type and key, and what its data was made from: the status
+ * it announces and the one before, or its deposit), and its data is made again from the state saved with it by the
+ * functions the transition used; it happened when that state was last updated (every transition that announces
+ * something sets `updatedAt` to its time). The item's write and the stream record of that write therefore carry
  * every event of the change, in the change's own transaction, at the cost of a few hundred bytes on one item.
  */
 export interface PaymentEventRef {
   readonly type: EventType;
   /** The event's natural key within the payment (`status:3:confirmed`, `deposit:<id>:2`, ...). */
   readonly key: string;
-  /** When it happened (ISO 8601). */
-  readonly at: string;
   /** A status event: the status it announces and the one before (null: the payment's creation). */
   readonly status?: PaymentStatus;
   readonly previous?: PaymentStatus | null;
@@ -26,10 +25,10 @@ export interface PaymentEventRef {
 const DEPOSIT_EVENTS: readonly EventType[] = [EVENTS.depositReceived, EVENTS.depositMerged];
 
 /** The reference an event of a payment change is stored as. */
-export function paymentEventRef(event: PaymentEvent, at: string): PaymentEventRef {
+export function paymentEventRef(event: PaymentEvent): PaymentEventRef {
   const data = event.payload;
-  if (DEPOSIT_EVENTS.includes(event.type)) return { type: event.type, key: event.key, at, deposit: String(data.deposit_id) };
-  return { type: event.type, key: event.key, at, status: data.status as PaymentStatus, previous: (data.previous_status as PaymentStatus | null) ?? null };
+  if (DEPOSIT_EVENTS.includes(event.type)) return { type: event.type, key: event.key, deposit: String(data.deposit_id) };
+  return { type: event.type, key: event.key, status: data.status as PaymentStatus, previous: (data.previous_status as PaymentStatus | null) ?? null };
 }
 
 /** The event a reference names, its data made from the payment as saved with it. */

@@ -26,7 +26,7 @@ import { storedDecimal } from './values.js';
  *
  * A change's events are written on the payment's item itself (`events`: their references,
  * shared/domain/payment-events.ts), in the same put as the state they describe: the table's stream carries the
- * write to the event router (`paymentEventsOfImage`), so a payment writes no outbox item. A deposit is recorded
+ * write to the event router (`paymentEventsOfItem`), so a payment writes no outbox item. A deposit is recorded
  * once by the version condition: the scanner re-reads the payment and skips a deposit it already holds.
  */
 
@@ -87,7 +87,7 @@ function checkoutItem(p: PaymentState): TransactItem {
   };
 }
 
-const refsOf = (change: PaymentChange, now: Date): PaymentEventRef[] => change.events.map((e) => paymentEventRef(e, now.toISOString()));
+const refsOf = (change: PaymentChange): PaymentEventRef[] => change.events.map(paymentEventRef);
 
 async function create(creation: PaymentCreation, now: Date): Promise<PaymentState> {
   const p = nextVersion(creation.change.state, null);
@@ -105,7 +105,7 @@ async function create(creation: PaymentCreation, now: Date): Promise<PaymentStat
       type: TYPE,
       id: p.id,
       tenantId: p.tenantId,
-      put: versionedPut(paymentItem(p, refsOf(creation.change, now)), null),
+      put: versionedPut(paymentItem(p, refsOf(creation.change)), null),
       outbox: [],
       items,
       history: { previous: null, next: paymentTransaction(p) },
@@ -126,7 +126,7 @@ async function save(previous: PaymentState, change: PaymentChange, now: Date): P
     type: TYPE,
     id: next.id,
     tenantId: next.tenantId,
-    put: versionedPut(paymentItem(next, refsOf(change, now)), previous.version),
+    put: versionedPut(paymentItem(next, refsOf(change)), previous.version),
     outbox: [],
     ...(credit ? { entry: { entryId: credit.entryId, entry: credit.entry } } : {}),
     history: { previous: paymentTransaction(previous), next: paymentTransaction(next) },
@@ -176,9 +176,6 @@ async function list(q: PaymentQuery): Promise<PaymentState[]> {
   } while (start && out.length < q.take);
   return out.slice(0, q.take);
 }
-
-/** Payments the tenant ever created: the all-time statistics counters, kept in each creation's transaction. */
-const count = (tenantId: string): Promise<number> => paymentCount(tenantId);
 
 async function due(before: string, limit: number): Promise<PaymentState[]> {
   const partitions = NETWORK_CODES.flatMap((network) =>
@@ -240,7 +237,8 @@ export const dynamoPayments: PaymentRepository = {
   create,
   save,
   list,
-  count,
+  /** Payments the tenant ever created: the all-time statistics counters, kept in each creation's transaction. */
+  count: paymentCount,
   due,
   open: (network) => inQueue(keys.paymentQueuePartition({ kind: 'open', network })),
   waitingNative: (network) => inQueue(keys.paymentQueuePartition({ kind: 'waiting', network, asset: 'native' })),
@@ -269,7 +267,6 @@ export async function waitingPayments(network: string): Promise<PaymentState[]> 
 export function paymentEventsOfItem(item: Stored): OutboxEvent[] {
   if (item.type !== TYPE || !Array.isArray(item.events)) return [];
   const p = paymentFromItem(item);
-  return (item.events as PaymentEventRef[]).flatMap((ref) =>
-    aggregateOutbox({ type: TYPE, id: p.id, tenantId: p.tenantId }, [paymentEventOf(p, ref)], { callback_url: p.callbackUrl }, new Date(ref.at)),
-  );
+  const events = (item.events as PaymentEventRef[]).map((ref) => paymentEventOf(p, ref));
+  return aggregateOutbox({ type: TYPE, id: p.id, tenantId: p.tenantId }, events, { callback_url: p.callbackUrl }, new Date(p.updatedAt));
 }

@@ -234,7 +234,8 @@ describe('payment lifecycle (property)', () => {
       ['payment_status_update', 'sending', 'confirmed'],
       ['payment.processing', 'sending', 'confirmed'],
     ]);
-    expect(events.map((e) => paymentEventOf(saved, paymentEventRef(e, now.toISOString())))).toEqual(events);
+    expect(events.map((e) => paymentEventOf(saved, paymentEventRef(e)))).toEqual(events);
+    expect(saved.updatedAt).toBe(now.toISOString());
   });
 
   it('from any reachable state: allowed facts move it with the invariants, forbidden ones are invalid_state', () => {
@@ -243,7 +244,7 @@ describe('payment lifecycle (property)', () => {
       fc.property(runArb, ({ payment, steps }) => {
         const open = opened(cents(payment.amountCents), cents(payment.feeCents), payment.isFixedRate);
         let p = stored(open, null);
-        for (const e of open.events) expect(paymentEventOf(p, paymentEventRef(e, T0.toISOString()))).toEqual(e);
+        for (const e of open.events) expect(paymentEventOf(p, paymentEventRef(e))).toEqual(e);
         const statusKeys = new Set(open.events.map((e) => e.key));
         let credits = 0;
         let at = T0.getTime();
@@ -287,7 +288,9 @@ describe('payment lifecycle (property)', () => {
           // Every event rides on the saved item as its reference: made again from the state saved with it, it is
           // the event the transition announced (shared/domain/payment-events.ts).
           const saved = stored(change, before);
-          for (const e of change.events) expect(paymentEventOf(saved, JSON.parse(JSON.stringify(paymentEventRef(e, now.toISOString()))))).toEqual(e);
+          for (const e of change.events) expect(paymentEventOf(saved, JSON.parse(JSON.stringify(paymentEventRef(e))))).toEqual(e);
+          // ... and it happened when the saved state was updated (the events' time is not stored apart).
+          if (change.events.length > 0) expect(saved.updatedAt).toBe(now.toISOString());
           // Deposits: recorded once, forgotten only if held.
           for (const effect of change.effects) {
             if (effect.kind === 'record_deposit') expect(before.deposits.map((d) => d.id)).not.toContain(effect.deposit.id);
