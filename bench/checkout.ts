@@ -15,6 +15,7 @@ import { configureTenant } from '../shared/usecases/tenants/manage-tenants.js';
 import { tenantsRuntime } from '../shared/runtime/tenants.js';
 import { authRuntime } from '../shared/runtime/auth.js';
 import { load, type LoadResult } from './load.js';
+import { percentiles } from './payment-lifecycle.js';
 
 /**
  * The hosted checkout of one real payment (made with `POST /payments/` through the local HTTP server):
@@ -71,9 +72,7 @@ const FIXED_ENV = {
   TOKEN_CONTRACTS: JSON.stringify({ USDTERC20: '0x2222222222222222222222222222222222222222' }),
 };
 
-const at = (sorted: readonly number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
-
-/** `runs` sequential calls after `warmUp` discarded ones; the durations in ms, sorted. */
+/** `runs` sequential calls after `warmUp` discarded ones; the durations in ms. */
 async function timed(runs: number, warmUp: number, fn: () => Promise<unknown>): Promise<number[]> {
   for (let i = 0; i < warmUp; i++) await fn();
   const ms: number[] = [];
@@ -82,8 +81,14 @@ async function timed(runs: number, warmUp: number, fn: () => Promise<unknown>): 
     await fn();
     ms.push(performance.now() - t0);
   }
-  return ms.sort((a, b) => a - b);
+  return ms;
 }
+
+/** Median and p99 of durations in ms. */
+const timing = (ms: readonly number[]): Timing => {
+  const { p50, p99 } = percentiles(ms);
+  return { medianMs: p50, p99Ms: p99 };
+};
 
 /** GET and read the whole body, as a browser would; anything but 200 stops the run. */
 async function getPage(url: string): Promise<void> {
@@ -185,7 +190,7 @@ export async function benchCheckout(seconds: number): Promise<CheckoutBench> {
     const uri = view.paymentUri;
     const qr = await qrDataUrl(uri);
     const render = () => checkoutPage({ view, locale: 'en', statusUrl: `/checkout/${checkoutId}/status`, qr, now: new Date() });
-    const median = (ms: readonly number[]) => at(ms, 0.5) * 1000;
+    const median = (ms: readonly number[]) => percentiles(ms).p50 * 1000;
     const storeUs = median(await timed(IN_PROCESS_RUNS, WARM_UP, () => readCheckout(checkoutId, runtime)));
     const qrUs = median(await timed(IN_PROCESS_RUNS, WARM_UP, () => qrDataUrl(uri)));
     const renderUs = median(await timed(IN_PROCESS_RUNS, WARM_UP, async () => render()));
@@ -211,8 +216,8 @@ export async function benchCheckout(seconds: number): Promise<CheckoutBench> {
 
     return {
       page: {
-        gateway: { medianMs: at(gatewayMs, 0.5), p99Ms: at(gatewayMs, 0.99) },
-        bare: { medianMs: at(bareMs, 0.5), p99Ms: at(bareMs, 0.99) },
+        gateway: timing(gatewayMs),
+        bare: timing(bareMs),
         storeUs,
         qrUs,
         renderUs,

@@ -29,11 +29,8 @@ import { keys } from '../shared/store/keys.js';
 import { outboxEvent, outboxPutItem } from '../shared/store/outbox.js';
 import { webhooksRuntime } from '../shared/runtime/webhooks.js';
 import { createSettings } from '../shared/usecases/webhooks/create-settings.js';
-
-export interface Percentiles {
-  readonly p50: number;
-  readonly p99: number;
-}
+import { percentiles } from './payment-lifecycle.js';
+import type { Percentiles } from './payment-lifecycle.js';
 
 export interface Stage {
   readonly name: string;
@@ -61,12 +58,6 @@ export interface WebhookBench {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export function percentiles(values: readonly number[]): Percentiles {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
-  return { p50: at(0.5), p99: at(0.99) };
-}
 
 type Handler = (event: never, context: Context) => Promise<unknown>;
 
