@@ -69,10 +69,6 @@ interface Received {
 
 export function queueSource(env: SourceEnv, options: QueueOptions = {}): Source {
   const { log, signal } = env;
-  const batchSize = (slot: WorkerSlot): number => {
-    const trigger = slot.worker.trigger;
-    return trigger.kind === 'queue' ? Math.min(10, Math.max(1, trigger.batchSize)) : 1;
-  };
 
   /**
    * Messages ready to be received. The local server counts the messages in flight in ApproximateNumberOfMessages
@@ -105,7 +101,7 @@ export function queueSource(env: SourceEnv, options: QueueOptions = {}): Source 
     const received = await env.sqs().send(
       new ReceiveMessageCommand({
         QueueUrl: queueUrl,
-        MaxNumberOfMessages: Math.min(batchSize(slot), Math.max(1, ready)),
+        MaxNumberOfMessages: Math.min(10, Math.max(1, trigger.batchSize), Math.max(1, ready)),
         WaitTimeSeconds: ready > 0 ? 0 : waitSeconds,
         // local-aws-sqs reads the older AttributeNames; AWS reads MessageSystemAttributeNames.
         AttributeNames: ['All'],
