@@ -55,17 +55,10 @@ export function sharedReads<A extends unknown[], T>(
 /** The delivery worker's wiring: `webhooksRuntime` with the configuration reads of planning shared (`sharedReads`). */
 export function deliveryRuntime(cfg: Config = config()): WebhookPorts {
   const ports = webhooksRuntime(cfg);
-  const settings = ports.webhookSettings;
-  const subscriptions = ports.webhookSubscriptions;
+  const { webhookSettings: settings, webhookSubscriptions: subscriptions } = ports;
   return {
     ...ports,
-    webhookSettings: { get: sharedReads((tenantId: string) => settings.get(tenantId)), save: (...a) => settings.save(...a) },
-    webhookSubscriptions: {
-      get: (...a) => subscriptions.get(...a),
-      list: sharedReads((tenantId: string) => subscriptions.list(tenantId)),
-      create: (...a) => subscriptions.create(...a),
-      delete: (...a) => subscriptions.delete(...a),
-      recordAttempt: (...a) => subscriptions.recordAttempt(...a),
-    },
+    webhookSettings: { ...settings, get: sharedReads((tenantId: string) => settings.get(tenantId)) },
+    webhookSubscriptions: { ...subscriptions, list: sharedReads((tenantId: string) => subscriptions.list(tenantId)) },
   };
 }
