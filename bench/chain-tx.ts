@@ -15,8 +15,9 @@ import { pathToFileURL } from 'node:url';
 import { CreateKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { randomUUID } from 'node:crypto';
 import { Contract, Wallet, dataSlice, getAddress, id, toBeHex } from 'ethers';
+import type { JsonRpcProvider } from 'ethers';
 import { startAnvil } from '../infra/local/anvil.js';
-import { startDynamoDb } from '../infra/local/dynamodb.js';
+import { startTableOnly } from '../infra/local/table-only.js';
 import { startKmsServer } from '../infra/local/kms/server.js';
 import { EvmChain, KmsTxSigner, evmProvider } from '../shared/chain/engine/evm.js';
 import { ERC20_ABI } from '../shared/chain/evm/abi.js';
@@ -32,7 +33,6 @@ import { dynamoWithdrawals } from '../shared/store/withdrawals.js';
 import { approvalReady, approvalReference, onWithdrawalBatchResult } from '../shared/usecases/withdrawals/batch.js';
 import type { BatcherDeps } from '../shared/usecases/withdrawals/process.js';
 import { runWithdrawalBatch } from '../shared/usecases/withdrawals/process.js';
-import { resetDb } from '../shared/store/client.js';
 import { dynamoChainTxStore } from '../shared/store/chain-tx.js';
 import type { ChainTxDeps } from '../shared/usecases/chain-tx/deps.js';
 import { followOnce } from '../shared/usecases/chain-tx/follow-chain-txs.js';
@@ -72,19 +72,55 @@ function slowKms(url: string, latencyMs: number): KMSClient {
   return client;
 }
 
-/** Points this process's configuration and document client at table `name` of DynamoDB Local (made if missing). */
-async function useLocalTable(dynamo: { readonly url: string; ensureTable(name: string): Promise<unknown> }, name: string): Promise<void> {
-  await dynamo.ensureTable(name);
-  Object.assign(process.env, {
-    TABLE_NAME: name,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_ENDPOINT_URL_DYNAMODB: dynamo.url,
-    STAGE: 'local',
-  });
-  resetConfig();
-  resetDb();
+/** The bench's local stack: the table alone (DynamoDB Local, this process pointed at it), anvil, the KMS endpoint. */
+interface BenchStack {
+  readonly anvil: Awaited<ReturnType<typeof startAnvil>>;
+  /** KMS with `kmsLatencyMs` added to every call. */
+  readonly kms: KMSClient;
+  /** Run at `stop`, first (providers to destroy). */
+  readonly cleanups: (() => void)[];
+  /** Undoes it all: cleanups, clients, this process's environment and configuration, the servers. */
+  stop(): Promise<void>;
+}
+
+async function startBenchStack(tableName: string, kmsLatencyMs: number): Promise<BenchStack> {
+  const saved = { ...process.env };
+  const table = await startTableOnly(tableName);
+  const anvil = await startAnvil();
+  const kmsServer = await startKmsServer({ host: '127.0.0.1', port: 0 });
+  const kms = slowKms(kmsServer.url, kmsLatencyMs);
+  const cleanups: (() => void)[] = [];
+  return {
+    anvil,
+    kms,
+    cleanups,
+    async stop() {
+      for (const cleanup of cleanups) cleanup();
+      kms.destroy();
+      for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+      Object.assign(process.env, saved);
+      resetConfig();
+      await kmsServer.close();
+      await anvil.close();
+      await table.stop();
+    },
+  };
+}
+
+/**
+ * Nonce use of the hot wallet's mined transactions `txs`, against `sent` (its transaction count): the nonces in
+ * 0..sent-1 no mined transaction used, and the nonces used more than once (as extra uses).
+ */
+async function nonceUse(provider: JsonRpcProvider, txs: readonly ChainTx[], sent: number): Promise<{ nonceGaps: number; duplicates: number }> {
+  const used = new Map<number, number>();
+  for (const t of txs) {
+    if (!t.mined) continue;
+    const tx = await provider.getTransaction(t.mined.hash);
+    if (tx) used.set(tx.nonce, (used.get(tx.nonce) ?? 0) + 1);
+  }
+  let nonceGaps = 0;
+  for (let n = 0; n < sent; n++) if (!used.has(n)) nonceGaps++;
+  return { nonceGaps, duplicates: [...used.values()].reduce((sum, k) => sum + (k > 1 ? k - 1 : 0), 0) };
 }
 
 /** A new secp256k1 signing key on the KMS endpoint, and its EVM address: the bench's hot wallet. */
@@ -115,14 +151,9 @@ function engineDepsOn(rpcUrl: string, kms: KMSClient, cleanups: (() => void)[]):
 }
 
 export async function benchChainTx({ count, kmsLatencyMs, processors = 3, perProcessor = 5 }: BenchChainTxOptions): Promise<BenchChainTxResult> {
-  const dynamo = await startDynamoDb({ dbPath: null });
-  const anvil = await startAnvil();
-  const kmsServer = await startKmsServer({ host: '127.0.0.1', port: 0 });
-  const saved = { ...process.env };
-  const kms = slowKms(kmsServer.url, kmsLatencyMs);
-  const cleanups: (() => void)[] = [];
+  const stack = await startBenchStack('bench-chain-tx', kmsLatencyMs);
+  const { anvil, kms, cleanups } = stack;
   try {
-    await useLocalTable(dynamo, 'bench-chain-tx');
     const { keyId, address } = await newHotWallet(kms);
     const admin = evmProvider(anvil.rpcUrl);
     cleanups.push(() => admin.destroy());
@@ -167,30 +198,15 @@ export async function benchChainTx({ count, kmsLatencyMs, processors = 3, perPro
       const chunk = await Promise.all(ids.slice(i, i + 50).map((id) => dynamoChainTxStore.get(id)));
       final.push(...chunk.filter((t): t is ChainTx => t !== undefined));
     }
-    const used = new Map<number, number>();
-    for (const tx of final) {
-      if (tx.mined) {
-        const mined = await admin.getTransaction(tx.mined.hash);
-        if (mined) used.set(mined.nonce, (used.get(mined.nonce) ?? 0) + 1);
-      }
-    }
-    let nonceGaps = 0;
-    for (let n = 0; n < count; n++) if (!used.has(n)) nonceGaps++;
-    let duplicates = [...used.values()].reduce((sum, k) => sum + (k > 1 ? k - 1 : 0), 0);
+    const nonces = await nonceUse(admin, final, count);
+    const { nonceGaps } = nonces;
+    let { duplicates } = nonces;
     // Every request moves 1 unit: more units than requests means something executed twice.
     const received = (await new Contract(usdt, ERC20_ABI, admin).getFunction('balanceOf')(to)) as bigint;
     if (received > BigInt(count)) duplicates += Number(received - BigInt(count));
     return { perSecond, nonceGaps, duplicates };
   } finally {
-    for (const cleanup of cleanups) cleanup();
-    kms.destroy();
-    resetDb();
-    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-    Object.assign(process.env, saved);
-    resetConfig();
-    await kmsServer.close();
-    await anvil.close();
-    await dynamo.close();
+    await stack.stop();
   }
 }
 
@@ -234,12 +250,9 @@ export interface BenchBatchPayoutResult {
  * ERC-20 transfer measured on the same chain (both to addresses that never held the token).
  */
 export async function benchBatchPayouts({ count, kmsLatencyMs, batchSize = 50, processors = 3 }: BenchBatchPayoutOptions): Promise<BenchBatchPayoutResult> {
-  const dynamo = await startDynamoDb({ dbPath: null });
-  const anvil = await startAnvil();
-  const kmsServer = await startKmsServer({ host: '127.0.0.1', port: 0 });
-  const saved = { ...process.env };
+  const stack = await startBenchStack('bench-batch-payouts', kmsLatencyMs);
+  const { anvil, kms, cleanups } = stack;
   let kmsSigns = 0;
-  const kms = slowKms(kmsServer.url, kmsLatencyMs);
   kms.middlewareStack.add(
     (next, context) => async (args) => {
       if (context.commandName === 'SignCommand') kmsSigns++;
@@ -247,9 +260,7 @@ export async function benchBatchPayouts({ count, kmsLatencyMs, batchSize = 50, p
     },
     { step: 'initialize', name: 'benchSignCounter' },
   );
-  const cleanups: (() => void)[] = [];
   try {
-    await useLocalTable(dynamo, 'bench-batch-payouts');
     const hot = await newHotWallet(kms);
     const admin = evmProvider(anvil.rpcUrl);
     cleanups.push(() => admin.destroy());
@@ -390,17 +401,10 @@ export async function benchBatchPayouts({ count, kmsLatencyMs, batchSize = 50, p
     const perSecond = (count * 1e9) / Number(elapsedNs);
 
     // Nonces: the approval and every batch, 0..n-1, each once.
-    const used = new Map<number, number>();
-    for (const t of [...mined, ...((await Promise.all([dynamoChainTxStore.get(approvalId)])) as ChainTx[])]) {
-      if (t.mined) {
-        const tx = await admin.getTransaction(t.mined.hash);
-        if (tx) used.set(tx.nonce, (used.get(tx.nonce) ?? 0) + 1);
-      }
-    }
-    const sent = await admin.getTransactionCount(hot.address, 'latest');
-    let nonceGaps = 0;
-    for (let n = 0; n < sent; n++) if (!used.has(n)) nonceGaps++;
-    let duplicates = [...used.values()].reduce((sum, k) => sum + (k > 1 ? k - 1 : 0), 0);
+    const approval = await dynamoChainTxStore.get(approvalId);
+    const nonces = await nonceUse(admin, approval ? [...mined, approval] : mined, await admin.getTransactionCount(hot.address, 'latest'));
+    const { nonceGaps } = nonces;
+    let { duplicates } = nonces;
     const token = new Contract(usdt, ERC20_ABI, admin);
     for (const address of recipients) {
       const received = (await token.getFunction('balanceOf')(address)) as bigint;
@@ -422,15 +426,7 @@ export async function benchBatchPayouts({ count, kmsLatencyMs, batchSize = 50, p
       gasPerPayout: batchGas / BigInt(batchSize),
     };
   } finally {
-    for (const cleanup of cleanups) cleanup();
-    kms.destroy();
-    resetDb();
-    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-    Object.assign(process.env, saved);
-    resetConfig();
-    await kmsServer.close();
-    await anvil.close();
-    await dynamo.close();
+    await stack.stop();
   }
 }
 
