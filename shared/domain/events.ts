@@ -189,23 +189,18 @@ export interface EventDefinition {
   readonly consumers: readonly QueueName[];
 }
 
-/** Every tenant-visible event goes to `webhook-delivery`, which decides per tenant and subscription where it goes. */
-const tenant = <K extends keyof PayloadSchemas>(schema: K) =>
+/** A catalogue entry whose payload schema is built on first use (`schemaOf`). */
+const entry = <const A extends EventAudience, K extends keyof PayloadSchemas, const Q extends readonly QueueName[]>(audience: A, schema: K, consumers: Q) =>
   ({
-    audience: 'tenant',
-    get payload(): PayloadSchemas[K] {
-      return schemaOf(schema);
-    },
-    consumers: ['webhook-delivery'],
-  }) as const;
-const internal = <K extends keyof PayloadSchemas, const Q extends readonly QueueName[]>(schema: K, consumers: Q) =>
-  ({
-    audience: 'internal',
+    audience,
     get payload(): PayloadSchemas[K] {
       return schemaOf(schema);
     },
     consumers,
   }) as const;
+/** Every tenant-visible event goes to `webhook-delivery`, which decides per tenant and subscription where it goes. */
+const tenant = <K extends keyof PayloadSchemas>(schema: K) => entry('tenant', schema, ['webhook-delivery']);
+const internal = <K extends keyof PayloadSchemas, const Q extends readonly QueueName[]>(schema: K, consumers: Q) => entry('internal', schema, consumers);
 
 export const EVENT_CATALOGUE = {
   // Section 6.1, envelope A.
