@@ -3,7 +3,7 @@ import type { Tenant } from '../domain/tenant.js';
 import { db, tableName } from './client.js';
 import { accessTokenFromItem, apiKeyLookupFromItem, type AccessToken, type ApiKeyLookup } from './credentials.js';
 import { keys, type Key } from './keys.js';
-import { tenantFromItem } from './tenants.js';
+import { getTenant, tenantFromItem } from './tenants.js';
 
 /**
  * What authenticating a request reads: a credential's item and its tenant's item, both strongly consistent, so a
@@ -58,7 +58,4 @@ export const readApiKey = (keyHash: string, tenantId: string | null): Promise<Cr
   readWithTenant(keys.apiKeyLookup(keyHash), tenantId, apiKeyLookupFromItem);
 
 /** A tenant, strongly consistent. */
-export async function readTenant(tenantId: string): Promise<Tenant | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.tenant(tenantId), ConsistentRead: true }));
-  return Item ? tenantFromItem(Item) : null;
-}
+export const readTenant = (tenantId: string): Promise<Tenant | null> => getTenant(tenantId, { consistent: true });

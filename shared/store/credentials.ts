@@ -127,6 +127,7 @@ export async function putAccessToken(token: AccessToken): Promise<void> {
   ]);
 }
 
+/** An access token's item (read by shared/store/auth-reads.ts, strongly consistent). */
 export const accessTokenFromItem = (tokenHash: string, item: Record<string, unknown>): AccessToken => ({
   tokenHash,
   tenantId: item.tenant_id as string,
@@ -134,11 +135,6 @@ export const accessTokenFromItem = (tokenHash: string, item: Record<string, unkn
   scopes: item.scopes as Scope[],
   expiresAt: integer(item.expires_at),
 });
-
-export async function getAccessToken(tokenHash: string): Promise<AccessToken | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: T(), Key: keys.accessToken(tokenHash) }));
-  return Item ? accessTokenFromItem(tokenHash, Item) : null;
-}
 
 /** Deletes a token only if it belongs to `clientId` (RFC 7009: a client revokes only its own tokens). */
 export async function deleteAccessToken(tokenHash: string, clientId: string): Promise<void> {
@@ -223,16 +219,12 @@ export interface ApiKeyLookup {
   readonly scopes: Scope[];
 }
 
+/** An API key's lookup item (read by shared/store/auth-reads.ts, strongly consistent). */
 export const apiKeyLookupFromItem = (item: Record<string, unknown>): ApiKeyLookup => ({
   keyId: item.key_id as string,
   tenantId: item.tenant_id as string,
   scopes: item.scopes as Scope[],
 });
-
-export async function findApiKey(keyHash: string): Promise<ApiKeyLookup | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: T(), Key: keys.apiKeyLookup(keyHash) }));
-  return Item ? apiKeyLookupFromItem(Item) : null;
-}
 
 const toApiKey = (item: Record<string, unknown>): ApiKey => ({
   id: item.key_id as string,

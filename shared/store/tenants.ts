@@ -56,8 +56,11 @@ export function putTenantItem(tenant: Tenant): TransactItem {
   };
 }
 
-export async function getTenant(tenantId: string): Promise<Tenant | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.tenant(tenantId) }));
+/** A tenant; `consistent`: a strongly consistent read (authentication: a tenant suspended a moment ago is refused). */
+export async function getTenant(tenantId: string, options: { readonly consistent?: boolean } = {}): Promise<Tenant | null> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.tenant(tenantId), ...(options.consistent ? { ConsistentRead: true } : {}) }),
+  );
   return Item ? tenantFromItem(Item) : null;
 }
 
