@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundleBudget, synthApiBundles } from '../infra/cdk/api-bundles.js';
 import type { ApiBundle } from '../infra/cdk/api-bundles.js';
+import { median } from './round-trips.js';
 
 /**
  * Cold start of the API Lambdas. Every API function is bundled as CDK ships it (infra/cdk/api-bundles.ts: the real
@@ -86,12 +87,6 @@ function timeImport(imports: string, env: Record<string, string>): Timing {
   if (!Number.isFinite(timing.ms) || !Number.isFinite(timing.cpuMs)) throw new Error(`Unexpected output of an import: ${out}`);
   return timing;
 }
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
 
 export async function benchColdStart(options: { readonly rounds?: number } = {}): Promise<ColdStartBench> {
   const rounds = options.rounds ?? 5;

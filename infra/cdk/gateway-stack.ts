@@ -169,7 +169,7 @@ export class GatewayStack extends Stack {
           description: `Payment gateway (${stage}) public pages: ${def.name}`,
           timeout: API_TIMEOUT,
           environment: publicEnvironment,
-          ...(def.files ? { files: def.files } : {}),
+          files: def.files,
         });
         this.functions.set(def.name, fn);
         table.grantReadData(fn);
@@ -183,7 +183,7 @@ export class GatewayStack extends Stack {
         description: `Payment gateway (${stage}) API: ${def.name}`,
         timeout: API_TIMEOUT,
         environment,
-        ...(def.files ? { files: def.files } : {}),
+        files: def.files,
       });
       baseline(def.name, fn);
       keys.secretsKey.grantEncryptDecrypt(fn);

@@ -57,15 +57,13 @@ function delayOf(seconds: number | undefined): number | undefined {
  * its messages), in the order given; never throws for a partial failure.
  */
 export async function sendBatch(queue: string, messages: readonly OutgoingMessage[]): Promise<string[]> {
-  const { SendMessageBatchCommand } = await sdk();
+  const [{ SendMessageBatchCommand }, client] = await Promise.all([sdk(), sqs()]);
   const chunks: OutgoingMessage[][] = [];
   for (let start = 0; start < messages.length; start += MAX_BATCH) chunks.push(messages.slice(start, start + MAX_BATCH));
   const failed = await Promise.all(
     chunks.map(async (chunk): Promise<string[]> => {
       try {
-        const result = await (
-          await sqs()
-        ).send(
+        const result = await client.send(
           new SendMessageBatchCommand({
             QueueUrl: queue,
             Entries: chunk.map((m, i) => ({
