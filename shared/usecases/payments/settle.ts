@@ -151,6 +151,7 @@ async function sweepBatch(batch: readonly DueSweep[], deps: SweepDeps, now: Date
   const members = saved.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = saved.find((s): s is PromiseRejectedResult => s.status === 'rejected' && !(s.reason instanceof ConflictError));
   const first = members[0];
+  let completed = 0;
   if (first) {
     const currency = findCurrency(first.currency);
     const outcome = await deps.sweep.requestSweep({
@@ -165,12 +166,11 @@ async function sweepBatch(batch: readonly DueSweep[], deps: SweepDeps, now: Date
       const at = new Date(Math.max(now.getTime(), deps.clock.now().getTime()));
       const rates = usdRatesOf(await currentRates(deps.rates, at));
       for (const p of members) await completeWith(p, outcome.txHash, rates, deps, at);
+      completed = members.length;
     }
-    if (failed) throw failed.reason;
-    return outcome.status === 'done' ? members.length : 0;
   }
   if (failed) throw failed.reason;
-  return 0;
+  return completed;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TxReceipt } from '../../chain/engine/ports.js';
 import type { ChainTx } from '../../chain/engine/state.js';
-import { isFinal, isOpen, requestIdOf } from '../../chain/engine/state.js';
+import { canCancel, isFinal, requestIdOf } from '../../chain/engine/state.js';
 import { batchOutcomeOf, batchPayoutApprovalData, batchPayoutData, decodeBatchPayoutData } from '../../chain/evm/batch-payout.js';
 import { findCurrency } from '../../domain/currencies.js';
 import { ConflictError, NotFoundError } from '../../domain/errors.js';
@@ -273,7 +273,7 @@ export async function recoverBatchItem(
     deps.chainTx,
   );
   const carried = batch.status !== 'cancelled' && (batch.items ?? []).includes(itemOf(w));
-  if (carried && isOpen(batch) && batch.reason === 'estimate_failed' && (batch.status === 'queued' || batch.status === 'allocated')) {
+  if (carried && batch.reason === 'estimate_failed' && canCancel(batch)) {
     const cancelled = await cancelChainTx(batch.requestId, deps.chainTx).catch(() => null);
     if (cancelled?.status !== 'cancelled') return 'waiting';
   } else if (carried) {
