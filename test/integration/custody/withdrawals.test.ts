@@ -1,6 +1,5 @@
 import { jest } from '@jest/globals';
 import { main } from '../../../scripts/gateway.js';
-import { parseConfig } from '../../../shared/config/config.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
 import { dynamoChainTxStore } from '../../../shared/store/chain-tx.js';
 import { getBalance } from '../../../shared/store/ledger.js';
@@ -8,7 +7,7 @@ import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustm
 import { runWithdrawalBatch, STAGING_COMPLETE } from '../../../shared/usecases/withdrawals/process.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { batcherDeps, withdrawalsApi } from '../../support/withdrawals.js';
-import { caller, EVERY_TOKEN_CONTRACT, putFixedRates, tenantWithToken } from '../payments/support.js';
+import { caller, servingEth, putFixedRates, tenantWithToken } from '../payments/support.js';
 import { custodyApi } from '../../support/custody.js';
 
 /**
@@ -57,13 +56,7 @@ beforeAll(async () => {
   table = await startTestTable();
   await putFixedRates();
   // A deployment sending ETH withdrawals (an endpoint never dialled here, the hot wallet's key, the token contracts).
-  const cfg = parseConfig({
-    ...process.env,
-    EVM_RPC_URLS: JSON.stringify({ ETH: 'http://127.0.0.1:9/' }),
-    FORWARDER_FACTORIES: JSON.stringify({ ETH: '0x1111111111111111111111111111111111111111' }),
-    HOT_WALLET_KEY_ID: 'custody-test-hot-wallet',
-    TOKEN_CONTRACTS: EVERY_TOKEN_CONTRACT,
-  });
+  const cfg = servingEth({ HOT_WALLET_KEY_ID: 'custody-test-hot-wallet' });
   t = await tenantWithToken('Custody withdrawals');
   call = caller(custodyApi(cfg), () => t.bearer);
   withdrawals = caller(withdrawalsApi(), () => t.bearer);

@@ -2,7 +2,6 @@ import { writeFileSync } from 'node:fs';
 import { jest } from '@jest/globals';
 import type { Context } from 'aws-lambda';
 import fc from 'fast-check';
-import { parseConfig } from '../../../shared/config/config.js';
 import { createApi, type ApiEvent, type ApiResult } from '../../../shared/http/pipeline.js';
 import type { AnyRoute } from '../../../shared/http/route.js';
 import { authRuntime } from '../../../shared/runtime/auth.js';
@@ -24,7 +23,7 @@ import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { fakeSecretBox, RecordingQueue, ScriptedSender } from '../../support/fakes/webhooks.js';
 import { API_ROUTE_TABLES } from '../../support/route-tables.js';
 import { lambdaContext } from '../../unit/http/event.js';
-import { EVERY_TOKEN_CONTRACT, putFixedRates, tenantWithToken } from '../payments/support.js';
+import { servingEth, putFixedRates, tenantWithToken } from '../payments/support.js';
 import { eventOf, faultOf, formatFor, requestsFor, strayRequests, type FuzzRequest } from './fuzz-requests.js';
 
 /**
@@ -47,13 +46,7 @@ const known: { ids: string[] } = { ids: [] };
 /** Each group's routes with the deps its Lambda builds: the real adapters on the table; webhook I/O faked. */
 function buildHandlers(): void {
   // ETH is served (an endpoint never dialled, a factory, the hot wallet's key), so payments and withdrawals are made.
-  const cfg = parseConfig({
-    ...process.env,
-    EVM_RPC_URLS: JSON.stringify({ ETH: 'http://127.0.0.1:9/' }),
-    FORWARDER_FACTORIES: JSON.stringify({ ETH: '0x1111111111111111111111111111111111111111' }),
-    HOT_WALLET_KEY_ID: 'fuzz-hot-wallet',
-    TOKEN_CONTRACTS: EVERY_TOKEN_CONTRACT,
-  });
+  const cfg = servingEth({ HOT_WALLET_KEY_ID: 'fuzz-hot-wallet' });
   const webhooks = {
     ...webhooksRuntime(cfg),
     webhookSecrets: fakeSecretBox,

@@ -2,7 +2,6 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { paymentRoutes } from '../../../functions/payments/routes.js';
 import { userRoutes } from '../../../functions/user/routes.js';
 import { webhookRoutes, type WebhookDeps } from '../../../functions/user/webhook-routes.js';
-import { parseConfig } from '../../../shared/config/config.js';
 import { createApi } from '../../../shared/http/pipeline.js';
 import type { AnyRoute } from '../../../shared/http/route.js';
 import { authRuntime } from '../../../shared/runtime/auth.js';
@@ -21,7 +20,7 @@ import { createTenant } from '../../../shared/usecases/tenants/create-tenant.js'
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { fakeSecretBox } from '../../support/fakes/webhooks.js';
 import { apiEvent, lambdaContext } from '../../unit/http/event.js';
-import { EVERY_TOKEN_CONTRACT, putFixedRates } from '../payments/support.js';
+import { servingEth, putFixedRates } from '../payments/support.js';
 
 /**
  * DynamoDB round trips of authenticated requests, counted on the real document client against DynamoDB Local: a
@@ -113,12 +112,7 @@ const requestsToday = async (tenantId: string) => (await readUsage(tenantId, new
 beforeAll(async () => {
   table = await startTestTable();
   await putFixedRates();
-  const cfg = parseConfig({
-    ...process.env,
-    EVM_RPC_URLS: JSON.stringify({ ETH: 'http://127.0.0.1:9/' }),
-    FORWARDER_FACTORIES: JSON.stringify({ ETH: '0x1111111111111111111111111111111111111111' }),
-    TOKEN_CONTRACTS: EVERY_TOKEN_CONTRACT,
-  });
+  const cfg = servingEth();
   user = createApi(marked<UserGroupPorts & WebhookDeps>([...userRoutes, ...webhookRoutes]), {
     ...userRuntime(),
     ...webhooksRuntime(cfg),

@@ -1,3 +1,5 @@
+import { parseConfig } from '../../../shared/config/config.js';
+import type { Config } from '../../../shared/config/config.js';
 import type { Scope } from '../../../shared/domain/scopes.js';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { CURRENCY_LIST } from '../../../shared/domain/currencies.js';
@@ -40,6 +42,19 @@ export async function putFixedRates(now = new Date(), usd: Readonly<Record<strin
  * deploys them, and a token without a contract is not served.
  */
 export const EVERY_TOKEN_CONTRACT = JSON.stringify(Object.fromEntries(CURRENCY_LIST.filter((c) => !c.native).map((c) => [c.code, fakeTokenContract(c)])));
+
+/**
+ * The configuration of a deployment serving ETH (an endpoint never dialled, a factory, every token's contract) over
+ * this process's environment, with `extra` on top.
+ */
+export const servingEth = (extra: Readonly<Record<string, string>> = {}): Config =>
+  parseConfig({
+    ...process.env,
+    EVM_RPC_URLS: JSON.stringify({ ETH: 'http://127.0.0.1:9/' }),
+    FORWARDER_FACTORIES: JSON.stringify({ ETH: '0x1111111111111111111111111111111111111111' }),
+    TOKEN_CONTRACTS: EVERY_TOKEN_CONTRACT,
+    ...extra,
+  });
 
 /** A new tenant and an access token of its first app (with the tenant's scopes; `scopes` narrows both). */
 export async function tenantWithToken(name: string, scopes?: readonly Scope[]): Promise<{ tenantId: string; bearer: string }> {

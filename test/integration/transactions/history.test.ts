@@ -18,7 +18,7 @@ import { completePayment } from '../../../shared/usecases/payments/settle.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { aDeposit } from '../../support/fixtures/payments.js';
 import { withdrawalsApi } from '../../support/withdrawals.js';
-import { caller, EVERY_TOKEN_CONTRACT, putFixedRates, tenantWithToken } from '../payments/support.js';
+import { caller, servingEth, putFixedRates, tenantWithToken } from '../payments/support.js';
 import { settle } from '../wallets/support.js';
 
 /**
@@ -64,12 +64,7 @@ beforeAll(async () => {
   call = caller(handler, () => a.bearer);
   callB = caller(handler, () => b.bearer);
 
-  const cfg = parseConfig({
-    ...process.env,
-    FORWARDER_FACTORIES: JSON.stringify({ ETH: '0x1111111111111111111111111111111111111111' }),
-    EVM_RPC_URLS: JSON.stringify({ ETH: 'http://127.0.0.1:9/' }),
-    TOKEN_CONTRACTS: EVERY_TOKEN_CONTRACT,
-  });
+  const cfg = servingEth();
   const payments = caller(createApi(paymentRoutes, paymentsRuntime(cfg)), () => a.bearer);
   const withdrawals = caller(withdrawalsApi(), () => a.bearer);
   const wallets = caller((await import('../../../functions/wallets/handler.js')).handler, () => a.bearer);

@@ -1,11 +1,10 @@
 import { paymentRoutes } from '../../../functions/payments/routes.js';
 import { walletRoutes } from '../../../functions/wallets/routes.js';
-import { parseConfig } from '../../../shared/config/config.js';
 import { createApi } from '../../../shared/http/pipeline.js';
 import { paymentsRuntime } from '../../../shared/runtime/payments.js';
 import { walletsRuntime } from '../../../shared/runtime/wallets.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
-import { caller, EVERY_TOKEN_CONTRACT, putFixedRates, tenantWithToken } from '../payments/support.js';
+import { caller, servingEth, putFixedRates, tenantWithToken } from '../payments/support.js';
 
 /** A payment names its wallet by the uuid wallet_id: an existing wallet of the tenant is accepted, anything else refused. */
 let table: TestTable;
@@ -21,12 +20,7 @@ afterAll(async () => {
 
 it('creates a payment for an existing wallet of the tenant and refuses unknown, deleted or foreign ones', async () => {
   // A deployment serving ETH payments: a factory, an RPC endpoint (never dialled here) and the token contracts.
-  const cfg = parseConfig({
-    ...process.env,
-    FORWARDER_FACTORIES: JSON.stringify({ ETH: '0x1111111111111111111111111111111111111111' }),
-    EVM_RPC_URLS: JSON.stringify({ ETH: 'http://127.0.0.1:9/' }),
-    TOKEN_CONTRACTS: EVERY_TOKEN_CONTRACT,
-  });
+  const cfg = servingEth();
   const payments = createApi(paymentRoutes, paymentsRuntime(cfg));
   const wallets = createApi(walletRoutes, walletsRuntime(cfg));
   const a = await tenantWithToken('Wallet payments A');
