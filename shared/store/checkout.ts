@@ -1,9 +1,8 @@
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { PaymentState } from '../domain/payments.js';
 import type { CheckoutPage, CheckoutReader } from '../usecases/checkout/ports.js';
-import { stateOf } from './aggregate.js';
 import { db, tableName } from './client.js';
 import { keys } from './keys.js';
+import { paymentFromItem } from './payment-item.js';
 
 /**
  * The checkout Lambda's reads, and nothing else: the checkout item names the tenant and the payment (it never
@@ -34,8 +33,8 @@ async function find(checkoutId: string): Promise<CheckoutPage | null> {
       RequestItems: {
         [tableName()]: {
           Keys: [paymentKey, tenantKey],
-          ProjectionExpression: 'pk, sk, #type, #state, #name',
-          ExpressionAttributeNames: { '#type': 'type', '#state': 'state', '#name': 'name' },
+          ProjectionExpression: 'pk, sk, #type, #state, #packed, #name',
+          ExpressionAttributeNames: { '#type': 'type', '#state': 'state', '#packed': 'packed', '#name': 'name' },
         },
       },
     }),
@@ -46,7 +45,7 @@ async function find(checkoutId: string): Promise<CheckoutPage | null> {
   const reread = async (key: { pk: string; sk: string }) => item(key) ?? (await db().send(new GetCommand({ TableName: tableName(), Key: key }))).Item ?? null;
   const [payment, tenant] = await Promise.all([reread(paymentKey), reread(tenantKey)]);
   if (!payment) return null;
-  return { payment: stateOf<PaymentState>(payment, 'payment'), merchantName: typeof tenant?.name === 'string' ? tenant.name : '' };
+  return { payment: paymentFromItem(payment), merchantName: typeof tenant?.name === 'string' ? tenant.name : '' };
 }
 
 export const dynamoCheckouts: CheckoutReader = { find };

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config/config.js';
 
@@ -38,6 +38,44 @@ export async function queryAll(input: QueryCommandInput, max = Number.POSITIVE_I
     start = page.LastEvaluatedKey;
   } while (start && items.length < max);
   return items.slice(0, max);
+}
+
+export interface BatchGetOptions {
+  /** Strongly consistent reads (default: eventually consistent). */
+  readonly consistent?: boolean;
+  /** Only these attributes (names, escaped here). */
+  readonly attributes?: readonly string[];
+}
+
+const BATCH_GET_MAX_KEYS = 100;
+const BATCH_GET_MAX_ATTEMPTS = 8;
+
+/**
+ * The items of `keys` that exist, in no particular order: one BatchGetItem per 100 keys, side by side, each asking
+ * again, with a growing pause, for the keys DynamoDB left unprocessed (throttling).
+ */
+export async function batchGet(keys: readonly object[], options: BatchGetOptions = {}): Promise<Record<string, unknown>[]> {
+  const table = tableName();
+  const names = options.attributes?.map((name, i) => [`#a${i}`, name] as const);
+  const shape = {
+    ...(options.consistent ? { ConsistentRead: true } : {}),
+    ...(names ? { ProjectionExpression: names.map(([alias]) => alias).join(', '), ExpressionAttributeNames: Object.fromEntries(names) } : {}),
+  };
+  const chunk = async (wanted: readonly object[]): Promise<Record<string, unknown>[]> => {
+    const found: Record<string, unknown>[] = [];
+    let pending = wanted;
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      if (attempt > BATCH_GET_MAX_ATTEMPTS) throw new Error(`BatchGetItem left ${pending.length} key(s) unprocessed after ${BATCH_GET_MAX_ATTEMPTS} attempts`);
+      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, Math.min(500, 10 * 2 ** attempt) * (0.5 + Math.random() / 2)));
+      const out = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending as Record<string, unknown>[], ...shape } } }));
+      found.push(...(out.Responses?.[table] ?? []));
+      pending = (out.UnprocessedKeys?.[table]?.Keys ?? []) as object[];
+    }
+    return found;
+  };
+  const chunks: object[][] = [];
+  for (let i = 0; i < keys.length; i += BATCH_GET_MAX_KEYS) chunks.push(keys.slice(i, i + BATCH_GET_MAX_KEYS));
+  return (await Promise.all(chunks.map(chunk))).flat();
 }
 
 /** Drop the client so the next call builds one from the current configuration (tests, local stack). */

@@ -25,7 +25,8 @@
  * | webhook delivery    | TENANT#<tid>                | WHDELIVERY#<event>.<dest>  | TTL 30 days                          |
  * | webhook attempt log | TENANT#<tid>                | WHLOG#<at>#<delivery>#<n>  | TTL 30 days                          |
  * | transaction export  | TENANT#<tid>                | EXPORT#<export id>         | TTL at the end of its retention (7 days); its file is S3 `exports/<tid>/<export id>.<csv|json>` |
- * | payment             | TENANT#<tid>                | PAYMENT#<id>               | gsi1: TENANT#<tid>#PAYMENTS / <created_at>#<id>; gsi2: TENANT#<tid>#PAYMENTS_BY_AMOUNT / <usd sort>#<id>; gsi3: PAYMENTS#WAITING#<network>#<native|token> / <expiry>#<tid>#<id> (while waiting); each write's `events` go to the event router on the stream |
+ * | payment             | TENANT#<tid>                | PAYMENT#<id>               | gsi3: PAYMENTS#WAITING#<network>#<native|token> / <expiry>#<tid>#<id> (while waiting); state and the write's events `packed` (shared/store/payment-item.ts); each write's events go to the event router on the stream |
+ * | payment list entry  | TENANT#<tid>                | PAYLIST#<id>               | gsi1: TENANT#<tid>#PAYMENTS / <created_at>#<id>; gsi2: TENANT#<tid>#PAYMENTS_BY_AMOUNT / <usd sort>#<id>; the filters a status change leaves alone (currency, network, token, order id, creation time, USD amount) |
  * | daily payment total | TENANT#<tid>                | PAYMENTS#DAY#<yyyy-mm-dd>  | TTL 3 days                           |
  * | withdrawal          | TENANT#<tid>                | WITHDRAWAL#<id>            | gsi1: TENANT#<tid>#WITHDRAWALS / <created_at>#<id>; gsi2: TENANT#<tid>#WITHDRAWALS_BY_AMOUNT / <amount sort>#<id>; gsi3: WITHDRAWALS#<PENDING|PROCESSING|REVIEW|SOLANA> / <created_at>#<tid>#<id> (its work queue while pending or processing: `workQueueOf`) |
  * | daily withdrawal total | TENANT#<tid>              | WITHDRAWALS#DAY#<yyyy-mm-dd> | TTL 3 days (kept in the creation transaction) |
@@ -63,6 +64,8 @@ export const OUTBOX_KEY_PREFIX = 'OUTBOX#';
 export const WALLET_BALANCE_SK_PREFIX = 'BAL#wallet:';
 /** Sort-key prefix of payment items: the stream records of their writes carry the payments' events. */
 export const PAYMENT_SK_PREFIX = 'PAYMENT#';
+/** Sort-key prefix of a payment's list entry (not a payment item: the event router never receives it). */
+const PAYMENT_ENTRY_SK_PREFIX = 'PAYLIST#';
 
 export interface Key {
   readonly pk: string;
@@ -187,8 +190,15 @@ export const keys = {
   /** The chain-tx follower's lease of one network: one follower at a time. */
   chainTxFollowerLease: (network: string): Key => ({ pk: `LEASE#chain-tx-follower#${network}`, sk: 'LEASE' }),
 
-  /** Payments: the record, its per-tenant lists (gsi1 by time, gsi2 by USD amount) and work queues (gsi3). */
+  /**
+   * Payments: the record (its work queue on gsi3) and its list entry, which carries the per-tenant lists (gsi1 by
+   * time, gsi2 by USD amount), so a payment's status changes rewrite no list index.
+   */
   payment: (tenantId: string, paymentId: string): Key => ({ pk: tenantPk(tenantId), sk: `${PAYMENT_SK_PREFIX}${paymentId}` }),
+  paymentEntry: (tenantId: string, paymentId: string): Key => ({ pk: tenantPk(tenantId), sk: `${PAYMENT_ENTRY_SK_PREFIX}${paymentId}` }),
+  /** The payment a list entry stands for (null: not an entry's key). */
+  paymentOfEntry: (entry: Key): Key | null =>
+    entry.sk.startsWith(PAYMENT_ENTRY_SK_PREFIX) ? { pk: entry.pk, sk: `${PAYMENT_SK_PREFIX}${entry.sk.slice(PAYMENT_ENTRY_SK_PREFIX.length)}` } : null,
   paymentList: (tenantId: string, createdAt: string, paymentId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#PAYMENTS`, gsi1sk: `${createdAt}#${paymentId}` }),
   paymentListPartition: (tenantId: string): string => `${tenantPk(tenantId)}#PAYMENTS`,
   paymentAmountList: (tenantId: string, amountUsd: Decimal, paymentId: string) => ({

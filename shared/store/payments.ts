@@ -1,59 +1,74 @@
-import { paymentTransaction } from '../domain/transactions.js';
-import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { NETWORK_CODES } from '../domain/currencies.js';
+import { findCurrency, NETWORK_CODES } from '../domain/currencies.js';
 import { DailyLimitError } from '../domain/errors.js';
 import { isNegative, sub } from '../domain/money.js';
 import type { PaymentChange, PaymentState } from '../domain/payments.js';
 import { workQueueOf } from '../domain/payments.js';
 import type { PaymentEventRef } from '../domain/payment-events.js';
 import { paymentEventOf, paymentEventRef } from '../domain/payment-events.js';
-import type { AddressMatch, PaymentCreation, PaymentQuery, PaymentRepository } from '../usecases/payments/ports.js';
+import { paymentTransaction } from '../domain/transactions.js';
+import type { AddressMatch, PaymentCreation, PaymentFilter, PaymentQuery, PaymentRepository } from '../usecases/payments/ports.js';
 import type { OutboxEvent } from './outbox.js';
-import { aggregateOutbox, commitAggregate, dayTotalItem, loadState, nextVersion, stateAttributes, stateOf, versionedPut } from './aggregate.js';
-import { db, queryAll, tableName } from './client.js';
-import { keys } from './keys.js';
+import { aggregateOutbox, commitAggregate, dayTotalItem, nextVersion, versionedPut } from './aggregate.js';
+import { batchGet, db, queryAll, tableName } from './client.js';
+import { keys, type Key } from './keys.js';
+import { PAYMENT_STATE_ATTRIBUTES, packPayment, paymentFromItem, paymentWithEvents } from './payment-item.js';
 import type { TransactItem } from './transact.js';
 import { asTransactItem } from './transact.js';
-import { paymentCount } from './transactions.js';
+import { dynamoTransactionHistory, paymentCount } from './transactions.js';
 import { storedDecimal } from './values.js';
 
 /**
- * Payments on the single table (shared/store/aggregate.ts: the state beside the attributes lists filter and
- * order on; every save conditioned on the version). Indexes (shared/store/keys.ts): gsi1 per tenant by
- * creation, gsi2 per tenant by USD amount, gsi3 the work queue its status puts it in. GSIs project ALL
- * attributes, so lists read the index only.
+ * Payments on the single table (shared/store/aggregate.ts: every save conditioned on the version). Two items:
+ * - the payment itself: its state and the events of the change that wrote it, packed into one small binary value
+ *   (shared/store/payment-item.ts), and its work queue on gsi3 while it has one. It stays within 1 KB, so each
+ *   save costs one write unit on the table and one on gsi3;
+ * - its list entry, written with the payment: the per-tenant lists (gsi1 by time, gsi2 by USD amount) and the
+ *   filters that do not follow the payment's progress (currency, network, token, creation time, USD amount, and the
+ *   order id, rewritten by the edit that changes it). A status change touches neither list index; a list reads
+ *   entries, then the payments they name in one BatchGetItem per 100, and filters the status on the states.
  *
- * A change's events are written on the payment's item itself (`events`: their references,
- * shared/domain/payment-events.ts), in the same put as the state they describe: the table's stream carries the
- * write to the event router (`paymentEventsOfItem`), so a payment writes no outbox item. A deposit is recorded
- * once by the version condition: the scanner re-reads the payment and skips a deposit it already holds.
+ * A change's events ride on the payment's item, in the same put as the state they describe: the table's stream
+ * carries the write to the event router (`paymentEventsOfItem`), so a payment writes no outbox item. A deposit is
+ * recorded once by the version condition: the scanner re-reads the payment and skips a deposit it already holds.
+ * Payments stored before their list entries existed carry the list keys themselves and are listed as they are.
  */
 
 type Stored = Record<string, unknown>;
 const TYPE = 'payment';
+const ENTRY = 'payment_entry';
 
 function paymentItem(p: PaymentState, events: readonly PaymentEventRef[]): Stored {
   return {
     ...keys.payment(p.tenantId, p.id),
-    ...keys.paymentList(p.tenantId, p.createdAt, p.id),
-    ...keys.paymentAmountList(p.tenantId, p.amountUsd, p.id),
     ...keys.paymentQueue(workQueueOf(p), p),
-    ...stateAttributes(TYPE, p),
-    tenant_id: p.tenantId,
-    payment_id: p.id,
-    status: p.status,
-    currency: p.currency,
-    network: p.network,
-    token: p.token,
-    order_id: p.orderId ?? undefined,
-    created_at: p.createdAt,
-    amount_usd: storedDecimal(p.amountUsd),
-    ...(events.length > 0 ? { events } : {}),
+    type: TYPE,
+    version: p.version,
+    packed: packPayment(p, events),
   };
 }
 
-const paymentFromItem = (item: Stored): PaymentState => stateOf<PaymentState>(item, TYPE);
+/** The list entry: what a list filters on server-side (all fixed at the creation but the order id), under the two list indexes. */
+function entryItem(p: PaymentState): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...keys.paymentEntry(p.tenantId, p.id),
+        ...keys.paymentList(p.tenantId, p.createdAt, p.id),
+        ...keys.paymentAmountList(p.tenantId, p.amountUsd, p.id),
+        type: ENTRY,
+        currency: p.currency,
+        network: p.network,
+        token: p.token,
+        order_id: p.orderId ?? undefined,
+        created_at: p.createdAt,
+        amount_usd: storedDecimal(p.amountUsd),
+      },
+    },
+  };
+}
 
 /** The deposit-address item the scanner's batched lookup finds the payment by. */
 function addressItem(p: PaymentState, family: string): TransactItem {
@@ -91,7 +106,7 @@ const refsOf = (change: PaymentChange): PaymentEventRef[] => change.events.map(p
 
 async function create(creation: PaymentCreation, now: Date): Promise<PaymentState> {
   const p = nextVersion(creation.change.state, null);
-  const items: TransactItem[] = [addressItem(p, creation.family), checkoutItem(p)];
+  const items: TransactItem[] = [addressItem(p, creation.family), checkoutItem(p), entryItem(p)];
   const limit = creation.dailyLimitUsd;
   const dayIndex = items.length;
   if (limit !== null) {
@@ -127,6 +142,8 @@ async function save(previous: PaymentState, change: PaymentChange, now: Date): P
     id: next.id,
     tenantId: next.tenantId,
     put: versionedPut(paymentItem(next, refsOf(change)), previous.version),
+    // Of what the list entry holds, only the order id can change (an edit while the payment is open).
+    ...(next.orderId !== previous.orderId ? { items: [entryItem(next)] } : {}),
     outbox: [],
     ...(credit ? { entry: { entryId: credit.entryId, entry: credit.entry } } : {}),
     history: { previous: paymentTransaction(previous), next: paymentTransaction(next) },
@@ -135,9 +152,9 @@ async function save(previous: PaymentState, change: PaymentChange, now: Date): P
   return next;
 }
 
-/** Payments of a tenant from its gsi1 (time) or gsi2 (amount) partition, filtered, up to `take` matches. */
-async function list(q: PaymentQuery): Promise<PaymentState[]> {
-  const byAmount = q.ordering === 'amount' || q.ordering === '-amount';
+/** The list query of a filter: a tenant's gsi1 (time) or gsi2 (amount) partition, all but the status filtered there. */
+function entryQuery(q: PaymentFilter, ordering: PaymentQuery['ordering']): QueryCommandInput {
+  const byAmount = ordering === 'amount' || ordering === '-amount';
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const filters: string[] = [];
@@ -147,7 +164,6 @@ async function list(q: PaymentQuery): Promise<PaymentState[]> {
     values[`:${name}`] = value;
     filters.push(`#${attr} ${op} :${name}`);
   };
-  compare('status', '=', 'status', q.status);
   compare('currency', '=', 'currency', q.currency);
   compare('network', '=', 'network', q.network);
   compare('token', '=', 'token', q.token);
@@ -158,23 +174,107 @@ async function list(q: PaymentQuery): Promise<PaymentState[]> {
   compare('amount_usd', '<=', 'amax', q.amountMax === undefined ? undefined : storedDecimal(q.amountMax));
   const pkName = byAmount ? 'gsi2pk' : 'gsi1pk';
   values[':pk'] = byAmount ? keys.paymentAmountPartition(q.tenantId) : keys.paymentListPartition(q.tenantId);
-  const input: QueryCommandInput = {
+  return {
     TableName: tableName(),
     IndexName: byAmount ? 'gsi2' : 'gsi1',
     KeyConditionExpression: `${pkName} = :pk`,
     ExpressionAttributeValues: values,
     ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
     ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
-    ScanIndexForward: !q.ordering.startsWith('-'),
+    ScanIndexForward: !ordering.startsWith('-'),
   };
+}
+
+/** The payments `entries` name, in their order: one BatchGetItem per 100 (a payment stored with its list keys is its own entry). */
+async function paymentsOf(entries: readonly Stored[]): Promise<PaymentState[]> {
+  const wanted = entries.flatMap((e) => (e.type === ENTRY ? [keys.paymentOfEntry(e as unknown as Key)] : [])).filter((k): k is Key => k !== null);
+  const found = new Map((await batchGet(wanted, { attributes: PAYMENT_STATE_ATTRIBUTES })).map((item) => [`${String(item.pk)}|${String(item.sk)}`, item]));
+  const out: PaymentState[] = [];
+  for (const e of entries) {
+    if (e.type === TYPE) {
+      out.push(paymentFromItem(e));
+      continue;
+    }
+    const key = keys.paymentOfEntry(e as unknown as Key);
+    const item = key && found.get(`${key.pk}|${key.sk}`);
+    // An entry is written in its payment's own transaction: one without its payment is not a payment.
+    if (item) out.push(paymentFromItem(item));
+  }
+  return out;
+}
+
+/**
+ * The payments matching `q`, in its order, passing over `skip` matches and taking up to `take`. Without a status
+ * filter every entry the query returns is a match, so those passed over are never read; with one, the states are
+ * read a page of entries at a time, no more than the matches still wanted could need.
+ */
+async function list(q: PaymentQuery): Promise<PaymentState[]> {
+  const input = entryQuery(q, q.ordering);
+  const filtered = input.FilterExpression !== undefined;
+  let skip = q.skip ?? 0;
   const out: PaymentState[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: start, Limit: Math.max(q.take, 25) }));
-    out.push(...(page.Items ?? []).map(paymentFromItem));
+    const wanted = skip + q.take - out.length;
+    const page = await db().send(
+      new QueryCommand({ ...input, ExclusiveStartKey: start, ...(filtered ? {} : { Limit: Math.min(Math.max(wanted, 25), 1000) }) }),
+    );
+    let entries = page.Items ?? [];
     start = page.LastEvaluatedKey;
+    if (q.status === undefined) {
+      const passed = Math.min(skip, entries.length);
+      skip -= passed;
+      entries = entries.slice(passed, passed + q.take - out.length);
+      out.push(...(await paymentsOf(entries)));
+      continue;
+    }
+    for (let i = 0; i < entries.length && out.length < q.take;) {
+      const chunk = entries.slice(i, i + Math.min(100, Math.max(25, 2 * (skip + q.take - out.length))));
+      i += chunk.length;
+      for (const p of await paymentsOf(chunk)) {
+        if (p.status !== q.status || out.length === q.take) continue;
+        if (skip > 0) skip--;
+        else out.push(p);
+      }
+    }
   } while (start && out.length < q.take);
-  return out.slice(0, q.take);
+  return out;
+}
+
+/** Whether a filter names only what the all-time statistics counters are kept by (status and currency). */
+const countedByCounters = (f: PaymentFilter): boolean => [f.orderId, f.createdAfter, f.createdBefore, f.amountMin, f.amountMax].every((v) => v === undefined);
+
+/**
+ * How many payments match: from the all-time statistics counters (`n|payment|<status>|<currency>`, kept in every
+ * change's transaction) when the filter is by status, currency, network or token only; else by reading the entries,
+ * and the states too when the status is filtered, up to `bound`.
+ */
+async function countMatching(f: PaymentFilter, bound: number): Promise<number> {
+  if (countedByCounters(f)) {
+    const sums = await dynamoTransactionHistory.allTimeSums(f.tenantId);
+    let n = 0;
+    for (const [name, value] of Object.entries(sums)) {
+      const [kind, type, status, code] = name.split('|');
+      if (kind !== 'n' || type !== 'payment' || code === undefined) continue;
+      const currency = findCurrency(code);
+      if (f.status !== undefined && status !== f.status) continue;
+      if (f.currency !== undefined && code !== f.currency) continue;
+      if (f.network !== undefined && currency?.network !== f.network) continue;
+      if (f.token !== undefined && currency?.token !== f.token) continue;
+      n += Number(value);
+    }
+    return Math.min(n, bound);
+  }
+  const input = entryQuery(f, '-created_at');
+  if (f.status !== undefined) return (await list({ ...f, ordering: '-created_at', take: bound })).length;
+  let n = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(new QueryCommand({ ...input, Select: 'COUNT', ExclusiveStartKey: start }));
+    n += page.Count ?? 0;
+    start = page.LastEvaluatedKey;
+  } while (start && n < bound);
+  return Math.min(n, bound);
 }
 
 async function due(before: string, limit: number): Promise<PaymentState[]> {
@@ -206,39 +306,28 @@ async function inQueue(pk: string): Promise<PaymentState[]> {
 /** One BatchGetItem per 100 addresses. */
 async function matchAddresses(family: string, addresses: readonly string[]): Promise<AddressMatch[]> {
   const unique = [...new Set(addresses)];
-  const out: AddressMatch[] = [];
-  for (let i = 0; i < unique.length; i += 100) {
-    let request: Record<string, { Keys: Record<string, unknown>[] }> | undefined = {
-      [tableName()]: { Keys: unique.slice(i, i + 100).map((a): Record<string, unknown> => ({ ...keys.depositAddress(family, a) })) },
-    };
-    while (request && Object.keys(request).length > 0) {
-      const res = await db().send(new BatchGetCommand({ RequestItems: request }));
-      for (const item of res.Responses?.[tableName()] ?? []) {
-        out.push(
-          item.kind === 'custody'
-            ? {
-                address: String(item.address),
-                tenantId: String(item.tenant_id),
-                paymentId: '',
-                currency: '',
-                custodyAccountId: String(item.custody_account_id),
-              }
-            : { address: String(item.address), tenantId: String(item.tenant_id), paymentId: String(item.payment_id), currency: String(item.currency) },
-        );
-      }
-      request = res.UnprocessedKeys as typeof request;
-    }
-  }
-  return out;
+  const items = await batchGet(unique.map((a) => keys.depositAddress(family, a)));
+  return items.map((item) =>
+    item.kind === 'custody'
+      ? { address: String(item.address), tenantId: String(item.tenant_id), paymentId: '', currency: '', custodyAccountId: String(item.custody_account_id) }
+      : { address: String(item.address), tenantId: String(item.tenant_id), paymentId: String(item.payment_id), currency: String(item.currency) },
+  );
+}
+
+/** A payment, strongly consistent. */
+async function get(tenantId: string, paymentId: string): Promise<PaymentState | null> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.payment(tenantId, paymentId), ConsistentRead: true }));
+  return Item ? paymentFromItem(Item) : null;
 }
 
 export const dynamoPayments: PaymentRepository = {
-  get: (tenantId, paymentId) => loadState<PaymentState>(keys.payment(tenantId, paymentId), TYPE),
+  get,
   create,
   save,
   list,
   /** Payments the tenant ever created: the all-time statistics counters, kept in each creation's transaction. */
   count: paymentCount,
+  countMatching,
   due,
   open: (network) => inQueue(keys.paymentQueuePartition({ kind: 'open', network })),
   waitingNative: (network) => inQueue(keys.paymentQueuePartition({ kind: 'waiting', network, asset: 'native' })),
@@ -265,8 +354,9 @@ export async function waitingPayments(network: string): Promise<PaymentState[]> 
  * without events.
  */
 export function paymentEventsOfItem(item: Stored): OutboxEvent[] {
-  if (item.type !== TYPE || !Array.isArray(item.events)) return [];
-  const p = paymentFromItem(item);
-  const events = (item.events as PaymentEventRef[]).map((ref) => paymentEventOf(p, ref));
+  const written = paymentWithEvents(item);
+  if (!written || written.events.length === 0) return [];
+  const p = written.state;
+  const events = written.events.map((ref) => paymentEventOf(p, ref));
   return aggregateOutbox({ type: TYPE, id: p.id, tenantId: p.tenantId }, events, { callback_url: p.callbackUrl }, new Date(p.updatedAt));
 }

@@ -38,9 +38,9 @@ export interface PaymentSettings {
   confirmationsFor(currency: CurrencyDefinition): number;
 }
 
-export interface PaymentQuery {
+/** Which of a tenant's payments a list or a count takes. */
+export interface PaymentFilter {
   readonly tenantId: string;
-  readonly ordering: 'created_at' | '-created_at' | 'amount' | '-amount';
   readonly status?: PaymentStatus;
   readonly currency?: string;
   readonly network?: string;
@@ -50,7 +50,13 @@ export interface PaymentQuery {
   readonly createdBefore?: string;
   readonly amountMin?: Decimal;
   readonly amountMax?: Decimal;
-  /** Stop after this many matches (offset + page size + 1). */
+}
+
+export interface PaymentQuery extends PaymentFilter {
+  readonly ordering: 'created_at' | '-created_at' | 'amount' | '-amount';
+  /** Matches passed over before the first taken (the page's offset). */
+  readonly skip?: number;
+  /** Stop after this many matches. */
   readonly take: number;
 }
 
@@ -89,10 +95,12 @@ export interface PaymentRepository {
    * Returns the stored state (version bumped).
    */
   save(previous: PaymentState, change: PaymentChange, now: Date): Promise<PaymentState>;
-  /** A tenant's payments from its per-tenant indexes (never a Scan), filtered, up to `take` matches. */
+  /** A tenant's payments from its per-tenant indexes (never a Scan), filtered: `skip` matches, then up to `take`. */
   list(query: PaymentQuery): Promise<PaymentState[]>;
   /** Every payment a tenant ever created. */
   count(tenantId: string): Promise<number>;
+  /** How many of a tenant's payments match `filter`, counting at most `bound`. */
+  countMatching(filter: PaymentFilter, bound: number): Promise<number>;
   /** Waiting payments due at or before `before`, up to `limit` per queue. */
   due(before: string, limit: number): Promise<PaymentState[]>;
   /** Payments a network's scanner follows (confirming, partially paid, confirmed, sending). */

@@ -5,7 +5,7 @@ import { parseDecimal } from '../../domain/money.js';
 import type { PaymentState, PaymentStatus } from '../../domain/payments.js';
 import { LIST_FILTER_STATUSES } from '../../domain/payments.js';
 import { decimal, queryInteger } from '../schema.js';
-import type { PaymentQuery, PaymentsDeps } from './ports.js';
+import type { PaymentFilter, PaymentQuery, PaymentsDeps } from './ports.js';
 import type { PaymentLinks } from './present.js';
 import { listItem } from './present.js';
 
@@ -61,18 +61,17 @@ export interface PageB {
 /** Upper bound of rows read to count a filtered list. */
 const COUNT_BOUND = 10_000;
 
-const hasFilters = (q: Omit<PaymentQuery, 'take'>): boolean =>
+const hasFilters = (q: PaymentFilter): boolean =>
   [q.status, q.currency, q.network, q.token, q.orderId, q.createdAfter, q.createdBefore, q.amountMin, q.amountMax].some((v) => v !== undefined);
 
 type ListDeps = Pick<PaymentsDeps, 'payments' | 'settings'>;
 
-async function window(q: Omit<PaymentQuery, 'take'>, offset: number, size: number, deps: ListDeps): Promise<{ rows: PaymentState[]; count: number }> {
-  if (!hasFilters(q)) {
-    const rows = await deps.payments.list({ ...q, take: offset + size });
-    return { rows: rows.slice(offset, offset + size), count: await deps.payments.count(q.tenantId) };
-  }
-  const all = await deps.payments.list({ ...q, take: COUNT_BOUND });
-  return { rows: all.slice(offset, offset + size), count: all.length };
+async function window(q: Omit<PaymentQuery, 'take' | 'skip'>, offset: number, size: number, deps: ListDeps): Promise<{ rows: PaymentState[]; count: number }> {
+  const [rows, count] = await Promise.all([
+    deps.payments.list({ ...q, skip: offset, take: size }),
+    hasFilters(q) ? deps.payments.countMatching(q, COUNT_BOUND) : deps.payments.count(q.tenantId),
+  ]);
+  return { rows, count };
 }
 
 export async function listPayments(tenantId: string, query: ListPaymentsQuery, path: string, links: PaymentLinks, deps: ListDeps): Promise<PageA | PageB> {

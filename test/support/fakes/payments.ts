@@ -12,6 +12,7 @@ import type { WriteItem } from '../../../shared/usecases/ports.js';
 import type {
   AddressMatch,
   PaymentCreation,
+  PaymentFilter,
   PaymentQuery,
   PaymentRepository,
   PaymentsDeps,
@@ -89,6 +90,17 @@ export class InMemoryPayments implements PaymentRepository {
   async list(q: PaymentQuery): Promise<PaymentState[]> {
     const byAmount = q.ordering === 'amount' || q.ordering === '-amount';
     const sign = q.ordering.startsWith('-') ? -1 : 1;
+    const skip = q.skip ?? 0;
+    return this.matching(q)
+      .sort((a, b) => sign * (byAmount ? (lt(a.amountUsd, b.amountUsd) ? -1 : gt(a.amountUsd, b.amountUsd) ? 1 : 0) : a.createdAt.localeCompare(b.createdAt)))
+      .slice(skip, skip + q.take);
+  }
+
+  async countMatching(f: PaymentFilter, bound: number): Promise<number> {
+    return Math.min(this.matching(f).length, bound);
+  }
+
+  private matching(q: PaymentFilter): PaymentState[] {
     return [...this.states.values()]
       .filter((p) => p.tenantId === q.tenantId)
       .filter(
@@ -99,9 +111,7 @@ export class InMemoryPayments implements PaymentRepository {
       )
       .filter((p) => (q.token === undefined || p.token === q.token) && (q.orderId === undefined || p.orderId === q.orderId))
       .filter((p) => (q.createdAfter === undefined || p.createdAt >= q.createdAfter) && (q.createdBefore === undefined || p.createdAt <= q.createdBefore))
-      .filter((p) => (q.amountMin === undefined || !lt(p.amountUsd, q.amountMin)) && (q.amountMax === undefined || !gt(p.amountUsd, q.amountMax)))
-      .sort((a, b) => sign * (byAmount ? (lt(a.amountUsd, b.amountUsd) ? -1 : gt(a.amountUsd, b.amountUsd) ? 1 : 0) : a.createdAt.localeCompare(b.createdAt)))
-      .slice(0, q.take);
+      .filter((p) => (q.amountMin === undefined || !lt(p.amountUsd, q.amountMin)) && (q.amountMax === undefined || !gt(p.amountUsd, q.amountMax)));
   }
 
   async count(tenantId: string): Promise<number> {
