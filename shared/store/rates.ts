@@ -31,17 +31,21 @@ function toStats(value: Stored): RateStats {
   };
 }
 
+/** The snapshot in its item (`keys.ratesCurrent`), wherever it was read. */
+export function ratesFromItem(item: Stored): StoredRates {
+  const rates = item.rates as Record<string, Stored>;
+  return {
+    at: item.at as string,
+    nextUpdate: item.next_update as string,
+    source: item.source as string,
+    rates: Object.fromEntries(Object.entries(rates).map(([code, v]) => [code, toStats(v)])),
+    fiat: item.fiat as Record<string, Decimal>,
+  };
+}
+
 export async function getCurrentRates(): Promise<StoredRates | null> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.ratesCurrent }));
-  if (!Item) return null;
-  const rates = Item.rates as Record<string, Stored>;
-  return {
-    at: Item.at as string,
-    nextUpdate: Item.next_update as string,
-    source: Item.source as string,
-    rates: Object.fromEntries(Object.entries(rates).map(([code, v]) => [code, toStats(v)])),
-    fiat: Item.fiat as Record<string, Decimal>,
-  };
+  return Item ? ratesFromItem(Item) : null;
 }
 
 export async function putCurrentRates(snapshot: StoredRates): Promise<void> {

@@ -3,52 +3,103 @@ import type { UsageReader } from '../usecases/user/ports.js';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
 import { keys } from './keys.js';
+import type { TransactItem } from './transact.js';
 import { integer } from './values.js';
 
 /**
- * API usage and rate windows in one item per tenant and UTC day. Each request is ONE atomic update that
- * adds to the day's total and to the counter of its UTC hour (the fixed rate window), and returns both;
- * a rate bucket such as payment creations has its own hourly counter in the same item.
+ * API usage and rate windows in one item per tenant and UTC day. Each request is counted once, by ONE atomic
+ * update that adds to the day's total and to the counter of its UTC hour (the fixed rate window): either alone
+ * (`countRequest`, returning the new counts) or inside the transaction of the route's own write (`countItem`); a
+ * rate bucket such as payment creations has its own hourly counter in the same item.
  */
 
 export const WINDOW_SECONDS = 3600;
 
 export interface Counted {
-  /** Requests in the current hour, this one included. */
+  /** Requests in the current hour: after `countRequest`, this one included; as read (`hourCounts`), before it. */
   readonly hourRequests: number;
-  /** This request's bucket count in the current hour, when a bucket was given. */
+  /** The bucket's count in the current hour (the same way), when a bucket was given. */
   readonly hourBucket: number | null;
   /** Epoch seconds when the hour ends. */
   readonly resetAt: number;
 }
 
-const day = (at: Date) => at.toISOString().slice(0, 10);
+/** The hourly limits a count inside a transaction keeps (`countItem`). */
+export interface HourLimits {
+  readonly requests: number;
+  /** The bucket's, when the request has one. */
+  readonly bucket: number | null;
+}
 
-export async function countRequest(tenantId: string, at: Date, bucket?: string): Promise<Counted> {
-  const nowSeconds = Math.floor(at.getTime() / 1000);
-  const hour = at.toISOString().slice(11, 13);
-  const names: Record<string, string> = { '#ttl': 'ttl', '#hr': `requests_h${hour}` };
+const day = (at: Date) => at.toISOString().slice(0, 10);
+const hourOf = (at: Date) => at.toISOString().slice(11, 13);
+const secondsOf = (at: Date) => Math.floor(at.getTime() / 1000);
+const resetAtOf = (at: Date) => secondsOf(at) - (secondsOf(at) % WINDOW_SECONDS) + WINDOW_SECONDS;
+const requestsAttribute = (at: Date) => `requests_h${hourOf(at)}`;
+const bucketAttribute = (bucket: string, at: Date) => `${bucket}_h${hourOf(at)}`;
+
+/** The tenant's usage item of `at`'s UTC day. */
+export const usageDayKey = (tenantId: string, at: Date) => keys.usageDay(tenantId, day(at));
+
+/** The one spelling of a request's count: the day's total, its hour, its bucket's hour (ADD), and the item's TTL. */
+function countUpdate(tenantId: string, at: Date, bucket?: string) {
+  const names: Record<string, string> = { '#ttl': 'ttl', '#hr': requestsAttribute(at) };
   let add = 'requests :one, #hr :one';
   if (bucket) {
-    names['#hb'] = `${bucket}_h${hour}`;
+    names['#hb'] = bucketAttribute(bucket, at);
     add += ', #hb :one';
   }
-  const { Attributes = {} } = await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.usageDay(tenantId, day(at)),
-      UpdateExpression: `ADD ${add} SET last_request = :at, #ttl = if_not_exists(#ttl, :ttl)`,
-      ExpressionAttributeNames: names,
-      // Kept 400 days for usage history; TTL deletes late, and old days are never read as windows.
-      ExpressionAttributeValues: { ':one': 1, ':at': at.toISOString(), ':ttl': nowSeconds + 400 * 86400 },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
   return {
-    hourRequests: integer(Attributes[names['#hr'] ?? '']),
-    hourBucket: bucket ? integer(Attributes[names['#hb'] ?? '']) : null,
-    resetAt: nowSeconds - (nowSeconds % WINDOW_SECONDS) + WINDOW_SECONDS,
+    TableName: tableName(),
+    Key: usageDayKey(tenantId, at),
+    UpdateExpression: `ADD ${add} SET last_request = :at, #ttl = if_not_exists(#ttl, :ttl)`,
+    ExpressionAttributeNames: names,
+    // Kept 400 days for usage history; TTL deletes late, and old days are never read as windows.
+    ExpressionAttributeValues: { ':one': 1, ':at': at.toISOString(), ':ttl': secondsOf(at) + 400 * 86400 },
   };
+}
+
+const MAX_ATTEMPTS = 5;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const isTransactionConflict = (error: unknown) => error instanceof Error && error.name === 'TransactionConflictException';
+
+export async function countRequest(tenantId: string, at: Date, bucket?: string): Promise<Counted> {
+  const update = countUpdate(tenantId, at, bucket);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { Attributes = {} } = await db().send(new UpdateCommand({ ...update, ReturnValues: 'UPDATED_NEW' }));
+      return hourCounts(Attributes, at, bucket);
+    } catch (error) {
+      // The item is also written by creation transactions (`countItem`), which refuse a plain write meanwhile.
+      if (!isTransactionConflict(error) || attempt >= MAX_ATTEMPTS) throw error;
+      await sleep(Math.min(200, 10 * 2 ** attempt) * (0.5 + Math.random() / 2));
+    }
+  }
+}
+
+/** The counts of `at`'s hour in a usage item (or its updated attributes); none for a missing item. */
+export function hourCounts(item: Record<string, unknown> | null, at: Date, bucket?: string): Counted {
+  return {
+    hourRequests: integer(item?.[requestsAttribute(at)]),
+    hourBucket: bucket ? integer(item?.[bucketAttribute(bucket, at)]) : null,
+    resetAt: resetAtOf(at),
+  };
+}
+
+/**
+ * The request counted inside the transaction of the route's own write: `countRequest`'s ADDs, conditioned on the
+ * hour's requests and the bucket's count being still below their limits before it, so the transaction is refused
+ * rather than the limits passed.
+ */
+export function countItem(tenantId: string, at: Date, bucket: string | undefined, limits: HourLimits): TransactItem {
+  const update = countUpdate(tenantId, at, bucket);
+  const below = ['(attribute_not_exists(#hr) OR #hr < :maxRequests)'];
+  const values: Record<string, unknown> = { ...update.ExpressionAttributeValues, ':maxRequests': limits.requests };
+  if (bucket && limits.bucket !== null) {
+    below.push('(attribute_not_exists(#hb) OR #hb < :maxBucket)');
+    values[':maxBucket'] = limits.bucket;
+  }
+  return { Update: { ...update, ConditionExpression: below.join(' AND '), ExpressionAttributeValues: values } };
 }
 
 export type { ApiUsage } from '../domain/tenant.js';
