@@ -6,7 +6,8 @@ import { GatewayError, ValidationError } from '../domain/errors.js';
 import { errorResponse } from './errors.js';
 import type { BeginInput, Begun } from './idempotency.js';
 import { parseJson, toJson } from './json.js';
-import type { AnyRoute, Method, Principal, RouteRequest, RouteResult } from './route.js';
+import type { DeferredCount } from './rate-limit.js';
+import type { AnyRoute, Method, Prefetched, Principal, RouteRequest, RouteResult } from './route.js';
 import { createRouter } from './router.js';
 
 /**
@@ -29,13 +30,22 @@ export interface ApiOptions {
   readonly clock?: () => Date;
 }
 
+/** A request to a route that is not public, admitted. */
+export interface Admission {
+  readonly principal: Principal;
+  /** What was read with the credential for the route (`Route.prefetch`). */
+  readonly prefetched: Prefetched;
+  /** The request's count when it is left to the route's own write (`Route.countsInOwnWrite`); null: counted already. */
+  readonly count: DeferredCount | null;
+}
+
 /** What the pipeline asks of the tenant's side for a route that is not public. */
 export interface TenantAccess {
   /**
-   * The principal of a request to a route that is not public, after its account checks, rate limits and scopes;
-   * the rate-limit headers go into `headers` (the answer carries them, a refusal too).
+   * A request to a route that is not public, after its account checks, rate limits and scopes; the rate-limit
+   * headers go into `headers` (the answer carries them, a refusal too).
    */
-  authorize(route: AnyRoute, event: ApiEvent, now: Date, headers: Record<string, string>): Promise<Principal>;
+  authorize(route: AnyRoute, event: ApiEvent, now: Date, headers: Record<string, string>): Promise<Admission>;
   /** `Idempotency-Key` of an idempotent route (shared/http/idempotency.ts). */
   beginIdempotency(input: BeginInput): Promise<Begun>;
 }
@@ -49,6 +59,8 @@ interface RequestState {
   rawBody: string | undefined;
   body: unknown;
   principal: Principal | null;
+  prefetched: Prefetched;
+  count: DeferredCount | null;
   headers: Record<string, string>;
 }
 
@@ -74,6 +86,8 @@ function respond(clock: () => Date): middy.MiddlewareObj<ApiEvent, ApiResult, Er
         rawBody: undefined,
         body: undefined,
         principal: null,
+        prefetched: {},
+        count: null,
         headers: {},
       };
     },
@@ -156,7 +170,10 @@ function authorize(access: TenantAccess | null): middy.MiddlewareObj<ApiEvent, A
       const route = state.route;
       if (!route || route.auth === 'public') return;
       if (!access) throw new Error(`${route.method} ${route.path} is not public and this API has no tenant access`);
-      state.principal = await access.authorize(route, request.event, state.now, state.headers);
+      const admitted = await access.authorize(route, request.event, state.now, state.headers);
+      state.principal = admitted.principal;
+      state.prefetched = admitted.prefetched;
+      state.count = admitted.count;
     },
   };
 }
@@ -196,10 +213,7 @@ function serialise(result: RouteResult): ApiResult {
 /** The API of a route table; `access` serves its routes that are not public (null: it has none). */
 export function createPipeline<D>(routes: readonly AnyRoute<D>[], deps: D, options: ApiOptions, access: TenantAccess | null) {
   const clock = options.clock ?? (() => new Date());
-  const dispatch = async (event: ApiEvent, context: Context): Promise<ApiResult> => {
-    const state = (context as Context & { gateway?: RequestState }).gateway;
-    if (!state?.route) throw new Error('route missing');
-    const route = state.route;
+  const answer = async (event: ApiEvent, state: RequestState, route: AnyRoute<D>): Promise<ApiResult> => {
     const params = validateParams(route.params, state.params, event.rawPath);
     const query = validate(route.query, event.queryStringParameters ?? {}, 'query');
     const body = validate(route.body, state.body, 'body');
@@ -215,6 +229,8 @@ export function createPipeline<D>(routes: readonly AnyRoute<D>[], deps: D, optio
       now: state.now,
       principal: state.principal,
       idempotency: null,
+      usage: state.count?.guard ?? null,
+      prefetched: state.prefetched,
     };
     const key = header(event, 'idempotency-key');
     if (route.idempotent && key && state.principal && access) {
@@ -237,6 +253,23 @@ export function createPipeline<D>(routes: readonly AnyRoute<D>[], deps: D, optio
       }
     }
     return serialise(await route.handle(request, deps));
+  };
+
+  const dispatch = async (event: ApiEvent, context: Context): Promise<ApiResult> => {
+    const state = (context as Context & { gateway?: RequestState }).gateway;
+    if (!state?.route) throw new Error('route missing');
+    const count = state.count;
+    if (!count) return answer(event, state, state.route);
+    // Whatever the route did, the request is counted once: in its write, or here after it.
+    let result: ApiResult;
+    try {
+      result = await answer(event, state, state.route);
+    } catch (error) {
+      await count.settle(false, state.headers);
+      throw error;
+    }
+    await count.settle(true, state.headers);
+    return result;
   };
 
   // Middy passes the same request object to every middleware; the handler reads the state through the

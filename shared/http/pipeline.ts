@@ -1,7 +1,7 @@
-import { admit, authenticate, requireScopes } from './auth.js';
+import { admit, authenticate, hasScopes, requireScopes } from './auth.js';
 import { beginIdempotency } from './idempotency.js';
 import { createPipeline, header, type ApiOptions, type TenantAccess } from './pipeline-core.js';
-import { checkRateLimits } from './rate-limit.js';
+import { checkRateLimits, deferCount } from './rate-limit.js';
 import type { AnyRoute } from './route.js';
 
 /**
@@ -14,17 +14,33 @@ import type { AnyRoute } from './route.js';
 
 export { MAX_BODY_BYTES, type ApiEvent, type ApiOptions, type ApiResult } from './pipeline-core.js';
 
-/** Credentials, account checks (suspension, IP allow-list), rate limits, then scopes; and idempotency records. */
+/**
+ * Credentials, account checks (suspension, IP allow-list), rate limits, then scopes; and idempotency records. One
+ * BatchGetItem reads the credential, its tenant and what the route asks for (its usage of the hour when it counts
+ * its request in its own write, the rates snapshot); then the request is counted by one UpdateItem, unless the
+ * route counts it in its write: then only when the route's write did not commit the count (`deferCount`).
+ */
 const tenantAccess: TenantAccess = {
   authorize: async (route, event, now, headers) => {
     const nowSeconds = Math.floor(now.getTime() / 1000);
-    const principal = await authenticate(route.auth, { authorization: header(event, 'authorization'), apiKey: header(event, 'x-api-key') }, nowSeconds);
+    const also = {
+      ...(route.countsInOwnWrite ? { usage: { at: now, ...(route.rateBucket ? { bucket: route.rateBucket } : {}) } } : {}),
+      ...(route.prefetch?.includes('rates') ? { rates: true } : {}),
+    };
+    const credentials = { authorization: header(event, 'authorization'), apiKey: header(event, 'x-api-key') };
+    const { principal, usage, prefetched } = await authenticate(route.auth, credentials, nowSeconds, also);
     admit(principal, event.requestContext.http.sourceIp);
+    // Left to the route only when the request reaches it: one refused here (limit, scopes) is counted as always.
+    const count = usage && hasScopes(route.scopes ?? [], principal) ? deferCount(route, principal.tenant, now, usage) : null;
+    if (count) {
+      Object.assign(headers, count.headers);
+      return { principal, prefetched, count };
+    }
     const rate = await checkRateLimits(route, principal.tenant, now);
     Object.assign(headers, rate.headers);
     if (rate.refusal) throw rate.refusal;
     requireScopes(route.scopes ?? [], principal);
-    return principal;
+    return { principal, prefetched, count: null };
   },
   beginIdempotency,
 };

@@ -1,8 +1,9 @@
 import type { ZodType } from 'zod';
 import type { ErrorCode, ErrorCodeAlias } from '../domain/errors.js';
+import type { StoredRates } from '../domain/rates.js';
 import type { Scope } from '../domain/scopes.js';
 import type { Tenant } from '../domain/tenant.js';
-import type { IdempotencyGuard } from '../usecases/ports.js';
+import type { IdempotencyGuard, UsageGuard } from '../usecases/ports.js';
 
 /**
  * A route: what an endpoint needs from the pipeline (auth, scopes, schemas, rate bucket, idempotency,
@@ -33,7 +34,7 @@ export interface RouteResult {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-export type { IdempotencyGuard } from '../usecases/ports.js';
+export type { IdempotencyGuard, UsageGuard } from '../usecases/ports.js';
 
 export interface IdempotencyHandle {
   /** A guard whose stored answer is `present(result)`; use cases stay unaware of HTTP. */
@@ -55,6 +56,21 @@ export interface RouteRequest<Q, B, P = Readonly<Record<string, string>>> {
   readonly principal: Principal | null;
   /** Present when the route is idempotent and the request carries an Idempotency-Key. */
   readonly idempotency: IdempotencyHandle | null;
+  /**
+   * Present when the route counts its request in its own write (`countsInOwnWrite`) and the pipeline left the
+   * count to it; when the route's write does not commit its item, the pipeline counts the request afterwards.
+   */
+  readonly usage: UsageGuard | null;
+  /** What the pipeline read with the credential for the route (`prefetch`). */
+  readonly prefetched: Prefetched;
+}
+
+/** Items a route asks the pipeline to read with the credential, in the same BatchGetItem, instead of reading them itself. */
+export type PrefetchItem = 'rates';
+
+export interface Prefetched {
+  /** The current rates snapshot (null: none stored yet), when the route asked for `rates`. */
+  readonly rates?: StoredRates | null;
 }
 
 export type ErrorOverrides = Partial<Record<ErrorCode, { readonly code?: ErrorCode | ErrorCodeAlias; readonly status?: number }>>;
@@ -92,6 +108,13 @@ export interface Route<Q = unknown, B = unknown, D = unknown, P = Readonly<Recor
   readonly bodyTypes?: readonly ('json' | 'form')[];
   /** Rate bucket in addition to the per-tenant request limit (e.g. payment creations). */
   readonly rateBucket?: 'payment_creations';
+  /**
+   * The route counts its request inside its own write (`RouteRequest.usage`), so its limits are held by that
+   * transaction and the request makes no counter update of its own.
+   */
+  readonly countsInOwnWrite?: boolean;
+  /** Items read with the credential for the route (`RouteRequest.prefetched`), in the same round trip. */
+  readonly prefetch?: readonly PrefetchItem[];
   readonly idempotent?: boolean;
   readonly errorOverrides?: ErrorOverrides;
   readonly errorFormat?: ErrorFormat;

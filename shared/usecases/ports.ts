@@ -9,10 +9,19 @@ declare const writeItem: unique symbol;
 
 /**
  * A write that another port prepared to be committed inside a repository's transaction (the Idempotency-Key
- * record of the request). Opaque to use cases: they only hand it on.
+ * record of the request, the request's count). Opaque to use cases: they only hand it on.
  */
 export interface WriteItem {
   readonly [writeItem]: true;
+}
+
+/**
+ * Counts the request inside the change's own transaction, where the route counts its request in its write: the
+ * item's condition keeps the tenant's hourly limits, so a transaction past one is refused (the pipeline answers 429).
+ */
+export interface UsageGuard {
+  /** The write that counts this request; the pipeline counts it otherwise, when the change does not commit. */
+  countItem(): WriteItem;
 }
 
 /** Completes an Idempotency-Key record inside the guarded change's own transaction, with the answer to replay. */
