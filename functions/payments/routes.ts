@@ -6,6 +6,7 @@ import { cancelPayment, UpdatePaymentBody, updatePayment } from '../../shared/us
 import { CreatePaymentBody, createPayment } from '../../shared/usecases/payments/create-payment.js';
 import { EstimateBody, estimatePayment, MinAmountQuery, minAmount } from '../../shared/usecases/payments/estimate.js';
 import type { PaymentsDeps } from '../../shared/usecases/payments/ports.js';
+import { withRatesRead } from '../../shared/usecases/rates/current-rates.js';
 import type { PaymentLinks } from '../../shared/usecases/payments/present.js';
 import { CreateRecord, createRecord, ListItem, PaymentRecord, paymentLinks, paymentRecord } from '../../shared/usecases/payments/present.js';
 import { ListPaymentsQuery, listPayments, requirePayment, StatusBody } from '../../shared/usecases/payments/read-payments.js';
@@ -55,6 +56,8 @@ export const paymentRoutes = [
     scopes: READ_WRITE,
     body: CreatePaymentBody,
     rateBucket: 'payment_creations',
+    countsInOwnWrite: true,
+    prefetch: ['rates'],
     idempotent: true,
     doc: {
       summary: 'Create a payment',
@@ -72,8 +75,8 @@ export const paymentRoutes = [
       const links = linksOf(req, deps);
       const presentCreated = (p: PaymentState) => created(createRecord(p, links));
       const payment = await createPayment(
-        { body: req.body, tenant: principalOf(req).tenant, now: req.now, idempotency: req.idempotency?.with(presentCreated) ?? null },
-        deps,
+        { body: req.body, tenant: principalOf(req).tenant, now: req.now, idempotency: req.idempotency?.with(presentCreated) ?? null, usage: req.usage },
+        { ...deps, rates: withRatesRead(deps.rates, req.prefetched.rates) },
       );
       return presentCreated(payment);
     },

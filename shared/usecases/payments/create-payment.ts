@@ -9,7 +9,7 @@ import type { PaymentState } from '../../domain/payments.js';
 import { openPayment, quote } from '../../domain/payments.js';
 import type { Tenant } from '../../domain/tenant.js';
 import { checkCallbackUrlSyntax } from '../../net/callback-url.js';
-import type { IdempotencyGuard } from '../ports.js';
+import type { IdempotencyGuard, UsageGuard } from '../ports.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
 import { checkAmountAndCurrency, decimal, integerInput } from '../schema.js';
 import type { PaymentsDeps } from './ports.js';
@@ -19,7 +19,7 @@ import { resolvePayCurrency, resolvePriceCurrency } from './resolve.js';
  * `POST /payments/`: every body form of spec 4.3 (amount + currency; blockchain + token; price_amount /
  * price_currency / pay_currency). The crypto amount is exact at the currency's display precision, rounded
  * up; the fee as DESIGN section 4 says. The payment, its address item, the tenant's counters, the
- * `payment.created` event and the idempotency record commit in ONE transaction.
+ * `payment.created` event, the idempotency record and the request's count commit in ONE transaction.
  */
 /** The fields of a creation body, before the cross-field rules (the estimate body picks from them). */
 export const CreatePaymentFields = z.object({
@@ -70,6 +70,8 @@ export interface CreatePaymentInput {
   readonly tenant: Tenant;
   readonly now: Date;
   readonly idempotency?: IdempotencyGuard<PaymentState> | null;
+  /** The request's count, committed with the payment (its condition keeps the tenant's hourly limits). */
+  readonly usage?: UsageGuard | null;
 }
 
 export async function createPayment(input: CreatePaymentInput, deps: PaymentsDeps): Promise<PaymentState> {
@@ -109,6 +111,7 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
   const { address, salt } = deps.addresses.addressFor(currency.network, tenant.id, id);
   const expiryMinutes = body.expiry_minutes ?? settings.payment_expiry_minutes;
   const guard = input.idempotency;
+  const usage = input.usage;
   const change = openPayment(
     {
       id,
@@ -146,7 +149,9 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
       change,
       family: currency.family,
       dailyLimitUsd: settings.limits.daily_payment_limit,
-      ...(guard ? { alsoWrite: (stored: PaymentState) => [guard.completeItem(stored)] } : {}),
+      ...(guard || usage
+        ? { alsoWrite: (stored: PaymentState) => [...(guard ? [guard.completeItem(stored)] : []), ...(usage ? [usage.countItem()] : [])] }
+        : {}),
     },
     now,
   );

@@ -22,3 +22,13 @@ export async function currentRates(deps: RatesDeps, now: Date): Promise<StoredRa
 export function usdRatesOf(stored: StoredRates): UsdRates {
   return { ...stored.fiat, ...Object.fromEntries(Object.entries(stored.rates).map(([code, s]) => [code, s.usd])) };
 }
+
+/**
+ * The rates ports with `current()` answering a snapshot already read (with the request's credential, in the same
+ * round trip), so the request uses exactly what it read; null: none stored yet (taken on the spot, as above);
+ * undefined: nothing was read, the ports as they are.
+ */
+export function withRatesRead(deps: RatesDeps, snapshot: StoredRates | null | undefined): RatesDeps {
+  if (snapshot === undefined) return deps;
+  return { ...deps, store: { ...deps.store, current: async () => snapshot } };
+}

@@ -1,3 +1,4 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { paymentRoutes } from '../../../functions/payments/routes.js';
 import { userRoutes } from '../../../functions/user/routes.js';
@@ -11,9 +12,11 @@ import { userRuntime, type UserGroupPorts } from '../../../shared/runtime/user.j
 import { webhooksRuntime } from '../../../shared/runtime/webhooks.js';
 import { randomSecret, sha256Hex, tenantNamedBy, tenantSecret } from '../../../shared/security/secrets.js';
 import { describeWave, traceCalls, waves, type CallTrace, type TracedCall } from '../../../shared/store/call-trace.js';
+import { db, tableName } from '../../../shared/store/client.js';
 import { deleteAccessToken, putAccessToken, revokeApiKey } from '../../../shared/store/credentials.js';
+import { keys } from '../../../shared/store/keys.js';
 import { setTenantStatus, updateTenantSettings } from '../../../shared/store/tenants.js';
-import { readUsage } from '../../../shared/store/usage.js';
+import { countRequest, hourCounts, readUsage, usageDayKey } from '../../../shared/store/usage.js';
 import { clientAuthFrom, issueToken } from '../../../shared/usecases/auth/issue-token.js';
 import { createApiKey } from '../../../shared/usecases/tenants/api-keys.js';
 import { createTenant } from '../../../shared/usecases/tenants/create-tenant.js';
@@ -26,15 +29,22 @@ import { servingEth, putFixedRates } from '../payments/support.js';
  * DynamoDB round trips of authenticated requests, counted on the real document client against DynamoDB Local: a
  * middleware records when each table call starts and ends (an event counter, not a clock), and overlapping calls
  * make one round trip. Before a route's own work a request makes at most two: its credential and tenant in one
- * BatchGetItem, then the rate windows and usage in one UpdateItem. And a revoked credential, a suspended tenant or
- * an address off the allow-list is refused on the very next request, writing nothing.
+ * BatchGetItem, then the rate windows and usage in one UpdateItem; `POST /payments/` reads its usage and the rates
+ * in that BatchGetItem and counts itself in its creation transaction, so it makes two round trips in all. And a
+ * revoked credential, a suspended tenant or an address off the allow-list is refused on the very next request,
+ * writing nothing.
  */
 let table: TestTable;
 let trace: CallTrace;
 /** Where on the trace's counter the route's own work began (Infinity: it never did). */
 let routeStarted = Infinity;
+/** Run once the route's own work has begun (marked), before the route: what another request did meanwhile. */
+let meanwhile: (() => Promise<unknown>) | null = null;
 let user: ReturnType<typeof createApi>;
 let payments: ReturnType<typeof createApi>;
+/** The payments API on a fixed clock, so that every count of a test falls in one hour. */
+let creations: ReturnType<typeof createApi>;
+const at = new Date();
 
 interface Tenant {
   readonly tenantId: string;
@@ -48,8 +58,9 @@ interface Tenant {
 const marked = <D>(routes: readonly AnyRoute<D>[]): AnyRoute<D>[] =>
   routes.map((r) => ({
     ...r,
-    handle: (req, deps) => {
+    handle: async (req, deps) => {
       routeStarted = trace.mark();
+      await meanwhile?.();
       return r.handle(req, deps);
     },
   }));
@@ -82,12 +93,13 @@ async function send(
   handler: ReturnType<typeof createApi>,
   method: string,
   path: string,
-  credential: { bearer?: string; apiKey?: string },
+  credential: { bearer?: string; apiKey?: string; idempotencyKey?: string },
   body?: unknown,
 ): Promise<Measured> {
   const headers: Record<string, string> = {};
   if (credential.bearer) headers.authorization = `Bearer ${credential.bearer}`;
   if (credential.apiKey) headers['x-api-key'] = credential.apiKey;
+  if (credential.idempotencyKey) headers['idempotency-key'] = credential.idempotencyKey;
   if (body !== undefined) headers['content-type'] = 'application/json';
   trace.reset();
   routeStarted = Infinity;
@@ -107,7 +119,16 @@ async function send(
 }
 
 const writes = (m: Measured) => m.calls.filter((c) => !/^(Get|BatchGet|Query|TransactGet)/.test(c.command));
-const requestsToday = async (tenantId: string) => (await readUsage(tenantId, new Date())).requests_today;
+const requestsToday = async (tenantId: string, now = new Date()) => (await readUsage(tenantId, now)).requests_today;
+/** The hour's counts of `at` (requests, payment creations) in the tenant's usage item, read without counting. */
+const countsOfHour = async (tenantId: string) => {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: usageDayKey(tenantId, at), ConsistentRead: true }));
+  const counted = hourCounts(Item ?? null, at, 'payment_creations');
+  return { requests: counted.hourRequests, creations: counted.hourBucket };
+};
+/** The keys a call's BatchGetItem asked for. */
+const batchKeys = (call: TracedCall | undefined) =>
+  Object.values((call?.input.RequestItems ?? {}) as Record<string, { Keys: { pk: string; sk: string }[] }>).flatMap((r) => r.Keys);
 
 beforeAll(async () => {
   table = await startTestTable();
@@ -119,6 +140,7 @@ beforeAll(async () => {
     webhookSecrets: fakeSecretBox,
   });
   payments = createApi(marked(paymentRoutes), paymentsRuntime(cfg));
+  creations = createApi(marked(paymentRoutes), paymentsRuntime(cfg), { clock: () => at });
   trace = traceCalls();
 });
 
@@ -138,12 +160,19 @@ describe('round trips before the route', () => {
     expect(me.headers).toMatchObject({ 'X-RateLimit-Limit': '1000', 'X-RateLimit-Remaining': '999' });
   });
 
-  it('POST /payments/: two round trips before the route, whose work is the rates and the creation transaction', async () => {
+  it('POST /payments/: one BatchGetItem (token, tenant, usage, rates), then the creation transaction, which counts the request', async () => {
     const t = await newTenant('Round trips payments');
     const made = await send(payments, 'POST', '/payments/', { bearer: t.bearer }, { amount: '25', currency: 'USDTERC20' });
     expect(made.status).toBe(201);
-    expect(made.before).toEqual(['BatchGetItem', 'UpdateItem']);
-    expect(made.all).toEqual(['BatchGetItem', 'UpdateItem', 'GetItem', 'TransactWriteItems']);
+    expect(made.before).toEqual(['BatchGetItem']);
+    expect(made.all).toEqual(['BatchGetItem', 'TransactWriteItems']);
+    expect(made.calls).toHaveLength(2);
+    expect(batchKeys(made.calls[0])).toHaveLength(4);
+    expect(batchKeys(made.calls[0])).toEqual(
+      expect.arrayContaining([keys.accessToken(sha256Hex(t.bearer)), keys.tenant(t.tenantId), usageDayKey(t.tenantId, new Date()), keys.ratesCurrent]),
+    );
+    expect(made.headers).toMatchObject({ 'X-RateLimit-Limit': '1000', 'X-RateLimit-Remaining': '999' });
+    expect(await requestsToday(t.tenantId)).toBe(1);
   });
 
   it('an API key (X-API-Key) too: its lookup item and its tenant in one BatchGetItem, then one UpdateItem', async () => {
@@ -297,5 +326,146 @@ describe('rate limits in the same two round trips', () => {
     expect(refused.status).toBe(429);
     expect(refused.all).toEqual(['BatchGetItem', 'UpdateItem']);
     expect(refused.headers).toMatchObject({ 'X-RateLimit-Limit': '1000', 'X-RateLimit-Remaining': '998' });
+  });
+});
+
+describe('POST /payments/ counts its request in its own transaction', () => {
+  const body = { amount: '20', currency: 'USDTERC20' };
+  afterEach(() => {
+    meanwhile = null;
+  });
+
+  it('N creations count exactly N requests and N creations', async () => {
+    const t = await newTenant('Counted creations');
+    for (let i = 0; i < 5; i++) {
+      const made = await send(creations, 'POST', '/payments/', { bearer: t.bearer }, body);
+      expect([made.status, made.all]).toEqual([201, ['BatchGetItem', 'TransactWriteItems']]);
+      expect(made.headers['X-RateLimit-Remaining']).toBe(String(999 - i));
+    }
+    expect(await countsOfHour(t.tenantId)).toEqual({ requests: 5, creations: 5 });
+    expect((await readUsage(t.tenantId, at)).requests_today).toBe(5);
+  });
+
+  it('uses the rates snapshot read in the same request: new rates apply to the very next creation', async () => {
+    const t = await newTenant('Fresh rates');
+    const priced = { price_amount: '30', price_currency: 'USD', pay_currency: 'ETH' };
+    try {
+      await putFixedRates(new Date(), { ETH: '3000' });
+      const first = await send(creations, 'POST', '/payments/', { bearer: t.bearer }, priced);
+      await putFixedRates(new Date(), { ETH: '6000' });
+      const second = await send(creations, 'POST', '/payments/', { bearer: t.bearer }, priced);
+      expect([first.status, second.status]).toEqual([201, 201]);
+      expect([first.body.amount_crypto, second.body.amount_crypto]).toEqual(['0.01000000', '0.00500000']);
+      expect(second.all).toEqual(['BatchGetItem', 'TransactWriteItems']);
+      expect(batchKeys(second.calls[0])).toContainEqual(keys.ratesCurrent);
+    } finally {
+      await putFixedRates();
+    }
+  });
+
+  it('a revoked token or a suspended tenant is refused on the next creation, in one round trip, writing nothing', async () => {
+    const t = await newTenant('Creator refused');
+    expect((await send(creations, 'POST', '/payments/', { bearer: t.bearer }, body)).status).toBe(201);
+    await setTenantStatus(t.tenantId, 'suspended');
+    const suspended = await send(creations, 'POST', '/payments/', { bearer: t.bearer }, body);
+    expect([suspended.status, suspended.body.error.code, suspended.all, writes(suspended)]).toEqual([403, 'account_suspended', ['BatchGetItem'], []]);
+    await setTenantStatus(t.tenantId, 'active');
+    expect((await send(creations, 'POST', '/payments/', { bearer: t.bearer }, body)).status).toBe(201);
+    await deleteAccessToken(sha256Hex(t.bearer), t.clientId);
+    const revoked = await send(creations, 'POST', '/payments/', { bearer: t.bearer }, body);
+    expect([revoked.status, revoked.body.error.code, revoked.all, writes(revoked)]).toEqual([401, 'authentication_failed', ['BatchGetItem'], []]);
+    expect(await countsOfHour(t.tenantId)).toEqual({ requests: 2, creations: 2 });
+  });
+
+  it('refused in the transaction by the creations limit (another creation counted meanwhile): 429 with Retry-After, nothing created', async () => {
+    const t = await newTenant('Raced creator');
+    await updateTenantSettings(t.tenantId, { payment_creations_per_hour: 2 });
+    expect((await send(creations, 'POST', '/payments/', { bearer: t.bearer }, body)).status).toBe(201);
+    // Past the pipeline's check (1 of 2 read), another creation takes the last one before this transaction.
+    meanwhile = () => countRequest(t.tenantId, at, 'payment_creations');
+    const refused = await send(creations, 'POST', '/payments/', { bearer: t.bearer }, body);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ code: 'rate_limit_exceeded', details: { limit: 2 } });
+    expect(Number(refused.headers['Retry-After'])).toBeGreaterThan(0);
+    expect(refused.headers).toMatchObject({ 'X-RateLimit-Limit': '1000', 'X-RateLimit-Remaining': '997' });
+    // The other creation's count, the refused transaction, then this request counted as a refused one always was.
+    expect(refused.all).toEqual(['BatchGetItem', 'UpdateItem', 'TransactWriteItems', 'UpdateItem']);
+    expect(await countsOfHour(t.tenantId)).toEqual({ requests: 3, creations: 3 });
+    expect(await paymentsRuntime(servingEth()).payments.count(t.tenantId)).toBe(1);
+  });
+
+  it('refused for another reason (validation, daily limit before or in the transaction): counted exactly once', async () => {
+    const t = await newTenant('Refused creator');
+    await updateTenantSettings(t.tenantId, {
+      limits: { max_payment_amount: null, daily_payment_limit: '150', max_withdrawal_amount: null, daily_withdrawal_limit: null },
+    });
+    const invalid = await send(creations, 'POST', '/payments/', { bearer: t.bearer }, { amount: 'lots', currency: 'USDTERC20' });
+    expect([invalid.status, invalid.body.error.code, invalid.all]).toEqual([400, 'invalid_request', ['BatchGetItem', 'UpdateItem']]);
+    expect(invalid.headers['X-RateLimit-Remaining']).toBe('999');
+    expect(await countsOfHour(t.tenantId)).toEqual({ requests: 1, creations: 1 });
+
+    const overAlone = await send(creations, 'POST', '/payments/', { bearer: t.bearer }, { amount: '151', currency: 'USDTERC20' });
+    expect([overAlone.status, overAlone.all]).toEqual([400, ['BatchGetItem', 'UpdateItem']]);
+    expect((await send(creations, 'POST', '/payments/', { bearer: t.bearer }, { amount: '100', currency: 'USDTERC20' })).status).toBe(201);
+    // The day's total refuses this one inside the transaction, which then counts nothing.
+    const overTotal = await send(creations, 'POST', '/payments/', { bearer: t.bearer }, { amount: '60', currency: 'USDTERC20' });
+    expect([overTotal.status, overTotal.all]).toEqual([400, ['BatchGetItem', 'TransactWriteItems', 'UpdateItem']]);
+    expect(await countsOfHour(t.tenantId)).toEqual({ requests: 4, creations: 4 });
+    expect((await readUsage(t.tenantId, at)).requests_today).toBe(4);
+  });
+
+  it('with an Idempotency-Key: the claim, then the transaction that counts; a replay is counted after it', async () => {
+    const t = await newTenant('Idempotent creator');
+    const keyed = { bearer: t.bearer, idempotencyKey: 'count-once' };
+    const first = await send(creations, 'POST', '/payments/', keyed, body);
+    expect([first.status, first.all]).toEqual([201, ['BatchGetItem', 'PutItem', 'TransactWriteItems']]);
+    const replay = await send(creations, 'POST', '/payments/', keyed, body);
+    expect([replay.status, replay.body.transaction_id, replay.headers['Idempotent-Replayed']]).toEqual([201, first.body.transaction_id, 'true']);
+    expect(replay.all).toEqual(['BatchGetItem', 'PutItem', 'GetItem', 'UpdateItem']);
+    expect(await countsOfHour(t.tenantId)).toEqual({ requests: 2, creations: 2 });
+    expect(await paymentsRuntime(servingEth()).payments.count(t.tenantId)).toBe(1);
+  });
+
+  it('a token made before tokens named their tenant: counted by its own update the first time, in the transaction after', async () => {
+    const t = await newTenant('Unnamed creator');
+    const unnamed = randomSecret('gat_', 32);
+    await putAccessToken({
+      tokenHash: sha256Hex(unnamed),
+      tenantId: t.tenantId,
+      clientId: t.clientId,
+      scopes: ['read', 'write'],
+      expiresAt: Math.floor(Date.now() / 1000) + 3600,
+    });
+    const first = await send(creations, 'POST', '/payments/', { bearer: unnamed }, body);
+    expect([first.status, first.all]).toEqual([201, ['BatchGetItem', 'GetItem', 'UpdateItem', 'TransactWriteItems']]);
+    const second = await send(creations, 'POST', '/payments/', { bearer: unnamed }, body);
+    expect([second.status, second.all]).toEqual([201, ['BatchGetItem', 'TransactWriteItems']]);
+    expect(await countsOfHour(t.tenantId)).toEqual({ requests: 2, creations: 2 });
+  });
+
+  it('concurrent creations at a limit of K: exactly K succeed, every request counted once', async () => {
+    const t = await newTenant('Concurrent creators');
+    const K = 3;
+    const N = 12;
+    await updateTenantSettings(t.tenantId, { payment_creations_per_hour: K });
+    // Each request goes on to its transaction only once all have passed the pipeline's check (each read 0 of K):
+    // what keeps the limit is the transaction's condition alone.
+    let arrived = 0;
+    let release = () => {};
+    const allArrived = new Promise<void>((resolve) => (release = resolve));
+    meanwhile = () => {
+      if (++arrived === N) release();
+      return allArrived;
+    };
+    const event = apiEvent('POST', '/payments/', {
+      headers: { authorization: `Bearer ${t.bearer}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const answers = (await Promise.all(Array.from({ length: N }, () => creations(event, lambdaContext)))) as APIGatewayProxyStructuredResultV2[];
+    const statuses = answers.map((a) => a.statusCode ?? 0).sort();
+    expect(statuses).toEqual([...Array<number>(K).fill(201), ...Array<number>(N - K).fill(429)]);
+    expect(await paymentsRuntime(servingEth()).payments.count(t.tenantId)).toBe(K);
+    expect(arrived).toBe(N);
+    expect(await countsOfHour(t.tenantId)).toEqual({ requests: N, creations: N });
   });
 });
