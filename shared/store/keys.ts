@@ -196,6 +196,9 @@ export const keys = {
    */
   payment: (tenantId: string, paymentId: string): Key => ({ pk: tenantPk(tenantId), sk: `${PAYMENT_SK_PREFIX}${paymentId}` }),
   paymentEntry: (tenantId: string, paymentId: string): Key => ({ pk: tenantPk(tenantId), sk: `${PAYMENT_ENTRY_SK_PREFIX}${paymentId}` }),
+  /** A tenant's payment items, and its payments' list entries, for a begins_with query (the stored-form upgrade). */
+  paymentPrefix: (tenantId: string) => ({ pk: tenantPk(tenantId), skPrefix: PAYMENT_SK_PREFIX }),
+  paymentEntryPrefix: (tenantId: string) => ({ pk: tenantPk(tenantId), skPrefix: PAYMENT_ENTRY_SK_PREFIX }),
   /** The payment a list entry stands for (null: not an entry's key). */
   paymentOfEntry: (entry: Key): Key | null =>
     entry.sk.startsWith(PAYMENT_ENTRY_SK_PREFIX) ? { pk: entry.pk, sk: `${PAYMENT_SK_PREFIX}${entry.sk.slice(PAYMENT_ENTRY_SK_PREFIX.length)}` } : null,

@@ -15,7 +15,7 @@ import { batchGet, db, queryAll, tableName } from './client.js';
 import { keys, type Key } from './keys.js';
 import { PAYMENT_STATE_ATTRIBUTES, packPayment, paymentFromItem, paymentWithEvents } from './payment-item.js';
 import type { TransactItem } from './transact.js';
-import { asTransactItem } from './transact.js';
+import { asTransactItem, TransactionConditionError, transactWrite } from './transact.js';
 import { dynamoTransactionHistory, paymentCount } from './transactions.js';
 import { storedDecimal } from './values.js';
 
@@ -320,6 +320,44 @@ async function get(tenantId: string, paymentId: string): Promise<PaymentState | 
   return Item ? paymentFromItem(Item) : null;
 }
 
+/**
+ * Rewrites a tenant's payments stored before list entries existed (the item carried the list keys and a plainly
+ * deflated state) in the current form: the payment packed, with its list entry, in one transaction conditioned on
+ * the version read (a payment that moved meanwhile is read again). The version stays: the state is the same, so a
+ * save that read the payment before the upgrade still goes through. A payment already in the current form but
+ * without an entry (saved by this code before the upgrade ran) gets its entry. Returns how many it rewrote or gave
+ * an entry; a second run finds none.
+ */
+async function upgradeStored(tenantId: string): Promise<number> {
+  const inPartition = ({ pk, skPrefix }: { pk: string; skPrefix: string }) =>
+    queryAll({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+      ConsistentRead: true,
+    });
+  const listed = new Set((await inPartition(keys.paymentEntryPrefix(tenantId))).map((e) => keys.paymentOfEntry(e as unknown as Key)?.sk));
+  let upgraded = 0;
+  for (let item of await inPartition(keys.paymentPrefix(tenantId))) {
+    for (;;) {
+      const p = paymentFromItem(item);
+      try {
+        if (item.packed === undefined) await transactWrite([versionedPut(paymentItem(p, []), p.version), entryItem(p)]);
+        else if (!listed.has(String(item.sk))) await transactWrite([entryItem(p)]);
+        else break;
+        upgraded++;
+        break;
+      } catch (error) {
+        if (!(error instanceof TransactionConditionError)) throw error;
+        const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.payment(tenantId, p.id), ConsistentRead: true }));
+        if (!Item) break;
+        item = Item;
+      }
+    }
+  }
+  return upgraded;
+}
+
 export const dynamoPayments: PaymentRepository = {
   get,
   create,
@@ -328,6 +366,7 @@ export const dynamoPayments: PaymentRepository = {
   /** Payments the tenant ever created: the all-time statistics counters, kept in each creation's transaction. */
   count: paymentCount,
   countMatching,
+  upgradeStored,
   due,
   open: (network) => inQueue(keys.paymentQueuePartition({ kind: 'open', network })),
   waitingNative: (network) => inQueue(keys.paymentQueuePartition({ kind: 'waiting', network, asset: 'native' })),

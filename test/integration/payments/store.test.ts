@@ -9,7 +9,9 @@ import { paymentEventRef } from '../../../shared/domain/payment-events.js';
 import { db, tableName } from '../../../shared/store/client.js';
 import { keys } from '../../../shared/store/keys.js';
 import { dynamoPayments, paymentEventsOfItem } from '../../../shared/store/payments.js';
+import type { Tenant } from '../../../shared/domain/tenant.js';
 import type { PaymentQuery } from '../../../shared/usecases/payments/ports.js';
+import { upgradeStoredPayments } from '../../../shared/usecases/payments/upgrade-stored.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 
 /**
@@ -208,7 +210,7 @@ describe('payments on the table', () => {
     for (const bytes of sizes) expect(bytes).toBeLessThanOrEqual(1024);
   });
 
-  it('reads, lists and routes a payment stored before list entries: its own list keys and plainly deflated state', async () => {
+  it('reads, lists, routes and upgrades a payment stored before list entries: its own list keys and plainly deflated state', async () => {
     const change = draft('USDTERC20', '15', 'o-legacy', at(5));
     const p = { ...change.state, version: 1 };
     const legacy = {
@@ -233,5 +235,33 @@ describe('payments on the table', () => {
     expect(names(await list({ ordering: 'amount', take: 2 })).length).toBe(2);
     expect((await list({ ordering: 'amount', take: 1 }))[0]?.id).toBe(ids.a?.id);
     expect(paymentEventsOfItem(legacy).map((e) => e.type)).toEqual(change.events.map((e) => e.type));
+
+    // A second one, saved by this code before the upgrade ran: its save dropped the list keys it carried.
+    const other = draft('USDTERC20', '16', 'o-legacy-2', at(6));
+    const q = { ...other.state, version: 1 };
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...legacy,
+          ...keys.payment(T, q.id),
+          ...keys.paymentList(T, q.createdAt, q.id),
+          ...keys.paymentAmountList(T, q.amountUsd, q.id),
+          state: deflateRawSync(Buffer.from(JSON.stringify(q))),
+        },
+      }),
+    );
+    await dynamoPayments.save(q, transition(q, { kind: 'cancel' }, at(7)), at(7));
+    expect(await list({ ordering: 'created_at', orderId: 'o-legacy-2' })).toEqual([]);
+
+    const upgrade = () => upgradeStoredPayments(null, { tenants: { list: async () => [{ id: T } as Tenant] }, payments: dynamoPayments });
+    expect(await upgrade()).toEqual([{ tenant_id: T, upgraded: 2 }]);
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.payment(T, p.id) }));
+    expect([Item?.gsi1pk, Item?.state, Item?.packed instanceof Uint8Array]).toEqual([undefined, undefined, true]);
+    // The same version: a save that read the payment before the upgrade still goes through.
+    expect(await dynamoPayments.get(T, p.id)).toEqual(p);
+    expect((await list({ ordering: 'created_at', orderId: 'o-legacy' })).map((r) => r.id)).toEqual([p.id]);
+    expect((await list({ ordering: 'created_at', orderId: 'o-legacy-2', status: 'cancelled' })).map((r) => r.id)).toEqual([q.id]);
+    expect(await upgrade()).toEqual([{ tenant_id: T, upgraded: 0 }]);
   });
 });
