@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { BatchGetCommandOutput, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config/config.js';
 import type { CurrencyCode } from '../domain/currencies.js';
 import { CURRENCY_CODES } from '../domain/currencies.js';
@@ -35,7 +35,7 @@ import type { Decimal } from '../domain/money.js';
 import { adjustmentTransaction } from '../domain/transactions.js';
 import { WalletGoneError } from '../domain/wallets.js';
 import { add, isNegative, neg, normalize, sum } from '../domain/money.js';
-import { db, queryAll, tableName } from './client.js';
+import { batchGet, db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 import type { OutboxEvent } from './outbox.js';
 import { outboxPutItem } from './outbox.js';
@@ -391,19 +391,7 @@ export async function platformBalances(
   const wanted: Record<string, unknown>[] = currencies.flatMap((currency) =>
     Array.from({ length: shards }, (_, shard) => ({ ...keys.platformBalance(account, currency, shard) })),
   );
-  const found: Stored[] = [];
-  for (let i = 0; i < wanted.length; i += 100) {
-    let request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead: boolean }> | undefined = {
-      [tableName()]: { Keys: wanted.slice(i, i + 100), ConsistentRead: true },
-    };
-    for (let attempt = 0; request && Object.keys(request).length > 0; attempt++) {
-      const page: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: request }));
-      found.push(...(page.Responses?.[tableName()] ?? []));
-      const rest = page.UnprocessedKeys?.[tableName()]?.Keys;
-      request = rest && rest.length > 0 ? { [tableName()]: { Keys: rest as Record<string, unknown>[], ConsistentRead: true } } : undefined;
-      if (request && attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
-    }
-  }
+  const found: Stored[] = await batchGet(wanted, { consistent: true });
   const totals: Record<string, Decimal[]> = {};
   for (const item of found) {
     const currency = item.currency as string;
