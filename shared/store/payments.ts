@@ -16,7 +16,7 @@ import { keys, type Key } from './keys.js';
 import { PAYMENT_STATE_ATTRIBUTES, packPayment, paymentFromItem, paymentWithEvents } from './payment-item.js';
 import type { TransactItem } from './transact.js';
 import { asTransactItem, TransactionConditionError, transactWrite } from './transact.js';
-import { dynamoTransactionHistory, paymentCount } from './transactions.js';
+import { allTimeSums, paymentCount } from './transactions.js';
 import { storedDecimal } from './values.js';
 
 /**
@@ -251,7 +251,7 @@ const countedByCounters = (f: PaymentFilter): boolean => [f.orderId, f.createdAf
  */
 async function countMatching(f: PaymentFilter, bound: number): Promise<number> {
   if (countedByCounters(f)) {
-    const sums = await dynamoTransactionHistory.allTimeSums(f.tenantId);
+    const sums = await allTimeSums(f.tenantId);
     let n = 0;
     for (const [name, value] of Object.entries(sums)) {
       const [kind, type, status, code] = name.split('|');

@@ -185,7 +185,7 @@ async function statsSums(tenantId: string, from: string, to: string): Promise<Re
 }
 
 /** The sums of the all-time counters (its shards). */
-async function allTimeSums(tenantId: string): Promise<Record<string, Decimal>> {
+export async function allTimeSums(tenantId: string): Promise<Record<string, Decimal>> {
   const prefix = keys.transactionStatsAllTimePrefix(tenantId);
   return sumsOf(
     await queryAll({
