@@ -10,7 +10,8 @@ import { jsonRpcChain } from '../shared/chain/evm/scanner.js';
 import { tronAddressFromBytes } from '../shared/chain/tron/create2.js';
 import { TronGridClient } from '../shared/chain/tron/grid.js';
 import { tronScanChain } from '../shared/chain/tron/scanner.js';
-import { parseConfig } from '../shared/config/config.js';
+import { config, parseConfig, platformLimits } from '../shared/config/config.js';
+import type { Decimal } from '../shared/domain/money.js';
 import { CURRENCIES } from '../shared/domain/currencies.js';
 import { openPayment, quote } from '../shared/domain/payments.js';
 import { db, tableName } from '../shared/store/client.js';
@@ -58,8 +59,16 @@ export interface ScannerFigure {
   readonly ms: number;
 }
 
-/** The creation write of a 25 USD USDTERC20 payment, issued directly (no HTTP, no auth, no rates). */
-export function rawCreationWrite(tenantId: string, deps: Pick<ScannerDeps, 'addresses'>): PaymentCreation {
+/** The daily payment limit of a tenant left at the platform's limits. */
+const defaultDailyLimit = (): Decimal | null => platformLimits(config()).daily_payment_limit;
+
+/**
+ * The creation write of a 25 USD USDTERC20 payment, issued directly (no HTTP, no auth, no rates): the items
+ * `POST /payments/` writes for a tenant whose daily limit is `dailyLimitUsd` (the platform's default, as the
+ * benches' tenants have it), the day's total included; the request's count, which `POST /payments/` adds to that
+ * same item, is left out.
+ */
+export function rawCreationWrite(tenantId: string, deps: Pick<ScannerDeps, 'addresses'>, dailyLimitUsd: Decimal | null = defaultDailyLimit()): PaymentCreation {
   const currency = CURRENCIES.USDTERC20;
   const q = quote({ price: '25', priceCurrency: 'USD', currency, rates: { USDTERC20: '1' }, feePercent: '1', isFeePaidByUser: false });
   const id = randomUUID();
@@ -97,7 +106,7 @@ export function rawCreationWrite(tenantId: string, deps: Pick<ScannerDeps, 'addr
     },
     now,
   );
-  return { change, family: 'evm', dailyLimitUsd: null };
+  return { change, family: 'evm', dailyLimitUsd };
 }
 
 /**

@@ -71,9 +71,9 @@ export function deferCount(route: AnyRoute, tenant: Tenant, now: Date, read: Cou
   return {
     headers,
     guard: {
-      countItem: () => {
+      countItem: (dayTotal) => {
         taken = true;
-        return asWriteItem(countItem(tenant.id, now, route.rateBucket, limits));
+        return asWriteItem(countItem(tenant.id, now, route.rateBucket, limits, dayTotal));
       },
     },
     settle: async (succeeded, into) => {

@@ -11,7 +11,7 @@
  * | access token        | TOKEN#<sha256>              | TOKEN                      | gsi1: CLIENT#<client id>#TOKENS      |
  * | API key (lookup)    | APIKEY#<sha256>             | APIKEY                     |                                      |
  * | API key (record)    | TENANT#<tid>                | APIKEY#<key id>            |                                      |
- * | usage + rate windows| TENANT#<tid>                | USAGE#<yyyy-mm-dd>         | hourly counters as attributes        |
+ * | usage + rate windows| TENANT#<tid>                | USAGE#<yyyy-mm-dd>         | hourly counters as attributes; `payments_usd`, the day's payments against the daily limit (in the creation transaction) |
  * | idempotency record  | TENANT#<tid>                | IDEM#<key>                 |                                      |
  * | outbox event        | OUTBOX#<event id>           | OUTBOX                     | stream -> event-router               |
  * | balance row         | TENANT#<tid>                | BAL#<account>#<currency>   | (posting counters and the last change live on the row; a wallet's rows feed the event router) |
@@ -27,7 +27,6 @@
  * | transaction export  | TENANT#<tid>                | EXPORT#<export id>         | TTL at the end of its retention (7 days); its file is S3 `exports/<tid>/<export id>.<csv|json>` |
  * | payment             | TENANT#<tid>                | PAYMENT#<id>               | gsi3: PAYMENTS#WAITING#<network>#<native|token> / <expiry>#<tid>#<id> (while waiting); state and the write's events `packed` (shared/store/payment-item.ts); each write's events go to the event router on the stream |
  * | payment list entry  | TENANT#<tid>                | PAYLIST#<id>               | gsi1: TENANT#<tid>#PAYMENTS / <created_at>#<id>; gsi2: TENANT#<tid>#PAYMENTS_BY_AMOUNT / <usd sort>#<id>; the filters a status change leaves alone (currency, network, token, order id, creation time, USD amount) |
- * | daily payment total | TENANT#<tid>                | PAYMENTS#DAY#<yyyy-mm-dd>  | TTL 3 days                           |
  * | withdrawal          | TENANT#<tid>                | WITHDRAWAL#<id>            | gsi1: TENANT#<tid>#WITHDRAWALS / <created_at>#<id>; gsi2: TENANT#<tid>#WITHDRAWALS_BY_AMOUNT / <amount sort>#<id>; gsi3: WITHDRAWALS#<PENDING|PROCESSING|REVIEW|SOLANA> / <created_at>#<tid>#<id> (its work queue while pending or processing: `workQueueOf`) |
  * | daily withdrawal total | TENANT#<tid>              | WITHDRAWALS#DAY#<yyyy-mm-dd> | TTL 3 days (kept in the creation transaction) |
  * | deposit address     | ADDRESS#<family>#<lower addr> | ADDRESS                  | scanner's BatchGetItem               |
@@ -223,7 +222,6 @@ export const keys = {
   paymentQueuePartition: paymentQueuePk,
   /** Sort-key bound of the waiting payments due at or before `time`. */
   paymentsDueBy: dueBy,
-  paymentDay: (tenantId: string, day: string): Key => ({ pk: tenantPk(tenantId), sk: `PAYMENTS#DAY#${day}` }),
   /** Deposit address -> payment, for the scanner's batched lookup (the address as chain logs show it). */
   depositAddress: (family: string, address: string): Key => ({ pk: `ADDRESS#${family}#${chainAddressForm(family, address)}`, sk: 'ADDRESS' }),
   /** The hosted checkout page's name of a payment -> its tenant and transaction id. */

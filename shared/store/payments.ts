@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { findCurrency, NETWORK_CODES } from '../domain/currencies.js';
 import { DailyLimitError } from '../domain/errors.js';
-import { isNegative, sub } from '../domain/money.js';
+import { add, isNegative, sub } from '../domain/money.js';
 import type { PaymentChange, PaymentState } from '../domain/payments.js';
 import { workQueueOf } from '../domain/payments.js';
 import type { PaymentEventRef } from '../domain/payment-events.js';
@@ -10,13 +10,14 @@ import { paymentEventOf, paymentEventRef } from '../domain/payment-events.js';
 import { paymentTransaction } from '../domain/transactions.js';
 import type { AddressMatch, PaymentCreation, PaymentFilter, PaymentQuery, PaymentRepository } from '../usecases/payments/ports.js';
 import type { OutboxEvent } from './outbox.js';
-import { aggregateOutbox, commitAggregate, dayTotalItem, nextVersion, versionedPut } from './aggregate.js';
+import { aggregateOutbox, commitAggregate, nextVersion, versionedPut } from './aggregate.js';
 import { batchGet, db, queryAll, tableName } from './client.js';
 import { keys, type Key } from './keys.js';
 import { PAYMENT_STATE_ATTRIBUTES, packPayment, paymentFromItem, paymentWithEvents } from './payment-item.js';
 import type { TransactItem } from './transact.js';
 import { asTransactItem, TransactionConditionError, transactWrite } from './transact.js';
 import { allTimeSums, paymentCount } from './transactions.js';
+import { dayTotalUsd, paymentsTotalItem } from './usage.js';
 import { storedDecimal } from './values.js';
 
 /**
@@ -104,33 +105,43 @@ function checkoutItem(p: PaymentState): TransactItem {
 
 const refsOf = (change: PaymentChange): PaymentEventRef[] => change.events.map(paymentEventRef);
 
+/** The creation's usage item of the day refused it (which limit is told after: `refusedDay`). */
+class DayRefused extends Error {}
+
 async function create(creation: PaymentCreation, now: Date): Promise<PaymentState> {
   const p = nextVersion(creation.change.state, null);
   const items: TransactItem[] = [addressItem(p, creation.family), checkoutItem(p), entryItem(p)];
   const limit = creation.dailyLimitUsd;
+  if (limit !== null && isNegative(sub(limit, p.amountUsd))) throw new DailyLimitError('payment', limit);
+  const total = limit === null ? undefined : { amountUsd: p.amountUsd, roomUsd: sub(limit, p.amountUsd) };
+  // The tenant's usage item of the day: the request's count and the day's total in one update, or the total alone.
   const dayIndex = items.length;
-  if (limit !== null) {
-    const room = sub(limit, p.amountUsd);
-    if (isNegative(room)) throw new DailyLimitError('payment', limit);
-    items.push(dayTotalItem(keys.paymentDay(p.tenantId, p.createdAt.slice(0, 10)), p.amountUsd, room, now));
-  }
+  const day = creation.count ? asTransactItem(creation.count.countItem(total)) : total ? paymentsTotalItem(p.tenantId, now, total) : null;
+  if (day) items.push(day);
   items.push(...(creation.alsoWrite?.(p) ?? []).map(asTransactItem));
-  await commitAggregate(
-    {
-      type: TYPE,
-      id: p.id,
-      tenantId: p.tenantId,
-      put: versionedPut(paymentItem(p, refsOf(creation.change)), null),
-      outbox: [],
-      items,
-      history: { previous: null, next: paymentTransaction(p) },
-      now,
-    },
-    (index) =>
-      index === dayIndex && limit !== null
-        ? new DailyLimitError('payment', limit)
-        : new Error(`The payment ${p.id} could not be created (item ${index} refused).`),
-  );
+  // Refused by the day's item: past the daily limit, or (a count's condition) past a rate limit, which the caller's
+  // count afterwards tells (shared/http/rate-limit.ts).
+  const refusedDay = async (): Promise<Error> =>
+    limit !== null && (!creation.count || isNegative(sub(limit, add(await dayTotalUsd(p.tenantId, now), p.amountUsd))))
+      ? new DailyLimitError('payment', limit)
+      : new Error(`The payment ${p.id} was not created: its request is past a rate limit.`);
+  try {
+    await commitAggregate(
+      {
+        type: TYPE,
+        id: p.id,
+        tenantId: p.tenantId,
+        put: versionedPut(paymentItem(p, refsOf(creation.change)), null),
+        outbox: [],
+        items,
+        history: { previous: null, next: paymentTransaction(p) },
+        now,
+      },
+      (index) => (index === dayIndex && day ? new DayRefused() : new Error(`The payment ${p.id} could not be created (item ${index} refused).`)),
+    );
+  } catch (error) {
+    throw error instanceof DayRefused ? await refusedDay() : error;
+  }
   return p;
 }
 

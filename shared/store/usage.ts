@@ -1,16 +1,19 @@
 import type { ApiUsage } from '../domain/tenant.js';
 import type { UsageReader } from '../usecases/user/ports.js';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Decimal } from '../domain/money.js';
 import { db, tableName } from './client.js';
 import { keys } from './keys.js';
 import type { TransactItem } from './transact.js';
-import { integer } from './values.js';
+import { decimalText, integer, storedDecimal } from './values.js';
 
 /**
  * API usage and rate windows in one item per tenant and UTC day. Each request is counted once, by ONE atomic
  * update that adds to the day's total and to the counter of its UTC hour (the fixed rate window): either alone
  * (`countRequest`, returning the new counts) or inside the transaction of the route's own write (`countItem`); a
- * rate bucket such as payment creations has its own hourly counter in the same item.
+ * rate bucket such as payment creations has its own hourly counter in the same item. The item also keeps the USD
+ * total of the day's payments (`payments_usd`, against the tenant's daily limit), in the same update as a creation's
+ * count: a creation writes one item of the tenant's day, not two.
  */
 
 export const WINDOW_SECONDS = 3600;
@@ -41,6 +44,9 @@ const bucketAttribute = (bucket: string, at: Date) => `${bucket}_h${hourOf(at)}`
 /** The tenant's usage item of `at`'s UTC day. */
 export const usageDayKey = (tenantId: string, at: Date) => keys.usageDay(tenantId, day(at));
 
+/** Kept 400 days for usage history; TTL deletes late, and old days are never read as windows. */
+const USAGE_TTL_SECONDS = 400 * 86400;
+
 /** The one spelling of a request's count: the day's total, its hour, its bucket's hour (ADD), and the item's TTL. */
 function countUpdate(tenantId: string, at: Date, bucket?: string) {
   const names: Record<string, string> = { '#ttl': 'ttl', '#hr': requestsAttribute(at) };
@@ -54,12 +60,12 @@ function countUpdate(tenantId: string, at: Date, bucket?: string) {
     Key: usageDayKey(tenantId, at),
     UpdateExpression: `ADD ${add} SET last_request = :at, #ttl = if_not_exists(#ttl, :ttl)`,
     ExpressionAttributeNames: names,
-    // Kept 400 days for usage history; TTL deletes late, and old days are never read as windows.
-    ExpressionAttributeValues: { ':one': 1, ':at': at.toISOString(), ':ttl': secondsOf(at) + 400 * 86400 },
+    ExpressionAttributeValues: { ':one': 1, ':at': at.toISOString(), ':ttl': secondsOf(at) + USAGE_TTL_SECONDS },
   };
 }
 
 const MAX_ATTEMPTS = 5;
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const isTransactionConflict = (error: unknown) => error instanceof Error && error.name === 'TransactionConflictException';
 
@@ -87,11 +93,24 @@ export function hourCounts(item: Record<string, unknown> | null, at: Date, bucke
 }
 
 /**
+ * The tenant's USD total of the day's payments, kept on the same item (`payments_usd`) by each creation's transaction:
+ * `amountUsd` added on condition that the total before it is within `roomUsd` (the daily limit less the amount).
+ */
+export interface DayTotal {
+  readonly amountUsd: Decimal;
+  readonly roomUsd: Decimal;
+}
+
+const PAYMENTS_USD = 'payments_usd';
+const WITHIN_ROOM = '(attribute_not_exists(#pu) OR #pu <= :room)';
+const totalValues = (total: DayTotal) => ({ ':usd': storedDecimal(total.amountUsd), ':room': storedDecimal(total.roomUsd) });
+
+/**
  * The request counted inside the transaction of the route's own write: `countRequest`'s ADDs, conditioned on the
  * hour's requests and the bucket's count being still below their limits before it, so the transaction is refused
- * rather than the limits passed.
+ * rather than the limits passed; with `total`, the same update keeps the day's payments total too (one item).
  */
-export function countItem(tenantId: string, at: Date, bucket: string | undefined, limits: HourLimits): TransactItem {
+export function countItem(tenantId: string, at: Date, bucket: string | undefined, limits: HourLimits, total?: DayTotal): TransactItem {
   const update = countUpdate(tenantId, at, bucket);
   const below = ['(attribute_not_exists(#hr) OR #hr < :maxRequests)'];
   const values: Record<string, unknown> = { ...update.ExpressionAttributeValues, ':maxRequests': limits.requests };
@@ -99,7 +118,36 @@ export function countItem(tenantId: string, at: Date, bucket: string | undefined
     below.push('(attribute_not_exists(#hb) OR #hb < :maxBucket)');
     values[':maxBucket'] = limits.bucket;
   }
-  return { Update: { ...update, ConditionExpression: below.join(' AND '), ExpressionAttributeValues: values } };
+  if (!total) return { Update: { ...update, ConditionExpression: below.join(' AND '), ExpressionAttributeValues: values } };
+  return {
+    Update: {
+      ...update,
+      UpdateExpression: update.UpdateExpression.replace(/^ADD /, 'ADD #pu :usd, '),
+      ConditionExpression: [...below, WITHIN_ROOM].join(' AND '),
+      ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#pu': PAYMENTS_USD },
+      ExpressionAttributeValues: { ...values, ...totalValues(total) },
+    },
+  };
+}
+
+/** The day's payments total alone, for a creation whose request is counted elsewhere (or that is no request). */
+export function paymentsTotalItem(tenantId: string, at: Date, total: DayTotal): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: usageDayKey(tenantId, at),
+      UpdateExpression: 'ADD #pu :usd SET #ttl = if_not_exists(#ttl, :ttl)',
+      ConditionExpression: WITHIN_ROOM,
+      ExpressionAttributeNames: { '#pu': PAYMENTS_USD, '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ...totalValues(total), ':ttl': secondsOf(at) + USAGE_TTL_SECONDS },
+    },
+  };
+}
+
+/** The day's payments total so far (a refused creation tells a daily limit from a rate limit by it). */
+export async function dayTotalUsd(tenantId: string, at: Date): Promise<Decimal> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: usageDayKey(tenantId, at), ConsistentRead: true }));
+  return Item?.[PAYMENTS_USD] === undefined ? '0' : decimalText(Item[PAYMENTS_USD]);
 }
 
 export type { ApiUsage } from '../domain/tenant.js';

@@ -3,6 +3,8 @@
  * adapters live in `shared/store`, `shared/chain`, `shared/queue`, built once per Lambda by `shared/runtime/*`,
  * and tests pass the in-memory fakes of `test/support/fakes`.
  */
+import type { Decimal } from '../domain/money.js';
+
 export type { Clock } from '../domain/clock.js';
 
 declare const writeItem: unique symbol;
@@ -20,8 +22,12 @@ export interface WriteItem {
  * item's condition keeps the tenant's hourly limits, so a transaction past one is refused (the pipeline answers 429).
  */
 export interface UsageGuard {
-  /** The write that counts this request; the pipeline counts it otherwise, when the change does not commit. */
-  countItem(): WriteItem;
+  /**
+   * The write that counts this request; the pipeline counts it otherwise, when the change does not commit. With
+   * `dayTotal`, the same write adds a payment's USD amount to the tenant's total of the day, on condition that the
+   * total before it is within `roomUsd` (the daily limit less the amount).
+   */
+  countItem(dayTotal?: { readonly amountUsd: Decimal; readonly roomUsd: Decimal }): WriteItem;
 }
 
 /** Completes an Idempotency-Key record inside the guarded change's own transaction, with the answer to replay. */

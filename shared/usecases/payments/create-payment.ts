@@ -149,9 +149,8 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
       change,
       family: currency.family,
       dailyLimitUsd: settings.limits.daily_payment_limit,
-      ...(guard || usage
-        ? { alsoWrite: (stored: PaymentState) => [...(guard ? [guard.completeItem(stored)] : []), ...(usage ? [usage.countItem()] : [])] }
-        : {}),
+      ...(usage ? { count: usage } : {}),
+      ...(guard ? { alsoWrite: (stored: PaymentState) => [guard.completeItem(stored)] } : {}),
     },
     now,
   );

@@ -5,7 +5,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { Decimal } from '../../domain/money.js';
 import type { PaymentChange, PaymentState, PaymentStatus } from '../../domain/payments.js';
 import type { RatesDeps } from '../rates/ports.js';
-import type { WriteItem } from '../ports.js';
+import type { UsageGuard, WriteItem } from '../ports.js';
 
 /**
  * What the payment use cases need from outside, as ports. `shared/runtime/payments.ts` builds the real ones
@@ -76,6 +76,11 @@ export interface PaymentCreation {
   readonly family: string;
   /** Tenant's daily limit in USD (null: none): the day's total is kept in the same transaction. */
   readonly dailyLimitUsd: Decimal | null;
+  /**
+   * The request's count, committed with the payment: the same write keeps the day's total (the tenant's usage item
+   * of the day holds both). Without it the day's total is written alone.
+   */
+  readonly count?: UsageGuard | null;
   /** Writes that commit with the payment, given it as stored (the Idempotency-Key record and its answer). */
   readonly alsoWrite?: (stored: PaymentState) => readonly WriteItem[];
 }

@@ -388,8 +388,9 @@ describe('POST /payments/ counts its request in its own transaction', () => {
     expect(refused.body.error).toMatchObject({ code: 'rate_limit_exceeded', details: { limit: 2 } });
     expect(Number(refused.headers['Retry-After'])).toBeGreaterThan(0);
     expect(refused.headers).toMatchObject({ 'X-RateLimit-Limit': '1000', 'X-RateLimit-Remaining': '997' });
-    // The other creation's count, the refused transaction, then this request counted as a refused one always was.
-    expect(refused.all).toEqual(['BatchGetItem', 'UpdateItem', 'TransactWriteItems', 'UpdateItem']);
+    // The other creation's count, the refused transaction, the day's total read to tell the limit that refused it (the
+    // count and the day's total are one item), then this request counted as a refused one always was.
+    expect(refused.all).toEqual(['BatchGetItem', 'UpdateItem', 'TransactWriteItems', 'GetItem', 'UpdateItem']);
     expect(await countsOfHour(t.tenantId)).toEqual({ requests: 3, creations: 3 });
     expect(await paymentsRuntime(servingEth()).payments.count(t.tenantId)).toBe(1);
   });
@@ -407,9 +408,14 @@ describe('POST /payments/ counts its request in its own transaction', () => {
     const overAlone = await send(creations, 'POST', '/payments/', { bearer: t.bearer }, { amount: '151', currency: 'USDTERC20' });
     expect([overAlone.status, overAlone.all]).toEqual([400, ['BatchGetItem', 'UpdateItem']]);
     expect((await send(creations, 'POST', '/payments/', { bearer: t.bearer }, { amount: '100', currency: 'USDTERC20' })).status).toBe(201);
-    // The day's total refuses this one inside the transaction, which then counts nothing.
+    // The day's total refuses this one inside the transaction, which then counts nothing; the total read after tells
+    // the daily limit from a rate limit.
     const overTotal = await send(creations, 'POST', '/payments/', { bearer: t.bearer }, { amount: '60', currency: 'USDTERC20' });
-    expect([overTotal.status, overTotal.all]).toEqual([400, ['BatchGetItem', 'TransactWriteItems', 'UpdateItem']]);
+    expect([overTotal.status, overTotal.body.error.details.amount, overTotal.all]).toEqual([
+      400,
+      ['The payment would exceed the daily payment limit of 150 USD.'],
+      ['BatchGetItem', 'TransactWriteItems', 'GetItem', 'UpdateItem'],
+    ]);
     expect(await countsOfHour(t.tenantId)).toEqual({ requests: 4, creations: 4 });
     expect((await readUsage(t.tenantId, at)).requests_today).toBe(4);
   });

@@ -1,7 +1,7 @@
 import type { CurrencyCode, CurrencyDefinition, NetworkCode, ServedNetworks } from '../../../shared/domain/currencies.js';
 import { CURRENCY_LIST, NETWORK_CODES } from '../../../shared/domain/currencies.js';
 import { ConflictError, DailyLimitError } from '../../../shared/domain/errors.js';
-import { add, gt, lt } from '../../../shared/domain/money.js';
+import { add, gt, lt, sub } from '../../../shared/domain/money.js';
 import type { PaymentChange, PaymentState } from '../../../shared/domain/payments.js';
 import { DepositAlreadyRecordedError, workQueueOf } from '../../../shared/domain/payments.js';
 import type { Clock } from '../../../shared/domain/clock.js';
@@ -59,6 +59,9 @@ export class InMemoryPayments implements PaymentRepository {
     this.dayTotals.set(day, total);
     this.states.set(key, p);
     this.addresses.set(p.address.toLowerCase(), { address: p.address, tenantId: p.tenantId, paymentId: p.id, currency: p.currency });
+    const limit = creation.dailyLimitUsd;
+    if (creation.count)
+      this.alsoWritten.push(creation.count.countItem(limit === null ? undefined : { amountUsd: p.amountUsd, roomUsd: sub(limit, p.amountUsd) }));
     this.alsoWritten.push(...(creation.alsoWrite?.(p) ?? []));
     this.record(p, creation.change);
     void now;
