@@ -24,7 +24,7 @@ import { initCursor, scanOnce } from '../shared/usecases/payments/scan.js';
 import { createTenant } from '../shared/usecases/tenants/create-tenant.js';
 import { configureTenant } from '../shared/usecases/tenants/manage-tenants.js';
 import { load, type LoadResult } from './load.js';
-import { alternate, combine, mean, median, recordRequest, type RecordedRequest } from './round-trips.js';
+import { alternate, combine, mean, median, recordRequest, WARM_SECONDS, type RecordedRequest } from './round-trips.js';
 import { tenantsRuntime } from '../shared/runtime/tenants.js';
 import { authRuntime } from '../shared/runtime/auth.js';
 
@@ -181,11 +181,11 @@ export async function benchPayments(options: { seconds: number; slices?: number;
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
       body: '{"amount":"25","currency":"USDTERC20"}',
     };
-    await load({ ...request, seconds: 2 });
+    await load({ ...request, seconds: WARM_SECONDS });
     // Recorded once warm (the first creation of a fresh stack also takes the first rates snapshot).
     const recorded = await recordRequest(() => fetch(request.url, { method: request.method, headers: request.headers, body: request.body }));
     if (recorded.status !== 201) throw new Error(`POST /payments/ answered ${recorded.status}`);
-    await rawCreates(made.tenant.id, 2, payments);
+    await rawCreates(made.tenant.id, WARM_SECONDS, payments);
     // HTTP creations and raw writes in turns, `slices` runs of each.
     const slices = options.slices ?? 5;
     const slice = options.seconds / slices;

@@ -89,16 +89,26 @@ export async function replayPerSecond(recorded: RecordedRequest, seconds: number
   return done / seconds;
 }
 
+/** Seconds of load on each side before measured turns: DynamoDB Local's JIT is still warming after two. */
+export const WARM_SECONDS = 5;
+
 /**
- * `a` and `b` in turns, `slices` times each: on a shared machine a change in load then weighs on both figures alike,
- * where one long run of each would set a busy minute beside a quiet one.
+ * `a` and `b` in turns, `slices` times each, the order swapped every turn (a b, b a, a b, ...): on a shared machine a
+ * change in load then weighs on both figures alike, where one long run of each would set a busy minute beside a
+ * quiet one; and a drift over the run (DynamoDB Local's JIT still warming, a job starting) does not always fall on
+ * the one that goes first.
  */
 export async function alternate<A, B>(slices: number, a: () => Promise<A>, b: () => Promise<B>): Promise<{ readonly a: A[]; readonly b: B[] }> {
   const as: A[] = [];
   const bs: B[] = [];
   for (let i = 0; i < slices; i++) {
-    as.push(await a());
-    bs.push(await b());
+    if (i % 2 === 0) {
+      as.push(await a());
+      bs.push(await b());
+    } else {
+      bs.push(await b());
+      as.push(await a());
+    }
   }
   return { a: as, b: bs };
 }

@@ -5,7 +5,7 @@ import { configureTenant } from '../shared/usecases/tenants/manage-tenants.js';
 import { createTenant } from '../shared/usecases/tenants/create-tenant.js';
 import { clientAuthFrom, issueToken } from '../shared/usecases/auth/issue-token.js';
 import { load, type LoadResult } from './load.js';
-import { alternate, combine, mean, recordRequest, replayPerSecond, type RecordedRequest } from './round-trips.js';
+import { alternate, combine, mean, recordRequest, replayPerSecond, WARM_SECONDS, type RecordedRequest } from './round-trips.js';
 import { tenantsRuntime } from '../shared/runtime/tenants.js';
 import { authRuntime } from '../shared/runtime/auth.js';
 
@@ -51,12 +51,12 @@ export async function benchUserMe(seconds: number, slices = 5): Promise<UserMeBe
     await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
     const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/user/me/`;
     const headers = { Authorization: `Bearer ${token}` };
-    // Warm all three (JIT, connection pools) before measuring.
-    await load({ url, seconds: 2, headers });
+    // Warm all three (JIT, DynamoDB Local's too, connection pools) before measuring.
+    await load({ url, seconds: WARM_SECONDS, headers });
     await load({ url: bareUrl, seconds: 2 });
     const request = await recordRequest(() => fetch(url, { headers }));
     if (request.status !== 200) throw new Error(`GET /user/me/ answered ${request.status}`);
-    await replayPerSecond(request, 2);
+    await replayPerSecond(request, WARM_SECONDS);
     const bareResult = await load({ url: bareUrl, seconds });
     // The gateway and its operations issued directly in turns, `slices` runs of each.
     const slice = seconds / slices;
