@@ -1,7 +1,7 @@
-import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { StoredRates } from '../domain/rates.js';
 import type { Tenant } from '../domain/tenant.js';
-import { db, tableName } from './client.js';
+import { batchGet, db, tableName } from './client.js';
 import { accessTokenFromItem, apiKeyLookupFromItem, type AccessToken, type ApiKeyLookup } from './credentials.js';
 import { keys, type Key } from './keys.js';
 import { ratesFromItem } from './rates.js';
@@ -34,24 +34,6 @@ export interface AlsoRead {
   readonly rates?: boolean;
 }
 
-const MAX_ATTEMPTS = 8;
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** BatchGetItem of a few keys, strongly consistent; keys DynamoDB leaves unprocessed (throttling) are asked again. */
-async function batchGetConsistent(wanted: readonly Key[]): Promise<Record<string, unknown>[]> {
-  const table = tableName();
-  const found: Record<string, unknown>[] = [];
-  let pending: Key[] = [...wanted];
-  for (let attempt = 1; pending.length > 0; attempt++) {
-    if (attempt > MAX_ATTEMPTS) throw new Error(`BatchGetItem left ${pending.length} key(s) unprocessed after ${MAX_ATTEMPTS} attempts`);
-    if (attempt > 1) await sleep(Math.min(500, 10 * 2 ** attempt) * (0.5 + Math.random() / 2));
-    const out = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
-    found.push(...(out.Responses?.[table] ?? []));
-    pending = (out.UnprocessedKeys?.[table]?.Keys ?? []) as Key[];
-  }
-  return found;
-}
-
 async function readWithTenant<C>(
   key: Key,
   tenantId: string | null,
@@ -66,7 +48,7 @@ async function readWithTenant<C>(
     const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
     return { credential: Item ? toCredential(Item) : null, tenant: null, usage: null };
   }
-  const items = await batchGetConsistent(wanted);
+  const items = await batchGet(wanted, { consistent: true });
   // BatchGetItem answers in no particular order.
   const find = (k: Key | null) => (k ? (items.find((item) => item.pk === k.pk && item.sk === k.sk) ?? null) : null);
   const credential = find(key);
