@@ -65,6 +65,19 @@ const marked = <D>(routes: readonly AnyRoute<D>[]): AnyRoute<D>[] =>
     },
   }));
 
+/** A bearer token of `t` stored as tokens were before they named their tenant. */
+async function unnamedToken(t: Tenant): Promise<string> {
+  const unnamed = randomSecret('gat_', 32);
+  await putAccessToken({
+    tokenHash: sha256Hex(unnamed),
+    tenantId: t.tenantId,
+    clientId: t.clientId,
+    scopes: ['read', 'write'],
+    expiresAt: Math.floor(Date.now() / 1000) + 3600,
+  });
+  return unnamed;
+}
+
 async function newTenant(name: string): Promise<Tenant> {
   const made = await createTenant({ name }, tenantsRuntime());
   const { access_token: bearer } = await issueToken(
@@ -194,14 +207,7 @@ describe('round trips before the route', () => {
 
   it('a token made before tokens named their tenant: three round trips the first time in this instance, then two', async () => {
     const t = await newTenant('Round trips unnamed');
-    const unnamed = randomSecret('gat_', 32);
-    await putAccessToken({
-      tokenHash: sha256Hex(unnamed),
-      tenantId: t.tenantId,
-      clientId: t.clientId,
-      scopes: ['read', 'write'],
-      expiresAt: Math.floor(Date.now() / 1000) + 3600,
-    });
+    const unnamed = await unnamedToken(t);
     const first = await send(user, 'GET', '/user/me/', { bearer: unnamed });
     expect([first.status, first.body.id]).toEqual([200, t.tenantId]);
     expect(first.before).toEqual(['GetItem', 'GetItem', 'UpdateItem']);
@@ -434,14 +440,7 @@ describe('POST /payments/ counts its request in its own transaction', () => {
 
   it('a token made before tokens named their tenant: counted by its own update the first time, in the transaction after', async () => {
     const t = await newTenant('Unnamed creator');
-    const unnamed = randomSecret('gat_', 32);
-    await putAccessToken({
-      tokenHash: sha256Hex(unnamed),
-      tenantId: t.tenantId,
-      clientId: t.clientId,
-      scopes: ['read', 'write'],
-      expiresAt: Math.floor(Date.now() / 1000) + 3600,
-    });
+    const unnamed = await unnamedToken(t);
     const first = await send(creations, 'POST', '/payments/', { bearer: unnamed }, body);
     expect([first.status, first.all]).toEqual([201, ['BatchGetItem', 'GetItem', 'UpdateItem', 'TransactWriteItems']]);
     const second = await send(creations, 'POST', '/payments/', { bearer: unnamed }, body);

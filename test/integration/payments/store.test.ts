@@ -13,6 +13,7 @@ import type { Tenant } from '../../../shared/domain/tenant.js';
 import type { PaymentQuery } from '../../../shared/usecases/payments/ports.js';
 import { upgradeStoredPayments } from '../../../shared/usecases/payments/upgrade-stored.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
+import { aPayment, checkoutIdOf } from '../../support/fixtures/payments.js';
 
 /**
  * Payments on DynamoDB Local: a payment's item holds its state, and its list entry (written with it) carries the
@@ -35,36 +36,26 @@ const at = (minute: number) => new Date(Date.UTC(2026, 10, 20, 12, minute));
 function draft(code: CurrencyCode, price: string, orderId: string | null, createdAt: Date): PaymentChange {
   const currency = CURRENCIES[code];
   const q = quote({ price, priceCurrency: 'USD', currency, rates: { [code]: '1' }, feePercent: '1', isFeePaidByUser: false });
+  const { network, token, decimals } = currency;
+  const id = randomUUID();
+  const { amountUsd, amountCrypto, priceCrypto, fee } = q;
+  const fields = {
+    id,
+    tenantId: T,
+    currency: code,
+    network,
+    token,
+    decimals,
+    priceAmount: price,
+    amountUsd,
+    amountCrypto,
+    priceCrypto,
+    fee,
+    orderId,
+    checkoutId: checkoutIdOf(id),
+  };
   return openPayment(
-    {
-      id: randomUUID(),
-      tenantId: T,
-      currency: currency.code,
-      network: currency.network,
-      token: currency.token,
-      decimals: currency.decimals,
-      priceAmount: price,
-      priceCurrency: 'USD',
-      amountUsd: q.amountUsd,
-      amountCrypto: q.amountCrypto,
-      priceCrypto: q.priceCrypto,
-      fee: q.fee,
-      feePercent: '1',
-      address: `0x${randomBytes(20).toString('hex')}`,
-      salt: `0x${randomBytes(32).toString('hex')}`,
-      isFixedRate: true,
-      isFeePaidByUser: false,
-      orderId,
-      orderDescription: null,
-      callbackUrl: null,
-      customId: null,
-      walletId: null,
-      customerEmail: null,
-      checkoutId: randomBytes(16).toString('base64url'),
-      successUrl: null,
-      cancelUrl: null,
-      expiryTime: new Date(createdAt.getTime() + 3_600_000).toISOString(),
-    },
+    aPayment({ ...fields, address: `0x${randomBytes(20).toString('hex')}`, salt: `0x${randomBytes(32).toString('hex')}` }, createdAt),
     createdAt,
   );
 }
