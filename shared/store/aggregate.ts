@@ -66,10 +66,10 @@ export function stateOf<S>(item: Record<string, unknown>, type: string): S {
   return JSON.parse(stored) as S;
 }
 
-/** Reads an aggregate, strongly consistent. */
-export async function loadState<S>(key: Key, type: string): Promise<S | null> {
+/** Reads an aggregate, strongly consistent; `decode` for one stored in a form of its own (payments). */
+export async function loadState<S>(key: Key, type: string, decode: (item: Record<string, unknown>) => S = (item) => stateOf<S>(item, type)): Promise<S | null> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-  return Item ? stateOf<S>(Item, type) : null;
+  return Item ? decode(Item) : null;
 }
 
 export interface AggregateEvent {
@@ -164,11 +164,11 @@ export interface AggregateWrite {
 /**
  * Commits a change of an aggregate in ONE transaction: its put, its events, its other items and its ledger entry.
  * The put's condition failing is a ConflictError (it moved meanwhile: re-read and retry); another item's is what
- * `refused(index in items)` says; the ledger's own refusals (InsufficientBalanceError, DuplicateEntryError) pass.
+ * `refused(index in items)` says (it may read the table to tell why); the ledger's own refusals (InsufficientBalanceError, DuplicateEntryError) pass.
  */
 export async function commitAggregate(
   write: AggregateWrite,
-  refused: (index: number) => Error = () => new ConflictError(`The ${write.type} changed meanwhile; retry.`),
+  refused: (index: number) => Error | Promise<Error> = () => new ConflictError(`The ${write.type} changed meanwhile; retry.`),
 ): Promise<void> {
   const writes = [write.put, ...(write.items ?? [])];
   // Unconditioned, after the items `refused` names by index.
@@ -195,6 +195,6 @@ export async function commitAggregate(
           : [];
     if (failed.length === 0) throw error;
     if (failed.includes(0)) throw new ConflictError(`The ${write.type} changed meanwhile; retry.`, { [`${write.type}_id`]: write.id });
-    throw refused((failed[0] ?? 1) - 1);
+    throw await refused((failed[0] ?? 1) - 1);
   }
 }

@@ -1,8 +1,8 @@
-import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { CheckoutPage, CheckoutReader } from '../usecases/checkout/ports.js';
-import { db, tableName } from './client.js';
-import { keys } from './keys.js';
-import { paymentFromItem } from './payment-item.js';
+import { batchGet, db, tableName } from './client.js';
+import { keys, type Key } from './keys.js';
+import { PAYMENT_STATE_ATTRIBUTES, paymentFromItem } from './payment-item.js';
 
 /**
  * The checkout Lambda's reads, and nothing else: the checkout item names the tenant and the payment (it never
@@ -28,22 +28,9 @@ async function find(checkoutId: string): Promise<CheckoutPage | null> {
   if (!ref) return null;
   const paymentKey = keys.payment(ref.tenantId, ref.paymentId);
   const tenantKey = keys.tenant(ref.tenantId);
-  const res = await db().send(
-    new BatchGetCommand({
-      RequestItems: {
-        [tableName()]: {
-          Keys: [paymentKey, tenantKey],
-          ProjectionExpression: 'pk, sk, #type, #state, #packed, #name',
-          ExpressionAttributeNames: { '#type': 'type', '#state': 'state', '#packed': 'packed', '#name': 'name' },
-        },
-      },
-    }),
-  );
-  const items = res.Responses?.[tableName()] ?? [];
-  // Unprocessed keys (throttling) are read again singly rather than shown as missing.
-  const item = (key: { pk: string; sk: string }) => items.find((i) => i.pk === key.pk && i.sk === key.sk) ?? null;
-  const reread = async (key: { pk: string; sk: string }) => item(key) ?? (await db().send(new GetCommand({ TableName: tableName(), Key: key }))).Item ?? null;
-  const [payment, tenant] = await Promise.all([reread(paymentKey), reread(tenantKey)]);
+  const items = await batchGet([paymentKey, tenantKey], { attributes: [...PAYMENT_STATE_ATTRIBUTES, 'name'] });
+  const item = (key: Key) => items.find((i) => i.pk === key.pk && i.sk === key.sk) ?? null;
+  const [payment, tenant] = [item(paymentKey), item(tenantKey)];
   if (!payment) return null;
   return { payment: paymentFromItem(payment), merchantName: typeof tenant?.name === 'string' ? tenant.name : '' };
 }

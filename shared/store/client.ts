@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config/config.js';
+import type { Key } from './keys.js';
 
 /**
  * The document client, created once per process. Numbers are read wrapped (`wrapNumbers`) so that no
@@ -54,26 +55,26 @@ const BATCH_GET_MAX_ATTEMPTS = 8;
  * The items of `keys` that exist, in no particular order: one BatchGetItem per 100 keys, side by side, each asking
  * again, with a growing pause, for the keys DynamoDB left unprocessed (throttling).
  */
-export async function batchGet(keys: readonly object[], options: BatchGetOptions = {}): Promise<Record<string, unknown>[]> {
+export async function batchGet(keys: readonly Key[], options: BatchGetOptions = {}): Promise<Record<string, unknown>[]> {
   const table = tableName();
   const names = options.attributes?.map((name, i) => [`#a${i}`, name] as const);
   const shape = {
     ...(options.consistent ? { ConsistentRead: true } : {}),
     ...(names ? { ProjectionExpression: names.map(([alias]) => alias).join(', '), ExpressionAttributeNames: Object.fromEntries(names) } : {}),
   };
-  const chunk = async (wanted: readonly object[]): Promise<Record<string, unknown>[]> => {
+  const chunk = async (wanted: readonly Key[]): Promise<Record<string, unknown>[]> => {
     const found: Record<string, unknown>[] = [];
     let pending = wanted;
     for (let attempt = 1; pending.length > 0; attempt++) {
       if (attempt > BATCH_GET_MAX_ATTEMPTS) throw new Error(`BatchGetItem left ${pending.length} key(s) unprocessed after ${BATCH_GET_MAX_ATTEMPTS} attempts`);
       if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, Math.min(500, 10 * 2 ** attempt) * (0.5 + Math.random() / 2)));
-      const out = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending as Record<string, unknown>[], ...shape } } }));
+      const out = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: [...pending], ...shape } } }));
       found.push(...(out.Responses?.[table] ?? []));
-      pending = (out.UnprocessedKeys?.[table]?.Keys ?? []) as object[];
+      pending = (out.UnprocessedKeys?.[table]?.Keys ?? []) as Key[];
     }
     return found;
   };
-  const chunks: object[][] = [];
+  const chunks: Key[][] = [];
   for (let i = 0; i < keys.length; i += BATCH_GET_MAX_KEYS) chunks.push(keys.slice(i, i + BATCH_GET_MAX_KEYS));
   return (await Promise.all(chunks.map(chunk))).flat();
 }

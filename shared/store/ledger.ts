@@ -388,9 +388,7 @@ export async function platformBalances(
   currencies: readonly CurrencyCode[] = CURRENCY_CODES,
   shards = config().FEE_SHARDS,
 ): Promise<Record<string, Decimal>> {
-  const wanted: Record<string, unknown>[] = currencies.flatMap((currency) =>
-    Array.from({ length: shards }, (_, shard) => ({ ...keys.platformBalance(account, currency, shard) })),
-  );
+  const wanted = currencies.flatMap((currency) => Array.from({ length: shards }, (_, shard) => keys.platformBalance(account, currency, shard)));
   const found: Stored[] = await batchGet(wanted, { consistent: true });
   const totals: Record<string, Decimal[]> = {};
   for (const item of found) {

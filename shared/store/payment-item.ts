@@ -61,16 +61,7 @@ function unpack(packed: Uint8Array): Packed {
 
 const TYPE = 'payment';
 
-/** The state a payment item holds, in either form. */
-export function paymentFromItem(item: Record<string, unknown>): PaymentState {
-  if (item.packed instanceof Uint8Array) {
-    if (item.type !== TYPE) throw new TypeError(`Not a ${TYPE} item`);
-    return unpack(item.packed).state;
-  }
-  return stateOf<PaymentState>(item, TYPE);
-}
-
-/** The state a payment item holds and the references of the events its write carried (none for another item). */
+/** The state a payment item holds and the references of the events its write carried (null: another item), in either form. */
 export function paymentWithEvents(item: Record<string, unknown>): { readonly state: PaymentState; readonly events: readonly PaymentEventRef[] } | null {
   if (item.type !== TYPE) return null;
   if (item.packed instanceof Uint8Array) {
@@ -80,5 +71,12 @@ export function paymentWithEvents(item: Record<string, unknown>): { readonly sta
   return { state: stateOf<PaymentState>(item, TYPE), events: Array.isArray(item.events) ? (item.events as PaymentEventRef[]) : [] };
 }
 
+/** The state a payment item holds. */
+export function paymentFromItem(item: Record<string, unknown>): PaymentState {
+  const written = paymentWithEvents(item);
+  if (!written) throw new TypeError(`Not a ${TYPE} item`);
+  return written.state;
+}
+
 /** Attributes a read of a payment's state needs (a ProjectionExpression's names). */
-export const PAYMENT_STATE_ATTRIBUTES = ['pk', 'sk', 'type', 'state', 'packed'] as const;
+export const PAYMENT_STATE_ATTRIBUTES = ['pk', 'sk', 'type', 'state', 'packed', 'events'] as const;

@@ -1,8 +1,8 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { findCurrency, NETWORK_CODES } from '../domain/currencies.js';
 import { DailyLimitError } from '../domain/errors.js';
-import { add, isNegative, sub } from '../domain/money.js';
+import { gt, isNegative, sub } from '../domain/money.js';
 import type { PaymentChange, PaymentState } from '../domain/payments.js';
 import { workQueueOf } from '../domain/payments.js';
 import type { PaymentEventRef } from '../domain/payment-events.js';
@@ -10,7 +10,7 @@ import { paymentEventOf, paymentEventRef } from '../domain/payment-events.js';
 import { paymentTransaction } from '../domain/transactions.js';
 import type { AddressMatch, PaymentCreation, PaymentFilter, PaymentQuery, PaymentRepository } from '../usecases/payments/ports.js';
 import type { OutboxEvent } from './outbox.js';
-import { aggregateOutbox, commitAggregate, nextVersion, versionedPut } from './aggregate.js';
+import { aggregateOutbox, commitAggregate, loadState, nextVersion, versionedPut } from './aggregate.js';
 import { batchGet, db, queryAll, tableName } from './client.js';
 import { keys, type Key } from './keys.js';
 import { PAYMENT_STATE_ATTRIBUTES, packPayment, paymentFromItem, paymentWithEvents } from './payment-item.js';
@@ -105,43 +105,36 @@ function checkoutItem(p: PaymentState): TransactItem {
 
 const refsOf = (change: PaymentChange): PaymentEventRef[] => change.events.map(paymentEventRef);
 
-/** The creation's usage item of the day refused it (which limit is told after: `refusedDay`). */
-class DayRefused extends Error {}
-
 async function create(creation: PaymentCreation, now: Date): Promise<PaymentState> {
   const p = nextVersion(creation.change.state, null);
   const items: TransactItem[] = [addressItem(p, creation.family), checkoutItem(p), entryItem(p)];
   const limit = creation.dailyLimitUsd;
-  if (limit !== null && isNegative(sub(limit, p.amountUsd))) throw new DailyLimitError('payment', limit);
   const total = limit === null ? undefined : { amountUsd: p.amountUsd, roomUsd: sub(limit, p.amountUsd) };
+  if (limit !== null && total && isNegative(total.roomUsd)) throw new DailyLimitError('payment', limit);
   // The tenant's usage item of the day: the request's count and the day's total in one update, or the total alone.
   const dayIndex = items.length;
   const day = creation.count ? asTransactItem(creation.count.countItem(total)) : total ? paymentsTotalItem(p.tenantId, now, total) : null;
   if (day) items.push(day);
   items.push(...(creation.alsoWrite?.(p) ?? []).map(asTransactItem));
   // Refused by the day's item: past the daily limit, or (a count's condition) past a rate limit, which the caller's
-  // count afterwards tells (shared/http/rate-limit.ts).
+  // count afterwards tells (shared/http/rate-limit.ts); the day's total read says which.
   const refusedDay = async (): Promise<Error> =>
-    limit !== null && (!creation.count || isNegative(sub(limit, add(await dayTotalUsd(p.tenantId, now), p.amountUsd))))
+    limit !== null && total && (!creation.count || gt(await dayTotalUsd(p.tenantId, now), total.roomUsd))
       ? new DailyLimitError('payment', limit)
       : new Error(`The payment ${p.id} was not created: its request is past a rate limit.`);
-  try {
-    await commitAggregate(
-      {
-        type: TYPE,
-        id: p.id,
-        tenantId: p.tenantId,
-        put: versionedPut(paymentItem(p, refsOf(creation.change)), null),
-        outbox: [],
-        items,
-        history: { previous: null, next: paymentTransaction(p) },
-        now,
-      },
-      (index) => (index === dayIndex && day ? new DayRefused() : new Error(`The payment ${p.id} could not be created (item ${index} refused).`)),
-    );
-  } catch (error) {
-    throw error instanceof DayRefused ? await refusedDay() : error;
-  }
+  await commitAggregate(
+    {
+      type: TYPE,
+      id: p.id,
+      tenantId: p.tenantId,
+      put: versionedPut(paymentItem(p, refsOf(creation.change)), null),
+      outbox: [],
+      items,
+      history: { previous: null, next: paymentTransaction(p) },
+      now,
+    },
+    (index) => (index === dayIndex && day ? refusedDay() : new Error(`The payment ${p.id} could not be created (item ${index} refused).`)),
+  );
   return p;
 }
 
@@ -198,20 +191,14 @@ function entryQuery(q: PaymentFilter, ordering: PaymentQuery['ordering']): Query
 
 /** The payments `entries` name, in their order: one BatchGetItem per 100 (a payment stored with its list keys is its own entry). */
 async function paymentsOf(entries: readonly Stored[]): Promise<PaymentState[]> {
-  const wanted = entries.flatMap((e) => (e.type === ENTRY ? [keys.paymentOfEntry(e as unknown as Key)] : [])).filter((k): k is Key => k !== null);
-  const found = new Map((await batchGet(wanted, { attributes: PAYMENT_STATE_ATTRIBUTES })).map((item) => [`${String(item.pk)}|${String(item.sk)}`, item]));
-  const out: PaymentState[] = [];
-  for (const e of entries) {
-    if (e.type === TYPE) {
-      out.push(paymentFromItem(e));
-      continue;
-    }
-    const key = keys.paymentOfEntry(e as unknown as Key);
-    const item = key && found.get(`${key.pk}|${key.sk}`);
-    // An entry is written in its payment's own transaction: one without its payment is not a payment.
-    if (item) out.push(paymentFromItem(item));
-  }
-  return out;
+  const keyOf = (e: Stored) => keys.paymentOfEntry(e as unknown as Key);
+  const wanted = entries.map(keyOf).filter((k): k is Key => k !== null);
+  const found = new Map((await batchGet(wanted, { attributes: PAYMENT_STATE_ATTRIBUTES })).map((item) => [String(item.sk), item]));
+  // An entry is written in its payment's own transaction: one without its payment is not a payment.
+  return entries.flatMap((e) => {
+    const item = e.type === TYPE ? e : found.get(keyOf(e)?.sk ?? '');
+    return item ? [paymentFromItem(item)] : [];
+  });
 }
 
 /**
@@ -276,8 +263,8 @@ async function countMatching(f: PaymentFilter, bound: number): Promise<number> {
     }
     return Math.min(n, bound);
   }
-  const input = entryQuery(f, '-created_at');
   if (f.status !== undefined) return (await list({ ...f, ordering: '-created_at', take: bound })).length;
+  const input = entryQuery(f, '-created_at');
   let n = 0;
   let start: Record<string, unknown> | undefined;
   do {
@@ -325,12 +312,6 @@ async function matchAddresses(family: string, addresses: readonly string[]): Pro
   );
 }
 
-/** A payment, strongly consistent. */
-async function get(tenantId: string, paymentId: string): Promise<PaymentState | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.payment(tenantId, paymentId), ConsistentRead: true }));
-  return Item ? paymentFromItem(Item) : null;
-}
-
 /**
  * Rewrites a tenant's payments stored before list entries existed (the item carried the list keys and a plainly
  * deflated state) in the current form: the payment packed, with its list entry, in one transaction conditioned on
@@ -360,9 +341,9 @@ async function upgradeStored(tenantId: string): Promise<number> {
         break;
       } catch (error) {
         if (!(error instanceof TransactionConditionError)) throw error;
-        const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.payment(tenantId, p.id), ConsistentRead: true }));
-        if (!Item) break;
-        item = Item;
+        const again = await loadState(keys.payment(tenantId, p.id), TYPE, (stored) => stored);
+        if (!again) break;
+        item = again;
       }
     }
   }
@@ -370,7 +351,7 @@ async function upgradeStored(tenantId: string): Promise<number> {
 }
 
 export const dynamoPayments: PaymentRepository = {
-  get,
+  get: (tenantId, paymentId) => loadState(keys.payment(tenantId, paymentId), TYPE, paymentFromItem),
   create,
   save,
   list,

@@ -47,20 +47,64 @@ export const usageDayKey = (tenantId: string, at: Date) => keys.usageDay(tenantI
 /** Kept 400 days for usage history; TTL deletes late, and old days are never read as windows. */
 const USAGE_TTL_SECONDS = 400 * 86400;
 
-/** The one spelling of a request's count: the day's total, its hour, its bucket's hour (ADD), and the item's TTL. */
-function countUpdate(tenantId: string, at: Date, bucket?: string) {
-  const names: Record<string, string> = { '#ttl': 'ttl', '#hr': requestsAttribute(at) };
-  let add = 'requests :one, #hr :one';
-  if (bucket) {
-    names['#hb'] = bucketAttribute(bucket, at);
-    add += ', #hb :one';
+/**
+ * The tenant's USD total of the day's payments, kept on the same item (`payments_usd`) by each creation's transaction:
+ * `amountUsd` added on condition that the total before it is within `roomUsd` (the daily limit less the amount).
+ */
+export interface DayTotal {
+  readonly amountUsd: Decimal;
+  readonly roomUsd: Decimal;
+}
+
+const PAYMENTS_USD = 'payments_usd';
+
+/** What one update of a usage item does: count a request (in its hour and bucket, within `limits` when given), add to the day's payments total. */
+interface DayUpdate {
+  readonly count?: { readonly bucket?: string; readonly limits?: HourLimits };
+  readonly total?: DayTotal;
+}
+
+/**
+ * The one spelling of an update of a usage item: a request's count (the day's total, its hour, its bucket's hour)
+ * and the day's payments total, ADDed; the item's TTL; and the conditions that keep the limits given.
+ */
+function dayUpdate(tenantId: string, at: Date, { count, total }: DayUpdate) {
+  const names: Record<string, string> = { '#ttl': 'ttl' };
+  const values: Record<string, unknown> = { ':ttl': secondsOf(at) + USAGE_TTL_SECONDS };
+  const adds: string[] = [];
+  const sets = ['#ttl = if_not_exists(#ttl, :ttl)'];
+  const conditions: string[] = [];
+  if (count) {
+    Object.assign(names, { '#hr': requestsAttribute(at) });
+    Object.assign(values, { ':one': 1, ':at': at.toISOString() });
+    adds.push('requests :one', '#hr :one');
+    sets.unshift('last_request = :at');
+    if (count.limits) {
+      conditions.push('(attribute_not_exists(#hr) OR #hr < :maxRequests)');
+      values[':maxRequests'] = count.limits.requests;
+    }
+    if (count.bucket) {
+      names['#hb'] = bucketAttribute(count.bucket, at);
+      adds.push('#hb :one');
+      if (count.limits && count.limits.bucket !== null) {
+        conditions.push('(attribute_not_exists(#hb) OR #hb < :maxBucket)');
+        values[':maxBucket'] = count.limits.bucket;
+      }
+    }
+  }
+  if (total) {
+    names['#pu'] = PAYMENTS_USD;
+    Object.assign(values, { ':usd': storedDecimal(total.amountUsd), ':room': storedDecimal(total.roomUsd) });
+    adds.push('#pu :usd');
+    conditions.push('(attribute_not_exists(#pu) OR #pu <= :room)');
   }
   return {
     TableName: tableName(),
     Key: usageDayKey(tenantId, at),
-    UpdateExpression: `ADD ${add} SET last_request = :at, #ttl = if_not_exists(#ttl, :ttl)`,
+    UpdateExpression: `ADD ${adds.join(', ')} SET ${sets.join(', ')}`,
+    ...(conditions.length > 0 ? { ConditionExpression: conditions.join(' AND ') } : {}),
     ExpressionAttributeNames: names,
-    ExpressionAttributeValues: { ':one': 1, ':at': at.toISOString(), ':ttl': secondsOf(at) + USAGE_TTL_SECONDS },
+    ExpressionAttributeValues: values,
   };
 }
 
@@ -70,7 +114,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const isTransactionConflict = (error: unknown) => error instanceof Error && error.name === 'TransactionConflictException';
 
 export async function countRequest(tenantId: string, at: Date, bucket?: string): Promise<Counted> {
-  const update = countUpdate(tenantId, at, bucket);
+  const update = dayUpdate(tenantId, at, { count: bucket ? { bucket } : {} });
   for (let attempt = 1; ; attempt++) {
     try {
       const { Attributes = {} } = await db().send(new UpdateCommand({ ...update, ReturnValues: 'UPDATED_NEW' }));
@@ -93,56 +137,16 @@ export function hourCounts(item: Record<string, unknown> | null, at: Date, bucke
 }
 
 /**
- * The tenant's USD total of the day's payments, kept on the same item (`payments_usd`) by each creation's transaction:
- * `amountUsd` added on condition that the total before it is within `roomUsd` (the daily limit less the amount).
- */
-export interface DayTotal {
-  readonly amountUsd: Decimal;
-  readonly roomUsd: Decimal;
-}
-
-const PAYMENTS_USD = 'payments_usd';
-const WITHIN_ROOM = '(attribute_not_exists(#pu) OR #pu <= :room)';
-const totalValues = (total: DayTotal) => ({ ':usd': storedDecimal(total.amountUsd), ':room': storedDecimal(total.roomUsd) });
-
-/**
  * The request counted inside the transaction of the route's own write: `countRequest`'s ADDs, conditioned on the
  * hour's requests and the bucket's count being still below their limits before it, so the transaction is refused
  * rather than the limits passed; with `total`, the same update keeps the day's payments total too (one item).
  */
-export function countItem(tenantId: string, at: Date, bucket: string | undefined, limits: HourLimits, total?: DayTotal): TransactItem {
-  const update = countUpdate(tenantId, at, bucket);
-  const below = ['(attribute_not_exists(#hr) OR #hr < :maxRequests)'];
-  const values: Record<string, unknown> = { ...update.ExpressionAttributeValues, ':maxRequests': limits.requests };
-  if (bucket && limits.bucket !== null) {
-    below.push('(attribute_not_exists(#hb) OR #hb < :maxBucket)');
-    values[':maxBucket'] = limits.bucket;
-  }
-  if (!total) return { Update: { ...update, ConditionExpression: below.join(' AND '), ExpressionAttributeValues: values } };
-  return {
-    Update: {
-      ...update,
-      UpdateExpression: update.UpdateExpression.replace(/^ADD /, 'ADD #pu :usd, '),
-      ConditionExpression: [...below, WITHIN_ROOM].join(' AND '),
-      ExpressionAttributeNames: { ...update.ExpressionAttributeNames, '#pu': PAYMENTS_USD },
-      ExpressionAttributeValues: { ...values, ...totalValues(total) },
-    },
-  };
-}
+export const countItem = (tenantId: string, at: Date, bucket: string | undefined, limits: HourLimits, total?: DayTotal): TransactItem => ({
+  Update: dayUpdate(tenantId, at, { count: bucket ? { bucket, limits } : { limits }, ...(total ? { total } : {}) }),
+});
 
 /** The day's payments total alone, for a creation whose request is counted elsewhere (or that is no request). */
-export function paymentsTotalItem(tenantId: string, at: Date, total: DayTotal): TransactItem {
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: usageDayKey(tenantId, at),
-      UpdateExpression: 'ADD #pu :usd SET #ttl = if_not_exists(#ttl, :ttl)',
-      ConditionExpression: WITHIN_ROOM,
-      ExpressionAttributeNames: { '#pu': PAYMENTS_USD, '#ttl': 'ttl' },
-      ExpressionAttributeValues: { ...totalValues(total), ':ttl': secondsOf(at) + USAGE_TTL_SECONDS },
-    },
-  };
-}
+export const paymentsTotalItem = (tenantId: string, at: Date, total: DayTotal): TransactItem => ({ Update: dayUpdate(tenantId, at, { total }) });
 
 /** The day's payments total so far (a refused creation tells a daily limit from a rate limit by it). */
 export async function dayTotalUsd(tenantId: string, at: Date): Promise<Decimal> {

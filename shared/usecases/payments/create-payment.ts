@@ -111,7 +111,6 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
   const { address, salt } = deps.addresses.addressFor(currency.network, tenant.id, id);
   const expiryMinutes = body.expiry_minutes ?? settings.payment_expiry_minutes;
   const guard = input.idempotency;
-  const usage = input.usage;
   const change = openPayment(
     {
       id,
@@ -149,7 +148,7 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
       change,
       family: currency.family,
       dailyLimitUsd: settings.limits.daily_payment_limit,
-      ...(usage ? { count: usage } : {}),
+      count: input.usage ?? null,
       ...(guard ? { alsoWrite: (stored: PaymentState) => [guard.completeItem(stored)] } : {}),
     },
     now,
