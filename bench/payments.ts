@@ -24,7 +24,7 @@ import { initCursor, scanOnce } from '../shared/usecases/payments/scan.js';
 import { createTenant } from '../shared/usecases/tenants/create-tenant.js';
 import { configureTenant } from '../shared/usecases/tenants/manage-tenants.js';
 import { load, type LoadResult } from './load.js';
-import { alternate, combine, mean, median, recordRequest, WARM_SECONDS, type RecordedRequest } from './round-trips.js';
+import { alternate, combine, mean, median, recordRequest, TURNS, turnSeconds, WARM_SECONDS, type RecordedRequest } from './round-trips.js';
 import { tenantsRuntime } from '../shared/runtime/tenants.js';
 import { authRuntime } from '../shared/runtime/auth.js';
 
@@ -47,6 +47,8 @@ export interface PaymentsBench {
   readonly rawTransactP99Ms: number;
   /** HTTP and raw ran in turns, this many runs of each. */
   readonly slices: number;
+  /** Seconds of each run. */
+  readonly sliceSeconds: number;
   readonly scanner: readonly ScannerFigure[];
 }
 
@@ -187,8 +189,8 @@ export async function benchPayments(options: { seconds: number; slices?: number;
     if (recorded.status !== 201) throw new Error(`POST /payments/ answered ${recorded.status}`);
     await rawCreates(made.tenant.id, WARM_SECONDS, payments);
     // HTTP creations and raw writes in turns, `slices` runs of each.
-    const slices = options.slices ?? 5;
-    const slice = options.seconds / slices;
+    const slices = options.slices ?? TURNS;
+    const slice = turnSeconds(options.seconds, slices);
     const turns = await alternate(
       slices,
       () => load({ ...request, seconds: slice }),
@@ -234,7 +236,7 @@ export async function benchPayments(options: { seconds: number; slices?: number;
         chain.close();
       }
     }
-    return { http, request: recorded, rawTransactPerSecond: raw.perSecond, rawTransactP99Ms: raw.p99Ms, slices, scanner };
+    return { http, request: recorded, rawTransactPerSecond: raw.perSecond, rawTransactP99Ms: raw.p99Ms, slices, sliceSeconds: slice, scanner };
   } finally {
     await tron?.close();
     provider.destroy();

@@ -92,13 +92,21 @@ export async function replayPerSecond(recorded: RecordedRequest, seconds: number
 /** Seconds of load on each side before measured turns: DynamoDB Local's JIT is still warming after two. */
 export const WARM_SECONDS = 5;
 
+/** Turns of each side in a measured comparison: even, so the order a b, b a, ... gives both the same mean position. */
+export const TURNS = 6;
+
+/** The length of one turn when a comparison is to last about `seconds` a side: whole seconds, as autocannon samples. */
+export const turnSeconds = (seconds: number, turns = TURNS): number => Math.max(1, Math.round(seconds / turns));
+
 /**
  * `a` and `b` in turns, `slices` times each, the order swapped every turn (a b, b a, a b, ...): on a shared machine a
  * change in load then weighs on both figures alike, where one long run of each would set a busy minute beside a
- * quiet one; and a drift over the run (DynamoDB Local's JIT still warming, a job starting) does not always fall on
- * the one that goes first.
+ * quiet one. With an even number of turns, each side's runs sit at the same mean position in time, so a steady drift
+ * over the run (DynamoDB Local's JIT still warming, a job starting) weighs on both alike; with an odd number, the side
+ * that goes first has one run more at the start.
  */
 export async function alternate<A, B>(slices: number, a: () => Promise<A>, b: () => Promise<B>): Promise<{ readonly a: A[]; readonly b: B[] }> {
+  if (slices % 2 !== 0) throw new Error(`alternate needs an even number of turns (got ${slices})`);
   const as: A[] = [];
   const bs: B[] = [];
   for (let i = 0; i < slices; i++) {

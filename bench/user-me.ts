@@ -5,7 +5,7 @@ import { configureTenant } from '../shared/usecases/tenants/manage-tenants.js';
 import { createTenant } from '../shared/usecases/tenants/create-tenant.js';
 import { clientAuthFrom, issueToken } from '../shared/usecases/auth/issue-token.js';
 import { load, type LoadResult } from './load.js';
-import { alternate, combine, mean, recordRequest, replayPerSecond, WARM_SECONDS, type RecordedRequest } from './round-trips.js';
+import { alternate, combine, mean, recordRequest, replayPerSecond, TURNS, turnSeconds, type RecordedRequest } from './round-trips.js';
 import { tenantsRuntime } from '../shared/runtime/tenants.js';
 import { authRuntime } from '../shared/runtime/auth.js';
 
@@ -22,11 +22,19 @@ export interface UserMeBench {
   readonly request: RecordedRequest;
   /** Those operations issued directly, round trip by round trip, 10 at a time. */
   readonly rawStorePerSecond: number;
-  /** The gateway and the direct operations ran in turns, this many runs of each (`seconds / slices` long). */
+  /** The gateway and the direct operations ran in turns, this many runs of each. */
   readonly slices: number;
+  /** Seconds of each run. */
+  readonly sliceSeconds: number;
 }
 
-export async function benchUserMe(seconds: number, slices = 5): Promise<UserMeBench> {
+/** Warm-up: this many turns of each side, each this long (about a minute in all). */
+const WARM_TURNS = 4;
+const WARM_TURN_SECONDS = 8;
+/** Seconds measured on each side per `BENCH_SECONDS`. */
+const MEASURED_PER_BENCH_SECOND = 3;
+
+export async function benchUserMe(seconds: number, slices = TURNS): Promise<UserMeBench> {
   const stack = await startStack({
     dataDir: null,
     logLevel: 'silent',
@@ -51,21 +59,23 @@ export async function benchUserMe(seconds: number, slices = 5): Promise<UserMeBe
     await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
     const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/user/me/`;
     const headers = { Authorization: `Bearer ${token}` };
-    // Warm all three (JIT, DynamoDB Local's too, connection pools) before measuring.
-    await load({ url, seconds: WARM_SECONDS, headers });
     await load({ url: bareUrl, seconds: 2 });
+    await load({ url, seconds: 2, headers });
     const request = await recordRequest(() => fetch(url, { headers }));
     if (request.status !== 200) throw new Error(`GET /user/me/ answered ${request.status}`);
-    await replayPerSecond(request, WARM_SECONDS);
+    // Both sides in turns until DynamoDB Local's JIT has settled: its cost per operation keeps falling for about a
+    // minute of load, and a ratio taken meanwhile moves with it (the side measured later in a turn finds it warmer).
+    await alternate(WARM_TURNS, () => load({ url, seconds: WARM_TURN_SECONDS, headers }), () => replayPerSecond(request, WARM_TURN_SECONDS));
     const bareResult = await load({ url: bareUrl, seconds });
-    // The gateway and its operations issued directly in turns, `slices` runs of each.
-    const slice = seconds / slices;
+    // The gateway and its operations issued directly in turns, `slices` runs of each, `MEASURED_PER_BENCH_SECOND`
+    // times `seconds` a side in all: a ratio near its target needs more than one run's noise can give.
+    const slice = turnSeconds(seconds * MEASURED_PER_BENCH_SECOND, slices);
     const turns = await alternate(
       slices,
       () => load({ url, seconds: slice, headers }),
       () => replayPerSecond(request, slice),
     );
-    return { gateway: combine(turns.a), bare: bareResult, request, rawStorePerSecond: mean(turns.b), slices };
+    return { gateway: combine(turns.a), bare: bareResult, request, rawStorePerSecond: mean(turns.b), slices, sliceSeconds: slice };
   } finally {
     bare.close();
     await stack.stop();
