@@ -29,6 +29,7 @@
  * | payment list entry  | TENANT#<tid>                | PAYLIST#<id>               | gsi1: TENANT#<tid>#PAYMENTS / <created_at>#<id>; gsi2: TENANT#<tid>#PAYMENTS_BY_AMOUNT / <usd sort>#<id>; the filters a status change leaves alone (currency, network, token, order id, creation time, USD amount) |
  * | withdrawal          | TENANT#<tid>                | WITHDRAWAL#<id>            | gsi1: TENANT#<tid>#WITHDRAWALS / <created_at>#<id>; gsi2: TENANT#<tid>#WITHDRAWALS_BY_AMOUNT / <amount sort>#<id>; gsi3: WITHDRAWALS#<PENDING|PROCESSING|REVIEW|SOLANA> / <created_at>#<tid>#<id> (its work queue while pending or processing: `workQueueOf`) |
  * | daily withdrawal total | TENANT#<tid>              | WITHDRAWALS#DAY#<yyyy-mm-dd> | TTL 3 days (kept in the creation transaction) |
+ * | daily payment total (earlier form) | TENANT#<tid>  | PAYMENTS#DAY#<yyyy-mm-dd>  | no longer written: `migrate payments` carries it onto the usage item of its day (`payments_usd`) and deletes it |
  * | deposit address     | ADDRESS#<family>#<lower addr> | ADDRESS                  | scanner's BatchGetItem               |
  * | checkout page       | CHECKOUT#<checkout id>      | CHECKOUT                   | -> tenant and payment (written with the payment; the checkout Lambda's only lookup) |
  * | open payment (chain)| TENANT#<tid>                | PAYMENT#<id>               | gsi3: PAYMENTS#OPEN#<network> / <created_at>#<tid>#<id> (confirming..sending, native waiting) |
@@ -119,6 +120,8 @@ export const keys = {
   usageDay: (tenantId: string, day: string): Key => ({ pk: tenantPk(tenantId), sk: `USAGE#${day}` }),
   /** Daily usage items of one month (`yyyy-mm`), for a begins_with query. */
   usageMonthPrefix: (tenantId: string, month: string) => ({ pk: tenantPk(tenantId), skPrefix: `USAGE#${month}` }),
+  /** A tenant's day totals of payments in their earlier form, items of their own; the day follows the prefix. */
+  legacyPaymentDayPrefix: (tenantId: string) => ({ pk: tenantPk(tenantId), skPrefix: 'PAYMENTS#DAY#' }),
 
   idempotency: (tenantId: string, idempotencyKey: string): Key => ({
     pk: tenantPk(tenantId),

@@ -53,7 +53,8 @@ const USAGE_TTL_SECONDS = 400 * 86400;
  */
 export interface DayTotal {
   readonly amountUsd: Decimal;
-  readonly roomUsd: Decimal;
+  /** None: added whatever the total (a total carried from its earlier form, already admitted). */
+  readonly roomUsd?: Decimal;
 }
 
 const PAYMENTS_USD = 'payments_usd';
@@ -94,9 +95,12 @@ function dayUpdate(tenantId: string, at: Date, { count, total }: DayUpdate) {
   }
   if (total) {
     names['#pu'] = PAYMENTS_USD;
-    Object.assign(values, { ':usd': storedDecimal(total.amountUsd), ':room': storedDecimal(total.roomUsd) });
+    values[':usd'] = storedDecimal(total.amountUsd);
     adds.push('#pu :usd');
-    conditions.push('(attribute_not_exists(#pu) OR #pu <= :room)');
+    if (total.roomUsd !== undefined) {
+      values[':room'] = storedDecimal(total.roomUsd);
+      conditions.push('(attribute_not_exists(#pu) OR #pu <= :room)');
+    }
   }
   return {
     TableName: tableName(),

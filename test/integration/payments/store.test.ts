@@ -12,6 +12,10 @@ import { dynamoPayments, paymentEventsOfItem } from '../../../shared/store/payme
 import type { Tenant } from '../../../shared/domain/tenant.js';
 import type { PaymentQuery } from '../../../shared/usecases/payments/ports.js';
 import { upgradeStoredPayments } from '../../../shared/usecases/payments/upgrade-stored.js';
+import { TransactionConditionError, transactWrite } from '../../../shared/store/transact.js';
+import { dayTotalUsd, paymentsTotalItem } from '../../../shared/store/usage.js';
+import { carryLegacyDayTotals } from '../../../shared/store/usage-upgrade.js';
+import { storedDecimal } from '../../../shared/store/values.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { aPayment, checkoutIdOf } from '../../support/fixtures/payments.js';
 
@@ -245,14 +249,43 @@ describe('payments on the table', () => {
     await dynamoPayments.save(q, transition(q, { kind: 'cancel' }, at(7)), at(7));
     expect(await list({ ordering: 'created_at', orderId: 'o-legacy-2' })).toEqual([]);
 
-    const upgrade = () => upgradeStoredPayments(null, { tenants: { list: async () => [{ id: T } as Tenant] }, payments: dynamoPayments });
-    expect(await upgrade()).toEqual([{ tenant_id: T, upgraded: 2 }]);
+    const upgrade = () =>
+      upgradeStoredPayments(null, { tenants: { list: async () => [{ id: T } as Tenant] }, payments: dynamoPayments, carryDayTotals: carryLegacyDayTotals });
+    expect(await upgrade()).toEqual([{ tenant_id: T, upgraded: 2, day_totals: 0 }]);
     const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.payment(T, p.id) }));
     expect([Item?.gsi1pk, Item?.state, Item?.packed instanceof Uint8Array]).toEqual([undefined, undefined, true]);
     // The same version: a save that read the payment before the upgrade still goes through.
     expect(await dynamoPayments.get(T, p.id)).toEqual(p);
     expect((await list({ ordering: 'created_at', orderId: 'o-legacy' })).map((r) => r.id)).toEqual([p.id]);
     expect((await list({ ordering: 'created_at', orderId: 'o-legacy-2', status: 'cancelled' })).map((r) => r.id)).toEqual([q.id]);
-    expect(await upgrade()).toEqual([{ tenant_id: T, upgraded: 0 }]);
+    expect(await upgrade()).toEqual([{ tenant_id: T, upgraded: 0, day_totals: 0 }]);
+  });
+
+  it('carries day totals kept on items of their own onto the usage items of their days, once, so the daily limit still counts them', async () => {
+    const tenant = randomUUID();
+    const today = new Date();
+    const day = today.toISOString().slice(0, 10);
+    const { pk, skPrefix } = keys.legacyPaymentDayPrefix(tenant);
+    const legacyKey = (d: string) => ({ pk, sk: `${skPrefix}${d}` });
+    const legacyDay = (d: string, total: string) =>
+      db().send(new PutCommand({ TableName: tableName(), Item: { ...legacyKey(d), ttl: 1, total_usd: storedDecimal(total) } }));
+    await legacyDay(day, '1200.5');
+    await legacyDay('2026-11-19', '80');
+    // A creation of this version already added to today's usage item.
+    await transactWrite([paymentsTotalItem(tenant, today, { amountUsd: '25.25', roomUsd: '1000' })]);
+    const upgrade = () => upgradeStoredPayments(tenant, { tenants: { list: async () => [] }, payments: dynamoPayments, carryDayTotals: carryLegacyDayTotals });
+
+    expect(await upgrade()).toEqual([{ tenant_id: tenant, upgraded: 0, day_totals: 2 }]);
+    expect(await dayTotalUsd(tenant, today)).toBe('1225.75');
+    expect(await dayTotalUsd(tenant, new Date('2026-11-19T18:00:00Z'))).toBe('80');
+    const left = await db().send(new GetCommand({ TableName: tableName(), Key: legacyKey(day) }));
+    expect(left.Item).toBeUndefined();
+    // Carried once: a second run finds nothing, and the totals stay.
+    expect(await upgrade()).toEqual([{ tenant_id: tenant, upgraded: 0, day_totals: 0 }]);
+    expect(await dayTotalUsd(tenant, today)).toBe('1225.75');
+    // The carried total counts against the daily limit: 1 USD more is refused at a limit of 1,226.74 and fits one of 1,226.75.
+    await expect(transactWrite([paymentsTotalItem(tenant, today, { amountUsd: '1', roomUsd: '1225.74' })])).rejects.toBeInstanceOf(TransactionConditionError);
+    await transactWrite([paymentsTotalItem(tenant, today, { amountUsd: '1', roomUsd: '1225.75' })]);
+    expect(await dayTotalUsd(tenant, today)).toBe('1226.75');
   });
 });
