@@ -65,7 +65,11 @@ export async function benchUserMe(seconds: number, slices = TURNS): Promise<User
     if (request.status !== 200) throw new Error(`GET /user/me/ answered ${request.status}`);
     // Both sides in turns until DynamoDB Local's JIT has settled: its cost per operation keeps falling for about a
     // minute of load, and a ratio taken meanwhile moves with it (the side measured later in a turn finds it warmer).
-    await alternate(WARM_TURNS, () => load({ url, seconds: WARM_TURN_SECONDS, headers }), () => replayPerSecond(request, WARM_TURN_SECONDS));
+    await alternate(
+      WARM_TURNS,
+      () => load({ url, seconds: WARM_TURN_SECONDS, headers }),
+      () => replayPerSecond(request, WARM_TURN_SECONDS),
+    );
     const bareResult = await load({ url: bareUrl, seconds });
     // The gateway and its operations issued directly in turns, `slices` runs of each, `MEASURED_PER_BENCH_SECOND`
     // times `seconds` a side in all: a ratio near its target needs more than one run's noise can give.
