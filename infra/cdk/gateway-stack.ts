@@ -170,6 +170,7 @@ export class GatewayStack extends Stack {
           timeout: API_TIMEOUT,
           environment: publicEnvironment,
           files: def.files,
+          sourceMapsAtLoad: false,
         });
         this.functions.set(def.name, fn);
         table.grantReadData(fn);
@@ -184,6 +185,7 @@ export class GatewayStack extends Stack {
         timeout: API_TIMEOUT,
         environment,
         files: def.files,
+        sourceMapsAtLoad: false,
       });
       baseline(def.name, fn);
       keys.secretsKey.grantEncryptDecrypt(fn);

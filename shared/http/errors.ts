@@ -2,6 +2,7 @@ import { ERROR_TABLE, GatewayError, OAuthError } from '../domain/errors.js';
 import { toJson } from './json.js';
 import type { AnyRoute } from './route.js';
 import { logger } from '../observability/logger.js';
+import { mappedStack } from '../observability/stack-map.js';
 
 /**
  * Errors to answers. GatewayErrors below 500 are shown as they are (after the route's overrides); anything
@@ -18,7 +19,10 @@ function normalise(error: unknown, requestId: string): GatewayError {
   if (error instanceof GatewayError) return error;
   logger.error('unexpected error', {
     requestId,
-    error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+    error:
+      error instanceof Error
+        ? { name: error.name, message: error.message, stack: error.stack === undefined ? undefined : mappedStack(error.stack) }
+        : String(error),
   });
   return new GatewayError('internal_error', `${ERROR_TABLE.internal_error.message} Reference: ${requestId}.`);
 }

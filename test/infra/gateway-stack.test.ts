@@ -79,6 +79,11 @@ describe('API functions', () => {
     expect(new Set(apiFunctionIds).size).toBe(API_FUNCTIONS.length);
   });
 
+  test.each(WORKER_FUNCTIONS.map((f) => [f.name]))('worker %s maps its stack traces through its source map (Node, at load)', (name) => {
+    const variables = (props(template, functionId(name)).Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables.NODE_OPTIONS).toBe('--enable-source-maps');
+  });
+
   test.each(PIPELINED.map((f) => [f.name]))('%s runs Node.js 22 on arm64 with the shared environment', (name) => {
     const id = functionId(name);
     const properties = props(template, id);
@@ -86,9 +91,11 @@ describe('API functions', () => {
       Runtime: 'nodejs22.x',
       Architectures: ['arm64'],
       Handler: 'index.handler',
-      Environment: { Variables: { STAGE, NODE_OPTIONS: '--enable-source-maps', ALLOW_LOOPBACK_CALLBACKS: 'false' } },
+      Environment: { Variables: { STAGE, ALLOW_LOOPBACK_CALLBACKS: 'false' } },
     });
     const variables = (properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    // Stack traces are mapped when an unexpected error is logged, not by Node while importing the bundle.
+    expect(variables.NODE_OPTIONS).toBeUndefined();
     expect(variables.SECRETS_KEY_ID).toEqual({ Ref: outputRef(template, 'SecretsKeyId') });
     expect(variables.PUBLIC_BASE_URL).toEqual(outputValue('ApiUrl'));
     for (const q of QUEUES) expect(resources(template, 'AWS::SQS::Queue')[envRef(template, id, queueUrlEnv(q.name))]).toBeDefined();
@@ -202,13 +209,13 @@ describe('public pages (the hosted checkout)', () => {
 
   test.each(PUBLIC_PAGES.map((f) => [f.name]))('%s is told only the table, the stage and the token contracts: no secrets key, no queues, no chains', (name) => {
     const variables = (props(template, functionId(name)).Environment as { Variables: Record<string, unknown> }).Variables;
-    expect(Object.keys(variables).sort()).toEqual(['NODE_OPTIONS', 'STAGE', 'TABLE_NAME']);
+    expect(Object.keys(variables).sort()).toEqual(['STAGE', 'TABLE_NAME']);
     const built = buildStack(undefined, { chains: { tokenContracts: { USDTERC20: '0x2222222222222222222222222222222222222222' } } });
     const fn = built.stack.functions.get(name);
     const withContracts = (
       props(built.template, built.stack.getLogicalId(fn?.node.defaultChild as CfnElement)).Environment as { Variables: Record<string, unknown> }
     ).Variables;
-    expect(Object.keys(withContracts).sort()).toEqual(['NODE_OPTIONS', 'STAGE', 'TABLE_NAME', 'TOKEN_CONTRACTS']);
+    expect(Object.keys(withContracts).sort()).toEqual(['STAGE', 'TABLE_NAME', 'TOKEN_CONTRACTS']);
   });
 });
 

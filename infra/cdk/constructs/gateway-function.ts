@@ -22,6 +22,13 @@ export interface GatewayFunctionProps {
   readonly environment: Readonly<Record<string, string>>;
   /** Files relative to `rootDir` copied beside the bundle (`index.mjs`), read by the function at run time. */
   readonly files?: readonly string[];
+  /**
+   * Whether Node maps stack traces through the bundle's source map itself (`NODE_OPTIONS=--enable-source-maps`,
+   * the default), which has it read and parse the map while importing the bundle, on every cold start. The API
+   * functions pass false: the one place that logs their unexpected errors maps those stacks when it logs them
+   * (shared/observability/stack-map.ts).
+   */
+  readonly sourceMapsAtLoad?: boolean;
 }
 
 /** One Lambda of the gateway: Node.js 22 on arm64, bundled locally by esbuild as minified ESM. */
@@ -50,13 +57,13 @@ export class GatewayFunction extends NodejsFunction {
       timeout: props.timeout,
       memorySize: props.memorySize ?? 1024,
       logGroup,
-      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      environment: { ...props.environment, ...(props.sourceMapsAtLoad === false ? {} : { NODE_OPTIONS: '--enable-source-maps' }) },
       bundling: {
         format: OutputFormat.ESM,
         minify: true,
         sourceMap: true,
         // Stack traces need the mappings, not the sources: a map without them is a fraction of the size, and Node
-        // reads the map of every bundle at load (NODE_OPTIONS=--enable-source-maps).
+        // reads it at load where NODE_OPTIONS=--enable-source-maps (the API functions map theirs when logging).
         sourcesContent: false,
         target: 'node22',
         // Local esbuild only: synth must work offline and without Docker.
