@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every figure beside a baseline measured in the same run, and their ratio.
- * BENCH_SECONDS sets how long the HTTP figures measure (default 10; GET /user/me/ measures 3 times that a side, after a
- * minute of warm-up; POST /payments/ that a side); BENCH_WEBHOOK_EVENTS the number of webhook
+ * BENCH_SECONDS sets how long the HTTP figures measure (default 10; GET /user/me/ and POST /payments/ measure 3 times that
+ * a side, after a minute of warm-up); BENCH_WEBHOOK_EVENTS the number of webhook
  * events per throughput round (default 1000; BENCH_WEBHOOK_RATE the events per second of the latency run, default
  * half the measured throughput); BENCH_CHAIN_TX the chain transactions signed and broadcast per configuration
  * (default 200); BENCH_LIFECYCLES the payment lifecycles metered for DynamoDB units (default 2, after one

@@ -89,14 +89,11 @@ export async function replayPerSecond(recorded: RecordedRequest, seconds: number
   return done / seconds;
 }
 
-/** Seconds of load on each side before measured turns: DynamoDB Local's JIT is still warming after two. */
-export const WARM_SECONDS = 5;
-
 /** Turns of each side in a measured comparison: even, so the order a b, b a, ... gives both the same mean position. */
 export const TURNS = 6;
 
 /** The length of one turn when a comparison is to last about `seconds` a side: whole seconds, as autocannon samples. */
-export const turnSeconds = (seconds: number, turns = TURNS): number => Math.max(1, Math.round(seconds / turns));
+const turnSeconds = (seconds: number, turns = TURNS): number => Math.max(1, Math.round(seconds / turns));
 
 /**
  * `a` and `b` in turns, `slices` times each, the order swapped every turn (a b, b a, a b, ...): on a shared machine a
@@ -119,6 +116,51 @@ export async function alternate<A, B>(slices: number, a: () => Promise<A>, b: ()
     }
   }
   return { a: as, b: bs };
+}
+
+/**
+ * Warm-up of a comparison: both sides in turns, this many turns of this many seconds (about a minute in all), until
+ * DynamoDB Local's JIT has settled. Its cost per operation keeps falling over the first minute of load, and a ratio
+ * or a tail taken meanwhile moves with it: the side measured later in a turn finds it warmer, and a compilation
+ * stalls whichever side is running.
+ */
+const SETTLE_TURNS = 4;
+const SETTLE_TURN_SECONDS = 8;
+
+/** Seconds measured on each side of a comparison per `BENCH_SECONDS`: a ratio near its target needs more than one run's noise can give. */
+const MEASURED_PER_BENCH_SECOND = 3;
+
+export interface Comparison<A, B> {
+  readonly a: A[];
+  readonly b: B[];
+  /** Measured runs of each side. */
+  readonly turns: number;
+  /** Seconds of each. */
+  readonly turnSeconds: number;
+}
+
+/**
+ * `a` beside `b` as every HTTP figure of the bench is taken: both warmed in turns until DynamoDB Local has settled,
+ * then `turns` measured runs of each, in turns, `MEASURED_PER_BENCH_SECOND x benchSeconds` a side in all.
+ */
+export async function settleThenCompare<A, B>(
+  benchSeconds: number,
+  a: (seconds: number) => Promise<A>,
+  b: (seconds: number) => Promise<B>,
+  turns = TURNS,
+): Promise<Comparison<A, B>> {
+  await alternate(
+    SETTLE_TURNS,
+    () => a(SETTLE_TURN_SECONDS),
+    () => b(SETTLE_TURN_SECONDS),
+  );
+  const seconds = turnSeconds(benchSeconds * MEASURED_PER_BENCH_SECOND, turns);
+  const measured = await alternate(
+    turns,
+    () => a(seconds),
+    () => b(seconds),
+  );
+  return { ...measured, turns, turnSeconds: seconds };
 }
 
 export const mean = (values: readonly number[]): number => values.reduce((s, v) => s + v, 0) / Math.max(1, values.length);

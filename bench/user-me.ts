@@ -5,7 +5,7 @@ import { configureTenant } from '../shared/usecases/tenants/manage-tenants.js';
 import { createTenant } from '../shared/usecases/tenants/create-tenant.js';
 import { clientAuthFrom, issueToken } from '../shared/usecases/auth/issue-token.js';
 import { load, type LoadResult } from './load.js';
-import { alternate, combine, mean, recordRequest, replayPerSecond, TURNS, turnSeconds, type RecordedRequest } from './round-trips.js';
+import { combine, mean, recordRequest, replayPerSecond, settleThenCompare, TURNS, type RecordedRequest } from './round-trips.js';
 import { tenantsRuntime } from '../shared/runtime/tenants.js';
 import { authRuntime } from '../shared/runtime/auth.js';
 
@@ -27,12 +27,6 @@ export interface UserMeBench {
   /** Seconds of each run. */
   readonly sliceSeconds: number;
 }
-
-/** Warm-up: this many turns of each side, each this long (about a minute in all). */
-const WARM_TURNS = 4;
-const WARM_TURN_SECONDS = 8;
-/** Seconds measured on each side per `BENCH_SECONDS`. */
-const MEASURED_PER_BENCH_SECOND = 3;
 
 export async function benchUserMe(seconds: number, slices = TURNS): Promise<UserMeBench> {
   const stack = await startStack({
@@ -63,23 +57,14 @@ export async function benchUserMe(seconds: number, slices = TURNS): Promise<User
     await load({ url, seconds: 2, headers });
     const request = await recordRequest(() => fetch(url, { headers }));
     if (request.status !== 200) throw new Error(`GET /user/me/ answered ${request.status}`);
-    // Both sides in turns until DynamoDB Local's JIT has settled: its cost per operation keeps falling for about a
-    // minute of load, and a ratio taken meanwhile moves with it (the side measured later in a turn finds it warmer).
-    await alternate(
-      WARM_TURNS,
-      () => load({ url, seconds: WARM_TURN_SECONDS, headers }),
-      () => replayPerSecond(request, WARM_TURN_SECONDS),
-    );
     const bareResult = await load({ url: bareUrl, seconds });
-    // The gateway and its operations issued directly in turns, `slices` runs of each, `MEASURED_PER_BENCH_SECOND`
-    // times `seconds` a side in all: a ratio near its target needs more than one run's noise can give.
-    const slice = turnSeconds(seconds * MEASURED_PER_BENCH_SECOND, slices);
-    const turns = await alternate(
+    const turns = await settleThenCompare(
+      seconds,
+      (run) => load({ url, seconds: run, headers }),
+      (run) => replayPerSecond(request, run),
       slices,
-      () => load({ url, seconds: slice, headers }),
-      () => replayPerSecond(request, slice),
     );
-    return { gateway: combine(turns.a), bare: bareResult, request, rawStorePerSecond: mean(turns.b), slices, sliceSeconds: slice };
+    return { gateway: combine(turns.a), bare: bareResult, request, rawStorePerSecond: mean(turns.b), slices: turns.turns, sliceSeconds: turns.turnSeconds };
   } finally {
     bare.close();
     await stack.stop();
