@@ -35,15 +35,32 @@ export interface RecordedRequest {
 export async function recordRequest(send: () => Promise<Response>): Promise<RecordedRequest> {
   const trace = traceCalls();
   try {
-    for (let quiet = false; !quiet;) {
-      trace.reset();
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      quiet = trace.calls().length === 0 && trace.pending() === 0;
-    }
+    await quietOn(trace);
     const res = await send();
     await res.arrayBuffer();
     const grouped = waves(trace.calls());
     return { status: res.status, waves: grouped, operations: trace.calls().length, described: grouped.map(describeWave).join('; ') };
+  } finally {
+    trace.stop();
+  }
+}
+
+async function quietOn(trace: ReturnType<typeof traceCalls>): Promise<void> {
+  for (let quiet = false; !quiet;) {
+    trace.reset();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    quiet = trace.calls().length === 0 && trace.pending() === 0;
+  }
+}
+
+/**
+ * Resolves once the table has seen no call for 500 ms: the requests a load run cut off at its deadline are still
+ * being answered by the gateway after it, and the next run (or the stack's stop) should not meet them.
+ */
+export async function untilQuiet(): Promise<void> {
+  const trace = traceCalls();
+  try {
+    await quietOn(trace);
   } finally {
     trace.stop();
   }
@@ -149,17 +166,17 @@ export async function settleThenCompare<A, B>(
   b: (seconds: number) => Promise<B>,
   turns = TURNS,
 ): Promise<Comparison<A, B>> {
-  await alternate(
-    SETTLE_TURNS,
-    () => a(SETTLE_TURN_SECONDS),
-    () => b(SETTLE_TURN_SECONDS),
-  );
+  // Each run by itself: it starts once what the one before left in flight is answered.
+  const alone =
+    <T>(run: (seconds: number) => Promise<T>, seconds: number) =>
+    async (): Promise<T> => {
+      const result = await run(seconds);
+      await untilQuiet();
+      return result;
+    };
+  await alternate(SETTLE_TURNS, alone(a, SETTLE_TURN_SECONDS), alone(b, SETTLE_TURN_SECONDS));
   const seconds = turnSeconds(benchSeconds * MEASURED_PER_BENCH_SECOND, turns);
-  const measured = await alternate(
-    turns,
-    () => a(seconds),
-    () => b(seconds),
-  );
+  const measured = await alternate(turns, alone(a, seconds), alone(b, seconds));
   return { ...measured, turns, turnSeconds: seconds };
 }
 
