@@ -57,7 +57,7 @@ async function quietOn(trace: ReturnType<typeof traceCalls>): Promise<void> {
  * Resolves once the table has seen no call for 500 ms: the requests a load run cut off at its deadline are still
  * being answered by the gateway after it, and the next run (or the stack's stop) should not meet them.
  */
-export async function untilQuiet(): Promise<void> {
+async function untilQuiet(): Promise<void> {
   const trace = traceCalls();
   try {
     await quietOn(trace);
@@ -119,7 +119,7 @@ const turnSeconds = (seconds: number, turns = TURNS): number => Math.max(1, Math
  * over the run (DynamoDB Local's JIT still warming, a job starting) weighs on both alike; with an odd number, the side
  * that goes first has one run more at the start.
  */
-export async function alternate<A, B>(slices: number, a: () => Promise<A>, b: () => Promise<B>): Promise<{ readonly a: A[]; readonly b: B[] }> {
+async function alternate<A, B>(slices: number, a: () => Promise<A>, b: () => Promise<B>): Promise<{ readonly a: A[]; readonly b: B[] }> {
   if (slices % 2 !== 0) throw new Error(`alternate needs an even number of turns (got ${slices})`);
   const as: A[] = [];
   const bs: B[] = [];
@@ -157,7 +157,7 @@ export interface Comparison<A, B> {
 }
 
 /**
- * `a` beside `b` as every HTTP figure of the bench is taken: both warmed in turns until DynamoDB Local has settled,
+ * `a` beside `b` as the bench takes an HTTP figure beside its baseline (`GET /user/me/`, `POST /payments/`): both warmed in turns until DynamoDB Local has settled,
  * then `turns` measured runs of each, in turns, `MEASURED_PER_BENCH_SECOND x benchSeconds` a side in all.
  */
 export async function settleThenCompare<A, B>(

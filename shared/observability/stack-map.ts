@@ -42,8 +42,8 @@ export function mappedStack(stack: string): string {
     const file = location.startsWith('file://') ? fileURLToPath(location) : location;
     const map = mapOf(file);
     if (!map) return frame;
-    // V8 counts lines and columns from 1, source maps from 0.
-    // The mapping at or before the position, if it is on the frame's line.
+    // The mapping at or before the position (V8 counts lines and columns from 1, source maps from 0), if it is on
+    // the frame's line.
     const entry = map.findEntry(Number(line) - 1, Number(column) - 1) as {
       generatedLine?: number;
       originalSource?: string;

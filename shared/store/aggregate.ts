@@ -91,6 +91,9 @@ export function aggregateOutbox(
 
 export const outboxItems = (events: readonly OutboxEvent[]): TransactItem[] => events.map(outboxPutItem);
 
+/** The attribute of a day-total item (`dayTotalItem`) that holds the total. */
+export const DAY_TOTAL_ATTRIBUTE = 'total_usd';
+
 /**
  * Adds `amountUsd` to a tenant's total of the day, conditioned so the total stays within `limit` (the caller has
  * checked that the amount alone fits). Kept three days.
@@ -102,7 +105,7 @@ export function dayTotalItem(key: Key, amountUsd: Decimal, room: Decimal, now: D
       Key: key,
       UpdateExpression: 'ADD #t :a SET #ttl = :ttl',
       ConditionExpression: 'attribute_not_exists(#t) OR #t <= :room',
-      ExpressionAttributeNames: { '#t': 'total_usd', '#ttl': 'ttl' },
+      ExpressionAttributeNames: { '#t': DAY_TOTAL_ATTRIBUTE, '#ttl': 'ttl' },
       ExpressionAttributeValues: { ':a': storedDecimal(amountUsd), ':room': storedDecimal(room), ':ttl': Math.floor(now.getTime() / 1000) + 3 * 86400 },
     },
   };

@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 import type { Key } from './keys.js';
+import { DAY_TOTAL_ATTRIBUTE } from './aggregate.js';
 import { TransactionConditionError, transactWrite } from './transact.js';
 import { paymentsTotalItem } from './usage.js';
 import { decimalText, storedDecimal } from './values.js';
@@ -9,10 +10,9 @@ import { decimalText, storedDecimal } from './values.js';
 /**
  * The upgrade of day totals stored in an earlier form (the operator CLI's `migrate payments`; no Lambda loads it).
  * Before the tenant's usage item of the day kept the day's payments total (`payments_usd`), each creation added to
- * an item of its own, `PAYMENTS#DAY#<day>` (`total_usd`), which nothing reads any more.
+ * an item of its own, `PAYMENTS#DAY#<day>`, a day-total item as withdrawals still keep (`dayTotalItem`), which
+ * nothing reads any more.
  */
-
-const LEGACY_TOTAL = 'total_usd';
 
 /**
  * The tenant's day totals of payments kept in their earlier form, items of their own (`PAYMENTS#DAY#<day>`), each
@@ -33,21 +33,20 @@ export async function carryLegacyDayTotals(tenantId: string): Promise<number> {
     let item: Record<string, unknown> | undefined = first;
     while (item) {
       const key: Key = { pk, sk: String(item.sk) };
-      const dayText = key.sk.slice(skPrefix.length);
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(dayText)) break;
-      const total = item[LEGACY_TOTAL] === undefined ? null : decimalText(item[LEGACY_TOTAL]);
+      // Every such item was made by adding to its total, so it has one.
+      const total = decimalText(item[DAY_TOTAL_ATTRIBUTE]);
       try {
         await transactWrite([
           {
             Delete: {
               TableName: tableName(),
               Key: key,
-              ConditionExpression: total === null ? 'attribute_exists(sk) AND attribute_not_exists(#t)' : '#t = :t',
-              ExpressionAttributeNames: { '#t': LEGACY_TOTAL },
-              ...(total === null ? {} : { ExpressionAttributeValues: { ':t': storedDecimal(total) } }),
+              ConditionExpression: '#t = :t',
+              ExpressionAttributeNames: { '#t': DAY_TOTAL_ATTRIBUTE },
+              ExpressionAttributeValues: { ':t': storedDecimal(total) },
             },
           },
-          paymentsTotalItem(tenantId, new Date(`${dayText}T00:00:00Z`), { amountUsd: total ?? '0' }),
+          paymentsTotalItem(tenantId, new Date(`${key.sk.slice(skPrefix.length)}T00:00:00Z`), { amountUsd: total }),
         ]);
         carried++;
         break;

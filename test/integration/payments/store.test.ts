@@ -16,6 +16,7 @@ import { TransactionConditionError, transactWrite } from '../../../shared/store/
 import { dayTotalUsd, paymentsTotalItem } from '../../../shared/store/usage.js';
 import { carryLegacyDayTotals } from '../../../shared/store/usage-upgrade.js';
 import { storedDecimal } from '../../../shared/store/values.js';
+import { DAY_TOTAL_ATTRIBUTE } from '../../../shared/store/aggregate.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { aPayment, checkoutIdOf } from '../../support/fixtures/payments.js';
 
@@ -268,7 +269,7 @@ describe('payments on the table', () => {
     const { pk, skPrefix } = keys.legacyPaymentDayPrefix(tenant);
     const legacyKey = (d: string) => ({ pk, sk: `${skPrefix}${d}` });
     const legacyDay = (d: string, total: string) =>
-      db().send(new PutCommand({ TableName: tableName(), Item: { ...legacyKey(d), ttl: 1, total_usd: storedDecimal(total) } }));
+      db().send(new PutCommand({ TableName: tableName(), Item: { ...legacyKey(d), ttl: 1, [DAY_TOTAL_ATTRIBUTE]: storedDecimal(total) } }));
     await legacyDay(day, '1200.5');
     await legacyDay('2026-11-19', '80');
     // A creation of this version already added to today's usage item.
