@@ -1,5 +1,5 @@
-import { getAddress } from 'ethers';
 import * as z from 'zod';
+import { checksumAddress } from '../../chain/evm/create2.js';
 import { ConflictError } from '../../domain/errors.js';
 import type { ChainTx } from '../../chain/engine/state.js';
 import { CHAIN_TX_REQUESTED, requestIdOf } from '../../chain/engine/state.js';
@@ -9,7 +9,7 @@ import type { ChainTxDeps } from './deps.js';
 const address = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
-  .transform((v) => getAddress(v.toLowerCase()));
+  .transform((v) => checksumAddress(v.toLowerCase()));
 const wei = z.union([z.bigint().nonnegative(), z.string().regex(/^\d{1,78}$/, 'must be a non-negative integer in base units')]).transform((v) => BigInt(v));
 
 /**
