@@ -1,4 +1,4 @@
-import { OUTBOX_KEY_PREFIX, PAYMENT_SK_PREFIX, WALLET_BALANCE_SK_PREFIX } from '../shared/store/keys.js';
+import { OUTBOX_KEY_PREFIX, WALLET_BALANCE_SK_PREFIX } from '../shared/store/keys.js';
 
 /**
  * The single table, as data. CDK (infra/cdk) and the local stack (infra/local) both build the table from
@@ -8,7 +8,7 @@ export const TABLE = {
   partitionKey: 'pk',
   sortKey: 'sk',
   ttlAttribute: 'ttl',
-  /** Stream records carry the new image: the event router reads outbox items and payments' events from it. */
+  /** Stream records carry the new image: the event router reads outbox items and wallet balance rows from it. */
   streamView: 'NEW_IMAGE',
   /**
    * Sparse global secondary indexes (an item appears only if it has the index's key attributes):
@@ -27,14 +27,13 @@ export type IndexName = (typeof TABLE.indexes)[number]['name'];
 
 /**
  * The stream records the event router receives (the CDK mapping's filters and the local stream source's, so
- * the two cannot drift): new outbox items, every write of a payment (its item carries the change's events) and
- * every write of a wallet's balance row (`wallet.balance_changed`).
+ * the two cannot drift): new outbox items (one per committed change, holding all its events) and every write of a
+ * wallet's balance row (`wallet.balance_changed`).
  * Counters, tokens and rate windows write the table too; nothing else reaches the router. Prefixes are spelled
  * in shared/store/keys.ts.
  */
 export const ROUTED_RECORDS: readonly { readonly eventNames: readonly ('INSERT' | 'MODIFY')[]; readonly key: string; readonly prefix: string }[] = [
   { eventNames: ['INSERT'], key: TABLE.partitionKey, prefix: OUTBOX_KEY_PREFIX },
-  { eventNames: ['INSERT', 'MODIFY'], key: TABLE.sortKey, prefix: PAYMENT_SK_PREFIX },
   { eventNames: ['INSERT', 'MODIFY'], key: TABLE.sortKey, prefix: WALLET_BALANCE_SK_PREFIX },
 ];
 

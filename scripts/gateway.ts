@@ -20,7 +20,6 @@ import { custodyCommands } from './cli/custody.js';
 import { UsageError, boolOpt, intOpt, json, limitOpt, need, scopesOpt, str } from './cli/command.js';
 import type { CommandGroup, Values } from './cli/command.js';
 import { devCommands } from './cli/dev.js';
-import { migrateCommands } from './cli/migrate.js';
 import { statsText } from './cli/stats.js';
 import type { TransactionStats } from '../shared/domain/transactions.js';
 import { transactionsRuntime } from '../shared/runtime/transactions.js';
@@ -222,7 +221,6 @@ const commands: Record<string, CommandGroup> = {
   wallet: walletCommands,
   custody: custodyCommands,
   dev: devCommands,
-  migrate: migrateCommands,
 };
 
 function help(): string {

@@ -13,7 +13,7 @@
  * | API key (record)    | TENANT#<tid>                | APIKEY#<key id>            |                                      |
  * | usage + rate windows| TENANT#<tid>                | USAGE#<yyyy-mm-dd>         | hourly counters as attributes; `payments_usd`, the day's payments against the daily limit (in the creation transaction) |
  * | idempotency record  | TENANT#<tid>                | IDEM#<key>                 |                                      |
- * | outbox event        | OUTBOX#<event id>           | OUTBOX                     | stream -> event-router               |
+ * | outbox (one change) | OUTBOX#<first event id>     | OUTBOX                     | stream -> event-router               |
  * | balance row         | TENANT#<tid>                | BAL#<account>#<currency>   | (posting counters and the last change live on the row; a wallet's rows feed the event router) |
  * | journal entry       | TENANT#<tid>                | JOURNAL#<entry id>         | gsi1: TENANT#<tid>#JOURNAL / <at>#<id> |
  * | posting (history)   | TENANT#<tid>                | POST#<account>#<cur>#<at>#<entry id> | gsi1: TENANT#<tid>#POST#<account> / <at>#<id> |
@@ -25,11 +25,10 @@
  * | webhook delivery    | TENANT#<tid>                | WHDELIVERY#<event>.<dest>  | TTL 30 days                          |
  * | webhook attempt log | TENANT#<tid>                | WHLOG#<at>#<delivery>#<n>  | TTL 30 days                          |
  * | transaction export  | TENANT#<tid>                | EXPORT#<export id>         | TTL at the end of its retention (7 days); its file is S3 `exports/<tid>/<export id>.<csv|json>` |
- * | payment             | TENANT#<tid>                | PAYMENT#<id>               | gsi3: PAYMENTS#WAITING#<network>#<native|token> / <expiry>#<tid>#<id> (while waiting); state and the write's events `packed` (shared/store/payment-item.ts); each write's events go to the event router on the stream |
+ * | payment             | TENANT#<tid>                | PAYMENT#<id>               | gsi3: PAYMENTS#WAITING#<network>#<native|token> / <expiry>#<tid>#<id> (while waiting); `state` deflated against the payment dictionary (shared/store/payment-item.ts); each change's events in one outbox item |
  * | payment list entry  | TENANT#<tid>                | PAYLIST#<id>               | gsi1: TENANT#<tid>#PAYMENTS / <created_at>#<id>; gsi2: TENANT#<tid>#PAYMENTS_BY_AMOUNT / <usd sort>#<id>; the filters a status change leaves alone (currency, network, token, order id, creation time, USD amount) |
  * | withdrawal          | TENANT#<tid>                | WITHDRAWAL#<id>            | gsi1: TENANT#<tid>#WITHDRAWALS / <created_at>#<id>; gsi2: TENANT#<tid>#WITHDRAWALS_BY_AMOUNT / <amount sort>#<id>; gsi3: WITHDRAWALS#<PENDING|PROCESSING|REVIEW|SOLANA> / <created_at>#<tid>#<id> (its work queue while pending or processing: `workQueueOf`) |
  * | daily withdrawal total | TENANT#<tid>              | WITHDRAWALS#DAY#<yyyy-mm-dd> | TTL 3 days (kept in the creation transaction) |
- * | daily payment total (earlier form) | TENANT#<tid>  | PAYMENTS#DAY#<yyyy-mm-dd>  | no longer written: `migrate payments` carries it onto the usage item of its day (`payments_usd`) and deletes it |
  * | deposit address     | ADDRESS#<family>#<lower addr> | ADDRESS                  | scanner's BatchGetItem               |
  * | checkout page       | CHECKOUT#<checkout id>      | CHECKOUT                   | -> tenant and payment (written with the payment; the checkout Lambda's only lookup) |
  * | open payment (chain)| TENANT#<tid>                | PAYMENT#<id>               | gsi3: PAYMENTS#OPEN#<network> / <created_at>#<tid>#<id> (confirming..sending, native waiting) |
@@ -120,9 +119,6 @@ export const keys = {
   usageDay: (tenantId: string, day: string): Key => ({ pk: tenantPk(tenantId), sk: `USAGE#${day}` }),
   /** Daily usage items of one month (`yyyy-mm`), for a begins_with query. */
   usageMonthPrefix: (tenantId: string, month: string) => ({ pk: tenantPk(tenantId), skPrefix: `USAGE#${month}` }),
-  /** A tenant's day totals of payments in their earlier form, items of their own; the day follows the prefix. */
-  legacyPaymentDayPrefix: (tenantId: string) => ({ pk: tenantPk(tenantId), skPrefix: 'PAYMENTS#DAY#' }),
-
   idempotency: (tenantId: string, idempotencyKey: string): Key => ({
     pk: tenantPk(tenantId),
     sk: `IDEM#${idempotencyKey}`,

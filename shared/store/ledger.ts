@@ -38,7 +38,7 @@ import { add, isNegative, neg, normalize, sum } from '../domain/money.js';
 import { batchGet, db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 import type { OutboxEvent } from './outbox.js';
-import { outboxPutItem } from './outbox.js';
+import { outboxChangeItem } from './outbox.js';
 import type { TransactItem, TransactOptions } from './transact.js';
 import { TransactionConditionError, transactWrite } from './transact.js';
 import { historyItems } from './transactions.js';
@@ -58,7 +58,7 @@ import { decimalText, integer, storedDecimal } from './values.js';
  *    existing: a deleted wallet takes no entry (WalletGoneError), and a deletion, conditioned on the count it read
  *    before reading the balances, is refused when an entry committed in between (shared/store/wallets.ts);
  * 4. one update per platform account, on a random shard of N (`FEE_SHARDS`), unconditioned;
- * 5. the caller's outbox events and extra items (e.g. an idempotency record), in the same transaction.
+ * 5. the caller's outbox events (one outbox item holding them all) and extra items (e.g. an idempotency record), in the same transaction.
  *
  * A cancellation for a condition becomes a domain error: DuplicateEntryError (entry id already posted),
  * InsufficientBalanceError (a guarded pocket), WalletGoneError (a wallet account whose wallet is deleted), or ExtraItemConditionError (one of the caller's items).
@@ -277,9 +277,11 @@ export function preparePost(input: PostInput, options: LedgerWriteOptions = {}):
     items.push(platformItem(entry, account, change.amount, pickShard(shards)));
     roles.push({ kind: 'platform' });
   }
-  for (const event of input.outbox ?? []) {
-    items.push(outboxPutItem(event));
-    roles.push({ kind: 'outbox', eventId: event.eventId });
+  // The change's events, all in one outbox item named by the first (shared/store/outbox.ts).
+  const [firstEvent] = input.outbox ?? [];
+  if (firstEvent) {
+    items.push(outboxChangeItem(input.outbox ?? []));
+    roles.push({ kind: 'outbox', eventId: firstEvent.eventId });
   }
   (input.extraItems ?? []).forEach((item, index) => {
     items.push(item);

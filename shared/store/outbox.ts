@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { stringify } from 'lossless-json';
+import { parse, stringify } from 'lossless-json';
 import type { EventPayload, EventType, OutboxEvent, OutboxPayload } from '../domain/events.js';
 import { parseEventPayload } from '../domain/events.js';
 import { tableName } from './client.js';
@@ -10,15 +11,22 @@ import { keys, OUTBOX_KEY_PREFIX } from './keys.js';
 import type { TransactItem } from './transact.js';
 
 /**
- * The outbox. Every change others must hear of writes one outbox item per announced event in the SAME
- * TransactWriteItems as the change, so an event exists exactly when its change committed. The table's
- * stream (filtered to `OUTBOX#` keys) feeds the event router, which fans the events out to SQS.
+ * The outbox. Every change others must hear of writes ONE outbox item, holding all the events it announces, in the
+ * SAME TransactWriteItems as the change, so its events exist exactly when the change committed. The table's stream
+ * (filtered to INSERTs of `OUTBOX#` keys, infra/table.ts ROUTED_RECORDS) feeds the event router, which expands the
+ * item into its events and fans them out to SQS (shared/store/stream-events.ts).
  *
- * Item: `pk = OUTBOX#<event id>`, `sk = OUTBOX`, `event_id`, `tenant_id`, `type` (the event type), `occurred_at` (ISO 8601),
- * `payload` (a map), `ttl` (epoch seconds; the stream keeps records 24 h, the item lives a few days for
- * inspection). Payload values must be JSON-like: strings (amounts are decimal strings), booleans, null,
- * safe integers, arrays and maps; they are written as they are and the router forwards them exactly.
+ * Item: `pk = OUTBOX#<id of its first event>`, `sk = OUTBOX`, `type = outbox`, `events` (binary: a format byte,
+ * then the raw DEFLATE of the JSON list of the events, each `{event_id, tenant_id, type, occurred_at, payload}` as
+ * its message body reads), `ttl` (epoch seconds; the stream keeps records 24 h, the item lives a few days for
+ * inspection). Each event keeps its own id (consumers deduplicate on it); a replayed change writes the same first
+ * event id, so its item is refused by the put's condition. Payload values must be JSON-like: strings (amounts are
+ * decimal strings), booleans, null, safe integers (or numbers read wrapped), arrays and maps; numbers keep their
+ * text through the JSON (lossless-json) and the router forwards them exactly.
  */
+
+/** Format byte of an outbox item's `events`: raw DEFLATE of the JSON list. */
+const EVENTS_FORMAT = 1;
 
 export const OUTBOX_TTL_SECONDS = 3 * 24 * 3600;
 
@@ -54,33 +62,65 @@ export function outboxEvent<P extends OutboxPayload>(tenantId: string, type: str
   };
 }
 
-/** The transaction item that writes an event; fails (condition) if the event id was already written. */
+/** The transaction item that writes one event as a change of its own (`outboxChangeItem([event])`). */
 export function outboxPutItem(event: OutboxEvent): TransactItem {
-  assertPayload(event.payload, 'payload');
+  return outboxChangeItem([event]);
+}
+
+/**
+ * The transaction item that writes the events of one change (at least one), named by the first; fails
+ * (condition) if that change was already written.
+ */
+export function outboxChangeItem(events: readonly OutboxEvent[]): TransactItem {
+  return { Put: { TableName: tableName(), Item: outboxItemOf(events), ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+/** The outbox item holding the events of one change (at least one), named by the first. */
+export function outboxItemOf(events: readonly OutboxEvent[]): Record<string, unknown> {
+  const [first] = events;
+  if (!first) throw new RangeError('An outbox item holds at least one event');
+  events.forEach((e, i) => assertPayload(e.payload, `events[${i}].payload`));
+  const json = stringify(events.map(messageShape), null, undefined, numberStringifiers) ?? '[]';
+  const deflated = deflateRawSync(Buffer.from(json, 'utf8'), { level: 9 });
+  const packed = Buffer.allocUnsafe(deflated.length + 1);
+  packed[0] = EVENTS_FORMAT;
+  deflated.copy(packed, 1);
   return {
-    Put: {
-      TableName: tableName(),
-      Item: {
-        ...keys.outbox(event.eventId),
-        event_id: event.eventId,
-        tenant_id: event.tenantId,
-        type: event.type,
-        occurred_at: event.occurredAt,
-        payload: event.payload,
-        ttl: Math.floor(Date.parse(event.occurredAt) / 1000) + OUTBOX_TTL_SECONDS,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
+    ...keys.outbox(first.eventId),
+    type: OUTBOX_TYPE,
+    events: packed,
+    ttl: Math.floor(Date.parse(first.occurredAt) / 1000) + OUTBOX_TTL_SECONDS,
   };
 }
 
-/** Reads an outbox item (unmarshalled, numbers wrapped) back into an event. */
+const OUTBOX_TYPE = 'outbox';
+
+/** Numbers read back wrapped, as the table's other numbers are (shared/store/client.ts): their text stays exact. */
+const wrapped = (text: string): NumberValue => new NumberValue(text);
+
+/** The events an outbox item (unmarshalled) holds, in the order the change announced them. */
+export function outboxEventsOfItem(item: Record<string, unknown>): OutboxEvent[] {
+  const packed = item.events;
+  if (item.type !== OUTBOX_TYPE || !(packed instanceof Uint8Array)) throw new TypeError('Not an outbox item');
+  if (packed[0] !== EVENTS_FORMAT) throw new TypeError(`Unknown outbox item format ${String(packed[0])}`);
+  const list = parse(inflateRawSync(packed.subarray(1)).toString('utf8'), null, wrapped);
+  if (!Array.isArray(list) || list.length === 0) throw new TypeError('Outbox item without events');
+  return list.map(eventOf);
+}
+
+/** The event an outbox item is named by (its first): the item of a one-event change is that event. */
 export function outboxEventFromItem(item: Record<string, unknown>): OutboxEvent {
-  const { event_id: eventId, tenant_id: tenantId, type, occurred_at: occurredAt, payload } = item;
+  const [first] = outboxEventsOfItem(item);
+  if (!first) throw new TypeError('Outbox item without events');
+  return first;
+}
+
+function eventOf(value: unknown): OutboxEvent {
+  const { event_id: eventId, tenant_id: tenantId, type, occurred_at: occurredAt, payload } = (value ?? {}) as Record<string, unknown>;
   if (typeof eventId !== 'string' || typeof tenantId !== 'string' || typeof type !== 'string' || typeof occurredAt !== 'string') {
-    throw new TypeError('Not an outbox item');
+    throw new TypeError('Not an outbox event');
   }
-  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new TypeError('Outbox item without a payload map');
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new TypeError('Outbox event without a payload map');
   return { eventId, tenantId, type, occurredAt, payload: payload as OutboxPayload };
 }
 
@@ -104,21 +144,23 @@ function assertPayload(value: unknown, path: string): void {
 
 const numberStringifiers = [{ test: (v: unknown) => v instanceof NumberValue, stringify: (v: unknown) => (v as NumberValue).toString() }];
 
+/** An event as its message body and its outbox item spell it. */
+const messageShape = (event: OutboxEvent) => ({
+  event_id: event.eventId,
+  tenant_id: event.tenantId,
+  type: event.type,
+  occurred_at: event.occurredAt,
+  payload: event.payload,
+});
+
 /** The message body: the event with its id, exactly as written (numbers keep their text). */
 export function messageBody(event: OutboxEvent): string {
-  return (
-    stringify(
-      { event_id: event.eventId, tenant_id: event.tenantId, type: event.type, occurred_at: event.occurredAt, payload: event.payload },
-      null,
-      undefined,
-      numberStringifiers,
-    ) ?? '{}'
-  );
+  return stringify(messageShape(event), null, undefined, numberStringifiers) ?? '{}';
 }
 
-/** An outbox item's stream image (numbers wrapped) as its event; null for an image of another item. */
-export function outboxEventFromImage(image: Record<string, AttributeValue>): OutboxEvent | null {
+/** The events of an outbox item's stream image (numbers wrapped); null for an image of another item. */
+export function outboxEventsOfImage(image: Record<string, AttributeValue>): OutboxEvent[] | null {
   const item = unmarshall(image, { wrapNumbers: true });
   if (typeof item.pk !== 'string' || !item.pk.startsWith(OUTBOX_KEY_PREFIX)) return null;
-  return outboxEventFromItem(item);
+  return outboxEventsOfItem(item);
 }

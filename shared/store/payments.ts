@@ -3,52 +3,47 @@ import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { findCurrency, NETWORK_CODES } from '../domain/currencies.js';
 import { DailyLimitError } from '../domain/errors.js';
 import { gt, isNegative, sub } from '../domain/money.js';
-import type { PaymentChange, PaymentState } from '../domain/payments.js';
+import type { PaymentChange, PaymentEvent, PaymentState } from '../domain/payments.js';
 import { workQueueOf } from '../domain/payments.js';
-import type { PaymentEventRef } from '../domain/payment-events.js';
-import { paymentEventOf, paymentEventRef } from '../domain/payment-events.js';
 import { paymentTransaction } from '../domain/transactions.js';
 import type { AddressMatch, PaymentCreation, PaymentFilter, PaymentQuery, PaymentRepository } from '../usecases/payments/ports.js';
 import type { OutboxEvent } from './outbox.js';
 import { aggregateOutbox, commitAggregate, loadState, nextVersion, versionedPut } from './aggregate.js';
 import { batchGet, db, queryAll, tableName } from './client.js';
 import { keys, type Key } from './keys.js';
-import { PAYMENT_STATE_ATTRIBUTES, packPayment, paymentFromItem, paymentWithEvents } from './payment-item.js';
+import { PAYMENT_STATE_ATTRIBUTES, paymentFromItem, paymentStateAttributes } from './payment-item.js';
 import type { TransactItem } from './transact.js';
-import { asTransactItem, TransactionConditionError, transactWrite } from './transact.js';
+import { asTransactItem } from './transact.js';
 import { allTimeSums, paymentCount } from './transactions.js';
 import { dayTotalUsd, paymentsTotalItem } from './usage.js';
 import { storedDecimal } from './values.js';
 
 /**
  * Payments on the single table (shared/store/aggregate.ts: every save conditioned on the version). Two items:
- * - the payment itself: its state and the events of the change that wrote it, packed into one small binary value
- *   (shared/store/payment-item.ts), and its work queue on gsi3 while it has one. It stays within 1 KB, so each
- *   save costs one write unit on the table and one on gsi3;
+ * - the payment itself: its state, deflated against the payment type's dictionary (shared/store/payment-item.ts),
+ *   and its work queue on gsi3 while it has one. It stays within 1 KB, so each save costs one write unit on the
+ *   table and one on gsi3;
  * - its list entry, written with the payment: the per-tenant lists (gsi1 by time, gsi2 by USD amount) and the
  *   filters that do not follow the payment's progress (currency, network, token, creation time, USD amount, and the
  *   order id, rewritten by the edit that changes it). A status change touches neither list index; a list reads
  *   entries, then the payments they name in one BatchGetItem per 100, and filters the status on the states.
  *
- * A change's events ride on the payment's item, in the same put as the state they describe: the table's stream
- * carries the write to the event router (`paymentEventsOfItem`), so a payment writes no outbox item. A deposit is
- * recorded once by the version condition: the scanner re-reads the payment and skips a deposit it already holds.
- * Payments stored before their list entries existed carry the list keys themselves and are listed as they are.
+ * A change's events go in one outbox item written in the change's own transaction (shared/store/outbox.ts), named
+ * by their natural ids (`payment:<id>:<key>`), at the time the change updated the payment. A deposit is recorded
+ * once by the version condition: the scanner re-reads the payment and skips a deposit it already holds.
  */
 
 type Stored = Record<string, unknown>;
 const TYPE = 'payment';
 const ENTRY = 'payment_entry';
 
-function paymentItem(p: PaymentState, events: readonly PaymentEventRef[]): Stored {
-  return {
-    ...keys.payment(p.tenantId, p.id),
-    ...keys.paymentQueue(workQueueOf(p), p),
-    type: TYPE,
-    version: p.version,
-    packed: packPayment(p, events),
-  };
+function paymentItem(p: PaymentState): Stored {
+  return { ...keys.payment(p.tenantId, p.id), ...keys.paymentQueue(workQueueOf(p), p), ...paymentStateAttributes(p) };
 }
+
+/** The outbox events of a change saved as `p`: each with its natural id, its payload carrying the callback URL. */
+export const paymentOutbox = (p: PaymentState, events: readonly PaymentEvent[]): OutboxEvent[] =>
+  aggregateOutbox({ type: TYPE, id: p.id, tenantId: p.tenantId }, events, { callback_url: p.callbackUrl }, new Date(p.updatedAt));
 
 /** The list entry: what a list filters on server-side (all fixed at the creation but the order id), under the two list indexes. */
 function entryItem(p: PaymentState): TransactItem {
@@ -103,8 +98,6 @@ function checkoutItem(p: PaymentState): TransactItem {
   };
 }
 
-const refsOf = (change: PaymentChange): PaymentEventRef[] => change.events.map(paymentEventRef);
-
 async function create(creation: PaymentCreation, now: Date): Promise<PaymentState> {
   const p = nextVersion(creation.change.state, null);
   const items: TransactItem[] = [addressItem(p, creation.family), checkoutItem(p), entryItem(p)];
@@ -127,8 +120,8 @@ async function create(creation: PaymentCreation, now: Date): Promise<PaymentStat
       type: TYPE,
       id: p.id,
       tenantId: p.tenantId,
-      put: versionedPut(paymentItem(p, refsOf(creation.change)), null),
-      outbox: [],
+      put: versionedPut(paymentItem(p), null),
+      outbox: paymentOutbox(p, creation.change.events),
       items,
       history: { previous: null, next: paymentTransaction(p) },
       now,
@@ -145,10 +138,10 @@ async function save(previous: PaymentState, change: PaymentChange, now: Date): P
     type: TYPE,
     id: next.id,
     tenantId: next.tenantId,
-    put: versionedPut(paymentItem(next, refsOf(change)), previous.version),
+    put: versionedPut(paymentItem(next), previous.version),
     // Of what the list entry holds, only the order id can change (an edit while the payment is open).
     ...(next.orderId !== previous.orderId ? { items: [entryItem(next)] } : {}),
-    outbox: [],
+    outbox: paymentOutbox(next, change.events),
     ...(credit ? { entry: { entryId: credit.entryId, entry: credit.entry } } : {}),
     history: { previous: paymentTransaction(previous), next: paymentTransaction(next) },
     now,
@@ -189,14 +182,14 @@ function entryQuery(q: PaymentFilter, ordering: PaymentQuery['ordering']): Query
   };
 }
 
-/** The payments `entries` name, in their order: one BatchGetItem per 100 (a payment stored with its list keys is its own entry). */
+/** The payments `entries` name, in their order: one BatchGetItem per 100. */
 async function paymentsOf(entries: readonly Stored[]): Promise<PaymentState[]> {
   const keyOf = (e: Stored) => keys.paymentOfEntry(e as unknown as Key);
   const wanted = entries.map(keyOf).filter((k): k is Key => k !== null);
   const found = new Map((await batchGet(wanted, { attributes: PAYMENT_STATE_ATTRIBUTES })).map((item) => [String(item.sk), item]));
   // An entry is written in its payment's own transaction: one without its payment is not a payment.
   return entries.flatMap((e) => {
-    const item = e.type === TYPE ? e : found.get(keyOf(e)?.sk ?? '');
+    const item = found.get(keyOf(e)?.sk ?? '');
     return item ? [paymentFromItem(item)] : [];
   });
 }
@@ -312,44 +305,6 @@ async function matchAddresses(family: string, addresses: readonly string[]): Pro
   );
 }
 
-/**
- * Rewrites a tenant's payments stored before list entries existed (the item carried the list keys and a plainly
- * deflated state) in the current form: the payment packed, with its list entry, in one transaction conditioned on
- * the version read (a payment that moved meanwhile is read again). The version stays: the state is the same, so a
- * save that read the payment before the upgrade still goes through. A payment already in the current form but
- * without an entry (saved by this code before the upgrade ran) gets its entry. Returns how many it rewrote or gave
- * an entry; a second run finds none.
- */
-async function upgradeStored(tenantId: string): Promise<number> {
-  const inPartition = ({ pk, skPrefix }: { pk: string; skPrefix: string }) =>
-    queryAll({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
-      ConsistentRead: true,
-    });
-  const listed = new Set((await inPartition(keys.paymentEntryPrefix(tenantId))).map((e) => keys.paymentOfEntry(e as unknown as Key)?.sk));
-  let upgraded = 0;
-  for (let item of await inPartition(keys.paymentPrefix(tenantId))) {
-    for (;;) {
-      const p = paymentFromItem(item);
-      try {
-        if (item.packed === undefined) await transactWrite([versionedPut(paymentItem(p, []), p.version), entryItem(p)]);
-        else if (!listed.has(String(item.sk))) await transactWrite([entryItem(p)]);
-        else break;
-        upgraded++;
-        break;
-      } catch (error) {
-        if (!(error instanceof TransactionConditionError)) throw error;
-        const again = await loadState(keys.payment(tenantId, p.id), TYPE, (stored) => stored);
-        if (!again) break;
-        item = again;
-      }
-    }
-  }
-  return upgraded;
-}
-
 export const dynamoPayments: PaymentRepository = {
   get: (tenantId, paymentId) => loadState(keys.payment(tenantId, paymentId), TYPE, paymentFromItem),
   create,
@@ -358,7 +313,6 @@ export const dynamoPayments: PaymentRepository = {
   /** Payments the tenant ever created: the all-time statistics counters, kept in each creation's transaction. */
   count: paymentCount,
   countMatching,
-  upgradeStored,
   due,
   open: (network) => inQueue(keys.paymentQueuePartition({ kind: 'open', network })),
   waitingNative: (network) => inQueue(keys.paymentQueuePartition({ kind: 'waiting', network, asset: 'native' })),
@@ -377,17 +331,4 @@ export async function waitingPayments(network: string): Promise<PaymentState[]> 
     (['native', 'token'] as const).map((asset) => inQueue(keys.paymentQueuePartition({ kind: 'waiting', network, asset }))),
   );
   return [...(native ?? []), ...(token ?? [])];
-}
-
-/**
- * The events a payment item's stream image carries (the references its write stored, their data made from the
- * state written with them), as the outbox would have written them; none for an item of another kind or a write
- * without events.
- */
-export function paymentEventsOfItem(item: Stored): OutboxEvent[] {
-  const written = paymentWithEvents(item);
-  if (!written || written.events.length === 0) return [];
-  const p = written.state;
-  const events = written.events.map((ref) => paymentEventOf(p, ref));
-  return aggregateOutbox({ type: TYPE, id: p.id, tenantId: p.tenantId }, events, { callback_url: p.callbackUrl }, new Date(p.updatedAt));
 }

@@ -1,17 +1,14 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { OutboxEvent } from '../domain/events.js';
 import { walletBalanceChangedEvent } from '../domain/wallets.js';
 import type { RoutableRecord } from '../usecases/events/route-events.js';
 import { walletBalanceChangeFromImage } from './balance-stream.js';
-import { PAYMENT_SK_PREFIX } from './keys.js';
-import { messageBody, outboxEventFromImage } from './outbox.js';
-import { paymentEventsOfItem } from './payments.js';
+import { messageBody, outboxEventsOfImage } from './outbox.js';
 
 /**
  * What the event router reads from the table's stream (infra/table.ts ROUTED_RECORDS says which records reach
- * it): outbox items, payment items (whose writes carry their events) and wallet balance rows.
+ * it): new outbox items (one per committed change, holding its events) and wallet balance rows.
  */
 
 /**
@@ -28,18 +25,16 @@ function sdkImage(image: Record<string, AttributeValue>): Record<string, Attribu
 }
 
 /**
- * The events a stream record tells: an outbox item's INSERT, the events a payment's write carries
- * (shared/store/payments.ts), or a change of a wallet's balance row as its `wallet.balance_changed`; none for others.
+ * The events a stream record tells: those of a new outbox item (shared/store/outbox.ts), in the order its change
+ * announced them, or a change of a wallet's balance row as its `wallet.balance_changed`; none for others.
  */
 function eventsOfRecord(record: DynamoDBRecord): OutboxEvent[] {
   const image = record.dynamodb?.NewImage as Record<string, AttributeValue> | undefined;
   if (!image || (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY')) return [];
   if (record.eventName === 'INSERT') {
-    const event = outboxEventFromImage(image);
-    if (event) return [event];
+    const events = outboxEventsOfImage(sdkImage(image));
+    if (events) return events;
   }
-  if (typeof image.sk?.S === 'string' && image.sk.S.startsWith(PAYMENT_SK_PREFIX))
-    return paymentEventsOfItem(unmarshall(sdkImage(image), { wrapNumbers: true }));
   const change = walletBalanceChangeFromImage(image);
   return change ? [walletBalanceChangedEvent(change)] : [];
 }

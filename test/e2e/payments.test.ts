@@ -12,16 +12,14 @@ import { parseConfig } from '../../shared/config/config.js';
 import type { Config } from '../../shared/config/config.js';
 import { add } from '../../shared/domain/money.js';
 import { getBalance } from '../../shared/store/ledger.js';
-import { getPayment, paymentEventsOfItem } from '../../shared/store/payments.js';
+import { getPayment } from '../../shared/store/payments.js';
+import { outboxChange, outboxChanges, outboxRecord } from '../support/outbox.js';
 import { factoryOf, scannerRuntime } from '../../shared/runtime/payments.js';
 import { chainTxRuntime } from '../../shared/runtime/chain-tx.js';
 import { expirePayments } from '../../shared/usecases/payments/expire.js';
 import { initCursor, scanOnce } from '../../shared/usecases/payments/scan.js';
 import type { ScanDeps } from '../../shared/usecases/payments/scan.js';
 import { directFactorySweep } from '../../shared/usecases/payments/sweep-direct.js';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../../shared/store/client.js';
-import { keys } from '../../shared/store/keys.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 import { requestIdOf } from '../../shared/chain/engine/state.js';
 import { dynamoChainTxStore } from '../../shared/store/chain-tx.js';
@@ -128,10 +126,10 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** The events the payment's last write carries (what the table's stream hands the event router). */
-async function eventsOnItem(paymentId: string) {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.payment(merchant.tenantId, paymentId), ConsistentRead: true }));
-  return Item ? paymentEventsOfItem(Item) : [];
+/** The events of the payment's change whose outbox item holds a `status` update (what the table's stream hands the event router). */
+async function changeAnnouncing(paymentId: string, status: string) {
+  const changes = await outboxChanges(`payment:${paymentId}:`);
+  return changes.find((events) => events.some((e) => e.type === 'payment_status_update' && e.payload.status === status)) ?? [];
 }
 
 describe('a payment on anvil', () => {
@@ -144,8 +142,8 @@ describe('a payment on anvil', () => {
     expect(first.recorded).toBe(1);
     expect(await status(id)).toBe('confirming');
     const depositId = `ETH:${hash}:0`;
-    // Announced by the write that saved the payment's second version (its deposit), on the item itself.
-    const detected = await eventsOnItem(id);
+    // Announced by the write that saved the payment's second version (its deposit), in one outbox item.
+    const detected = await outboxChange(`payment:${id}:deposit:${depositId}:2`);
     expect(detected.map((e) => [e.eventId, e.type])).toEqual(expect.arrayContaining([[`payment:${id}:deposit:${depositId}:2`, 'deposit_received']]));
     expect(detected.find((e) => e.type === 'deposit_received')?.payload).toMatchObject({ deposit_id: depositId, amount: '25', transaction_hash: hash });
     await mine();
@@ -162,7 +160,7 @@ describe('a payment on anvil', () => {
     expect(await balance()).toBe(add(before, '24.75'));
     const treasuryAfter = (await new Contract(usdt, ERC20_ABI, provider).getFunction('balanceOf')(treasury)) as bigint;
     expect(treasuryAfter - treasuryBefore).toBe(units(25));
-    const completion = await eventsOnItem(id);
+    const completion = await changeAnnouncing(id, 'completed');
     expect(completion.map((e) => [e.eventId, e.type])).toEqual(
       expect.arrayContaining([
         [`payment:${id}:merged:${depositId}`, 'deposit_merged'],
@@ -450,8 +448,8 @@ describe('a custody account on anvil', () => {
 
     // Announced to the tenant (envelope A) when seen and when credited; in the history as a custody deposit.
     for (const status of ['confirming', 'credited']) {
-      const event = await db().send(new GetCommand({ TableName: tableName(), Key: keys.outbox(`custody_deposit:${depositId}:status:${status}`) }));
-      expect([status, event.Item?.type]).toEqual([status, 'custody_deposit_update']);
+      const event = await outboxRecord(`custody_deposit:${depositId}:status:${status}`);
+      expect([status, event?.type]).toEqual([status, 'custody_deposit_update']);
     }
     const rows = (await history('GET', '/transactions/transactions/', { query: { type: 'custody' } })).body.transactions as Record<string, unknown>[];
     expect(rows.find((r) => r.id === depositId)).toMatchObject({

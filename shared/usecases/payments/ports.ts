@@ -106,8 +106,6 @@ export interface PaymentRepository {
   count(tenantId: string): Promise<number>;
   /** How many of a tenant's payments match `filter`, counting at most `bound`. */
   countMatching(filter: PaymentFilter, bound: number): Promise<number>;
-  /** Rewrites the tenant's payments stored in an earlier form in the current one; how many it rewrote. */
-  upgradeStored(tenantId: string): Promise<number>;
   /** Waiting payments due at or before `before`, up to `limit` per queue. */
   due(before: string, limit: number): Promise<PaymentState[]>;
   /** Payments a network's scanner follows (confirming, partially paid, confirmed, sending). */

@@ -1,10 +1,7 @@
 import { jest } from '@jest/globals';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Transaction, Wallet } from 'ethers';
 import type { CrashPoint } from '../../../shared/chain/engine/ports.js';
 import type { ChainTx } from '../../../shared/chain/engine/state.js';
-import { db, tableName } from '../../../shared/store/client.js';
-import { keys } from '../../../shared/store/keys.js';
 import { dynamoChainTxStore, nextNonce } from '../../../shared/store/chain-tx.js';
 import { followOnce, walletHealth } from '../../../shared/usecases/chain-tx/follow-chain-txs.js';
 import { cancelChainTx, processChainTx } from '../../../shared/usecases/chain-tx/process-chain-tx.js';
@@ -15,6 +12,7 @@ import type { SQSEvent, ScheduledEvent } from 'aws-lambda';
 import { KmsTxSigner } from '../../../shared/chain/engine/evm.js';
 import { NETWORK, SimulatedCrash, prng, startEngineEnv } from './support.js';
 import type { EngineEnv } from './support.js';
+import { outboxRecord } from '../../support/outbox.js';
 
 const VALUE = 1000n;
 const recipient = (): string => Wallet.createRandom().address;
@@ -30,10 +28,8 @@ async function followUntilFinal(env: EngineEnv, deps: ChainTxDeps, requestIds: r
   throw new Error('requests did not become final');
 }
 
-async function outboxItem(eventId: string): Promise<Record<string, unknown> | undefined> {
-  const out = await db().send(new GetCommand({ TableName: tableName(), Key: keys.outbox(eventId), ConsistentRead: true }));
-  return out.Item;
-}
+/** The outbox event `eventId` as its message spells it (test/support/outbox.ts). */
+const outboxItem = outboxRecord;
 
 /** The nonces of the mined transactions of these requests (from the chain), sorted. */
 async function minedNonces(env: EngineEnv, txs: readonly ChainTx[]): Promise<number[]> {

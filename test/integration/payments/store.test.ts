@@ -1,22 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { deflateRawSync } from 'node:zlib';
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { CURRENCIES, type CurrencyCode } from '../../../shared/domain/currencies.js';
 import type { PaymentChange, PaymentState } from '../../../shared/domain/payments.js';
 import { openPayment, quote, transition } from '../../../shared/domain/payments.js';
-import { paymentEventRef } from '../../../shared/domain/payment-events.js';
 import { db, tableName } from '../../../shared/store/client.js';
 import { keys } from '../../../shared/store/keys.js';
-import { dynamoPayments, paymentEventsOfItem } from '../../../shared/store/payments.js';
-import type { Tenant } from '../../../shared/domain/tenant.js';
+import { dynamoPayments } from '../../../shared/store/payments.js';
+import { messageBody } from '../../../shared/store/outbox.js';
+import { outboxChange } from '../../support/outbox.js';
 import type { PaymentQuery } from '../../../shared/usecases/payments/ports.js';
-import { upgradeStoredPayments } from '../../../shared/usecases/payments/upgrade-stored.js';
-import { TransactionConditionError, transactWrite } from '../../../shared/store/transact.js';
-import { dayTotalUsd, paymentsTotalItem } from '../../../shared/store/usage.js';
-import { carryLegacyDayTotals } from '../../../shared/store/usage-upgrade.js';
-import { storedDecimal } from '../../../shared/store/values.js';
-import { DAY_TOTAL_ATTRIBUTE } from '../../../shared/store/aggregate.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { aPayment, checkoutIdOf } from '../../support/fixtures/payments.js';
 
@@ -24,7 +17,7 @@ import { aPayment, checkoutIdOf } from '../../support/fixtures/payments.js';
  * Payments on DynamoDB Local: a payment's item holds its state, and its list entry (written with it) carries the
  * list indexes, so a status change rewrites no list index and keeps the item within one write unit; lists read the
  * entries, then the payments, and filter the status on the states; counts by status and currency come from the
- * statistics counters; payments stored before their entries existed are still read, listed and routed.
+ * statistics counters; each change's events are one outbox item of its own transaction.
  */
 let table: TestTable;
 const T = randomUUID();
@@ -206,87 +199,38 @@ describe('payments on the table', () => {
     for (const bytes of sizes) expect(bytes).toBeLessThanOrEqual(1024);
   });
 
-  it('reads, lists, routes and upgrades a payment stored before list entries: its own list keys and plainly deflated state', async () => {
-    const change = draft('USDTERC20', '15', 'o-legacy', at(5));
-    const p = { ...change.state, version: 1 };
-    const legacy = {
-      ...keys.payment(T, p.id),
-      ...keys.paymentList(T, p.createdAt, p.id),
-      ...keys.paymentAmountList(T, p.amountUsd, p.id),
-      type: 'payment',
-      version: 1,
-      state: deflateRawSync(Buffer.from(JSON.stringify(p))),
-      status: p.status,
-      currency: p.currency,
-      network: p.network,
-      token: p.token,
-      order_id: p.orderId,
-      created_at: p.createdAt,
-      amount_usd: p.amountUsd,
-      events: change.events.map(paymentEventRef),
+  it("writes a change's events in one outbox item of the change's own transaction, each under its natural id, within one write unit", async () => {
+    const p = await create('USDTERC20', '35', 'o-5', 55);
+    const created = await outboxChange(`payment:${p.id}:created`);
+    expect(created.map((e) => [e.eventId, e.type, e.occurredAt])).toEqual([[`payment:${p.id}:created`, 'payment.created', p.updatedAt]]);
+    const deposit = {
+      id: `ETH:0x${'ef'.repeat(32)}:0`,
+      currency: 'USDTERC20',
+      amount: p.amountCrypto,
+      amountBase: '35350000',
+      txHash: `0x${'ef'.repeat(32)}`,
+      logIndex: 0,
+      blockNumber: 101,
+      blockHash: `0x${'cd'.repeat(32)}`,
+      confirmations: 1,
+      detectedAt: at(56).toISOString(),
+      status: 'pending' as const,
+      late: false,
     };
-    await db().send(new PutCommand({ TableName: tableName(), Item: legacy }));
-    expect(await dynamoPayments.get(T, p.id)).toEqual(p);
-    expect((await list({ ordering: 'created_at', orderId: 'o-legacy' })).map((q) => q.id)).toEqual([p.id]);
-    expect(names(await list({ ordering: 'amount', take: 2 })).length).toBe(2);
-    expect((await list({ ordering: 'amount', take: 1 }))[0]?.id).toBe(ids.a?.id);
-    expect(paymentEventsOfItem(legacy).map((e) => e.type)).toEqual(change.events.map((e) => e.type));
-
-    // A second one, saved by this code before the upgrade ran: its save dropped the list keys it carried.
-    const other = draft('USDTERC20', '16', 'o-legacy-2', at(6));
-    const q = { ...other.state, version: 1 };
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...legacy,
-          ...keys.payment(T, q.id),
-          ...keys.paymentList(T, q.createdAt, q.id),
-          ...keys.paymentAmountList(T, q.amountUsd, q.id),
-          state: deflateRawSync(Buffer.from(JSON.stringify(q))),
-        },
-      }),
+    const change = transition(p, { kind: 'deposit', deposit }, at(56));
+    const [capacity] = await consumed(() => dynamoPayments.save(p, change, at(57)));
+    const events = await outboxChange(`payment:${p.id}:deposit:${deposit.id}:2`);
+    // Every event of the change, in its order, with the payload the transition announced and the callback URL.
+    expect(events.map((e) => e.eventId)).toEqual(change.events.map((e) => `payment:${p.id}:${e.key}`));
+    expect(events.map((e) => JSON.parse(messageBody(e)).payload)).toEqual(
+      change.events.map((e) => JSON.parse(JSON.stringify({ ...e.payload, callback_url: p.callbackUrl }))),
     );
-    await dynamoPayments.save(q, transition(q, { kind: 'cancel' }, at(7)), at(7));
-    expect(await list({ ordering: 'created_at', orderId: 'o-legacy-2' })).toEqual([]);
-
-    const upgrade = () =>
-      upgradeStoredPayments(null, { tenants: { list: async () => [{ id: T } as Tenant] }, payments: dynamoPayments, carryDayTotals: carryLegacyDayTotals });
-    expect(await upgrade()).toEqual([{ tenant_id: T, upgraded: 2, day_totals: 0 }]);
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.payment(T, p.id) }));
-    expect([Item?.gsi1pk, Item?.state, Item?.packed instanceof Uint8Array]).toEqual([undefined, undefined, true]);
-    // The same version: a save that read the payment before the upgrade still goes through.
-    expect(await dynamoPayments.get(T, p.id)).toEqual(p);
-    expect((await list({ ordering: 'created_at', orderId: 'o-legacy' })).map((r) => r.id)).toEqual([p.id]);
-    expect((await list({ ordering: 'created_at', orderId: 'o-legacy-2', status: 'cancelled' })).map((r) => r.id)).toEqual([q.id]);
-    expect(await upgrade()).toEqual([{ tenant_id: T, upgraded: 0, day_totals: 0 }]);
-  });
-
-  it('carries day totals kept on items of their own onto the usage items of their days, once, so the daily limit still counts them', async () => {
-    const tenant = randomUUID();
-    const today = new Date();
-    const day = today.toISOString().slice(0, 10);
-    const { pk, skPrefix } = keys.legacyPaymentDayPrefix(tenant);
-    const legacyKey = (d: string) => ({ pk, sk: `${skPrefix}${d}` });
-    const legacyDay = (d: string, total: string) =>
-      db().send(new PutCommand({ TableName: tableName(), Item: { ...legacyKey(d), ttl: 1, [DAY_TOTAL_ATTRIBUTE]: storedDecimal(total) } }));
-    await legacyDay(day, '1200.5');
-    await legacyDay('2026-11-19', '80');
-    // A creation of this version already added to today's usage item.
-    await transactWrite([paymentsTotalItem(tenant, today, { amountUsd: '25.25', roomUsd: '1000' })]);
-    const upgrade = () => upgradeStoredPayments(tenant, { tenants: { list: async () => [] }, payments: dynamoPayments, carryDayTotals: carryLegacyDayTotals });
-
-    expect(await upgrade()).toEqual([{ tenant_id: tenant, upgraded: 0, day_totals: 2 }]);
-    expect(await dayTotalUsd(tenant, today)).toBe('1225.75');
-    expect(await dayTotalUsd(tenant, new Date('2026-11-19T18:00:00Z'))).toBe('80');
-    const left = await db().send(new GetCommand({ TableName: tableName(), Key: legacyKey(day) }));
-    expect(left.Item).toBeUndefined();
-    // Carried once: a second run finds nothing, and the totals stay.
-    expect(await upgrade()).toEqual([{ tenant_id: tenant, upgraded: 0, day_totals: 0 }]);
-    expect(await dayTotalUsd(tenant, today)).toBe('1225.75');
-    // The carried total counts against the daily limit: 1 USD more is refused at a limit of 1,226.74 and fits one of 1,226.75.
-    await expect(transactWrite([paymentsTotalItem(tenant, today, { amountUsd: '1', roomUsd: '1225.74' })])).rejects.toBeInstanceOf(TransactionConditionError);
-    await transactWrite([paymentsTotalItem(tenant, today, { amountUsd: '1', roomUsd: '1225.75' })]);
-    expect(await dayTotalUsd(tenant, today)).toBe('1226.75');
+    expect(new Set(events.map((e) => e.occurredAt))).toEqual(new Set([at(56).toISOString()]));
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.outbox(`payment:${p.id}:deposit:${deposit.id}:2`) }));
+    expect(itemBytes(Item ?? {})).toBeLessThanOrEqual(1024);
+    expect(capacity?.CapacityUnits).toBeGreaterThan(0);
+    // A replay of the change (its outbox item included) is refused: the version moved.
+    await expect(dynamoPayments.save(p, change, at(57))).rejects.toThrow(/changed meanwhile/);
+    expect(await outboxChange(`payment:${p.id}:deposit:${deposit.id}:2`)).toEqual(events);
   });
 });

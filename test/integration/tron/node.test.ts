@@ -1,6 +1,5 @@
 import { toBaseUnits } from '../../../shared/domain/money.js';
 import { CreateKeyCommand, KMSClient } from '@aws-sdk/client-kms';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { startKmsServer } from '../../../infra/local/kms/server.js';
 import type { KmsServer } from '../../../infra/local/kms/server.js';
 import { startTronNode } from '../../../infra/local/tron.js';
@@ -15,8 +14,6 @@ import { tronScanChain } from '../../../shared/chain/tron/scanner.js';
 import { parseTronTransaction } from '../../../shared/chain/tron/transaction.js';
 import { resetConfig } from '../../../shared/config/config.js';
 import { dynamoChainTxStore } from '../../../shared/store/chain-tx.js';
-import { db, tableName } from '../../../shared/store/client.js';
-import { keys } from '../../../shared/store/keys.js';
 import { getBalance } from '../../../shared/store/ledger.js';
 import { getPayment } from '../../../shared/store/payments.js';
 import type { ChainTxDeps } from '../../../shared/usecases/chain-tx/deps.js';
@@ -36,6 +33,7 @@ import { startTestTable } from '../../support/dynamodb.js';
 import type { TestTable } from '../../support/dynamodb.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
+import { outboxRecord } from '../../support/outbox.js';
 
 /**
  * TRON end to end on the local TRON node (TronGrid-compatible API, signature and expiry checks), the local KMS
@@ -74,9 +72,8 @@ function engineDeps(crash?: (point: CrashPoint, tx: ChainTx) => void): ChainTxDe
   };
 }
 
-async function outboxItem(eventId: string): Promise<Record<string, unknown> | undefined> {
-  return (await db().send(new GetCommand({ TableName: tableName(), Key: keys.outbox(eventId), ConsistentRead: true }))).Item;
-}
+/** The outbox event `eventId` as its message spells it (test/support/outbox.ts). */
+const outboxItem = outboxRecord;
 
 const usdtTransfer = (reference: string, to: string, units: bigint) =>
   requestChainTx(

@@ -1,15 +1,13 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { queuesFor } from '../../../shared/domain/events.js';
-import { db, tableName } from '../../../shared/store/client.js';
-import { keys } from '../../../shared/store/keys.js';
-import { messageBody, outboxEventFromItem } from '../../../shared/store/outbox.js';
+import { messageBody } from '../../../shared/store/outbox.js';
+import { writtenEvent } from '../../support/outbox.js';
 
 /** The SQS message the event router sends for a transfer's `wallet_transfer.accepted`, checked to go to `wallet-transfers`. */
 async function routed(transferId: string): Promise<SQSEvent['Records'][number]> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.outbox(`wallet_transfer:${transferId}:settle`), ConsistentRead: true }));
-  if (!Item) throw new Error(`no outbox event for ${transferId}`);
-  const event = outboxEventFromItem(Item);
+  // The second event of the transfer's acceptance, in the outbox item of that change.
+  const event = await writtenEvent(`wallet_transfer:${transferId}:settle`);
+  if (!event) throw new Error(`no outbox event for ${transferId}`);
   expect(queuesFor(event.type)).toEqual(['wallet-transfers']);
   return { messageId: `m-${transferId}`, body: messageBody(event) } as SQSEvent['Records'][number];
 }

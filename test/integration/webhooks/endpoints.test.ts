@@ -1,5 +1,4 @@
 import { CreateKeyCommand, KMSClient } from '@aws-sdk/client-kms';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
@@ -7,7 +6,6 @@ import { handler as systemHandler } from '../../../functions/system/handler.js';
 import { startKmsServer } from '../../../infra/local/kms/server.js';
 import type { KmsServer } from '../../../infra/local/kms/server.js';
 import { resetConfig } from '../../../shared/config/config.js';
-import { db, tableName } from '../../../shared/store/client.js';
 import { dynamoWebhookSettings } from '../../../shared/store/webhooks/settings.js';
 import { clientAuthFrom, issueToken } from '../../../shared/usecases/auth/issue-token.js';
 import { createApiKey } from '../../../shared/usecases/tenants/api-keys.js';
@@ -20,6 +18,7 @@ import { createHttpSender } from '../../../shared/webhooks/http-sender.js';
 import { VirtualClock } from '../../support/clock.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { apiEvent, lambdaContext } from '../../unit/http/event.js';
+import { outboxChanges } from '../../support/outbox.js';
 import { startReceiver, storeDeps, VirtualQueue, type Receiver } from './support.js';
 import { tenantsRuntime } from '../../../shared/runtime/tenants.js';
 import { authRuntime } from '../../../shared/runtime/auth.js';
@@ -52,14 +51,10 @@ async function call(method: string, path: string, body?: unknown, auth: Record<s
 }
 
 async function outboxTypes(): Promise<string[]> {
-  const { Items } = await db().send(
-    new ScanCommand({
-      TableName: tableName(),
-      FilterExpression: 'begins_with(pk, :p) AND tenant_id = :t',
-      ExpressionAttributeValues: { ':p': 'OUTBOX#', ':t': tenantId },
-    }),
-  );
-  return (Items ?? []).map((i) => i.type as string);
+  return (await outboxChanges(''))
+    .flat()
+    .filter((e) => e.tenantId === tenantId)
+    .map((e) => e.type);
 }
 
 beforeAll(async () => {

@@ -103,11 +103,6 @@ export class InMemoryPayments implements PaymentRepository {
     return Math.min(this.matching(f).length, bound);
   }
 
-  /** Kept in memory as they are: nothing stored in an earlier form. */
-  async upgradeStored(): Promise<number> {
-    return 0;
-  }
-
   private matching(q: PaymentFilter): PaymentState[] {
     return [...this.states.values()]
       .filter((p) => p.tenantId === q.tenantId)

@@ -1,4 +1,6 @@
+import { inflateRawSync } from 'node:zlib';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
@@ -11,7 +13,7 @@ import { messageBody } from '../../../shared/store/outbox.js';
 import { queuesFor } from '../../../shared/domain/events.js';
 import { resetConfig } from '../../../shared/config/config.js';
 import { resetSqs } from '../../../shared/queue/sqs.js';
-import { outboxEvent, outboxPutItem } from '../../../shared/store/outbox.js';
+import { outboxChangeItem, outboxEvent, outboxEventFromItem, outboxEventsOfItem, outboxPutItem } from '../../../shared/store/outbox.js';
 import type { OutboxEvent } from '../../../shared/store/outbox.js';
 
 const sqs = mockClient(SQSClient);
@@ -41,24 +43,52 @@ function record(event: OutboxEvent, sequence: string): DynamoDBRecord {
 }
 
 describe('outbox items', () => {
-  it('carry event id, tenant, type, time, payload and a ttl, keyed by keys.outbox', () => {
+  it('hold the events of one change, deflated, named by the first (keys.outbox), with a ttl', () => {
     const event = outboxEvent('t1', 'payment.completed', { amount: '25.10', confirmations: 12 }, { now: new Date('2030-01-01T00:00:00Z'), eventId: 'e1' });
     const put = outboxPutItem(event).Put;
     expect(put?.Item).toEqual({
       pk: 'OUTBOX#e1',
       sk: 'OUTBOX',
-      event_id: 'e1',
-      tenant_id: 't1',
-      type: 'payment.completed',
-      occurred_at: '2030-01-01T00:00:00.000Z',
-      payload: { amount: '25.10', confirmations: 12 },
+      type: 'outbox',
+      events: expect.any(Uint8Array),
       ttl: Date.parse('2030-01-01T00:00:00Z') / 1000 + 3 * 24 * 3600,
     });
     expect(put?.ConditionExpression).toBe('attribute_not_exists(pk)');
+    // A format byte, then the raw DEFLATE of the JSON list of the events as their message bodies spell them.
+    const events = put?.Item?.events as Uint8Array;
+    expect(events[0]).toBe(1);
+    expect(JSON.parse(inflateRawSync(events.subarray(1)).toString('utf8'))).toEqual([
+      { event_id: 'e1', tenant_id: 't1', type: 'payment.completed', occurred_at: '2030-01-01T00:00:00.000Z', payload: { amount: '25.10', confirmations: 12 } },
+    ]);
+    expect(outboxEventsOfItem(put?.Item ?? {}).map(messageBody)).toEqual([messageBody(event)]);
+  });
+
+  it('of a change with several events: each keeps its id and reads back exactly, numbers as written', () => {
+    const now = new Date('2030-01-01T00:00:00Z');
+    const events = [
+      outboxEvent('t1', 'deposit_received', { amount: '1.50', n: 3 }, { now, eventId: 'payment:p1:deposit:d1:2' }),
+      outboxEvent(
+        't1',
+        'payment_status_update',
+        { status: 'confirming', big: new NumberValue('12345678901234567890') },
+        { now, eventId: 'payment:p1:status:2:confirming' },
+      ),
+      outboxEvent('t1', 'payment.processing', { status: 'confirming' }, { now, eventId: 'payment:p1:payment.processing:2' }),
+    ];
+    const item = outboxChangeItem(events).Put?.Item ?? {};
+    expect(item.pk).toBe('OUTBOX#payment:p1:deposit:d1:2');
+    const back = outboxEventsOfItem(item);
+    expect(back.map((e) => e.eventId)).toEqual(events.map((e) => e.eventId));
+    expect(back.map(messageBody)).toEqual(events.map(messageBody));
+    expect(messageBody(back[1] as OutboxEvent)).toContain('"big":12345678901234567890');
+    // The item's own event (the first) is what a one-event reader reads.
+    expect(outboxEventFromItem(item).eventId).toBe('payment:p1:deposit:d1:2');
+    expect(() => outboxChangeItem([])).toThrow(RangeError);
   });
 
   it('refuse float amounts in payloads', () => {
     expect(() => outboxPutItem(outboxEvent('t1', 'x', { amount: 0.1 }))).toThrow(/decimal strings/);
+    expect(() => outboxChangeItem([outboxEvent('t1', 'x', {}), outboxEvent('t1', 'x', { amount: 0.1 })])).toThrow(/decimal strings/);
   });
 });
 
@@ -106,6 +136,27 @@ describe('event router', () => {
     // Every event once, in order.
     const sent = calls.flatMap((c) => (c.args[0].input.Entries ?? []).map((e) => (parse(e.MessageBody ?? '') as { event_id: string }).event_id));
     expect(sent).toEqual(events.map((e) => e.eventId));
+    expect(result.batchItemFailures).toEqual([]);
+  });
+
+  it("sends every event of a change's outbox item, each with its own id and body, named by the record, as Lambda passes it (base64 binary)", async () => {
+    sqs.on(SendMessageBatchCommand).callsFake((input: { Entries: { Id: string }[] }) => ({
+      Successful: input.Entries.map((e) => ({ Id: e.Id, MessageId: `id-${e.Id}`, MD5OfMessageBody: 'x' })),
+      Failed: [],
+    }));
+    const events = ['a', 'b', 'c'].map((k) => outboxEvent('t1', 'payment_status_update', { k, n: 1 }, { eventId: `payment:p1:${k}` }));
+    const image = marshall(outboxChangeItem(events).Put?.Item ?? {});
+    const lambdaImage = { ...image, events: { B: Buffer.from(image.events?.B ?? new Uint8Array()).toString('base64') } };
+    const change = { eventName: 'INSERT', dynamodb: { SequenceNumber: 'seq-c', NewImage: lambdaImage as unknown as Record<string, never> } } as DynamoDBRecord;
+    // A payment's own item tells nothing: its events are in its outbox item.
+    const payment = {
+      eventName: 'MODIFY',
+      dynamodb: { SequenceNumber: 'seq-p', NewImage: marshall({ pk: 'TENANT#t1', sk: 'PAYMENT#p1', type: 'payment' }) as unknown as Record<string, never> },
+    } as DynamoDBRecord;
+    const result = await handler({ Records: [change, payment] });
+    const entries = sqs.commandCalls(SendMessageBatchCommand).flatMap((c) => c.args[0].input.Entries ?? []);
+    expect(entries.map((e) => e.MessageBody)).toEqual(events.map(messageBody));
+    expect(entries.map((e) => e.MessageAttributes?.event_id?.StringValue)).toEqual(events.map((e) => e.eventId));
     expect(result.batchItemFailures).toEqual([]);
   });
 
