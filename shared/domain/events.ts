@@ -376,7 +376,7 @@ export const eventDraft = <T extends EventType>(type: T, key: string, payload: E
 
 export type OutboxPayload = Readonly<Record<string, unknown>>;
 
-/** An event as the outbox stores it (shared/store/outbox.ts) and the event router reads it back. */
+/** An event as the outbox stores it (one of the events of a change's outbox item, shared/store/outbox.ts) and the event router reads it back. */
 export interface OutboxEvent<P extends OutboxPayload = OutboxPayload> {
   readonly eventId: string;
   readonly tenantId: string;

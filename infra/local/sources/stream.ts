@@ -1,7 +1,8 @@
 /**
  * The table stream source: reads the table's stream (DynamoDB Streams API of DynamoDB Local), keeps only what
- * the CDK filter keeps (INSERTs of outbox items), honours `batchItemFailures`, bisects a failing batch and sends
- * a record that still fails after the retries to the `event-router-failures` queue, then moves on.
+ * the CDK filter keeps (infra/table.ts ROUTED_RECORDS: INSERTs of outbox items, writes of wallet balance rows),
+ * honours `batchItemFailures`, bisects a failing batch and sends a record that still fails after the retries to
+ * the `event-router-failures` queue, then moves on.
  * Checkpoints (last sequence number per shard) persist in the data dir.
  */
 import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
@@ -37,7 +38,7 @@ export interface StreamOptions {
   readonly retryDelayMs?: number;
   /** On-failure destination (queue name in `queueUrls`), as CDK: event-router-failures. */
   readonly failureQueue?: string;
-  /** Which records reach the worker (default: the CDK filter, INSERTs of outbox items). */
+  /** Which records reach the worker (default: the CDK filter, infra/table.ts ROUTED_RECORDS). */
   readonly filter?: (record: DynamoDBRecord) => boolean;
   /** Where reading starts without a checkpoint. */
   readonly startingPosition?: 'TRIM_HORIZON' | 'LATEST';

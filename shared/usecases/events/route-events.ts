@@ -8,7 +8,8 @@ import type { EventsPorts } from './ports.js';
  * event catalogue (shared/domain/events.ts) says, sent in batches. Standard queues have no deduplication id,
  * so the event id travels in the body and consumers deduplicate on it.
  *
- * Each record is named by its id (the stream sequence number). The answer is the ids of the records to retry:
+ * Each record is named by its id (the stream sequence number); the events of one outbox item (all those of one
+ * committed change, shared/store/stream-events.ts) share their record's id. The answer is the ids of the records to retry:
  * those whose message a queue did not accept and those that could not be read. The stream mapping retries from
  * the first of them (bisecting, then the on-failure queue), so re-sent events are normal. A type no queue
  * consumes is dropped with a warning.
