@@ -53,8 +53,7 @@ const USAGE_TTL_SECONDS = 400 * 86400;
  */
 export interface DayTotal {
   readonly amountUsd: Decimal;
-  /** None: added whatever the total (a total carried from its earlier form, already admitted). */
-  readonly roomUsd?: Decimal;
+  readonly roomUsd: Decimal;
 }
 
 const PAYMENTS_USD = 'payments_usd';
@@ -97,10 +96,8 @@ function dayUpdate(tenantId: string, at: Date, { count, total }: DayUpdate) {
     names['#pu'] = PAYMENTS_USD;
     values[':usd'] = storedDecimal(total.amountUsd);
     adds.push('#pu :usd');
-    if (total.roomUsd !== undefined) {
-      values[':room'] = storedDecimal(total.roomUsd);
-      conditions.push('(attribute_not_exists(#pu) OR #pu <= :room)');
-    }
+    values[':room'] = storedDecimal(total.roomUsd);
+    conditions.push('(attribute_not_exists(#pu) OR #pu <= :room)');
   }
   return {
     TableName: tableName(),
