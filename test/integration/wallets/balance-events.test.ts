@@ -90,6 +90,12 @@ it('announces every change of a wallet balance, with the new amounts, the change
   // One event per entry: ids are natural, so a record read twice is the same event.
   expect(new Set(changes.map((e) => e.eventId)).size).toBe(4);
   expect(changes.find((e) => e.payload.cause === 'payment')?.payload.reference).toEqual({ kind: 'payment', id: 'p-1' });
+  // A change's events come from its one outbox item: the transfer's acceptance is one record telling both of its events.
+  const transferId = there.body.transfer_id as string;
+  const acceptance = [`wallet_transfer:${transferId}:accepted`, `wallet_transfer:${transferId}:settle`];
+  const accepted = routed.flatMap((r) => ('event' in r && acceptance.includes(r.event.eventId) ? [[r.id, r.event.eventId]] : []));
+  expect(accepted.map(([, id]) => id)).toEqual(acceptance);
+  expect(new Set(accepted.map(([record]) => record)).size).toBe(1);
   // The main account's rows never reach the router.
   const mainRows = records.filter((r) => r.dynamodb?.Keys?.sk?.S === `BAL#${MAIN}#USDTERC20` && r.dynamodb?.NewImage?.tenant_id?.S === t.tenantId);
   expect(mainRows.length).toBeGreaterThan(0);
