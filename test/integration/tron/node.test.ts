@@ -137,7 +137,8 @@ describe('the chain-transaction engine on TRON', () => {
     const to = recipient();
     const req = await usdtTransfer('tron-1', to, 5_000_000n);
     const sent = await processChainTx(req.requestId, engineDeps());
-    expect(sent).toMatchObject({ status: 'pending', nonce: undefined });
+    expect(sent.status).toBe('pending');
+    expect(sent.nonce).toBeUndefined();
     const attempt = sent.attempts[0];
     const parsed = parseTronTransaction(attempt?.raw ?? '');
     expect(parsed.txID).toBe(attempt?.hash);
