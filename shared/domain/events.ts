@@ -123,7 +123,7 @@ function buildPayloadSchemas() {
   });
 
   /**
-   * `chain_tx.confirmed` / `chain_tx.failed` (shared/chain/engine/state.ts): the outcome of a request. The engine
+   * `chain_tx.confirmed` / `chain_tx.failed` (shared/domain/chain-tx.ts): the outcome of a request. The engine
    * writes every field; consumers rely on the request, its purpose and `tx_hash` (null when nothing was mined).
    */
   const ChainTxResultPayload = z.looseObject({

@@ -2,12 +2,12 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import type { Config } from '../config/config.js';
 import { config } from '../config/config.js';
 import { KmsTxSigner, evmChainsOf } from '../chain/engine/evm.js';
-import type { ChainPort, TronChainPort } from '../chain/engine/ports.js';
+import type { ChainPort, TronChainPort } from '../usecases/chain-tx/ports.js';
 import { KmsTronSigner, TronGridChain } from '../chain/engine/tron.js';
 import { TronGridClient } from '../chain/tron/grid.js';
 import { dynamoChainTxStore } from '../store/chain-tx.js';
 import { systemClock } from '../domain/clock.js';
-import type { ChainTxDeps } from '../usecases/chain-tx/deps.js';
+import type { ChainTxDeps } from '../usecases/chain-tx/ports.js';
 import { isTronNetwork } from '../usecases/chain-tx/tron.js';
 import type { HotWalletDeps } from '../usecases/monitoring/hot-wallet.js';
 

@@ -1,208 +1,184 @@
 /**
  * Chain-transaction requests, nonce counters, the nonce free-list and the follower lease on the single table.
  *
- * - A request item (`keys.chainTx`) holds the whole request; every save is a Put conditioned on the stored
- *   `version`, so two processors never both move the same request. Open requests carry gsi3 keys
- *   (`keys.chainTxOpen`), removed when the request is final.
+ * - A request is an aggregate stored as every other (shared/store/aggregate.ts): its state (`stateAttributes`,
+ *   type `chain_tx`; amounts, fees and gas as decimal strings inside it, for they are not balances and never added
+ *   in place) beside the attributes its queries read (`request_id`, which the open-requests index projects) and a
+ *   few for reading the table by hand (network, reference, purpose, tenant, status, creation time). Every save is
+ *   a `versionedPut` conditioned on the version read, which the repository alone bumps; a lost race is a
+ *   ConflictError. Open requests carry gsi3 keys (`keys.chainTxOpen`), removed when the request is final.
+ * - A change's events (`chain_tx.confirmed` / `chain_tx.failed`; `chain_tx.requested` with a creation) are outbox
+ *   items in the same transaction (`aggregateOutbox`, natural ids `chain_tx:<request id>:<event type>`, so a
+ *   replayed final transition cannot announce twice). A save that announces nothing is one conditioned put.
  * - Nonce allocation is ONE transaction: the request's save (status queued -> allocated, with the nonce) plus
  *   either the deletion of the lowest free nonce (conditioned on its existence) or the counter's increment
  *   (conditioned on the value read). No two requests ever get the same nonce; a lost race re-reads and retries.
  *   The counter starts at the wallet's on-chain nonce the first time a (network, wallet) is used.
  * - A released nonce (request cancelled before signing) becomes a `FREE#` item, written in the same
  *   transaction as the cancellation.
- * - Outbox events of a transition are written in the same transaction as the request's save.
- * Amounts (value, fees, gas) are stored as decimal strings: they are not balances and never added in place.
+ * Nonce counters, free nonces and leases are not aggregates: plain items, each with its own condition.
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { ChainTxAnnouncement, ChainTxStorePort } from '../chain/engine/ports.js';
-import type { ChainTx, ChainTxAttempt, ChainTxEffect, ChainTxReason, ChainTxStatus, TxFees } from '../chain/engine/state.js';
-import { ChainTxVersionConflictError, isFinal, transition } from '../chain/engine/state.js';
+import type { ChainTx, ChainTxAttempt, ChainTxChange, ChainTxEffect, MinedTx, TxFees } from '../domain/chain-tx.js';
+import { CHAIN_TX, isFinal, transition } from '../domain/chain-tx.js';
+import { ConflictError } from '../domain/errors.js';
+import type { ChainTxAnnouncement, ChainTxStorePort } from '../usecases/chain-tx/ports.js';
+import { aggregateOutbox, commitAggregate, loadState, nextVersion, stateAttributes, stateOf, versionedPut } from './aggregate.js';
 import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
-import { emit, outboxPutItem } from './outbox.js';
 import type { TransactItem } from './transact.js';
 import { isConditionalCheckFailed, TransactionConditionError, transactWrite } from './transact.js';
 import { integer } from './values.js';
 
 type Item = Record<string, unknown>;
 
-const str = (v: unknown): string => {
-  if (typeof v !== 'string') throw new TypeError('Expected a string in a chain-tx item');
-  return v;
-};
-const optStr = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+/* ---------------------------------------------------------------- the stored state: bigints as decimal strings */
 
-function feesToItem(fees: TxFees): Item {
-  if (fees.type === 'tron') return { type: 'tron', fee_limit: fees.feeLimit.toString() };
+type FeesRecord =
+  | { readonly type: 2; readonly maxFeePerGas: string; readonly maxPriorityFeePerGas: string }
+  | { readonly type: 0; readonly gasPrice: string }
+  | { readonly type: 'tron'; readonly feeLimit: string };
+
+interface AttemptRecord extends Omit<ChainTxAttempt, 'fees' | 'gasLimit'> {
+  readonly fees: FeesRecord;
+  readonly gasLimit: string;
+}
+
+/** A request as JSON holds it: every bigint (value, gas, fees) a decimal string. */
+interface ChainTxRecord extends Omit<ChainTx, 'value' | 'gasLimit' | 'attempts' | 'mined'> {
+  readonly value: string;
+  readonly gasLimit?: string;
+  readonly attempts: readonly AttemptRecord[];
+  readonly mined?: Omit<MinedTx, 'gasUsed'> & { readonly gasUsed: string };
+}
+
+function feesRecord(fees: TxFees): FeesRecord {
+  if (fees.type === 'tron') return { type: 'tron', feeLimit: fees.feeLimit.toString() };
   return fees.type === 2
-    ? { type: 2, max_fee_per_gas: fees.maxFeePerGas.toString(), max_priority_fee_per_gas: fees.maxPriorityFeePerGas.toString() }
-    : { type: 0, gas_price: fees.gasPrice.toString() };
+    ? { type: 2, maxFeePerGas: fees.maxFeePerGas.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString() }
+    : { type: 0, gasPrice: fees.gasPrice.toString() };
 }
 
-function feesFromItem(item: Item): TxFees {
-  if (item.type === 'tron') return { type: 'tron', feeLimit: BigInt(str(item.fee_limit)) };
-  return integer(item.type) === 2
-    ? { type: 2, maxFeePerGas: BigInt(str(item.max_fee_per_gas)), maxPriorityFeePerGas: BigInt(str(item.max_priority_fee_per_gas)) }
-    : { type: 0, gasPrice: BigInt(str(item.gas_price)) };
+function feesOf(record: FeesRecord): TxFees {
+  if (record.type === 'tron') return { type: 'tron', feeLimit: BigInt(record.feeLimit) };
+  return record.type === 2
+    ? { type: 2, maxFeePerGas: BigInt(record.maxFeePerGas), maxPriorityFeePerGas: BigInt(record.maxPriorityFeePerGas) }
+    : { type: 0, gasPrice: BigInt(record.gasPrice) };
 }
 
-export function chainTxToItem(tx: ChainTx): Item {
+function toRecord(tx: ChainTx): ChainTxRecord {
+  const { value, gasLimit, attempts, mined, ...rest } = tx;
+  return {
+    ...rest,
+    value: value.toString(),
+    ...(gasLimit === undefined ? {} : { gasLimit: gasLimit.toString() }),
+    attempts: attempts.map((a) => ({ ...a, fees: feesRecord(a.fees), gasLimit: a.gasLimit.toString() })),
+    ...(mined === undefined ? {} : { mined: { ...mined, gasUsed: mined.gasUsed.toString() } }),
+  };
+}
+
+function fromRecord(record: ChainTxRecord): ChainTx {
+  const { value, gasLimit, attempts, mined, ...rest } = record;
+  return {
+    ...rest,
+    value: BigInt(value),
+    ...(gasLimit === undefined ? {} : { gasLimit: BigInt(gasLimit) }),
+    attempts: attempts.map((a) => ({ ...a, fees: feesOf(a.fees), gasLimit: BigInt(a.gasLimit) })),
+    ...(mined === undefined ? {} : { mined: { ...mined, gasUsed: BigInt(mined.gasUsed) } }),
+  };
+}
+
+/** The request's item: its state beside the attributes its queries read. */
+export function chainTxItem(tx: ChainTx): Item {
   return {
     ...keys.chainTx(tx.network, tx.reference),
     ...(isFinal(tx) ? {} : keys.chainTxOpen(tx.network, tx.createdAt, tx.reference)),
+    ...stateAttributes(CHAIN_TX, toRecord(tx)),
     request_id: tx.requestId,
     network: tx.network,
     reference: tx.reference,
     purpose: tx.purpose,
     tenant_id: tx.tenantId,
-    key_id: tx.wallet.keyId,
-    from: tx.wallet.address,
-    to: tx.to,
-    data: tx.data,
-    value: tx.value.toString(),
-    gas_limit: tx.gasLimit?.toString(),
-    items: tx.items === undefined ? undefined : [...tx.items],
     status: tx.status,
-    reason: tx.reason,
-    nonce: tx.nonce,
-    attempts: tx.attempts.map((a) => ({
-      hash: a.hash,
-      raw: a.raw,
-      fees: feesToItem(a.fees),
-      gas_limit: a.gasLimit.toString(),
-      signed_at: a.signedAt,
-      expires_at: a.expiresAt,
-    })),
-    tx_hash: tx.attempts[tx.attempts.length - 1]?.hash,
-    sent_at: tx.sentAt,
-    mined:
-      tx.mined === undefined
-        ? undefined
-        : { hash: tx.mined.hash, block_number: tx.mined.blockNumber, status: tx.mined.status, gas_used: tx.mined.gasUsed.toString() },
-    failure: tx.failure,
     created_at: tx.createdAt,
-    updated_at: tx.updatedAt,
-    version: tx.version,
   };
 }
 
-export function chainTxFromItem(item: Item): ChainTx {
-  const attempts = Array.isArray(item.attempts) ? (item.attempts as Item[]) : [];
-  const mined = item.mined as Item | undefined;
+export const chainTxOf = (item: Item): ChainTx => fromRecord(stateOf<ChainTxRecord>(item, CHAIN_TX));
+
+/* ---------------------------------------------------------------- requests */
+
+const aggregateOf = (tx: ChainTx) => ({ type: CHAIN_TX, id: tx.requestId, tenantId: tx.tenantId });
+
+/** A lost race on the request's own put: the domain's conflict error, as commitAggregate reports it. */
+const changedMeanwhile = (tx: ChainTx, cause: unknown): ConflictError => {
+  const error = new ConflictError(`The ${CHAIN_TX} changed meanwhile; retry.`, { [`${CHAIN_TX}_id`]: tx.requestId });
+  return Object.assign(error, { cause });
+};
+
+/** One conditioned put (a change that announces and releases nothing): one write, no transaction. */
+async function putAlone(tx: ChainTx, put: TransactItem): Promise<void> {
+  if (!put.Put) throw new Error('unreachable: versionedPut builds a Put');
+  try {
+    await db().send(new PutCommand(put.Put));
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) throw changedMeanwhile(tx, error);
+    throw error;
+  }
+}
+
+/** A released nonce back on the wallet's free-list. */
+function effectItem(tx: ChainTx, effect: ChainTxEffect): TransactItem {
   return {
-    requestId: str(item.request_id),
-    network: str(item.network),
-    reference: str(item.reference),
-    purpose: str(item.purpose),
-    tenantId: str(item.tenant_id),
-    wallet: { keyId: str(item.key_id), address: str(item.from) },
-    to: str(item.to),
-    data: str(item.data),
-    value: BigInt(str(item.value)),
-    gasLimit: item.gas_limit === undefined ? undefined : BigInt(str(item.gas_limit)),
-    ...(Array.isArray(item.items) ? { items: (item.items as unknown[]).map(str) } : {}),
-    status: str(item.status) as ChainTxStatus,
-    reason: optStr(item.reason) as ChainTxReason | undefined,
-    nonce: item.nonce === undefined ? undefined : integer(item.nonce),
-    attempts: attempts.map((a): ChainTxAttempt => ({
-      hash: str(a.hash),
-      raw: str(a.raw),
-      fees: feesFromItem(a.fees as Item),
-      gasLimit: BigInt(str(a.gas_limit)),
-      signedAt: str(a.signed_at),
-      ...(typeof a.expires_at === 'string' ? { expiresAt: a.expires_at } : {}),
-    })),
-    sentAt: optStr(item.sent_at),
-    mined:
-      mined === undefined
-        ? undefined
-        : {
-            hash: str(mined.hash),
-            blockNumber: integer(mined.block_number),
-            status: integer(mined.status) === 1 ? 1 : 0,
-            gasUsed: BigInt(str(mined.gas_used)),
-          },
-    failure: optStr(item.failure),
-    createdAt: str(item.created_at),
-    updatedAt: str(item.updated_at),
-    version: integer(item.version),
+    Put: { TableName: tableName(), Item: { ...keys.nonceFree(tx.network, tx.wallet.address, effect.nonce), nonce: effect.nonce, released_by: tx.requestId } },
   };
-}
-
-function putRequest(next: ChainTx, expectedVersion: number): TransactItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: chainTxToItem(next),
-      ConditionExpression: 'version = :v',
-      ExpressionAttributeValues: { ':v': expectedVersion },
-    },
-  };
-}
-
-function effectItems(tx: ChainTx, effects: readonly ChainTxEffect[], now: Date): TransactItem[] {
-  return effects.map((effect): TransactItem => {
-    if (effect.kind === 'event') {
-      // Natural event id: a replayed final transition cannot announce twice.
-      const event = emit(tx.tenantId, effect.type, effect.payload, { now, eventId: `chain_tx:${tx.requestId}:${effect.type}` });
-      return outboxPutItem(event);
-    }
-    return {
-      Put: {
-        TableName: tableName(),
-        Item: { ...keys.nonceFree(tx.network, tx.wallet.address, effect.nonce), nonce: effect.nonce, released_by: tx.requestId },
-      },
-    };
-  });
 }
 
 async function get(requestId: string): Promise<ChainTx | undefined> {
   const i = requestId.indexOf(':');
   if (i <= 0) return undefined;
-  const out = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.chainTx(requestId.slice(0, i), requestId.slice(i + 1)), ConsistentRead: true }),
-  );
-  return out.Item ? chainTxFromItem(out.Item) : undefined;
+  return (await loadState(keys.chainTx(requestId.slice(0, i), requestId.slice(i + 1)), CHAIN_TX, chainTxOf)) ?? undefined;
 }
 
-async function create(tx: ChainTx, announce?: ChainTxAnnouncement): Promise<boolean> {
-  const put: TransactItem = {
-    Put: { TableName: tableName(), Item: chainTxToItem(tx), ConditionExpression: 'attribute_not_exists(pk)' },
-  };
-  const items: TransactItem[] = [put];
-  if (announce) {
-    items.push(
-      outboxPutItem(
-        emit(tx.tenantId, announce.eventType, announce.payload, { now: new Date(tx.createdAt), eventId: `chain_tx:${tx.requestId}:${announce.eventType}` }),
-      ),
-    );
-  }
+async function create(tx: ChainTx, announce?: ChainTxAnnouncement): Promise<ChainTx | null> {
+  const stored = nextVersion(tx, null);
+  const put = versionedPut(chainTxItem(stored), null);
+  const events = announce ? [{ type: announce.eventType, key: announce.eventType, payload: announce.payload }] : [];
   try {
-    await transactWrite(items);
-    return true;
+    if (events.length === 0) await putAlone(stored, put);
+    else
+      await commitAggregate({
+        ...aggregateOf(stored),
+        put,
+        outbox: aggregateOutbox(aggregateOf(stored), events, {}, new Date(stored.createdAt)),
+        now: new Date(stored.createdAt),
+      });
+    return stored;
   } catch (error) {
-    if (error instanceof TransactionConditionError) return false;
+    if (error instanceof ConflictError) return null;
     throw error;
   }
 }
 
-async function save(next: ChainTx, expectedVersion: number, effects: readonly ChainTxEffect[] = []): Promise<void> {
-  const now = new Date(next.updatedAt);
-  try {
-    if (effects.length === 0) {
-      const put = putRequest(next, expectedVersion).Put;
-      if (!put) throw new Error('unreachable');
-      await db().send(new PutCommand(put));
-    } else {
-      await transactWrite([putRequest(next, expectedVersion), ...effectItems(next, effects, now)]);
-    }
-  } catch (error) {
-    if (error instanceof TransactionConditionError || isConditionalCheckFailed(error)) {
-      throw new ChainTxVersionConflictError(next.requestId, { cause: error });
-    }
-    throw error;
+async function save(previous: ChainTx, change: ChainTxChange): Promise<ChainTx> {
+  const stored = nextVersion(change.state, previous.version);
+  const put = versionedPut(chainTxItem(stored), previous.version);
+  if (change.events.length === 0 && change.effects.length === 0) {
+    await putAlone(stored, put);
+    return stored;
   }
+  const now = new Date(stored.updatedAt);
+  await commitAggregate({
+    ...aggregateOf(stored),
+    put,
+    outbox: aggregateOutbox(aggregateOf(stored), change.events, {}, now),
+    items: change.effects.map((effect) => effectItem(stored, effect)),
+    now,
+  });
+  return stored;
 }
+
+/* ---------------------------------------------------------------- nonces (plain items, not aggregates) */
 
 async function lowestFreeNonce(network: string, address: string): Promise<number | undefined> {
   const { pk, skPrefix } = keys.nonceFreePrefix(network, address);
@@ -226,7 +202,7 @@ async function readCounter(network: string, address: string): Promise<number | u
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function allocateNonce(tx: ChainTx, expectedVersion: number, chainNonce: () => Promise<number>, now: Date): Promise<ChainTx> {
+async function allocateNonce(tx: ChainTx, chainNonce: () => Promise<number>, now: Date): Promise<ChainTx> {
   const { network } = tx;
   const address = tx.wallet.address;
   for (let attempt = 0; ; attempt++) {
@@ -250,21 +226,26 @@ async function allocateNonce(tx: ChainTx, expectedVersion: number, chainNonce: (
         },
       };
     }
-    const { tx: next } = transition(tx, { type: 'nonce_allocated', nonce }, now);
+    const next = nextVersion(transition(tx, { type: 'nonce_allocated', nonce }, now).state, tx.version);
     try {
       // Allocators of one wallet all touch its counter: conflicts are expected, so retry them soon and often.
-      await transactWrite([putRequest(next, expectedVersion), nonceItem], { maxAttempts: 30, sleep: (ms) => sleep(Math.min(ms, 20 + Math.random() * 30)) });
+      await transactWrite([versionedPut(chainTxItem(next), tx.version), nonceItem], {
+        maxAttempts: 30,
+        sleep: (ms) => sleep(Math.min(ms, 20 + Math.random() * 30)),
+      });
       return next;
     } catch (error) {
       if (!(error instanceof TransactionConditionError)) throw error;
       // The request itself moved on: the caller re-reads it.
-      if (error.failedIndexes.includes(0)) throw new ChainTxVersionConflictError(tx.requestId, { cause: error });
+      if (error.failedIndexes.includes(0)) throw changedMeanwhile(tx, error);
       // Another allocator took this nonce first: read again (with a little jitter under contention).
       if (attempt > 200) throw new Error(`Could not allocate a nonce for ${tx.requestId}`, { cause: error });
       await sleep(Math.random() * Math.min(50, 2 * attempt));
     }
   }
 }
+
+/* ---------------------------------------------------------------- the open requests and the follower's lease */
 
 async function listOpen(network: string, limit = 500): Promise<ChainTx[]> {
   const items = await queryAll(
@@ -278,7 +259,7 @@ async function listOpen(network: string, limit = 500): Promise<ChainTx[]> {
     limit,
   );
   // The index is eventually consistent: read each request itself.
-  const found = await Promise.all(items.map((item) => get(str(item.request_id))));
+  const found = await Promise.all(items.map((item) => get(String(item.request_id))));
   return found.filter((tx): tx is ChainTx => tx !== undefined && !isFinal(tx));
 }
 

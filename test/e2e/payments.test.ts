@@ -1,5 +1,5 @@
 import { confirmedResult } from '../support/chain-results.js';
-import type { ChainTx } from '../../shared/chain/engine/state.js';
+import type { ChainTx } from '../../shared/domain/chain-tx.js';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { Contract, JsonRpcProvider, Wallet } from 'ethers';
 import type { JsonRpcSigner } from 'ethers';
@@ -21,7 +21,7 @@ import { initCursor, scanOnce } from '../../shared/usecases/payments/scan.js';
 import type { ScanDeps } from '../../shared/usecases/payments/scan.js';
 import { directFactorySweep } from '../../shared/usecases/payments/sweep-direct.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
-import { requestIdOf } from '../../shared/chain/engine/state.js';
+import { requestIdOf } from '../../shared/domain/chain-tx.js';
 import { dynamoChainTxStore } from '../../shared/store/chain-tx.js';
 import { processChainTx } from '../../shared/usecases/chain-tx/process-chain-tx.js';
 import { followOnce } from '../../shared/usecases/chain-tx/follow-chain-txs.js';

@@ -1,9 +1,9 @@
 import { confirmedResult } from '../support/chain-results.js';
-import type { ChainTx } from '../../shared/chain/engine/state.js';
+import type { ChainTx } from '../../shared/domain/chain-tx.js';
 import type { handler as ChainScanner } from '../../functions/chain-scanner/handler.js';
 import type { handler as ChainResults } from '../../functions/chain-results/handler.js';
 import { LOCAL_TRON } from '../../infra/local/stack.js';
-import { requestIdOf } from '../../shared/chain/engine/state.js';
+import { requestIdOf } from '../../shared/domain/chain-tx.js';
 import { tronAddressToEvmHex } from '../../shared/chain/tron/create2.js';
 import { TronGridClient } from '../../shared/chain/tron/grid.js';
 import { dynamoChainTxStore } from '../../shared/store/chain-tx.js';

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
-import type { ChainTx } from '../../shared/chain/engine/state.js';
+import type { ChainTx } from '../../shared/domain/chain-tx.js';
 import { queuesFor } from '../../shared/domain/events.js';
 import { db, tableName } from '../../shared/store/client.js';
 import { keys } from '../../shared/store/keys.js';

@@ -6,8 +6,8 @@
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { JsonRpcProvider, Transaction } from 'ethers';
 import { KmsSigner } from '../signer/kms-signer.js';
-import type { FeeSuggestion } from './fees.js';
-import type { BroadcastOutcome, ChainPort, SignedTx, TxReceipt, TxSignerPort, UnsignedTx } from './ports.js';
+import type { FeeSuggestion } from '../../domain/chain-tx-fees.js';
+import type { BroadcastOutcome, ChainPort, SignedTx, TxReceipt, TxSignerPort, UnsignedTx } from '../../usecases/chain-tx/ports.js';
 
 const bigintSafe = (_key: string, v: unknown): unknown => (typeof v === 'bigint' ? v.toString() : v);
 

@@ -4,7 +4,7 @@
  */
 import { getBytes } from 'ethers';
 import type { KmsTxSigner } from './evm.js';
-import type { BroadcastOutcome, TronBlockRef, TronChainPort, TronSignerPort, TxReceipt } from './ports.js';
+import type { BroadcastOutcome, TronBlockRef, TronChainPort, TronSignerPort, TxReceipt } from '../../usecases/chain-tx/ports.js';
 import type { TronBroadcastAnswer, TronGridClient } from '../tron/grid.js';
 import { broadcastMessage } from '../tron/grid.js';
 import { toTronBase58 } from '../tron/create2.js';

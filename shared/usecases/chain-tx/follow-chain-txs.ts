@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { bumpFees } from '../../chain/engine/fees.js';
-import type { TxReceipt } from '../../chain/engine/ports.js';
-import type { ChainTx, ChainTxTransition } from '../../chain/engine/state.js';
-import { ChainTxVersionConflictError, currentAttempt, isBumpDue, isInFlight, trackedHashes, transition } from '../../chain/engine/state.js';
+import type { ChainTx } from '../../domain/chain-tx.js';
+import { awaitsBroadcast, currentAttempt, isBumpDue, isInFlight, trackedHashes, waitsForGas } from '../../domain/chain-tx.js';
+import { bumpFees } from '../../domain/chain-tx-fees.js';
 import { emitMetrics, METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from '../../observability/metrics.js';
-import type { ChainTxDeps } from './deps.js';
+import { apply, block, lostRace } from './changes.js';
+import type { ChainTxDeps, TxReceipt } from './ports.js';
 import { processChainTx, signAttempt } from './process-chain-tx.js';
 import { followTron, isTronNetwork } from './tron.js';
 import type { HotWalletDeps } from '../monitoring/hot-wallet.js';
@@ -22,12 +22,6 @@ export interface FollowStats {
 }
 
 const emptyStats = (): FollowStats => ({ confirmed: 0, reverted: 0, failed: 0, bumped: 0, rebroadcast: 0, processed: 0, waitingForGas: 0 });
-
-async function apply(tx: ChainTx, event: ChainTxTransition, deps: ChainTxDeps): Promise<ChainTx> {
-  const { tx: next, effects } = transition(tx, event, deps.clock());
-  await deps.store.save(next, tx.version, effects);
-  return next;
-}
 
 async function minedReceipt(tx: ChainTx, deps: ChainTxDeps): Promise<TxReceipt | undefined> {
   const chain = deps.chain(tx.network);
@@ -89,11 +83,11 @@ export async function followChainTx(start: ChainTx, deps: ChainTxDeps, stats: Fo
 
   const attempt = currentAttempt(tx);
   if (!attempt) throw new Error(`${tx.requestId} is ${tx.status} without a signed transaction`);
-  if (tx.status === 'signed') {
+  if (awaitsBroadcast(tx)) {
     const outcome = await chain.broadcast(attempt.raw);
     if (outcome.kind === 'insufficient_funds') {
       stats.waitingForGas++;
-      return tx.reason === 'insufficient_gas' ? tx : apply(tx, { type: 'blocked', reason: 'insufficient_gas' }, deps);
+      return block(tx, 'insufficient_gas', deps);
     }
     stats.rebroadcast++;
     return apply(tx, { type: 'broadcast' }, deps);
@@ -129,11 +123,11 @@ export async function followOnce(network: string, deps: ChainTxDeps): Promise<Fo
       } else if (tx.reason !== undefined || now - Date.parse(tx.updatedAt) >= deps.settings.retryQueuedAfterSeconds * 1000) {
         const after = await processChainTx(tx.requestId, deps);
         stats.processed++;
-        if (after.reason === 'insufficient_gas') stats.waitingForGas++;
+        if (waitsForGas(after)) stats.waitingForGas++;
       }
     } catch (error) {
       // Another processor moved it: next pass. Anything else is logged once here and the pass goes on.
-      if (!(error instanceof ChainTxVersionConflictError)) {
+      if (!lostRace(error)) {
         logger.error('chain-tx follow failed', { request_id: tx.requestId, error: errorField(error) });
       }
     }
@@ -204,7 +198,7 @@ export interface WalletHealth {
 /** The wallet's native balance and the requests waiting for gas. */
 export async function walletHealth(network: string, address: string, deps: Pick<ChainTxDeps, 'store' | 'chain'>): Promise<WalletHealth> {
   const open = await deps.store.listOpen(network);
-  const waiting = open.filter((tx) => tx.wallet.address.toLowerCase() === address.toLowerCase() && tx.reason === 'insufficient_gas');
+  const waiting = open.filter((tx) => tx.wallet.address.toLowerCase() === address.toLowerCase() && waitsForGas(tx));
   const balance = await deps.chain(network).balance(address);
   return {
     network,

@@ -1,4 +1,167 @@
+/**
+ * What the chain-transaction engine needs from outside, and what its results settle. Adapters:
+ * `shared/chain/engine/evm.ts` (ethers JSON-RPC, KMS signer), `shared/chain/engine/tron.ts` (TronGrid, KMS),
+ * `shared/store/chain-tx.ts` (DynamoDB); `shared/runtime/chain-tx.ts` and `shared/runtime/chain-results.ts` wire them.
+ */
 import type { Clock } from '../../domain/clock.js';
+import type { ChainTx, ChainTxChange, CHAIN_TX_REQUESTED, EvmFees } from '../../domain/chain-tx.js';
+import type { FeeCaps, FeeSuggestion } from '../../domain/chain-tx-fees.js';
+import type { EventPayload } from '../../domain/events.js';
+
+/* ---------------------------------------------------------------- chains and signers */
+
+export interface UnsignedTx {
+  readonly chainId: bigint;
+  readonly from: string;
+  readonly to: string;
+  readonly data: string;
+  readonly value: bigint;
+  readonly nonce: number;
+  readonly gasLimit: bigint;
+  readonly fees: EvmFees;
+}
+
+export interface SignedTx {
+  readonly hash: string;
+  readonly raw: string;
+}
+
+export interface TxReceipt {
+  readonly hash: string;
+  readonly blockNumber: number;
+  readonly status: 0 | 1;
+  readonly gasUsed: bigint;
+  /** The logs it emitted (EVM); what a batch payout's settlement reads its items' outcomes from. */
+  readonly logs?: readonly { readonly address: string; readonly topics: readonly string[]; readonly data: string }[];
+}
+
+/** What the node answered to a broadcast. `known` covers "already known" / "nonce too low" / underpriced replacement. */
+export type BroadcastOutcome =
+  | { readonly kind: 'accepted' }
+  | { readonly kind: 'known'; readonly message: string }
+  | { readonly kind: 'nonce_too_low'; readonly message: string }
+  /** The node refused the bytes because the wallet cannot pay value + gas now: keep them, retry later. */
+  | { readonly kind: 'insufficient_funds'; readonly message: string }
+  /** TRON: the transaction's expiration has passed; it can never be included. */
+  | { readonly kind: 'expired'; readonly message: string };
+
+export interface ChainPort {
+  chainId(): Promise<bigint>;
+  balance(address: string): Promise<bigint>;
+  /** Transactions mined from `address` up to block `atBlock` (default: the latest). */
+  minedNonce(address: string, atBlock?: number): Promise<number>;
+  estimateGas(tx: { from: string; to: string; data: string; value: bigint }): Promise<bigint>;
+  feeSuggestion(): Promise<FeeSuggestion>;
+  broadcast(raw: string): Promise<BroadcastOutcome>;
+  receipt(hash: string): Promise<TxReceipt | null>;
+  blockNumber(): Promise<number>;
+}
+
+export interface TxSignerPort {
+  sign(keyId: string, tx: UnsignedTx): Promise<SignedTx>;
+}
+
+/* ---------------------------------------------------------------- the requests' store */
+
+/** Where a processor may be "killed" in tests (a throwing hook). */
+export type CrashPoint = 'after_nonce' | 'after_sign' | 'after_persist' | 'after_broadcast' | 'after_bump_sign' | 'after_bump_persist';
+
+/** The event written with a new request, in the same transaction. */
+export interface ChainTxAnnouncement {
+  readonly eventType: typeof CHAIN_TX_REQUESTED;
+  readonly payload: EventPayload<typeof CHAIN_TX_REQUESTED>;
+}
+
+/**
+ * The requests' repository (shared/store/chain-tx.ts). It alone bumps a request's version: every save is conditioned
+ * on the version read, and a lost race is a ConflictError (re-read and decide again).
+ */
+export interface ChainTxStorePort {
+  get(requestId: string): Promise<ChainTx | undefined>;
+  /** Creates the request (with its announcement, in one transaction): the stored request, or null if one exists. */
+  create(tx: ChainTx, announce?: ChainTxAnnouncement): Promise<ChainTx | null>;
+  /** Saves a change of `previous` (its request, events and effects, in one transaction): the stored request. */
+  save(previous: ChainTx, change: ChainTxChange): Promise<ChainTx>;
+  /**
+   * Gives `tx` (status queued) the wallet's next nonce, free-list first, else the counter (which starts at
+   * `chainNonce()`), in one transaction with the request's save: the stored request.
+   */
+  allocateNonce(tx: ChainTx, chainNonce: () => Promise<number>, now: Date): Promise<ChainTx>;
+  /** Open requests of a network (oldest first). */
+  listOpen(network: string, limit?: number): Promise<ChainTx[]>;
+  /** Takes (or renews) the follower lease of a network; false while another owner holds it unexpired. */
+  acquireLease(network: string, owner: string, now: Date, ttlSeconds: number): Promise<boolean>;
+  releaseLease(network: string, owner: string): Promise<void>;
+}
+
+/* ---------------------------------------------------------------- TRON */
+
+/** The head (or any) block of a TRON chain: what a transaction refers to (TAPOS) and when it may expire. */
+export interface TronBlockRef {
+  readonly number: number;
+  /** Block id, 64 hex digits. */
+  readonly id: string;
+  /** Milliseconds since the epoch. */
+  readonly timestamp: number;
+}
+
+/** TRON's side of the engine (no nonces, no gas price): blocks, balances, broadcast and receipts by txID. */
+export interface TronChainPort {
+  head(): Promise<TronBlockRef>;
+  block(number: number): Promise<TronBlockRef | null>;
+  /** TRX balance in sun. */
+  balance(address: string): Promise<bigint>;
+  /** Whether the address was ever activated (a TRC-20 transfer to a new address costs more energy). */
+  isActivated(address: string): Promise<boolean>;
+  /** A contract call run without a transaction: false (with the node's message) when it would revert. */
+  dryRun(call: { owner: string; contract: string; data: string; callValue: bigint }): Promise<{ ok: boolean; message: string }>;
+  broadcast(signedHex: string): Promise<BroadcastOutcome>;
+  receipt(txID: string): Promise<TxReceipt | null>;
+}
+
+/** Signs a TRON transaction id (sha256 of its raw data) with a KMS key: 65 bytes r ‖ s ‖ v. */
+export interface TronSignerPort {
+  signTxID(keyId: string, txID: string): Promise<Uint8Array>;
+}
+
+/* ---------------------------------------------------------------- the engine's dependencies */
+
+export interface ChainTxSettings {
+  /** Blocks on top of (and including) the mined one before a request is final. */
+  readonly confirmations: number;
+  /** A broadcast transaction not mined after this long is re-signed with higher fees (same nonce). */
+  readonly bumpAfterSeconds: number;
+  readonly caps: FeeCaps;
+  /** Fee bump in per mille (125 = 12.5 %); at least the pools' 10 %. */
+  readonly bumpPermille?: bigint;
+  /** The follower (re)processes queued/allocated requests idle this long (the SQS path normally does). */
+  readonly retryQueuedAfterSeconds: number;
+}
+
+/** The engine on TRON networks (shared/usecases/chain-tx/tron.ts). */
+export interface TronEngineDeps {
+  chain(network: string): TronChainPort;
+  readonly signer: TronSignerPort;
+  /** Lifetime of a signed transaction (its `expiration` = the head block's time + this). */
+  readonly expirationSeconds: number;
+  /** Default `fee_limit` of a contract call, in sun. */
+  readonly feeLimit: bigint;
+}
+
+export interface ChainTxDeps {
+  readonly store: ChainTxStorePort;
+  /** The chain of a network; throws for a network without an RPC endpoint. */
+  chain(network: string): ChainPort;
+  readonly signer: TxSignerPort;
+  /** TRON networks; absent where no TRON endpoint is configured. */
+  readonly tron?: TronEngineDeps;
+  readonly clock: () => Date;
+  readonly settings: ChainTxSettings;
+  /** Test hook: throw here to simulate the processor dying at that point. */
+  readonly crash?: (point: CrashPoint, tx: ChainTx) => void | Promise<void>;
+}
+
+/* ---------------------------------------------------------------- results */
 
 /** A sweep's outcome as the payment settlement takes it. */
 export type SweepResult = { readonly ok: true; readonly txHash: string } | { readonly ok: false };

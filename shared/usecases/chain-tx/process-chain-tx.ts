@@ -1,9 +1,9 @@
+import type { ChainTx, ChainTxAttempt, ChainTxReason, EvmFees } from '../../domain/chain-tx.js';
+import { awaitsBroadcast, awaitsSignature, currentAttempt, isFinal, isInFlight, isQueued } from '../../domain/chain-tx.js';
+import { initialFees, maxGasCost, withGasMargin } from '../../domain/chain-tx-fees.js';
 import { NotFoundError } from '../../domain/errors.js';
-import { initialFees, maxGasCost, withGasMargin } from '../../chain/engine/fees.js';
-import type { ChainPort } from '../../chain/engine/ports.js';
-import type { ChainTx, ChainTxAttempt, ChainTxReason, ChainTxTransition, EvmFees } from '../../chain/engine/state.js';
-import { ChainTxVersionConflictError, currentAttempt, isFinal, isInFlight, transition } from '../../chain/engine/state.js';
-import type { ChainTxDeps } from './deps.js';
+import { apply, block, lostRace } from './changes.js';
+import type { ChainPort, ChainTxDeps } from './ports.js';
 import { advanceTron, isTronNetwork } from './tron.js';
 
 /**
@@ -27,24 +27,13 @@ export async function processChainTx(requestId: string, deps: ChainTxDeps): Prom
     try {
       return await advance(tx, deps);
     } catch (error) {
-      if (!(error instanceof ChainTxVersionConflictError) || round >= 20) throw error;
+      if (!lostRace(error) || round >= 20) throw error;
     }
   }
 }
 
-async function apply(tx: ChainTx, event: ChainTxTransition, deps: Pick<ChainTxDeps, 'store' | 'clock'>): Promise<ChainTx> {
-  const { tx: next, effects } = transition(tx, event, deps.clock());
-  await deps.store.save(next, tx.version, effects);
-  return next;
-}
-
-async function block(tx: ChainTx, reason: ChainTxReason, deps: ChainTxDeps): Promise<ChainTx> {
-  return tx.reason === reason ? tx : apply(tx, { type: 'blocked', reason }, deps);
-}
-
 type Plan = { readonly gasLimit: bigint; readonly fees: EvmFees } | { readonly blocked: ChainTxReason };
 
-/** Gas limit, fees, and whether the wallet can pay: value + gasLimit × max fee. */
 /** Signs the request's transaction at `nonce` with these fees, as an attempt to persist before broadcasting. */
 export async function signAttempt(tx: ChainTx, nonce: number, gasLimit: bigint, fees: EvmFees, chain: ChainPort, deps: ChainTxDeps): Promise<ChainTxAttempt> {
   const signed = await deps.signer.sign(tx.wallet.keyId, {
@@ -60,6 +49,7 @@ export async function signAttempt(tx: ChainTx, nonce: number, gasLimit: bigint, 
   return { hash: signed.hash, raw: signed.raw, fees, gasLimit, signedAt: deps.clock().toISOString() };
 }
 
+/** Gas limit, fees, and whether the wallet can pay: value + gasLimit × max fee. */
 export async function planTx(tx: ChainTx, chain: ChainPort, deps: ChainTxDeps): Promise<Plan> {
   let gasLimit = tx.gasLimit;
   if (gasLimit === undefined) {
@@ -84,16 +74,17 @@ async function advance(start: ChainTx, deps: ChainTxDeps): Promise<ChainTx> {
   const chain = deps.chain(tx.network);
 
   let planned: Plan | undefined;
-  if (tx.status === 'queued') {
+  if (isQueued(tx)) {
     // Check before taking a nonce: a request that cannot pay must not hold up the wallet's later nonces.
     const plan = await planTx(tx, chain, deps);
     if ('blocked' in plan) return block(tx, plan.blocked, deps);
     planned = plan;
-    tx = await deps.store.allocateNonce(tx, tx.version, () => chain.minedNonce(tx.wallet.address), deps.clock());
+    const queued = tx;
+    tx = await deps.store.allocateNonce(queued, () => chain.minedNonce(queued.wallet.address), deps.clock());
     await deps.crash?.('after_nonce', tx);
   }
 
-  if (tx.status === 'allocated') {
+  if (awaitsSignature(tx)) {
     const nonce = tx.nonce;
     if (nonce === undefined) throw new Error(`${tx.requestId} is allocated without a nonce`);
     const plan = planned ?? (await planTx(tx, chain, deps));
@@ -108,9 +99,9 @@ async function advance(start: ChainTx, deps: ChainTxDeps): Promise<ChainTx> {
     const attempt = currentAttempt(tx);
     if (!attempt) throw new Error(`${tx.requestId} is ${tx.status} without a signed transaction`);
     const outcome = await chain.broadcast(attempt.raw);
-    if (outcome.kind === 'insufficient_funds') return tx.status === 'signed' ? block(tx, 'insufficient_gas', deps) : tx;
+    if (outcome.kind === 'insufficient_funds') return awaitsBroadcast(tx) ? block(tx, 'insufficient_gas', deps) : tx;
     await deps.crash?.('after_broadcast', tx);
-    if (tx.status === 'signed') tx = await apply(tx, { type: 'broadcast' }, deps);
+    if (awaitsBroadcast(tx)) tx = await apply(tx, { type: 'broadcast' }, deps);
   }
   return tx;
 }
@@ -123,7 +114,7 @@ export async function cancelChainTx(requestId: string, deps: Pick<ChainTxDeps, '
     try {
       return await apply(tx, { type: 'cancel' }, deps);
     } catch (error) {
-      if (!(error instanceof ChainTxVersionConflictError) || round >= 20) throw error;
+      if (!lostRace(error) || round >= 20) throw error;
     }
   }
 }

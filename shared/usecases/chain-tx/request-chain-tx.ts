@@ -1,10 +1,10 @@
 import * as z from 'zod';
 import { checksumAddress } from '../../chain/evm/create2.js';
+import type { ChainTx } from '../../domain/chain-tx.js';
+import { CHAIN_TX_REQUESTED, claimedChainTx, openChainTx, requestedPayload, requestIdOf, sameRequest } from '../../domain/chain-tx.js';
 import { ConflictError } from '../../domain/errors.js';
-import type { ChainTx } from '../../chain/engine/state.js';
-import { CHAIN_TX_REQUESTED, requestIdOf } from '../../chain/engine/state.js';
 import { parseInput } from '../ledger/input.js';
-import type { ChainTxDeps } from './deps.js';
+import type { ChainTxDeps } from './ports.js';
 
 const address = z
   .string()
@@ -48,43 +48,13 @@ export type RequestChainTxInput = z.input<typeof RequestChainTxInput>;
 
 export async function requestChainTx(raw: RequestChainTxInput, deps: Pick<ChainTxDeps, 'store' | 'clock'>): Promise<ChainTx> {
   const input = parseInput(RequestChainTxInput, raw);
-  const at = deps.clock().toISOString();
-  const requestId = requestIdOf(input.network, input.reference);
-  const tx: ChainTx = {
-    requestId,
-    network: input.network,
-    reference: input.reference,
-    purpose: input.purpose,
-    tenantId: input.tenantId,
-    wallet: input.wallet,
-    to: input.to,
-    data: input.data.toLowerCase(),
-    value: input.value,
-    gasLimit: input.gasLimit,
-    ...(input.items === undefined ? {} : { items: input.items }),
-    status: 'queued',
-    attempts: [],
-    createdAt: at,
-    updatedAt: at,
-    version: 0,
-  };
-  const created = await deps.store.create(tx, {
-    eventType: CHAIN_TX_REQUESTED,
-    payload: { request_id: requestId, network: tx.network, reference: tx.reference, purpose: tx.purpose },
-  });
-  if (created) return tx;
-  const existing = await deps.store.get(requestId);
-  if (!existing) throw new Error(`Chain-tx request ${requestId} exists but cannot be read`);
-  const same =
-    existing.purpose === tx.purpose &&
-    existing.to === tx.to &&
-    existing.data === tx.data &&
-    existing.value === tx.value &&
-    existing.gasLimit === tx.gasLimit &&
-    (existing.items ?? []).join('\n') === (tx.items ?? []).join('\n') &&
-    existing.wallet.address === tx.wallet.address &&
-    existing.wallet.keyId === tx.wallet.keyId;
-  if (!same) throw new ConflictError(`Chain transaction ${input.reference} was already requested with other fields`, { reference: input.reference });
+  const tx = openChainTx({ ...input, data: input.data.toLowerCase() }, deps.clock());
+  const created = await deps.store.create(tx, { eventType: CHAIN_TX_REQUESTED, payload: requestedPayload(tx) });
+  if (created) return created;
+  const existing = await deps.store.get(tx.requestId);
+  if (!existing) throw new Error(`Chain-tx request ${tx.requestId} exists but cannot be read`);
+  if (!sameRequest(existing, tx))
+    throw new ConflictError(`Chain transaction ${input.reference} was already requested with other fields`, { reference: input.reference });
   return existing;
 }
 
@@ -106,26 +76,13 @@ export async function claimedRequest(
   const requestId = requestIdOf(claim.network, claim.reference);
   const existing = await deps.store.get(requestId);
   if (existing) return existing;
-  const at = deps.clock().toISOString();
   const wallet = await claim.wallet();
-  await deps.store.create({
-    requestId,
-    network: claim.network,
-    reference: claim.reference,
-    purpose: claim.purpose,
-    tenantId: 'platform',
-    wallet,
-    to: claim.to(wallet),
-    data: '0x',
-    value: 0n,
-    status: 'cancelled',
-    attempts: [],
-    createdAt: at,
-    updatedAt: at,
-    version: 0,
-  });
+  const claimed = claimedChainTx(
+    { network: claim.network, reference: claim.reference, purpose: claim.purpose, tenantId: 'platform', wallet, to: claim.to(wallet), data: '0x', value: 0n },
+    deps.clock(),
+  );
   // Created here or, just now, by the late batch maker: whichever it is decides.
-  const stored = await deps.store.get(requestId);
+  const stored = (await deps.store.create(claimed)) ?? (await deps.store.get(requestId));
   if (!stored) throw new Error(`Chain-tx request ${requestId} cannot be read`);
   return stored;
 }

@@ -1,10 +1,10 @@
-import { NETWORKS } from '../../domain/currencies.js';
-import type { TronChainPort, TxReceipt } from '../../chain/engine/ports.js';
-import type { ChainTx, ChainTxAttempt, ChainTxReason, ChainTxTransition } from '../../chain/engine/state.js';
-import { currentAttempt, isFinal, isInFlight, trackedHashes, transition } from '../../chain/engine/state.js';
 import type { TronContract } from '../../chain/tron/transaction.js';
 import { buildTronTransaction, signedTronTransactionHex } from '../../chain/tron/transaction.js';
-import type { ChainTxDeps, TronEngineDeps } from './deps.js';
+import type { ChainTx, ChainTxAttempt } from '../../domain/chain-tx.js';
+import { awaitsBroadcast, currentAttempt, isFinal, isInFlight, isQueued, trackedHashes } from '../../domain/chain-tx.js';
+import { NETWORKS } from '../../domain/currencies.js';
+import { apply, block } from './changes.js';
+import type { ChainTxDeps, TronChainPort, TronEngineDeps, TxReceipt } from './ports.js';
 
 /**
  * The engine on TRON (DESIGN section 5): no nonces, and every transaction expires.
@@ -24,15 +24,6 @@ function tronOf(deps: ChainTxDeps): TronEngineDeps {
   if (!deps.tron) throw new Error('No TRON endpoint configured (TRON_API_URL)');
   return deps.tron;
 }
-
-async function apply(tx: ChainTx, event: ChainTxTransition, deps: ChainTxDeps): Promise<ChainTx> {
-  const { tx: next, effects } = transition(tx, event, deps.clock());
-  await deps.store.save(next, tx.version, effects);
-  return next;
-}
-
-const block = async (tx: ChainTx, reason: ChainTxReason, deps: ChainTxDeps): Promise<ChainTx> =>
-  tx.reason === reason ? tx : apply(tx, { type: 'blocked', reason }, deps);
 
 /** The request as a TRON contract: a TRX transfer for a bare value, else a contract call. Addresses in 0x-20-byte form. */
 export function tronContractOf(tx: Pick<ChainTx, 'wallet' | 'to' | 'data' | 'value'>): TronContract {
@@ -63,11 +54,11 @@ async function broadcastCurrent(tx: ChainTx, chain: TronChainPort, deps: ChainTx
   const attempt = currentAttempt(tx);
   if (!attempt) throw new Error(`${tx.requestId} is ${tx.status} without a signed transaction`);
   const outcome = await chain.broadcast(attempt.raw);
-  if (outcome.kind === 'insufficient_funds') return tx.status === 'signed' ? block(tx, 'insufficient_gas', deps) : tx;
+  if (outcome.kind === 'insufficient_funds') return awaitsBroadcast(tx) ? block(tx, 'insufficient_gas', deps) : tx;
   // `expired`: never on chain through this attempt; the follower re-signs once that is certain.
   if (outcome.kind === 'expired') return tx;
   await deps.crash?.('after_broadcast', tx);
-  return tx.status === 'signed' ? apply(tx, { type: 'broadcast' }, deps) : tx;
+  return awaitsBroadcast(tx) ? apply(tx, { type: 'broadcast' }, deps) : tx;
 }
 
 /** processChainTx on TRON: sign (no nonce), persist, broadcast. */
@@ -75,7 +66,7 @@ export async function advanceTron(start: ChainTx, deps: ChainTxDeps): Promise<Ch
   let tx = start;
   if (isFinal(tx)) return tx;
   const chain = tronOf(deps).chain(tx.network);
-  if (tx.status === 'queued') {
+  if (isQueued(tx)) {
     const contract = tronContractOf(tx);
     const needed = contract.kind === 'transfer' ? contract.amount : contract.callValue + (tx.gasLimit ?? tronOf(deps).feeLimit);
     if ((await chain.balance(tx.wallet.address)) < needed) return block(tx, 'insufficient_gas', deps);

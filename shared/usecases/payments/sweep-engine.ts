@@ -3,10 +3,10 @@ import { Interface } from 'ethers';
 import { NETWORKS } from '../../domain/currencies.js';
 import { FORWARDER_FACTORY_ABI } from '../../chain/evm/abi.js';
 import { tronAddressToEvmHex } from '../../chain/tron/create2.js';
-import { canCancel } from '../../chain/engine/state.js';
+import { canCancel } from '../../domain/chain-tx.js';
 import { cancelChainTx } from '../chain-tx/process-chain-tx.js';
 import { claimedRequest, requestChainTx } from '../chain-tx/request-chain-tx.js';
-import type { ChainTxDeps } from '../chain-tx/deps.js';
+import type { ChainTxDeps } from '../chain-tx/ports.js';
 import type { SweepOutcome, SweepPort, SweepRequest } from './settle.js';
 import { isBatchSweepReference } from './settle.js';
 

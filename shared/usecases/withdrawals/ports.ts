@@ -1,4 +1,4 @@
-import type { ChainTxStorePort } from '../../chain/engine/ports.js';
+import type { ChainTxStorePort } from '../chain-tx/ports.js';
 import type { Clock } from '../../domain/clock.js';
 import type { ServedNetworks } from '../../domain/currencies.js';
 import type { Decimal } from '../../domain/money.js';

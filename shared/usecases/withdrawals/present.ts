@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { ChainTx } from '../../chain/engine/state.js';
+import type { ChainTx } from '../../domain/chain-tx.js';
 import { findCurrency } from '../../domain/currencies.js';
 import type { JsonNumber } from '../../domain/json-number.js';
 import { jsonNumber } from '../../domain/money.js';

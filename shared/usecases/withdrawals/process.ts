@@ -6,7 +6,7 @@ import { DuplicateEntryError } from '../../domain/ledger.js';
 import { toBaseUnits } from '../../domain/money.js';
 import type { DispatchRefusal, WithdrawalState } from '../../domain/withdrawals.js';
 import { canSettle, noteDispatchRefusal, sentBySolanaWorker, transition } from '../../domain/withdrawals.js';
-import type { ChainTxDeps } from '../chain-tx/deps.js';
+import type { ChainTxDeps } from '../chain-tx/ports.js';
 import type { RequestChainTxInput } from '../chain-tx/request-chain-tx.js';
 import { tronAddressToEvmHex } from '../../chain/tron/create2.js';
 import { requestChainTx } from '../chain-tx/request-chain-tx.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { requestIdOf } from '../../chain/engine/state.js';
+import { requestIdOf } from '../../domain/chain-tx.js';
 import { findNetwork } from '../../domain/currencies.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { jsonNumber } from '../../domain/money.js';

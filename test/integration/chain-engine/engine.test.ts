@@ -1,12 +1,12 @@
 import { jest } from '@jest/globals';
 import { Transaction, Wallet } from 'ethers';
-import type { CrashPoint } from '../../../shared/chain/engine/ports.js';
-import type { ChainTx } from '../../../shared/chain/engine/state.js';
+import type { CrashPoint } from '../../../shared/usecases/chain-tx/ports.js';
+import type { ChainTx } from '../../../shared/domain/chain-tx.js';
 import { dynamoChainTxStore, nextNonce } from '../../../shared/store/chain-tx.js';
 import { followOnce, walletHealth } from '../../../shared/usecases/chain-tx/follow-chain-txs.js';
 import { cancelChainTx, processChainTx } from '../../../shared/usecases/chain-tx/process-chain-tx.js';
 import { requestChainTx } from '../../../shared/usecases/chain-tx/request-chain-tx.js';
-import type { ChainTxDeps } from '../../../shared/usecases/chain-tx/deps.js';
+import type { ChainTxDeps } from '../../../shared/usecases/chain-tx/ports.js';
 import { resetConfig } from '../../../shared/config/config.js';
 import type { SQSEvent, ScheduledEvent } from 'aws-lambda';
 import { KmsTxSigner } from '../../../shared/chain/engine/evm.js';

@@ -5,10 +5,10 @@ import type { AnvilInstance } from '../../../infra/local/anvil.js';
 import { startKmsServer } from '../../../infra/local/kms/server.js';
 import type { KmsServer } from '../../../infra/local/kms/server.js';
 import { EvmChain, KmsTxSigner } from '../../../shared/chain/engine/evm.js';
-import type { CrashPoint } from '../../../shared/chain/engine/ports.js';
-import type { ChainTx } from '../../../shared/chain/engine/state.js';
+import type { CrashPoint } from '../../../shared/usecases/chain-tx/ports.js';
+import type { ChainTx } from '../../../shared/domain/chain-tx.js';
 import { dynamoChainTxStore } from '../../../shared/store/chain-tx.js';
-import type { ChainTxDeps, ChainTxSettings } from '../../../shared/usecases/chain-tx/deps.js';
+import type { ChainTxDeps, ChainTxSettings } from '../../../shared/usecases/chain-tx/ports.js';
 import { startTestTable } from '../../support/dynamodb.js';
 import type { TestTable } from '../../support/dynamodb.js';
 

@@ -4,9 +4,9 @@ import { resultAsRouted } from '../../support/chain-results.js';
 import { Contract, ContractFactory, Interface, Transaction, Wallet } from 'ethers';
 import type { InterfaceAbi, JsonRpcSigner } from 'ethers';
 import { deployBatchPayout } from '../../../infra/local/dev/deploy.js';
-import type { CrashPoint } from '../../../shared/chain/engine/ports.js';
-import type { ChainTx } from '../../../shared/chain/engine/state.js';
-import { requestIdOf, trackedHashes } from '../../../shared/chain/engine/state.js';
+import type { CrashPoint } from '../../../shared/usecases/chain-tx/ports.js';
+import type { ChainTx } from '../../../shared/domain/chain-tx.js';
+import { requestIdOf, trackedHashes } from '../../../shared/domain/chain-tx.js';
 import { ERC20_ABI } from '../../../shared/chain/evm/abi.js';
 import { loadArtifact } from '../../../shared/chain/evm/artifacts.js';
 import { resetConfig } from '../../../shared/config/config.js';
@@ -17,7 +17,7 @@ import { dynamoChainTxStore } from '../../../shared/store/chain-tx.js';
 import { getBalance, listAllEntries } from '../../../shared/store/ledger.js';
 import { dynamoWithdrawals } from '../../../shared/store/withdrawals.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
-import type { ChainTxDeps } from '../../../shared/usecases/chain-tx/deps.js';
+import type { ChainTxDeps } from '../../../shared/usecases/chain-tx/ports.js';
 import { followOnce } from '../../../shared/usecases/chain-tx/follow-chain-txs.js';
 import { processChainTx } from '../../../shared/usecases/chain-tx/process-chain-tx.js';
 import { requestChainTx } from '../../../shared/usecases/chain-tx/request-chain-tx.js';
@@ -223,7 +223,7 @@ describe('batch payouts: batcher -> one chain transaction -> settlement per item
     // The engine does not send a transfer whose estimate reverts (it waits, in sight of the stuck alarm): a fixed
     // gas limit sends this one anyway, so that its revert is mined and settled.
     const single = (await dynamoChainTxStore.get(singleId)) as ChainTx;
-    await dynamoChainTxStore.save({ ...single, gasLimit: 100_000n, version: single.version + 1 }, single.version);
+    await dynamoChainTxStore.save(single, { state: { ...single, gasLimit: 100_000n }, events: [], effects: [] });
     await processChainTx(singleId, engine());
     const [failed] = await followUntilFinal([singleId]);
     if (!failed) throw new Error('no single');

@@ -1,5 +1,5 @@
 import type { SQSEvent } from 'aws-lambda';
-import { requestIdOf } from '../../../shared/chain/engine/state.js';
+import { requestIdOf } from '../../../shared/domain/chain-tx.js';
 import { getBalance, listAllEntries, platformBalances } from '../../../shared/store/ledger.js';
 import { dynamoChainTxStore } from '../../../shared/store/chain-tx.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';

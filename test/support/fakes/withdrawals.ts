@@ -1,6 +1,6 @@
-import type { ChainTxAnnouncement, ChainTxStorePort } from '../../../shared/chain/engine/ports.js';
-import type { ChainTx } from '../../../shared/chain/engine/state.js';
-import { isOpen } from '../../../shared/chain/engine/state.js';
+import type { ChainTxAnnouncement, ChainTxStorePort } from '../../../shared/usecases/chain-tx/ports.js';
+import type { ChainTx, ChainTxChange } from '../../../shared/domain/chain-tx.js';
+import { isOpen } from '../../../shared/domain/chain-tx.js';
 import type { ServedNetworks } from '../../../shared/domain/currencies.js';
 import { findCurrency } from '../../../shared/domain/currencies.js';
 import { ConflictError, DailyLimitError } from '../../../shared/domain/errors.js';
@@ -112,17 +112,20 @@ export class InMemoryChainTxs implements ChainTxStorePort {
     return this.txs.get(requestId);
   }
 
-  async create(tx: ChainTx, announce?: ChainTxAnnouncement): Promise<boolean> {
-    if (this.txs.has(tx.requestId)) return false;
-    this.txs.set(tx.requestId, tx);
+  async create(tx: ChainTx, announce?: ChainTxAnnouncement): Promise<ChainTx | null> {
+    if (this.txs.has(tx.requestId)) return null;
+    const stored = { ...tx, version: 1 };
+    this.txs.set(tx.requestId, stored);
     this.created.push({ tx, announce });
-    return true;
+    return stored;
   }
 
-  async save(next: ChainTx, expectedVersion: number): Promise<void> {
-    const stored = this.txs.get(next.requestId);
-    if (!stored || stored.version !== expectedVersion) throw new ConflictError(`Chain transaction ${next.requestId} changed meanwhile.`);
+  async save(previous: ChainTx, change: ChainTxChange): Promise<ChainTx> {
+    const stored = this.txs.get(previous.requestId);
+    if (!stored || stored.version !== previous.version) throw new ConflictError(`Chain transaction ${previous.requestId} changed meanwhile.`);
+    const next = { ...change.state, version: previous.version + 1 };
     this.txs.set(next.requestId, next);
+    return next;
   }
 
   async allocateNonce(): Promise<ChainTx> {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { bumpFees, initialFees, maxGasCost, withGasMargin } from '../../../shared/chain/engine/fees.js';
-import type { FeeCaps } from '../../../shared/chain/engine/fees.js';
+import { bumpFees, initialFees, maxGasCost, withGasMargin } from '../../../shared/domain/chain-tx-fees.js';
+import type { FeeCaps } from '../../../shared/domain/chain-tx-fees.js';
 
 const GWEI = 1_000_000_000n;
 const caps: FeeCaps = { maxFeePerGas: 500n * GWEI, maxPriorityFeePerGas: 50n * GWEI };

@@ -1,15 +1,30 @@
 import fc from 'fast-check';
-import type { ChainTx, ChainTxAttempt, ChainTxTransition } from '../../../shared/chain/engine/state.js';
+import type { ChainTx, ChainTxAttempt, ChainTxTransition } from '../../../shared/domain/chain-tx.js';
 import {
+  awaitsBroadcast,
+  awaitsSignature,
+  canCancel,
   CHAIN_TX_CONFIRMED,
   CHAIN_TX_FAILED,
+  CHAIN_TX_STATUSES,
+  claimedChainTx,
   InvalidChainTxTransitionError,
   isBumpDue,
+  isCancelled,
+  isConfirmed,
   isFinal,
+  isInFlight,
+  isOpen,
+  isQueued,
+  openChainTx,
   parseRequestId,
+  requestedPayload,
   requestIdOf,
+  sameRequest,
   transition,
-} from '../../../shared/chain/engine/state.js';
+  waitsForGas,
+} from '../../../shared/domain/chain-tx.js';
+import { ConflictError } from '../../../shared/domain/errors.js';
 
 const T0 = new Date('2026-01-01T00:00:00Z');
 
@@ -64,13 +79,18 @@ describe('chain-tx state machine', () => {
           try {
             result = transition(before, step(before), T0);
           } catch (error) {
-            // Refused transitions leave nothing changed.
-            if (!(error instanceof InvalidChainTxTransitionError) && !(error instanceof RangeError)) throw error;
+            // Refused transitions leave nothing changed; a refusal is the domain's conflict (409 invalid_state).
+            if (error instanceof InvalidChainTxTransitionError) {
+              expect(error).toBeInstanceOf(ConflictError);
+              expect([error.code, error.details.request_id, error.details.status]).toEqual(['invalid_state', before.requestId, before.status]);
+            } else if (!(error instanceof RangeError)) throw error;
             continue;
           }
-          tx = result.tx;
+          tx = result.state;
           expect(isFinal(before)).toBe(false); // final states absorb
-          expect(tx.version).toBe(before.version + 1);
+          // The version is the repository's: it bumps it when it saves the change.
+          expect(tx.version).toBe(before.version);
+          expect(tx.updatedAt).toBe(T0.toISOString());
           // A nonce, once given, never changes; signed hashes are only ever added.
           if (before.nonce !== undefined) expect(tx.nonce).toBe(before.nonce);
           expect(tx.attempts.slice(0, before.attempts.length)).toEqual(before.attempts);
@@ -78,15 +98,17 @@ describe('chain-tx state machine', () => {
           if (tx.status === 'cancelled') expect(before.attempts).toHaveLength(0);
           // A mined hash is one of the tracked ones.
           if (tx.mined) expect(tx.attempts.map((a) => a.hash)).toContain(tx.mined.hash);
+          for (const event of result.events) {
+            finalEvents++;
+            expect(isFinal(tx)).toBe(true);
+            expect(event.type).toBe(tx.status === 'confirmed' ? CHAIN_TX_CONFIRMED : CHAIN_TX_FAILED);
+            // Keyed by its type: a replayed final transition writes the same outbox id.
+            expect(event.key).toBe(event.type);
+          }
           for (const effect of result.effects) {
-            if (effect.kind === 'event') {
-              finalEvents++;
-              expect(isFinal(tx)).toBe(true);
-              expect(effect.type).toBe(tx.status === 'confirmed' ? CHAIN_TX_CONFIRMED : CHAIN_TX_FAILED);
-            } else {
-              expect(tx.status).toBe('cancelled');
-              expect(effect.nonce).toBe(before.nonce);
-            }
+            expect(effect.kind).toBe('release_nonce');
+            expect(tx.status).toBe('cancelled');
+            expect(effect.nonce).toBe(before.nonce);
           }
         }
         expect(finalEvents).toBeLessThanOrEqual(1);
@@ -97,20 +119,25 @@ describe('chain-tx state machine', () => {
 
   test('happy path with a fee bump announces the mined hash and every tracked hash', () => {
     let tx = fresh();
-    tx = transition(tx, { type: 'nonce_allocated', nonce: 3 }, T0).tx;
-    tx = transition(tx, { type: 'signed', attempt: attempt(1) }, T0).tx;
-    tx = transition(tx, { type: 'broadcast' }, T0).tx;
+    tx = transition(tx, { type: 'nonce_allocated', nonce: 3 }, T0).state;
+    tx = transition(tx, { type: 'signed', attempt: attempt(1) }, T0).state;
+    tx = transition(tx, { type: 'broadcast' }, T0).state;
     expect(isBumpDue(tx, new Date(T0.getTime() + 59_000), 60)).toBe(false);
     expect(isBumpDue(tx, new Date(T0.getTime() + 60_000), 60)).toBe(true);
-    tx = transition(tx, { type: 'bumped', attempt: attempt(2) }, T0).tx;
+    tx = transition(tx, { type: 'bumped', attempt: attempt(2) }, T0).state;
     expect(tx.status).toBe('signed');
-    tx = transition(tx, { type: 'broadcast' }, T0).tx;
-    const { tx: done, effects } = transition(tx, { type: 'mined', mined: { hash: attempt(1).hash, blockNumber: 9, status: 1, gasUsed: 21000n } }, T0);
+    tx = transition(tx, { type: 'broadcast' }, T0).state;
+    const {
+      state: done,
+      events,
+      effects,
+    } = transition(tx, { type: 'mined', mined: { hash: attempt(1).hash, blockNumber: 9, status: 1, gasUsed: 21000n } }, T0);
     expect(done.status).toBe('confirmed');
-    expect(effects).toEqual([
+    expect(effects).toEqual([]);
+    expect(events).toEqual([
       {
-        kind: 'event',
         type: 'chain_tx.confirmed',
+        key: 'chain_tx.confirmed',
         payload: {
           request_id: 'ETH:w-1',
           network: 'ETH',
@@ -126,6 +153,45 @@ describe('chain-tx state machine', () => {
         },
       },
     ]);
+  });
+
+  test('a cancellation before signing releases the nonce; a signed request cannot be cancelled', () => {
+    const allocated = transition(fresh(), { type: 'nonce_allocated', nonce: 4 }, T0).state;
+    expect(transition(allocated, { type: 'cancel' }, T0)).toMatchObject({
+      state: { status: 'cancelled' },
+      events: [],
+      effects: [{ kind: 'release_nonce', nonce: 4 }],
+    });
+    expect(transition(fresh(), { type: 'cancel' }, T0).effects).toEqual([]);
+    const signed = transition(allocated, { type: 'signed', attempt: attempt(1) }, T0).state;
+    expect(() => transition(signed, { type: 'cancel' }, T0)).toThrow(InvalidChainTxTransitionError);
+  });
+
+  test('the guards name each step of the lifecycle', () => {
+    const of = (status: ChainTx['status']) => ({ status });
+    const holds = (guard: (tx: Pick<ChainTx, 'status'>) => boolean) => CHAIN_TX_STATUSES.filter((s) => guard(of(s)));
+    expect(holds(isQueued)).toEqual(['queued']);
+    expect(holds(awaitsSignature)).toEqual(['allocated']);
+    expect(holds(awaitsBroadcast)).toEqual(['signed']);
+    expect(holds(isInFlight)).toEqual(['signed', 'pending']);
+    expect(holds(canCancel)).toEqual(['queued', 'allocated']);
+    expect(holds(isConfirmed)).toEqual(['confirmed']);
+    expect(holds(isCancelled)).toEqual(['cancelled']);
+    expect(holds(isFinal)).toEqual(['confirmed', 'reverted', 'failed', 'cancelled']);
+    expect(holds(isOpen)).toEqual(['queued', 'allocated', 'signed', 'pending']);
+    expect([waitsForGas({ reason: 'insufficient_gas' }), waitsForGas({ reason: 'estimate_failed' }), waitsForGas({})]).toEqual([true, false, false]);
+  });
+
+  test('a request is created queued (or, for a claimed reference, cancelled) and asked again only with the same fields', () => {
+    const draft = { ...fresh(), gasLimit: undefined, items: ['t1:w-1'] };
+    const opened = openChainTx(draft, T0);
+    expect(opened).toEqual({ ...fresh(), items: ['t1:w-1'] });
+    expect(claimedChainTx(draft, T0)).toEqual({ ...opened, status: 'cancelled' });
+    expect(requestedPayload(opened)).toEqual({ request_id: 'ETH:w-1', network: 'ETH', reference: 'w-1', purpose: 'withdrawal' });
+    expect(sameRequest(opened, draft)).toBe(true);
+    expect(sameRequest(opened, { ...draft, value: 6n })).toBe(false);
+    expect(sameRequest(opened, { ...draft, items: ['t1:w-2'] })).toBe(false);
+    expect(sameRequest(opened, { ...draft, wallet: { ...draft.wallet, keyId: 'other' } })).toBe(false);
   });
 
   test('request ids round-trip', () => {

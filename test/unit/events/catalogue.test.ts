@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import type { ChainTx, ChainTxEffect } from '../../../shared/chain/engine/state.js';
-import { transition as chainTxTransition } from '../../../shared/chain/engine/state.js';
+import type { ChainTx, ChainTxEvent } from '../../../shared/domain/chain-tx.js';
+import { transition as chainTxTransition } from '../../../shared/domain/chain-tx.js';
 import type { EventType } from '../../../shared/domain/events.js';
 import {
   CHAIN_RESULT_EVENTS,
@@ -228,13 +228,13 @@ function chainTxEvents(): { type: string; payload: Record<string, unknown> }[] {
   };
   let tx = freshTx();
   for (const step of [{ type: 'nonce_allocated' as const, nonce: 7 }, { type: 'signed' as const, attempt }, { type: 'broadcast' as const }])
-    tx = chainTxTransition(tx, step, NOW).tx;
-  const effects: ChainTxEffect[] = [
-    ...chainTxTransition(tx, { type: 'mined', mined: { hash: attempt.hash, blockNumber: 12, status: 1, gasUsed: 50_000n } }, NOW).effects,
-    ...chainTxTransition(tx, { type: 'mined', mined: { hash: attempt.hash, blockNumber: 12, status: 0, gasUsed: 50_000n } }, NOW).effects,
-    ...chainTxTransition(tx, { type: 'dropped', failure: 'nonce used by another transaction' }, NOW).effects,
+    tx = chainTxTransition(tx, step, NOW).state;
+  const events: ChainTxEvent[] = [
+    ...chainTxTransition(tx, { type: 'mined', mined: { hash: attempt.hash, blockNumber: 12, status: 1, gasUsed: 50_000n } }, NOW).events,
+    ...chainTxTransition(tx, { type: 'mined', mined: { hash: attempt.hash, blockNumber: 12, status: 0, gasUsed: 50_000n } }, NOW).events,
+    ...chainTxTransition(tx, { type: 'dropped', failure: 'nonce used by another transaction' }, NOW).events,
   ];
-  return effects.flatMap((e) => (e.kind === 'event' ? [{ type: e.type, payload: { ...e.payload } }] : []));
+  return events.map((e) => ({ type: e.type, payload: { ...e.payload } }));
 }
 
 describe('what producers write today parses', () => {
@@ -266,9 +266,9 @@ describe('what producers write today parses', () => {
 
     const announced: { eventType: string; payload: Record<string, unknown> }[] = [];
     const store = {
-      create: async (_tx: ChainTx, announce?: { eventType: string; payload: Record<string, unknown> }) => {
+      create: async (tx: ChainTx, announce?: { eventType: string; payload: Record<string, unknown> }) => {
         if (announce) announced.push({ ...announce });
-        return true;
+        return { ...tx, version: 1 };
       },
     };
     const wallet = { keyId: 'k', address: '0x0000000000000000000000000000000000000001' };

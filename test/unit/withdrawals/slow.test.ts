@@ -1,4 +1,4 @@
-import { requestIdOf } from '../../../shared/chain/engine/state.js';
+import { requestIdOf } from '../../../shared/domain/chain-tx.js';
 import { CURRENCIES } from '../../../shared/domain/currencies.js';
 import { creditEntry, MAIN } from '../../../shared/domain/ledger.js';
 import { BATCHER_INTERVAL_MS, expectedWithdrawalMs } from '../../../shared/domain/withdrawals.js';

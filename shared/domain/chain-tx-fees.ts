@@ -1,5 +1,5 @@
 /**
- * Fee math for chain transactions, in bigint wei. Pure.
+ * Fee policy of chain transactions (shared/domain/chain-tx.ts), in bigint wei. Pure.
  *
  * Initial fees: EIP-1559 when the chain reports a base fee (`maxFeePerGas = 2 × baseFee + tip`, the tip from
  * the node), legacy `gasPrice` otherwise; both capped by configuration.
@@ -8,7 +8,7 @@
  * that is higher. A bump that the caps would hold below the 10 % minimum is refused (`null`): the pool would
  * reject it, so the request keeps waiting with its current fees.
  */
-import type { EvmFees, TxFees } from './state.js';
+import type { EvmFees, TxFees } from './chain-tx.js';
 
 export interface FeeCaps {
   readonly maxFeePerGas: bigint;
