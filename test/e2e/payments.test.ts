@@ -16,9 +16,10 @@ import { getPayment, paymentEventsOfItem } from '../../shared/store/payments.js'
 import { factoryOf, scannerRuntime } from '../../shared/runtime/payments.js';
 import { chainTxRuntime } from '../../shared/runtime/chain-tx.js';
 import { expirePayments } from '../../shared/usecases/payments/expire.js';
-import { initCursor, scanOnce } from '../../shared/usecases/payments/scan.js';
-import type { ScanDeps } from '../../shared/usecases/payments/scan.js';
-import { directFactorySweep } from '../../shared/usecases/payments/sweep-direct.js';
+import { initCursor, scanOnce } from '../../shared/usecases/deposits/scan.js';
+import type { ScanDeps } from '../../shared/usecases/deposits/scan.js';
+import { directFactorySweep } from '../../shared/chain/evm/sweep-direct.js';
+import { evmDepositSource } from '../../shared/chain/evm/deposit-source.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/store/client.js';
 import { keys } from '../../shared/store/keys.js';
@@ -111,7 +112,7 @@ beforeAll(async () => {
   });
   const hot = new KmsSigner(kms, stack.env.SIGNING_KEY_ID ?? '', provider);
   const factories = (network: string) => factoryOf(cfg, network);
-  scanDeps = { ...scannerRuntime(cfg), chain, sweep: directFactorySweep(factories, hot) };
+  scanDeps = { ...scannerRuntime(cfg), source: evmDepositSource(chain), sweep: directFactorySweep(factories, hot) };
   await initCursor('ETH', await chain.blockNumber(), scanDeps);
   merchant = await tenantWithToken('Chain merchant');
   const { handler } = await import('../../functions/payments/handler.js');
