@@ -9,7 +9,7 @@ import { NETWORKS } from '../domain/currencies.js';
 import { dynamoPayments } from '../store/payments.js';
 import { dynamoWalletDirectory } from '../store/wallets.js';
 import { dynamoScanCursors } from '../store/scanner.js';
-import type { ScannerDeps } from '../usecases/deposits/scan.js';
+import type { ScannerDeps } from '../usecases/scanner/scan.js';
 import type { DepositAddressSource, PaymentSettings, PaymentsDeps, TokenContracts, WalletDirectory } from '../usecases/payments/ports.js';
 import { servedNetworks, tokenContract } from './currencies.js';
 import { confirmationsPolicy } from './confirmations.js';

@@ -9,7 +9,7 @@ import { TronGridClient } from '../chain/tron/grid.js';
 import { tronDepositSource } from '../chain/tron/deposit-source.js';
 import { NETWORKS } from '../domain/currencies.js';
 import type { DepositSource } from '../usecases/deposits/ports.js';
-import type { ScannedNetwork, ScannersDeps } from '../usecases/deposits/run-scanners.js';
+import type { ScannedNetwork, ScannersDeps } from '../usecases/scanner/run-scanners.js';
 import type { SweepPort } from '../usecases/payments/ports.js';
 import { engineSweep } from '../usecases/payments/sweep-engine.js';
 import type { ChainTxRuntime } from './chain-tx.js';

@@ -16,8 +16,8 @@ import { getPayment, paymentEventsOfItem } from '../../shared/store/payments.js'
 import { factoryOf, scannerRuntime } from '../../shared/runtime/payments.js';
 import { chainTxRuntime } from '../../shared/runtime/chain-tx.js';
 import { expirePayments } from '../../shared/usecases/payments/expire.js';
-import { initCursor, scanOnce } from '../../shared/usecases/deposits/scan.js';
-import type { ScanDeps } from '../../shared/usecases/deposits/scan.js';
+import { initCursor, scanOnce } from '../../shared/usecases/scanner/scan.js';
+import type { ScanDeps } from '../../shared/usecases/scanner/scan.js';
 import { directFactorySweep } from '../../shared/chain/evm/sweep-direct.js';
 import { evmDepositSource } from '../../shared/chain/evm/deposit-source.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';

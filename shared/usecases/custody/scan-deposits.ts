@@ -19,7 +19,7 @@ import type { DepositAddressSource, PaymentSettings, SweepPort, TokenContracts }
 import type { CustodyDepositRepository } from './ports.js';
 
 /**
- * Deposits applied to custody accounts, for the chain scanner's pass (shared/usecases/deposits/scan.ts) and
+ * Deposits applied to custody accounts, for the chain scanner's pass (shared/usecases/scanner/scan.ts) and
  * custody's sync: a USDT transfer to a custody account's address is recorded once (id
  * `<network>:<tx>:<log index>`); each pass then re-checks the block of every confirming deposit (a reorganised one
  * is dropped), counts its confirmations and credits the account once it has the currency's, then asks for the

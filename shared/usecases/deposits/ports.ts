@@ -1,8 +1,9 @@
 /**
- * What the chain scanner's pass (./scan.ts) needs from outside: a DepositSource per scanned network (one adapter
- * per chain family, in shared/chain/<family>/deposit-source.ts), the scanner's cursor store (shared/store/scanner.ts)
- * and the deposit-address index (the payments repository's `matchAddresses`). Nothing here names a chain: the pass
- * and the use cases it feeds (payments/deposits.ts, custody/scan-deposits.ts) know these shapes only.
+ * Deposits as the chains give them, behind ports: a DepositSource per scanned network (one adapter per chain
+ * family, in shared/chain/<family>/deposit-source.ts) for the chain scanner's pass (shared/usecases/scanner/scan.ts),
+ * and an AddressDepositSource for a family read per watched address (Solana, custody's poller). Nothing here names
+ * a chain: the pass and the use cases it feeds (payments/deposits.ts, custody/scan-deposits.ts,
+ * custody/solana-deposits.ts) know these shapes only.
  */
 
 /** A block as the pass checks it: its number and hash (reorg detection, confirmations' re-check). */
@@ -54,7 +55,7 @@ export interface NativeCoinReader {
  * one batched lookup of the deposit-address index).
  */
 export interface DepositSource extends BlockReader {
-  /** The chain family: the key of the deposit-address index (`DepositAddressIndex.matchAddresses`). */
+  /** The chain family: the key of the deposit-address index (`PaymentRepository.matchAddresses`). */
   readonly family: string;
   /** An address (a catalogue contract, a stored deposit address) in the form the source reports transfers in. */
   addressForm(address: string): string;
@@ -80,33 +81,40 @@ export interface AddressMatch {
   readonly custodyAccountId?: string;
 }
 
-export interface DepositAddressIndex {
-  /** Which of these addresses (in the family's `addressForm`) are deposit addresses: ONE batched lookup. */
-  matchAddresses(family: string, addresses: readonly string[]): Promise<AddressMatch[]>;
+/**
+ * A token transfer to one watched address, as a family read per address reports it (`AddressDepositSource`).
+ * `index` orders it in its transaction (with the hash, the deposit's natural id; negative: not identifiable).
+ */
+export interface AddressTransfer {
+  readonly txHash: string;
+  readonly index: number;
+  /** Base units received. */
+  readonly amount: bigint;
+  /** The block (slot) it landed in. */
+  readonly blockNumber: number;
+  /** Voted on by the cluster (at least one confirmation); false while only processed by a node. */
+  readonly voted: boolean;
+  /** Can no longer be rolled back: credit only then. */
+  readonly final: boolean;
 }
 
-/** A network scanner's cursor: the last block scanned and recent block hashes (for reorgs). */
-export interface ScanCursor {
-  readonly network: string;
-  readonly block: number;
-  readonly hashes: readonly { readonly n: number; readonly hash: string }[];
+export interface AddressHistory {
+  /** Newest reading of each transaction, oldest first. */
+  readonly transfers: readonly AddressTransfer[];
+  /** The cursor to pass as `since` next time: only ever past final transfers (unchanged when none is). */
+  readonly cursor: string | undefined;
+  /** More new transfers waited than one read takes: read again from `cursor`. */
+  readonly more: boolean;
 }
 
-export interface ScanCursorStore {
-  get(network: string): Promise<ScanCursor | null>;
-  /** Moves the cursor if it is still at `expected` (null: not created yet); false when another scanner moved it. */
-  move(network: string, expected: number | null, next: ScanCursor): Promise<boolean>;
-  /** The network's scanning lease; false while another owner holds it unexpired. */
-  acquireLease(network: string, owner: string, now: Date, until: Date): Promise<boolean>;
-  releaseLease(network: string, owner: string): Promise<void>;
-}
-
-/** A transfer the pass found to a deposit address, in a catalogue token: what the payment and custody use cases apply. */
-export interface FoundDeposit {
-  /** `<network>:<tx hash>:<log index>`: recorded once. */
-  readonly id: string;
-  readonly network: string;
-  readonly transfer: TokenTransfer;
-  /** Confirmations at the pass's head. */
-  readonly confirmations: number;
+/**
+ * A family whose blocks are too large to read for a handful of long-lived addresses (Solana: thousands of
+ * transactions a block): each watched address's incoming token transfers are read from its own history instead,
+ * from a cursor kept with the address. Custody's SOL addresses are read through it (shared/chain/solana/deposit-source.ts).
+ */
+export interface AddressDepositSource {
+  /** The newest block (slot) counted for confirmations. */
+  head(): Promise<number>;
+  /** `owner`'s incoming transfers of the watched token since `since` (exclusive; absent: its whole history). */
+  incoming(owner: string, since: string | undefined): Promise<AddressHistory>;
 }

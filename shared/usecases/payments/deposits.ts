@@ -24,7 +24,7 @@ import type { DueSweep, SweepDeps } from './settle.js';
 import { strandedSweeps, sweepDue } from './settle.js';
 
 /**
- * Deposits applied to payments, for the chain scanner's pass (shared/usecases/deposits/scan.ts): it knows no chain,
+ * Deposits applied to payments, for the chain scanner's pass (shared/usecases/scanner/scan.ts): it knows no chain,
  * only the deposits the pass found (`TokenTransfer`s matched to a payment's address), the blocks it can re-check
  * (`BlockReader`) and, for a network whose coin transfers leave no event, its `NativeCoinReader`.
  *

@@ -6,8 +6,8 @@ import { db, tableName } from '../../../shared/store/client.js';
 import { keys } from '../../../shared/store/keys.js';
 import { acquireLease, releaseLease } from '../../../shared/store/scanner.js';
 import { evmDepositSource } from '../../../shared/chain/evm/deposit-source.js';
-import type { ScannerDeps } from '../../../shared/usecases/deposits/scan.js';
-import { initCursor, scanOnce } from '../../../shared/usecases/deposits/scan.js';
+import type { ScannerDeps } from '../../../shared/usecases/scanner/scan.js';
+import { initCursor, scanOnce } from '../../../shared/usecases/scanner/scan.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { putFixedRates } from './support.js';
 

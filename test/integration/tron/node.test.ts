@@ -27,7 +27,7 @@ import { config } from '../../../shared/config/config.js';
 import { factoryOf, scannerRuntime } from '../../../shared/runtime/payments.js';
 import { withdrawalsRuntime } from '../../../shared/runtime/withdrawals.js';
 import { batcherDeps } from '../../support/withdrawals.js';
-import { initCursor, scanOnce } from '../../../shared/usecases/deposits/scan.js';
+import { initCursor, scanOnce } from '../../../shared/usecases/scanner/scan.js';
 import { onSweepBatchResult } from '../../../shared/usecases/payments/settle.js';
 import { engineSweep } from '../../../shared/usecases/payments/sweep-engine.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';

@@ -10,8 +10,8 @@ import type { RatesDeps } from '../../../shared/usecases/rates/ports.js';
 import { InMemoryLedger } from './ledger.js';
 import type { WriteItem } from '../../../shared/usecases/ports.js';
 import type { AddressMatch, PaymentCreation, PaymentFilter, PaymentQuery, PaymentRepository, PaymentsDeps } from '../../../shared/usecases/payments/ports.js';
-import type { ScanCursor, ScanCursorStore } from '../../../shared/usecases/deposits/ports.js';
-import type { ScannerDeps } from '../../../shared/usecases/deposits/scan.js';
+import type { ScanCursor, ScanCursorStore } from '../../../shared/usecases/scanner/ports.js';
+import type { ScannerDeps } from '../../../shared/usecases/scanner/scan.js';
 import { VirtualClock } from '../clock.js';
 
 /**

@@ -8,8 +8,8 @@ import type { ChainResultSettlement } from '../../../shared/usecases/chain-tx/po
 import { CHAIN_RESULT_EVENTS, parseRoutedEvent } from '../../../shared/domain/events.js';
 import { createPayment } from '../../../shared/usecases/payments/create-payment.js';
 import { evmDepositSource } from '../../../shared/chain/evm/deposit-source.js';
-import type { ScanDeps } from '../../../shared/usecases/deposits/scan.js';
-import { initCursor, scanOnce } from '../../../shared/usecases/deposits/scan.js';
+import type { ScanDeps } from '../../../shared/usecases/scanner/scan.js';
+import { initCursor, scanOnce } from '../../../shared/usecases/scanner/scan.js';
 import type { DueSweep, SweepOutcome, SweepPort, SweepRequest } from '../../../shared/usecases/payments/settle.js';
 import {
   onSweepBatchResult,

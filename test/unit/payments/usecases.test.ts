@@ -8,8 +8,8 @@ import { cancelPayment, UpdatePaymentBody, updatePayment } from '../../../shared
 import { CreatePaymentBody, createPayment } from '../../../shared/usecases/payments/create-payment.js';
 import { expirePayments } from '../../../shared/usecases/payments/expire.js';
 import { evmDepositSource } from '../../../shared/chain/evm/deposit-source.js';
-import type { ScanDeps } from '../../../shared/usecases/deposits/scan.js';
-import { initCursor, scanOnce } from '../../../shared/usecases/deposits/scan.js';
+import type { ScanDeps } from '../../../shared/usecases/scanner/scan.js';
+import { initCursor, scanOnce } from '../../../shared/usecases/scanner/scan.js';
 import type { SweepOutcome, SweepPort, SweepRequest } from '../../../shared/usecases/payments/settle.js';
 import { onSweepBatchResult, onSweepResult, sweepReference } from '../../../shared/usecases/payments/settle.js';
 import type { FakePayments } from '../../support/fakes/payments.js';

@@ -5,7 +5,8 @@ import { followCustodyDeposits, recordCustodyDeposit } from '../custody/scan-dep
 import { paymentPass, rewindPayments } from '../payments/deposits.js';
 import type { PaymentsDeps, SweepPort } from '../payments/ports.js';
 import { payableCurrencies } from '../payments/resolve.js';
-import type { DepositSource, ScanCursor, ScanCursorStore } from './ports.js';
+import type { DepositSource } from '../deposits/ports.js';
+import type { ScanCursor, ScanCursorStore } from './ports.js';
 
 /**
  * One pass of a network's scanner (DESIGN sections 5 and 10), chain-agnostic: the network's blocks are read through

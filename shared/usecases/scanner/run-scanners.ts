@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { NETWORKS } from '../../domain/currencies.js';
 import type { SweepPort } from '../payments/ports.js';
-import type { DepositSource } from './ports.js';
+import type { DepositSource } from '../deposits/ports.js';
 import type { ScannerDeps, ScanReport } from './scan.js';
 import { scanOnce } from './scan.js';
 
