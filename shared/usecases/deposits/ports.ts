@@ -46,7 +46,8 @@ export interface NativeTransfer {
  */
 export interface NativeCoinReader {
   transfers(from: number, to: number): Promise<NativeTransfer[]>;
-  balance(address: string, atBlock: number): Promise<bigint>;
+  /** Absent where every coin received shows among `transfers` (no contract can send it unseen). */
+  balance?(address: string, atBlock: number): Promise<bigint>;
 }
 
 /**

@@ -185,6 +185,7 @@ export function paymentPass(network: string, head: number, now: Date, deps: Paym
         await record({ tenantId: p.tenantId, paymentId: p.id }, () => deposit);
       }
       // 2. A balance check at the range's end: coins sent by contracts (no log, no top-level transaction).
+      if (!native.balance) return;
       for (const listedPayment of nativeWaiting) {
         const p = saved.get(listedPayment.id) ?? listedPayment;
         const balance = await native.balance(p.address, to);

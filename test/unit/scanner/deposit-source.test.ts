@@ -13,7 +13,8 @@ import { aTenant } from '../../support/fakes/tenants.js';
 /**
  * The scanner's pass knows a chain only through its DepositSource (shared/usecases/deposits/ports.ts): a family
  * whose addresses come in another form than EVM's lowercase hex is matched in that form (`addressForm`) against the
- * deposit-address index, under the source's `family`; a family without a native-coin reader gets no native check.
+ * deposit-address index, under the source's `family`; a family without a native-coin reader gets no native check,
+ * and one whose reader has no balance gets its coins from the transfers alone.
  */
 
 const T0 = new Date('2026-01-01T00:00:00.000Z');
@@ -35,10 +36,8 @@ class ShoutingSource implements DepositSource {
     withNative: boolean,
   ) {
     if (withNative)
-      this.native = {
-        transfers: async (from, to) => this.coins.filter((c) => c.blockNumber >= from && c.blockNumber <= to),
-        balance: async () => 0n,
-      };
+      // Every coin received shows among its transfers: no balance check.
+      this.native = { transfers: async (from, to) => this.coins.filter((c) => c.blockNumber >= from && c.blockNumber <= to) };
   }
 
   addressForm = shout;
