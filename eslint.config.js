@@ -67,9 +67,16 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/store/**', '**/config/config.js', '@aws-sdk/*', '**/queue/**', '**/webhooks/*.js', '!**/usecases/webhooks/*.js'],
+              group: ['**/store/**', '**/config/config.js', '**/queue/**', '**/webhooks/*.js', '!**/usecases/webhooks/*.js'],
               allowTypeImports: true,
               message: 'Use cases receive their ports; adapters and configuration are wired by shared/runtime.',
+            },
+            // SDKs are adapters' business: a use case may name their types, never hold their values (encoding call data,
+            // checksumming an address, a client call go through shared/chain or a port).
+            {
+              group: ['ethers', 'ethers/*', 'tronweb', 'tronweb/*', '@solana/*', '@aws-sdk/*'],
+              allowTypeImports: true,
+              message: 'No SDK value in a use case (ethers, tronweb, @solana/*, the AWS SDK): go through shared/chain or a port.',
             },
             {
               group: ['**/http/**', '**/runtime/**', '**/functions/**', '**/infra/**', '**/test/**', '**/bench/**', '**/scripts/**'],

@@ -23,6 +23,7 @@ import { startStack } from '../infra/local/stack.js';
 import { ERC20_ABI } from '../shared/chain/evm/abi.js';
 import { mintTestToken } from '../infra/local/dev/deploy.js';
 import { jsonRpcChain } from '../shared/chain/evm/scanner.js';
+import { evmDepositSource } from '../shared/chain/evm/deposit-source.js';
 import { KmsSigner } from '../shared/chain/signer/kms-signer.js';
 import { config, resetConfig } from '../shared/config/config.js';
 import { CURRENCIES, NETWORKS } from '../shared/domain/currencies.js';
@@ -33,12 +34,12 @@ import { dynamoPayments, getPayment } from '../shared/store/payments.js';
 import { clientAuthFrom, issueToken } from '../shared/usecases/auth/issue-token.js';
 import { factoryOf, scannerRuntime } from '../shared/runtime/payments.js';
 import { scannersRuntime } from '../shared/runtime/scanner.js';
-import { scanOnce } from '../shared/usecases/payments/scan.js';
-import type { ScanDeps } from '../shared/usecases/payments/scan.js';
-import { runScanners } from '../shared/usecases/payments/run-scanners.js';
+import { scanOnce } from '../shared/usecases/scanner/scan.js';
+import type { ScanDeps } from '../shared/usecases/scanner/scan.js';
+import { runScanners } from '../shared/usecases/scanner/run-scanners.js';
 import { rawCreationWrite } from './payments.js';
 import type { SweepPort } from '../shared/usecases/payments/settle.js';
-import { directFactorySweep } from '../shared/usecases/payments/sweep-direct.js';
+import { directFactorySweep } from '../shared/chain/evm/sweep-direct.js';
 import { createTenant } from '../shared/usecases/tenants/create-tenant.js';
 import { configureTenant } from '../shared/usecases/tenants/manage-tenants.js';
 import { tenantsRuntime } from '../shared/runtime/tenants.js';
@@ -259,7 +260,7 @@ export async function benchPaymentLifecycle(options: PaymentLifecycleOptions = {
       },
     };
     const chain = jsonRpcChain(rpc);
-    const deps: ScanDeps = { ...paymentDeps, chain, sweep };
+    const deps: ScanDeps = { ...paymentDeps, source: evmDepositSource(chain), sweep };
     // The bench's own reads of a payment's status are the observer's, not the gateway's: left out of every figure.
     let observed = ZERO;
     let observedCalls = 0;

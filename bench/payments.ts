@@ -6,10 +6,11 @@ import { startTronNode } from '../infra/local/tron.js';
 import type { TronNode } from '../infra/local/tron.js';
 import { ERC20_ABI } from '../shared/chain/evm/abi.js';
 import { mintTestToken } from '../infra/local/dev/deploy.js';
+import { evmDepositSource } from '../shared/chain/evm/deposit-source.js';
 import { jsonRpcChain } from '../shared/chain/evm/scanner.js';
 import { tronAddressFromBytes } from '../shared/chain/tron/create2.js';
 import { TronGridClient } from '../shared/chain/tron/grid.js';
-import { tronScanChain } from '../shared/chain/tron/scanner.js';
+import { tronDepositSource } from '../shared/chain/tron/deposit-source.js';
 import { config, parseConfig, platformLimits } from '../shared/config/config.js';
 import type { Decimal } from '../shared/domain/money.js';
 import { CURRENCIES } from '../shared/domain/currencies.js';
@@ -17,10 +18,11 @@ import { openPayment, quote } from '../shared/domain/payments.js';
 import { db, tableName } from '../shared/store/client.js';
 import { keys } from '../shared/store/keys.js';
 import { dynamoPayments } from '../shared/store/payments.js';
-import type { PaymentCreation, ScannerDeps } from '../shared/usecases/payments/ports.js';
+import type { PaymentCreation } from '../shared/usecases/payments/ports.js';
+import type { ScannerDeps } from '../shared/usecases/scanner/scan.js';
 import { scannerRuntime } from '../shared/runtime/payments.js';
 import { clientAuthFrom, issueToken } from '../shared/usecases/auth/issue-token.js';
-import { initCursor, scanOnce } from '../shared/usecases/payments/scan.js';
+import { initCursor, scanOnce } from '../shared/usecases/scanner/scan.js';
 import { createTenant } from '../shared/usecases/tenants/create-tenant.js';
 import { configureTenant } from '../shared/usecases/tenants/manage-tenants.js';
 import { load, type LoadResult } from './load.js';
@@ -218,9 +220,9 @@ export async function benchPayments(options: { seconds: number; slices?: number;
       for (const watched of options.watched ?? [10, 10_000]) {
         await watchAddresses(network === 'ETH' ? 'evm' : 'tron', watched - watchedSoFar);
         watchedSoFar = watched;
-        const chain = network === 'ETH' ? jsonRpcChain(rpc) : tronScanChain(new TronGridClient(tronUrl));
-        const deps = { ...payments, chain, sweep };
-        await initCursor(network, await chain.blockNumber(), deps);
+        const chain = network === 'ETH' ? evmDepositSource(jsonRpcChain(rpc)) : tronDepositSource(new TronGridClient(tronUrl));
+        const deps = { ...payments, source: chain, sweep };
+        await initCursor(network, await chain.head(), deps);
         for (let b = 0; b < blocks; b++) {
           if (network === 'ETH') {
             const tx = (await new Contract(tokens.USDT as string, ERC20_ABI, payer).getFunction('transfer')(`0x${'ab'.repeat(20)}`, 1n)) as {

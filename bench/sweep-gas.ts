@@ -20,7 +20,7 @@ import type { Signer } from 'ethers';
 import { startAnvil } from '../infra/local/anvil.js';
 import { deployTestToken, ensureForwarderFactory, mintTestToken, TEST_TOKENS } from '../infra/local/dev/deploy.js';
 import { depositAddress, saltFor } from '../shared/chain/evm/create2.js';
-import { sweepCallData } from '../shared/usecases/payments/sweep-engine.js';
+import { sweepCallData } from '../shared/chain/evm/factory-calls.js';
 import { erc20TransferData } from '../shared/usecases/withdrawals/process.js';
 
 export interface SweepGasRow {

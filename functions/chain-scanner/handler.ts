@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { scannersRuntime } from '../../shared/runtime/scanner.js';
-import { runScanners } from '../../shared/usecases/payments/run-scanners.js';
+import { runScanners } from '../../shared/usecases/scanner/run-scanners.js';
 
 const deps = scannersRuntime();
 

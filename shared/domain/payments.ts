@@ -49,6 +49,16 @@ export const isCancellable = (p: Pick<PaymentState, 'status' | 'deposits'>): boo
 export const acceptsDeposits = (s: PaymentStatus): boolean => s === 'waiting' || s === 'confirming' || s === 'partially_paid' || s === 'expired';
 /** Order, editable fields may change until the payment is settled. */
 export const isEditable = (s: PaymentStatus): boolean => !isTerminal(s) && s !== 'sending';
+/** Waiting for its deposit: nothing arrived yet (it expires when its time runs out). */
+export const awaitsDeposit = (p: Pick<PaymentState, 'status'>): boolean => p.status === 'waiting';
+/** Counting its deposits' confirmations: confirming, or partially paid (the rest may still arrive). */
+export const countsConfirmations = (p: Pick<PaymentState, 'status'>): boolean => p.status === 'confirming' || p.status === 'partially_paid';
+/** Paid in part: it still takes deposits of its currency towards the amount. */
+export const isPartiallyPaid = (p: Pick<PaymentState, 'status'>): boolean => p.status === 'partially_paid';
+/** Paid and confirmed: its deposit is due to be swept into the treasury. */
+export const isSweepDue = (p: Pick<PaymentState, 'status'>): boolean => p.status === 'confirmed';
+/** Its deposit is being swept (the payment completes when the sweep is mined). */
+export const isSweeping = (p: Pick<PaymentState, 'status'>): boolean => p.status === 'sending';
 
 /** Default hours after expiry during which a deposit is still recorded and credited (paid late). */
 export const LATE_WATCH_HOURS = 24;
@@ -58,6 +68,8 @@ export type DepositStatus = 'pending' | 'confirmed' | 'wrong_currency' | 'uncred
 
 /** A deposit that counts towards its payment. */
 export const counts = (d: Pick<Deposit, 'status'>): boolean => d.status !== 'wrong_currency' && d.status !== 'uncredited';
+/** A deposit with all the confirmations its currency needs. */
+export const isConfirmedDeposit = (d: Pick<Deposit, 'status'>): boolean => d.status === 'confirmed';
 
 export interface Deposit {
   /** `<network>:<tx hash>:<log index>` (or `:native:<n>` for a balance-check deposit). */

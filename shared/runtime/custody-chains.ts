@@ -2,6 +2,7 @@ import type { Config } from '../config/config.js';
 import { config } from '../config/config.js';
 import { jsonRpcChain } from '../chain/evm/scanner.js';
 import { KmsEd25519Signer } from '../chain/signer/kms-ed25519-signer.js';
+import { solanaAddressDeposits } from '../chain/solana/deposit-source.js';
 import { SolanaRpc } from '../chain/solana/rpc.js';
 import { TronGridClient } from '../chain/tron/grid.js';
 import { tronScanChain } from '../chain/tron/scanner.js';
@@ -10,7 +11,8 @@ import { NETWORKS } from '../domain/currencies.js';
 import { dynamoCustodyAddresses, dynamoCustodyDeposits } from '../store/custody.js';
 import { dynamoWithdrawals } from '../store/withdrawals.js';
 import { acquireLease, releaseLease } from '../store/scanner.js';
-import type { CustodyChainPorts, CustodySolanaChain } from '../usecases/custody/ports.js';
+import type { AddressDepositSource } from '../usecases/deposits/ports.js';
+import type { CustodyChainPorts } from '../usecases/custody/ports.js';
 import type { SolanaPollerDeps } from '../usecases/custody/solana-poller.js';
 import type { SolanaWithdrawalDeps } from '../usecases/custody/solana-withdrawals.js';
 import { rpcUrl, tokenContract } from './currencies.js';
@@ -24,11 +26,11 @@ import { paymentSettings } from './payments.js';
  * shared/runtime/custody-accounts.ts).
  */
 
-/** Solana's JSON-RPC and USDT mint; null unless both are configured (SOL is then unsupported). */
-export function custodySolana(cfg: Config = config()): CustodySolanaChain | null {
+/** The SOL addresses' USDT histories over Solana's JSON-RPC; null unless both are configured (SOL is then unsupported). */
+export function custodySolana(cfg: Config = config()): AddressDepositSource | null {
   const mint = tokenContract('USDTSOL', cfg);
   if (!cfg.SOLANA_RPC_URL || !mint) return null;
-  return { rpc: new SolanaRpc(cfg.SOLANA_RPC_URL), mint };
+  return solanaAddressDeposits(new SolanaRpc(cfg.SOLANA_RPC_URL), mint);
 }
 
 export function custodyChains(cfg: Config = config()): CustodyChainPorts {

@@ -2,14 +2,15 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { JsonRpcProvider } from 'ethers';
 import type { Config } from '../config/config.js';
 import { config } from '../config/config.js';
-import { jsonRpcChain } from '../chain/evm/scanner.js';
+import { evmRpcDepositSource } from '../chain/evm/deposit-source.js';
+import { directFactorySweep } from '../chain/evm/sweep-direct.js';
 import { KmsSigner } from '../chain/signer/kms-signer.js';
 import { TronGridClient } from '../chain/tron/grid.js';
-import { tronScanChain } from '../chain/tron/scanner.js';
+import { tronDepositSource } from '../chain/tron/deposit-source.js';
 import { NETWORKS } from '../domain/currencies.js';
-import type { ScannedNetwork, ScannersDeps } from '../usecases/payments/run-scanners.js';
-import type { SweepPort } from '../usecases/payments/settle.js';
-import { directFactorySweep } from '../usecases/payments/sweep-direct.js';
+import type { DepositSource } from '../usecases/deposits/ports.js';
+import type { ScannedNetwork, ScannersDeps } from '../usecases/scanner/run-scanners.js';
+import type { SweepPort } from '../usecases/payments/ports.js';
 import { engineSweep } from '../usecases/payments/sweep-engine.js';
 import type { ChainTxRuntime } from './chain-tx.js';
 import { chainTxRuntime } from './chain-tx.js';
@@ -22,12 +23,26 @@ import { factoryOf, scannerRuntime } from './payments.js';
  * (the default outside the local stack, and always on TRON), else directly through the factory with the KMS
  * hot-wallet signer.
  */
+/**
+ * The chain families the scanner reads, each through its DepositSource adapter (shared/chain/<family>/deposit-source.ts):
+ * the endpoint a network of the family is read at (undefined: not configured, the network is not scanned) and
+ * the adapter over it. A new family is one entry here and its adapter; the scan and the use cases stay as they are.
+ */
+export const SCANNED_FAMILIES: Readonly<
+  Record<string, { endpoint(network: string, cfg: Config): string | undefined; source(url: string, cfg: Config): DepositSource }>
+> = {
+  evm: { endpoint: (network, cfg) => rpcUrl(network, cfg) ?? '', source: (url) => evmRpcDepositSource(url) },
+  tron: {
+    endpoint: (_network, cfg) => cfg.TRON_API_URL || undefined,
+    source: (url, cfg) => tronDepositSource(new TronGridClient(url, cfg.TRON_API_KEY ? { apiKey: cfg.TRON_API_KEY } : {})),
+  },
+};
+
 export function scannedNetworks(cfg: Config): ScannedNetwork[] {
   const served = servedNetworks(cfg).payments;
   return Object.values(NETWORKS).flatMap((n): ScannedNetwork[] => {
-    if (!served.has(n.code)) return [];
-    if (n.family === 'evm') return [{ network: n.code, family: 'evm', url: rpcUrl(n.code, cfg) ?? '' }];
-    return n.family === 'tron' && cfg.TRON_API_URL ? [{ network: n.code, family: 'tron', url: cfg.TRON_API_URL }] : [];
+    const url = served.has(n.code) ? SCANNED_FAMILIES[n.family]?.endpoint(n.code, cfg) : undefined;
+    return url === undefined ? [] : [{ network: n.code, family: n.family, url }];
   });
 }
 
@@ -48,8 +63,11 @@ export function scannersRuntime(cfg: Config = config(), chainTx: ChainTxRuntime 
   return {
     ...scannerRuntime(cfg),
     networks: scannedNetworks(cfg),
-    chainFor: (n) =>
-      n.family === 'evm' ? jsonRpcChain(n.url) : tronScanChain(new TronGridClient(n.url, cfg.TRON_API_KEY ? { apiKey: cfg.TRON_API_KEY } : {})),
+    sourceFor(n) {
+      const family = SCANNED_FAMILIES[n.family];
+      if (!family) throw new Error(`No deposit source for the ${n.family} family`);
+      return family.source(n.url, cfg);
+    },
     sweepFor,
   };
 }

@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
-import type { ScanCursor, ScanCursorStore } from '../usecases/payments/ports.js';
+import type { ScanCursor, ScanCursorStore } from '../usecases/scanner/ports.js';
 import { keys } from './keys.js';
 import { isConditionalCheckFailed } from './transact.js';
 import { integer } from './values.js';

@@ -17,9 +17,10 @@ import { outboxChange, outboxChanges, outboxRecord } from '../support/outbox.js'
 import { factoryOf, scannerRuntime } from '../../shared/runtime/payments.js';
 import { chainTxRuntime } from '../../shared/runtime/chain-tx.js';
 import { expirePayments } from '../../shared/usecases/payments/expire.js';
-import { initCursor, scanOnce } from '../../shared/usecases/payments/scan.js';
-import type { ScanDeps } from '../../shared/usecases/payments/scan.js';
-import { directFactorySweep } from '../../shared/usecases/payments/sweep-direct.js';
+import { initCursor, scanOnce } from '../../shared/usecases/scanner/scan.js';
+import type { ScanDeps } from '../../shared/usecases/scanner/scan.js';
+import { directFactorySweep } from '../../shared/chain/evm/sweep-direct.js';
+import { evmDepositSource } from '../../shared/chain/evm/deposit-source.js';
 import { startTestStack, type TestStack } from '../support/stack.js';
 import { requestIdOf } from '../../shared/domain/chain-tx.js';
 import { dynamoChainTxStore } from '../../shared/store/chain-tx.js';
@@ -109,7 +110,7 @@ beforeAll(async () => {
   });
   const hot = new KmsSigner(kms, stack.env.SIGNING_KEY_ID ?? '', provider);
   const factories = (network: string) => factoryOf(cfg, network);
-  scanDeps = { ...scannerRuntime(cfg), chain, sweep: directFactorySweep(factories, hot) };
+  scanDeps = { ...scannerRuntime(cfg), source: evmDepositSource(chain), sweep: directFactorySweep(factories, hot) };
   await initCursor('ETH', await chain.blockNumber(), scanDeps);
   merchant = await tenantWithToken('Chain merchant');
   const { handler } = await import('../../functions/payments/handler.js');

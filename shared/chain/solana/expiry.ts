@@ -25,6 +25,9 @@ export type SolanaTxFate =
   /** None is on chain and none can ever land: sign a new one with a fresh blockhash. */
   | { readonly kind: 'expired' };
 
+/** Rooted: the transaction's result can no longer be rolled back. */
+export const isFinalized = (status: Pick<SignatureStatus, 'confirmationStatus'>): boolean => status.confirmationStatus === 'finalized';
+
 /**
  * The decision, pure: `statuses` (one per attempt, null when the node knows none) must have been read after
  * `finalizedBlockHeight`.

@@ -1,6 +1,6 @@
 /**
  * The TRON side of the chain scanner: the scanner's chain port over the TronGrid-compatible API, so TRON
- * payments go through the same scan (shared/usecases/payments/scan.ts) as EVM ones.
+ * payments go through the same scan (shared/usecases/scanner/scan.ts, through ./deposit-source.ts) as EVM ones.
  *
  * Per block of a range: ONE `/v1/blocks/{n}/events` (all contracts' events; pages of 200), filtered to the
  * catalogue tokens' `Transfer` events, and the block itself (`getblockbynum`, for its id) only when it holds such

@@ -15,7 +15,7 @@ import type { WithdrawalRepository } from '../withdrawals/ports.js';
 import type { LedgerPort } from '../ledger/ports.js';
 import type { RatesDeps } from '../rates/ports.js';
 import type { EvmChainPort } from '../../chain/evm/scanner.js';
-import type { SolanaRpcPort } from '../../chain/solana/rpc.js';
+import type { AddressDepositSource } from '../deposits/ports.js';
 import type { CurrencyCode, CurrencyDefinition } from '../../domain/currencies.js';
 
 /**
@@ -114,13 +114,8 @@ export interface CustodyChainPorts {
   /** Sync reads an EVM or TRON address's transfers this many blocks back, EVM in eth_getLogs ranges of `logRangeBlocks`. */
   readonly lookbackBlocks: number;
   readonly logRangeBlocks: number;
-  /** Solana's JSON-RPC and the USDT mint; null when Solana is not configured. */
-  readonly solana: CustodySolanaChain | null;
-}
-
-export interface CustodySolanaChain {
-  readonly rpc: Pick<SolanaRpcPort, 'getSignaturesForAddress' | 'getTransaction' | 'getSlot'>;
-  readonly mint: string;
+  /** The SOL addresses' USDT histories (shared/chain/solana/deposit-source.ts); null when Solana is not configured. */
+  readonly solana: AddressDepositSource | null;
 }
 
 export interface CustodyPorts {

@@ -1,23 +1,43 @@
-import type { EvmChainPort, TransferLog } from '../../chain/evm/scanner.js';
-import { saltFor } from '../../chain/evm/create2.js';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
 import { findCurrency } from '../../domain/currencies.js';
 import type { CustodyBlockchain, CustodyDepositState } from '../../domain/custody.js';
-import { CUSTODY_BLOCKCHAINS, custodyCurrency, custodySaltId, custodySweepReference, depositTransition, openDeposit } from '../../domain/custody.js';
+import {
+  awaitsSweep,
+  CUSTODY_BLOCKCHAINS,
+  custodyCurrency,
+  custodySaltId,
+  custodySweepReference,
+  depositTransition,
+  isConfirmingDeposit,
+  isSweepingDeposit,
+  openDeposit,
+} from '../../domain/custody.js';
 import { ConflictError } from '../../domain/errors.js';
 import { fromBaseUnits } from '../../domain/money.js';
-import type { ScannerDeps } from '../payments/ports.js';
+import type { BlockReader, TokenTransfer } from '../deposits/ports.js';
+import type { DepositAddressSource, PaymentSettings, SweepPort, TokenContracts } from '../payments/ports.js';
 import type { CustodyDepositRepository } from './ports.js';
-import type { SweepPort } from '../payments/settle.js';
 
 /**
- * Custody deposits inside a network's scanner pass (shared/usecases/payments/scan.ts): a USDT Transfer log to a
- * custody account's address is recorded once (id `<network>:<tx>:<log index>`); each pass then re-checks the block
- * of every confirming deposit (a reorganised one is dropped), counts its confirmations and credits the account
- * once it has the currency's, then asks for the sweep of its forwarder into the treasury.
+ * Deposits applied to custody accounts, for the chain scanner's pass (shared/usecases/scanner/scan.ts) and
+ * custody's sync: a USDT transfer to a custody account's address is recorded once (id
+ * `<network>:<tx>:<log index>`); each pass then re-checks the block of every confirming deposit (a reorganised one
+ * is dropped), counts its confirmations and credits the account once it has the currency's, then asks for the
+ * sweep of its forwarder into the treasury. It knows no chain: the transfers the pass found, the blocks it can
+ * re-check (`BlockReader`) and the sweep port.
  */
 
-type Deps = ScannerDeps & { readonly chain: EvmChainPort; readonly sweep: SweepPort };
+export interface CustodyScanDeps {
+  /** Custody accounts' deposits (absent: custody addresses are not followed). */
+  readonly custodyDeposits?: CustodyDepositRepository | undefined;
+  readonly settings: Pick<PaymentSettings, 'confirmationsFor'>;
+  readonly contracts: TokenContracts;
+  /** The forwarders' salts (an account's forwarder is salted `custody:<account>`). */
+  readonly addresses: DepositAddressSource;
+  readonly sweep: SweepPort;
+  /** The scanned network's blocks (a confirming deposit's block re-checked). */
+  readonly chain: BlockReader;
+}
 
 /** The custody chain a scanned network is (the custody chains are named like their networks). */
 const custodyChainOf = (network: string): CustodyBlockchain | null =>
@@ -26,11 +46,11 @@ const custodyChainOf = (network: string): CustodyBlockchain | null =>
 export async function recordCustodyDeposit(
   network: string,
   match: { readonly address: string; readonly tenantId: string; readonly custodyAccountId: string },
-  log: TransferLog,
+  log: TokenTransfer,
   currency: CurrencyDefinition,
   head: number,
   now: Date,
-  deps: Pick<Deps, 'custodyDeposits'>,
+  deps: Pick<CustodyScanDeps, 'custodyDeposits'>,
 ): Promise<boolean> {
   const blockchain = custodyChainOf(network);
   // Custody holds its chain's USDT only; any other token sent to the address is not credited.
@@ -63,9 +83,9 @@ export async function confirmCustodyDeposit(
   d: CustodyDepositState,
   head: number,
   deps: {
-    readonly chain: Pick<EvmChainPort, 'block'>;
+    readonly chain: BlockReader;
     readonly custodyDeposits: CustodyDepositRepository;
-    readonly settings: Pick<ScannerDeps['settings'], 'confirmationsFor'>;
+    readonly settings: Pick<PaymentSettings, 'confirmationsFor'>;
   },
   now: Date,
 ): Promise<CustodyDepositState> {
@@ -80,13 +100,13 @@ export async function confirmCustodyDeposit(
 }
 
 /** One step of an open deposit; a concurrent change (another pass) is left to the next pass. */
-async function step(d: CustodyDepositState, head: number, deps: Deps, now: Date): Promise<CustodyDepositState | null> {
+async function step(d: CustodyDepositState, head: number, deps: CustodyScanDeps, now: Date): Promise<CustodyDepositState | null> {
   const repo = deps.custodyDeposits;
   if (!repo) return null;
   try {
-    if (d.status === 'confirming') return await confirmCustodyDeposit(d, head, { ...deps, custodyDeposits: repo }, now);
+    if (isConfirmingDeposit(d)) return await confirmCustodyDeposit(d, head, { ...deps, custodyDeposits: repo }, now);
     // Funds held at the account's own address (Solana) are not swept; they never reach a scanner's queue anyway.
-    if (d.status === 'credited' && d.heldAtAddress !== true) {
+    if (awaitsSweep(d)) {
       const sweeping = await repo.save(d, depositTransition(d, { kind: 'sweep_started' }, now), now);
       const currency = findCurrency(d.currency);
       const outcome = await deps.sweep.requestSweep({
@@ -94,9 +114,10 @@ async function step(d: CustodyDepositState, head: number, deps: Deps, now: Date)
         network: d.network,
         currency: d.currency,
         token: currency ? deps.contracts(currency) : null,
-        salts: [saltFor(d.tenantId, custodySaltId(d.accountId))],
+        salts: [deps.addresses.addressFor(d.network, d.tenantId, custodySaltId(d.accountId)).salt],
       });
-      if (outcome.status === 'submitted') return sweeping;
+      // Submitted: the chain-tx engine's result settles it (onCustodySweepResult); mined now: swept.
+      if (!('txHash' in outcome)) return sweeping;
       return await repo.save(sweeping, depositTransition(sweeping, { kind: 'swept', txHash: outcome.txHash }, now), now);
     }
     return d;
@@ -106,7 +127,7 @@ async function step(d: CustodyDepositState, head: number, deps: Deps, now: Date)
   }
 }
 
-export async function followCustodyDeposits(network: string, head: number, deps: Deps, now: Date): Promise<void> {
+export async function followCustodyDeposits(network: string, head: number, deps: CustodyScanDeps, now: Date): Promise<void> {
   if (!deps.custodyDeposits) return;
   for (const listed of await deps.custodyDeposits.open(network)) {
     let d: CustodyDepositState | null = listed;
@@ -123,11 +144,11 @@ export async function followCustodyDeposits(network: string, head: number, deps:
 export async function onCustodySweepResult(
   ref: { readonly tenantId: string; readonly depositId: string },
   result: { ok: true; txHash: string } | { ok: false },
-  deps: { readonly custodyDeposits: NonNullable<ScannerDeps['custodyDeposits']> },
+  deps: { readonly custodyDeposits: CustodyDepositRepository },
   now: Date,
 ): Promise<CustodyDepositState | null> {
   const d = await deps.custodyDeposits.get(ref.tenantId, ref.depositId);
-  if (!d || d.status !== 'sweeping') return d;
+  if (!d || !isSweepingDeposit(d)) return d;
   const fact = result.ok ? ({ kind: 'swept', txHash: result.txHash } as const) : ({ kind: 'sweep_failed' } as const);
   return deps.custodyDeposits.save(d, depositTransition(d, fact, now), now);
 }

@@ -1,19 +1,19 @@
-import type { IncomingTokenTransfer } from '../../chain/solana/deposits.js';
-import { listIncomingTokenTransfers } from '../../chain/solana/deposits.js';
 import type { Clock } from '../../domain/clock.js';
 import { findCurrency } from '../../domain/currencies.js';
 import type { CustodyAddressState, CustodyDepositState } from '../../domain/custody.js';
-import { custodyCurrency, depositTransition, openDeposit } from '../../domain/custody.js';
+import { custodyCurrency, depositTransition, isConfirmingDeposit, isCreditedDeposit, openDeposit } from '../../domain/custody.js';
 import { ConflictError } from '../../domain/errors.js';
 import { fromBaseUnits } from '../../domain/money.js';
 import { errorField, logger } from '../../observability/logger.js';
-import type { CustodyAddressRepository, CustodyDepositRepository, CustodySolanaChain } from './ports.js';
+import type { AddressDepositSource, AddressTransfer } from '../deposits/ports.js';
+import type { CustodyAddressRepository, CustodyDepositRepository } from './ports.js';
 
 /**
  * Custody deposits on Solana. A Solana block carries thousands of transactions, so there is no cheap scan of
  * "every transfer to my addresses" as on EVM and TRON; custody has few SOL addresses, each long-lived, so each
- * one's USDT associated token account history is polled instead (shared/chain/solana/deposits.ts), from the
- * cursor stored on its address item (`historyCursor`: only ever past finalized signatures).
+ * one's USDT history is polled instead, through the AddressDepositSource port (shared/usecases/deposits/ports.ts;
+ * its Solana adapter: shared/chain/solana/deposit-source.ts), from the cursor stored on its address item
+ * (`historyCursor`: only ever past finalized signatures).
  *
  * Cost per address and poll: one `getSignaturesForAddress` (more only past 1,000 new signatures), plus one
  * `getTransaction` per new signature of the token account (each transfer is read again on every poll until it is
@@ -29,7 +29,8 @@ import type { CustodyAddressRepository, CustodyDepositRepository, CustodySolanaC
 export interface SolanaDepositDeps {
   readonly addresses: Pick<CustodyAddressRepository, 'watched' | 'moveCursor'>;
   readonly deposits: CustodyDepositRepository;
-  readonly solana: CustodySolanaChain;
+  /** The SOL addresses' histories. */
+  readonly solana: AddressDepositSource;
   readonly clock: Clock;
 }
 
@@ -37,7 +38,7 @@ export interface SolanaDepositDeps {
 export interface SolanaAddressRead {
   readonly address: CustodyAddressState;
   /** Newest reading of each transaction, oldest first. */
-  readonly transfers: readonly IncomingTokenTransfer[];
+  readonly transfers: readonly AddressTransfer[];
   /** The cursor to store once they are recorded (undefined: none yet). */
   readonly cursor: string | undefined;
   /** The node's confirmed slot when read (confirmations of what is not final yet). */
@@ -52,23 +53,22 @@ export interface SolanaPollResult {
 }
 
 const CURRENCY = custodyCurrency('SOL');
-/** Rounds of `listIncomingTokenTransfers` per address and poll (each up to 100 transactions). */
+/** Reads of an address's history per poll (each up to 100 transactions). */
 const MAX_ROUNDS = 10;
 
 /** Reads an address's new incoming USDT transfers since its cursor (no writes). */
 export async function readSolanaAddress(address: CustodyAddressState, deps: Pick<SolanaDepositDeps, 'solana'>, slot?: number): Promise<SolanaAddressRead> {
-  const { rpc, mint } = deps.solana;
-  const head = slot ?? (await rpc.getSlot('confirmed'));
-  const bySignature = new Map<string, IncomingTokenTransfer>();
+  const head = slot ?? (await deps.solana.head());
+  const bySignature = new Map<string, AddressTransfer>();
   let since = address.historyCursor;
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const listed = await listIncomingTokenTransfers(rpc, { owner: address.address, mint, ...(since === undefined ? {} : { since }) });
-    for (const t of listed.transfers) bySignature.set(t.signature, t);
+    const listed = await deps.solana.incoming(address.address, since);
+    for (const t of listed.transfers) bySignature.set(t.txHash, t);
     const advanced = listed.cursor !== since;
     since = listed.cursor;
     if (!listed.more || !advanced) break;
   }
-  const transfers = [...bySignature.values()].sort((a, b) => a.slot - b.slot);
+  const transfers = [...bySignature.values()].sort((a, b) => a.blockNumber - b.blockNumber);
   return { address, transfers, cursor: since, slot: head };
 }
 
@@ -82,20 +82,20 @@ export async function applySolanaRead(read: SolanaAddressRead, deps: Pick<Solana
   let recorded = 0;
   let credited = 0;
   for (const t of read.transfers) {
-    if (t.accountIndex < 0) continue;
-    const confirmations = t.finalized ? needed : Math.min(needed - 1, Math.max(t.confirmationStatus === 'processed' ? 0 : 1, read.slot - t.slot + 1));
+    if (t.index < 0) continue;
+    const confirmations = t.final ? needed : Math.min(needed - 1, Math.max(t.voted ? 1 : 0, read.slot - t.blockNumber + 1));
     const change = openDeposit(
       {
         tenantId: address.tenantId,
         accountId: address.accountId,
-        depositId: `SOL:${t.signature}:${t.accountIndex}`,
+        depositId: `SOL:${t.txHash}:${t.index}`,
         blockchain: 'SOL',
         network: 'SOL',
         currency: CURRENCY,
         amount: fromBaseUnits(t.amount, currency.decimals),
         address: address.address,
-        txHash: t.signature,
-        blockNumber: t.slot,
+        txHash: t.txHash,
+        blockNumber: t.blockNumber,
         // Solana deposits are followed by commitment (finalized or not), not by re-checking a block hash.
         blockHash: '',
         confirmations: 0,
@@ -122,10 +122,10 @@ async function confirm(
 ): Promise<boolean> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const d: CustodyDepositState | null = await deps.deposits.get(tenantId, depositId);
-    if (!d || d.status !== 'confirming' || confirmations <= d.confirmations) return false;
+    if (!d || !isConfirmingDeposit(d) || confirmations <= d.confirmations) return false;
     try {
       const saved = await deps.deposits.save(d, depositTransition(d, { kind: 'confirmations', confirmations, needed }, now), now);
-      return saved.status === 'credited';
+      return isCreditedDeposit(saved);
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
     }
@@ -148,7 +148,7 @@ export async function pollSolanaDeposits(
   options: { readonly concurrency?: number } = {},
 ): Promise<SolanaPollResult & { addresses: number; failed: number }> {
   const addresses = [...(await deps.addresses.watched('SOL'))];
-  const slot = await deps.solana.rpc.getSlot('confirmed');
+  const slot = await deps.solana.head();
   let recorded = 0;
   let credited = 0;
   let failed = 0;

@@ -1,5 +1,5 @@
 import { associatedTokenAddress } from '../../chain/solana/address.js';
-import { checkSolanaTxFate } from '../../chain/solana/expiry.js';
+import { checkSolanaTxFate, isFinalized } from '../../chain/solana/expiry.js';
 import type { SolanaRpcPort } from '../../chain/solana/rpc.js';
 import { isBlockhashNotFound } from '../../chain/solana/rpc.js';
 import type { MessageSigner } from '../../chain/solana/transaction.js';
@@ -8,7 +8,7 @@ import type { Clock } from '../../domain/clock.js';
 import { findCurrency } from '../../domain/currencies.js';
 import { toBaseUnits } from '../../domain/money.js';
 import type { SolanaWithdrawalAttempt, WithdrawalState } from '../../domain/withdrawals.js';
-import { canDispatch, recordSolanaAttempt } from '../../domain/withdrawals.js';
+import { canCancel, canDispatch, canSettle, recordSolanaAttempt } from '../../domain/withdrawals.js';
 import { errorField, logger } from '../../observability/logger.js';
 import type { WithdrawalRepository } from '../withdrawals/ports.js';
 import { settleWithdrawal } from '../withdrawals/process.js';
@@ -73,14 +73,16 @@ export async function sendSolanaWithdrawals(deps: SolanaWithdrawalDeps, limit = 
 
 async function advance(w: WithdrawalState, deps: SolanaWithdrawalDeps): Promise<Outcome> {
   const attempts = w.solanaAttempts ?? [];
-  if (w.status === 'pending') return canDispatch(w) ? signAndSend(w, deps) : 'waiting';
-  if (w.status !== 'processing') return 'waiting';
+  // Pending (nothing sent yet, so it may still be cancelled): sent once it may be dispatched (reviewed when due).
+  if (canCancel(w)) return canDispatch(w) ? signAndSend(w, deps) : 'waiting';
+  // Neither pending nor processing: settled already.
+  if (!canSettle(w)) return 'waiting';
   if (attempts.length === 0) return signAndSend(w, deps);
   const fate = await checkSolanaTxFate(deps.rpc, attempts);
   switch (fate.kind) {
     case 'landed': {
       // Only a rooted result is final: a confirmed one could still be rolled back (and land again elsewhere).
-      if (fate.status.confirmationStatus !== 'finalized') return 'waiting';
+      if (!isFinalized(fate.status)) return 'waiting';
       const now = deps.clock.now();
       if (fate.status.err === null || fate.status.err === undefined) {
         await settleWithdrawal(w, { ok: true, txHash: fate.signature }, now, deps);

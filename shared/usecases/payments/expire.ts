@@ -1,5 +1,5 @@
 import { ConflictError } from '../../domain/errors.js';
-import { transition } from '../../domain/payments.js';
+import { awaitsDeposit, transition } from '../../domain/payments.js';
 import type { PaymentsDeps } from './ports.js';
 
 /**
@@ -12,7 +12,7 @@ export async function expirePayments(deps: Pick<PaymentsDeps, 'payments' | 'cloc
   const now = deps.clock.now();
   let expired = 0;
   for (;;) {
-    const due = (await deps.payments.due(now.toISOString(), batch)).filter((p) => p.status === 'waiting' && Date.parse(p.expiryTime) <= now.getTime());
+    const due = (await deps.payments.due(now.toISOString(), batch)).filter((p) => awaitsDeposit(p) && Date.parse(p.expiryTime) <= now.getTime());
     let moved = 0;
     for (const p of due) {
       try {

@@ -1,11 +1,10 @@
-import type { EvmChainPort } from '../../chain/evm/scanner.js';
-import type { CustodyDepositRepository } from '../custody/ports.js';
 import type { CurrencyDefinition, ServedNetworks } from '../../domain/currencies.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Decimal } from '../../domain/money.js';
 import type { PaymentChange, PaymentState, PaymentStatus } from '../../domain/payments.js';
 import type { RatesDeps } from '../rates/ports.js';
 import type { UsageGuard, WriteItem } from '../ports.js';
+import type { AddressMatch } from '../deposits/ports.js';
 
 /**
  * What the payment use cases need from outside, as ports. `shared/runtime/payments.ts` builds the real ones
@@ -60,14 +59,7 @@ export interface PaymentQuery extends PaymentFilter {
   readonly take: number;
 }
 
-export interface AddressMatch {
-  readonly address: string;
-  readonly tenantId: string;
-  readonly paymentId: string;
-  readonly currency: string;
-  /** Set when the address is a custody account's (shared/domain/custody.ts), not a payment's. */
-  readonly custodyAccountId?: string;
-}
+export type { AddressMatch };
 
 export interface PaymentCreation {
   /** The new payment and its events (`openPayment`). */
@@ -112,24 +104,8 @@ export interface PaymentRepository {
   open(network: string): Promise<PaymentState[]>;
   /** Payments of a network waiting in its native coin (the scanner's balance check). */
   waitingNative(network: string): Promise<PaymentState[]>;
-  /** Which of these addresses (as chain logs show them) are deposit addresses. */
+  /** Which of these addresses (in the family's address form) are deposit addresses: the scanner's deposit-address index. */
   matchAddresses(family: string, addresses: readonly string[]): Promise<AddressMatch[]>;
-}
-
-/** A network scanner's cursor: the last block scanned and recent block hashes (for reorgs). */
-export interface ScanCursor {
-  readonly network: string;
-  readonly block: number;
-  readonly hashes: readonly { readonly n: number; readonly hash: string }[];
-}
-
-export interface ScanCursorStore {
-  get(network: string): Promise<ScanCursor | null>;
-  /** Moves the cursor if it is still at `expected` (null: not created yet); false when another scanner moved it. */
-  move(network: string, expected: number | null, next: ScanCursor): Promise<boolean>;
-  /** The network's scanning lease; false while another owner holds it unexpired. */
-  acquireLease(network: string, owner: string, now: Date, until: Date): Promise<boolean>;
-  releaseLease(network: string, owner: string): Promise<void>;
 }
 
 export interface PaymentsDeps {
@@ -145,10 +121,38 @@ export interface PaymentsDeps {
   readonly clock: Clock;
 }
 
-export interface ScannerDeps extends PaymentsDeps {
-  readonly cursors: ScanCursorStore;
-  /** Custody accounts' deposits, found by the same pass (absent: custody addresses are not followed). */
-  readonly custodyDeposits?: CustodyDepositRepository;
+/** A sweep into the treasury of the deposits at some forwarders (their CREATE2 salts), one call. */
+export interface SweepRequest {
+  readonly reference: string;
+  readonly network: string;
+  readonly currency: string;
+  /** Token contract; null for the native coin. */
+  readonly token: string | null;
+  readonly salts: readonly string[];
+  /**
+   * A batch's payments, `<tenant>:<payment>`, in salt order: what its request carries for its settlement. Absent for
+   * a sweep of one thing named by its reference (a custody deposit's `custody:<tenant>:<deposit>`).
+   */
+  readonly items?: readonly string[];
 }
 
-export type { EvmChainPort };
+/** `submitted`: its result comes later (the chain-tx engine's events); `done`: mined now. */
+export type SweepOutcome = { readonly status: 'submitted' } | { readonly status: 'done'; readonly txHash: string };
+
+/**
+ * How deposits are swept: the chain-transaction engine (shared/usecases/payments/sweep-engine.ts), or a direct
+ * factory call with the hot-wallet signer (shared/chain/evm/sweep-direct.ts: tests, local).
+ */
+export interface SweepPort {
+  /** The most deposits one sweep takes (`SWEEP_BATCH_MAX_SALTS`; default `DEFAULT_SWEEP_BATCH_MAX`). */
+  readonly maxSalts?: number;
+  requestSweep(request: SweepRequest): Promise<SweepOutcome>;
+  /**
+   * The payments (`<tenant>:<payment>`) the sweep `reference` carries, for the recovery of its idle `sending`
+   * payments: its request's items while it may sweep them or its result is on the way; none when it was never
+   * requested (the reference is then claimed by a request that is never sent) or was cancelled before signing (a
+   * batch of several that cannot be estimated is cancelled here). Absent where the port cannot tell (the direct
+   * sweep): such payments stay `sending`, in sight of the stuck-sweep alarm.
+   */
+  carried?(network: string, reference: string): Promise<readonly string[]>;
+}

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '../../domain/errors.js';
 import { findCurrency } from '../../domain/currencies.js';
 import type { PaymentChange, PaymentState } from '../../domain/payments.js';
-import { andThen, transition } from '../../domain/payments.js';
+import { andThen, isSweepDue, isSweeping, transition } from '../../domain/payments.js';
 import type { UsdRates } from '../../domain/rates.js';
 import { usdRate } from '../../domain/rates.js';
 import { WalletGoneError } from '../../domain/wallets.js';
 import { itemOf, parseItem, settledPool } from '../chain-tx/items.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
-import type { PaymentsDeps } from './ports.js';
+import type { PaymentsDeps, SweepOutcome, SweepPort, SweepRequest } from './ports.js';
 
 /**
  * From `confirmed` to `completed`: the payment moves to `sending` (the deposit is forwarded to the treasury
@@ -32,35 +32,18 @@ import type { PaymentsDeps } from './ports.js';
  * Sweeping sits behind a port: the chain-transaction engine (nonce manager, KMS signing, receipts), or a direct
  * factory call with the hot-wallet signer (tests, local), which answers `done` at once.
  */
-export interface SweepRequest {
-  readonly reference: string;
-  readonly network: string;
-  readonly currency: string;
-  /** Token contract; null for the native coin. */
-  readonly token: string | null;
-  readonly salts: readonly string[];
-  /**
-   * A batch's payments, `<tenant>:<payment>`, in salt order: what its request carries for its settlement. Absent for
-   * a sweep of one thing named by its reference (a custody deposit's `custody:<tenant>:<deposit>`).
-   */
-  readonly items?: readonly string[];
-}
+export type { SweepOutcome, SweepPort, SweepRequest };
 
-export type SweepOutcome = { readonly status: 'submitted' } | { readonly status: 'done'; readonly txHash: string };
+/** Mined now: the sweep's transaction hash (a port answering at once); null when its result comes later. */
+export const sweptNow = (outcome: SweepOutcome): string | null => ('txHash' in outcome ? outcome.txHash : null);
 
-export interface SweepPort {
-  /** The most deposits one sweep takes (`SWEEP_BATCH_MAX_SALTS`; default `DEFAULT_SWEEP_BATCH_MAX`). */
-  readonly maxSalts?: number;
-  requestSweep(request: SweepRequest): Promise<SweepOutcome>;
-  /**
-   * The payments (`<tenant>:<payment>`) the sweep `reference` carries, for the recovery of its idle `sending`
-   * payments: its request's items while it may sweep them or its result is on the way; none when it was never
-   * requested (the reference is then claimed by a request that is never sent) or was cancelled before signing (a
-   * batch of several that cannot be estimated is cancelled here). Absent where the port cannot tell (the direct
-   * sweep): such payments stay `sending`, in sight of the stuck-sweep alarm.
-   */
-  carried?(network: string, reference: string): Promise<readonly string[]>;
-}
+/** The values of the calls that resolved, in order. */
+const fulfilled = <T>(settled: readonly PromiseSettledResult<T>[]): T[] => settled.flatMap((s) => ('value' in s ? [s.value] : []));
+/** The first call that failed, if one did (and `counted` says its error counts). */
+const firstFailure = (
+  settled: readonly PromiseSettledResult<unknown>[],
+  counted: (reason: unknown) => boolean = () => true,
+): PromiseRejectedResult | undefined => settled.find((s): s is PromiseRejectedResult => 'reason' in s && counted(s.reason));
 
 /** A batched sweep's reference: its chain-tx request's, and the `sweepReference` of each payment it takes. */
 export const batchSweepReference = (id: string): string => `sweep:${id}`;
@@ -99,7 +82,7 @@ export function planSweeps(due: readonly DueSweep[], maxSalts: number): DueSweep
   const alone: DueSweep[][] = [];
   for (const d of due) {
     const p = confirmedState(d);
-    if (p.status !== 'confirmed') throw new RangeError(`payment ${p.id} is ${p.status}, not confirmed`);
+    if (!isSweepDue(p)) throw new RangeError(`payment ${p.id} is ${p.status}, not confirmed`);
     if (p.sweepReference !== undefined) {
       alone.push([d]);
       continue;
@@ -148,8 +131,8 @@ async function sweepBatch(batch: readonly DueSweep[], deps: SweepDeps, now: Date
   const saved = await settledPool(batch, 8, (d) =>
     deps.payments.save(d.payment, d.confirmed ? andThen(d.confirmed, started, now) : transition(d.payment, started, now), now),
   );
-  const members = saved.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-  const failed = saved.find((s): s is PromiseRejectedResult => s.status === 'rejected' && !(s.reason instanceof ConflictError));
+  const members = fulfilled(saved);
+  const failed = firstFailure(saved, (reason) => !(reason instanceof ConflictError));
   const first = members[0];
   let completed = 0;
   if (first) {
@@ -162,10 +145,11 @@ async function sweepBatch(batch: readonly DueSweep[], deps: SweepDeps, now: Date
       salts: members.map((p) => p.salt),
       items: members.map(sweepItemOf),
     });
-    if (outcome.status === 'done') {
+    const txHash = sweptNow(outcome);
+    if (txHash !== null) {
       const at = new Date(Math.max(now.getTime(), deps.clock.now().getTime()));
       const rates = usdRatesOf(await currentRates(deps.rates, at));
-      for (const p of members) await completeWith(p, outcome.txHash, rates, deps, at);
+      for (const p of members) await completeWith(p, txHash, rates, deps, at);
       completed = members.length;
     }
   }
@@ -183,7 +167,7 @@ export async function strandedSweeps(sending: readonly PaymentState[], deps: Pic
   if (!sweep.carried) return [];
   const byReference = new Map<string, PaymentState[]>();
   for (const p of sending) {
-    if (p.status !== 'sending' || p.sweepReference === undefined || now.getTime() - Date.parse(p.updatedAt) < SWEEP_RECOVERY_AFTER_MS) continue;
+    if (!isSweeping(p) || p.sweepReference === undefined || now.getTime() - Date.parse(p.updatedAt) < SWEEP_RECOVERY_AFTER_MS) continue;
     const key = `${p.network} ${p.sweepReference}`;
     byReference.set(key, [...(byReference.get(key) ?? []), p]);
   }
@@ -239,7 +223,7 @@ export async function onSweepResult(
   const m = /^payment:([^:]+):([^:]+)$/.exec(reference);
   if (!m) return null;
   const payment = await deps.payments.get(m[1] ?? '', m[2] ?? '');
-  if (!payment || payment.status !== 'sending' || payment.sweepReference !== undefined) return payment;
+  if (!payment || !isSweeping(payment) || payment.sweepReference !== undefined) return payment;
   if (result.ok) return completePayment(payment, result.txHash, deps, now);
   return deps.payments.save(payment, transition(payment, { kind: 'sweep_failed' }, now), now);
 }
@@ -276,7 +260,7 @@ export async function onSweepBatchResult(
   const settled = await settledPool(batch.items ?? [], 8, async (item) => {
     const { tenantId, id } = parseItem(item);
     const p = await deps.payments.get(tenantId, id);
-    if (!p || p.status !== 'sending' || p.sweepReference !== batch.reference) {
+    if (!p || !isSweeping(p) || p.sweepReference !== batch.reference) {
       counts.unchanged++;
       return;
     }
@@ -288,7 +272,7 @@ export async function onSweepBatchResult(
       counts.returned++;
     }
   });
-  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  const failure = firstFailure(settled);
   if (failure) throw failure.reason;
   return counts;
 }

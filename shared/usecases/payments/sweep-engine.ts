@@ -1,13 +1,12 @@
 import { CHAIN_TX_PURPOSES } from '../../domain/events.js';
-import { Interface } from 'ethers';
 import { NETWORKS } from '../../domain/currencies.js';
-import { FORWARDER_FACTORY_ABI } from '../../chain/evm/abi.js';
+import { sweepCallData } from '../../chain/evm/factory-calls.js';
 import { tronAddressToEvmHex } from '../../chain/tron/create2.js';
 import { canCancel } from '../../domain/chain-tx.js';
 import { cancelChainTx } from '../chain-tx/process-chain-tx.js';
 import { claimedRequest, requestChainTx } from '../chain-tx/request-chain-tx.js';
 import type { ChainTxDeps } from '../chain-tx/ports.js';
-import type { SweepOutcome, SweepPort, SweepRequest } from './settle.js';
+import type { SweepOutcome, SweepPort, SweepRequest } from './ports.js';
 import { isBatchSweepReference } from './settle.js';
 
 /**
@@ -17,14 +16,6 @@ import { isBatchSweepReference } from './settle.js';
  * broadcasting and follows it. Its `chain_tx.confirmed` / `chain_tx.failed` events reach the chain-results worker
  * (functions/chain-results), which completes the payments or puts them back to `confirmed`.
  */
-const factoryInterface = new Interface(FORWARDER_FACTORY_ABI);
-
-export function sweepCallData(request: Pick<SweepRequest, 'token' | 'salts'>): string {
-  return request.token
-    ? factoryInterface.encodeFunctionData('deployAndFlush', [[...request.salts], request.token])
-    : factoryInterface.encodeFunctionData('flushNative', [[...request.salts]]);
-}
-
 /** The tenant a sweep's chain-tx events are written for: a batch is the platform's, a single sweep its tenant's. */
 function tenantOf(reference: string): string {
   if (isBatchSweepReference(reference)) return 'platform';

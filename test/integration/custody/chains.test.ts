@@ -24,6 +24,9 @@ import { decideReview, setReviewPolicy } from '../../../shared/usecases/custody/
 import { solanaPollerRuntime } from '../../../shared/runtime/custody-chains.js';
 import { SolanaRpc } from '../../../shared/chain/solana/rpc.js';
 import { pollSolanaDeposits } from '../../../shared/usecases/custody/solana-deposits.js';
+import { solanaAddressDeposits } from '../../../shared/chain/solana/deposit-source.js';
+import { tokenContract } from '../../../shared/runtime/currencies.js';
+import { config } from '../../../shared/config/config.js';
 import { dynamoCustodyAddresses, dynamoCustodyDeposits, dynamoCustodyPolicies } from '../../../shared/store/custody.js';
 import { getBalance } from '../../../shared/store/ledger.js';
 import { startTestStack } from '../../support/stack.js';
@@ -161,7 +164,7 @@ describe('SOL deposits', () => {
     const runtime = solanaPollerRuntime();
     if (!runtime) throw new Error('Solana is configured on this stack');
     const rpc = new SolanaRpc(node.url);
-    const pass = await pollSolanaDeposits({ ...runtime, solana: { ...runtime.solana, rpc } });
+    const pass = await pollSolanaDeposits({ ...runtime, solana: solanaAddressDeposits(rpc, tokenContract('USDTSOL', config()) ?? '') });
     expect([pass, rpc.calls]).toEqual([{ addresses: 2, recorded: 0, credited: 0, failed: 0 }, 3]);
   });
 });

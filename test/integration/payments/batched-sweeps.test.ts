@@ -9,6 +9,7 @@ import type { ChainTx } from '../../../shared/domain/chain-tx.js';
 import { isFinal, requestIdOf } from '../../../shared/domain/chain-tx.js';
 import { loadArtifact } from '../../../shared/chain/evm/artifacts.js';
 import { jsonRpcChain } from '../../../shared/chain/evm/scanner.js';
+import { evmDepositSource } from '../../../shared/chain/evm/deposit-source.js';
 import type { EvmChainPort } from '../../../shared/chain/evm/scanner.js';
 import { config, resetConfig } from '../../../shared/config/config.js';
 import type { PaymentState } from '../../../shared/domain/payments.js';
@@ -20,8 +21,8 @@ import { getPayment } from '../../../shared/store/payments.js';
 import type { ChainTxDeps } from '../../../shared/usecases/chain-tx/ports.js';
 import { followOnce } from '../../../shared/usecases/chain-tx/follow-chain-txs.js';
 import { processChainTx } from '../../../shared/usecases/chain-tx/process-chain-tx.js';
-import type { ScanDeps } from '../../../shared/usecases/payments/scan.js';
-import { initCursor, scanOnce } from '../../../shared/usecases/payments/scan.js';
+import type { ScanDeps } from '../../../shared/usecases/scanner/scan.js';
+import { initCursor, scanOnce } from '../../../shared/usecases/scanner/scan.js';
 import type { SweepPort } from '../../../shared/usecases/payments/settle.js';
 import { SWEEP_RECOVERY_AFTER_MS } from '../../../shared/usecases/payments/settle.js';
 import { engineSweep } from '../../../shared/usecases/payments/sweep-engine.js';
@@ -72,7 +73,7 @@ describe('batched sweeps: one pass -> one chain transaction -> each payment comp
       async () => hot,
       { store: dynamoChainTxStore, clock: () => clock.now() },
     );
-  const scanDeps = (sweep: SweepPort = sweepPort()): ScanDeps => ({ ...scannerRuntime(config()), clock, chain, sweep });
+  const scanDeps = (sweep: SweepPort = sweepPort()): ScanDeps => ({ ...scannerRuntime(config()), clock, source: evmDepositSource(chain), sweep });
   const scan = (sweep?: SweepPort) => scanOnce(ETH, scanDeps(sweep));
 
   const balanceOf = async (address: string): Promise<bigint> => (await token.getFunction('balanceOf')(address)) as bigint;

@@ -5,8 +5,9 @@ import { scannerRuntime } from '../../../shared/runtime/payments.js';
 import { db, tableName } from '../../../shared/store/client.js';
 import { keys } from '../../../shared/store/keys.js';
 import { acquireLease, releaseLease } from '../../../shared/store/scanner.js';
-import type { ScannerDeps } from '../../../shared/usecases/payments/ports.js';
-import { initCursor, scanOnce } from '../../../shared/usecases/payments/scan.js';
+import { evmDepositSource } from '../../../shared/chain/evm/deposit-source.js';
+import type { ScannerDeps } from '../../../shared/usecases/scanner/scan.js';
+import { initCursor, scanOnce } from '../../../shared/usecases/scanner/scan.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { putFixedRates } from './support.js';
 
@@ -97,7 +98,7 @@ describe('chain scanner', () => {
       await watch(count - watched, watched);
       watched = count;
       const chain = fakeChain(count === 10 ? 100 : 200);
-      const deps = { ...payments, chain, sweep, maxRange: 100 };
+      const deps = { ...payments, source: evmDepositSource(chain), sweep, maxRange: 100 };
       await initCursor('ETH', count === 10 ? 0 : 100, deps);
       const before = chain.calls;
       const report = await scanOnce('ETH', deps);

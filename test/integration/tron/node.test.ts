@@ -10,7 +10,7 @@ import type { ChainTx } from '../../../shared/domain/chain-tx.js';
 import { KmsTronSigner, TronGridChain } from '../../../shared/chain/engine/tron.js';
 import { toTronBase58, tronAddressFromBytes, tronAddressToEvmHex, tronDepositAddress } from '../../../shared/chain/tron/create2.js';
 import { TronGridClient } from '../../../shared/chain/tron/grid.js';
-import { tronScanChain } from '../../../shared/chain/tron/scanner.js';
+import { tronDepositSource } from '../../../shared/chain/tron/deposit-source.js';
 import { parseTronTransaction } from '../../../shared/chain/tron/transaction.js';
 import { resetConfig } from '../../../shared/config/config.js';
 import { dynamoChainTxStore } from '../../../shared/store/chain-tx.js';
@@ -24,7 +24,7 @@ import { config } from '../../../shared/config/config.js';
 import { factoryOf, scannerRuntime } from '../../../shared/runtime/payments.js';
 import { withdrawalsRuntime } from '../../../shared/runtime/withdrawals.js';
 import { batcherDeps } from '../../support/withdrawals.js';
-import { initCursor, scanOnce } from '../../../shared/usecases/payments/scan.js';
+import { initCursor, scanOnce } from '../../../shared/usecases/scanner/scan.js';
 import { onSweepBatchResult } from '../../../shared/usecases/payments/settle.js';
 import { engineSweep } from '../../../shared/usecases/payments/sweep-engine.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
@@ -286,7 +286,7 @@ describe('a USDTTRC20 payment end to end', () => {
     const payments = scannerRuntime(config());
     const deps = {
       ...payments,
-      chain: tronScanChain(client),
+      source: tronDepositSource(client),
       sweep: engineSweep(
         (network) => factoryOf(config(), network),
         async () => hot,

@@ -9,17 +9,9 @@ import type { StoredRates } from '../../../shared/domain/rates.js';
 import type { RatesDeps } from '../../../shared/usecases/rates/ports.js';
 import { InMemoryLedger } from './ledger.js';
 import type { WriteItem } from '../../../shared/usecases/ports.js';
-import type {
-  AddressMatch,
-  PaymentCreation,
-  PaymentFilter,
-  PaymentQuery,
-  PaymentRepository,
-  PaymentsDeps,
-  ScanCursor,
-  ScanCursorStore,
-  ScannerDeps,
-} from '../../../shared/usecases/payments/ports.js';
+import type { AddressMatch, PaymentCreation, PaymentFilter, PaymentQuery, PaymentRepository, PaymentsDeps } from '../../../shared/usecases/payments/ports.js';
+import type { ScanCursor, ScanCursorStore } from '../../../shared/usecases/scanner/ports.js';
+import type { ScannerDeps } from '../../../shared/usecases/scanner/scan.js';
 import { VirtualClock } from '../clock.js';
 
 /**

@@ -7,8 +7,9 @@ import { onChainResult } from '../../../shared/usecases/chain-tx/on-chain-result
 import type { ChainResultSettlement } from '../../../shared/usecases/chain-tx/ports.js';
 import { CHAIN_RESULT_EVENTS, parseRoutedEvent } from '../../../shared/domain/events.js';
 import { createPayment } from '../../../shared/usecases/payments/create-payment.js';
-import type { ScanDeps } from '../../../shared/usecases/payments/scan.js';
-import { initCursor, scanOnce } from '../../../shared/usecases/payments/scan.js';
+import { evmDepositSource } from '../../../shared/chain/evm/deposit-source.js';
+import type { ScanDeps } from '../../../shared/usecases/scanner/scan.js';
+import { initCursor, scanOnce } from '../../../shared/usecases/scanner/scan.js';
 import type { DueSweep, SweepOutcome, SweepPort, SweepRequest } from '../../../shared/usecases/payments/settle.js';
 import {
   onSweepBatchResult,
@@ -114,7 +115,7 @@ async function paid(fake: FakePayments, chain: FakeChain, currencies: readonly C
 async function confirmedTogether(currencies: readonly CurrencyCode[], sweep: RecordingSweep) {
   const fake = fakePayments({ clock: new VirtualClock(T0) });
   const chain = new FakeChain(100);
-  const deps: ScanDeps = { ...fake, chain, sweep };
+  const deps: ScanDeps = { ...fake, source: evmDepositSource(chain), sweep };
   await initCursor('ETH', 100, deps);
   const payments = await paid(fake, chain, currencies);
   chain.head = 101;
@@ -251,7 +252,7 @@ describe('recovery of a batch whose pass died before its request', () => {
     sweep.failNext = true;
     const fake = fakePayments({ clock: new VirtualClock(T0) });
     const chain = new FakeChain(100);
-    const deps: ScanDeps = { ...fake, chain, sweep };
+    const deps: ScanDeps = { ...fake, source: evmDepositSource(chain), sweep };
     await initCursor('ETH', 100, deps);
     const payments = await paid(fake, chain, ['USDTERC20', 'USDTERC20']);
     chain.head = 101;
@@ -302,7 +303,7 @@ describe('recovery of a batch whose pass died before its request', () => {
     const port: SweepPort = { requestSweep: (r) => sweep.requestSweep(r) };
     const fake = fakePayments({ clock: new VirtualClock(T0) });
     const chain = new FakeChain(100);
-    const deps: ScanDeps = { ...fake, chain, sweep: port };
+    const deps: ScanDeps = { ...fake, source: evmDepositSource(chain), sweep: port };
     await initCursor('ETH', 100, deps);
     const [p] = await paid(fake, chain, ['USDTERC20']);
     chain.head = 101;
@@ -323,7 +324,7 @@ describe('results of single sweeps requested before batches', () => {
     const chain = new FakeChain(100);
     chain.pay(p, 101);
     const sweep = new RecordingSweep();
-    const deps: ScanDeps = { ...fake, chain, sweep };
+    const deps: ScanDeps = { ...fake, source: evmDepositSource(chain), sweep };
     await initCursor('ETH', 100, deps);
     chain.head = 101;
     await scanOnce('ETH', deps);

@@ -7,8 +7,9 @@ import type { WriteItem } from '../../../shared/usecases/ports.js';
 import { cancelPayment, UpdatePaymentBody, updatePayment } from '../../../shared/usecases/payments/change-payment.js';
 import { CreatePaymentBody, createPayment } from '../../../shared/usecases/payments/create-payment.js';
 import { expirePayments } from '../../../shared/usecases/payments/expire.js';
-import type { ScanDeps } from '../../../shared/usecases/payments/scan.js';
-import { initCursor, scanOnce } from '../../../shared/usecases/payments/scan.js';
+import { evmDepositSource } from '../../../shared/chain/evm/deposit-source.js';
+import type { ScanDeps } from '../../../shared/usecases/scanner/scan.js';
+import { initCursor, scanOnce } from '../../../shared/usecases/scanner/scan.js';
 import type { SweepOutcome, SweepPort, SweepRequest } from '../../../shared/usecases/payments/settle.js';
 import { onSweepBatchResult, onSweepResult, sweepReference } from '../../../shared/usecases/payments/settle.js';
 import type { FakePayments } from '../../support/fakes/payments.js';
@@ -97,7 +98,7 @@ class FakeSweep implements SweepPort {
   }
 }
 
-const scanDeps = (fake: FakePayments, chain: FakeChain, sweep: SweepPort): ScanDeps => ({ ...fake, chain, sweep });
+const scanDeps = (fake: FakePayments, chain: FakeChain, sweep: SweepPort): ScanDeps => ({ ...fake, source: evmDepositSource(chain), sweep });
 
 describe('createPayment', () => {
   it('prices the payment, takes a deposit address, sets the expiry and announces payment.created', async () => {
@@ -237,7 +238,7 @@ describe('updatePayment and cancelPayment', () => {
     const fake = fakePayments({ clock: new VirtualClock(T0) });
     const p = await create(fake);
     const chain = new FakeChain(100);
-    await initCursor('ETH', 100, { ...fake, chain });
+    await initCursor('ETH', 100, { ...fake, source: evmDepositSource(chain) });
     chain.transfer(p.address, 25_000_000n, 101);
     chain.head = 102;
     await scanOnce('ETH', scanDeps(fake, chain, new FakeSweep({ status: 'done', txHash: '0xsweep' })));
@@ -258,7 +259,7 @@ describe('updatePayment and cancelPayment', () => {
     const fake = fakePayments({ clock: new VirtualClock(T0) });
     const p = await create(fake);
     const chain = new FakeChain(100);
-    await initCursor('ETH', 100, { ...fake, chain });
+    await initCursor('ETH', 100, { ...fake, source: evmDepositSource(chain) });
     chain.transfer(p.address, 5_000_000n, 101);
     chain.head = 101;
     await scanOnce('ETH', scanDeps(fake, chain, new FakeSweep({ status: 'submitted' })));

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { NETWORKS } from '../../domain/currencies.js';
-import type { EvmChainPort, ScannerDeps } from './ports.js';
-import type { ScanReport } from './scan.js';
+import type { SweepPort } from '../payments/ports.js';
+import type { DepositSource } from '../deposits/ports.js';
+import type { ScannerDeps, ScanReport } from './scan.js';
 import { scanOnce } from './scan.js';
-import type { SweepPort } from './settle.js';
 
 /**
  * The chain-scanner worker's loop: per network the deployment scans (an endpoint and a factory), hold the
@@ -12,14 +12,15 @@ import type { SweepPort } from './settle.js';
  */
 export interface ScannedNetwork {
   readonly network: string;
-  readonly family: 'evm' | 'tron';
+  /** The chain family (shared/domain/currencies.ts), whose adapter reads the network. */
+  readonly family: string;
   readonly url: string;
 }
 
 export interface ScannersDeps extends ScannerDeps {
   readonly networks: readonly ScannedNetwork[];
-  /** The chain a network's scanner reads (closed when its loop ends). */
-  chainFor(network: ScannedNetwork): EvmChainPort;
+  /** The deposits of a network's new blocks, its family's adapter (closed when its loop ends). */
+  sourceFor(network: ScannedNetwork): DepositSource;
   /** How a network's confirmed payments are swept. */
   sweepFor(network: ScannedNetwork): SweepPort;
 }
@@ -40,8 +41,8 @@ export async function runScanners(options: LoopOptions, deps: ScannersDeps): Pro
       const { network } = n;
       const now = deps.clock.now();
       if (!(await deps.cursors.acquireLease(network, owner, now, new Date(now.getTime() + options.budgetMs + 30_000)))) return;
-      const chain = deps.chainFor(n);
-      const scan = { ...deps, chain, sweep: deps.sweepFor(n) };
+      const source = deps.sourceFor(n);
+      const scan = { ...deps, source, sweep: deps.sweepFor(n) };
       const pause = options.pauseMs ?? Math.min(NETWORKS[network as keyof typeof NETWORKS].blockTimeMs, 2_000);
       try {
         do {
@@ -50,7 +51,7 @@ export async function runScanners(options: LoopOptions, deps: ScannersDeps): Pro
           await new Promise((r) => setTimeout(r, pause));
         } while (elapsed() < options.budgetMs);
       } finally {
-        chain.close();
+        source.close();
         await deps.cursors.releaseLease(network, owner);
       }
     }),

@@ -1,10 +1,10 @@
 import { Contract } from 'ethers';
 import type { Signer } from 'ethers';
-import { FORWARDER_FACTORY_ABI } from '../../chain/evm/abi.js';
-import type { SweepOutcome, SweepPort, SweepRequest } from './settle.js';
+import type { SweepOutcome, SweepPort, SweepRequest } from '../../usecases/payments/ports.js';
+import { FORWARDER_FACTORY_ABI } from './abi.js';
 
 /**
- * A SweepPort that calls the factory directly with the hot-wallet signer (the KMS signer) and waits for the
+ * The sweep port's direct EVM adapter: a SweepPort that calls the factory directly with the hot-wallet signer (the KMS signer) and waits for the
  * receipt: `deployAndFlush(salts, token)` for a token, `flushNative(salts)` for the native coin, every deposit of a
  * batch in the one call. Used locally and in tests until sweeps go through the chain-transaction engine (which
  * persists the signed transaction and manages nonces); the payment flow is the same either way. It keeps no record

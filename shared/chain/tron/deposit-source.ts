@@ -1,0 +1,13 @@
+/**
+ * The chain scanner's DepositSource (shared/usecases/deposits/ports.ts) on TRON, over the TronGrid-compatible API
+ * (./scanner.ts: per block, one events call, and the block itself only when it holds a catalogue token's
+ * transfer). Addresses in the TVM's 20-byte 0x-hex form, lowercase: what TRON deposit addresses are indexed by.
+ */
+import { chainAddressForm } from '../address-form.js';
+import { logDepositSource } from '../evm/deposit-source.js';
+import type { DepositSource } from '../../usecases/deposits/ports.js';
+import type { TronGridClient } from './grid.js';
+import { tronScanChain } from './scanner.js';
+
+export const tronDepositSource = (client: TronGridClient): DepositSource =>
+  logDepositSource('tron', tronScanChain(client), (address) => chainAddressForm('tron', address));
