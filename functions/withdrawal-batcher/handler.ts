@@ -2,7 +2,8 @@ import { chainTxRuntime } from '../../shared/runtime/chain-tx.js';
 import { tokenContract } from '../../shared/runtime/currencies.js';
 import { withdrawalsRuntime } from '../../shared/runtime/withdrawals.js';
 import { config } from '../../shared/config/config.js';
-import type { BatchReport, BatcherDeps } from '../../shared/usecases/withdrawals/process.js';
+import type { BatchReport } from '../../shared/usecases/withdrawals/process.js';
+import type { BatcherDeps } from '../../shared/usecases/withdrawals/ports.js';
 import { runWithdrawalBatch } from '../../shared/usecases/withdrawals/process.js';
 import { logger } from '../../shared/observability/logger.js';
 

@@ -14,9 +14,10 @@ import type { ChainTxDeps } from '../chain-tx/deps.js';
 import { itemOf, parseItem, settledPool } from '../chain-tx/items.js';
 import { cancelChainTx } from '../chain-tx/process-chain-tx.js';
 import { claimedRequest, requestChainTx } from '../chain-tx/request-chain-tx.js';
-import type { BatcherDeps, WithdrawalResult } from './process.js';
-import { erc20TransferData, settleWithdrawal } from './process.js';
-import type { WithdrawalsDeps } from './ports.js';
+import type { BatcherDeps, WithdrawalsDeps } from './ports.js';
+import type { WithdrawalResult } from './settle.js';
+import { settleWithdrawal } from './settle.js';
+import { erc20TransferData } from './transfer.js';
 
 /**
  * Batch payouts (contracts/BatchPayout.sol): many pending ERC-20 withdrawals of one currency paid by ONE chain
@@ -39,13 +40,6 @@ import type { WithdrawalsDeps } from './ports.js';
  * next pass claims the reference with a cancelled request, so a late batcher cannot send it), or was cancelled
  * before signing (an estimate that keeps failing), goes singly.
  */
-
-export interface BatchPayoutSettings {
-  /** The hot wallet's BatchPayout contract (the same address on every EVM network). */
-  readonly contract: string;
-  /** The most withdrawals in one batch (at most 256). */
-  readonly maxItems: number;
-}
 
 /** The batch payout of `token` waits for this request: the hot wallet's approval of the contract. */
 export const approvalReference = (contract: string, token: string): string => `batch-payout-approval:${contract.toLowerCase()}:${token.toLowerCase()}`;

@@ -31,7 +31,9 @@ import { initCursor, scanOnce } from '../../../shared/usecases/payments/scan.js'
 import { onSweepBatchResult } from '../../../shared/usecases/payments/settle.js';
 import { engineSweep } from '../../../shared/usecases/payments/sweep-engine.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
-import { erc20TransferData, onWithdrawalChainResult, runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process.js';
+import { runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process.js';
+import { onWithdrawalChainResult } from '../../../shared/usecases/withdrawals/settle.js';
+import { erc20TransferData } from '../../../shared/usecases/withdrawals/transfer.js';
 import { startTestTable } from '../../support/dynamodb.js';
 import type { TestTable } from '../../support/dynamodb.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
