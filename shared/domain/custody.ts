@@ -41,6 +41,9 @@ export type AccountType = (typeof ACCOUNT_TYPES)[number];
 export const ACCOUNT_STATUSES = ['active', 'inactive'] as const;
 export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
 
+/** An account that takes deposits, withdrawals and transfers (an inactive one takes none). */
+export const isActiveAccount = (a: { readonly status: AccountStatus }): boolean => a.status === 'active';
+
 /** The provider built into the gateway (its own chains and ledger). */
 export const BUILTIN_PROVIDER = 'gateway';
 
@@ -220,6 +223,15 @@ export interface CustodyDepositChange {
 
 /** Scanned deposits still followed: confirmations counted, or a sweep to ask for or to hear of. */
 export const isOpenDeposit = (s: CustodyDepositStatus): boolean => s === 'confirming' || s === 'credited' || s === 'sweeping';
+
+/** Counting its confirmations (its block re-checked each time): not credited yet. */
+export const isConfirmingDeposit = (d: Pick<CustodyDepositState, 'status'>): boolean => d.status === 'confirming';
+/** Credited to its account. */
+export const isCreditedDeposit = (d: Pick<CustodyDepositState, 'status'>): boolean => d.status === 'credited';
+/** Credited, its funds still at a forwarder: a sweep into the treasury is to be asked for. */
+export const awaitsSweep = (d: Pick<CustodyDepositState, 'status' | 'heldAtAddress'>): boolean => isCreditedDeposit(d) && d.heldAtAddress !== true;
+/** Its sweep was asked for: the chain-tx engine's result settles it. */
+export const isSweepingDeposit = (d: Pick<CustodyDepositState, 'status'>): boolean => d.status === 'sweeping';
 
 /** A deposit still in its network's work queue: open, unless credited where it stays (nothing left to do). */
 export const isFollowedDeposit = (d: Pick<CustodyDepositState, 'status' | 'heldAtAddress'>): boolean =>
