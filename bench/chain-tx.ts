@@ -31,14 +31,14 @@ import { withdrawalsRuntime } from '../shared/runtime/withdrawals.js';
 import { dynamoLedger } from '../shared/store/ledger.js';
 import { dynamoWithdrawals } from '../shared/store/withdrawals.js';
 import { approvalReady, approvalReference, onWithdrawalBatchResult } from '../shared/usecases/withdrawals/batch.js';
-import type { BatcherDeps } from '../shared/usecases/withdrawals/process.js';
+import type { BatcherDeps } from '../shared/usecases/withdrawals/ports.js';
 import { runWithdrawalBatch } from '../shared/usecases/withdrawals/process.js';
 import { dynamoChainTxStore } from '../shared/store/chain-tx.js';
 import type { ChainTxDeps } from '../shared/usecases/chain-tx/ports.js';
 import { followOnce } from '../shared/usecases/chain-tx/follow-chain-txs.js';
 import { processChainTx } from '../shared/usecases/chain-tx/process-chain-tx.js';
 import { requestChainTx } from '../shared/usecases/chain-tx/request-chain-tx.js';
-import { erc20TransferData } from '../shared/usecases/withdrawals/process.js';
+import { erc20TransferData } from '../shared/usecases/withdrawals/transfer.js';
 
 export interface BenchChainTxOptions {
   readonly count: number;

@@ -1,5 +1,5 @@
-import type { Context } from 'aws-lambda';
 import { scannersRuntime } from '../../shared/runtime/scanner.js';
+import { scheduledWorker } from '../../shared/runtime/worker.js';
 import { runScanners } from '../../shared/usecases/scanner/run-scanners.js';
 
 const deps = scannersRuntime();
@@ -8,8 +8,7 @@ const deps = scannersRuntime();
  * EventBridge, every minute: each network's scanner takes its lease and loops for most of the invocation
  * (about a block of detection lag, not a minute). Leaves 15 s of the timeout unused.
  */
-export async function handler(_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<{ passes: number; recorded: number }> {
-  const remaining = context?.getRemainingTimeInMillis?.() ?? 60_000;
-  const reports = await runScanners({ budgetMs: Math.max(1_000, remaining - 15_000) }, deps);
+export const handler = scheduledWorker('chain-scanner', async (scheduled): Promise<{ passes: number; recorded: number }> => {
+  const reports = await runScanners({ budgetMs: Math.max(1_000, scheduled.remainingMs(60_000) - 15_000) }, deps);
   return { passes: reports.length, recorded: reports.reduce((n, r) => n + r.recorded, 0) };
-}
+});

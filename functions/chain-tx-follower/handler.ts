@@ -1,7 +1,7 @@
-import type { Context, ScheduledEvent } from 'aws-lambda';
+import { chainTxRuntime } from '../../shared/runtime/chain-tx.js';
+import { scheduledWorker } from '../../shared/runtime/worker.js';
 import type { FollowStats } from '../../shared/usecases/chain-tx/follow-chain-txs.js';
 import { runFollower } from '../../shared/usecases/chain-tx/follow-chain-txs.js';
-import { chainTxRuntime } from '../../shared/runtime/chain-tx.js';
 
 const runtime = chainTxRuntime();
 
@@ -14,8 +14,7 @@ const MARGIN_MS = 10_000;
  * (a DynamoDB lease; a second invocation finds it held and returns), and prints the hot wallet's balance
  * per network once (shared/usecases/monitoring/hot-wallet.ts).
  */
-export async function handler(_event: ScheduledEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<Record<string, FollowStats | null>> {
-  const remaining = context?.getRemainingTimeInMillis() ?? 60_000;
-  const until = new Date(Date.now() + Math.max(0, remaining - MARGIN_MS));
+export const handler = scheduledWorker('chain-tx-follower', (scheduled): Promise<Record<string, FollowStats | null>> => {
+  const until = new Date(Date.now() + Math.max(0, scheduled.remainingMs(60_000) - MARGIN_MS));
   return runFollower({ networks: [...runtime.networks], deps: runtime.deps, hotWallet: runtime.hotWalletDeps, until });
-}
+});

@@ -1,6 +1,6 @@
-import type { Context } from 'aws-lambda';
 import { config } from '../../shared/config/config.js';
 import { solanaPollerRuntime } from '../../shared/runtime/custody-chains.js';
+import { scheduledWorker } from '../../shared/runtime/worker.js';
 import { runSolanaPoller } from '../../shared/usecases/custody/solana-poller.js';
 
 const cfg = config();
@@ -11,11 +11,7 @@ const deps = solanaPollerRuntime(cfg);
  * token account history every CUSTODY_SOLANA_POLL_SECONDS for most of the invocation (like the chain scanner),
  * leaving 15 s of the timeout unused. Does nothing where Solana is not configured.
  */
-export async function handler(
-  _event?: unknown,
-  context?: Pick<Context, 'getRemainingTimeInMillis'>,
-): Promise<{ passes: number; recorded: number; credited: number }> {
+export const handler = scheduledWorker('custody-solana', async (scheduled): Promise<{ passes: number; recorded: number; credited: number }> => {
   if (!deps) return { passes: 0, recorded: 0, credited: 0 };
-  const remaining = context?.getRemainingTimeInMillis?.() ?? 60_000;
-  return runSolanaPoller({ budgetMs: Math.max(1_000, remaining - 15_000), pauseMs: cfg.CUSTODY_SOLANA_POLL_SECONDS * 1000 }, deps);
-}
+  return runSolanaPoller({ budgetMs: Math.max(1_000, scheduled.remainingMs(60_000) - 15_000), pauseMs: cfg.CUSTODY_SOLANA_POLL_SECONDS * 1000 }, deps);
+});

@@ -1,4 +1,5 @@
 import { monitoringRuntime } from '../../shared/runtime/monitoring.js';
+import { scheduledWorker } from '../../shared/runtime/worker.js';
 import type { StuckWorkReport } from '../../shared/usecases/monitoring/stuck-work.js';
 import { reportStuckWork } from '../../shared/usecases/monitoring/stuck-work.js';
 
@@ -8,4 +9,4 @@ const deps = monitoringRuntime();
  * EventBridge, every minute: prints the stuck-sweep and stuck-withdrawal counts (CloudWatch EMF) for every
  * network of the catalogue, 0 included (shared/usecases/monitoring/stuck-work.ts).
  */
-export const handler = (): Promise<StuckWorkReport> => reportStuckWork(deps);
+export const handler = scheduledWorker('monitor', (): Promise<StuckWorkReport> => reportStuckWork(deps));

@@ -1,5 +1,5 @@
-import type { ScheduledEvent } from 'aws-lambda';
 import { ratesRuntime } from '../../shared/runtime/rates.js';
+import { scheduledWorker } from '../../shared/runtime/worker.js';
 import { refreshRates } from '../../shared/usecases/rates/refresh-rates.js';
 
 const deps = ratesRuntime();
@@ -9,8 +9,7 @@ const deps = ratesRuntime();
  * time (the clock's when it has none). A failure throws, so the invocation counts as an error (alarm) and
  * the previous snapshot stays in place.
  */
-export async function handler(event?: Partial<Pick<ScheduledEvent, 'time'>>): Promise<{ at: string; currencies: number; source: string }> {
-  const at = event?.time ? new Date(event.time) : deps.clock.now();
-  const snapshot = await refreshRates({ now: Number.isNaN(at.getTime()) ? deps.clock.now() : at }, deps);
+export const handler = scheduledWorker('rates-refresher', async ({ time }): Promise<{ at: string; currencies: number; source: string }> => {
+  const snapshot = await refreshRates({ now: time ?? deps.clock.now() }, deps);
   return { at: snapshot.at, currencies: Object.keys(snapshot.rates).length, source: snapshot.source };
-}
+});

@@ -60,9 +60,9 @@ function banner(stack: StackHandle): string {
 }
 
 async function buildContractsIfPresent(log: (line: string) => void): Promise<void> {
-  if (!existsSync(join(REPO_ROOT, 'scripts/build-contracts.ts'))) return;
+  if (!existsSync(join(REPO_ROOT, 'contracts'))) return;
   try {
-    const { buildContracts } = await import('../../scripts/build-contracts.js');
+    const { buildContracts } = await import('../contracts/build.js');
     await buildContracts({ log: (line) => log(`contracts: ${line}`) });
   } catch (error) {
     // The API works without contracts; deployment will report what is missing.

@@ -41,6 +41,9 @@ export type AccountType = (typeof ACCOUNT_TYPES)[number];
 export const ACCOUNT_STATUSES = ['active', 'inactive'] as const;
 export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
 
+/** An account that takes deposits, withdrawals and transfers (an inactive one takes none). */
+export const isActiveAccount = (a: { readonly status: AccountStatus }): boolean => a.status === 'active';
+
 /** The provider built into the gateway (its own chains and ledger). */
 export const BUILTIN_PROVIDER = 'gateway';
 

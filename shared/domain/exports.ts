@@ -81,6 +81,8 @@ export const isFinal = (e: Pick<ExportState, 'status'>): boolean => e.status ===
 /** A pending job starts; a running one starts over (its previous run died). */
 export const canStart = (e: Pick<ExportState, 'status'>): boolean => e.status === 'pending' || e.status === 'running';
 export const canComplete = (e: Pick<ExportState, 'status'>): boolean => e.status === 'running';
+/** Its file is written: it can be downloaded until it expires. */
+export const isCompleted = (e: Pick<ExportState, 'status'>): boolean => e.status === 'completed';
 export const canFail = (e: Pick<ExportState, 'status'>): boolean => !isFinal(e);
 
 /** Whether the job is past its retention at `now` (DynamoDB TTL deletes late, so reads check it themselves). */

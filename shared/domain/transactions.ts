@@ -1,12 +1,15 @@
 import type { CustodyDepositState, CustodyTransferState } from './custody.js';
+import { CUSTODY_DEPOSIT_STATUSES, CUSTODY_TRANSFER_STATUSES } from './custody.js';
 import type { JournalEntry } from './ledger.js';
 import { walletIdOf } from './ledger.js';
 import type { Decimal } from './money.js';
 import { add, isNegative, isZero, neg, sub, sum } from './money.js';
 import type { PaymentState } from './payments.js';
-import { merchantCredit, received } from './payments.js';
+import { merchantCredit, PAYMENT_STATUSES, received } from './payments.js';
 import type { WalletTransferState } from './wallets.js';
+import { TRANSFER_STATUSES } from './wallets.js';
 import type { WithdrawalState } from './withdrawals.js';
+import { WITHDRAWAL_STATUSES } from './withdrawals.js';
 
 /**
  * The tenant's transaction history (spec 4.7): every money movement as one record, whatever aggregate it comes
@@ -18,6 +21,17 @@ import type { WithdrawalState } from './withdrawals.js';
 export const TRANSACTION_TYPES = ['payment', 'withdrawal', 'transfer', 'adjustment', 'custody'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 export const isTransactionType = (t: string): t is TransactionType => (TRANSACTION_TYPES as readonly string[]).includes(t);
+
+/** The statuses each type of movement has (an adjustment is `completed` when posted). */
+export const STATUSES_BY_TYPE: Readonly<Record<TransactionType, readonly string[]>> = {
+  payment: PAYMENT_STATUSES,
+  withdrawal: WITHDRAWAL_STATUSES,
+  transfer: TRANSFER_STATUSES,
+  adjustment: ['completed'],
+  custody: [...new Set([...CUSTODY_TRANSFER_STATUSES, ...CUSTODY_DEPOSIT_STATUSES])],
+};
+/** Whether a movement of this type can have this status (a history filter naming both must agree). */
+export const isStatusOfType = (type: TransactionType, status: string): boolean => STATUSES_BY_TYPE[type].includes(status);
 
 /**
  * One movement as the history shows it. Amounts are exact decimal strings:

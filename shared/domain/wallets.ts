@@ -168,6 +168,8 @@ export const TRANSFER_TYPES = ['to_sub', 'to_master'] as const;
 export type TransferType = (typeof TRANSFER_TYPES)[number];
 export const TRANSFER_STATUSES = ['accepted', 'completed', 'failed'] as const;
 export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
+/** Accepted, its hold taken: the worker completes it or fails it (`settleTransfer`). */
+export const awaitsSettlement = (t: { readonly status: TransferStatus }): boolean => t.status === 'accepted';
 
 export interface WalletTransferState {
   readonly id: string;

@@ -116,6 +116,13 @@ export const SUBSCRIPTION_FAILURE_LIMIT = 5;
 export const SUBSCRIPTION_STATUSES = ['active', 'inactive'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
+/** A subscription that gets new events (an inactive one gets none; attempts already scheduled run out). */
+export const isActiveSubscription = (s: { readonly status: SubscriptionStatus }): boolean => s.status === 'active';
+/** A delivery whose attempts are not over (neither succeeded nor failed for good). */
+export const isPendingDelivery = (d: { readonly status: DeliveryStatus }): boolean => d.status === 'pending';
+/** A pending delivery not attempted yet: its first attempt is still to be sent. */
+export const awaitsFirstAttempt = (d: { readonly status: DeliveryStatus; readonly attempts: number }): boolean => isPendingDelivery(d) && d.attempts === 0;
+
 export function subscriptionAfterAttempt(
   current: { readonly failureCount: number; readonly status: SubscriptionStatus },
   succeeded: boolean,

@@ -189,6 +189,14 @@ export const canDispatch = (w: Pick<WithdrawalState, 'status' | 'review'>): bool
 export const canReview = (w: Pick<WithdrawalState, 'status' | 'review'>): boolean => w.status === 'pending' && awaitingReview(w);
 /** Only a pending withdrawal can be cancelled (spec 3.2). */
 export const canCancel = (w: Pick<WithdrawalState, 'status'>): boolean => w.status === 'pending';
+/** Accepted, not yet handed to the chain (or held for review). */
+export const isPending = (w: Pick<WithdrawalState, 'status'>): boolean => w.status === 'pending';
+/** Handed to the chain: its transfer (alone or in a batch) is on its way. */
+export const isProcessing = (w: Pick<WithdrawalState, 'status'>): boolean => w.status === 'processing';
+/** Ended without being paid: its funds are back (its `failureReason` says why). */
+export const hasFailed = (w: Pick<WithdrawalState, 'status'>): boolean => w.status === 'failed';
+/** Still on its way: pending or processing. */
+export const isOpen = (w: Pick<WithdrawalState, 'status'>): boolean => isPending(w) || isProcessing(w);
 /** A chain result settles a processing withdrawal, or a pending one (staging addresses settle without a chain). */
 export const canSettle = (w: Pick<WithdrawalState, 'status'>): boolean => w.status === 'pending' || w.status === 'processing';
 

@@ -6,7 +6,7 @@ import { custodySweepOf } from '../domain/custody.js';
 import { dynamoCustodyDeposits } from '../store/custody.js';
 import { onCustodySweepResult } from '../usecases/custody/scan-deposits.js';
 import { onSweepBatchResult, onSweepResult } from '../usecases/payments/settle.js';
-import { onWithdrawalChainResult } from '../usecases/withdrawals/process.js';
+import { onWithdrawalChainResult } from '../usecases/withdrawals/settle.js';
 import { onWithdrawalBatchResult } from '../usecases/withdrawals/batch.js';
 import { evmChainsOf } from '../chain/engine/evm.js';
 import { dynamoChainTxStore } from '../store/chain-tx.js';

@@ -6,14 +6,11 @@ import type { ListCurrenciesDeps } from '../usecases/currencies/ports.js';
 import { ratesRuntime } from './rates.js';
 
 /**
- * The catalogue as configured for this deployment: which currencies are switched off (`DISABLED_CURRENCIES`)
- * and which token contracts apply (the stage's environment, overridden by `TOKEN_CONTRACTS`, which the local
- * stack fills with the addresses of the test tokens it deployed).
+ * The catalogue as configured for this deployment: which token contracts apply (the stage's environment,
+ * overridden by `TOKEN_CONTRACTS`, which the local stack fills with the addresses of the test tokens it deployed).
+ * The currencies switched off (`DISABLED_CURRENCIES`) are read with the rates (`disabledCurrencies`,
+ * shared/runtime/rates.ts), which every use case receives them with.
  */
-export function disabledCurrencies(cfg: Config = config()): ReadonlySet<string> {
-  return new Set(cfg.DISABLED_CURRENCIES);
-}
-
 export function tokenContract(currency: CurrencyDefinition | string, cfg: Config = config()): string | null {
   const definition = typeof currency === 'string' ? findCurrency(currency) : currency;
   if (!definition) return null;

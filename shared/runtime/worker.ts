@@ -1,18 +1,18 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Log } from '../observability/logger.js';
 import { childLogger, errorField } from '../observability/logger.js';
 
 /**
- * The one adapter between Lambda's SQS and DynamoDB-stream batches and the gateway's workers, on
- * `@aws-lambda-powertools/batch`: each record is handled on its own, and the answer names the records that
+ * The adapters between Lambda and the gateway's workers: SQS and DynamoDB-stream batches on
+ * `@aws-lambda-powertools/batch`, and EventBridge schedules (`scheduledWorker`). For a batch, each record is handled on its own, and the answer names the records that
  * failed (`{batchItemFailures: [{itemIdentifier}]}`: the SQS message id, or the stream sequence number), so
  * only those come back. A batch in which every record failed is answered the same way (not thrown), as the
  * local stack's pollers and the event source mappings both expect. Every line a worker logs carries its name
  * and the Lambda request id.
  *
- * A new worker: `export const handler = sqsWorker('name', async (record, log) => { ... })` in
- * `functions/<name>/handler.ts`, its use case wired once at module scope.
+ * A new worker: `export const handler = sqsWorker('name', async (record, log) => { ... })` (or `scheduledWorker`,
+ * `streamBatchWorker`) in `functions/<name>/handler.ts`, its use case wired once at module scope.
  */
 
 /** Thrown by a worker for a message that must simply come back later (logged at debug, not as an error). */
@@ -70,3 +70,45 @@ export function streamBatchWorker(
 }
 
 export const sequenceOf = (record: DynamoDBRecord): string => record.dynamodb?.SequenceNumber ?? '';
+
+/** What a scheduled run is told of its invocation. */
+export interface ScheduledRun {
+  /** The schedule's time (EventBridge's `time`); null when the event has none (a direct call) or it does not parse. */
+  readonly time: Date | null;
+  /** Milliseconds left before the invocation's timeout; `fallbackMs` when Lambda gave no context (a direct call). */
+  remainingMs(fallbackMs: number): number;
+}
+
+export type ScheduledWorkerHandler<R> = (event?: Partial<Pick<ScheduledEvent, 'time'>>, context?: Partial<Context>) => Promise<R>;
+
+/**
+ * A worker run by an EventBridge schedule: `run` gets the schedule's time, the invocation's remaining time and the
+ * worker's logger (its name and the Lambda request id on every line). Its result is logged once (`scheduled run
+ * done`, with how long it took) and answered; an error is logged once (`scheduled run failed`) and thrown again,
+ * so the invocation counts as failed (the errors alarm; the local stack's schedule reports it) and the next
+ * run of the schedule starts afresh.
+ */
+export function scheduledWorker<R>(name: string, run: (scheduled: ScheduledRun, log: Log) => Promise<R>): ScheduledWorkerHandler<R> {
+  return async (event, context) => {
+    const log = childLogger({ worker: name }, lambdaContextOf(context));
+    const started = Date.now();
+    const at = event?.time ? new Date(event.time) : null;
+    const scheduled: ScheduledRun = {
+      time: at && !Number.isNaN(at.getTime()) ? at : null,
+      remainingMs: (fallbackMs) => context?.getRemainingTimeInMillis?.() ?? fallbackMs,
+    };
+    let result: R;
+    try {
+      result = await run(scheduled, log);
+    } catch (error) {
+      log.error('scheduled run failed', { error: errorField(error), duration_ms: Date.now() - started });
+      throw error;
+    }
+    log.info('scheduled run done', { result, duration_ms: Date.now() - started });
+    return result;
+  };
+}
+
+/** The context Lambda gave (a direct call may pass only part of one, e.g. the remaining time: then none). */
+const lambdaContextOf = (context: Partial<Context> | undefined): Context | undefined =>
+  typeof context?.awsRequestId === 'string' ? (context as Context) : undefined;

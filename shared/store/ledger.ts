@@ -10,7 +10,6 @@ import type {
   Balance,
   BalanceField,
   BalanceRow,
-  EntryDraft,
   EntryType,
   JournalEntry,
   JournalLine,
@@ -37,12 +36,12 @@ import { WalletGoneError } from '../domain/wallets.js';
 import { add, isNegative, neg, normalize, sum } from '../domain/money.js';
 import { batchGet, db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
-import type { OutboxEvent } from './outbox.js';
 import { outboxChangeItem } from './outbox.js';
 import type { TransactItem, TransactOptions } from './transact.js';
 import { TransactionConditionError, transactWrite } from './transact.js';
 import { historyItems } from './transactions.js';
 import { decimalText, integer, storedDecimal } from './values.js';
+import type { LedgerPostInput } from '../usecases/ledger/ports.js';
 
 /**
  * The ledger on the single table. Every change is ONE TransactWriteItems holding:
@@ -66,16 +65,8 @@ import { decimalText, integer, storedDecimal } from './values.js';
  * insufficient balance. Amounts are DynamoDB Numbers written from decimal text and read wrapped: exact.
  */
 
-export interface PostInput {
-  readonly tenantId: string;
-  readonly entry: EntryDraft;
-  /**
-   * Natural id (e.g. `deposit:<network>:<tx>:<log>`) that makes the post idempotent: posting the same id
-   * again is a DuplicateEntryError and changes nothing. Default: a fresh uuid.
-   */
-  readonly entryId?: string;
-  readonly now?: Date;
-  readonly outbox?: readonly OutboxEvent[];
+/** A post of the ledger port (shared/usecases/ledger/ports.ts), and for the store's own callers, their other writes. */
+export interface PostInput extends LedgerPostInput {
   /** The caller's other writes, committed or refused together with the entry. */
   readonly extraItems?: readonly TransactItem[];
 }

@@ -3,7 +3,7 @@ import { config } from '../../shared/config/config.js';
 import { createApi } from '../../shared/http/pipeline.js';
 import { withdrawalsRuntime } from '../../shared/runtime/withdrawals.js';
 import type { ServedNetworks } from '../../shared/domain/currencies.js';
-import type { BatcherDeps } from '../../shared/usecases/withdrawals/process.js';
+import type { BatcherDeps } from '../../shared/usecases/withdrawals/ports.js';
 import { CHAIN_NETWORKS, serving } from './fakes/payments.js';
 
 /**

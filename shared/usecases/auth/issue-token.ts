@@ -3,6 +3,7 @@ import { formatScopes, parseScopes, type Scope } from '../../domain/scopes.js';
 import { OAuthError } from '../../domain/errors.js';
 import { DUMMY_SECRET_HASH, sha256Hex, tenantSecret, verifySecret } from '../../security/secrets.js';
 import type { ClientCredential } from '../../domain/credentials.js';
+import { canServe } from '../../domain/tenant.js';
 import type { AuthPorts } from './ports.js';
 
 /**
@@ -79,7 +80,7 @@ export async function issueToken(
   const credential = await authenticateClient(auth, now, deps);
   const tenant = await deps.tenants.get(credential.tenantId);
   if (!tenant) throw new OAuthError('invalid_client', 'Client authentication failed.');
-  if (tenant.status === 'suspended') throw new OAuthError('invalid_client', 'This account is suspended; contact support.');
+  if (!canServe(tenant)) throw new OAuthError('invalid_client', 'This account is suspended; contact support.');
 
   // The token holds what was asked for, within what the app and the tenant allow.
   const allowed = credential.scopes.filter((s) => tenant.allowed_scopes.includes(s));

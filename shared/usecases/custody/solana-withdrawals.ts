@@ -11,7 +11,7 @@ import type { SolanaWithdrawalAttempt, WithdrawalState } from '../../domain/with
 import { canCancel, canDispatch, canSettle, recordSolanaAttempt } from '../../domain/withdrawals.js';
 import { errorField, logger } from '../../observability/logger.js';
 import type { WithdrawalRepository } from '../withdrawals/ports.js';
-import { settleWithdrawal } from '../withdrawals/process.js';
+import { settleWithdrawal } from '../withdrawals/settle.js';
 import type { CustodyAddressRepository } from './ports.js';
 
 /**

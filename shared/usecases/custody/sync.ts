@@ -4,7 +4,7 @@ import type { EvmChainPort, TransferLog } from '../../chain/evm/scanner.js';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
 import { findCurrency, NETWORKS } from '../../domain/currencies.js';
 import type { CustodyAddressState } from '../../domain/custody.js';
-import { custodyCurrency } from '../../domain/custody.js';
+import { custodyCurrency, isConfirmingDeposit, isCreditedDeposit } from '../../domain/custody.js';
 import { ConflictError, GatewayError } from '../../domain/errors.js';
 import { CustodyProviderError } from './provider-error.js';
 import { findAccount } from './find-account.js';
@@ -88,11 +88,11 @@ async function apply(read: Read, deps: SyncDeps, now: Date): Promise<{ found: nu
   for (const log of read.logs) {
     if (await recordCustodyDeposit(network, match, log, read.currency, head, now, { custodyDeposits: deps.deposits })) found++;
   }
-  const confirming = (await deps.deposits.open(network)).filter((d) => d.tenantId === a.tenantId && d.accountId === a.accountId && d.status === 'confirming');
+  const confirming = (await deps.deposits.open(network)).filter((d) => d.tenantId === a.tenantId && d.accountId === a.accountId && isConfirmingDeposit(d));
   for (const d of confirming) {
     try {
       const after = await confirmCustodyDeposit(d, head, { chain, custodyDeposits: deps.deposits, settings: deps.chains }, now);
-      if (after.status === 'credited') credited++;
+      if (isCreditedDeposit(after)) credited++;
     } catch (error) {
       // Changed meanwhile by the scanner's pass, which counts its confirmations itself.
       if (!(error instanceof ConflictError)) throw error;

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { chainAddressForm } from '../../chain/address-form.js';
 import { findCurrency } from '../../domain/currencies.js';
-import { CUSTODY_BLOCKCHAINS, CUSTODY_MINIMUMS, custodyCurrency, isCustodyBlockchain, reviewReasons } from '../../domain/custody.js';
+import { CUSTODY_BLOCKCHAINS, CUSTODY_MINIMUMS, custodyCurrency, isActiveAccount, isCustodyBlockchain, reviewReasons } from '../../domain/custody.js';
 import { GatewayError, InsufficientBalanceError } from '../../domain/errors.js';
 import { custodyAccount } from '../../domain/ledger.js';
 import { isPositive, jsonNumber, lt, parseDecimal } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
-import { awaitingReview, expectedWithdrawalMs, openWithdrawal, pricedWithdrawal } from '../../domain/withdrawals.js';
+import { awaitingReview, expectedWithdrawalMs, isOpen, openWithdrawal, pricedWithdrawal } from '../../domain/withdrawals.js';
 import { checkCallbackUrlSyntax } from '../../net/callback-url.js';
 import type { IdempotencyGuard } from '../ports.js';
 import { decimal } from '../schema.js';
@@ -54,10 +54,7 @@ export const CustodyWithdrawalRecord = z
 export function custodyWithdrawalRecord(w: WithdrawalState, blockchain: string) {
   const currency = findCurrency(w.currency);
   const review = w.review ? { status: w.review.decision ?? 'awaiting_review', reasons: [...w.review.reasons] } : null;
-  const eta =
-    currency && !awaitingReview(w) && (w.status === 'pending' || w.status === 'processing')
-      ? new Date(Date.parse(w.createdAt) + expectedWithdrawalMs(currency)).toISOString()
-      : null;
+  const eta = currency && !awaitingReview(w) && isOpen(w) ? new Date(Date.parse(w.createdAt) + expectedWithdrawalMs(currency)).toISOString() : null;
   return {
     withdrawal_id: w.id,
     account_id: w.custodyAccountId ?? '',
@@ -103,7 +100,7 @@ export async function custodyWithdraw(input: CustodyWithdrawInput, deps: Custody
     throw new GatewayError('unsupported_blockchain', `${chain} withdrawals are not sent by this deployment.`, { blockchain: chain });
   }
   const account = await findAccount(tenantId, body.account_id, deps);
-  if (account.status !== 'active')
+  if (!isActiveAccount(account))
     throw new GatewayError('invalid_request', `The account is ${account.status}.`, { account_id: [`The account is ${account.status}.`] });
   requireAddress(currency, body.destination_address);
   const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.displayPrecision });

@@ -2,6 +2,7 @@ import type { StatusSince, StuckCount } from '../../domain/monitoring.js';
 import { countStuck } from '../../domain/monitoring.js';
 import type { MetricDatum } from '../../observability/metrics.js';
 import { emitMetrics, METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from '../../observability/metrics.js';
+import { isFulfilled } from '../settled.js';
 import type { StuckWorkPorts } from './ports.js';
 
 /**
@@ -63,7 +64,7 @@ export async function reportStuckWork(deps: StuckWorkDeps): Promise<StuckWorkRep
   const payments: StatusSince[] = [];
   paymentReads.forEach((read, i) => {
     const network = deps.networks[i] ?? '';
-    if (read.status === 'fulfilled') {
+    if (isFulfilled(read)) {
       readNetworks.push(network);
       payments.push(...read.value);
     } else {

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { NotFoundError } from '../../domain/errors.js';
 import type { ExportState } from '../../domain/exports.js';
-import { EXPORT_FORMATS, EXPORT_STATUSES, isExpired } from '../../domain/exports.js';
+import { EXPORT_FORMATS, EXPORT_STATUSES, isCompleted, isExpired } from '../../domain/exports.js';
 import type { ExportsPorts } from './export-ports.js';
 
 /**
@@ -64,7 +64,7 @@ export async function getExport(
   const now = deps.clock.now();
   const job = await deps.exports.get(tenantId, exportId);
   if (!job || isExpired(job, now)) throw new NotFoundError('Export not found.', { export_id: exportId });
-  if (job.status !== 'completed') return presentExport(job, null);
+  if (!isCompleted(job)) return presentExport(job, null);
   // SigV4 dates are whole seconds; the URL never outlives the export's retention.
   const signedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
   const seconds = Math.max(1, Math.min(deps.exportSettings.downloadUrlSeconds, Math.floor((Date.parse(job.expiresAt) - signedAt.getTime()) / 1000)));

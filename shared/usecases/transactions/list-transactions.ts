@@ -1,23 +1,11 @@
 import * as z from 'zod';
 import { isCurrencyCode } from '../../domain/currencies.js';
 import { ValidationError } from '../../domain/errors.js';
-import { CUSTODY_DEPOSIT_STATUSES, CUSTODY_TRANSFER_STATUSES } from '../../domain/custody.js';
-import { PAYMENT_STATUSES } from '../../domain/payments.js';
 import type { TransactionRecord, TransactionType } from '../../domain/transactions.js';
-import { TRANSACTION_TYPES } from '../../domain/transactions.js';
-import { TRANSFER_STATUSES } from '../../domain/wallets.js';
-import { WITHDRAWAL_STATUSES } from '../../domain/withdrawals.js';
+import { isStatusOfType, STATUSES_BY_TYPE, TRANSACTION_TYPES } from '../../domain/transactions.js';
 import { dateBound, isoDate, queryInteger } from '../schema.js';
 import type { TransactionFilter, TransactionsPorts } from './ports.js';
 
-/** The statuses each type of movement has (an adjustment is `completed` when posted). */
-export const STATUSES_BY_TYPE: Readonly<Record<TransactionType, readonly string[]>> = {
-  payment: PAYMENT_STATUSES,
-  withdrawal: WITHDRAWAL_STATUSES,
-  transfer: TRANSFER_STATUSES,
-  adjustment: ['completed'],
-  custody: [...new Set([...CUSTODY_TRANSFER_STATUSES, ...CUSTODY_DEPOSIT_STATUSES])],
-};
 const EVERY_STATUS = [...new Set(Object.values(STATUSES_BY_TYPE).flat())];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -50,7 +38,7 @@ export function transactionFilterOf(q: {
   date_to?: string | undefined;
 }): TransactionFilter {
   const problems: Record<string, string[]> = {};
-  if (q.type !== undefined && q.status !== undefined && !STATUSES_BY_TYPE[q.type].includes(q.status)) {
+  if (q.type !== undefined && q.status !== undefined && !isStatusOfType(q.type, q.status)) {
     problems.status = [`A ${q.type} is one of ${STATUSES_BY_TYPE[q.type].join(', ')}.`];
   }
   const from = q.date_from === undefined ? undefined : dateBound(q.date_from, false);

@@ -1,6 +1,6 @@
 import { ConflictError, GatewayError } from '../../domain/errors.js';
 import type { ExportFilters, ExportState } from '../../domain/exports.js';
-import { exportFileName, isFinal, transition } from '../../domain/exports.js';
+import { canComplete, exportFileName, isFinal, transition } from '../../domain/exports.js';
 import type { ExportsPorts } from './export-ports.js';
 import { encoderFor } from './export-format.js';
 import type { TransactionFilter, TransactionType } from './ports.js';
@@ -54,8 +54,8 @@ export async function runExport(ref: { readonly tenantId: string; readonly expor
     if (error instanceof ConflictError) return deps.exports.get(job.tenantId, job.id);
     throw error;
   }
-  // Gave up after too many runs.
-  if (running.status !== 'running') return running;
+  // Gave up after too many runs: it will not complete.
+  if (!canComplete(running)) return running;
 
   const encoder = encoderFor(running.format);
   const upload = deps.files.upload(running.objectKey, { contentType: encoder.contentType, fileName: exportFileName(running) });

@@ -9,6 +9,11 @@ import type { WriteItem } from '../ports.js';
  * (shared/store/wallets.ts); tests pass `test/support/fakes/wallets.ts`.
  */
 
+/** Looks a wallet up by its `wallet_id` (a payment's `wallet_id`, a withdrawal's `account_id`). */
+export interface WalletDirectory {
+  exists(tenantId: string, walletId: string): Promise<boolean>;
+}
+
 export interface WalletPage {
   readonly wallets: readonly WalletState[];
   /** Every wallet of the tenant (a counter kept in the create and delete transactions). */

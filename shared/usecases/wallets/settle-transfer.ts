@@ -1,6 +1,6 @@
 import { ConflictError } from '../../domain/errors.js';
 import type { WalletTransferState } from '../../domain/wallets.js';
-import { settleTransfer as settle, WalletGoneError } from '../../domain/wallets.js';
+import { awaitsSettlement, settleTransfer as settle, WalletGoneError } from '../../domain/wallets.js';
 import type { WalletsPorts } from './ports.js';
 
 /**
@@ -13,7 +13,7 @@ export async function settleTransfer(
   deps: Pick<WalletsPorts, 'wallets' | 'transfers' | 'clock'>,
 ): Promise<WalletTransferState | null> {
   const transfer = await deps.transfers.get(ref.tenantId, ref.transferId);
-  if (transfer === null || transfer.status !== 'accepted') return transfer;
+  if (transfer === null || !awaitsSettlement(transfer)) return transfer;
   const wallet = await deps.wallets.get(ref.tenantId, { kind: 'uuid', walletId: transfer.walletId });
   const gone = { ok: false as const, reason: 'The wallet no longer exists.' };
   try {

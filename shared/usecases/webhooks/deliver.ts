@@ -7,6 +7,9 @@ import {
   envelopeA,
   envelopeB,
   isDeliveryEvent,
+  awaitsFirstAttempt,
+  isActiveSubscription,
+  isPendingDelivery,
   isSubscriptionEvent,
   isSuccessStatus,
   MAX_ATTEMPTS,
@@ -17,6 +20,7 @@ import {
   subscriptionMatches,
 } from '../../domain/webhooks.js';
 import type { Delivery, Destination } from '../../domain/webhooks.js';
+import { isRejected } from '../settled.js';
 import type { DeliveryPorts, QueuedMessage, WebhookAnswer } from './ports.js';
 import { signatureHeaders } from './signing.js';
 
@@ -154,7 +158,7 @@ export async function deliveriesFor(
   }
   if (isSubscriptionEvent(event.type)) {
     const subscriptions = (await deps.webhookSubscriptions.list(event.tenant_id)).filter(
-      (s) => s.status === 'active' && subscriptionMatches(s.eventTypes, event.type),
+      (s) => isActiveSubscription(s) && subscriptionMatches(s.eventTypes, event.type),
     );
     const body = stringifyExact(envelopeB(event.event_id, event.type, event.occurred_at, event.payload));
     for (const s of subscriptions) {
@@ -188,7 +192,7 @@ export async function planDeliveries(event: EventMessage, deps: DeliveryDeps): P
         return;
       }
       const current = await deps.webhookDeliveries.get(delivery.tenantId, delivery.deliveryId);
-      if (current && current.status === 'pending' && current.attempts === 0) {
+      if (current && awaitsFirstAttempt(current)) {
         messages.push({
           body: deliveryMessageBody({ tenant_id: delivery.tenantId, delivery_id: delivery.deliveryId, attempt: 1, due_at: now.toISOString() }),
           delaySeconds: 0,
@@ -197,7 +201,7 @@ export async function planDeliveries(event: EventMessage, deps: DeliveryDeps): P
     }),
   );
   if (messages.length > 0) await deps.deliveryQueue.send(messages);
-  const failed = runs.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  const failed = runs.find(isRejected);
   if (failed) throw failed.reason;
   return planned.map((p) => p.delivery);
 }
@@ -234,7 +238,7 @@ export async function processDelivery(message: DeliveryMessage, deps: DeliveryDe
     await deliveries.relaySent(message.tenant_id, message.delivery_id, message.attempt, message.hop);
     return { outcome: 'done' };
   }
-  const settled = (d: Delivery | null) => !d || d.status !== 'pending' || d.attempts >= message.attempt;
+  const settled = (d: Delivery | null) => !d || !isPendingDelivery(d) || d.attempts >= message.attempt;
   const token = randomUUID();
   const delivery = await deliveries.claimAttempt(message.tenant_id, message.delivery_id, message.attempt, token, now, new Date(now.getTime() + LEASE_MS));
   if (!delivery) {

@@ -1,3 +1,4 @@
+import { isActiveSubscription } from '../../domain/webhooks.js';
 import type { WebhookProfile } from '../user/ports.js';
 import type { WebhookPorts } from './ports.js';
 import { settingsView } from './views.js';
@@ -11,5 +12,5 @@ export async function getSettings(tenantId: string, deps: Pick<WebhookPorts, 'we
 /** The variant-A URL, the secret's visible part and the active variant-B subscriptions, for the tenant record (`/user/me/`). */
 export async function getWebhookProfile(tenantId: string, deps: Pick<WebhookPorts, 'webhookSettings' | 'webhookSubscriptions'>): Promise<WebhookProfile> {
   const [s, subscriptions] = await Promise.all([deps.webhookSettings.get(tenantId), deps.webhookSubscriptions.list(tenantId)]);
-  return { url: s?.url ?? null, secret: s?.secretHint ?? null, subscriptions: subscriptions.filter((s) => s.status === 'active').length };
+  return { url: s?.url ?? null, secret: s?.secretHint ?? null, subscriptions: subscriptions.filter(isActiveSubscription).length };
 }

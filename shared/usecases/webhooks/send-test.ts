@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { GatewayError } from '../../domain/errors.js';
-import { isKnownEvent, newDelivery } from '../../domain/webhooks.js';
+import { isKnownEvent, isSuccessStatus, newDelivery } from '../../domain/webhooks.js';
 import { processDelivery, variantADeliveryId } from './deliver.js';
 import type { Actor, DeliveryPorts } from './ports.js';
 import type { TestWebhookView } from './views.js';
@@ -51,7 +51,7 @@ export async function sendTestWebhook(actor: Actor, input: TestWebhookInput, dep
     deps,
   );
   return {
-    delivered: report.answer ? report.answer.statusCode !== null && report.answer.statusCode >= 200 && report.answer.statusCode < 300 : false,
+    delivered: report.answer ? isSuccessStatus(report.answer.statusCode) : false,
     delivery_id: deliveryId,
     webhook_id: eventId,
     url: settings.url,

@@ -8,15 +8,17 @@ import { ConflictError, NotFoundError } from '../../domain/errors.js';
 import { CHAIN_TX_PURPOSES } from '../../domain/events.js';
 import { toBaseUnits } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
-import { leaveBatch, transition } from '../../domain/withdrawals.js';
+import { isProcessing, leaveBatch, transition } from '../../domain/withdrawals.js';
 import { errorField } from '../../observability/logger.js';
 import type { ChainTxDeps } from '../chain-tx/ports.js';
 import { itemOf, parseItem, settledPool } from '../chain-tx/items.js';
 import { cancelChainTx } from '../chain-tx/process-chain-tx.js';
 import { claimedRequest, requestChainTx } from '../chain-tx/request-chain-tx.js';
-import type { BatcherDeps, WithdrawalResult } from './process.js';
-import { erc20TransferData, settleWithdrawal } from './process.js';
-import type { WithdrawalsDeps } from './ports.js';
+import { isFulfilled, isRejected } from '../settled.js';
+import type { BatcherDeps, WithdrawalsDeps } from './ports.js';
+import type { WithdrawalResult } from './settle.js';
+import { settleWithdrawal } from './settle.js';
+import { erc20TransferData } from './transfer.js';
 
 /**
  * Batch payouts (contracts/BatchPayout.sol): many pending ERC-20 withdrawals of one currency paid by ONE chain
@@ -39,13 +41,6 @@ import type { WithdrawalsDeps } from './ports.js';
  * next pass claims the reference with a cancelled request, so a late batcher cannot send it), or was cancelled
  * before signing (an estimate that keeps failing), goes singly.
  */
-
-export interface BatchPayoutSettings {
-  /** The hot wallet's BatchPayout contract (the same address on every EVM network). */
-  readonly contract: string;
-  /** The most withdrawals in one batch (at most 256). */
-  readonly maxItems: number;
-}
 
 /** The batch payout of `token` waits for this request: the hot wallet's approval of the contract. */
 export const approvalReference = (contract: string, token: string): string => `batch-payout-approval:${contract.toLowerCase()}:${token.toLowerCase()}`;
@@ -112,7 +107,7 @@ export async function dispatchBatch(group: readonly WithdrawalState[], wallet: {
   const saved = await settledPool(group, 8, (w) => deps.withdrawals.save(w, transition(w, { kind: 'dispatched', batch: reference }, now), now));
   const members: WithdrawalState[] = [];
   saved.forEach((result, i) => {
-    if (result.status === 'fulfilled') members.push(result.value);
+    if (isFulfilled(result)) members.push(result.value);
     // A save that failed otherwise than by a conflict may still have been written: the withdrawal then records
     // this batch, but the request below does not carry it, and a later pass sends it singly.
     else if (!(result.reason instanceof ConflictError))
@@ -184,7 +179,7 @@ async function goSingly(
       current = reread;
     }
   }
-  if (current.status === 'processing' && current.batch?.single === true) await requestChainTx(await request(), deps.chainTx);
+  if (isProcessing(current) && current.batch?.single === true) await requestChainTx(await request(), deps.chainTx);
 }
 
 export interface BatchSettlementDeps {
@@ -230,7 +225,7 @@ export async function onWithdrawalBatchResult(requestId: string, result: Withdra
   const settled = await settledPool(items, 8, async (key, index) => {
     const { tenantId, id } = parseItem(key);
     const w = await deps.withdrawals.get(tenantId, id);
-    if (!w || w.status !== 'processing' || w.batch?.reference !== batch.reference || w.batch.single) {
+    if (!w || !isProcessing(w) || w.batch?.reference !== batch.reference || w.batch.single) {
       counts.unchanged++;
       return;
     }
@@ -242,7 +237,7 @@ export async function onWithdrawalBatchResult(requestId: string, result: Withdra
       counts.single++;
     }
   });
-  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  const failure = settled.find(isRejected);
   if (failure) throw failure.reason;
   return counts;
 }

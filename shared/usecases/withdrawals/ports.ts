@@ -1,12 +1,13 @@
-import type { ChainTxStorePort } from '../chain-tx/ports.js';
+import type { ChainTxDeps, ChainTxStorePort } from '../chain-tx/ports.js';
 import type { Clock } from '../../domain/clock.js';
 import type { ServedNetworks } from '../../domain/currencies.js';
 import type { Decimal } from '../../domain/money.js';
+import type { Log } from '../../observability/logger.js';
 import type { WithdrawalChange, WithdrawalQueue, WithdrawalState } from '../../domain/withdrawals.js';
 import type { LedgerPort } from '../ledger/ports.js';
-import type { WalletDirectory } from '../payments/ports.js';
 import type { WriteItem } from '../ports.js';
 import type { RatesDeps } from '../rates/ports.js';
+import type { WalletDirectory } from '../wallets/ports.js';
 import type { WithdrawalFeeDeps } from './network-fees.js';
 
 /**
@@ -75,4 +76,24 @@ export interface WithdrawalsDeps {
 export interface CatalogueDeps {
   readonly rates: Pick<RatesDeps, 'disabled'>;
   readonly served: ServedNetworks;
+}
+
+export interface BatchPayoutSettings {
+  /** The hot wallet's BatchPayout contract (the same address on every EVM network). */
+  readonly contract: string;
+  /** The most withdrawals in one batch (at most 256). */
+  readonly maxItems: number;
+}
+
+/** What the withdrawal batcher (shared/usecases/withdrawals/process.ts) and its batch payouts (batch.ts) need. */
+export interface BatcherDeps extends Pick<WithdrawalsDeps, 'withdrawals' | 'settings' | 'clock' | 'served'> {
+  /** The hot wallet that sends withdrawals on a network (on TRON the same key's TRON address, given in 0x form). */
+  readonly wallet: (network: string) => Promise<{ keyId: string; address: string }>;
+  readonly chainTx: Pick<ChainTxDeps, 'store' | 'clock'>;
+  /** Token contract of a currency in this deployment (null for a native coin or none known). */
+  readonly tokenContract: (currency: string) => string | null;
+  /** Where a withdrawal that cannot be handed on is reported (the worker's structured logger). */
+  readonly log: Pick<Log, 'error'>;
+  /** Batch payouts of ERC-20 withdrawals (shared/usecases/withdrawals/batch.ts); absent: every withdrawal alone. */
+  readonly batchPayout?: BatchPayoutSettings;
 }

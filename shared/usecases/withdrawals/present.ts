@@ -4,7 +4,7 @@ import { findCurrency } from '../../domain/currencies.js';
 import type { JsonNumber } from '../../domain/json-number.js';
 import { jsonNumber } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
-import { expectedWithdrawalMs } from '../../domain/withdrawals.js';
+import { expectedWithdrawalMs, hasFailed, isOpen, isPending, isProcessing } from '../../domain/withdrawals.js';
 import { eight } from '../../domain/withdrawal-fees.js';
 
 /**
@@ -77,13 +77,13 @@ const UNSIGNED: ReadonlySet<string> = new Set(['queued', 'allocated']);
 
 /** `status_reason` of record 2.2 (its zod description says what each value means). */
 export function statusReason(w: WithdrawalState, wait: WithdrawalWait | null): string | null {
-  if (w.status === 'failed') return w.failureReason;
-  if (w.status !== 'pending' && w.status !== 'processing') return null;
-  const held = w.status === 'processing' ? (wait?.chainTx?.reason ?? null) : null;
+  if (hasFailed(w)) return w.failureReason;
+  if (!isOpen(w)) return null;
+  const held = isProcessing(w) ? (wait?.chainTx?.reason ?? null) : null;
   if (held) return held;
   const currency = findCurrency(w.currency);
   if (!wait || !currency || wait.now.getTime() - Date.parse(w.createdAt) <= expectedWithdrawalMs(currency)) return null;
-  if (w.status === 'pending') return w.dispatchRefusal ? `awaiting_dispatch: ${w.dispatchRefusal}` : 'awaiting_dispatch';
+  if (isPending(w)) return w.dispatchRefusal ? `awaiting_dispatch: ${w.dispatchRefusal}` : 'awaiting_dispatch';
   if (!wait.chainTx) return 'awaiting_dispatch';
   return UNSIGNED.has(wait.chainTx.status) ? 'awaiting_broadcast' : 'awaiting_confirmations';
 }

@@ -1,20 +1,15 @@
-import { CHAIN_TX_PURPOSES } from '../../domain/events.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { findCurrency } from '../../domain/currencies.js';
-import { DuplicateEntryError } from '../../domain/ledger.js';
-import { toBaseUnits } from '../../domain/money.js';
 import type { DispatchRefusal, WithdrawalState } from '../../domain/withdrawals.js';
-import { canSettle, noteDispatchRefusal, sentBySolanaWorker, transition } from '../../domain/withdrawals.js';
-import type { ChainTxDeps } from '../chain-tx/ports.js';
+import { noteDispatchRefusal, sentBySolanaWorker, transition } from '../../domain/withdrawals.js';
 import type { RequestChainTxInput } from '../chain-tx/request-chain-tx.js';
-import { tronAddressToEvmHex } from '../../chain/tron/create2.js';
 import { requestChainTx } from '../chain-tx/request-chain-tx.js';
-import type { Log } from '../../observability/logger.js';
-import type { BatchPayoutSettings } from './batch.js';
-import { approvalReady, batchable, dispatchBatch, recoverBatchItem } from './batch.js';
 import { errorField } from '../../observability/logger.js';
-import type { WithdrawalsDeps } from './ports.js';
+import { approvalReady, batchable, dispatchBatch, recoverBatchItem } from './batch.js';
+import type { BatcherDeps } from './ports.js';
+import { settleWithdrawal } from './settle.js';
+import { transferOf } from './transfer.js';
 
 /**
  * The withdrawal batcher and the chain result consumer (spec 3.2). `pending` -> `processing` asks the chain-tx
@@ -22,28 +17,12 @@ import type { WithdrawalsDeps } from './ports.js';
  * native value); `chain_tx.confirmed` completes it (locked funds leave to `platform:external`, fees to
  * `platform:fees` / `platform:network_fees`), `chain_tx.failed` fails it (locked back to amount). Each change
  * is ONE transaction with the status and its events. Outside production two staging addresses settle by
- * themselves without a chain transaction: `0x…0001` completes, `0x…0002` fails.
+ * themselves without a chain transaction: `0x…0001` completes, `0x…0002` fails. The settlement itself is
+ * settle.ts (shared with the batch payouts of batch.ts and custody's Solana worker), each transfer transfer.ts.
  */
 
 export const STAGING_COMPLETE = '0x0000000000000000000000000000000000000001';
 export const STAGING_FAIL = '0x0000000000000000000000000000000000000002';
-
-export interface BatcherDeps extends Pick<WithdrawalsDeps, 'withdrawals' | 'settings' | 'clock' | 'served'> {
-  /** The hot wallet that sends withdrawals on a network (on TRON the same key's TRON address, given in 0x form). */
-  readonly wallet: (network: string) => Promise<{ keyId: string; address: string }>;
-  readonly chainTx: Pick<ChainTxDeps, 'store' | 'clock'>;
-  /** Token contract of a currency in this deployment (null for a native coin or none known). */
-  readonly tokenContract: (currency: string) => string | null;
-  /** Where a withdrawal that cannot be handed on is reported (the worker's structured logger). */
-  readonly log: Pick<Log, 'error'>;
-  /** Batch payouts of ERC-20 withdrawals (shared/usecases/withdrawals/batch.ts); absent: every withdrawal alone. */
-  readonly batchPayout?: BatchPayoutSettings;
-}
-
-/** `transfer(address,uint256)` calldata. */
-export function erc20TransferData(to: string, units: bigint): string {
-  return `0xa9059cbb${to.slice(2).toLowerCase().padStart(64, '0')}${units.toString(16).padStart(64, '0')}`;
-}
 
 export interface BatchReport {
   readonly processing: number;
@@ -203,63 +182,6 @@ async function refuseDispatch(w: WithdrawalState, reason: DispatchRefusal, deps:
   await deps.withdrawals.save(w, noteDispatchRefusal(w, reason), now);
 }
 
-/** The chain-tx request of a withdrawal: ERC-20 `transfer` for a token, a value transfer for the native coin. */
-async function transferOf(w: WithdrawalState, deps: BatcherDeps): Promise<RequestChainTxInput> {
-  const currency = findCurrency(w.currency);
-  if (!currency) throw new Error(`Unknown currency ${w.currency}`);
-  const units = toBaseUnits(w.amount, currency.decimals);
-  const configured = currency.native ? null : deps.tokenContract(currency.code);
-  if (!currency.native && !configured) throw new Error(`No token contract for ${currency.code}`);
-  // Inside the TVM (the engine's request, call data) TRON addresses are their 20-byte body.
-  const tvm = (address: string): string => (currency.family === 'tron' ? tronAddressToEvmHex(address) : address);
-  const contract = configured === null ? null : tvm(configured);
-  return {
-    network: currency.network,
-    wallet: await deps.wallet(currency.network),
-    to: contract ?? tvm(w.address),
-    data: contract ? erc20TransferData(tvm(w.address), units) : '0x',
-    value: contract ? 0n : units,
-    purpose: CHAIN_TX_PURPOSES.withdrawal,
-    reference: w.id,
-    tenantId: w.tenantId,
-  };
-}
-
 async function requestTransfer(w: WithdrawalState, deps: BatcherDeps): Promise<void> {
   await requestChainTx(await transferOf(w, deps), deps.chainTx);
-}
-
-export type WithdrawalResult = { readonly ok: true; readonly txHash: string } | { readonly ok: false; readonly reason: string };
-
-/**
- * Completes (funds leave the ledger) or fails (funds return) a pending or processing withdrawal in one
- * transaction. Idempotent: a second result for a settled withdrawal changes nothing.
- */
-export async function settleWithdrawal(
-  w: WithdrawalState,
-  result: WithdrawalResult,
-  now: Date,
-  deps: Pick<WithdrawalsDeps, 'withdrawals'>,
-): Promise<WithdrawalState> {
-  if (!canSettle(w)) return w;
-  const change = transition(w, result.ok ? { kind: 'chain_confirmed', txHash: result.txHash } : { kind: 'chain_failed', reason: result.reason }, now);
-  try {
-    return await deps.withdrawals.save(w, change, now);
-  } catch (error) {
-    if (error instanceof DuplicateEntryError) return change.state;
-    throw error;
-  }
-}
-
-/** `chain_tx.confirmed` / `chain_tx.failed` of purpose `withdrawal` (reference = withdrawal id). */
-export async function onWithdrawalChainResult(
-  tenantId: string,
-  withdrawalId: string,
-  result: WithdrawalResult,
-  now: Date,
-  deps: Pick<WithdrawalsDeps, 'withdrawals'>,
-): Promise<WithdrawalState | null> {
-  const w = await deps.withdrawals.get(tenantId, withdrawalId);
-  if (!w) return null;
-  return settleWithdrawal(w, result, now, deps);
 }

@@ -4,7 +4,7 @@ import { findNetwork } from '../../domain/currencies.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { jsonNumber } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
-import { LIST_ONLY_STATUSES, transferReferenceOf, transition, WITHDRAWAL_STATUSES } from '../../domain/withdrawals.js';
+import { isProcessing, LIST_ONLY_STATUSES, transferReferenceOf, transition, WITHDRAWAL_STATUSES } from '../../domain/withdrawals.js';
 import { dateBound, isoDate, queryInteger } from '../schema.js';
 import type { WithdrawalsDeps } from './ports.js';
 import { withdrawalListItem, withdrawalRecord } from './present.js';
@@ -69,6 +69,6 @@ export async function describeWithdrawal(
   deps: Pick<WithdrawalsDeps, 'withdrawals' | 'chainTxs' | 'clock'>,
 ): Promise<Record<string, unknown>> {
   const w = await requireWithdrawal(tenantId, id, deps);
-  const chainTx = w.status === 'processing' ? ((await deps.chainTxs.get(requestIdOf(w.network, transferReferenceOf(w)))) ?? null) : null;
+  const chainTx = isProcessing(w) ? ((await deps.chainTxs.get(requestIdOf(w.network, transferReferenceOf(w)))) ?? null) : null;
   return withdrawalRecord(w, { now: deps.clock.now(), chainTx });
 }

@@ -23,7 +23,7 @@ import { processChainTx } from '../../../shared/usecases/chain-tx/process-chain-
 import { requestChainTx } from '../../../shared/usecases/chain-tx/request-chain-tx.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import { approvalReference } from '../../../shared/usecases/withdrawals/batch.js';
-import type { BatcherDeps } from '../../../shared/usecases/withdrawals/process.js';
+import type { BatcherDeps } from '../../../shared/usecases/withdrawals/ports.js';
 import { runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process.js';
 import { buildContractsOutOfProcess } from '../chain/contracts-build.js';
 import { NETWORK, SimulatedCrash, startEngineEnv } from '../chain-engine/support.js';

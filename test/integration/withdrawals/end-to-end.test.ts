@@ -20,7 +20,7 @@ import { followOnce, walletHealth } from '../../../shared/usecases/chain-tx/foll
 import { processChainTx } from '../../../shared/usecases/chain-tx/process-chain-tx.js';
 import { batcherDeps } from '../../support/withdrawals.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
-import type { BatcherDeps } from '../../../shared/usecases/withdrawals/process.js';
+import type { BatcherDeps } from '../../../shared/usecases/withdrawals/ports.js';
 import { runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process.js';
 import { messageBody } from '../../../shared/store/outbox.js';
 import { queuesFor } from '../../../shared/domain/events.js';

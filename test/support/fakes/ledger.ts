@@ -3,8 +3,7 @@ import type { AccountId, Balance, BalanceRow, EntryType, JournalEntry, PlatformA
 import { applyLines, DuplicateEntryError, isPlatformAccount, journalEntry, postingsOf, ZERO_BALANCE } from '../../../shared/domain/ledger.js';
 import type { Decimal } from '../../../shared/domain/money.js';
 import type { OutboxEvent } from '../../../shared/store/outbox.js';
-import type { PostInput } from '../../../shared/store/ledger.js';
-import type { LedgerPort } from '../../../shared/usecases/ledger/ports.js';
+import type { LedgerPort, LedgerPostInput } from '../../../shared/usecases/ledger/ports.js';
 
 /**
  * The ledger rules in memory: the model the property tests hold the DynamoDB ledger to, and a fake for
@@ -30,7 +29,7 @@ export class InMemoryLedger implements LedgerPort {
   readonly outbox: OutboxEvent[] = [];
   private sequence = 0;
 
-  async post(input: PostInput): Promise<JournalEntry> {
+  async post(input: LedgerPostInput): Promise<JournalEntry> {
     const createdAt = (input.now ?? new Date()).toISOString();
     const id = input.entryId ?? `mem-${++this.sequence}`;
     const entry = journalEntry(input.tenantId, id, input.entry, createdAt);

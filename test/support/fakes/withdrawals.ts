@@ -10,8 +10,13 @@ import type { WithdrawalChange, WithdrawalEvent, WithdrawalQueue, WithdrawalStat
 import { workQueueOf } from '../../../shared/domain/withdrawals.js';
 import type { LogFields } from '../../../shared/observability/logger.js';
 import type { WriteItem } from '../../../shared/usecases/ports.js';
-import type { WithdrawalCreation, WithdrawalListOrder, WithdrawalRepository, WithdrawalsDeps } from '../../../shared/usecases/withdrawals/ports.js';
-import type { BatcherDeps } from '../../../shared/usecases/withdrawals/process.js';
+import type {
+  BatcherDeps,
+  WithdrawalCreation,
+  WithdrawalListOrder,
+  WithdrawalRepository,
+  WithdrawalsDeps,
+} from '../../../shared/usecases/withdrawals/ports.js';
 import { VirtualClock } from '../clock.js';
 import { InMemoryLedger } from './ledger.js';
 import { CHAIN_NETWORKS, fakeTokenContract, fixedRatesDeps, serving } from './payments.js';

@@ -1,5 +1,7 @@
-import type { DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
-import { RetryLater, sqsWorker, streamBatchWorker } from '../../../shared/runtime/worker.js';
+import { jest } from '@jest/globals';
+import type { Context, DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { ScheduledRun } from '../../../shared/runtime/worker.js';
+import { RetryLater, scheduledWorker, sqsWorker, streamBatchWorker } from '../../../shared/runtime/worker.js';
 
 const sqsEvent = (...bodies: string[]): SQSEvent => ({ Records: bodies.map((body, i) => ({ messageId: `m${i + 1}`, body }) as SQSRecord) });
 const streamEvent = (...sequences: string[]): DynamoDBStreamEvent => ({
@@ -45,5 +47,85 @@ describe('streamBatchWorker', () => {
     expect(batches).toEqual([['s1', 's2', 's3']]);
     const all = streamBatchWorker('test', async (records) => new Set(records.map((r) => r.dynamodb?.SequenceNumber ?? '')));
     expect(await all(streamEvent('s1', 's2'))).toEqual({ batchItemFailures: [{ itemIdentifier: 's1' }, { itemIdentifier: 's2' }] });
+  });
+});
+
+describe('scheduledWorker', () => {
+  /** The JSON lines the logger writes (stdout and stderr) while `act` runs. */
+  async function logsOf(act: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
+    const lines: string[] = [];
+    const capture = (chunk: unknown): boolean => {
+      lines.push(String(chunk));
+      return true;
+    };
+    const spies = [jest.spyOn(process.stdout, 'write').mockImplementation(capture), jest.spyOn(process.stderr, 'write').mockImplementation(capture)];
+    try {
+      await act();
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    return lines
+      .flatMap((chunk) => chunk.split('\n'))
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+
+  const context = (remaining: number): Context =>
+    ({
+      awsRequestId: 'request-1',
+      functionName: 'gateway-monitor',
+      functionVersion: '$LATEST',
+      invokedFunctionArn: 'arn:aws:lambda:eu-west-1:000000000000:function:gateway-monitor',
+      memoryLimitInMB: '1024',
+      getRemainingTimeInMillis: () => remaining,
+    }) as Context;
+
+  it('answers the run result, logs it once with the worker name and the request id, and passes the schedule on', async () => {
+    const seen: ScheduledRun[] = [];
+    const handler = scheduledWorker('monitor', async (scheduled, log) => {
+      seen.push(scheduled);
+      log.info('checked', { networks: 2 });
+      return { stuck: 0 };
+    });
+    let answer: unknown;
+    const logs = await logsOf(async () => {
+      answer = await handler({ time: '2026-01-02T03:04:05Z' }, context(42_000));
+    });
+    expect(answer).toEqual({ stuck: 0 });
+    expect(seen.map((s) => [s.time?.toISOString(), s.remainingMs(60_000)])).toEqual([['2026-01-02T03:04:05.000Z', 42_000]]);
+    expect(logs.map((l) => [l.level, l.message, l.worker, l.function_request_id])).toEqual([
+      ['INFO', 'checked', 'monitor', 'request-1'],
+      ['INFO', 'scheduled run done', 'monitor', 'request-1'],
+    ]);
+    expect(logs[1]?.result).toEqual({ stuck: 0 });
+  });
+
+  it('logs an unexpected error once and throws it again, so the invocation fails', async () => {
+    const failure = new TypeError('table unreachable');
+    const handler = scheduledWorker('rates-refresher', () => Promise.reject(failure));
+    let thrown: unknown;
+    const logs = await logsOf(async () => {
+      thrown = await handler({}, context(1_000)).catch((error: unknown) => error);
+    });
+    expect(thrown).toBe(failure);
+    expect(logs.map((l) => [l.level, l.message, l.worker, l.error])).toEqual([
+      ['ERROR', 'scheduled run failed', 'rates-refresher', 'TypeError: table unreachable'],
+    ]);
+  });
+
+  it('runs when called directly: no schedule time (or one that does not parse), the remaining time its fallback', async () => {
+    const seen: [Date | null, number][] = [];
+    const handler = scheduledWorker('payment-expirer', async (scheduled) => {
+      seen.push([scheduled.time, scheduled.remainingMs(60_000)]);
+      return 1;
+    });
+    await logsOf(async () => {
+      expect(await handler()).toBe(1);
+      expect(await handler({ time: 'not a time' }, { getRemainingTimeInMillis: () => 5_000 })).toBe(1);
+    });
+    expect(seen).toEqual([
+      [null, 60_000],
+      [null, 5_000],
+    ]);
   });
 });

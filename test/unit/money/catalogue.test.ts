@@ -78,7 +78,8 @@ describe('currency catalogue', () => {
 describe('catalogue configuration', () => {
   it('takes token contracts and switched-off currencies from the configuration', async () => {
     const { resetConfig } = await import('../../../shared/config/config.js');
-    const { disabledCurrencies, tokenContract } = await import('../../../shared/runtime/currencies.js');
+    const { tokenContract } = await import('../../../shared/runtime/currencies.js');
+    const { disabledCurrencies } = await import('../../../shared/runtime/rates.js');
     Object.assign(process.env, {
       TABLE_NAME: 'unit',
       STAGE: 'local',

@@ -5,15 +5,10 @@ import type { Tenant } from '../../../shared/domain/tenant.js';
 import type { WithdrawalState } from '../../../shared/domain/withdrawals.js';
 import type { WriteItem } from '../../../shared/usecases/ports.js';
 import { CreateWithdrawalBody, createWithdrawal } from '../../../shared/usecases/withdrawals/create-withdrawal.js';
-import type { BatcherDeps } from '../../../shared/usecases/withdrawals/process.js';
-import {
-  erc20TransferData,
-  onWithdrawalChainResult,
-  runWithdrawalBatch,
-  settleWithdrawal,
-  STAGING_COMPLETE,
-  STAGING_FAIL,
-} from '../../../shared/usecases/withdrawals/process.js';
+import type { BatcherDeps } from '../../../shared/usecases/withdrawals/ports.js';
+import { runWithdrawalBatch, STAGING_COMPLETE, STAGING_FAIL } from '../../../shared/usecases/withdrawals/process.js';
+import { onWithdrawalChainResult, settleWithdrawal } from '../../../shared/usecases/withdrawals/settle.js';
+import { erc20TransferData } from '../../../shared/usecases/withdrawals/transfer.js';
 import { EstimateWithdrawalBody, estimateWithdrawal, FeeEstimateBody, feeEstimate } from '../../../shared/usecases/withdrawals/estimate.js';
 import { cancelWithdrawal } from '../../../shared/usecases/withdrawals/read-withdrawals.js';
 import { VirtualClock } from '../../support/clock.js';
