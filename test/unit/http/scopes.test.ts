@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { documentedRoutes } from '../../../scripts/openapi-document.js';
-import { README_FILE, readmeScopeTable, renderScopeTable } from '../../../scripts/scope-table.js';
+import { publishedScopeTable, renderScopeTable, SCOPE_TABLE_FILE } from '../../../scripts/scope-table.js';
 import { formatScopes } from '../../../shared/domain/scopes.js';
 
 /**
@@ -50,7 +50,7 @@ describe('scopes', () => {
     for (const key of Object.keys(STATED)) expect(actual).toHaveProperty([key]);
   });
 
-  it('the README publishes the route x scope table generated from the routes (npx tsx scripts/scope-table.ts)', () => {
-    expect(readmeScopeTable(readFileSync(README_FILE, 'utf8'))).toBe(renderScopeTable());
+  it('docs/requests.md publishes the route x scope table generated from the routes (npx tsx scripts/scope-table.ts)', () => {
+    expect(publishedScopeTable(readFileSync(SCOPE_TABLE_FILE, 'utf8'))).toBe(renderScopeTable());
   });
 });
