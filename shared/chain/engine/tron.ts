@@ -7,7 +7,7 @@ import type { KmsTxSigner } from './evm.js';
 import type { BroadcastOutcome, TronBlockRef, TronChainPort, TronSignerPort, TxReceipt } from '../../usecases/chain-tx/ports.js';
 import type { TronBroadcastAnswer, TronGridClient } from '../tron/grid.js';
 import { broadcastMessage } from '../tron/grid.js';
-import { toTronBase58 } from '../tron/create2.js';
+import { toTronBase58 } from '../../domain/addresses.js';
 
 /** A refused broadcast: a known outcome, or undefined when it is an error (bad signature, bad TAPOS, ...). */
 export function classifyTronBroadcast(answer: TronBroadcastAnswer): BroadcastOutcome | undefined {

@@ -13,52 +13,10 @@
  * Deposit addresses use the same EIP-1167 clone init code as on EVM chains: the implementation appears in it as
  * its 20-byte body (TVM addresses are 20 bytes inside the VM).
  */
-import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { bytesToHex, concatBytes, hexToBytes } from '@noble/hashes/utils.js';
-import { createBase58check } from '@scure/base';
+import { concatBytes, hexToBytes } from '@noble/hashes/utils.js';
+import { TRON_ADDRESS_PREFIX, tronAddressFromBytes, tronAddressToBytes, tronAddressToEvmHex } from '../../domain/addresses.js';
 import { cloneInitCodeHash } from '../evm/create2.js';
-
-export const TRON_ADDRESS_PREFIX = 0x41;
-
-const base58check = createBase58check(sha256);
-
-/**
- * The 21-byte form of a TRON address given as Base58Check (`T...`), hex with the 41 prefix (`41...`, `0x41...`,
- * 42 hex digits), or a 20-byte EVM-style hex (`0x` + 40 hex digits, as TVM logs and ABI values show it).
- */
-export function tronAddressToBytes(address: string): Uint8Array {
-  let bytes: Uint8Array;
-  if (/^(0x)?41[0-9a-fA-F]{40}$/.test(address)) {
-    bytes = hexToBytes(address.replace(/^0x/, ''));
-  } else if (/^0x[0-9a-fA-F]{40}$/.test(address)) {
-    bytes = concatBytes(Uint8Array.of(TRON_ADDRESS_PREFIX), hexToBytes(address.slice(2)));
-  } else {
-    try {
-      bytes = base58check.decode(address);
-    } catch (error) {
-      throw new TypeError(`Not a TRON address: ${address}`, { cause: error });
-    }
-  }
-  if (bytes.length !== 21 || bytes[0] !== TRON_ADDRESS_PREFIX) throw new TypeError(`Not a TRON address: ${address}`);
-  return bytes;
-}
-
-/** Base58Check (`T...`) of a 21-byte TRON address. */
-export function tronAddressFromBytes(bytes: Uint8Array): string {
-  if (bytes.length !== 21 || bytes[0] !== TRON_ADDRESS_PREFIX) throw new TypeError('A TRON address is 0x41 + 20 bytes');
-  return base58check.encode(bytes);
-}
-
-/** Base58Check form of any accepted TRON address spelling. */
-export function toTronBase58(address: string): string {
-  return tronAddressFromBytes(tronAddressToBytes(address));
-}
-
-/** The 20-byte body as 0x-hex (the form used inside the TVM: ABI arguments, init code, logs). */
-export function tronAddressToEvmHex(address: string): string {
-  return `0x${bytesToHex(tronAddressToBytes(address).subarray(1))}`;
-}
 
 function bytes32(value: string | Uint8Array, what: string): Uint8Array {
   const bytes = value instanceof Uint8Array ? value : hexToBytes(value.replace(/^0x/, ''));

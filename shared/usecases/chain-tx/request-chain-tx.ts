@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { checksumAddress } from '../../chain/evm/create2.js';
+import { toChecksumAddress } from '../../domain/addresses.js';
 import type { ChainTx } from '../../domain/chain-tx.js';
 import { CHAIN_TX_REQUESTED, claimedChainTx, openChainTx, requestedPayload, requestIdOf, sameRequest } from '../../domain/chain-tx.js';
 import { ConflictError } from '../../domain/errors.js';
@@ -9,7 +9,7 @@ import type { ChainTxDeps } from './ports.js';
 const address = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
-  .transform((v) => checksumAddress(v.toLowerCase()));
+  .transform((v) => toChecksumAddress(v.toLowerCase()));
 const wei = z.union([z.bigint().nonnegative(), z.string().regex(/^\d{1,78}$/, 'must be a non-negative integer in base units')]).transform((v) => BigInt(v));
 
 /**

@@ -1,7 +1,7 @@
 import { CHAIN_TX_PURPOSES } from '../../domain/events.js';
 import { NETWORKS } from '../../domain/currencies.js';
 import { sweepCallData } from '../../chain/evm/factory-calls.js';
-import { tronAddressToEvmHex } from '../../chain/tron/create2.js';
+import { tronAddressToEvmHex } from '../../domain/addresses.js';
 import { canCancel } from '../../domain/chain-tx.js';
 import { cancelChainTx } from '../chain-tx/process-chain-tx.js';
 import { claimedRequest, requestChainTx } from '../chain-tx/request-chain-tx.js';
