@@ -2,7 +2,7 @@
  * Every key of the single table is spelled here and nowhere else. Keys are readable `TYPE#id` strings.
  * Tenant data starts with the tenant id, so another tenant's id is simply not found.
  *
- * Access patterns (README, "Data model"):
+ * Access patterns (docs/data-model.md):
  * | item                | pk                          | sk                         | indexes                              |
  * |---------------------|-----------------------------|----------------------------|--------------------------------------|
  * | tenant              | TENANT#<tid>                | PROFILE                    | gsi1: TENANTS / <created_at>#<tid>   |
