@@ -66,17 +66,17 @@ export default tseslint.config(
         'error',
         {
           patterns: [
+            // Adapters implement the ports the use cases declare, so they sit above them: not even a type comes back down.
             {
-              group: ['**/store/**', '**/config/config.js', '**/queue/**', '**/webhooks/*.js', '!**/usecases/webhooks/*.js'],
-              allowTypeImports: true,
-              message: 'Use cases receive their ports; adapters and configuration are wired by shared/runtime.',
+              group: ['**/store/**', '**/chain/**', '**/config/config.js', '**/queue/**', '**/webhooks/*.js', '!**/usecases/webhooks/*.js'],
+              message: 'Use cases declare their ports and import no adapter (store, chain, queue, senders) or configuration: shared/runtime wires them.',
             },
             // SDKs are adapters' business: a use case may name their types, never hold their values (encoding call data,
-            // checksumming an address, a client call go through shared/chain or a port).
+            // building a transaction, a client call go through a port whose adapter is in shared/chain).
             {
               group: ['ethers', 'ethers/*', 'tronweb', 'tronweb/*', '@solana/*', '@aws-sdk/*'],
               allowTypeImports: true,
-              message: 'No SDK value in a use case (ethers, tronweb, @solana/*, the AWS SDK): go through shared/chain or a port.',
+              message: 'No SDK value in a use case (ethers, tronweb, @solana/*, the AWS SDK): go through a port.',
             },
             {
               group: ['**/http/**', '**/runtime/**', '**/functions/**', '**/infra/**', '**/test/**', '**/bench/**', '**/scripts/**'],
