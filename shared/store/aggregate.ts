@@ -1,5 +1,4 @@
 import { randomInt } from 'node:crypto';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../domain/errors.js';
 import type { EntryDraft } from '../domain/ledger.js';
@@ -9,6 +8,7 @@ import { db, queryAll, tableName } from './client.js';
 import { ExtraItemConditionError, postEntry } from './ledger.js';
 import type { TransactionRecord } from '../domain/transactions.js';
 import type { Key } from './keys.js';
+import { packText, unpackText } from './packed.js';
 import type { OutboxEvent } from './outbox.js';
 import { outboxChangeItem, outboxEvent } from './outbox.js';
 import type { TransactItem } from './transact.js';
@@ -22,37 +22,16 @@ import { decimalText, storedDecimal } from './values.js';
  * attributes its indexes and filters read, its `type` and its `version`. The repository alone bumps the version:
  * every save is a put conditioned on the version read (or on absence, for a creation) and stores the next one.
  *
- * `state` is a format byte, then the raw DEFLATE of the state's JSON (every amount a decimal string inside it, so
- * nothing passes through a float):
- * - format 0: plain raw DEFLATE;
- * - format 1: raw DEFLATE against the type's preset dictionary (the field names and values every item of the type
- *   repeats: a payment's 1.5 KB of JSON is then 0.3 to 0.55 KB stored, so its item and its work-queue copy stay
- *   within one write unit). A dictionary can never change once items were written with it: a new one takes a new
- *   format byte, and the old stays readable.
+ * `state` is the state's JSON (every amount a decimal string inside it, so nothing passes through a float) packed as
+ * shared/store/packed.ts packs: deflated, against the type's preset dictionary where it has one (a payment's 1.5 KB
+ * of JSON is then 0.3 to 0.55 KB stored, so its item and its work-queue copy stay within one write unit).
  */
 
-/** Format bytes of a stored state. */
-const PLAIN = 0;
-const WITH_DICTIONARY = 1;
+/** A state as stored: its JSON packed (against `dictionary`, the type's, when it has one). */
+export const packState = (state: unknown, dictionary?: Uint8Array): Buffer => packText(JSON.stringify(state), dictionary);
 
-/** A state as stored: the format byte, then its JSON deflated (against `dictionary`, the type's, when it has one). */
-export function packState(state: unknown, dictionary?: Uint8Array): Buffer {
-  const json = Buffer.from(JSON.stringify(state), 'utf8');
-  const deflated = deflateRawSync(json, dictionary ? { level: 9, dictionary } : { level: 9 });
-  const out = Buffer.allocUnsafe(deflated.length + 1);
-  out[0] = dictionary ? WITH_DICTIONARY : PLAIN;
-  deflated.copy(out, 1);
-  return out;
-}
-
-/** A stored state read back (`dictionary`: the type's, for format 1). */
-export function unpackState<S>(packed: Uint8Array, dictionary?: Uint8Array): S {
-  const format = packed[0];
-  const body = packed.subarray(1);
-  if (format === PLAIN) return JSON.parse(inflateRawSync(body).toString('utf8')) as S;
-  if (format === WITH_DICTIONARY && dictionary) return JSON.parse(inflateRawSync(body, { dictionary }).toString('utf8')) as S;
-  throw new TypeError(`Unknown stored state format ${String(format)}${format === WITH_DICTIONARY ? ' (no dictionary given)' : ''}`);
-}
+/** A stored state read back (`dictionary`: the type's, for a type that has one). */
+export const unpackState = <S>(packed: Uint8Array, dictionary?: Uint8Array): S => JSON.parse(unpackText(packed, dictionary)) as S;
 
 export interface Versioned {
   readonly version: number;

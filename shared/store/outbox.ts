@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -8,6 +7,7 @@ import type { EventPayload, EventType, OutboxEvent, OutboxPayload } from '../dom
 import { parseEventPayload } from '../domain/events.js';
 import { tableName } from './client.js';
 import { keys, OUTBOX_KEY_PREFIX } from './keys.js';
+import { packText, unpackText } from './packed.js';
 import type { TransactItem } from './transact.js';
 
 /**
@@ -16,17 +16,14 @@ import type { TransactItem } from './transact.js';
  * (filtered to INSERTs of `OUTBOX#` keys, infra/table.ts ROUTED_RECORDS) feeds the event router, which expands the
  * item into its events and fans them out to SQS (shared/store/stream-events.ts).
  *
- * Item: `pk = OUTBOX#<id of its first event>`, `sk = OUTBOX`, `type = outbox`, `events` (binary: a format byte,
- * then the raw DEFLATE of the JSON list of the events, each `{event_id, tenant_id, type, occurred_at, payload}` as
+ * Item: `pk = OUTBOX#<id of its first event>`, `sk = OUTBOX`, `type = outbox`, `events` (binary: the JSON list of the
+ * events packed as shared/store/packed.ts packs, without a dictionary, each `{event_id, tenant_id, type, occurred_at, payload}` as
  * its message body reads), `ttl` (epoch seconds; the stream keeps records 24 h, the item lives a few days for
  * inspection). Each event keeps its own id (consumers deduplicate on it); a replayed change writes the same first
  * event id, so its item is refused by the put's condition. Payload values must be JSON-like: strings (amounts are
  * decimal strings), booleans, null, safe integers (or numbers read wrapped), arrays and maps; numbers keep their
  * text through the JSON (lossless-json) and the router forwards them exactly.
  */
-
-/** Format byte of an outbox item's `events`: raw DEFLATE of the JSON list. */
-const EVENTS_FORMAT = 1;
 
 export const OUTBOX_TTL_SECONDS = 3 * 24 * 3600;
 
@@ -81,14 +78,10 @@ export function outboxItemOf(events: readonly OutboxEvent[]): Record<string, unk
   if (!first) throw new RangeError('An outbox item holds at least one event');
   events.forEach((e, i) => assertPayload(e.payload, `events[${i}].payload`));
   const json = stringify(events.map(messageShape), null, undefined, numberStringifiers) ?? '[]';
-  const deflated = deflateRawSync(Buffer.from(json, 'utf8'), { level: 9 });
-  const packed = Buffer.allocUnsafe(deflated.length + 1);
-  packed[0] = EVENTS_FORMAT;
-  deflated.copy(packed, 1);
   return {
     ...keys.outbox(first.eventId),
     type: OUTBOX_TYPE,
-    events: packed,
+    events: packText(json),
     ttl: Math.floor(Date.parse(first.occurredAt) / 1000) + OUTBOX_TTL_SECONDS,
   };
 }
@@ -102,8 +95,7 @@ const wrapped = (text: string): NumberValue => new NumberValue(text);
 export function outboxEventsOfItem(item: Record<string, unknown>): OutboxEvent[] {
   const packed = item.events;
   if (item.type !== OUTBOX_TYPE || !(packed instanceof Uint8Array)) throw new TypeError('Not an outbox item');
-  if (packed[0] !== EVENTS_FORMAT) throw new TypeError(`Unknown outbox item format ${String(packed[0])}`);
-  const list = parse(inflateRawSync(packed.subarray(1)).toString('utf8'), null, wrapped);
+  const list = parse(unpackText(packed), null, wrapped);
   if (!Array.isArray(list) || list.length === 0) throw new TypeError('Outbox item without events');
   return list.map(eventOf);
 }

@@ -54,9 +54,10 @@ describe('outbox items', () => {
       ttl: Date.parse('2030-01-01T00:00:00Z') / 1000 + 3 * 24 * 3600,
     });
     expect(put?.ConditionExpression).toBe('attribute_not_exists(pk)');
-    // A format byte, then the raw DEFLATE of the JSON list of the events as their message bodies spell them.
+    // Packed (shared/store/packed.ts): format 0, then the raw DEFLATE of the JSON list of the events as their message
+    // bodies spell them.
     const events = put?.Item?.events as Uint8Array;
-    expect(events[0]).toBe(1);
+    expect(events[0]).toBe(0);
     expect(JSON.parse(inflateRawSync(events.subarray(1)).toString('utf8'))).toEqual([
       { event_id: 'e1', tenant_id: 't1', type: 'payment.completed', occurred_at: '2030-01-01T00:00:00.000Z', payload: { amount: '25.10', confirmations: 12 } },
     ]);
