@@ -11,6 +11,7 @@ import { integer } from '../../../shared/store/values.js';
 import { lostRace } from '../../../shared/usecases/chain-tx/changes.js';
 import { startTestTable } from '../../support/dynamodb.js';
 import type { TestTable } from '../../support/dynamodb.js';
+import { outboxRecord } from '../../support/outbox.js';
 
 /**
  * The chain-tx repository on DynamoDB Local: a request is stored as every aggregate (shared/store/aggregate.ts),
@@ -59,10 +60,6 @@ async function item(tx: Pick<ChainTx, 'network' | 'reference'>): Promise<Record<
   return out.Item;
 }
 
-async function outbox(eventId: string): Promise<Record<string, unknown> | undefined> {
-  return (await db().send(new GetCommand({ TableName: tableName(), Key: keys.outbox(eventId), ConsistentRead: true }))).Item;
-}
-
 describe('the chain-tx store', () => {
   it('creates a request once, as an aggregate item with its announcement, and reads it back exactly', async () => {
     const tx = openChainTx(draft(), T0);
@@ -76,7 +73,7 @@ describe('the chain-tx store', () => {
     expect(stored).toMatchObject({ type: CHAIN_TX, request_id: tx.requestId, status: 'queued', tenant_id: 't1', gsi3pk: 'CHAINTX#ETH#OPEN' });
     expect(stateOf<Record<string, unknown>>(stored, CHAIN_TX)).toMatchObject({ value: '123456789012345678901234567890', gasLimit: '90000' });
     expect(chainTxOf(stored)).toEqual(created);
-    expect(await outbox(`chain_tx:${tx.requestId}:chain_tx.requested`)).toMatchObject({ type: 'chain_tx.requested', payload: requestedPayload(tx) });
+    expect(await outboxRecord(`chain_tx:${tx.requestId}:chain_tx.requested`)).toMatchObject({ type: 'chain_tx.requested', payload: requestedPayload(tx) });
   });
 
   it('bumps the version on every save and refuses a save of a version read before (a ConflictError, a lost race)', async () => {
@@ -117,7 +114,7 @@ describe('the chain-tx store', () => {
     expect(done).toMatchObject({ status: 'confirmed', mined, version: tx.version + 1 });
     expect((await item(tx)).gsi3pk).toBeUndefined();
     expect((await dynamoChainTxStore.listOpen('ETH')).map((t) => t.requestId)).not.toContain(tx.requestId);
-    const event = await outbox(`chain_tx:${tx.requestId}:chain_tx.confirmed`);
+    const event = await outboxRecord(`chain_tx:${tx.requestId}:chain_tx.confirmed`);
     expect(event).toMatchObject({
       type: 'chain_tx.confirmed',
       tenant_id: 't1',
