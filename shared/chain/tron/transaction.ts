@@ -113,7 +113,6 @@ export interface TronTxFields {
   readonly contract: TronContract;
 }
 
-
 function contractBytes(contract: TronContract): Uint8Array {
   if (contract.kind === 'transfer') {
     if (contract.amount <= 0n) throw new RangeError('a TRX transfer moves a positive amount');

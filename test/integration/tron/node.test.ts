@@ -32,7 +32,7 @@ import { factoryCalls } from '../../../shared/chain/evm/factory-calls.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import { runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process.js';
 import { onWithdrawalChainResult } from '../../../shared/usecases/withdrawals/settle.js';
-import { erc20TransferData } from '../../../shared/usecases/withdrawals/transfer.js';
+import { erc20TransferData } from '../../../shared/chain/evm/erc20.js';
 import { startTestTable } from '../../support/dynamodb.js';
 import type { TestTable } from '../../support/dynamodb.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
