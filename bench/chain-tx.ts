@@ -38,7 +38,8 @@ import type { ChainTxDeps } from '../shared/usecases/chain-tx/ports.js';
 import { followOnce } from '../shared/usecases/chain-tx/follow-chain-txs.js';
 import { processChainTx } from '../shared/usecases/chain-tx/process-chain-tx.js';
 import { requestChainTx } from '../shared/usecases/chain-tx/request-chain-tx.js';
-import { erc20TransferData } from '../shared/usecases/withdrawals/transfer.js';
+import { erc20TransferData } from '../shared/chain/evm/erc20.js';
+import { payoutCalls } from '../shared/chain/evm/batch-payout.js';
 
 export interface BenchChainTxOptions {
   readonly count: number;
@@ -291,6 +292,7 @@ export async function benchBatchPayouts({ count, kmsLatencyMs, batchSize = 50, p
       tokenContract: (code) => (code === 'USDTERC20' ? usdt : null),
       log: { error: (message, fields) => console.error(message, fields) },
       batchPayout: { contract, maxItems: batchSize },
+      calls: payoutCalls,
     };
     const followAll = async (requestIds: readonly string[]): Promise<ChainTx[]> => {
       for (let round = 0; round < 200; round++) {
@@ -380,6 +382,7 @@ export async function benchBatchPayouts({ count, kmsLatencyMs, batchSize = 50, p
     const settlement = {
       withdrawals: dynamoWithdrawals,
       chainTx: { store: dynamoChainTxStore, clock: () => new Date() },
+      calls: payoutCalls,
       receipt: (_network: string, hash: string) => chain.receipt(hash),
     };
     // One batch's result at a time, as one chain-results message is handled (its items 8 at a time).

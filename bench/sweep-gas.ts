@@ -21,7 +21,7 @@ import { startAnvil } from '../infra/local/anvil.js';
 import { deployTestToken, ensureForwarderFactory, mintTestToken, TEST_TOKENS } from '../infra/local/dev/deploy.js';
 import { depositAddress, saltFor } from '../shared/chain/evm/create2.js';
 import { sweepCallData } from '../shared/chain/evm/factory-calls.js';
-import { erc20TransferData } from '../shared/usecases/withdrawals/transfer.js';
+import { erc20TransferData } from '../shared/chain/evm/erc20.js';
 
 export interface SweepGasRow {
   /** Deposits swept by the one call. */

@@ -9,6 +9,7 @@ import { onSweepBatchResult, onSweepResult } from '../usecases/payments/settle.j
 import { onWithdrawalChainResult } from '../usecases/withdrawals/settle.js';
 import { onWithdrawalBatchResult } from '../usecases/withdrawals/batch.js';
 import { evmChainsOf } from '../chain/engine/evm.js';
+import { payoutCalls } from '../chain/evm/batch-payout.js';
 import { dynamoChainTxStore } from '../store/chain-tx.js';
 import { paymentsRuntime } from './payments.js';
 import { withdrawalsRuntime } from './withdrawals.js';
@@ -37,6 +38,7 @@ export function chainResultsRuntime(cfg: Config = config()): ChainResultPorts {
         onWithdrawalBatchResult(requestId, result, now, {
           withdrawals: withdrawals.withdrawals,
           chainTx: { store: dynamoChainTxStore, clock: () => systemClock.now() },
+          calls: payoutCalls,
           receipt: (network, hash) => chainOf(network).receipt(hash),
         }),
     },

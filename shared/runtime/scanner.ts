@@ -12,6 +12,7 @@ import type { DepositSource } from '../usecases/deposits/ports.js';
 import type { ScannedNetwork, ScannersDeps } from '../usecases/scanner/run-scanners.js';
 import type { SweepPort } from '../usecases/payments/ports.js';
 import { engineSweep } from '../usecases/payments/sweep-engine.js';
+import { factoryCalls } from '../chain/evm/factory-calls.js';
 import type { ChainTxRuntime } from './chain-tx.js';
 import { chainTxRuntime } from './chain-tx.js';
 import { rpcUrl, servedNetworks } from './currencies.js';
@@ -54,7 +55,13 @@ export function scannersRuntime(cfg: Config = config(), chainTx: ChainTxRuntime 
     if (!keyId) throw new Error('HOT_WALLET_KEY_ID is not set: no hot wallet to sweep with');
     // TRON has no direct path: its transactions are built and signed by the engine only.
     if (n.family === 'tron' || (cfg.PAYMENT_SWEEPS ?? (cfg.STAGE === 'local' ? 'direct' : 'engine')) === 'engine') {
-      return engineSweep(factories, chainTx.hotWallet, chainTx.deps, n.family === 'tron' ? cfg.TRON_SWEEP_BATCH_MAX_SALTS : cfg.SWEEP_BATCH_MAX_SALTS);
+      return engineSweep({
+        factoryOf: factories,
+        wallet: chainTx.hotWallet,
+        engine: chainTx.deps,
+        calls: factoryCalls,
+        maxSalts: n.family === 'tron' ? cfg.TRON_SWEEP_BATCH_MAX_SALTS : cfg.SWEEP_BATCH_MAX_SALTS,
+      });
     }
     kms ??= new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 });
     const provider = new JsonRpcProvider(n.url, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 250 });

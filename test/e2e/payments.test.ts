@@ -28,6 +28,7 @@ import { processChainTx } from '../../shared/usecases/chain-tx/process-chain-tx.
 import { followOnce } from '../../shared/usecases/chain-tx/follow-chain-txs.js';
 import { devPay, localChainsOf } from '../../infra/local/dev/dev-pay.js';
 import { engineSweep } from '../../shared/usecases/payments/sweep-engine.js';
+import { factoryCalls } from '../../shared/chain/evm/factory-calls.js';
 import type { handler as ChainResults } from '../../functions/chain-results/handler.js';
 import type { handler as ChainScanner } from '../../functions/chain-scanner/handler.js';
 import { buildContractsOutOfProcess } from '../integration/chain/contracts-build.js';
@@ -275,11 +276,12 @@ describe('a payment on anvil', () => {
     const engineDeps = chainTxRuntime(cfg).deps;
     const viaEngine: ScanDeps = {
       ...scanDeps,
-      sweep: engineSweep(
-        (network) => factoryOf(cfg, network),
-        async () => ({ keyId: stack.env.SIGNING_KEY_ID ?? '', address: hot }),
-        engineDeps,
-      ),
+      sweep: engineSweep({
+        factoryOf: (network) => factoryOf(cfg, network),
+        wallet: async () => ({ keyId: stack.env.SIGNING_KEY_ID ?? '', address: hot }),
+        engine: engineDeps,
+        calls: factoryCalls,
+      }),
     };
     await scanOnce('ETH', viaEngine);
     await mine();
@@ -310,11 +312,12 @@ describe('a payment on anvil', () => {
     const engineDeps = chainTxRuntime(cfg).deps;
     const viaEngine: ScanDeps = {
       ...scanDeps,
-      sweep: engineSweep(
-        (network) => factoryOf(cfg, network),
-        async () => ({ keyId: stack.env.SIGNING_KEY_ID ?? '', address: hot }),
-        engineDeps,
-      ),
+      sweep: engineSweep({
+        factoryOf: (network) => factoryOf(cfg, network),
+        wallet: async () => ({ keyId: stack.env.SIGNING_KEY_ID ?? '', address: hot }),
+        engine: engineDeps,
+        calls: factoryCalls,
+      }),
     };
     const hash = await pay(usdt, address, units(12));
     await scanOnce('ETH', viaEngine);

@@ -1,12 +1,23 @@
 /**
- * TRON adapters of the engine's ports: the TronGrid-compatible API as a `TronChainPort`, and KMS signing of a
- * transaction id. java-tron's broadcast codes are classified here so the use cases never parse text.
+ * TRON adapters of the engine's ports: the TronGrid-compatible API (and the offline transaction codec,
+ * shared/chain/tron/transaction.ts) as a `TronChainPort`, and KMS signing of a built transaction. java-tron's
+ * broadcast codes are classified here so the use cases never parse text.
  */
 import { getBytes } from 'ethers';
 import type { KmsTxSigner } from './evm.js';
-import type { BroadcastOutcome, TronBlockRef, TronChainPort, TronSignerPort, TxReceipt } from '../../usecases/chain-tx/ports.js';
+import type {
+  BroadcastOutcome,
+  SignedTx,
+  TronBlockRef,
+  TronChainPort,
+  TronSignerPort,
+  TronTxSpec,
+  TxReceipt,
+  UnsignedTronTx,
+} from '../../usecases/chain-tx/ports.js';
 import type { TronBroadcastAnswer, TronGridClient } from '../tron/grid.js';
 import { broadcastMessage } from '../tron/grid.js';
+import { buildTronTransaction, signedTronTransactionHex } from '../tron/transaction.js';
 import { toTronBase58 } from '../../domain/addresses.js';
 
 /** A refused broadcast: a known outcome, or undefined when it is an error (bad signature, bad TAPOS, ...). */
@@ -65,6 +76,11 @@ export class TronGridChain implements TronChainPort {
     return { ok: out.ok, message: out.message };
   }
 
+  build(spec: TronTxSpec): UnsignedTronTx {
+    const { call, refBlock, expiration, timestamp, feeLimit } = spec;
+    return buildTronTransaction({ refBlock, expiration, timestamp, feeLimit, contract: call });
+  }
+
   async broadcast(signedHex: string): Promise<BroadcastOutcome> {
     const answer = await this.client.broadcastHex(signedHex);
     const outcome = classifyTronBroadcast(answer);
@@ -87,8 +103,9 @@ export class KmsTronSigner implements TronSignerPort {
     this.#signers = signers;
   }
 
-  async signTxID(keyId: string, txID: string): Promise<Uint8Array> {
-    const signature = await this.#signers.signerFor(keyId).signDigest(`0x${txID.replace(/^0x/, '')}`);
-    return getBytes(signature.serialized);
+  /** The transaction signed over its id: 65 bytes r ‖ s ‖ v appended to its raw data. */
+  async sign(keyId: string, tx: UnsignedTronTx): Promise<SignedTx> {
+    const signature = await this.#signers.signerFor(keyId).signDigest(`0x${tx.txID.replace(/^0x/, '')}`);
+    return { hash: tx.txID, raw: signedTronTransactionHex(tx, getBytes(signature.serialized)) };
   }
 }

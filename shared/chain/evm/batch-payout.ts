@@ -1,9 +1,12 @@
 /**
  * The batch payout contract (contracts/BatchPayout.sol) as runtime code uses it: its call data, the hot wallet's
  * one-time approval of it, and the outcome of a mined call read from its `Payouts` event. No build artifacts.
+ * `payoutCalls` is the withdrawal use cases' `PayoutCalls` port (with the ERC-20 transfer of ./erc20.ts).
  */
 import { Interface, MaxUint256, getAddress } from 'ethers';
+import type { PayoutCalls } from '../../usecases/withdrawals/ports.js';
 import { BATCH_PAYOUT_ABI, ERC20_ABI } from './abi.js';
+import { erc20TransferData } from './erc20.js';
 
 const batchIface = new Interface(BATCH_PAYOUT_ABI);
 const erc20Iface = new Interface(ERC20_ABI);
@@ -65,3 +68,12 @@ export function batchOutcomeOf(logs: readonly ReceiptLog[], contract: string): B
   }
   return null;
 }
+
+/** The withdrawals' call data: a single token transfer, and the batch payout's. */
+export const payoutCalls: PayoutCalls = {
+  transfer: erc20TransferData,
+  batchPayout: batchPayoutData,
+  decodeBatchPayout: decodeBatchPayoutData,
+  batchPayoutApproval: batchPayoutApprovalData,
+  batchOutcome: batchOutcomeOf,
+};

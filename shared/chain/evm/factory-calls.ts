@@ -5,6 +5,7 @@
  */
 import { Interface } from 'ethers';
 import { FORWARDER_FACTORY_ABI } from './abi.js';
+import type { SweepCalls } from '../../usecases/payments/ports.js';
 
 const factoryInterface = new Interface(FORWARDER_FACTORY_ABI);
 
@@ -14,3 +15,6 @@ export function sweepCallData(request: { readonly token: string | null; readonly
     ? factoryInterface.encodeFunctionData('deployAndFlush', [[...request.salts], request.token])
     : factoryInterface.encodeFunctionData('flushNative', [[...request.salts]]);
 }
+
+/** The sweep use cases' `SweepCalls` port. */
+export const factoryCalls: SweepCalls = { sweep: sweepCallData };

@@ -19,6 +19,7 @@ import { bytesToHex, concatBytes, hexToBytes, utf8ToBytes } from '@noble/hashes/
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { TRON_ADDRESS_PREFIX, tronAddressFromBytes, tronAddressToBytes } from '../../domain/addresses.js';
+import type { TronCall, UnsignedTronTx } from '../../usecases/chain-tx/ports.js';
 
 const TRANSFER_CONTRACT = 1;
 const TRIGGER_SMART_CONTRACT = 31;
@@ -98,9 +99,8 @@ export interface RefBlock {
   readonly id: string;
 }
 
-export type TronContract =
-  | { readonly kind: 'transfer'; readonly owner: string; readonly to: string; readonly amount: bigint }
-  | { readonly kind: 'trigger'; readonly owner: string; readonly contract: string; readonly callValue: bigint; readonly data: string };
+/** The one contract of a transaction: the engine's `TronCall` (a TRX transfer or a contract call). */
+export type TronContract = TronCall;
 
 export interface TronTxFields {
   readonly refBlock: RefBlock;
@@ -111,12 +111,6 @@ export interface TronTxFields {
   /** Most sun the call may burn for energy (contract calls only). */
   readonly feeLimit?: bigint;
   readonly contract: TronContract;
-}
-
-export interface UnsignedTronTx {
-  /** sha256(raw_data) as 64 hex digits: the transaction id, and the digest that is signed. */
-  readonly txID: string;
-  readonly rawDataHex: string;
 }
 
 function contractBytes(contract: TronContract): Uint8Array {

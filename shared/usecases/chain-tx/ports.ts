@@ -1,6 +1,7 @@
 /**
  * What the chain-transaction engine needs from outside, and what its results settle. Adapters:
- * `shared/chain/engine/evm.ts` (ethers JSON-RPC, KMS signer), `shared/chain/engine/tron.ts` (TronGrid, KMS),
+ * `shared/chain/engine/evm.ts` (ethers JSON-RPC, KMS signer), `shared/chain/engine/tron.ts` (TronGrid, the TRON
+ * transaction codec of shared/chain/tron/transaction.ts, KMS),
  * `shared/store/chain-tx.ts` (DynamoDB); `shared/runtime/chain-tx.ts` and `shared/runtime/chain-results.ts` wire them.
  */
 import type { Clock } from '../../domain/clock.js';
@@ -105,7 +106,33 @@ export interface TronBlockRef {
   readonly timestamp: number;
 }
 
-/** TRON's side of the engine (no nonces, no gas price): blocks, balances, broadcast and receipts by txID. */
+/**
+ * What a TRON transaction does: a TRX transfer of `amount` sun, or a contract call (TRC-20 transfer, factory sweep).
+ * Addresses in 0x-20-byte form, `data` as 0x-hex call data.
+ */
+export type TronCall =
+  | { readonly kind: 'transfer'; readonly owner: string; readonly to: string; readonly amount: bigint }
+  | { readonly kind: 'trigger'; readonly owner: string; readonly contract: string; readonly callValue: bigint; readonly data: string };
+
+/** A TRON transaction to build: the call, pinned to `refBlock` (TAPOS), includable before `expiration`. */
+export interface TronTxSpec {
+  readonly call: TronCall;
+  readonly refBlock: TronBlockRef;
+  /** Milliseconds since the epoch; the transaction cannot be included in a block at or after it. */
+  readonly expiration: number;
+  /** Milliseconds since the epoch. */
+  readonly timestamp: number;
+  /** Most sun a contract call may burn for energy (0 for a TRX transfer). */
+  readonly feeLimit: bigint;
+}
+
+/** A built, unsigned TRON transaction: its id (sha256 of its raw data, 64 hex digits, what is signed) and raw data. */
+export interface UnsignedTronTx {
+  readonly txID: string;
+  readonly rawDataHex: string;
+}
+
+/** TRON's side of the engine (no nonces, no gas price): blocks, balances, building, broadcast and receipts by txID. */
 export interface TronChainPort {
   head(): Promise<TronBlockRef>;
   block(number: number): Promise<TronBlockRef | null>;
@@ -115,13 +142,19 @@ export interface TronChainPort {
   isActivated(address: string): Promise<boolean>;
   /** A contract call run without a transaction: false (with the node's message) when it would revert. */
   dryRun(call: { owner: string; contract: string; data: string; callValue: bigint }): Promise<{ ok: boolean; message: string }>;
+  /** The unsigned transaction of `spec` (offline: the same spec gives the same bytes and id). */
+  build(spec: TronTxSpec): UnsignedTronTx;
+  /** Takes the signed transaction as `TronSignerPort.sign` returns it (`SignedTx.raw`). */
   broadcast(signedHex: string): Promise<BroadcastOutcome>;
   receipt(txID: string): Promise<TxReceipt | null>;
 }
 
-/** Signs a TRON transaction id (sha256 of its raw data) with a KMS key: 65 bytes r ‖ s ‖ v. */
+/**
+ * Signs a built TRON transaction with a KMS key (secp256k1 over its id): `hash` is its txID, `raw` the signed
+ * transaction as hex, what `TronChainPort.broadcast` takes.
+ */
 export interface TronSignerPort {
-  signTxID(keyId: string, txID: string): Promise<Uint8Array>;
+  sign(keyId: string, tx: UnsignedTronTx): Promise<SignedTx>;
 }
 
 /* ---------------------------------------------------------------- the engine's dependencies */

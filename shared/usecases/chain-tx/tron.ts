@@ -1,17 +1,15 @@
-import type { TronContract } from '../../chain/tron/transaction.js';
-import { buildTronTransaction, signedTronTransactionHex } from '../../chain/tron/transaction.js';
 import type { ChainTx, ChainTxAttempt } from '../../domain/chain-tx.js';
 import { awaitsBroadcast, currentAttempt, isFinal, isInFlight, isQueued, trackedHashes } from '../../domain/chain-tx.js';
 import { NETWORKS } from '../../domain/currencies.js';
 import { apply, block } from './changes.js';
-import type { ChainTxDeps, TronChainPort, TronEngineDeps, TxReceipt } from './ports.js';
+import type { ChainTxDeps, TronCall, TronChainPort, TronEngineDeps, TxReceipt } from './ports.js';
 
 /**
  * The engine on TRON (DESIGN section 5): no nonces, and every transaction expires.
  *
  * - queued -> signed: a contract call is first run dry (one that would revert waits with `estimate_failed`), then
- *   built against the current head (TAPOS reference, `expiration` = head time + the configured
- *   lifetime), its id (sha256 of the raw data) signed through KMS, PERSISTED, then broadcast (same bytes on
+ *   built by the chain port against the current head (TAPOS reference, `expiration` = head time + the configured
+ *   lifetime), signed by the signer port (KMS, over its id), PERSISTED, then broadcast (same bytes on
  *   every retry; `DUP_TRANSACTION_ERROR` is an answer, not an error);
  * - followed by txID: found in a block with enough confirmations -> confirmed (or reverted);
  * - re-signed ONLY once the current attempt is known never to reach the chain: the block `confirmations` deep
@@ -26,7 +24,7 @@ function tronOf(deps: ChainTxDeps): TronEngineDeps {
 }
 
 /** The request as a TRON contract: a TRX transfer for a bare value, else a contract call. Addresses in 0x-20-byte form. */
-export function tronContractOf(tx: Pick<ChainTx, 'wallet' | 'to' | 'data' | 'value'>): TronContract {
+export function tronContractOf(tx: Pick<ChainTx, 'wallet' | 'to' | 'data' | 'value'>): TronCall {
   if (tx.data === '0x') return { kind: 'transfer', owner: tx.wallet.address, to: tx.to, amount: tx.value };
   return { kind: 'trigger', owner: tx.wallet.address, contract: tx.to, callValue: tx.value, data: tx.data };
 }
@@ -38,11 +36,12 @@ export async function signTronAttempt(tx: ChainTx, chain: TronChainPort, deps: C
   const contract = tronContractOf(tx);
   const feeLimit = contract.kind === 'trigger' ? (tx.gasLimit ?? tron.feeLimit) : 0n;
   const expiration = head.timestamp + tron.expirationSeconds * 1000;
-  const unsigned = buildTronTransaction({ refBlock: head, expiration, timestamp: deps.clock().getTime(), feeLimit, contract });
-  const signature = await tron.signer.signTxID(tx.wallet.keyId, unsigned.txID);
+  const unsigned = chain.build({ call: contract, refBlock: head, expiration, timestamp: deps.clock().getTime(), feeLimit });
+  const signed = await tron.signer.sign(tx.wallet.keyId, unsigned);
+  if (signed.hash !== unsigned.txID) throw new Error(`${tx.requestId}: the signer returned ${signed.hash} for ${unsigned.txID}`);
   return {
-    hash: unsigned.txID,
-    raw: signedTronTransactionHex(unsigned, signature),
+    hash: signed.hash,
+    raw: signed.raw,
     fees: { type: 'tron', feeLimit },
     gasLimit: 0n,
     signedAt: deps.clock().toISOString(),

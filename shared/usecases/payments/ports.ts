@@ -136,6 +136,15 @@ export interface SweepRequest {
   readonly items?: readonly string[];
 }
 
+/**
+ * The call data of a sweep, so that no use case encodes ABI: the forwarder factory's call that sweeps `salts`'
+ * forwarders, of `token` (0x-hex contract, as the VM takes it) or of the native coin (null). The TVM takes the same
+ * call data. Adapter: `factoryCalls` (shared/chain/evm/factory-calls.ts).
+ */
+export interface SweepCalls {
+  sweep(request: { readonly token: string | null; readonly salts: readonly string[] }): string;
+}
+
 /** `submitted`: its result comes later (the chain-tx engine's events); `done`: mined now. */
 export type SweepOutcome = { readonly status: 'submitted' } | { readonly status: 'done'; readonly txHash: string };
 

@@ -1,12 +1,11 @@
 import { CHAIN_TX_PURPOSES } from '../../domain/events.js';
 import { NETWORKS } from '../../domain/currencies.js';
-import { sweepCallData } from '../../chain/evm/factory-calls.js';
 import { tronAddressToEvmHex } from '../../domain/addresses.js';
-import { canCancel } from '../../domain/chain-tx.js';
+import { canCancel, isCancelled } from '../../domain/chain-tx.js';
 import { cancelChainTx } from '../chain-tx/process-chain-tx.js';
 import { claimedRequest, requestChainTx } from '../chain-tx/request-chain-tx.js';
 import type { ChainTxDeps } from '../chain-tx/ports.js';
-import type { SweepOutcome, SweepPort, SweepRequest } from './ports.js';
+import type { SweepCalls, SweepOutcome, SweepPort, SweepRequest } from './ports.js';
 import { isBatchSweepReference } from './settle.js';
 
 /**
@@ -23,12 +22,20 @@ function tenantOf(reference: string): string {
   return tenantId || 'platform';
 }
 
-export function engineSweep(
-  factoryOf: (network: string) => string | undefined,
-  wallet: () => Promise<{ keyId: string; address: string }>,
-  deps: Pick<ChainTxDeps, 'store' | 'clock'>,
-  maxSalts?: number,
-): SweepPort {
+export interface EngineSweepDeps {
+  /** The forwarder factory of a network, as configured (a TRON one in Base58Check). */
+  factoryOf(network: string): string | undefined;
+  /** The hot wallet that sends the sweeps. */
+  wallet(): Promise<{ keyId: string; address: string }>;
+  /** The engine's requests. */
+  readonly engine: Pick<ChainTxDeps, 'store' | 'clock'>;
+  /** The factory's call data. */
+  readonly calls: SweepCalls;
+  /** The most deposits one sweep takes. */
+  readonly maxSalts?: number;
+}
+
+export function engineSweep({ factoryOf, wallet, engine: deps, calls, maxSalts }: EngineSweepDeps): SweepPort {
   /** The factory of a network as the engine takes it: inside the TVM, TRON addresses are their 20-byte body. */
   const factoryFor = (network: string): { factory: string; tron: boolean } => {
     const configured = factoryOf(network);
@@ -46,7 +53,7 @@ export function engineSweep(
           network: request.network,
           wallet: await wallet(),
           to: factory,
-          data: sweepCallData({ ...request, token }),
+          data: calls.sweep({ token, salts: request.salts }),
           purpose: CHAIN_TX_PURPOSES.sweep,
           reference: request.reference,
           ...(request.items ? { items: [...request.items] } : {}),
@@ -66,7 +73,7 @@ export function engineSweep(
       // stuck-sweep alarm.
       if (tx.reason === 'estimate_failed' && canCancel(tx) && (tx.items?.length ?? 0) > 1)
         tx = (await cancelChainTx(tx.requestId, deps).catch(() => null)) ?? tx;
-      return tx.status === 'cancelled' ? [] : (tx.items ?? []);
+      return isCancelled(tx) ? [] : (tx.items ?? []);
     },
   };
 }

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TxReceipt } from '../chain-tx/ports.js';
 import type { ChainTx } from '../../domain/chain-tx.js';
-import { canCancel, isFinal, requestIdOf } from '../../domain/chain-tx.js';
-import { batchOutcomeOf, batchPayoutApprovalData, batchPayoutData, decodeBatchPayoutData } from '../../chain/evm/batch-payout.js';
+import { canCancel, isCancelled, isConfirmed, isFinal, requestIdOf } from '../../domain/chain-tx.js';
 import { findCurrency } from '../../domain/currencies.js';
 import { ConflictError, NotFoundError } from '../../domain/errors.js';
 import { CHAIN_TX_PURPOSES } from '../../domain/events.js';
@@ -15,10 +14,9 @@ import { itemOf, parseItem, settledPool } from '../chain-tx/items.js';
 import { cancelChainTx } from '../chain-tx/process-chain-tx.js';
 import { claimedRequest, requestChainTx } from '../chain-tx/request-chain-tx.js';
 import { isFulfilled, isRejected } from '../settled.js';
-import type { BatcherDeps, WithdrawalsDeps } from './ports.js';
+import type { BatcherDeps, PayoutCalls, WithdrawalsDeps } from './ports.js';
 import type { WithdrawalResult } from './settle.js';
 import { settleWithdrawal } from './settle.js';
-import { erc20TransferData } from './transfer.js';
 
 /**
  * Batch payouts (contracts/BatchPayout.sol): many pending ERC-20 withdrawals of one currency paid by ONE chain
@@ -62,17 +60,17 @@ export async function approvalReady(network: string, token: string, wallet: { ke
   const reference = approvalReference(settings.contract, token);
   const existing = await deps.chainTx.store.get(requestIdOf(network, reference));
   if (existing) {
-    if (isFinal(existing) && existing.status !== 'confirmed') {
+    if (isFinal(existing) && !isConfirmed(existing)) {
       deps.log.error('batch payout approval did not confirm: withdrawals of the token go singly', { network, token, status: existing.status });
     }
-    return existing.status === 'confirmed';
+    return isConfirmed(existing);
   }
   await requestChainTx(
     {
       network,
       wallet,
       to: token,
-      data: batchPayoutApprovalData(settings.contract),
+      data: deps.calls.batchPayoutApproval(settings.contract),
       purpose: CHAIN_TX_PURPOSES.batchPayoutApproval,
       reference,
       tenantId: 'platform',
@@ -119,7 +117,7 @@ export async function dispatchBatch(group: readonly WithdrawalState[], wallet: {
       network: currency.network,
       wallet,
       to: settings.contract,
-      data: batchPayoutData(
+      data: deps.calls.batchPayout(
         token,
         members.map((w) => ({ to: w.address, units: toBaseUnits(w.amount, currency.decimals) })),
       ),
@@ -139,9 +137,10 @@ export async function dispatchBatch(group: readonly WithdrawalState[], wallet: {
  */
 function singleTransferOf(
   batch: ChainTx,
-  payout: ReturnType<typeof decodeBatchPayoutData>,
+  payout: ReturnType<PayoutCalls['decodeBatchPayout']>,
   index: number,
   w: WithdrawalState,
+  calls: PayoutCalls,
 ): Parameters<typeof requestChainTx>[0] {
   const { token, items } = payout;
   const item = items[index];
@@ -150,7 +149,7 @@ function singleTransferOf(
     network: batch.network,
     wallet: batch.wallet,
     to: token,
-    data: erc20TransferData(item.to, item.units),
+    data: calls.transfer(item.to, item.units),
     value: 0n,
     purpose: CHAIN_TX_PURPOSES.withdrawal,
     reference: w.id,
@@ -185,6 +184,8 @@ async function goSingly(
 export interface BatchSettlementDeps {
   readonly withdrawals: WithdrawalsDeps['withdrawals'];
   readonly chainTx: Pick<ChainTxDeps, 'store' | 'clock'>;
+  /** The batch's call data decoded, its receipt's outcome read, and the transfers of its unpaid items. */
+  readonly calls: PayoutCalls;
   /** The receipt of a mined transaction, with its logs. */
   receipt(network: string, txHash: string): Promise<TxReceipt | null>;
 }
@@ -210,7 +211,7 @@ export async function onWithdrawalBatchResult(requestId: string, result: Withdra
   if (result.ok) {
     const receipt = await deps.receipt(batch.network, result.txHash);
     if (!receipt) throw new Error(`No receipt for ${result.txHash} of ${requestId}`);
-    const outcome = receipt.status === 1 ? batchOutcomeOf(receipt.logs ?? [], batch.to) : null;
+    const outcome = receipt.status === 1 ? deps.calls.batchOutcome(receipt.logs ?? [], batch.to) : null;
     if (!outcome || outcome.count !== items.length)
       throw new Error(`The receipt of ${result.txHash} has no Payouts event of ${items.length} items from ${batch.to}`);
     unpaid = new Set(outcome.failed);
@@ -219,8 +220,8 @@ export async function onWithdrawalBatchResult(requestId: string, result: Withdra
     unpaid = new Set(items.map((_, i) => i));
   }
   // The batch's call data, decoded once for all the items that go singly.
-  let decoded: ReturnType<typeof decodeBatchPayoutData> | undefined;
-  const payout = (): ReturnType<typeof decodeBatchPayoutData> => (decoded ??= decodeBatchPayoutData(batch.data));
+  let decoded: ReturnType<PayoutCalls['decodeBatchPayout']> | undefined;
+  const payout = (): ReturnType<PayoutCalls['decodeBatchPayout']> => (decoded ??= deps.calls.decodeBatchPayout(batch.data));
   const counts = { completed: 0, single: 0, unchanged: 0 };
   const settled = await settledPool(items, 8, async (key, index) => {
     const { tenantId, id } = parseItem(key);
@@ -233,7 +234,7 @@ export async function onWithdrawalBatchResult(requestId: string, result: Withdra
       await settleWithdrawal(w, { ok: true, txHash: result.txHash }, now, deps);
       counts.completed++;
     } else {
-      await goSingly(w, async () => singleTransferOf(batch, payout(), index, w), now, deps);
+      await goSingly(w, async () => singleTransferOf(batch, payout(), index, w, deps.calls), now, deps);
       counts.single++;
     }
   });
@@ -267,10 +268,10 @@ export async function recoverBatchItem(
     },
     deps.chainTx,
   );
-  const carried = batch.status !== 'cancelled' && (batch.items ?? []).includes(itemOf(w));
+  const carried = !isCancelled(batch) && (batch.items ?? []).includes(itemOf(w));
   if (carried && batch.reason === 'estimate_failed' && canCancel(batch)) {
     const cancelled = await cancelChainTx(batch.requestId, deps.chainTx).catch(() => null);
-    if (cancelled?.status !== 'cancelled') return 'waiting';
+    if (!cancelled || !isCancelled(cancelled)) return 'waiting';
   } else if (carried) {
     return 'waiting';
   }

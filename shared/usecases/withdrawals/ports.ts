@@ -1,4 +1,4 @@
-import type { ChainTxDeps, ChainTxStorePort } from '../chain-tx/ports.js';
+import type { ChainTxDeps, ChainTxStorePort, TxReceipt } from '../chain-tx/ports.js';
 import type { Clock } from '../../domain/clock.js';
 import type { ServedNetworks } from '../../domain/currencies.js';
 import type { Decimal } from '../../domain/money.js';
@@ -85,6 +85,39 @@ export interface BatchPayoutSettings {
   readonly maxItems: number;
 }
 
+/** One transfer of a batch payout: the recipient (0x-hex) and base units of the token. */
+export interface PayoutItem {
+  readonly to: string;
+  readonly units: bigint;
+}
+
+/** A mined batch payout as its `Payouts` event tells it. */
+export interface BatchOutcome {
+  readonly token: string;
+  readonly count: number;
+  /** Indexes of the items NOT paid. */
+  readonly failed: readonly number[];
+}
+
+/**
+ * The call data of the withdrawals' contract calls, so that no use case encodes ABI: a token's `transfer` (one
+ * withdrawal; the TVM takes the same call data), and the BatchPayout contract's (contracts/BatchPayout.sol)
+ * `payout`, its decoding, the hot wallet's approval of the contract, and a mined payout's outcome. Adapter:
+ * `payoutCalls` (shared/chain/evm/batch-payout.ts, the transfer from shared/chain/evm/erc20.ts).
+ */
+export interface PayoutCalls {
+  /** ERC-20 `transfer(to, units)`. */
+  transfer(to: string, units: bigint): string;
+  /** `payout(token, recipients, amounts)`: 1 to 256 items. */
+  batchPayout(token: string, items: readonly PayoutItem[]): string;
+  /** The token and the items of `payout` call data, in order. */
+  decodeBatchPayout(data: string): { readonly token: string; readonly items: readonly PayoutItem[] };
+  /** The token's `approve(contract, 2^256 - 1)`: what the batch contract needs before it pays. */
+  batchPayoutApproval(contract: string): string;
+  /** The outcome in a receipt's logs of a `payout` call to `contract`: null when they hold no `Payouts` event of it. */
+  batchOutcome(logs: NonNullable<TxReceipt['logs']>, contract: string): BatchOutcome | null;
+}
+
 /** What the withdrawal batcher (shared/usecases/withdrawals/process.ts) and its batch payouts (batch.ts) need. */
 export interface BatcherDeps extends Pick<WithdrawalsDeps, 'withdrawals' | 'settings' | 'clock' | 'served'> {
   /** The hot wallet that sends withdrawals on a network (on TRON the same key's TRON address, given in 0x form). */
@@ -96,4 +129,6 @@ export interface BatcherDeps extends Pick<WithdrawalsDeps, 'withdrawals' | 'sett
   readonly log: Pick<Log, 'error'>;
   /** Batch payouts of ERC-20 withdrawals (shared/usecases/withdrawals/batch.ts); absent: every withdrawal alone. */
   readonly batchPayout?: BatchPayoutSettings;
+  /** The call data of token transfers and batch payouts. */
+  readonly calls: PayoutCalls;
 }

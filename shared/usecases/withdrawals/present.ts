@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { ChainTx } from '../../domain/chain-tx.js';
+import { canCancel } from '../../domain/chain-tx.js';
 import { findCurrency } from '../../domain/currencies.js';
 import type { JsonNumber } from '../../domain/json-number.js';
 import { jsonNumber } from '../../domain/money.js';
@@ -72,9 +73,6 @@ export interface WithdrawalWait {
   readonly chainTx: Pick<ChainTx, 'status' | 'reason'> | null;
 }
 
-/** Chain-transaction statuses before signing: nothing is on the wire yet. */
-const UNSIGNED: ReadonlySet<string> = new Set(['queued', 'allocated']);
-
 /** `status_reason` of record 2.2 (its zod description says what each value means). */
 export function statusReason(w: WithdrawalState, wait: WithdrawalWait | null): string | null {
   if (hasFailed(w)) return w.failureReason;
@@ -85,7 +83,8 @@ export function statusReason(w: WithdrawalState, wait: WithdrawalWait | null): s
   if (!wait || !currency || wait.now.getTime() - Date.parse(w.createdAt) <= expectedWithdrawalMs(currency)) return null;
   if (isPending(w)) return w.dispatchRefusal ? `awaiting_dispatch: ${w.dispatchRefusal}` : 'awaiting_dispatch';
   if (!wait.chainTx) return 'awaiting_dispatch';
-  return UNSIGNED.has(wait.chainTx.status) ? 'awaiting_broadcast' : 'awaiting_confirmations';
+  // Before signing (what may still be cancelled): nothing is on the wire yet.
+  return canCancel(wait.chainTx) ? 'awaiting_broadcast' : 'awaiting_confirmations';
 }
 
 export function withdrawalRecord(w: WithdrawalState, wait: WithdrawalWait | null = null): z.output<typeof WithdrawalRecord> {

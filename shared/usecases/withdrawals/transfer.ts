@@ -8,11 +8,6 @@ import type { BatcherDeps } from './ports.js';
 
 /** The chain transfer of one withdrawal, as the batcher asks the chain-tx engine for it (alone or out of a batch). */
 
-/** `transfer(address,uint256)` calldata. */
-export function erc20TransferData(to: string, units: bigint): string {
-  return `0xa9059cbb${to.slice(2).toLowerCase().padStart(64, '0')}${units.toString(16).padStart(64, '0')}`;
-}
-
 /** The chain-tx request of a withdrawal: ERC-20 `transfer` for a token, a value transfer for the native coin. */
 export async function transferOf(w: WithdrawalState, deps: BatcherDeps): Promise<RequestChainTxInput> {
   const currency = findCurrency(w.currency);
@@ -27,7 +22,7 @@ export async function transferOf(w: WithdrawalState, deps: BatcherDeps): Promise
     network: currency.network,
     wallet: await deps.wallet(currency.network),
     to: contract ?? tvm(w.address),
-    data: contract ? erc20TransferData(tvm(w.address), units) : '0x',
+    data: contract ? deps.calls.transfer(tvm(w.address), units) : '0x',
     value: contract ? 0n : units,
     purpose: CHAIN_TX_PURPOSES.withdrawal,
     reference: w.id,

@@ -26,6 +26,7 @@ import { initCursor, scanOnce } from '../../../shared/usecases/scanner/scan.js';
 import type { SweepPort } from '../../../shared/usecases/payments/settle.js';
 import { SWEEP_RECOVERY_AFTER_MS } from '../../../shared/usecases/payments/settle.js';
 import { engineSweep } from '../../../shared/usecases/payments/sweep-engine.js';
+import { factoryCalls } from '../../../shared/chain/evm/factory-calls.js';
 import { VirtualClock } from '../../support/clock.js';
 import { buildContractsOutOfProcess } from '../chain/contracts-build.js';
 import { SimulatedCrash, startEngineEnv } from '../chain-engine/support.js';
@@ -68,11 +69,12 @@ describe('batched sweeps: one pass -> one chain transaction -> each payment comp
     return { ...base, chain: () => c };
   };
   const sweepPort = (): SweepPort =>
-    engineSweep(
-      (network) => factoryOf(config(), network),
-      async () => hot,
-      { store: dynamoChainTxStore, clock: () => clock.now() },
-    );
+    engineSweep({
+      factoryOf: (network) => factoryOf(config(), network),
+      wallet: async () => hot,
+      engine: { store: dynamoChainTxStore, clock: () => clock.now() },
+      calls: factoryCalls,
+    });
   const scanDeps = (sweep: SweepPort = sweepPort()): ScanDeps => ({ ...scannerRuntime(config()), clock, source: evmDepositSource(chain), sweep });
   const scan = (sweep?: SweepPort) => scanOnce(ETH, scanDeps(sweep));
 

@@ -28,10 +28,11 @@ import { batcherDeps } from '../../support/withdrawals.js';
 import { initCursor, scanOnce } from '../../../shared/usecases/scanner/scan.js';
 import { onSweepBatchResult } from '../../../shared/usecases/payments/settle.js';
 import { engineSweep } from '../../../shared/usecases/payments/sweep-engine.js';
+import { factoryCalls } from '../../../shared/chain/evm/factory-calls.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import { runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process.js';
 import { onWithdrawalChainResult } from '../../../shared/usecases/withdrawals/settle.js';
-import { erc20TransferData } from '../../../shared/usecases/withdrawals/transfer.js';
+import { erc20TransferData } from '../../../shared/chain/evm/erc20.js';
 import { startTestTable } from '../../support/dynamodb.js';
 import type { TestTable } from '../../support/dynamodb.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
@@ -290,11 +291,12 @@ describe('a USDTTRC20 payment end to end', () => {
     const deps = {
       ...payments,
       source: tronDepositSource(client),
-      sweep: engineSweep(
-        (network) => factoryOf(config(), network),
-        async () => hot,
-        engineDeps(),
-      ),
+      sweep: engineSweep({
+        factoryOf: (network) => factoryOf(config(), network),
+        wallet: async () => hot,
+        engine: engineDeps(),
+        calls: factoryCalls,
+      }),
     };
     await initCursor('TRX', node.head().number, deps);
     node.transfer(USDT, created.body.address as string, 25_000_000n);

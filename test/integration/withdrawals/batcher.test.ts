@@ -5,7 +5,7 @@ import { dynamoChainTxStore } from '../../../shared/store/chain-tx.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import type { BatcherDeps } from '../../../shared/usecases/withdrawals/ports.js';
 import { runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process.js';
-import { erc20TransferData } from '../../../shared/usecases/withdrawals/transfer.js';
+import { erc20TransferData } from '../../../shared/chain/evm/erc20.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { batcherDeps, withdrawalsApi } from '../../support/withdrawals.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';

@@ -17,6 +17,7 @@ import type {
   WithdrawalRepository,
   WithdrawalsDeps,
 } from '../../../shared/usecases/withdrawals/ports.js';
+import { payoutCalls } from '../../../shared/chain/evm/batch-payout.js';
 import { VirtualClock } from '../clock.js';
 import { InMemoryLedger } from './ledger.js';
 import { CHAIN_NETWORKS, fakeTokenContract, fixedRatesDeps, serving } from './payments.js';
@@ -170,7 +171,7 @@ export interface FakeWithdrawals extends WithdrawalsDeps, BatcherDeps {
 
 /**
  * Withdrawal deps with every port in memory, and what the batcher needs besides: the default network fees, fixed
- * rates, the hot wallet `FAKE_WALLET`, the fakes' token contracts, a virtual clock, stage `test` (the staging
+ * rates, the hot wallet `FAKE_WALLET`, the fakes' token contracts, the real call-data encoders (`payoutCalls`: pure), a virtual clock, stage `test` (the staging
  * addresses settle by themselves) and every network with a chain adapter served unless told.
  */
 export function fakeWithdrawals(
@@ -195,5 +196,6 @@ export function fakeWithdrawals(
       return currency ? fakeTokenContract(currency) : null;
     },
     log: new RecordingLog(),
+    calls: payoutCalls,
   };
 }

@@ -8,7 +8,7 @@ import { CreateWithdrawalBody, createWithdrawal } from '../../../shared/usecases
 import type { BatcherDeps } from '../../../shared/usecases/withdrawals/ports.js';
 import { runWithdrawalBatch, STAGING_COMPLETE, STAGING_FAIL } from '../../../shared/usecases/withdrawals/process.js';
 import { onWithdrawalChainResult, settleWithdrawal } from '../../../shared/usecases/withdrawals/settle.js';
-import { erc20TransferData } from '../../../shared/usecases/withdrawals/transfer.js';
+import { erc20TransferData } from '../../../shared/chain/evm/erc20.js';
 import { EstimateWithdrawalBody, estimateWithdrawal, FeeEstimateBody, feeEstimate } from '../../../shared/usecases/withdrawals/estimate.js';
 import { cancelWithdrawal } from '../../../shared/usecases/withdrawals/read-withdrawals.js';
 import { VirtualClock } from '../../support/clock.js';
