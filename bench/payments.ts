@@ -8,7 +8,7 @@ import { ERC20_ABI } from '../shared/chain/evm/abi.js';
 import { mintTestToken } from '../infra/local/dev/deploy.js';
 import { evmDepositSource } from '../shared/chain/evm/deposit-source.js';
 import { jsonRpcChain } from '../shared/chain/evm/scanner.js';
-import { tronAddressFromBytes } from '../shared/domain/addresses.js';
+import { tronAddressFromBytes } from '../shared/domain/chain-addresses.js';
 import { TronGridClient } from '../shared/chain/tron/grid.js';
 import { tronDepositSource } from '../shared/chain/tron/deposit-source.js';
 import { config, parseConfig, platformLimits } from '../shared/config/config.js';

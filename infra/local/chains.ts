@@ -8,7 +8,7 @@ import { Contract, FetchRequest, JsonRpcProvider, formatUnits, parseEther } from
 import { join } from 'node:path';
 import { ERC20_ABI } from '../../shared/chain/evm/abi.js';
 import { KmsSigner } from '../../shared/chain/signer/kms-signer.js';
-import { tronAddressFromBytes } from '../../shared/domain/addresses.js';
+import { tronAddressFromBytes } from '../../shared/domain/chain-addresses.js';
 import { CURRENCY_LIST, NETWORKS } from '../../shared/domain/currencies.js';
 import type { NetworkCode, NetworkDefinition } from '../../shared/domain/currencies.js';
 import type { AnvilInstance } from './anvil.js';

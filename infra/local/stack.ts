@@ -16,7 +16,7 @@ import type { WorkerFunction } from '../definition.js';
 import { announcingCheckouts } from './dev/checkout-links.js';
 import { KmsEd25519Signer } from '../../shared/chain/signer/kms-ed25519-signer.js';
 import { KmsSigner } from '../../shared/chain/signer/kms-signer.js';
-import { toTronBase58 } from '../../shared/domain/addresses.js';
+import { toTronBase58 } from '../../shared/domain/chain-addresses.js';
 import { resetConfig } from '../../shared/config/config.js';
 import type { NetworkCode } from '../../shared/domain/currencies.js';
 import { resetDb } from '../../shared/store/client.js';

@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.js';
 import { config } from '../config/config.js';
-import { toTronBase58 } from '../domain/addresses.js';
+import { toTronBase58 } from '../domain/chain-addresses.js';
 import { TronGridClient } from '../chain/tron/grid.js';
 import { systemClock } from '../domain/clock.js';
 import type { CurrencyDefinition } from '../domain/currencies.js';

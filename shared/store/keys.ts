@@ -51,7 +51,7 @@
  * | custody deposit     | TENANT#<tid>                | CUSTODYDEP#<network:tx:log> | gsi3 (while open): CUSTODYDEPOSITS#OPEN#<network> / <detected_at>#<tid>#<deposit id> |
  * | chain-tx follower lease | LEASE#chain-tx-follower#<network> | LEASE            | one holder at a time, with expiry    |
  */
-import { chainAddressForm } from '../domain/addresses.js';
+import { chainAddressForm } from '../domain/chain-addresses.js';
 import type { Decimal } from '../domain/money.js';
 import { ROUND_PAYOUT, toFixed } from '../domain/money.js';
 import type { PaymentQueue } from '../domain/payments.js';

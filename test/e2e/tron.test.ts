@@ -4,7 +4,7 @@ import type { handler as ChainScanner } from '../../functions/chain-scanner/hand
 import type { handler as ChainResults } from '../../functions/chain-results/handler.js';
 import { LOCAL_TRON } from '../../infra/local/stack.js';
 import { requestIdOf } from '../../shared/domain/chain-tx.js';
-import { tronAddressToEvmHex } from '../../shared/domain/addresses.js';
+import { tronAddressToEvmHex } from '../../shared/domain/chain-addresses.js';
 import { TronGridClient } from '../../shared/chain/tron/grid.js';
 import { dynamoChainTxStore } from '../../shared/store/chain-tx.js';
 import { getBalance } from '../../shared/store/ledger.js';

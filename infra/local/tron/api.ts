@@ -5,7 +5,7 @@
  * `max_timestamp`, `order_by` block_timestamp asc or desc, `limit` and `fingerprint`), and the local-only
  * `/_local/*` endpoints.
  */
-import { tronAddressToEvmHex } from '../../../shared/domain/addresses.js';
+import { tronAddressToEvmHex } from '../../../shared/domain/chain-addresses.js';
 import { b58 } from './chain.js';
 import type { SimBlock, SimEvent, TronChain } from './chain.js';
 

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { Interface } from 'ethers';
 import { FORWARDER_FACTORY_ABI } from '../../../shared/chain/evm/abi.js';
 import { tronDepositAddress } from '../../../shared/chain/tron/create2.js';
-import { toTronBase58, tronAddressFromBytes } from '../../../shared/domain/addresses.js';
+import { toTronBase58, tronAddressFromBytes } from '../../../shared/domain/chain-addresses.js';
 import type { ParsedTronTx } from '../../../shared/chain/tron/transaction.js';
 import { parseTronTransaction, recoverTronSigner } from '../../../shared/chain/tron/transaction.js';
 

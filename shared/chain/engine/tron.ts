@@ -18,7 +18,7 @@ import type {
 import type { TronBroadcastAnswer, TronGridClient } from '../tron/grid.js';
 import { broadcastMessage } from '../tron/grid.js';
 import { buildTronTransaction, signedTronTransactionHex } from '../tron/transaction.js';
-import { toTronBase58 } from '../../domain/addresses.js';
+import { toTronBase58 } from '../../domain/chain-addresses.js';
 
 /** A refused broadcast: a known outcome, or undefined when it is an error (bad signature, bad TAPOS, ...). */
 export function classifyTronBroadcast(answer: TronBroadcastAnswer): BroadcastOutcome | undefined {

@@ -15,7 +15,7 @@
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { concatBytes, hexToBytes } from '@noble/hashes/utils.js';
-import { TRON_ADDRESS_PREFIX, tronAddressFromBytes, tronAddressToBytes, tronAddressToEvmHex } from '../../domain/addresses.js';
+import { TRON_ADDRESS_PREFIX, tronAddressFromBytes, tronAddressToBytes, tronAddressToEvmHex } from '../../domain/chain-addresses.js';
 import { cloneInitCodeHash } from '../evm/create2.js';
 
 function bytes32(value: string | Uint8Array, what: string): Uint8Array {

@@ -3,7 +3,7 @@
  * (./scanner.ts: per block, one events call, and the block itself only when it holds a catalogue token's
  * transfer). Addresses in the TVM's 20-byte 0x-hex form, lowercase: what TRON deposit addresses are indexed by.
  */
-import { chainAddressForm } from '../../domain/addresses.js';
+import { chainAddressForm } from '../../domain/chain-addresses.js';
 import { logDepositSource } from '../evm/deposit-source.js';
 import type { DepositSource } from '../../usecases/deposits/ports.js';
 import type { TronGridClient } from './grid.js';

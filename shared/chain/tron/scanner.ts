@@ -13,7 +13,7 @@
  * each block once (its id).
  */
 import type { BlockRef, EvmChainPort, NativeTransfer, TransferLog } from '../evm/scanner.js';
-import { toTronBase58, tronAddressToEvmHex } from '../../domain/addresses.js';
+import { toTronBase58, tronAddressToEvmHex } from '../../domain/chain-addresses.js';
 import type { TronBlock, TronEvent } from './grid.js';
 import type { TronGridClient } from './grid.js';
 

@@ -18,7 +18,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, concatBytes, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { TRON_ADDRESS_PREFIX, tronAddressFromBytes, tronAddressToBytes } from '../../domain/addresses.js';
+import { TRON_ADDRESS_PREFIX, tronAddressFromBytes, tronAddressToBytes } from '../../domain/chain-addresses.js';
 import type { TronCall, UnsignedTronTx } from '../../usecases/chain-tx/ports.js';
 
 const TRANSFER_CONTRACT = 1;

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { chainAddressForm } from '../../domain/addresses.js';
+import { chainAddressForm } from '../../domain/chain-addresses.js';
 import type { EvmChainPort, TransferLog } from '../../chain/evm/scanner.js';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
 import { findCurrency, NETWORKS } from '../../domain/currencies.js';

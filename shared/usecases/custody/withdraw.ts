@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { chainAddressForm } from '../../domain/addresses.js';
+import { chainAddressForm } from '../../domain/chain-addresses.js';
 import { findCurrency } from '../../domain/currencies.js';
 import { CUSTODY_BLOCKCHAINS, CUSTODY_MINIMUMS, custodyCurrency, isActiveAccount, isCustodyBlockchain, reviewReasons } from '../../domain/custody.js';
 import { GatewayError, InsufficientBalanceError } from '../../domain/errors.js';

@@ -1,6 +1,6 @@
 import { CHAIN_TX_PURPOSES } from '../../domain/events.js';
 import { NETWORKS } from '../../domain/currencies.js';
-import { tronAddressToEvmHex } from '../../domain/addresses.js';
+import { tronAddressToEvmHex } from '../../domain/chain-addresses.js';
 import { canCancel, isCancelled } from '../../domain/chain-tx.js';
 import { cancelChainTx } from '../chain-tx/process-chain-tx.js';
 import { claimedRequest, requestChainTx } from '../chain-tx/request-chain-tx.js';

@@ -1,4 +1,4 @@
-import { tronAddressToEvmHex } from '../../domain/addresses.js';
+import { tronAddressToEvmHex } from '../../domain/chain-addresses.js';
 import { findCurrency } from '../../domain/currencies.js';
 import { CHAIN_TX_PURPOSES } from '../../domain/events.js';
 import { toBaseUnits } from '../../domain/money.js';

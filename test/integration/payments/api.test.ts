@@ -1,4 +1,4 @@
-import { tronAddressFromBytes } from '../../../shared/domain/addresses.js';
+import { tronAddressFromBytes } from '../../../shared/domain/chain-addresses.js';
 import { updateTenantSettings } from '../../../shared/store/tenants.js';
 import { parseConfig } from '../../../shared/config/config.js';
 import { createApi } from '../../../shared/http/pipeline.js';

@@ -9,7 +9,7 @@ import type { CrashPoint } from '../../../shared/usecases/chain-tx/ports.js';
 import type { ChainTx } from '../../../shared/domain/chain-tx.js';
 import { KmsTronSigner, TronGridChain } from '../../../shared/chain/engine/tron.js';
 import { tronDepositAddress } from '../../../shared/chain/tron/create2.js';
-import { toTronBase58, tronAddressFromBytes, tronAddressToEvmHex } from '../../../shared/domain/addresses.js';
+import { toTronBase58, tronAddressFromBytes, tronAddressToEvmHex } from '../../../shared/domain/chain-addresses.js';
 import { TronGridClient } from '../../../shared/chain/tron/grid.js';
 import { tronDepositSource } from '../../../shared/chain/tron/deposit-source.js';
 import { parseTronTransaction } from '../../../shared/chain/tron/transaction.js';

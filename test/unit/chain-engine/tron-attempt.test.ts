@@ -4,7 +4,7 @@ import { TronWeb } from 'tronweb';
 import { TronGridChain } from '../../../shared/chain/engine/tron.js';
 import type { TronGridClient } from '../../../shared/chain/tron/grid.js';
 import { parseTronTransaction, recoverTronSigner, signedTronTransactionHex } from '../../../shared/chain/tron/transaction.js';
-import { tronAddressToEvmHex } from '../../../shared/domain/addresses.js';
+import { tronAddressToEvmHex } from '../../../shared/domain/chain-addresses.js';
 import type { ChainTx } from '../../../shared/domain/chain-tx.js';
 import type { ChainTxDeps, TronSignerPort, UnsignedTronTx } from '../../../shared/usecases/chain-tx/ports.js';
 import { signTronAttempt } from '../../../shared/usecases/chain-tx/tron.js';

@@ -2,7 +2,7 @@ import { keccak256 } from 'ethers';
 import { TronWeb } from 'tronweb';
 import { cloneInitCodeHash, create2Address } from '../../../shared/chain/evm/create2.js';
 import { tronCreate2Address, tronDepositAddress } from '../../../shared/chain/tron/create2.js';
-import { toTronBase58, tronAddressFromBytes, tronAddressToBytes, tronAddressToEvmHex } from '../../../shared/domain/addresses.js';
+import { toTronBase58, tronAddressFromBytes, tronAddressToBytes, tronAddressToEvmHex } from '../../../shared/domain/chain-addresses.js';
 
 const utf8Keccak = (s: string): string => keccak256(new TextEncoder().encode(s));
 

@@ -1,7 +1,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, concatBytes, hexToBytes } from '@noble/hashes/utils.js';
 import { TronWeb, utils as tronUtils } from 'tronweb';
-import { toTronBase58, tronAddressToBytes } from '../../../shared/domain/addresses.js';
+import { toTronBase58, tronAddressToBytes } from '../../../shared/domain/chain-addresses.js';
 import type { TronContract } from '../../../shared/chain/tron/transaction.js';
 import {
   buildTronTransaction,
