@@ -1,11 +1,11 @@
 import type { Config } from '../config/config.js';
 import { config } from '../config/config.js';
-import { jsonRpcChain } from '../chain/evm/scanner.js';
+import { evmRpcRecipientSource } from '../chain/evm/deposit-source.js';
 import { KmsEd25519Signer } from '../chain/signer/kms-ed25519-signer.js';
 import { solanaAddressDeposits } from '../chain/solana/deposit-source.js';
 import { SolanaRpc } from '../chain/solana/rpc.js';
 import { TronGridClient } from '../chain/tron/grid.js';
-import { tronScanChain } from '../chain/tron/scanner.js';
+import { tronRecipientSource } from '../chain/tron/deposit-source.js';
 import { systemClock } from '../domain/clock.js';
 import { NETWORKS } from '../domain/currencies.js';
 import { dynamoCustodyAddresses, dynamoCustodyDeposits } from '../store/custody.js';
@@ -36,18 +36,17 @@ export function custodySolana(cfg: Config = config()): AddressDepositSource | nu
 export function custodyChains(cfg: Config = config()): CustodyChainPorts {
   const settings = paymentSettings(cfg);
   return {
-    chainFor(network) {
+    sourceFor(network) {
       const family = NETWORKS[network as keyof typeof NETWORKS]?.family;
       const url = family === 'evm' ? rpcUrl(network, cfg) : null;
-      if (url) return jsonRpcChain(url);
+      if (url) return evmRpcRecipientSource(url, cfg.CUSTODY_SYNC_LOG_RANGE_BLOCKS);
       if (family === 'tron' && cfg.TRON_API_URL)
-        return tronScanChain(new TronGridClient(cfg.TRON_API_URL, cfg.TRON_API_KEY ? { apiKey: cfg.TRON_API_KEY } : {}));
+        return tronRecipientSource(new TronGridClient(cfg.TRON_API_URL, cfg.TRON_API_KEY ? { apiKey: cfg.TRON_API_KEY } : {}));
       return null;
     },
     tokenOf: (currency) => tokenContract(currency, cfg),
     confirmationsFor: settings.confirmationsFor,
     lookbackBlocks: cfg.CUSTODY_SYNC_LOOKBACK_BLOCKS,
-    logRangeBlocks: cfg.CUSTODY_SYNC_LOG_RANGE_BLOCKS,
     solana: custodySolana(cfg),
   };
 }

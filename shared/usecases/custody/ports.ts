@@ -14,8 +14,7 @@ import type { WithdrawalFeeDeps } from '../withdrawals/network-fees.js';
 import type { WithdrawalRepository } from '../withdrawals/ports.js';
 import type { LedgerPort } from '../ledger/ports.js';
 import type { RatesDeps } from '../rates/ports.js';
-import type { EvmChainPort } from '../../chain/evm/scanner.js';
-import type { AddressDepositSource } from '../deposits/ports.js';
+import type { AddressDepositSource, DepositSource, RecipientTransferReader } from '../deposits/ports.js';
 import type { CurrencyCode, CurrencyDefinition } from '../../domain/currencies.js';
 
 /**
@@ -101,19 +100,25 @@ export interface CustodyWithdrawalPorts extends Pick<CustodyPorts, 'accounts' | 
 }
 
 /**
+ * A custody network's chain as sync reads it: the scanner's deposit source (its head, its blocks for the
+ * confirmations' re-check, its address form) and one address's incoming transfers. Adapters:
+ * shared/chain/evm/deposit-source.ts, shared/chain/tron/deposit-source.ts.
+ */
+export type CustodyChainSource = Pick<DepositSource, 'addressForm' | 'head' | 'block' | 'close'> & RecipientTransferReader;
+
+/**
  * The chains custody reads directly (the built-in provider's): sync re-reads an account's addresses, and the
  * Solana poller reads each SOL address's token account history.
  */
 export interface CustodyChainPorts {
-  /** The chain port of a custody EVM or TRON network this deployment serves (the caller closes it); null for none. */
-  chainFor(network: string): EvmChainPort | null;
+  /** The chain of a custody EVM or TRON network this deployment serves (the caller closes it); null for none. */
+  sourceFor(network: string): CustodyChainSource | null;
   /** The USDT contract (or mint) of a custody currency here; null for none. */
   tokenOf(currency: CurrencyCode): string | null;
   /** Confirmations a deposit of the currency needs (the payments' setting; Solana credits at finality). */
   confirmationsFor(currency: CurrencyDefinition): number;
-  /** Sync reads an EVM or TRON address's transfers this many blocks back, EVM in eth_getLogs ranges of `logRangeBlocks`. */
+  /** Sync reads an EVM or TRON address's transfers this many blocks back. */
   readonly lookbackBlocks: number;
-  readonly logRangeBlocks: number;
   /** The SOL addresses' USDT histories (shared/chain/solana/deposit-source.ts); null when Solana is not configured. */
   readonly solana: AddressDepositSource | null;
 }
