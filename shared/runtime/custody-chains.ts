@@ -4,6 +4,7 @@ import { evmRpcRecipientSource } from '../chain/evm/deposit-source.js';
 import { KmsEd25519Signer } from '../chain/signer/kms-ed25519-signer.js';
 import { solanaAddressDeposits } from '../chain/solana/deposit-source.js';
 import { SolanaRpc } from '../chain/solana/rpc.js';
+import { solanaTransfers } from '../chain/solana/transfers.js';
 import { TronGridClient } from '../chain/tron/grid.js';
 import { tronRecipientSource } from '../chain/tron/deposit-source.js';
 import { systemClock } from '../domain/clock.js';
@@ -63,14 +64,16 @@ export function solanaWithdrawalRuntime(cfg: Config = config()): SolanaWithdrawa
   return {
     withdrawals: dynamoWithdrawals,
     addresses: dynamoCustodyAddresses,
-    rpc: new SolanaRpc(cfg.SOLANA_RPC_URL),
-    mint,
-    feePayer: new KmsEd25519Signer(client, cfg.SOLANA_FEE_PAYER_KEY_ID),
-    signerFor(keyId) {
-      let signer = signers.get(keyId);
-      if (!signer) signers.set(keyId, (signer = new KmsEd25519Signer(client, keyId)));
-      return signer;
-    },
+    solana: solanaTransfers({
+      rpc: new SolanaRpc(cfg.SOLANA_RPC_URL),
+      mint,
+      feePayer: new KmsEd25519Signer(client, cfg.SOLANA_FEE_PAYER_KEY_ID),
+      signerFor(keyId) {
+        let signer = signers.get(keyId);
+        if (!signer) signers.set(keyId, (signer = new KmsEd25519Signer(client, keyId)));
+        return signer;
+      },
+    }),
     clock: systemClock,
   };
 }

@@ -123,6 +123,48 @@ export interface CustodyChainPorts {
   readonly solana: AddressDepositSource | null;
 }
 
+/**
+ * A custody SOL address's token transfers, signed and followed (custody's SOL withdrawals): the adapter
+ * (shared/chain/solana/transfers.ts) holds the RPC, the USDT mint, the platform's fee payer and the addresses' keys.
+ */
+export interface SolanaTransferPort {
+  /** Base units of the USDT held by `owner` (its associated token account; 0 when it has none). */
+  tokenBalance(owner: string): Promise<bigint>;
+  /**
+   * A transfer of `amount` base units of USDT from `owner` (signed with its key `keyId`) to `recipient` (its token
+   * account created if missing), the platform paying the fees, on a fresh blockhash: signed, not sent.
+   */
+  signTransfer(input: SolanaTransferInput): Promise<SignedSolanaTransfer>;
+  /** Sends signed bytes: `stale` when the node no longer knows their blockhash (they will expire); throws on failure. */
+  send(wire: string): Promise<'sent' | 'stale'>;
+  /** What became of a transfer's attempts, judged together (at most one of them can land). */
+  fate(attempts: readonly Pick<SignedSolanaTransfer, 'signature' | 'lastValidBlockHeight'>[]): Promise<SolanaTransferFate>;
+}
+
+export interface SolanaTransferInput {
+  readonly owner: string;
+  readonly keyId: string;
+  readonly recipient: string;
+  readonly amount: bigint;
+  readonly decimals: number;
+}
+
+export interface SignedSolanaTransfer {
+  readonly signature: string;
+  /** The last block height its blockhash lets it land in. */
+  readonly lastValidBlockHeight: number;
+  /** The wire transaction, base64: what is sent, and sent again while it may still land. */
+  readonly wire: string;
+}
+
+export type SolanaTransferFate =
+  /** One attempt is on chain: `final` once it can no longer be rolled back; `error` (JSON) when it failed there. */
+  | { readonly kind: 'landed'; readonly signature: string; readonly final: boolean; readonly error: string | null }
+  /** None is on chain yet, and one may still land: send the newest again, sign nothing new. */
+  | { readonly kind: 'pending' }
+  /** None is on chain and none can ever land (a finalized block is past each one's last valid height): sign anew. */
+  | { readonly kind: 'expired' };
+
 export interface CustodyPorts {
   readonly accounts: CustodyAccountRepository;
   readonly addresses: CustodyAddressRepository;
