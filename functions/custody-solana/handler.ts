@@ -1,5 +1,5 @@
 import { config } from '../../shared/config/config.js';
-import { solanaPollerRuntime } from '../../shared/runtime/custody-chains.js';
+import { solanaPollerRuntime } from '../../shared/runtime/custody-solana.js';
 import { scheduledWorker } from '../../shared/runtime/worker.js';
 import { runSolanaPoller } from '../../shared/usecases/custody/solana-poller.js';
 

@@ -4,7 +4,7 @@
  * number of watched addresses), and the native coin's top-level transfers and balances (native transfers leave no
  * log). Addresses in lowercase hex, the form EVM deposit addresses are indexed by.
  */
-import type { DepositSource } from '../../usecases/deposits/ports.js';
+import type { DepositSource, RecipientTransferReader } from '../../usecases/deposits/ports.js';
 import type { EvmChainPort } from './scanner.js';
 import { jsonRpcChain } from './scanner.js';
 
@@ -32,3 +32,24 @@ export const evmDepositSource = (chain: EvmChainPort): DepositSource => logDepos
 
 /** An EVM network's deposits over JSON-RPC at `url`. */
 export const evmRpcDepositSource = (url: string): DepositSource => evmDepositSource(jsonRpcChain(url));
+
+/**
+ * A log-reading chain's DepositSource that also reads one address's incoming transfers (custody's sync:
+ * `RecipientTransferReader`, through `transferLogsTo`; EVM: eth_getLogs on the `to` topic in ranges of at most
+ * `maxRange` blocks).
+ */
+export function logRecipientSource(
+  family: string,
+  chain: EvmChainPort,
+  addressForm: (address: string) => string,
+  maxRange?: number,
+): DepositSource & RecipientTransferReader {
+  const transfersTo: RecipientTransferReader['transfersTo'] = (from, to, tokens, recipient) =>
+    chain.transferLogsTo(from, to, tokens, recipient, maxRange === undefined ? {} : { maxRange });
+  // Assigned onto the source, so that its `calls` getter stays live.
+  return Object.assign(logDepositSource(family, chain, addressForm), { transfersTo });
+}
+
+/** An EVM network over JSON-RPC at `url` as custody's sync reads it, in eth_getLogs ranges of `maxRange` blocks. */
+export const evmRpcRecipientSource = (url: string, maxRange?: number): DepositSource & RecipientTransferReader =>
+  logRecipientSource('evm', jsonRpcChain(url), (address) => address.toLowerCase(), maxRange);

@@ -4,10 +4,14 @@
  * transfer). Addresses in the TVM's 20-byte 0x-hex form, lowercase: what TRON deposit addresses are indexed by.
  */
 import { chainAddressForm } from '../../domain/chain-addresses.js';
-import { logDepositSource } from '../evm/deposit-source.js';
-import type { DepositSource } from '../../usecases/deposits/ports.js';
+import { logDepositSource, logRecipientSource } from '../evm/deposit-source.js';
+import type { DepositSource, RecipientTransferReader } from '../../usecases/deposits/ports.js';
 import type { TronGridClient } from './grid.js';
 import { tronScanChain } from './scanner.js';
 
 export const tronDepositSource = (client: TronGridClient): DepositSource =>
   logDepositSource('tron', tronScanChain(client), (address) => chainAddressForm('tron', address));
+
+/** TRON as custody's sync reads it: the DepositSource and one address's TRC-20 transfers (TronGrid's account API). */
+export const tronRecipientSource = (client: TronGridClient): DepositSource & RecipientTransferReader =>
+  logRecipientSource('tron', tronScanChain(client), (address) => chainAddressForm('tron', address));

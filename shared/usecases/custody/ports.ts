@@ -14,8 +14,7 @@ import type { WithdrawalFeeDeps } from '../withdrawals/network-fees.js';
 import type { WithdrawalRepository } from '../withdrawals/ports.js';
 import type { LedgerPort } from '../ledger/ports.js';
 import type { RatesDeps } from '../rates/ports.js';
-import type { EvmChainPort } from '../../chain/evm/scanner.js';
-import type { AddressDepositSource } from '../deposits/ports.js';
+import type { AddressDepositSource, DepositSource, RecipientTransferReader } from '../deposits/ports.js';
 import type { CurrencyCode, CurrencyDefinition } from '../../domain/currencies.js';
 
 /**
@@ -101,22 +100,70 @@ export interface CustodyWithdrawalPorts extends Pick<CustodyPorts, 'accounts' | 
 }
 
 /**
+ * A custody network's chain as sync reads it: the scanner's deposit source (its head, its blocks for the
+ * confirmations' re-check, its address form) and one address's incoming transfers. Adapters:
+ * shared/chain/evm/deposit-source.ts, shared/chain/tron/deposit-source.ts.
+ */
+export type CustodyChainSource = Pick<DepositSource, 'addressForm' | 'head' | 'block' | 'close'> & RecipientTransferReader;
+
+/**
  * The chains custody reads directly (the built-in provider's): sync re-reads an account's addresses, and the
  * Solana poller reads each SOL address's token account history.
  */
 export interface CustodyChainPorts {
-  /** The chain port of a custody EVM or TRON network this deployment serves (the caller closes it); null for none. */
-  chainFor(network: string): EvmChainPort | null;
+  /** The chain of a custody EVM or TRON network this deployment serves (the caller closes it); null for none. */
+  sourceFor(network: string): CustodyChainSource | null;
   /** The USDT contract (or mint) of a custody currency here; null for none. */
   tokenOf(currency: CurrencyCode): string | null;
   /** Confirmations a deposit of the currency needs (the payments' setting; Solana credits at finality). */
   confirmationsFor(currency: CurrencyDefinition): number;
-  /** Sync reads an EVM or TRON address's transfers this many blocks back, EVM in eth_getLogs ranges of `logRangeBlocks`. */
+  /** Sync reads an EVM or TRON address's transfers this many blocks back. */
   readonly lookbackBlocks: number;
-  readonly logRangeBlocks: number;
   /** The SOL addresses' USDT histories (shared/chain/solana/deposit-source.ts); null when Solana is not configured. */
   readonly solana: AddressDepositSource | null;
 }
+
+/**
+ * A custody SOL address's token transfers, signed and followed (custody's SOL withdrawals): the adapter
+ * (shared/chain/solana/transfers.ts) holds the RPC, the USDT mint, the platform's fee payer and the addresses' keys.
+ */
+export interface SolanaTransferPort {
+  /** Base units of the USDT held by `owner` (its associated token account; 0 when it has none). */
+  tokenBalance(owner: string): Promise<bigint>;
+  /**
+   * A transfer of `amount` base units of USDT from `owner` (signed with its key `keyId`) to `recipient` (its token
+   * account created if missing), the platform paying the fees, on a fresh blockhash: signed, not sent.
+   */
+  signTransfer(input: SolanaTransferInput): Promise<SignedSolanaTransfer>;
+  /** Sends signed bytes: `stale` when the node no longer knows their blockhash (they will expire); throws on failure. */
+  send(wire: string): Promise<'sent' | 'stale'>;
+  /** What became of a transfer's attempts, judged together (at most one of them can land). */
+  fate(attempts: readonly Pick<SignedSolanaTransfer, 'signature' | 'lastValidBlockHeight'>[]): Promise<SolanaTransferFate>;
+}
+
+export interface SolanaTransferInput {
+  readonly owner: string;
+  readonly keyId: string;
+  readonly recipient: string;
+  readonly amount: bigint;
+  readonly decimals: number;
+}
+
+export interface SignedSolanaTransfer {
+  readonly signature: string;
+  /** The last block height its blockhash lets it land in. */
+  readonly lastValidBlockHeight: number;
+  /** The wire transaction, base64: what is sent, and sent again while it may still land. */
+  readonly wire: string;
+}
+
+export type SolanaTransferFate =
+  /** One attempt is on chain: `final` once it can no longer be rolled back; `error` (JSON) when it failed there. */
+  | { readonly kind: 'landed'; readonly signature: string; readonly final: boolean; readonly error: string | null }
+  /** None is on chain yet, and one may still land: send the newest again, sign nothing new. */
+  | { readonly kind: 'pending' }
+  /** None is on chain and none can ever land (a finalized block is past each one's last valid height): sign anew. */
+  | { readonly kind: 'expired' };
 
 export interface CustodyPorts {
   readonly accounts: CustodyAccountRepository;

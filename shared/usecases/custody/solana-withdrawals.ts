@@ -1,9 +1,3 @@
-import { associatedTokenAddress } from '../../chain/solana/address.js';
-import { checkSolanaTxFate, isFinalized } from '../../chain/solana/expiry.js';
-import type { SolanaRpcPort } from '../../chain/solana/rpc.js';
-import { isBlockhashNotFound } from '../../chain/solana/rpc.js';
-import type { MessageSigner } from '../../chain/solana/transaction.js';
-import { buildTokenTransferMessage, signTransaction } from '../../chain/solana/transaction.js';
 import type { Clock } from '../../domain/clock.js';
 import { findCurrency } from '../../domain/currencies.js';
 import { toBaseUnits } from '../../domain/money.js';
@@ -12,18 +6,18 @@ import { canCancel, canDispatch, canSettle, recordSolanaAttempt } from '../../do
 import { errorField, logger } from '../../observability/logger.js';
 import type { WithdrawalRepository } from '../withdrawals/ports.js';
 import { settleWithdrawal } from '../withdrawals/settle.js';
-import type { CustodyAddressRepository } from './ports.js';
+import type { CustodyAddressRepository, SolanaTransferPort } from './ports.js';
 
 /**
  * Custody withdrawals on Solana, sent by the custody-solana worker under the `SOL` lease (the batcher leaves them
  * alone: they are in the `solana` work queue). A custody account's SOL USDT stays at its own address, so the
- * account's Ed25519 KMS key signs a `TransferChecked` from its associated token account to the destination's
- * (created idempotently in the same transaction) and the platform's fee payer key pays the fees and that rent.
+ * transfer is signed from that address with its key (`keyId`), the platform's fee payer paying the fees, through
+ * the `SolanaTransferPort` (ports.ts; adapter: shared/chain/solana/transfers.ts).
  *
  * Persist before broadcast, like the chain-tx engine: each signed transaction (signature, lastValidBlockHeight, wire
  * bytes) is saved on the withdrawal, conditioned on the version read, in the transaction that moves it `pending` ->
  * `processing` (the first) or beside the earlier ones (later ones), and only then sent. Each later pass judges every
- * attempt (`checkSolanaTxFate`): one landed and finalized settles the withdrawal (succeeded: completed, the payout
+ * attempt (the port's `fate`): one landed and finalized settles the withdrawal (succeeded: completed, the payout
  * posted; failed: failed, the hold returned); none landed but one still may: the same bytes are sent again; none
  * can ever land (a finalized block past every attempt's lastValidBlockHeight, none with a status): a new attempt is
  * signed with a fresh blockhash, as TRON re-signs past expiry. So at most one transfer ever executes.
@@ -32,13 +26,8 @@ import type { CustodyAddressRepository } from './ports.js';
 export interface SolanaWithdrawalDeps {
   readonly withdrawals: WithdrawalRepository;
   readonly addresses: Pick<CustodyAddressRepository, 'get'>;
-  readonly rpc: Pick<SolanaRpcPort, 'getLatestBlockhash' | 'sendTransaction' | 'getSignatureStatuses' | 'getBlockHeight' | 'getTokenAccountBalance'>;
-  /** The USDT mint. */
-  readonly mint: string;
-  /** The platform's fee payer (a KMS Ed25519 key). */
-  readonly feePayer: MessageSigner;
-  /** The signer of a custody address's KMS key. */
-  readonly signerFor: (keyId: string) => MessageSigner;
+  /** USDT transfers from custody SOL addresses: balances, signing, sending, the attempts' fate. */
+  readonly solana: SolanaTransferPort;
   readonly clock: Clock;
 }
 
@@ -78,17 +67,17 @@ async function advance(w: WithdrawalState, deps: SolanaWithdrawalDeps): Promise<
   // Neither pending nor processing: settled already.
   if (!canSettle(w)) return 'waiting';
   if (attempts.length === 0) return signAndSend(w, deps);
-  const fate = await checkSolanaTxFate(deps.rpc, attempts);
+  const fate = await deps.solana.fate(attempts);
   switch (fate.kind) {
     case 'landed': {
       // Only a rooted result is final: a confirmed one could still be rolled back (and land again elsewhere).
-      if (!isFinalized(fate.status)) return 'waiting';
+      if (!fate.final) return 'waiting';
       const now = deps.clock.now();
-      if (fate.status.err === null || fate.status.err === undefined) {
+      if (fate.error === null) {
         await settleWithdrawal(w, { ok: true, txHash: fate.signature }, now, deps);
         return 'completed';
       }
-      await settleWithdrawal(w, { ok: false, reason: `transaction ${fate.signature} failed on chain: ${JSON.stringify(fate.status.err)}` }, now, deps);
+      await settleWithdrawal(w, { ok: false, reason: `transaction ${fate.signature} failed on chain: ${fate.error}` }, now, deps);
       return 'failed';
     }
     case 'pending': {
@@ -111,24 +100,25 @@ async function signAndSend(w: WithdrawalState, deps: SolanaWithdrawalDeps): Prom
   const units = toBaseUnits(w.amount, currency.decimals);
   // Nothing of this withdrawal can land any more (none signed, or every attempt expired): if the address cannot
   // cover it, failing now returns the hold and sends nothing.
-  const held = (await deps.rpc.getTokenAccountBalance(associatedTokenAddress(address.address, deps.mint)))?.amount ?? 0n;
+  const held = await deps.solana.tokenBalance(address.address);
   if (held < units) {
     await settleWithdrawal(w, { ok: false, reason: `the account's SOL address holds ${held} base units of USDT, ${units} needed` }, deps.clock.now(), deps);
     return 'failed';
   }
-  const { blockhash, lastValidBlockHeight } = await deps.rpc.getLatestBlockhash('confirmed');
-  const message = buildTokenTransferMessage({
-    feePayer: await deps.feePayer.getAddress(),
+  const signed = await deps.solana.signTransfer({
     owner: address.address,
+    keyId: address.keyId,
     recipient: w.address,
-    mint: deps.mint,
-    decimals: currency.decimals,
     amount: units,
-    recentBlockhash: blockhash,
+    decimals: currency.decimals,
   });
-  const signed = await signTransaction(message, [deps.feePayer, deps.signerFor(address.keyId)]);
   const now = deps.clock.now();
-  const attempt: SolanaWithdrawalAttempt = { signature: signed.signature, lastValidBlockHeight, wire: signed.base64, signedAt: now.toISOString() };
+  const attempt: SolanaWithdrawalAttempt = {
+    signature: signed.signature,
+    lastValidBlockHeight: signed.lastValidBlockHeight,
+    wire: signed.wire,
+    signedAt: now.toISOString(),
+  };
   // Persisted before it is sent, conditioned on the version read: a withdrawal cancelled meanwhile refuses it.
   const saved = await deps.withdrawals.save(w, recordSolanaAttempt(w, attempt, now), now);
   await send(saved, attempt, deps);
@@ -136,12 +126,11 @@ async function signAndSend(w: WithdrawalState, deps: SolanaWithdrawalDeps): Prom
 }
 
 /** Sends an attempt's bytes; a failed send is logged, the next pass judges the attempt again. */
-async function send(w: WithdrawalState, attempt: SolanaWithdrawalAttempt, deps: Pick<SolanaWithdrawalDeps, 'rpc'>): Promise<void> {
+async function send(w: WithdrawalState, attempt: SolanaWithdrawalAttempt, deps: Pick<SolanaWithdrawalDeps, 'solana'>): Promise<void> {
   try {
-    await deps.rpc.sendTransaction(attempt.wire);
+    // `stale`: its blockhash is already too old for this node; it will expire, and be signed anew.
+    await deps.solana.send(attempt.wire);
   } catch (error) {
-    // Its blockhash is already too old for this node: it will expire, and be signed anew.
-    if (isBlockhashNotFound(error)) return;
     logger.error('custody solana withdrawal send failed', {
       tenant_id: w.tenantId,
       withdrawal_id: w.id,

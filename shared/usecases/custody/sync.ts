@@ -1,14 +1,13 @@
 import * as z from 'zod';
-import { chainAddressForm } from '../../domain/chain-addresses.js';
-import type { EvmChainPort, TransferLog } from '../../chain/evm/scanner.js';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
-import { findCurrency, NETWORKS } from '../../domain/currencies.js';
+import { findCurrency } from '../../domain/currencies.js';
 import type { CustodyAddressState } from '../../domain/custody.js';
 import { custodyCurrency, isConfirmingDeposit, isCreditedDeposit } from '../../domain/custody.js';
 import { ConflictError, GatewayError } from '../../domain/errors.js';
 import { CustodyProviderError } from './provider-error.js';
 import { findAccount } from './find-account.js';
-import type { CustodyPorts } from './ports.js';
+import type { TokenTransfer } from '../deposits/ports.js';
+import type { CustodyChainSource, CustodyPorts } from './ports.js';
 import { confirmCustodyDeposit, recordCustodyDeposit } from './scan-deposits.js';
 import type { SolanaAddressRead } from './solana-deposits.js';
 import { applySolanaRead, readSolanaAddress } from './solana-deposits.js';
@@ -19,10 +18,9 @@ import { applySolanaRead, readSolanaAddress } from './solana-deposits.js';
  * confirmed one is credited at once. Never twice: deposits have natural ids (`<network>:<tx>:<log index>`, the
  * scan's own; `SOL:<signature>:<index>`), recorded once and credited in the same versioned change.
  *
- * - ETH, BSC: `eth_getLogs` of the USDT contract's Transfer logs whose `to` topic is the address, over the last
- *   `lookbackBlocks` blocks, in ranges of `logRangeBlocks`;
- * - TRX: the address's TRC-20 transfers since that far back (TronGrid's account API), each transaction's events
- *   for the scan's ids;
+ * - ETH, BSC, TRX: the address's incoming USDT transfers over the last `lookbackBlocks` blocks, through the
+ *   network's `CustodyChainSource` (ports.ts: the scanner's deposit source with `transfersTo`; EVM: `eth_getLogs` on
+ *   the `to` topic, TRX: TronGrid's account API, shared/chain/{evm,tron}/deposit-source.ts);
  * - SOL: one poll of the address (the Solana poller's, from the address's cursor; credited at finality).
  *
  * Every chain is read first; a chain that cannot be read is 500 `custody_provider_error` with nothing written.
@@ -37,9 +35,9 @@ interface ChainRead {
   readonly address: CustodyAddressState;
   readonly network: string;
   readonly currency: CurrencyDefinition;
-  readonly chain: EvmChainPort;
+  readonly chain: CustodyChainSource;
   readonly head: number;
-  readonly logs: readonly TransferLog[];
+  readonly logs: readonly TokenTransfer[];
 }
 
 type Read = ChainRead | ({ readonly kind: 'sol' } & SolanaAddressRead);
@@ -54,7 +52,7 @@ export const CustodySyncRecord = z.object({
 export type SyncAnswer = z.infer<typeof CustodySyncRecord>;
 
 /** The address's transfers on its chain (null: a chain this deployment does not read). */
-async function readAddress(a: CustodyAddressState, deps: SyncDeps, opened: EvmChainPort[]): Promise<Read | null> {
+async function readAddress(a: CustodyAddressState, deps: SyncDeps, opened: CustodyChainSource[]): Promise<Read | null> {
   const code = custodyCurrency(a.blockchain);
   const currency = code ? findCurrency(code) : undefined;
   if (!code || !currency) return null;
@@ -64,15 +62,14 @@ async function readAddress(a: CustodyAddressState, deps: SyncDeps, opened: EvmCh
   }
   const network = a.blockchain;
   const token = deps.chains.tokenOf(code);
-  const chain = token ? deps.chains.chainFor(network) : null;
+  const chain = token ? deps.chains.sourceFor(network) : null;
   if (!token || !chain) return null;
   opened.push(chain);
-  const family = NETWORKS[network].family;
-  const head = await chain.blockNumber();
+  const head = await chain.head();
   const from = Math.max(0, head - deps.chains.lookbackBlocks + 1);
-  const logs = await chain.transferLogsTo(from, head, [chainAddressForm(family, token)], a.address, { maxRange: deps.chains.logRangeBlocks });
-  const to = chainAddressForm(family, a.address);
-  return { kind: 'chain', address: a, network, currency, chain, head, logs: logs.filter((l) => l.value > 0n && chainAddressForm(family, l.to) === to) };
+  const logs = await chain.transfersTo(from, head, [chain.addressForm(token)], a.address);
+  const to = chain.addressForm(a.address);
+  return { kind: 'chain', address: a, network, currency, chain, head, logs: logs.filter((l) => l.value > 0n && chain.addressForm(l.to) === to) };
 }
 
 /** Records what a read found and counts confirmations of the account's deposits on that chain. */
@@ -106,7 +103,7 @@ const plural = (n: number, word: string, many = `${word}s`): string => `${n} ${n
 export async function syncAccount(tenantId: string, accountId: string, deps: SyncDeps): Promise<SyncAnswer> {
   const account = await findAccount(tenantId, accountId, deps);
   const addresses = await deps.addresses.list(tenantId, account.accountId);
-  const opened: EvmChainPort[] = [];
+  const opened: CustodyChainSource[] = [];
   try {
     let reads: (Read | null)[];
     try {

@@ -119,3 +119,16 @@ export interface AddressDepositSource {
   /** `owner`'s incoming transfers of the watched token since `since` (exclusive; absent: its whole history). */
   incoming(owner: string, since: string | undefined): Promise<AddressHistory>;
 }
+
+/**
+ * One address's incoming token transfers in a block range, with the ids the scan gives them (custody's sync re-reads
+ * an account's addresses this way: its cost grows with that address's transfers, not with the blocks' traffic).
+ * The EVM and TRON deposit-source adapters implement it beside `DepositSource`.
+ */
+export interface RecipientTransferReader {
+  /**
+   * Transfers of these token contracts (in `DepositSource.addressForm`) to `recipient` (an address as stored) in the
+   * blocks [from, to], inclusive, oldest first.
+   */
+  transfersTo(from: number, to: number, tokens: readonly string[], recipient: string): Promise<TokenTransfer[]>;
+}

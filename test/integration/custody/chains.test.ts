@@ -21,7 +21,7 @@ import { toBaseUnits } from '../../../shared/domain/money.js';
 import { withdrawalsRuntime } from '../../../shared/runtime/withdrawals.js';
 import { dynamoWithdrawals } from '../../../shared/store/withdrawals.js';
 import { decideReview, setReviewPolicy } from '../../../shared/usecases/custody/review.js';
-import { solanaPollerRuntime } from '../../../shared/runtime/custody-chains.js';
+import { solanaPollerRuntime } from '../../../shared/runtime/custody-solana.js';
 import { SolanaRpc } from '../../../shared/chain/solana/rpc.js';
 import { pollSolanaDeposits } from '../../../shared/usecases/custody/solana-deposits.js';
 import { solanaAddressDeposits } from '../../../shared/chain/solana/deposit-source.js';
