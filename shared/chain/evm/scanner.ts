@@ -7,6 +7,8 @@
  * `fetch` (no SDK, so it may run in an API Lambda); it counts its calls (bench, tests).
  */
 
+import type { NativeTransfer, TokenTransfer } from '../../usecases/deposits/ports.js';
+
 /** keccak256("Transfer(address,address,uint256)"). */
 export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 
@@ -17,24 +19,12 @@ export interface BlockRef {
   readonly timestamp: number;
 }
 
-export interface TransferLog {
-  readonly token: string;
+/** A token's Transfer log: the deposit port's transfer (`to` lowercase hex), with its sender. */
+export interface TransferLog extends TokenTransfer {
   readonly from: string;
-  readonly to: string;
-  readonly value: bigint;
-  readonly txHash: string;
-  readonly logIndex: number;
-  readonly blockNumber: number;
-  readonly blockHash: string;
 }
 
-export interface NativeTransfer {
-  readonly to: string;
-  readonly value: bigint;
-  readonly txHash: string;
-  readonly blockNumber: number;
-  readonly blockHash: string;
-}
+export type { NativeTransfer };
 
 export interface EvmChainPort {
   blockNumber(): Promise<number>;
