@@ -5,16 +5,12 @@ import type { PaymentChange, PaymentState, PaymentStatus } from '../../domain/pa
 import type { RatesDeps } from '../rates/ports.js';
 import type { UsageGuard, WriteItem } from '../ports.js';
 import type { AddressMatch } from '../deposits/ports.js';
+import type { WalletDirectory } from '../wallets/ports.js';
 
 /**
  * What the payment use cases need from outside, as ports. `shared/runtime/payments.ts` builds the real ones
  * (DynamoDB repositories, CREATE2 factories, the configured settings); tests pass `test/support/fakes/payments.ts`.
  */
-
-/** Looks a wallet up by its `wallet_id`. */
-export interface WalletDirectory {
-  exists(tenantId: string, walletId: string): Promise<boolean>;
-}
 
 export interface DepositAddressSource {
   /** The single-use deposit address of a payment, with its CREATE2 salt. */
