@@ -1,4 +1,4 @@
-import { withdrawalBatcherRuntime } from '../../shared/runtime/withdrawals.js';
+import { withdrawalBatcherRuntime } from '../../shared/runtime/withdrawal-batcher.js';
 import { config } from '../../shared/config/config.js';
 import type { BatchReport } from '../../shared/usecases/withdrawals/process.js';
 import { runWithdrawalBatch } from '../../shared/usecases/withdrawals/process.js';

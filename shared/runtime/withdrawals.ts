@@ -10,12 +10,8 @@ import { dynamoLedger } from '../store/ledger.js';
 import { dynamoWalletDirectory } from '../store/wallets.js';
 import { dynamoWithdrawals } from '../store/withdrawals.js';
 import type { WithdrawalFeeDeps } from '../usecases/withdrawals/network-fees.js';
-import type { BatcherDeps, WithdrawalsDeps } from '../usecases/withdrawals/ports.js';
-import { payoutCalls } from '../chain/evm/batch-payout.js';
-import { logger } from '../observability/logger.js';
-import type { ChainTxRuntime } from './chain-tx.js';
-import { chainTxRuntime } from './chain-tx.js';
-import { servedNetworks, tokenContract } from './currencies.js';
+import type { WithdrawalsDeps } from '../usecases/withdrawals/ports.js';
+import { servedNetworks } from './currencies.js';
 import { ratesRuntime } from './rates.js';
 
 /**
@@ -48,23 +44,5 @@ export function withdrawalsRuntime(cfg: Config = config()): WithdrawalsDeps {
     clock: systemClock,
     served: servedNetworks(cfg),
     wallets: dynamoWalletDirectory,
-  };
-}
-
-/**
- * The withdrawal batcher wired from configuration: the withdrawal use cases' ports, the hot wallet and the chain-tx
- * engine, the configured token contracts, the call data of token transfers and batch payouts (`payoutCalls`,
- * shared/chain/evm/batch-payout.ts) and, with `WITHDRAWAL_BATCH_CONTRACT`, batch payouts of up to
- * `WITHDRAWAL_BATCH_MAX_ITEMS` withdrawals.
- */
-export function withdrawalBatcherRuntime(cfg: Config = config(), chainTx: ChainTxRuntime = chainTxRuntime(cfg)): BatcherDeps {
-  return {
-    ...withdrawalsRuntime(cfg),
-    wallet: () => chainTx.hotWallet(),
-    chainTx: chainTx.deps,
-    tokenContract: (code) => tokenContract(code, cfg),
-    log: logger,
-    calls: payoutCalls,
-    ...(cfg.WITHDRAWAL_BATCH_CONTRACT ? { batchPayout: { contract: cfg.WITHDRAWAL_BATCH_CONTRACT, maxItems: cfg.WITHDRAWAL_BATCH_MAX_ITEMS } } : {}),
   };
 }

@@ -1,0 +1,28 @@
+import type { Config } from '../config/config.js';
+import { config } from '../config/config.js';
+import { payoutCalls } from '../chain/evm/batch-payout.js';
+import { logger } from '../observability/logger.js';
+import type { BatcherDeps } from '../usecases/withdrawals/ports.js';
+import type { ChainTxRuntime } from './chain-tx.js';
+import { chainTxRuntime } from './chain-tx.js';
+import { tokenContract } from './currencies.js';
+import { withdrawalsRuntime } from './withdrawals.js';
+
+/**
+ * The withdrawal batcher wired from configuration (its own module, so the withdrawals API Lambda, which wires
+ * shared/runtime/withdrawals.ts, bundles no call-data encoder): the withdrawal use cases' ports, the hot wallet and the chain-tx
+ * engine, the configured token contracts, the call data of token transfers and batch payouts (`payoutCalls`,
+ * shared/chain/evm/batch-payout.ts) and, with `WITHDRAWAL_BATCH_CONTRACT`, batch payouts of up to
+ * `WITHDRAWAL_BATCH_MAX_ITEMS` withdrawals.
+ */
+export function withdrawalBatcherRuntime(cfg: Config = config(), chainTx: ChainTxRuntime = chainTxRuntime(cfg)): BatcherDeps {
+  return {
+    ...withdrawalsRuntime(cfg),
+    wallet: () => chainTx.hotWallet(),
+    chainTx: chainTx.deps,
+    tokenContract: (code) => tokenContract(code, cfg),
+    log: logger,
+    calls: payoutCalls,
+    ...(cfg.WITHDRAWAL_BATCH_CONTRACT ? { batchPayout: { contract: cfg.WITHDRAWAL_BATCH_CONTRACT, maxItems: cfg.WITHDRAWAL_BATCH_MAX_ITEMS } } : {}),
+  };
+}
