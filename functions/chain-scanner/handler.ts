@@ -9,6 +9,6 @@ const deps = scannersRuntime();
  * (about a block of detection lag, not a minute). Leaves 15 s of the timeout unused.
  */
 export const handler = scheduledWorker('chain-scanner', async (scheduled): Promise<{ passes: number; recorded: number }> => {
-  const reports = await runScanners({ budgetMs: Math.max(1_000, scheduled.remainingMs(60_000) - 15_000) }, deps);
+  const reports = await runScanners({ budgetMs: scheduled.budgetMs(15_000, 1_000) }, deps);
   return { passes: reports.length, recorded: reports.reduce((n, r) => n + r.recorded, 0) };
 });

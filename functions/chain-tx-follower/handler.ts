@@ -15,6 +15,6 @@ const MARGIN_MS = 10_000;
  * per network once (shared/usecases/monitoring/hot-wallet.ts).
  */
 export const handler = scheduledWorker('chain-tx-follower', (scheduled): Promise<Record<string, FollowStats | null>> => {
-  const until = new Date(Date.now() + Math.max(0, scheduled.remainingMs(60_000) - MARGIN_MS));
+  const until = new Date(Date.now() + scheduled.budgetMs(MARGIN_MS));
   return runFollower({ networks: [...runtime.networks], deps: runtime.deps, hotWallet: runtime.hotWalletDeps, until });
 });

@@ -13,5 +13,5 @@ const deps = solanaPollerRuntime(cfg);
  */
 export const handler = scheduledWorker('custody-solana', async (scheduled): Promise<{ passes: number; recorded: number; credited: number }> => {
   if (!deps) return { passes: 0, recorded: 0, credited: 0 };
-  return runSolanaPoller({ budgetMs: Math.max(1_000, scheduled.remainingMs(60_000) - 15_000), pauseMs: cfg.CUSTODY_SOLANA_POLL_SECONDS * 1000 }, deps);
+  return runSolanaPoller({ budgetMs: scheduled.budgetMs(15_000, 1_000), pauseMs: cfg.CUSTODY_SOLANA_POLL_SECONDS * 1000 }, deps);
 });

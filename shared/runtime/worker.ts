@@ -77,7 +77,15 @@ export interface ScheduledRun {
   readonly time: Date | null;
   /** Milliseconds left before the invocation's timeout; `fallbackMs` when Lambda gave no context (a direct call). */
   remainingMs(fallbackMs: number): number;
+  /**
+   * How long a run that loops may go on: what is left of the invocation (a minute, the schedules' period, on a
+   * direct call) less `marginMs` for its last step to finish, at least `minMs`.
+   */
+  budgetMs(marginMs: number, minMs?: number): number;
 }
+
+/** Every schedule of the definition fires once a minute (infra/definition.ts). */
+const SCHEDULE_PERIOD_MS = 60_000;
 
 export type ScheduledWorkerHandler<R> = (event?: Partial<Pick<ScheduledEvent, 'time'>>, context?: Partial<Context>) => Promise<R>;
 
@@ -93,9 +101,11 @@ export function scheduledWorker<R>(name: string, run: (scheduled: ScheduledRun, 
     const log = childLogger({ worker: name }, lambdaContextOf(context));
     const started = Date.now();
     const at = event?.time ? new Date(event.time) : null;
+    const remainingMs = (fallbackMs: number): number => context?.getRemainingTimeInMillis?.() ?? fallbackMs;
     const scheduled: ScheduledRun = {
       time: at && !Number.isNaN(at.getTime()) ? at : null,
-      remainingMs: (fallbackMs) => context?.getRemainingTimeInMillis?.() ?? fallbackMs,
+      remainingMs,
+      budgetMs: (marginMs, minMs = 0) => Math.max(minMs, remainingMs(SCHEDULE_PERIOD_MS) - marginMs),
     };
     let result: R;
     try {

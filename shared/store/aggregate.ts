@@ -31,7 +31,7 @@ import { decimalText, storedDecimal } from './values.js';
 export const packState = (state: unknown, dictionary?: Uint8Array): Buffer => packText(JSON.stringify(state), dictionary);
 
 /** A stored state read back (`dictionary`: the type's, for a type that has one). */
-export const unpackState = <S>(packed: Uint8Array, dictionary?: Uint8Array): S => JSON.parse(unpackText(packed, dictionary)) as S;
+const unpackState = <S>(packed: Uint8Array, dictionary?: Uint8Array): S => JSON.parse(unpackText(packed, dictionary)) as S;
 
 export interface Versioned {
   readonly version: number;

@@ -128,4 +128,22 @@ describe('scheduledWorker', () => {
       [null, 5_000],
     ]);
   });
+
+  it("gives a looping run its budget: the invocation's time left (a minute when called directly) less the margin, at least the minimum", async () => {
+    const budgets: number[][] = [];
+    const handler = scheduledWorker('chain-scanner', async (scheduled) => {
+      budgets.push([scheduled.budgetMs(15_000, 1_000), scheduled.budgetMs(5_000)]);
+      return 0;
+    });
+    await logsOf(async () => {
+      await handler(undefined, { getRemainingTimeInMillis: () => 40_000 });
+      await handler(undefined, { getRemainingTimeInMillis: () => 3_000 });
+      await handler();
+    });
+    expect(budgets).toEqual([
+      [25_000, 35_000],
+      [1_000, 0],
+      [45_000, 55_000],
+    ]);
+  });
 });
