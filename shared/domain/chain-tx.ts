@@ -264,6 +264,17 @@ const finalEvent = (tx: ChainTx, type: ChainTxEventType, status: ChainTxEventPay
 });
 
 /**
+ * The result event a final request announced (`chain_tx.confirmed`, or `chain_tx.failed` for a reverted or failed
+ * one), rebuilt from the request as stored: same key, same payload. Null for an open request and for a cancelled one
+ * (never sent, it announces nothing). The reconciler sends it again when the first message was lost.
+ */
+export function resultEventOf(tx: ChainTx): ChainTxEvent | null {
+  if (tx.status === 'confirmed') return finalEvent(tx, CHAIN_TX_CONFIRMED, 'confirmed');
+  if (tx.status === 'reverted' || tx.status === 'failed') return finalEvent(tx, CHAIN_TX_FAILED, tx.status);
+  return null;
+}
+
+/**
  * The pure transition: the request after `fact` at `now`, the events it announces and its effects (a released
  * nonce). The caller saves them in one transaction. A fact the guards do not allow is an
  * InvalidChainTxTransitionError; a malformed one (a negative nonce, an untracked mined hash) a RangeError.

@@ -103,6 +103,13 @@ export interface ExportDraft {
   readonly filters: ExportFilters;
 }
 
+/**
+ * The worker's `transaction_export.requested` event of a job, as its opening announced it (same key, same payload):
+ * the reconciler sends it again when the first message was lost.
+ */
+export const exportRequest = (e: Pick<ExportState, 'id' | 'format'>): EventDraft<typeof EVENTS.transactionExportRequested> =>
+  eventDraft(EVENTS.transactionExportRequested, 'requested', { export_id: e.id, format: e.format });
+
 /** A new job, pending, announcing `transaction_export.requested` for the worker (its event commits with it). */
 export function openExport(draft: ExportDraft, now: Date): ExportChange {
   const at = now.toISOString();
@@ -121,7 +128,7 @@ export function openExport(draft: ExportDraft, now: Date): ExportChange {
     expiresAt: new Date(now.getTime() + EXPORT_RETENTION_DAYS * 86_400_000).toISOString(),
     version: 0,
   };
-  return { state, events: [eventDraft(EVENTS.transactionExportRequested, 'requested', { export_id: state.id, format: state.format })] };
+  return { state, events: [exportRequest(state)] };
 }
 
 function refuse(e: ExportState, fact: ExportFact): never {

@@ -214,6 +214,13 @@ const transferPayload = (t: WalletTransferState, previous: TransferStatus | null
   callback_url: t.callbackUrl,
 });
 
+/**
+ * The worker's `wallet_transfer.accepted` event of an accepted transfer, as its acceptance announced it (same key,
+ * same payload): the reconciler sends it again when the first message was lost.
+ */
+export const settlementRequest = (t: WalletTransferState): EventDraft<typeof EVENTS.walletTransferAccepted> =>
+  eventDraft(EVENTS.walletTransferAccepted, 'settle', transferPayload({ ...t, status: 'accepted', failureReason: null, updatedAt: t.createdAt }, null));
+
 /** Accepting a transfer: it is recorded and the amount held on the source, in ONE transaction. */
 export function acceptTransfer(
   input: Pick<WalletTransferState, 'id' | 'tenantId' | 'type' | 'walletId' | 'currency' | 'amount' | 'callbackUrl'>,
@@ -221,10 +228,7 @@ export function acceptTransfer(
 ): TransferChange {
   const at = now.toISOString();
   const state: WalletTransferState = { ...input, status: 'accepted', failureReason: null, createdAt: at, updatedAt: at, version: 0 };
-  const events: EventDraft[] = [
-    eventDraft(EVENTS.walletTransferStatusUpdate, 'accepted', transferPayload(state, null)),
-    eventDraft(EVENTS.walletTransferAccepted, 'settle', transferPayload(state, null)),
-  ];
+  const events: EventDraft[] = [eventDraft(EVENTS.walletTransferStatusUpdate, 'accepted', transferPayload(state, null)), settlementRequest(state)];
   return {
     state,
     events,

@@ -19,7 +19,7 @@
  * Nonce counters, free nonces and leases are not aggregates: plain items, each with its own condition.
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { ChainTx, ChainTxAttempt, ChainTxChange, ChainTxEffect, MinedTx, TxFees } from '../domain/chain-tx.js';
+import type { ChainTx, ChainTxAttempt, ChainTxChange, ChainTxEffect, ChainTxEvent, MinedTx, TxFees } from '../domain/chain-tx.js';
 import { CHAIN_TX, isFinal, transition } from '../domain/chain-tx.js';
 import { ConflictError } from '../domain/errors.js';
 import type { ChainTxAnnouncement, ChainTxStorePort } from '../usecases/chain-tx/ports.js';
@@ -109,6 +109,9 @@ export const chainTxOf = (item: Item): ChainTx => fromRecord(stateOf<ChainTxReco
 /* ---------------------------------------------------------------- requests */
 
 const aggregateOf = (tx: ChainTx) => ({ type: CHAIN_TX, id: tx.requestId, tenantId: tx.tenantId });
+
+/** A request's outbox events as its changes write them (natural ids `chain_tx:<request id>:<event type>`). */
+export const chainTxOutboxEvents = (tx: ChainTx, events: readonly ChainTxEvent[], now: Date) => aggregateOutbox(aggregateOf(tx), events, {}, now);
 
 /** A lost race on the request's own put: the domain's conflict error, as commitAggregate reports it. */
 const changedMeanwhile = (tx: ChainTx, cause: unknown): ConflictError => {

@@ -1,7 +1,9 @@
 import type { ExportChange, ExportState } from '../domain/exports.js';
+import { isFinal } from '../domain/exports.js';
 import type { ExportJobs } from '../usecases/transactions/export-ports.js';
 import type { WriteItem } from '../usecases/ports.js';
-import { aggregateOutbox, commitAggregate, loadState, nextVersion, stateAttributes, versionedPut } from './aggregate.js';
+import type { EventDraft } from '../domain/events.js';
+import { aggregateOutbox, commitAggregate, loadState, nextVersion, stateAttributes, stateOf, versionedPut } from './aggregate.js';
 import { keys } from './keys.js';
 import { asTransactItem } from './transact.js';
 
@@ -17,6 +19,8 @@ const EXPORT = 'transaction_export';
 function exportItem(e: ExportState): Record<string, unknown> {
   return {
     ...keys.transactionExport(e.tenantId, e.id),
+    // In the reconciler's work queue until its file is written or it failed.
+    ...(isFinal(e) ? {} : keys.exportQueue(e.createdAt, e.tenantId, e.id)),
     ...stateAttributes(EXPORT, e),
     tenant_id: e.tenantId,
     export_id: e.id,
@@ -26,7 +30,14 @@ function exportItem(e: ExportState): Record<string, unknown> {
   };
 }
 
-const outbox = (e: ExportState, change: ExportChange, now: Date) => aggregateOutbox({ type: EXPORT, id: e.id, tenantId: e.tenantId }, change.events, {}, now);
+/** An export's outbox events as its changes write them (natural ids `transaction_export:<id>:<key>`). */
+export const exportOutboxEvents = (e: ExportState, events: readonly EventDraft[], now: Date) =>
+  aggregateOutbox({ type: EXPORT, id: e.id, tenantId: e.tenantId }, events, {}, now);
+
+const outbox = (e: ExportState, change: ExportChange, now: Date) => exportOutboxEvents(e, change.events, now);
+
+/** An export item read from an index. */
+export const exportOfItem = (item: Record<string, unknown>): ExportState => stateOf<ExportState>(item, EXPORT);
 
 async function get(tenantId: string, exportId: string): Promise<ExportState | null> {
   return loadState<ExportState>(keys.transactionExport(tenantId, exportId), EXPORT);

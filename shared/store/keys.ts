@@ -24,7 +24,7 @@
  * | webhook sub (B)     | TENANT#<tid>                | WEBHOOK#<id>               | guard WEBHOOK_URL#<sha256>, WEBHOOK_COUNT |
  * | webhook delivery    | TENANT#<tid>                | WHDELIVERY#<event>.<dest>  | TTL 30 days                          |
  * | webhook attempt log | TENANT#<tid>                | WHLOG#<at>#<delivery>#<n>  | TTL 30 days                          |
- * | transaction export  | TENANT#<tid>                | EXPORT#<export id>         | TTL at the end of its retention (7 days); its file is S3 `exports/<tid>/<export id>.<csv|json>` |
+ * | transaction export  | TENANT#<tid>                | EXPORT#<export id>         | TTL at the end of its retention (7 days); its file is S3 `exports/<tid>/<export id>.<csv|json>`; gsi3 (while pending or running): EXPORTS#OPEN / <created_at>#<tid>#<id> |
  * | payment             | TENANT#<tid>                | PAYMENT#<id>               | gsi3: PAYMENTS#WAITING#<network>#<native|token> / <expiry>#<tid>#<id> (while waiting); `state` deflated against the payment dictionary (shared/store/payment-item.ts); each change's events in one outbox item |
  * | payment list entry  | TENANT#<tid>                | PAYLIST#<id>               | gsi1: TENANT#<tid>#PAYMENTS / <created_at>#<id>; gsi2: TENANT#<tid>#PAYMENTS_BY_AMOUNT / <usd sort>#<id>; the filters a status change leaves alone (currency, network, token, order id, creation time, USD amount) |
  * | withdrawal          | TENANT#<tid>                | WITHDRAWAL#<id>            | gsi1: TENANT#<tid>#WITHDRAWALS / <created_at>#<id>; gsi2: TENANT#<tid>#WITHDRAWALS_BY_AMOUNT / <amount sort>#<id>; gsi3: WITHDRAWALS#<PENDING|PROCESSING|REVIEW|SOLANA> / <created_at>#<tid>#<id> (its work queue while pending or processing: `workQueueOf`) |
@@ -41,7 +41,8 @@
  * | wallet sequence     | TENANT#<tid>                | WALLETS#SEQ                | `last`: the last id allocated        |
  * | wallet external id  | TENANT#<tid>                | WALLET_EXT#<external id>   | guard: unique per tenant             |
  * | wallet counter      | TENANT#<tid>                | WALLETS#COUNTER#<shard>    | (count kept in the create/delete transactions) |
- * | wallet transfer     | TENANT#<tid>                | WTRANSFER#<id>             | gsi1: TENANT#<tid>#WTRANSFERS / <created_at>#<id> |
+ * | wallet transfer     | TENANT#<tid>                | WTRANSFER#<id>             | gsi1: TENANT#<tid>#WTRANSFERS / <created_at>#<id>; gsi3 (while accepted): WTRANSFERS#ACCEPTED / <created_at>#<tid>#<id> |
+ * | re-drive record     | TENANT#<tid>                | REDRIVE#<kind>#<id>        | the reconciler's re-drives of one piece of accepted work; TTL 7 days |
  * | transaction (history) | TENANT#<tid>              | TXN#<type>#<id>            | gsi1: TENANT#<tid>#TXNS / <created_at>#<type>#<id> |
  * | transaction stats   | TENANT#<tid>                | TXSTATS#<yyyy-mm-dd>#<shard>, TXSTATS#ALL#<shard> | counters of the movements created that UTC day, and of all time |
  * | custody account     | TENANT#<tid>                | CUSTODY#<account id>       | gsi1: TENANT#<tid>#CUSTODY / <created_at>#<account id> |
@@ -72,6 +73,8 @@ export interface Key {
 }
 
 const tenantPk = (tenantId: string): string => `TENANT#${tenantId}`;
+const WALLET_TRANSFER_QUEUE_PK = 'WTRANSFERS#ACCEPTED';
+const EXPORT_QUEUE_PK = 'EXPORTS#OPEN';
 
 /** Sortable text of a non-negative USD amount (payments by amount): 18 integer digits, 2 decimals. */
 export function usdAmountSortKey(amountUsd: Decimal): string {
@@ -268,6 +271,9 @@ export const keys = {
    * is simply not found. Read by id only (no list).
    */
   transactionExport: (tenantId: string, exportId: string): Key => ({ pk: tenantPk(tenantId), sk: `EXPORT#${exportId}` }),
+  /** gsi3 work queue of the exports not yet written (pending or running), oldest first: the reconciler's. */
+  exportQueue: (createdAt: string, tenantId: string, exportId: string) => ({ gsi3pk: EXPORT_QUEUE_PK, gsi3sk: `${createdAt}#${tenantId}#${exportId}` }),
+  exportQueuePartition: (): string => EXPORT_QUEUE_PK,
 
   /** Wallets (shared/store/wallets.ts): the record by uuid, its number, the sequence, the external id guard, the count. */
   wallet: (tenantId: string, walletId: string): Key => ({ pk: tenantPk(tenantId), sk: `WALLET#${walletId}` }),
@@ -285,6 +291,17 @@ export const keys = {
     gsi1sk: `${createdAt}#${transferId}`,
   }),
   walletTransferListPartition: (tenantId: string): string => `${tenantPk(tenantId)}#WTRANSFERS`,
+  /** gsi3 work queue of the accepted transfers (not yet settled), oldest first: the reconciler's. */
+  walletTransferQueue: (createdAt: string, tenantId: string, transferId: string) => ({
+    gsi3pk: WALLET_TRANSFER_QUEUE_PK,
+    gsi3sk: `${createdAt}#${tenantId}#${transferId}`,
+  }),
+  walletTransferQueuePartition: (): string => WALLET_TRANSFER_QUEUE_PK,
+  /** Sort-key bound of a `<created_at>#<tid>#<id>` work queue's items created at or before `time`. */
+  createdBy: dueBy,
+
+  /** The reconciler's re-drives of one piece of accepted work (`kind`: wallet_transfer, transaction_export, withdrawal). */
+  redrive: (tenantId: string, kind: string, id: string): Key => ({ pk: tenantPk(tenantId), sk: `REDRIVE#${kind}#${id}` }),
 
   /**
    * The transaction history (shared/store/transactions.ts): one record per movement, written with it, listed

@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, ValidationError } from '../domain/errors.js';
 import type { EventDraft } from '../domain/events.js';
 import type { TransferChange, WalletRef, WalletState, WalletTransferState } from '../domain/wallets.js';
-import { walletRef } from '../domain/wallets.js';
+import { awaitsSettlement, walletRef } from '../domain/wallets.js';
 import type { TransferFilter, WalletDirectory, WalletRepository, WalletTransferRepository } from '../usecases/wallets/ports.js';
 import type { WriteItem } from '../usecases/ports.js';
 import { aggregateOutbox, commitAggregate, counterItem, loadState, nextVersion, readCounter, stateAttributes, stateOf, versionedPut } from './aggregate.js';
@@ -186,6 +186,8 @@ function transferItem(t: WalletTransferState): Stored {
   return {
     ...keys.walletTransfer(t.tenantId, t.id),
     ...keys.walletTransferList(t.tenantId, t.createdAt, t.id),
+    // In the reconciler's work queue while it waits for the worker (a settlement's put drops it).
+    ...(awaitsSettlement(t) ? keys.walletTransferQueue(t.createdAt, t.tenantId, t.id) : {}),
     ...stateAttributes(TRANSFER, t),
     tenant_id: t.tenantId,
     transfer_id: t.id,
@@ -197,8 +199,14 @@ function transferItem(t: WalletTransferState): Stored {
   };
 }
 
-const transferOutbox = (t: WalletTransferState, change: TransferChange, now: Date) =>
-  aggregateOutbox({ type: TRANSFER, id: t.id, tenantId: t.tenantId }, change.events, { callback_url: t.callbackUrl }, now);
+/** A transfer's outbox events as its changes write them (natural ids `wallet_transfer:<id>:<key>`, its callback URL on each). */
+export const transferOutboxEvents = (t: WalletTransferState, events: readonly EventDraft[], now: Date) =>
+  aggregateOutbox({ type: TRANSFER, id: t.id, tenantId: t.tenantId }, events, { callback_url: t.callbackUrl }, now);
+
+const transferOutbox = (t: WalletTransferState, change: TransferChange, now: Date) => transferOutboxEvents(t, change.events, now);
+
+/** A transfer item read from an index. */
+export const transferOfItem = (item: Stored): WalletTransferState => stateOf<WalletTransferState>(item, TRANSFER);
 
 async function createTransfer(
   change: TransferChange,
