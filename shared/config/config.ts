@@ -171,6 +171,12 @@ const schema = z.object({
   /** Alarm: a withdrawal in `processing` (transfer not completed) longer than this many minutes is stuck. */
   WITHDRAWAL_STUCK_MINUTES: z.coerce.number().int().min(1).default(30),
   /**
+   * The reconciler (run by the monitor): accepted work (a wallet transfer, an export, a processing withdrawal whose
+   * chain result is known) not changed for longer than this many minutes has its message sent again; still not moved
+   * as long after a re-drive, it counts as stuck (`AcceptedWorkStuck`). Longer than any consumer's run (exports: 5).
+   */
+  REDRIVE_AFTER_MINUTES: z.coerce.number().int().min(1).default(10),
+  /**
    * The platform's default tenant limits in USD (spec 2.8 `limits`), applying to every tenant that has no limit
    * of its own (`npm run gateway -- tenant configure ... --max-payment-amount ...`); `none` lifts one.
    */

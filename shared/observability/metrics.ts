@@ -25,10 +25,16 @@ export const METRIC_NAMES = {
   sweepsStuck: 'PaymentSweepsStuck',
   /** Withdrawals in `processing` longer than `WITHDRAWAL_STUCK_MINUTES` (Count; 0 included). */
   withdrawalsStuck: 'WithdrawalsStuck',
+  /** Accepted work (transfers, exports, withdrawals) still not moved a deadline after the monitor re-drove it (Count; 0 included). */
+  acceptedWorkStuck: 'AcceptedWorkStuck',
+  /** Accepted work whose message the monitor sent again this run (Count; 0 included). */
+  acceptedWorkRedriven: 'AcceptedWorkRedriven',
 } as const;
 
 /** The dimension every gateway metric carries (network code: ETH, POLYGON, ...). */
 export const NETWORK_DIMENSION = 'network';
+/** The dimension of the reconciler's metrics: the kind of work (wallet_transfer, transaction_export, withdrawal). */
+export const WORK_DIMENSION = 'work';
 
 export type MetricUnit = 'Count' | 'None';
 

@@ -91,6 +91,8 @@ describe('emitMetrics', () => {
       hotWalletBelowMinimum: 'HotWalletBelowMinimum',
       sweepsStuck: 'PaymentSweepsStuck',
       withdrawalsStuck: 'WithdrawalsStuck',
+      acceptedWorkStuck: 'AcceptedWorkStuck',
+      acceptedWorkRedriven: 'AcceptedWorkRedriven',
     });
   });
 });
