@@ -3,7 +3,7 @@ import { GatewayStack } from './gateway-stack.js';
 
 /**
  * `cdk synth|deploy [-c stage=dev] [-c alarmEmail=ops@example.com] [-c publicBaseUrl=https://api.example.com] [-c evmRpcUrls='{"ETH":"https://..."}']
- *  [-c hotWalletMinBalance='{"ETH":"0.05"}'] [-c sweepStuckMinutes=15] [-c withdrawalStuckMinutes=30]
+ *  [-c hotWalletMinBalance='{"ETH":"0.05"}'] [-c sweepStuckMinutes=15] [-c withdrawalStuckMinutes=30] [-c redriveAfterMinutes=10]
  *  [-c forwarderFactories='{"ETH":"0x...","TRX":"T..."}'] [-c forwarderImplementationTrx=T...] [-c tronApiUrl=https://api.trongrid.io]
  *  [-c tokenContracts='{"USDTERC20":"0x..."}'] [-c withdrawalBatchContract=0x...]`;
  * the stage can also come from $STAGE. `local` is the embedded stack (infra/local), never a deployment.
@@ -23,7 +23,7 @@ const alarmEmail = context('alarmEmail');
 const publicBaseUrl = context('publicBaseUrl');
 /** `-c evmRpcUrls='{"ETH":"https://..."}'`: the chain workers' RPC endpoints. */
 const evmRpcUrls = context('evmRpcUrls');
-/** Alarm settings (shared/config/config.ts: HOT_WALLET_MIN_BALANCE, SWEEP_STUCK_MINUTES, WITHDRAWAL_STUCK_MINUTES). */
+/** Alarm settings (shared/config/config.ts: HOT_WALLET_MIN_BALANCE, SWEEP_STUCK_MINUTES, WITHDRAWAL_STUCK_MINUTES, REDRIVE_AFTER_MINUTES). */
 const hotWalletMinBalance = context('hotWalletMinBalance');
 const minutes = (key: string): number | undefined => {
   const value: unknown = app.node.tryGetContext(key);
@@ -41,6 +41,7 @@ const tronApiUrl = context('tronApiUrl');
 /** The hot wallet's BatchPayout contract (infra/local/dev/deploy.ts `deployBatchPayout`): ERC-20 withdrawals go in batches. */
 const withdrawalBatchContract = context('withdrawalBatchContract');
 const withdrawalStuckMinutes = minutes('withdrawalStuckMinutes');
+const redriveAfterMinutes = minutes('redriveAfterMinutes');
 /** `-c platformLimits='{"max_payment_amount":"50000.00"}'`: the platform's default tenant limits in USD. */
 const platformLimits = json('platformLimits');
 const stack = new GatewayStack(app, `PaymentGateway-${stage}`, {
@@ -55,6 +56,7 @@ const stack = new GatewayStack(app, `PaymentGateway-${stage}`, {
   ...(hotWalletMinBalance ? { hotWalletMinBalance: JSON.parse(hotWalletMinBalance) as Record<string, string> } : {}),
   ...(sweepStuckMinutes !== undefined ? { sweepStuckMinutes } : {}),
   ...(withdrawalStuckMinutes !== undefined ? { withdrawalStuckMinutes } : {}),
+  ...(redriveAfterMinutes !== undefined ? { redriveAfterMinutes } : {}),
   ...(platformLimits ? { platformLimits } : {}),
   chains: {
     ...(forwarderFactories ? { forwarderFactories } : {}),

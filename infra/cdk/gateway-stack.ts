@@ -79,6 +79,8 @@ export interface GatewayStackProps extends StackProps {
   readonly sweepStuckMinutes?: number;
   /** `WITHDRAWAL_STUCK_MINUTES` (the handlers' default when not given: 30). */
   readonly withdrawalStuckMinutes?: number;
+  /** `REDRIVE_AFTER_MINUTES`: the monitor's re-drive deadline for accepted work (the handlers' default when not given: 10). */
+  readonly redriveAfterMinutes?: number;
   /**
    * The platform's default tenant limits in USD (`DEFAULT_MAX_PAYMENT_AMOUNT` and its siblings), by their names in
    * the tenant record: `{"max_payment_amount":"50000.00","daily_withdrawal_limit":"none"}`. Unset: the handlers' defaults.
@@ -293,7 +295,7 @@ export class GatewayStack extends Stack {
  * Alarms on the gateway's own metrics (EMF lines, shared/observability/metrics.ts), each on the metric printed
  * without dimensions (the worst network), Maximum over 5 minutes, >= 1, notifying the alarm topic. Each exists
  * only when the worker that prints its metric is deployed. Missing data, deliberately:
- * - stuck sweeps / withdrawals: BREACHING. The monitor prints them every minute for every network, 0 included,
+ * - stuck sweeps / withdrawals / accepted work: BREACHING. The monitor prints them every minute for every network, 0 included,
  *   so five silent minutes mean nobody is watching the money in flight (monitor not running, or its reads
  *   failing, which its Errors alarm also reports); that must page, not look green. Consequence: a freshly
  *   created alarm may notify once before the monitor's first run reaches it.
@@ -309,6 +311,13 @@ function operationalAlarms(alarms: GatewayAlarms, workers: readonly WorkerFuncti
       description: 'Payments stuck in "sending": a sweep has not completed for longer than SWEEP_STUCK_MINUTES (see the monitor\'s "stuck work" log line)',
       namespace: METRIC_NAMESPACES.operations,
       metricName: METRIC_NAMES.sweepsStuck,
+      treatMissingData: TreatMissingData.BREACHING,
+    });
+    alarms.watchMetric('accepted-work-stuck', {
+      description:
+        'Accepted work (a wallet transfer, an export, a withdrawal whose chain result is known) not moved a deadline after the monitor sent its message again (REDRIVE_AFTER_MINUTES; see the monitor\'s "accepted work stuck" log line)',
+      namespace: METRIC_NAMESPACES.operations,
+      metricName: METRIC_NAMES.acceptedWorkStuck,
       treatMissingData: TreatMissingData.BREACHING,
     });
     alarms.watchMetric('withdrawals-stuck', {
@@ -353,6 +362,7 @@ function monitoringEnvironment(props: GatewayStackProps): Record<string, string>
   };
   minutes('SWEEP_STUCK_MINUTES', props.sweepStuckMinutes);
   minutes('WITHDRAWAL_STUCK_MINUTES', props.withdrawalStuckMinutes);
+  minutes('REDRIVE_AFTER_MINUTES', props.redriveAfterMinutes);
   return env;
 }
 

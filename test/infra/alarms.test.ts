@@ -14,6 +14,7 @@ const alarmOn = (metricName: string): Record<string, unknown>[] => alarms.filter
 const OPERATIONAL = [
   { metric: METRIC_NAMES.sweepsStuck, namespace: METRIC_NAMESPACES.operations, missing: 'breaching' },
   { metric: METRIC_NAMES.withdrawalsStuck, namespace: METRIC_NAMESPACES.operations, missing: 'breaching' },
+  { metric: METRIC_NAMES.acceptedWorkStuck, namespace: METRIC_NAMESPACES.operations, missing: 'breaching' },
   { metric: METRIC_NAMES.insufficientGas, namespace: METRIC_NAMESPACES.chainTx, missing: 'notBreaching' },
   { metric: METRIC_NAMES.hotWalletBelowMinimum, namespace: METRIC_NAMESPACES.chainTx, missing: 'notBreaching' },
 ] as const;
@@ -25,7 +26,7 @@ describe('operational alarms', () => {
     expect(names).toContain(FOLLOWER_WORKER);
     const monitor = WORKER_FUNCTIONS.find((w) => w.name === MONITOR_WORKER);
     expect(monitor).toMatchObject({ entry: 'functions/monitor/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 } });
-    // It only reads the table: no signing key.
+    // It reads the table, records its re-drives and sends to the queues: no signing key.
     expect(monitor?.signs).toBeFalsy();
   });
 
@@ -84,13 +85,15 @@ describe('monitoring settings', () => {
   };
 
   test('are passed to the functions as the configuration keys the handlers read', () => {
-    const given = variables(synth({ hotWalletMinBalance: { ETH: '0.05' }, sweepStuckMinutes: 20, withdrawalStuckMinutes: 45 }));
+    const given = variables(synth({ hotWalletMinBalance: { ETH: '0.05' }, sweepStuckMinutes: 20, withdrawalStuckMinutes: 45, redriveAfterMinutes: 7 }));
     expect(JSON.parse(String(given.HOT_WALLET_MIN_BALANCE))).toEqual({ ETH: '0.05' });
     expect(given.SWEEP_STUCK_MINUTES).toBe('20');
     expect(given.WITHDRAWAL_STUCK_MINUTES).toBe('45');
+    expect(given.REDRIVE_AFTER_MINUTES).toBe('7');
     // Unset: nothing is written and the handlers' defaults apply (shared/config/config.ts).
     const unset = variables(template);
-    for (const key of ['HOT_WALLET_MIN_BALANCE', 'SWEEP_STUCK_MINUTES', 'WITHDRAWAL_STUCK_MINUTES']) expect(unset[key]).toBeUndefined();
+    for (const key of ['HOT_WALLET_MIN_BALANCE', 'SWEEP_STUCK_MINUTES', 'WITHDRAWAL_STUCK_MINUTES', 'REDRIVE_AFTER_MINUTES'])
+      expect(unset[key]).toBeUndefined();
   });
 
   test("platform limits become the handlers' DEFAULT_* keys, checked by the handlers' own parser", () => {
@@ -109,5 +112,6 @@ describe('monitoring settings', () => {
     expect(() => synth({ hotWalletMinBalance: { ETH: '0.05 ETH' } })).toThrow(/not a decimal/);
     expect(() => synth({ sweepStuckMinutes: 0 })).toThrow(/SWEEP_STUCK_MINUTES/);
     expect(() => synth({ withdrawalStuckMinutes: 1.5 })).toThrow(/WITHDRAWAL_STUCK_MINUTES/);
+    expect(() => synth({ redriveAfterMinutes: 0 })).toThrow(/REDRIVE_AFTER_MINUTES/);
   });
 });
