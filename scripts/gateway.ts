@@ -26,6 +26,7 @@ import { transactionsRuntime } from '../shared/runtime/transactions.js';
 import { parseInput } from '../shared/usecases/ledger/input.js';
 import { TransactionStatsQuery, transactionStats } from '../shared/usecases/transactions/transaction-stats.js';
 import { walletCommands } from './cli/wallet.js';
+import { workCommands } from './cli/work.js';
 
 const tenantLine = (t: Tenant) => `${t.id}  ${t.status.padEnd(9)}  ${t.schema_name.padEnd(28)}  ${t.name}`;
 
@@ -219,6 +220,7 @@ const commands: Record<string, CommandGroup> = {
   },
   balance: balanceCommands,
   wallet: walletCommands,
+  work: workCommands,
   custody: custodyCommands,
   dev: devCommands,
 };

@@ -1,5 +1,7 @@
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { jest } from '@jest/globals';
 import type { SQSEvent } from 'aws-lambda';
+import { main } from '../../../scripts/gateway.js';
 import { exportRoutes } from '../../../functions/transactions/export-routes.js';
 import { QUEUES } from '../../../infra/definition.js';
 import type { QueueName } from '../../../infra/definition.js';
@@ -24,6 +26,8 @@ import { messageBody } from '../../../shared/store/outbox.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import type { ReconcileReport } from '../../../shared/usecases/monitoring/reconcile.js';
 import { reconcileAcceptedWork } from '../../../shared/usecases/monitoring/reconcile.js';
+import { walletsRuntime } from '../../../shared/runtime/wallets.js';
+import { createTransfer } from '../../../shared/usecases/wallets/create-transfer.js';
 import { runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process.js';
 import { VirtualClock } from '../../support/clock.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
@@ -269,5 +273,30 @@ describe('the reconciler', () => {
     expect((await listAllEntries(t.tenantId)).filter((e) => e.type === 'withdrawal')).toHaveLength(1);
     clock.advance(2 * AFTER_MINUTES * MINUTE);
     expect(await reconcile()).toMatchObject({ redriven: { withdrawal: 0 }, stuck: { withdrawal: 0 } });
+  });
+
+  it('runs once from the operator CLI (`work reconcile`), on the real clock, with its own deadline', async () => {
+    const wallet = (await wallets('POST', '/wallets/', { body: { name: 'From the CLI' } })).body;
+    // Accepted five minutes ago (its message lost since).
+    const fiveMinutesAgo = new Date(Date.now() - 5 * MINUTE);
+    const accepted = await createTransfer(
+      { tenantId: t.tenantId, type: 'to_sub', body: { wallet_id: wallet.wallet_id, currency: 'USDTERC20', amount: '1' } },
+      { ...walletsRuntime(), clock: { now: () => fiveMinutesAgo } },
+    );
+    const printedLines: string[] = [];
+    const log = jest.spyOn(console, 'log').mockImplementation((text: string) => void printedLines.push(text));
+    try {
+      expect(await main(['work', 'reconcile', '--after-minutes', '10', '--json'])).toBe(0);
+      expect(await main(['work', 'reconcile', '--after-minutes', '4', '--json'])).toBe(0);
+    } finally {
+      log.mockRestore();
+    }
+    expect(printedLines.map((line) => JSON.parse(line).redriven.wallet_transfer)).toEqual([0, 1]);
+    const { transfers } = await workers();
+    expect(await work('wallet-transfers', transfers)).toBe(1);
+    expect((await wallets('POST', '/wallets/transfer-history/', { body: { wallet_id: wallet.wallet_id } })).body.transfers[0]).toMatchObject({
+      transfer_id: accepted.id,
+      status: 'completed',
+    });
   });
 });
