@@ -28,6 +28,9 @@ export interface ReconcileReport {
   readonly stuck: Readonly<Partial<Record<AcceptedWorkKind, number>>>;
 }
 
+/** Re-drive records written side by side (a crash may strand hundreds of pieces at once). */
+const CLAIMS_AT_ONCE = 25;
+
 /** Ids in a log line: enough to start from, never a huge line. */
 const MAX_IDS_LOGGED = 20;
 
@@ -71,12 +74,21 @@ export async function reconcileAcceptedWork(deps: ReconcilePorts): Promise<Recon
   const outgoing = new Map<QueueName, { work: OverdueWork; message: QueueMessage }[]>();
   // One message per event in a run: the items of one batch payout share their chain transaction's result.
   const sent = new Set<string>();
+  const due: { work: OverdueWork; record: RedriveRecord | null }[] = [];
   for (const work of overdue) {
     const record = records.get(redriveKey(work)) ?? null;
     const plan = planRedrive(work, record, deps.rule, now);
     if (plan.stuck) stuck[work.kind].push(`${work.tenantId}:${work.id}`);
-    if (!plan.redrive) continue;
-    if (!(await deps.redrives.claim(work, record, nextRecord(work, record, now)))) continue;
+    if (plan.redrive) due.push({ work, record });
+  }
+  // Each re-drive is recorded before it is sent (a lost race: another run sends it), CLAIMS_AT_ONCE side by side.
+  const claimed: OverdueWork[] = [];
+  for (let i = 0; i < due.length; i += CLAIMS_AT_ONCE) {
+    const chunk = due.slice(i, i + CLAIMS_AT_ONCE);
+    const won = await Promise.all(chunk.map(({ work, record }) => deps.redrives.claim(work, record, nextRecord(work, record, now))));
+    claimed.push(...chunk.filter((_, j) => won[j]).map(({ work }) => work));
+  }
+  for (const work of claimed) {
     redriven[work.kind]++;
     if (sent.has(`${work.message.queue}:${work.message.eventId}`)) continue;
     sent.add(`${work.message.queue}:${work.message.eventId}`);

@@ -132,6 +132,15 @@ describe('reconcileAcceptedWork (fakes, virtual clock)', () => {
     expect(f.metrics).toContainEqual(['wallet_transfer', 'AcceptedWorkStuck', 1]);
   });
 
+  it('two runs at once send each message once: the re-drive record is claimed before sending', async () => {
+    const clock = new VirtualClock(at(30));
+    const f = fakes([transfer('a', iso(0)), transfer('b', iso(1)), transfer('c', iso(2))]);
+    const run = () => reconcileAcceptedWork({ queues: [f.queue], redrives: f.redrives, sender: f.sender, clock, rule, readLimit: 100, emit: f.emit });
+    const [one, two] = await Promise.all([run(), run()]);
+    expect((one.redriven.wallet_transfer ?? 0) + (two.redriven.wallet_transfer ?? 0)).toBe(3);
+    expect(f.sent.map((s) => s.message.body).sort()).toEqual(['{"id":"a"}', '{"id":"b"}', '{"id":"c"}']);
+  });
+
   it('a queue that cannot be read fails the run after the others were re-driven, its values left out', async () => {
     const clock = new VirtualClock(at(30));
     const f = fakes([transfer('a', iso(0))]);
