@@ -37,6 +37,7 @@ export const custodyAccountRoutes = [
     scopes: READ_WRITE,
     errorOverrides: custody,
     body: CreateCustodyAccountBody,
+    idempotent: true,
     doc: {
       summary: 'Create a custody account',
       description:
@@ -44,7 +45,7 @@ export const custodyAccountRoutes = [
       tags,
       responses: { 201: { description: 'The account (spec 2.10)', schema: CustodyAccountRecord }, 400: { description: 'invalid_request' } },
     },
-    handle: async (req, deps) => created(await createAccount(principalOf(req).tenant.id, req.body, deps)),
+    handle: async (req, deps) => created(await createAccount(principalOf(req).tenant.id, req.body, deps, req.idempotency?.with(created) ?? null)),
   }),
   route({
     method: 'GET',
@@ -98,6 +99,8 @@ export const custodyAccountRoutes = [
     scopes: READ_WRITE,
     errorOverrides: custody,
     params: AccountChain,
+    // The address is keyed by account and chain, so the key's record completes after it: a retry cannot make another.
+    idempotent: true,
     doc: {
       summary: "Create (or return) the account's deposit address on a chain",
       description:
@@ -136,6 +139,7 @@ export const custodyTransferRoutes = [
     scopes: READ_WRITE,
     errorOverrides: custody,
     body: CustodyTransferBody,
+    idempotent: true,
     doc: {
       summary: 'Move USDT between two custody accounts',
       description: 'Same tenant, same chain, both accounts active; one ledger transaction, completed at once.',
@@ -146,6 +150,6 @@ export const custodyTransferRoutes = [
         404: notFound,
       },
     },
-    handle: async (req, deps) => ok(await custodyTransfer(principalOf(req).tenant.id, req.body, deps)),
+    handle: async (req, deps) => ok(await custodyTransfer(principalOf(req).tenant.id, req.body, deps, req.idempotency?.with(ok) ?? null)),
   }),
 ];

@@ -68,13 +68,14 @@ export const walletRoutes = [
     auth: 'bearer',
     scopes: READ_WRITE,
     body: CreateWalletBody,
+    idempotent: true,
     doc: {
       summary: 'Create a wallet',
       description: 'name is required; external_id, when given, is unique per tenant (a second wallet with it is 400 invalid_request on external_id).',
       tags,
       responses: { 201: { description: 'The wallet (spec 2.6)', schema: WalletRecord }, 400: { description: 'invalid_request' } },
     },
-    handle: async (req, deps) => created(await createWallet(principalOf(req).tenant.id, req.body, deps)),
+    handle: async (req, deps) => created(await createWallet(principalOf(req).tenant.id, req.body, deps, req.idempotency?.with(created) ?? null)),
   }),
   route({
     method: 'POST',

@@ -143,6 +143,7 @@ export const withdrawalReadRoutes = [
   }),
 ];
 const presentCreated = (w: WithdrawalState) => created(withdrawalRecord(w));
+const presentCancelled = (w: WithdrawalState) => ok(withdrawalRecord(w));
 
 export const withdrawalRoutes = [
   ...withdrawalReadRoutes,
@@ -218,12 +219,16 @@ export const withdrawalRoutes = [
     auth: 'bearer',
     scopes: READ_WRITE,
     params: WithdrawalPath,
+    idempotent: true,
     doc: {
       summary: 'Cancel a pending withdrawal',
       description: 'Releases the held funds. Otherwise 409 invalid_state.',
       tags,
       responses: { 200: { description: 'The cancelled withdrawal', schema: WithdrawalRecord }, 409: { description: 'invalid_state' } },
     },
-    handle: async (req, deps) => ok(withdrawalRecord(await cancelWithdrawal(principalOf(req).tenant.id, req.params.withdrawal_id, req.now, deps))),
+    handle: async (req, deps) =>
+      presentCancelled(
+        await cancelWithdrawal(principalOf(req).tenant.id, req.params.withdrawal_id, req.now, deps, req.idempotency?.with(presentCancelled) ?? null),
+      ),
   }),
 ];

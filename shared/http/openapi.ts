@@ -46,6 +46,17 @@ const STANDARD_ERRORS: Record<number, string> = {
   429: 'rate_limit_exceeded (Retry-After, X-RateLimit-*)',
 };
 
+/** The request header of the routes that honour `Idempotency-Key` (route.idempotent; shared/http/idempotency.ts). */
+const IdempotencyHeaders = z.object({
+  'Idempotency-Key': z.string().min(1).max(255).optional().meta({
+    description:
+      'Printable ASCII. The same key and body replay the first answer for 24 h (`Idempotent-Replayed: true`); another request with the key is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_conflict`.',
+  }),
+});
+
+/** What an idempotent route may answer besides its own: its 409 and 422 gain the key's refusals. */
+const IDEMPOTENCY_ERRORS: Record<number, string> = { 409: 'idempotency_conflict', 422: 'idempotency_key_reused' };
+
 const openApiPath = (path: string) => path.replace(/\{(\w+)\+\}/g, '{$1}');
 
 export interface DocumentInfo {
@@ -137,6 +148,14 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: DocumentInfo): o
         responses[status] ??= { description, content: { 'application/json': { schema: ErrorEnvelope } } };
       }
     }
+    if (route.idempotent) {
+      for (const [status, code] of Object.entries(IDEMPOTENCY_ERRORS)) {
+        const own = responses[status];
+        responses[status] = own
+          ? { ...own, description: `${own.description}; ${code} (Idempotency-Key)` }
+          : { description: `${code} (Idempotency-Key)`, content: { 'application/json': { schema: ErrorEnvelope } } };
+      }
+    }
     const security: Record<string, string[]>[] =
       route.auth === 'public' ? [] : [{ bearer: [...(route.scopes ?? [])] }, ...(route.auth === 'bearer-or-api-key' ? [{ apiKey: [] }] : [])];
     registry.registerPath({
@@ -149,6 +168,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: DocumentInfo): o
       request: {
         ...(params ? { params } : {}),
         ...(route.query ? { query: route.query as unknown as z.ZodObject } : {}),
+        ...(route.idempotent ? { headers: IdempotencyHeaders } : {}),
         ...(body ? { body } : {}),
       },
       responses,

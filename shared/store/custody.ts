@@ -17,8 +17,9 @@ import { keys } from './keys.js';
 import { historyItems } from './transactions.js';
 import { custodyDepositTransaction, custodyTransferTransaction } from '../domain/transactions.js';
 import { ExtraItemConditionError, postEntry } from './ledger.js';
+import type { WriteItem } from '../usecases/ports.js';
 import type { TransactItem } from './transact.js';
-import { isConditionalCheckFailed, TransactionConditionError, transactWrite } from './transact.js';
+import { asTransactItem, isConditionalCheckFailed, TransactionConditionError, transactWrite } from './transact.js';
 
 /**
  * Custody on the single table: accounts (versioned state, listed by creation on gsi1), one deposit-address item
@@ -41,9 +42,18 @@ function accountItem(a: CustodyAccountState): Stored {
   };
 }
 
-async function createAccount(account: CustodyAccountState): Promise<CustodyAccountState> {
+async function createAccount(account: CustodyAccountState, alsoWrite?: (stored: CustodyAccountState) => readonly WriteItem[]): Promise<CustodyAccountState> {
   const stored = nextVersion(account, null);
-  await transactWrite([versionedPut(accountItem(stored), null)]);
+  const items = (alsoWrite?.(stored) ?? []).map(asTransactItem);
+  await commitAggregate({
+    type: ACCOUNT,
+    id: stored.accountId,
+    tenantId: stored.tenantId,
+    put: versionedPut(accountItem(stored), null),
+    outbox: [],
+    items,
+    now: new Date(stored.createdAt),
+  });
   return stored;
 }
 
@@ -195,10 +205,10 @@ export const dynamoCustodyAddresses: CustodyAddressRepository = {
 /* ---------------------------------------------------------------------------------------------------- transfers */
 
 /**
- * The transfer, its ledger entry and its transaction-history record in ONE transaction (InsufficientBalanceError
- * when the source lacks funds).
+ * The transfer, its ledger entry, its transaction-history record and `alsoWrite` (the Idempotency-Key record) in ONE
+ * transaction (InsufficientBalanceError when the source lacks funds).
  */
-async function commitTransfer(t: CustodyTransferState, entry: EntryDraft): Promise<void> {
+async function commitTransfer(t: CustodyTransferState, entry: EntryDraft, alsoWrite: readonly WriteItem[] = []): Promise<void> {
   const item: TransactItem = {
     Put: {
       TableName: tableName(),
@@ -218,11 +228,12 @@ async function commitTransfer(t: CustodyTransferState, entry: EntryDraft): Promi
       entryId: `custody_transfer:${t.transferId}`,
       entry,
       now: new Date(t.createdAt),
-      extraItems: [item, ...historyItems(t.tenantId, null, custodyTransferTransaction(t))],
+      extraItems: [item, ...alsoWrite.map(asTransactItem), ...historyItems(t.tenantId, null, custodyTransferTransaction(t))],
     });
   } catch (error) {
-    if (error instanceof ExtraItemConditionError) throw new Error(`Custody transfer ${t.transferId} is already recorded.`, { cause: error });
-    throw error;
+    if (!(error instanceof ExtraItemConditionError)) throw error;
+    if (error.extraIndexes.includes(0)) throw new Error(`Custody transfer ${t.transferId} is already recorded.`, { cause: error });
+    throw new ConflictError('The request changed meanwhile; retry.', { transfer_id: t.transferId });
   }
 }
 

@@ -88,22 +88,30 @@ function sequencePut(tenantId: string, last: number, next: number): TransactItem
 
 class SequenceMoved extends Error {}
 
-async function create(wallet: WalletState, events: (stored: WalletState) => readonly EventDraft[], now: Date): Promise<WalletState> {
+async function create(
+  wallet: WalletState,
+  events: (stored: WalletState) => readonly EventDraft[],
+  now: Date,
+  alsoWrite?: (stored: WalletState) => readonly WriteItem[],
+): Promise<WalletState> {
   for (let attempt = 1; ; attempt++) {
     const sequence = await getItem(keys.walletSequence(wallet.tenantId));
     const last = sequence?.last === undefined ? 0 : Number(decimalText(sequence.last));
     const w = nextVersion({ ...wallet, id: last + 1 }, null);
-    // Item indexes matter: 0 the sequence, 1 the number, 2 the count, 3 the external-id guard.
+    // Item indexes matter: 0 the sequence, 1 the number, 2 the count, 3 the external-id guard; then `alsoWrite`.
     const items: TransactItem[] = [
       sequencePut(w.tenantId, last, w.id),
       put({ ...keys.walletNumber(w.tenantId, w.id), wallet_id: w.walletId }, 'attribute_not_exists(pk)'),
       counterItem((shard) => keys.walletCounter(w.tenantId, shard), { count: '1' }),
     ];
     if (w.externalId !== null) items.push(externalGuard(w));
+    const own = items.length;
+    items.push(...(alsoWrite?.(w) ?? []).map(asTransactItem));
     try {
       await commitAggregate(
         { type: WALLET, id: w.walletId, tenantId: w.tenantId, put: versionedPut(walletItem(w), null), outbox: walletOutbox(w, events(w), now), items, now },
-        (index) => (index === 3 ? externalTaken(w.externalId) : new SequenceMoved()),
+        (index) =>
+          index >= own ? new ConflictError('The request changed meanwhile; retry.') : index === 3 ? externalTaken(w.externalId) : new SequenceMoved(),
       );
       return w;
     } catch (error) {

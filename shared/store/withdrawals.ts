@@ -2,6 +2,7 @@ import { withdrawalTransaction } from '../domain/transactions.js';
 import { DailyLimitError } from '../domain/errors.js';
 import type { WithdrawalChange, WithdrawalState } from '../domain/withdrawals.js';
 import { workQueueOf } from '../domain/withdrawals.js';
+import type { WriteItem } from '../usecases/ports.js';
 import type { WithdrawalCreation, WithdrawalRepository } from '../usecases/withdrawals/ports.js';
 import { aggregateOutbox, commitAggregate, dayTotalItem, loadState, nextVersion, stateAttributes, stateOf, versionedPut } from './aggregate.js';
 import { queryAll, tableName } from './client.js';
@@ -73,7 +74,12 @@ async function create(creation: WithdrawalCreation, now: Date): Promise<Withdraw
   return w;
 }
 
-async function save(previous: WithdrawalState, change: WithdrawalChange, now: Date): Promise<WithdrawalState> {
+async function save(
+  previous: WithdrawalState,
+  change: WithdrawalChange,
+  now: Date,
+  alsoWrite?: (stored: WithdrawalState) => readonly WriteItem[],
+): Promise<WithdrawalState> {
   const w = nextVersion(change.state, previous.version);
   await commitAggregate({
     type: TYPE,
@@ -81,6 +87,7 @@ async function save(previous: WithdrawalState, change: WithdrawalChange, now: Da
     tenantId: w.tenantId,
     put: versionedPut(withdrawalItem(w), previous.version),
     outbox: outboxOf(w, change, now),
+    items: (alsoWrite?.(w) ?? []).map(asTransactItem),
     ...entryOf(change),
     history: { previous: withdrawalTransaction(previous), next: withdrawalTransaction(w) },
     now,

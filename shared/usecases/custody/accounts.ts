@@ -5,6 +5,7 @@ import { ACCOUNT_STATUSES, ACCOUNT_TYPES, BUILTIN_PROVIDER, METADATA_MAX_KEYS, M
 import { ValidationError } from '../../domain/errors.js';
 import { queryInteger } from '../schema.js';
 import { findAccount } from './find-account.js';
+import type { IdempotencyGuard } from '../ports.js';
 import type { CustodyPorts } from './ports.js';
 import { custodyAccountRecord } from './present.js';
 
@@ -22,15 +23,27 @@ export const CreateCustodyAccountBody = z
   .meta({ id: 'CreateCustodyAccountRequest' });
 export type CreateCustodyAccountBody = z.output<typeof CreateCustodyAccountBody>;
 
-/** A new account, active and immediately usable for deposit addresses, with the provider asked (default the built-in one). */
-export async function createAccount(tenantId: string, body: CreateCustodyAccountBody, deps: Pick<CustodyPorts, 'accounts' | 'providers' | 'clock'>) {
+/** What `POST /custody/accounts` answers (and an Idempotency-Key replays). */
+export type CustodyAccountAnswer = ReturnType<typeof custodyAccountRecord>;
+
+/**
+ * A new account, active and immediately usable for deposit addresses, with the provider asked (default the built-in
+ * one); stored with the Idempotency-Key record when guarded.
+ */
+export async function createAccount(
+  tenantId: string,
+  body: CreateCustodyAccountBody,
+  deps: Pick<CustodyPorts, 'accounts' | 'providers' | 'clock'>,
+  idempotency: IdempotencyGuard<CustodyAccountAnswer> | null = null,
+): Promise<CustodyAccountAnswer> {
   const provider = body.provider ?? BUILTIN_PROVIDER;
   if (!(provider in deps.providers)) throw ValidationError.field('provider', `One of ${Object.keys(deps.providers).join(', ')}.`);
   const account = openAccount(
     { tenantId, accountId: randomUUID(), name: body.name, provider, accountType: body.account_type, metadata: body.metadata },
     deps.clock.now(),
   );
-  return custodyAccountRecord(await deps.accounts.create(account));
+  const stored = await deps.accounts.create(account, idempotency ? (a) => [idempotency.completeItem(custodyAccountRecord(a))] : undefined);
+  return custodyAccountRecord(stored);
 }
 
 /** `GET /custody/accounts` query: skip (default 0), limit (default 10, at most 100), status. */

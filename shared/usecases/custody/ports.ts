@@ -13,6 +13,7 @@ import type { EntryDraft } from '../../domain/ledger.js';
 import type { WithdrawalFeeDeps } from '../withdrawals/network-fees.js';
 import type { WithdrawalRepository } from '../withdrawals/ports.js';
 import type { LedgerPort } from '../ledger/ports.js';
+import type { WriteItem } from '../ports.js';
 import type { RatesDeps } from '../rates/ports.js';
 import type { AddressDepositSource, DepositSource, RecipientTransferReader } from '../deposits/ports.js';
 import type { CurrencyCode, CurrencyDefinition } from '../../domain/currencies.js';
@@ -25,8 +26,8 @@ import type { CurrencyCode, CurrencyDefinition } from '../../domain/currencies.j
 export interface CustodyAccountRepository {
   /** The tenant's account; null for none (or another tenant's). */
   get(tenantId: string, accountId: string): Promise<CustodyAccountState | null>;
-  /** Stores a new account (version 1). */
-  create(account: CustodyAccountState): Promise<CustodyAccountState>;
+  /** Stores a new account (version 1) with `alsoWrite` (the Idempotency-Key record) in ONE transaction. */
+  create(account: CustodyAccountState, alsoWrite?: (stored: CustodyAccountState) => readonly WriteItem[]): Promise<CustodyAccountState>;
   /** Accounts by creation, oldest first, after `skip`, at most `limit`, optionally of one status. */
   list(tenantId: string, page: { readonly skip: number; readonly limit: number; readonly status?: string }): Promise<readonly CustodyAccountState[]>;
 }
@@ -53,8 +54,11 @@ export interface CustodyDepositRepository {
 }
 
 export interface CustodyTransferRepository {
-  /** The transfer with its ledger entry, in ONE transaction (InsufficientBalanceError when the source lacks funds). */
-  commit(transfer: CustodyTransferState, entry: EntryDraft): Promise<void>;
+  /**
+   * The transfer with its ledger entry and `alsoWrite` (the Idempotency-Key record), in ONE transaction
+   * (InsufficientBalanceError when the source lacks funds).
+   */
+  commit(transfer: CustodyTransferState, entry: EntryDraft, alsoWrite?: readonly WriteItem[]): Promise<void>;
 }
 
 /**

@@ -7,6 +7,7 @@ import { GatewayError, InsufficientBalanceError } from '../../domain/errors.js';
 import { parseDecimal } from '../../domain/money.js';
 import { decimal } from '../schema.js';
 import { findAccount } from './find-account.js';
+import type { IdempotencyGuard } from '../ports.js';
 import type { CustodyPorts } from './ports.js';
 import { custodyTransferRecord } from './present.js';
 
@@ -22,11 +23,20 @@ export const CustodyTransferBody = z
   .meta({ id: 'CustodyTransferRequest' });
 export type CustodyTransferBody = z.output<typeof CustodyTransferBody>;
 
+/** What `POST /custody/transfer` answers (and an Idempotency-Key replays). */
+export type CustodyTransferAnswer = ReturnType<typeof custodyTransferRecord>;
+
 /**
  * An internal move between two active accounts of the tenant on one chain: ONE ledger transaction with the
- * transfer's record, conditioned so the source never goes below zero (400 `insufficient_funds`).
+ * transfer's record and the Idempotency-Key record when guarded, conditioned so the source never goes below zero
+ * (400 `insufficient_funds`).
  */
-export async function custodyTransfer(tenantId: string, body: CustodyTransferBody, deps: Pick<CustodyPorts, 'accounts' | 'transfers' | 'clock'>) {
+export async function custodyTransfer(
+  tenantId: string,
+  body: CustodyTransferBody,
+  deps: Pick<CustodyPorts, 'accounts' | 'transfers' | 'clock'>,
+  idempotency: IdempotencyGuard<CustodyTransferAnswer> | null = null,
+): Promise<CustodyTransferAnswer> {
   const chain = body.blockchain.toUpperCase();
   if (!isCustodyBlockchain(chain))
     throw new GatewayError('unsupported_blockchain', `Custody supports ${CUSTODY_BLOCKCHAINS.join(', ')}.`, { blockchain: body.blockchain });
@@ -43,8 +53,9 @@ export async function custodyTransfer(tenantId: string, body: CustodyTransferBod
   const [from, to] = await Promise.all([findAccount(tenantId, body.from_account_id, deps), findAccount(tenantId, body.to_account_id, deps)]);
   const now = deps.clock.now();
   const { state, entry } = planTransfer({ transferId: randomUUID(), from, to, blockchain: chain, currency, amount, reference: body.reference ?? null }, now);
+  const record = custodyTransferRecord(state);
   try {
-    await deps.transfers.commit(state, entry);
+    await deps.transfers.commit(state, entry, idempotency ? [idempotency.completeItem(record)] : []);
   } catch (error) {
     if (error instanceof InsufficientBalanceError) {
       throw new GatewayError('insufficient_funds', `The source account lacks ${amount} USDT on ${chain}.`, {
@@ -55,5 +66,5 @@ export async function custodyTransfer(tenantId: string, body: CustodyTransferBod
     }
     throw error;
   }
-  return custodyTransferRecord(state);
+  return record;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { newWallet, walletCreatedEvent } from '../../domain/wallets.js';
+import type { IdempotencyGuard } from '../ports.js';
 import type { WalletsPorts } from './ports.js';
 import type { WalletRecord } from './present.js';
 import { walletRecord } from './present.js';
@@ -14,9 +15,20 @@ export const CreateWalletBody = z
   .meta({ id: 'CreateWallet' });
 export type CreateWalletBody = z.output<typeof CreateWalletBody>;
 
-export async function createWallet(tenantId: string, body: CreateWalletBody, deps: Pick<WalletsPorts, 'wallets' | 'clock'>): Promise<WalletRecord> {
+/** A new wallet, stored with its event and, when guarded, the Idempotency-Key record in ONE transaction. */
+export async function createWallet(
+  tenantId: string,
+  body: CreateWalletBody,
+  deps: Pick<WalletsPorts, 'wallets' | 'clock'>,
+  idempotency: IdempotencyGuard<WalletRecord> | null = null,
+): Promise<WalletRecord> {
   const now = deps.clock.now();
   const wallet = newWallet({ tenantId, walletId: randomUUID(), name: body.name, externalId: body.external_id ?? null }, now);
-  const stored = await deps.wallets.create(wallet, (w) => [walletCreatedEvent(w)], now);
+  const stored = await deps.wallets.create(
+    wallet,
+    (w) => [walletCreatedEvent(w)],
+    now,
+    idempotency ? (w) => [idempotency.completeItem(walletRecord(w, []))] : undefined,
+  );
   return walletRecord(stored, []);
 }

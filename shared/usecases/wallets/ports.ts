@@ -26,9 +26,15 @@ export interface WalletRepository {
   byExternalId(tenantId: string, externalId: string): Promise<WalletState | null>;
   /**
    * Stores a new wallet with the next integer id of its tenant, its external-id guard (ConflictError
-   * `external_id` taken) and its count, with its events, in ONE transaction. Returns it as stored.
+   * `external_id` taken) and its count, with its events and `alsoWrite` (the Idempotency-Key record), in ONE
+   * transaction. Returns it as stored.
    */
-  create(wallet: WalletState, events: (stored: WalletState) => readonly EventDraft[], now: Date): Promise<WalletState>;
+  create(
+    wallet: WalletState,
+    events: (stored: WalletState) => readonly EventDraft[],
+    now: Date,
+    alsoWrite?: (stored: WalletState) => readonly WriteItem[],
+  ): Promise<WalletState>;
   /** Saves changed settings, conditioned on the version read (the external-id guard moves with it). */
   save(previous: WalletState, next: WalletState, now: Date): Promise<WalletState>;
   /** Removes the wallet, its number and guard, and counts it out, conditioned on the version read. */

@@ -40,10 +40,10 @@ export interface WithdrawalRepository {
    */
   create(creation: WithdrawalCreation, now: Date): Promise<WithdrawalState>;
   /**
-   * Saves `change` of `previous` with its events and its ledger entry in ONE transaction, conditioned on the version
-   * read (ConflictError when it moved). Returns it as stored.
+   * Saves `change` of `previous` with its events, its ledger entry and `alsoWrite` (the Idempotency-Key record) in
+   * ONE transaction, conditioned on the version read (ConflictError when it moved). Returns it as stored.
    */
-  save(previous: WithdrawalState, change: WithdrawalChange, now: Date): Promise<WithdrawalState>;
+  save(previous: WithdrawalState, change: WithdrawalChange, now: Date, alsoWrite?: (stored: WithdrawalState) => readonly WriteItem[]): Promise<WithdrawalState>;
   /** Every withdrawal of a tenant in an order (per-tenant indexes, never a Scan). */
   list(tenantId: string, order: WithdrawalListOrder): Promise<WithdrawalState[]>;
   /** The oldest withdrawals of every tenant in a work queue. */

@@ -6,6 +6,7 @@ import { jsonNumber } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
 import { isProcessing, LIST_ONLY_STATUSES, transferReferenceOf, transition, WITHDRAWAL_STATUSES } from '../../domain/withdrawals.js';
 import { dateBound, isoDate, queryInteger } from '../schema.js';
+import type { IdempotencyGuard } from '../ports.js';
 import type { WithdrawalsDeps } from './ports.js';
 import { withdrawalListItem, withdrawalRecord } from './present.js';
 
@@ -53,10 +54,19 @@ export async function requireWithdrawal(tenantId: string, id: string, deps: Pick
 
 export const WithdrawalStatusBody = z.object({ withdrawal_id: z.string().uuid() });
 
-/** Cancels a pending withdrawal (409 `invalid_state` otherwise): the hold is released with the status in ONE transaction. */
-export async function cancelWithdrawal(tenantId: string, id: string, now: Date, deps: Pick<WithdrawalsDeps, 'withdrawals'>): Promise<WithdrawalState> {
+/**
+ * Cancels a pending withdrawal (409 `invalid_state` otherwise): the hold is released with the status, and the
+ * Idempotency-Key record when guarded, in ONE transaction.
+ */
+export async function cancelWithdrawal(
+  tenantId: string,
+  id: string,
+  now: Date,
+  deps: Pick<WithdrawalsDeps, 'withdrawals'>,
+  idempotency: IdempotencyGuard<WithdrawalState> | null = null,
+): Promise<WithdrawalState> {
   const w = await requireWithdrawal(tenantId, id, deps);
-  return deps.withdrawals.save(w, transition(w, { kind: 'cancel' }, now), now);
+  return deps.withdrawals.save(w, transition(w, { kind: 'cancel' }, now), now, idempotency ? (stored) => [idempotency.completeItem(stored)] : undefined);
 }
 
 /**
