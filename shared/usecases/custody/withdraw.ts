@@ -154,13 +154,18 @@ export async function custodyWithdraw(input: CustodyWithdrawInput, deps: Custody
   const now = deps.clock.now();
   // The tenant's limits, as on every withdrawal: what the destination receives, in USD; the day's total is the one
   // main-account and wallet withdrawals add to, kept in the transaction that takes the hold.
-  const { amountUsd, dayTotal } = await checkWithdrawalLimits({ limits: input.limits, currency, amount: totals.amount, now }, deps);
-  const policy = await deps.policies.get(tenantId);
+  const readRolling = () => deps.rollingTotals.read(tenantId, account.accountId, now);
+  const [{ amountUsd, dayTotal }, policy, firstRead] = await Promise.all([
+    checkWithdrawalLimits({ limits: input.limits, currency, amount: totals.amount, now }, deps),
+    deps.policies.get(tenantId),
+    readRolling(),
+  ]);
   const sameAddress = (a: string, b: string) => chainAddressForm(currency.family, a) === chainAddressForm(currency.family, b);
   const id = randomUUID();
   const guard = input.idempotency;
-  const create = async (last: boolean) => {
-    const rolling = await deps.rollingTotals.read(tenantId, account.accountId, now);
+  const create = async (attempt: number) => {
+    const last = attempt === ROLLING_ATTEMPTS;
+    const rolling = attempt === 1 ? firstRead : await readRolling();
     const reasons = reviewReasons(policy, { amount, rollingTotal: rolling.total, destination: body.destination_address }, sameAddress);
     // The total kept moving under concurrent withdrawals of the account: the operator decides rather than another read.
     if (last && reasons.length === 0 && policy.threshold !== null) reasons.push('rolling_total_over_threshold');
@@ -192,7 +197,7 @@ export async function custodyWithdraw(input: CustodyWithdrawInput, deps: Custody
   try {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await create(attempt === ROLLING_ATTEMPTS);
+        return await create(attempt);
       } catch (error) {
         if (!(error instanceof RollingTotalMovedError) || attempt === ROLLING_ATTEMPTS) throw error;
       }
