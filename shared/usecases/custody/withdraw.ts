@@ -110,8 +110,9 @@ const ROLLING_ATTEMPTS = 4;
  * come out of it (the destination receives `net_amount`). The tenant's withdrawal limits apply as to any withdrawal
  * (`checkWithdrawalLimits`). The tenant's review policy may hold it `pending` for the operator: above the threshold,
  * or taking the account's rolling 24-hour total over it (that total kept in the same transaction, conditioned, so
- * concurrent withdrawals cannot both slip under it), or to a destination off the allowlist; otherwise the withdrawal batcher hands it to the chain-tx engine like any withdrawal, except on SOL, where
- * the custody-solana worker signs and follows it (shared/usecases/custody/solana-withdrawals.ts).
+ * concurrent withdrawals cannot both slip under it), or to a destination off the allowlist. Otherwise the withdrawal
+ * batcher hands it to the chain-tx engine like any withdrawal, except on SOL, where the custody-solana worker signs
+ * and follows it (shared/usecases/custody/solana-withdrawals.ts).
  */
 export async function custodyWithdraw(input: CustodyWithdrawInput, deps: CustodyWithdrawalPorts) {
   const { tenantId, body } = input;
@@ -152,9 +153,9 @@ export async function custodyWithdraw(input: CustodyWithdrawInput, deps: Custody
   const callbackUrl =
     body.callback_url === undefined ? null : checkCallbackUrlSyntax(body.callback_url, { allowLoopback: deps.settings.allowLoopbackCallbacks }).toString();
   const now = deps.clock.now();
+  const readRolling = () => deps.rollingTotals.read(tenantId, account.accountId, now);
   // The tenant's limits, as on every withdrawal: what the destination receives, in USD; the day's total is the one
   // main-account and wallet withdrawals add to, kept in the transaction that takes the hold.
-  const readRolling = () => deps.rollingTotals.read(tenantId, account.accountId, now);
   const [{ amountUsd, dayTotal }, policy, firstRead] = await Promise.all([
     checkWithdrawalLimits({ limits: input.limits, currency, amount: totals.amount, now }, deps),
     deps.policies.get(tenantId),
