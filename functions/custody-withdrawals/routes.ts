@@ -28,13 +28,13 @@ export const custodyWithdrawalRoutes = [
     doc: {
       summary: 'Withdraw USDT from a custody account to an external address',
       description:
-        "amount leaves the account (held in locked at once); the network and platform fees are deducted from it and the destination receives net_amount. The tenant's review policy (threshold, allowlist; set by the operator) may hold it pending with review.status awaiting_review until the operator approves or rejects it; otherwise it is sent like any withdrawal and shows in GET /withdrawal/{id}/. Honours Idempotency-Key.",
+        "amount leaves the account (held in locked at once); the network and platform fees are deducted from it and the destination receives net_amount. The tenant's withdrawal limits apply (USD, what the destination receives). The tenant's review policy (threshold, allowlist; set by the operator) may hold it pending with review.status awaiting_review until the operator approves or rejects it: above the threshold, or taking the account's rolling 24-hour total of withdrawals sent without review over it; otherwise it is sent like any withdrawal and shows in GET /withdrawal/{id}/. Honours Idempotency-Key.",
       tags,
       responses: {
         200: { description: 'The withdrawal (spec 2.10)', schema: CustodyWithdrawalRecord },
         400: {
           description:
-            'invalid_request, insufficient_funds (details.available), invalid_address, minimum_amount_not_met (details.minimum), unsupported_blockchain',
+            "invalid_request (details.amount: past the tenant's max_withdrawal_amount or daily_withdrawal_limit, in USD, counted with its other withdrawals), insufficient_funds (details.available), invalid_address, minimum_amount_not_met (details.minimum), unsupported_blockchain",
         },
         404: notFound,
       },
@@ -47,6 +47,7 @@ export const custodyWithdrawalRoutes = [
           {
             tenantId: principal.tenant.id,
             feePercent: principal.tenant.settings.transaction_fee,
+            limits: principal.tenant.settings.limits,
             body: req.body,
             idempotency: req.idempotency?.with(present) ?? null,
           },

@@ -6,7 +6,7 @@ import { EVENTS, eventDraft } from './events.js';
 import type { CustomerAccount, EntryDraft } from './ledger.js';
 import { creditEntry, custodyAccount, transferEntry } from './ledger.js';
 import type { Decimal } from './money.js';
-import { gt } from './money.js';
+import { add, gt, sub } from './money.js';
 
 /**
  * Custody accounts (spec 2.10, 4.8): a tenant's own treasuries (standard, hot, cold) holding USDT on four chains.
@@ -317,8 +317,9 @@ export function custodySweepOf(reference: string): { tenantId: string; depositId
 export const CUSTODY_MINIMUMS: Readonly<Record<CustodyBlockchain, Decimal>> = { ETH: '10', TRX: '1', BSC: '5', SOL: '1' };
 
 /**
- * A tenant's custody withdrawal review policy, set by the operator: a withdrawal above `threshold` (USDT), or to a
- * destination outside `allowlist` when one is set, waits for the operator's decision.
+ * A tenant's custody withdrawal review policy, set by the operator: a withdrawal above `threshold` (USDT), one that
+ * would take its account's rolling 24-hour total over `threshold`, or one to a destination outside `allowlist` when
+ * one is set, waits for the operator's decision.
  */
 export interface CustodyReviewPolicy {
   readonly threshold: Decimal | null;
@@ -327,10 +328,38 @@ export interface CustodyReviewPolicy {
 
 export const NO_REVIEW_POLICY: CustodyReviewPolicy = { threshold: null, allowlist: null };
 
-/** Why the policy holds a withdrawal of `amount` to `destination` (none: it goes through). */
-export function reviewReasons(policy: CustodyReviewPolicy, amount: Decimal, destination: string, sameAddress: (a: string, b: string) => boolean): string[] {
-  const reasons: string[] = [];
+/**
+ * How long a withdrawal counts in its account's rolling total: what an account sends without review within any
+ * 24 hours stays within the threshold, however it is split.
+ */
+export const ROLLING_WINDOW_MS = 24 * 3600_000;
+
+/** Why a custody withdrawal waits for the operator. */
+export const REVIEW_REASONS = ['amount_over_threshold', 'rolling_total_over_threshold', 'destination_not_allowed'] as const;
+export type ReviewReason = (typeof REVIEW_REASONS)[number];
+
+/**
+ * Why the policy holds a withdrawal of `amount` to `destination` (none: it goes through). `rollingTotal` is what the
+ * account sent without review in the last 24 hours (USDT, every chain): a withdrawal that would take it over the
+ * threshold waits too (`rolling_total_over_threshold`), so five of 99 pass a threshold of 100 no more than one of 150.
+ * Only a withdrawal that goes through unreviewed adds to the total: one held for review is the operator's to pass,
+ * approved or rejected (see docs/custody.md).
+ */
+export function reviewReasons(
+  policy: CustodyReviewPolicy,
+  withdrawal: { readonly amount: Decimal; readonly rollingTotal: Decimal; readonly destination: string },
+  sameAddress: (a: string, b: string) => boolean,
+): ReviewReason[] {
+  const reasons: ReviewReason[] = [];
+  const { amount, rollingTotal, destination } = withdrawal;
   if (policy.threshold !== null && gt(amount, policy.threshold)) reasons.push('amount_over_threshold');
+  else if (policy.threshold !== null && gt(add(rollingTotal, amount), policy.threshold)) reasons.push('rolling_total_over_threshold');
   if (policy.allowlist !== null && !policy.allowlist.some((allowed) => sameAddress(allowed, destination))) reasons.push('destination_not_allowed');
   return reasons;
 }
+
+/**
+ * The room the threshold leaves an account's rolling total for an unreviewed withdrawal of `amount`: what the total
+ * may be at most before it (null: no threshold, no bound).
+ */
+export const rollingRoom = (policy: CustodyReviewPolicy, amount: Decimal): Decimal | null => (policy.threshold === null ? null : sub(policy.threshold, amount));

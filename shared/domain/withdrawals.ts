@@ -146,7 +146,7 @@ export function expectedWithdrawalMs(currency: Pick<CurrencyDefinition, 'network
  * rejection ends it `rejected` with the hold returned.
  */
 export interface WithdrawalReview {
-  /** Why the policy held it: `amount_over_threshold`, `destination_not_allowed`. */
+  /** Why the policy held it: `amount_over_threshold`, `rolling_total_over_threshold`, `destination_not_allowed`. */
   readonly reasons: readonly string[];
   readonly decision: 'approved' | 'rejected' | null;
   readonly decidedBy: string | null;

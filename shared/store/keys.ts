@@ -50,6 +50,7 @@
  * | custody transfer    | TENANT#<tid>                | CUSTODYTX#<transfer id>    |                                      |
  * | custody policy      | TENANT#<tid>                | CUSTODYPOLICY              | the operator's review threshold and allowlist |
  * | custody deposit     | TENANT#<tid>                | CUSTODYDEP#<network:tx:log> | gsi3 (while open): CUSTODYDEPOSITS#OPEN#<network> / <detected_at>#<tid>#<deposit id> |
+ * | custody sent, 10 min| TENANT#<tid>                | CUSTODYOUT#<account id>#<yyyy-mm-ddThh:m0> | USDT an account sent without review in those ten minutes (its rolling 24-hour total; in the creation transaction); TTL 2 days |
  * | chain-tx follower lease | LEASE#chain-tx-follower#<network> | LEASE            | one holder at a time, with expiry    |
  */
 import { chainAddressForm } from '../domain/chain-addresses.js';
@@ -340,6 +341,8 @@ export const keys = {
   custodyTransfer: (tenantId: string, transferId: string): Key => ({ pk: tenantPk(tenantId), sk: `CUSTODYTX#${transferId}` }),
   /** The tenant's custody withdrawal review policy (the operator's). */
   custodyPolicy: (tenantId: string): Key => ({ pk: tenantPk(tenantId), sk: 'CUSTODYPOLICY' }),
+  /** What an account sent without review in the ten minutes starting at `bucket` (`yyyy-mm-ddThh:m0`), its rolling total's part. */
+  custodyOutflow: (tenantId: string, accountId: string, bucket: string): Key => ({ pk: tenantPk(tenantId), sk: `CUSTODYOUT#${accountId}#${bucket}` }),
   custodyDeposit: (tenantId: string, depositId: string): Key => ({ pk: tenantPk(tenantId), sk: `CUSTODYDEP#${depositId}` }),
   /** gsi3 work queue of a network's open custody deposits (confirming, credited, sweeping), oldest first. */
   custodyDepositQueue: (network: string, detectedAt: string, tenantId: string, depositId: string) => ({

@@ -49,10 +49,12 @@ const entryOf = (change: WithdrawalChange) => {
 
 async function create(creation: WithdrawalCreation, now: Date): Promise<WithdrawalState> {
   const w = nextVersion(creation.change.state, null);
-  // The day's total first: its refusal is item 0.
+  // The day's total first: its refusal is item 0; the creation's own conditions next.
   const items: TransactItem[] = [];
   const day = creation.dayTotal;
   if (day !== null) items.push(dayTotalItem(keys.withdrawalDay(w.tenantId, w.createdAt.slice(0, 10)), day.amountUsd, sub(day.limitUsd, day.amountUsd), now));
+  const conditions = { from: items.length, items: (creation.conditions?.items ?? []).map(asTransactItem) };
+  items.push(...conditions.items);
   items.push(...(creation.alsoWrite?.(w) ?? []).map(asTransactItem));
   await commitAggregate(
     {
@@ -69,7 +71,9 @@ async function create(creation: WithdrawalCreation, now: Date): Promise<Withdraw
     (index) =>
       index === 0 && day !== null
         ? new DailyLimitError('withdrawal', day.limitUsd)
-        : new Error(`The withdrawal ${w.id} could not be created (item ${index} refused).`),
+        : creation.conditions && index >= conditions.from && index < conditions.from + conditions.items.length
+          ? creation.conditions.refused()
+          : new Error(`The withdrawal ${w.id} could not be created (item ${index} refused).`),
   );
   return w;
 }

@@ -10,6 +10,8 @@ import type {
 import type { ServedNetworks } from '../../domain/currencies.js';
 import type { CustodyReviewPolicy } from '../../domain/custody.js';
 import type { EntryDraft } from '../../domain/ledger.js';
+import type { Decimal } from '../../domain/money.js';
+import type { WriteItem } from '../ports.js';
 import type { WithdrawalFeeDeps } from '../withdrawals/network-fees.js';
 import type { WithdrawalRepository } from '../withdrawals/ports.js';
 import type { LedgerPort } from '../ledger/ports.js';
@@ -93,6 +95,26 @@ export interface CustodyPolicyRepository {
   put(tenantId: string, policy: CustodyReviewPolicy): Promise<void>;
 }
 
+/**
+ * A custody account's rolling total: the USDT it sent without review in the last 24 hours, every chain together
+ * (shared/store/custody-rolling.ts keeps it in ten-minute parts).
+ */
+export interface CustodyRollingTotals {
+  /** The account's total at `now`, as read, with the writes that add a withdrawal to it. */
+  read(tenantId: string, accountId: string, now: Date): Promise<RollingTotal>;
+}
+
+export interface RollingTotal {
+  /** USDT sent without review within the window (at least the last 24 hours). */
+  readonly total: Decimal;
+  /**
+   * The writes that add `amount` to the total inside the withdrawal's own transaction. With `room` (the threshold less
+   * the amount) they are conditioned on the total being still within it, so that concurrent withdrawals cannot both
+   * pass: the transaction is then refused (`WithdrawalCreation.conditions`), to be read and decided again.
+   */
+  add(amount: Decimal, room: Decimal | null): readonly WriteItem[];
+}
+
 /** What custody withdrawals need besides the accounts: the withdrawals' own repository, fees and served networks. */
 export interface CustodyWithdrawalPorts extends Pick<CustodyPorts, 'accounts' | 'clock'> {
   readonly withdrawals: WithdrawalRepository;
@@ -100,6 +122,10 @@ export interface CustodyWithdrawalPorts extends Pick<CustodyPorts, 'accounts' | 
   readonly fees: WithdrawalFeeDeps;
   readonly served: ServedNetworks;
   readonly policies: CustodyPolicyRepository;
+  /** The accounts' rolling totals the review threshold also applies to. */
+  readonly rollingTotals: CustodyRollingTotals;
+  /** The current rates: the tenant's withdrawal limits are in USD. */
+  readonly rates: RatesDeps;
   readonly settings: { readonly allowLoopbackCallbacks: boolean };
 }
 

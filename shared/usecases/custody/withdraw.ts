@@ -2,15 +2,25 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { chainAddressForm } from '../../domain/chain-addresses.js';
 import { findCurrency } from '../../domain/currencies.js';
-import { CUSTODY_BLOCKCHAINS, CUSTODY_MINIMUMS, custodyCurrency, isActiveAccount, isCustodyBlockchain, reviewReasons } from '../../domain/custody.js';
+import {
+  CUSTODY_BLOCKCHAINS,
+  CUSTODY_MINIMUMS,
+  custodyCurrency,
+  isActiveAccount,
+  isCustodyBlockchain,
+  reviewReasons,
+  rollingRoom,
+} from '../../domain/custody.js';
 import { GatewayError, InsufficientBalanceError } from '../../domain/errors.js';
 import { custodyAccount } from '../../domain/ledger.js';
 import { isPositive, jsonNumber, lt, parseDecimal } from '../../domain/money.js';
+import type { TenantLimits } from '../../domain/tenant.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
 import { awaitingReview, expectedWithdrawalMs, isOpen, openWithdrawal, pricedWithdrawal } from '../../domain/withdrawals.js';
 import { checkCallbackUrlSyntax } from '../../net/callback-url.js';
 import type { IdempotencyGuard } from '../ports.js';
 import { decimal } from '../schema.js';
+import { checkWithdrawalLimits } from '../withdrawals/limits.js';
 import { priceWithdrawal } from '../withdrawals/network-fees.js';
 import { requireAddress } from '../withdrawals/resolve.js';
 import { findAccount } from './find-account.js';
@@ -43,7 +53,10 @@ export const CustodyWithdrawalRecord = z
     review: z
       .object({ status: z.enum(['awaiting_review', 'approved', 'rejected']), reasons: z.array(z.string()) })
       .nullable()
-      .meta({ description: "The security review the tenant's policy asked for (amount_over_threshold, destination_not_allowed); null when none." }),
+      .meta({
+        description:
+          "The security review the tenant's policy asked for (amount_over_threshold, rolling_total_over_threshold: the account's last 24 hours with it would pass the threshold, destination_not_allowed); null when none.",
+      }),
     created_at: z.string(),
     estimated_completion_time: z.string().nullable().meta({ description: 'Null while it waits for review: no time can be promised then.' }),
     custom_id: z.string().nullable(),
@@ -74,16 +87,32 @@ export function custodyWithdrawalRecord(w: WithdrawalState, blockchain: string) 
 export interface CustodyWithdrawInput {
   readonly tenantId: string;
   readonly feePercent: string;
+  /** The tenant's withdrawal limits (USD), the ones main-account withdrawals obey. */
+  readonly limits: TenantLimits;
   readonly body: CustodyWithdrawBody;
   readonly idempotency?: IdempotencyGuard<WithdrawalState> | null;
 }
 
+/** A concurrent withdrawal of the account moved its rolling total between the read and the write: read and decide again. */
+class RollingTotalMovedError extends Error {
+  constructor() {
+    super("The custody account's rolling total moved meanwhile.");
+    this.name = 'RollingTotalMovedError';
+  }
+}
+
+/** Reads of the rolling total before a withdrawal whose total keeps moving is held for review. */
+const ROLLING_ATTEMPTS = 4;
+
 /**
  * A custody withdrawal: the account's USDT on a chain to an external address. The whole `amount` is held on the
  * account (`amount` -> `locked`) in the creating transaction, so concurrent withdrawals never overdraw; the fees
- * come out of it (the destination receives `net_amount`). The tenant's review policy may hold it `pending` for the
- * operator; otherwise the withdrawal batcher hands it to the chain-tx engine like any withdrawal, except on SOL, where
- * the custody-solana worker signs and follows it (shared/usecases/custody/solana-withdrawals.ts).
+ * come out of it (the destination receives `net_amount`). The tenant's withdrawal limits apply as to any withdrawal
+ * (`checkWithdrawalLimits`). The tenant's review policy may hold it `pending` for the operator: above the threshold,
+ * or taking the account's rolling 24-hour total over it (that total kept in the same transaction, conditioned, so
+ * concurrent withdrawals cannot both slip under it), or to a destination off the allowlist. Otherwise the withdrawal
+ * batcher hands it to the chain-tx engine like any withdrawal, except on SOL, where the custody-solana worker signs
+ * and follows it (shared/usecases/custody/solana-withdrawals.ts).
  */
 export async function custodyWithdraw(input: CustodyWithdrawInput, deps: CustodyWithdrawalPorts) {
   const { tenantId, body } = input;
@@ -123,33 +152,57 @@ export async function custodyWithdraw(input: CustodyWithdrawInput, deps: Custody
   }
   const callbackUrl =
     body.callback_url === undefined ? null : checkCallbackUrlSyntax(body.callback_url, { allowLoopback: deps.settings.allowLoopbackCallbacks }).toString();
-  const reasons = reviewReasons(
-    await deps.policies.get(tenantId),
-    amount,
-    body.destination_address,
-    (a, b) => chainAddressForm(currency.family, a) === chainAddressForm(currency.family, b),
-  );
   const now = deps.clock.now();
-  const change = openWithdrawal(
-    {
-      id: randomUUID(),
-      tenantId,
-      ...pricedWithdrawal(currency, totals),
-      address: body.destination_address,
-      customId: body.custom_id ?? null,
-      callbackUrl,
-      accountId: null,
-      custodyAccountId: account.accountId,
-      review: reasons.length === 0 ? null : { reasons, decision: null, decidedBy: null, decidedAt: null, note: null },
-      priceAmount: null,
-      priceCurrency: null,
-      amountUsd: null,
-    },
-    now,
-  );
+  const readRolling = () => deps.rollingTotals.read(tenantId, account.accountId, now);
+  // The tenant's limits, as on every withdrawal: what the destination receives, in USD; the day's total is the one
+  // main-account and wallet withdrawals add to, kept in the transaction that takes the hold.
+  const [{ amountUsd, dayTotal }, policy, firstRead] = await Promise.all([
+    checkWithdrawalLimits({ limits: input.limits, currency, amount: totals.amount, now }, deps),
+    deps.policies.get(tenantId),
+    readRolling(),
+  ]);
+  const sameAddress = (a: string, b: string) => chainAddressForm(currency.family, a) === chainAddressForm(currency.family, b);
+  const id = randomUUID();
   const guard = input.idempotency;
+  const create = async (attempt: number) => {
+    const last = attempt === ROLLING_ATTEMPTS;
+    const rolling = attempt === 1 ? firstRead : await readRolling();
+    const reasons = reviewReasons(policy, { amount, rollingTotal: rolling.total, destination: body.destination_address }, sameAddress);
+    // The total kept moving under concurrent withdrawals of the account: the operator decides rather than another read.
+    if (last && reasons.length === 0 && policy.threshold !== null) reasons.push('rolling_total_over_threshold');
+    const change = openWithdrawal(
+      {
+        id,
+        tenantId,
+        ...pricedWithdrawal(currency, totals),
+        address: body.destination_address,
+        customId: body.custom_id ?? null,
+        callbackUrl,
+        accountId: null,
+        custodyAccountId: account.accountId,
+        review: reasons.length === 0 ? null : { reasons, decision: null, decidedBy: null, decidedAt: null, note: null },
+        priceAmount: null,
+        priceCurrency: null,
+        amountUsd,
+      },
+      now,
+    );
+    // Only what goes out unreviewed adds to the rolling total, on condition that it is still what was read.
+    const conditions =
+      reasons.length === 0 ? { items: rolling.add(amount, rollingRoom(policy, amount)), refused: () => new RollingTotalMovedError() } : undefined;
+    return deps.withdrawals.create(
+      { change, dayTotal, ...(conditions ? { conditions } : {}), ...(guard ? { alsoWrite: (stored: WithdrawalState) => [guard.completeItem(stored)] } : {}) },
+      now,
+    );
+  };
   try {
-    return await deps.withdrawals.create({ change, dayTotal: null, alsoWrite: guard ? (stored) => [guard.completeItem(stored)] : undefined }, now);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await create(attempt);
+      } catch (error) {
+        if (!(error instanceof RollingTotalMovedError) || attempt === ROLLING_ATTEMPTS) throw error;
+      }
+    }
   } catch (error) {
     if (!(error instanceof InsufficientBalanceError)) throw error;
     const available = (await deps.ledger.balance(tenantId, custodyAccount(account.accountId), currency.code)).amount;

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { DailyLimitError, GatewayError, InsufficientBalanceError, ValidationError } from '../../domain/errors.js';
-import type { Decimal } from '../../domain/money.js';
-import { gt, isNegative, lt, parseDecimal, ROUND_PAYOUT, sub } from '../../domain/money.js';
-import { convert, usdValue } from '../../domain/rates.js';
+import { GatewayError, InsufficientBalanceError, ValidationError } from '../../domain/errors.js';
+import { lt, parseDecimal, ROUND_PAYOUT } from '../../domain/money.js';
+import { convert } from '../../domain/rates.js';
 import type { Tenant } from '../../domain/tenant.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
 import { openWithdrawal, pricedWithdrawal, sourceAccount } from '../../domain/withdrawals.js';
@@ -12,6 +11,7 @@ import type { IdempotencyGuard } from '../ports.js';
 import { resolvePriceCurrency } from '../payments/resolve.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
 import { checkAmountAndCurrency, decimal } from '../schema.js';
+import { checkWithdrawalLimits } from './limits.js';
 import { priceWithdrawal } from './network-fees.js';
 import type { WithdrawalsDeps } from './ports.js';
 import { requireAddress, resolveWithdrawalCurrency } from './resolve.js';
@@ -81,22 +81,7 @@ export async function createWithdrawal(
     });
   }
   const totals = await priceWithdrawal({ currency, amount, feePercent: tenant.settings.transaction_fee, address: body.address }, deps.fees);
-  const limits = tenant.settings.limits;
-  let dayTotal: { amountUsd: Decimal; limitUsd: Decimal } | null = null;
-  let valueUsd: Decimal | null = null;
-  if (limits.max_withdrawal_amount !== null || limits.daily_withdrawal_limit !== null) {
-    // Tenant limits are in USD (DESIGN section 10): the amount the recipient receives, at the current rate.
-    const amountUsd = usdValue(currency, amount, usdRatesOf(await currentRates(deps.rates, now)), 'half-up');
-    if (amountUsd === null) throw new GatewayError('service_unavailable', `No USD rate for ${currency.code}; withdrawal limits cannot be checked.`);
-    valueUsd = amountUsd;
-    if (limits.max_withdrawal_amount !== null && gt(amountUsd, limits.max_withdrawal_amount)) {
-      throw ValidationError.field('amount', `The amount of ${amountUsd} USD exceeds the maximum withdrawal amount of ${limits.max_withdrawal_amount} USD.`);
-    }
-    if (limits.daily_withdrawal_limit !== null) {
-      if (isNegative(sub(limits.daily_withdrawal_limit, amountUsd))) throw new DailyLimitError('withdrawal', limits.daily_withdrawal_limit);
-      dayTotal = { amountUsd, limitUsd: limits.daily_withdrawal_limit };
-    }
-  }
+  const { amountUsd, dayTotal } = await checkWithdrawalLimits({ limits: tenant.settings.limits, currency, amount, now }, deps);
   const change = openWithdrawal(
     {
       id: randomUUID(),
@@ -108,7 +93,7 @@ export async function createWithdrawal(
       accountId: body.account_id ?? null,
       priceAmount,
       priceCurrency,
-      amountUsd: valueUsd,
+      amountUsd,
     },
     now,
   );

@@ -20,6 +20,11 @@ export interface WithdrawalCreation {
   readonly change: WithdrawalChange;
   /** The tenant's total of the day in USD, kept within its daily limit in the same transaction. */
   readonly dayTotal: { readonly amountUsd: Decimal; readonly limitUsd: Decimal } | null;
+  /**
+   * Writes whose conditions the withdrawal must meet, committed with it (a custody account's rolling total): when one
+   * refuses, nothing is written and the creation throws `refused()`.
+   */
+  readonly conditions?: { readonly items: readonly WriteItem[]; readonly refused: () => Error };
   /** Writes that commit with the withdrawal, given it as stored (the Idempotency-Key record and its answer). */
   readonly alsoWrite?: (stored: WithdrawalState) => readonly WriteItem[];
 }
@@ -36,7 +41,8 @@ export interface WithdrawalRepository {
   get(tenantId: string, withdrawalId: string): Promise<WithdrawalState | null>;
   /**
    * The withdrawal, its hold on the source account (InsufficientBalanceError when it cannot be covered), the day's
-   * total (DailyLimitError past the limit), its events and `alsoWrite`, in ONE transaction. Returns it as stored.
+   * total (DailyLimitError past the limit), its `conditions`, its events and `alsoWrite`, in ONE transaction. Returns
+   * it as stored.
    */
   create(creation: WithdrawalCreation, now: Date): Promise<WithdrawalState>;
   /**

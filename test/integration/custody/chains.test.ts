@@ -83,7 +83,8 @@ beforeAll(async () => {
     credentials: { accessKeyId: stack.env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: stack.env.AWS_SECRET_ACCESS_KEY ?? '' },
   });
   evm = new JsonRpcProvider(stack.stackJson.rpcUrls.ETH, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true });
-  await putFixedRates();
+  // USDTSOL too: a SOL custody withdrawal is valued in USD against the tenant's withdrawal limits.
+  await putFixedRates(new Date(), { USDTSOL: '1' });
   merchant = await tenantWithToken('Custody on chains');
   custody = caller(custodyApi(), () => merchant.bearer);
   // The worker wires itself from the stack's environment when it loads.
