@@ -462,6 +462,16 @@ export function servedCurrencies(service: CurrencyService, served: ServedNetwork
   return CURRENCY_LIST.filter((c) => !disabled.has(c.code) && c.enabled[service] && served[service].has(c.network) && (c.native || served.tokens.has(c.code)));
 }
 
+/**
+ * The currencies the gateway values in USD: every catalogue currency, on every network, that it may hold (a payment,
+ * a main or wallet balance, a custody balance such as USDT on Solana), less those switched off by configuration.
+ * The rates-refresher prices exactly these and the current-rates read keeps exactly these, so a rate stored is a
+ * rate read.
+ */
+export function valuedCurrencies(disabled: ReadonlySet<string> = new Set()): CurrencyDefinition[] {
+  return CURRENCY_LIST.filter((c) => !disabled.has(c.code));
+}
+
 /** The environment whose contracts a stage uses: `local` for the embedded stack, `mainnet` in production. */
 export function contractEnvironmentFor(stage: string): ContractEnvironment {
   if (stage === 'local') return 'local';
