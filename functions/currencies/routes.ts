@@ -81,7 +81,7 @@ export const currencyRoutes = [
     doc: {
       summary: 'Supported currencies',
       description:
-        "Only the currencies this deployment serves: payable ones (a chain endpoint and a forwarder factory on their network, a known token contract), or with `withdrawal` those it sends (a chain endpoint and the hot wallet's key) in which the tenant has a positive balance. `full` adds name, token, blockchain, is_popular, is_stable; `min_max` the payment bounds; `include_usd` (requires `min_max=true`) their USD values.",
+        "Only the currencies this deployment serves: payable ones (a chain endpoint and a forwarder factory on their network, a known token contract), or with `withdrawal` those it sends (a chain endpoint and the hot wallet's key) in which the tenant has a positive balance. `full` adds name, token, blockchain, is_popular, is_stable; `min_max` the payment bounds (with `withdrawal`, the withdrawal minimum the withdrawal applies); `include_usd` (requires `min_max=true`) their USD values.",
       tags: ['Currencies'],
       responses: { 200: { description: 'Currencies', schema: CurrencyList } },
     },
@@ -99,7 +99,7 @@ export const currencyRoutes = [
     doc: {
       summary: 'Exchange rates against USD',
       description:
-        'Without `currency_to`: every active currency (variant A). With `currency_to`: a conversion of `amount` (default 1.0) from `currency_from` (default USD), answered in JSON numbers (variant B).',
+        'Without `currency_to`: every currency this deployment offers, for payments or withdrawals (variant A). With `currency_to`: a conversion of `amount` (default 1.0) from `currency_from` (default USD), answered in JSON numbers (variant B).',
       tags: ['Rates'],
       responses: { 200: { description: 'Rates (variant A) or a conversion (variant B)', schema: RatesAnswer } },
     },
@@ -108,7 +108,7 @@ export const currencyRoutes = [
       const { settings } = principalOf(req).tenant;
       const answer: z.output<typeof RatesAnswer> =
         to === undefined
-          ? await listRates({ now: req.now }, deps.rates)
+          ? await listRates({ now: req.now }, deps)
           : await convertAmount({ query: { ...req.query, currency_to: to }, settings, now: req.now }, deps.rates);
       return ok(answer);
     },

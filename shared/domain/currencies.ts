@@ -424,9 +424,13 @@ export function findCurrencyByToken(blockchain: string, token: string): Currency
   return CURRENCY_LIST.find((c) => c.network === network.code && c.token === symbol);
 }
 
-/** The token a client means on a network when it names none: USDT where the catalogue has it, else the native coin. */
-export function defaultToken(network: NetworkDefinition): string {
-  return CURRENCY_LIST.some((c) => c.network === network.code && c.token === 'USDT') ? 'USDT' : network.nativeCurrency;
+/**
+ * The currency a client means on one network when it names no token, among `candidates` (the currencies of that
+ * network a deployment serves): USDT, the interface's default, where it is one; else the network's native coin; else
+ * the first candidate. Undefined when there is no candidate: nothing is served there.
+ */
+export function defaultCurrency(candidates: readonly CurrencyDefinition[]): CurrencyDefinition | undefined {
+  return candidates.find((c) => c.token === 'USDT') ?? candidates.find((c) => c.native) ?? candidates[0];
 }
 
 /**
@@ -457,9 +461,42 @@ export interface ServedNetworks {
   readonly tokens: ReadonlySet<CurrencyCode>;
 }
 
+/** Whether this deployment serves `currency` for `service` (its network served, its contract known, enabled for it). */
+function isServedFor(currency: CurrencyDefinition, service: CurrencyService, served: ServedNetworks): boolean {
+  return currency.enabled[service] && served[service].has(currency.network) && (currency.native || served.tokens.has(currency.code));
+}
+
 /** The catalogue's currencies this deployment serves for `service`, in catalogue order, without the `disabled` ones. */
 export function servedCurrencies(service: CurrencyService, served: ServedNetworks, disabled: ReadonlySet<string> = new Set()): CurrencyDefinition[] {
-  return CURRENCY_LIST.filter((c) => !disabled.has(c.code) && c.enabled[service] && served[service].has(c.network) && (c.native || served.tokens.has(c.code)));
+  return CURRENCY_LIST.filter((c) => !disabled.has(c.code) && isServedFor(c, service, served));
+}
+
+/**
+ * The currencies this deployment offers, in catalogue order: those it takes payments in or sends withdrawals of
+ * (`GET /rates/` lists exactly these). A currency enabled in the catalogue on a network no chain adapter serves (BTC
+ * today) is not offered.
+ */
+export function offeredCurrencies(served: ServedNetworks, disabled: ReadonlySet<string> = new Set()): CurrencyDefinition[] {
+  return CURRENCY_LIST.filter((c) => !disabled.has(c.code) && (isServedFor(c, 'payments', served) || isServedFor(c, 'withdrawals', served)));
+}
+
+/**
+ * The currencies the gateway values in USD: every catalogue currency, on every network, that it may hold (a payment,
+ * a main or wallet balance, a custody balance such as USDT on Solana), less those switched off by configuration.
+ * The rates-refresher prices exactly these and the current-rates read keeps exactly these, so a rate stored is a
+ * rate read.
+ */
+export function valuedCurrencies(disabled: ReadonlySet<string> = new Set()): CurrencyDefinition[] {
+  return CURRENCY_LIST.filter((c) => !disabled.has(c.code));
+}
+
+/**
+ * The smallest withdrawal of a currency, in the currency: what `POST /withdrawal/` and the estimate refuse below, and
+ * what every answer showing a withdrawal minimum shows (min-amount, fee estimate, limits, available currencies,
+ * `GET /currencies/?withdrawal=true&min_max=true`).
+ */
+export function withdrawalMinimum(currency: CurrencyDefinition): Decimal {
+  return currency.minWithdrawal;
 }
 
 /** The environment whose contracts a stage uses: `local` for the embedded stack, `mainnet` in production. */

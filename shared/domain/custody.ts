@@ -1,5 +1,5 @@
-import type { CurrencyCode, CurrencyDefinition } from './currencies.js';
-import { findCurrency, isCurrencyCode } from './currencies.js';
+import type { CurrencyCode } from './currencies.js';
+import { isCurrencyCode } from './currencies.js';
 import { ConflictError, GatewayError } from './errors.js';
 import type { EventDraft } from './events.js';
 import { EVENTS, eventDraft } from './events.js';
@@ -27,14 +27,6 @@ export function custodyCurrency(blockchain: CustodyBlockchain): CurrencyCode | n
   const code = CUSTODY_CURRENCIES[blockchain];
   return isCurrencyCode(code) ? code : null;
 }
-
-/** The currencies custody accounts hold (priced for their balances' USD value, active for payments or not). */
-export const custodyHeldCurrencies = (): CurrencyDefinition[] =>
-  CUSTODY_BLOCKCHAINS.flatMap((b) => {
-    const code = custodyCurrency(b);
-    const currency = code === null ? undefined : findCurrency(code);
-    return currency ? [currency] : [];
-  });
 
 export const ACCOUNT_TYPES = ['standard', 'hot', 'cold'] as const;
 export type AccountType = (typeof ACCOUNT_TYPES)[number];

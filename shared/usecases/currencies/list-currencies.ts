@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
-import { blockchainLabel, servedCurrencies } from '../../domain/currencies.js';
+import { blockchainLabel, servedCurrencies, withdrawalMinimum } from '../../domain/currencies.js';
 import { ValidationError } from '../../domain/errors.js';
 import { MAIN } from '../../domain/ledger.js';
 import { isPositive } from '../../domain/money.js';
@@ -12,9 +12,10 @@ import type { ListCurrenciesDeps } from './ports.js';
 /**
  * `GET /currencies/`: the currencies this deployment takes payments in, or with `withdrawal=true` those it sends
  * withdrawals of in which the tenant has a positive available balance. `full` adds the descriptive fields,
- * `min_max` the payment bounds, `include_usd` (only with `min_max=true`; otherwise 400) their USD values
- * at the current rates (min rounded up, max down, to the cent). Without `full` or `min_max` the answer is
- * the simple list of codes.
+ * `min_max` the payment bounds, or with `withdrawal=true` the withdrawal minimum the withdrawal code applies
+ * (`withdrawalMinimum`) with the catalogue's maximum, `include_usd` (only with `min_max=true`; otherwise 400) their
+ * USD values at the current rates (min rounded up, max down, to the cent). Without `full` or `min_max` the answer
+ * is the simple list of codes.
  */
 export const ListCurrenciesQuery = z.object({
   full: queryBoolean.default(false),
@@ -62,12 +63,13 @@ export async function listCurrencies(input: ListCurrenciesInput, deps: ListCurre
   if (!query.full && !query.min_max) return { currencies: currencies.map((c) => c.code) };
 
   const rates = query.include_usd ? usdRatesOf(await currentRates(deps.rates, input.now)) : null;
+  const minimum = (c: CurrencyDefinition) => (query.withdrawal ? withdrawalMinimum(c) : c.minAmount);
   return {
     currencies: currencies.map((c): CurrencyRecord => ({
       currency: c.code,
       ...(query.full ? { name: c.name, token: c.token.toLowerCase(), blockchain: blockchainLabel(c), is_popular: c.isPopular, is_stable: c.isStable } : {}),
-      ...(query.min_max ? { min_amount: c.minAmount, max_amount: c.maxAmount } : {}),
-      ...(rates ? { min_amount_usd: usdValue(c, c.minAmount, rates, 'up'), max_amount_usd: usdValue(c, c.maxAmount, rates, 'down') } : {}),
+      ...(query.min_max ? { min_amount: minimum(c), max_amount: c.maxAmount } : {}),
+      ...(rates ? { min_amount_usd: usdValue(c, minimum(c), rates, 'up'), max_amount_usd: usdValue(c, c.maxAmount, rates, 'down') } : {}),
     })),
   };
 }

@@ -15,7 +15,6 @@ import type { WriteItem } from '../ports.js';
 import type { WithdrawalFeeDeps } from '../withdrawals/network-fees.js';
 import type { WithdrawalRepository } from '../withdrawals/ports.js';
 import type { LedgerPort } from '../ledger/ports.js';
-import type { WriteItem } from '../ports.js';
 import type { RatesDeps } from '../rates/ports.js';
 import type { AddressDepositSource, DepositSource, RecipientTransferReader } from '../deposits/ports.js';
 import type { CurrencyCode, CurrencyDefinition } from '../../domain/currencies.js';

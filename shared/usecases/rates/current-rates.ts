@@ -1,20 +1,17 @@
-import { isActive, findCurrency } from '../../domain/currencies.js';
+import { valuedCurrencies } from '../../domain/currencies.js';
 import type { StoredRates, UsdRates } from '../../domain/rates.js';
 import type { RatesDeps } from './ports.js';
 import { refreshRates } from './refresh-rates.js';
 
 /**
- * The current snapshot, restricted to currencies active now. Before the first refresh (a fresh stack) the
- * snapshot is taken on the spot, so the first request does not fail.
+ * The current snapshot, restricted to the currencies the gateway values now (`valuedCurrencies`, the set the
+ * refresher prices: every catalogue currency not switched off, held by payments, balances or custody). Before the
+ * first refresh (a fresh stack) the snapshot is taken on the spot, so the first request does not fail.
  */
 export async function currentRates(deps: RatesDeps, now: Date): Promise<StoredRates> {
   const stored = (await deps.store.current()) ?? (await refreshRates({ now }, deps));
-  const rates = Object.fromEntries(
-    Object.entries(stored.rates).filter(([code]) => {
-      const currency = findCurrency(code);
-      return currency !== undefined && isActive(currency, deps.disabled);
-    }),
-  );
+  const valued = new Set<string>(valuedCurrencies(deps.disabled).map((c) => c.code));
+  const rates = Object.fromEntries(Object.entries(stored.rates).filter(([code]) => valued.has(code)));
   return { ...stored, rates };
 }
 

@@ -1,9 +1,14 @@
 import * as z from 'zod';
+import { offeredCurrencies } from '../../domain/currencies.js';
 import { parseInput } from '../ledger/input.js';
-import type { RatesDeps } from './ports.js';
+import type { ListRatesDeps } from './ports.js';
 import { currentRates } from './current-rates.js';
 
-/** `GET /rates/` variant A: every active currency's USD rate, with the snapshot's time and the next refresh. */
+/**
+ * `GET /rates/` variant A: the USD rate of every currency this deployment offers (`offeredCurrencies`: served for
+ * payments or withdrawals, not switched off), in catalogue order, with the snapshot's time and the next refresh. A
+ * currency the gateway values but does not offer (BTC without a Bitcoin chain, custody's USDT on Solana) is not listed.
+ */
 export const ListRatesInput = z.object({ now: z.date() });
 
 export interface AllRates {
@@ -13,12 +18,16 @@ export interface AllRates {
   readonly next_update: string;
 }
 
-export async function listRates(input: z.input<typeof ListRatesInput>, deps: RatesDeps): Promise<AllRates> {
+export async function listRates(input: z.input<typeof ListRatesInput>, deps: ListRatesDeps): Promise<AllRates> {
   const { now } = parseInput(ListRatesInput, input);
-  const stored = await currentRates(deps, now);
+  const stored = await currentRates(deps.rates, now);
+  const offered = offeredCurrencies(deps.served, deps.rates.disabled).flatMap((c) => {
+    const stats = Object.hasOwn(stored.rates, c.code) ? stored.rates[c.code] : undefined;
+    return stats ? [[c.code, stats.usd] as const] : [];
+  });
   return {
     base_currency: 'USD',
-    rates: Object.fromEntries(Object.entries(stored.rates).map(([code, s]) => [code, s.usd])),
+    rates: Object.fromEntries(offered),
     last_updated: stored.at,
     next_update: stored.nextUpdate,
   };

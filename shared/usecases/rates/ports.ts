@@ -1,4 +1,5 @@
 import type { Clock } from '../../domain/clock.js';
+import type { ServedNetworks } from '../../domain/currencies.js';
 import type { HourCandles, StoredRates } from '../../domain/rates.js';
 import type { RateProvider } from '../../rates/port.js';
 
@@ -21,4 +22,10 @@ export interface RatesDeps {
 /** The rates-refresher's ports: the rates, and the time of a run when the schedule gives none. */
 export interface RatesPorts extends RatesDeps {
   readonly clock: Clock;
+}
+
+/** What the list of rates reads: the rates, and what this deployment serves (only offered currencies are listed). */
+export interface ListRatesDeps {
+  readonly rates: RatesDeps;
+  readonly served: ServedNetworks;
 }

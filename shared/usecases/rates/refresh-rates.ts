@@ -1,16 +1,16 @@
 import * as z from 'zod';
 import type { PriceAsset } from '../../domain/currencies.js';
-import { activeCurrencies } from '../../domain/currencies.js';
-import { custodyHeldCurrencies } from '../../domain/custody.js';
+import { valuedCurrencies } from '../../domain/currencies.js';
 import type { RateStats, StoredRates } from '../../domain/rates.js';
 import { hourOf, mergeCandle, stats24h, windowStartHour } from '../../domain/rates.js';
 import { parseInput } from '../ledger/input.js';
 import type { RatesDeps } from './ports.js';
 
 /**
- * The rates-refresher's work (every 60 s): ask the market-data source for the prices of every active
- * currency, fold them into the current hour's candles, compute the 24 h statistics from the window's
- * candles, and store the snapshot. Disabled currencies are left out. A source failure leaves the previous
+ * The rates-refresher's work (every 60 s): ask the market-data source for the prices of every currency the
+ * gateway values (`valuedCurrencies`: the whole catalogue, on every network), fold them into the current hour's
+ * candles, compute the 24 h statistics from the window's candles, and store the snapshot. Disabled currencies are
+ * left out. A source failure leaves the previous
  * snapshot in place (its `last_updated` shows its age) and is rethrown for the worker's error metric.
  */
 export const RefreshRatesInput = z.object({ now: z.date() });
@@ -20,9 +20,8 @@ export const REFRESH_INTERVAL_SECONDS = 60;
 
 export async function refreshRates(raw: RefreshRatesInput, deps: RatesDeps): Promise<StoredRates> {
   const { now } = parseInput(RefreshRatesInput, raw);
-  // Every active currency, and those custody accounts hold (their balances are valued in USD) even when inactive.
-  const active = activeCurrencies(deps.disabled);
-  const currencies = [...active, ...custodyHeldCurrencies().filter((c) => !deps.disabled.has(c.code) && !active.some((a) => a.code === c.code))];
+  // Every currency the gateway may hold, on every network (custody's USDT on Solana included): the read keeps the same set.
+  const currencies = valuedCurrencies(deps.disabled);
   const assets = [...new Set(currencies.map((c) => c.asset))] as PriceAsset[];
   const snapshot = await deps.provider.fetchSnapshot(assets, { now });
 

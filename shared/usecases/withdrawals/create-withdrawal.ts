@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
+import { withdrawalMinimum } from '../../domain/currencies.js';
 import { GatewayError, InsufficientBalanceError, ValidationError } from '../../domain/errors.js';
 import { lt, parseDecimal, ROUND_PAYOUT } from '../../domain/money.js';
 import { convert } from '../../domain/rates.js';
@@ -73,9 +74,10 @@ export async function createWithdrawal(
     throw ValidationError.field('amount', 'This field is required.');
   }
   requireAddress(currency, body.address);
-  if (lt(amount, currency.minWithdrawal)) {
-    throw new GatewayError('below_minimum', `The minimum withdrawal is ${currency.minWithdrawal} ${currency.code}.`, {
-      minimum: currency.minWithdrawal,
+  const minimum = withdrawalMinimum(currency);
+  if (lt(amount, minimum)) {
+    throw new GatewayError('below_minimum', `The minimum withdrawal is ${minimum} ${currency.code}.`, {
+      minimum,
       requested: amount,
       currency: currency.code,
     });

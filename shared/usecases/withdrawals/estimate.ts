@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
-import { defaultToken, findCurrencyByToken, findNetwork } from '../../domain/currencies.js';
+import { defaultCurrency, findCurrency, findNetwork, NETWORK_CODES, withdrawalMinimum } from '../../domain/currencies.js';
+import { CUSTODY_BLOCKCHAINS, CUSTODY_MINIMUMS, custodyCurrency } from '../../domain/custody.js';
 import { GatewayError, ValidationError } from '../../domain/errors.js';
 import { MAIN } from '../../domain/ledger.js';
 import type { Decimal } from '../../domain/money.js';
@@ -52,9 +53,10 @@ export async function estimateWithdrawal(
     { currency, amount, feePercent: tenant.settings.transaction_fee, address: body.address, finalAmount: body.final_amount ?? false },
     deps.fees,
   );
-  if (lt(q.amount, currency.minWithdrawal) || !isPositive(q.amount)) {
-    throw new GatewayError('invalid_request', `The amount is below the minimum withdrawal of ${currency.minWithdrawal} ${currency.code}.`, {
-      minimum: currency.minWithdrawal,
+  const minimum = withdrawalMinimum(currency);
+  if (lt(q.amount, minimum) || !isPositive(q.amount)) {
+    throw new GatewayError('invalid_request', `The amount is below the minimum withdrawal of ${minimum} ${currency.code}.`, {
+      minimum,
       currency: currency.code,
     });
   }
@@ -97,15 +99,15 @@ export async function feeEstimate(
     transaction_fee: eight(t.platformFee),
     total_fee: eight(t.totalFee),
     total_deducted: eight(t.totalDeducted),
-    min_amount: eight(currency.minWithdrawal),
+    min_amount: eight(withdrawalMinimum(currency)),
     ...activation(t),
   };
 }
 
 /**
  * Blockchains the interface names for the minimum-withdrawal check (spec section 1). Besides them every catalogue
- * network is accepted under its code or any of its aliases (`findNetwork`): the pair then names a catalogue
- * currency or none.
+ * network is accepted under its code or any of its aliases (`findNetwork`). With a token, a pair that names no
+ * currency this deployment sends is `unsupported_token`; a blockchain nobody names is `unsupported_blockchain`.
  */
 export const MIN_AMOUNT_BLOCKCHAINS = ['ETH', 'BSC', 'TRX', 'SOL', 'ARB', 'BASE', 'BTC', 'LTC', 'DOGE', 'MATIC', 'AVAX', 'XRP', 'ADA'] as const;
 
@@ -118,31 +120,79 @@ export const MinWithdrawalBody = z
   .meta({ id: 'WithdrawalMinAmount' });
 export type MinWithdrawalBody = z.output<typeof MinWithdrawalBody>;
 
+/** A currency this deployment sends withdrawals of, with the minimum the withdrawal applies. */
+interface SentCurrency {
+  readonly currency: CurrencyDefinition;
+  readonly minimum: Decimal;
+}
+
+/**
+ * Every currency this deployment sends withdrawals of, with the minimum each withdrawal refuses below: the main
+ * account's and wallets' (`withdrawableCurrencies`, `withdrawalMinimum`), then custody's USDT of a chain sent on only
+ * from custody accounts (USDT on Solana, where `SOLANA_RPC_URL`, the mint and the fee payer's key are configured), at
+ * the custody minimum `POST /custody/withdraw` applies.
+ */
+const mainMinimum = (currency: CurrencyDefinition): SentCurrency => ({ currency, minimum: withdrawalMinimum(currency) });
+
+function sentCurrencies(deps: CatalogueDeps): SentCurrency[] {
+  const main = withdrawableCurrencies(deps).map(mainMinimum);
+  const custody = CUSTODY_BLOCKCHAINS.flatMap((chain): SentCurrency[] => {
+    const code = custodyCurrency(chain);
+    const currency = code === null ? undefined : findCurrency(code);
+    if (!currency || !deps.served.withdrawals.has(currency.network) || main.some((m) => m.currency.code === currency.code)) return [];
+    return [{ currency, minimum: CUSTODY_MINIMUMS[chain] }];
+  });
+  return [...main, ...custody];
+}
+
 /**
  * Variant A by `currency`; variant B by `blockchain` (a catalogue network's code or alias, or one the interface
- * names) and `token` (default: USDT where the network has it, else its native coin). A pair that names no
- * currency this deployment sends is `unsupported_token`; a blockchain nobody names is `unsupported_blockchain`.
+ * names) and `token`. Without a token, the network's currency this deployment sends is meant: USDT (the interface's
+ * default) where it sends USDT there, else the native coin, else the first it sends (`defaultCurrency`), so every
+ * network with a currency sent answers; a network with none is `unsupported_blockchain`, naming those that answer.
+ * The minimum answered is the one the withdrawal applies (`sentCurrencies`).
  */
 export function minWithdrawal(body: MinWithdrawalBody, deps: CatalogueDeps): Record<string, unknown> {
+  const sent = sentCurrencies(deps);
   if (body.currency !== undefined) {
-    const currency = resolveWithdrawalCurrency({ currency: body.currency }, deps);
-    return { currency: currency.code, min_amount: jsonNumber(currency.minWithdrawal), blockchain: currency.network, token: currency.token };
+    const named = body.currency;
+    // One not sent is refused as the withdrawal refuses it (invalid_currency with the supported currencies).
+    const { currency, minimum } = sent.find((s) => s.currency.code === named) ?? mainMinimum(resolveWithdrawalCurrency({ currency: named }, deps));
+    return { currency: currency.code, min_amount: jsonNumber(minimum), blockchain: currency.network, token: currency.token };
   }
   if (body.blockchain === undefined) throw ValidationError.field('blockchain', 'This field is required unless currency is given.');
   const chain = body.blockchain.toUpperCase();
   const network = findNetwork(chain);
+  const supportedBlockchains = NETWORK_CODES.filter((n) => sent.some((s) => s.currency.network === n));
   if (!network && !(MIN_AMOUNT_BLOCKCHAINS as readonly string[]).includes(chain)) {
     throw new GatewayError('unsupported_blockchain', `The blockchain ${body.blockchain} is not supported.`, {
       blockchain: body.blockchain,
-      supported_blockchains: [...new Set([...MIN_AMOUNT_BLOCKCHAINS, ...withdrawableCurrencies(deps).map((c) => c.network)])],
+      supported_blockchains: supportedBlockchains,
     });
   }
-  const token = (body.token ?? (network ? defaultToken(network) : 'USDT')).toUpperCase();
-  const currency = network ? findCurrencyByToken(network.code, token) : undefined;
-  if (!currency || !withdrawableCurrencies(deps).some((c) => c.code === currency.code)) {
-    throw new GatewayError('unsupported_token', `The token ${token} is not supported on ${chain}.`, { blockchain: chain, token });
+  const onChain = network ? sent.filter((s) => s.currency.network === network.code) : [];
+  let chosen: SentCurrency | undefined;
+  if (body.token === undefined) {
+    const meant = defaultCurrency(onChain.map((s) => s.currency));
+    chosen = onChain.find((s) => s.currency.code === meant?.code);
+    if (!chosen) {
+      throw new GatewayError('unsupported_blockchain', `This deployment sends no withdrawals on ${chain}.`, {
+        blockchain: body.blockchain,
+        supported_blockchains: supportedBlockchains,
+      });
+    }
+  } else {
+    const token = body.token.toUpperCase();
+    chosen = onChain.find((s) => s.currency.token === token);
+    if (!chosen) {
+      throw new GatewayError('unsupported_token', `The token ${token} is not sent on ${chain} by this deployment.`, {
+        blockchain: chain,
+        token,
+        supported_tokens: onChain.map((s) => s.currency.token),
+      });
+    }
   }
-  return { min_amount: jsonNumber(currency.minWithdrawal), blockchain: chain, token: currency.token };
+  return { min_amount: jsonNumber(chosen.minimum), blockchain: chain, token: chosen.currency.token };
 }
 
 export function withdrawalLimits(tenant: Tenant, deps: Pick<WithdrawalsDeps, 'fees'> & CatalogueDeps): Record<string, unknown> {
@@ -154,7 +204,7 @@ export function withdrawalLimits(tenant: Tenant, deps: Pick<WithdrawalsDeps, 'fe
       currency: c.code,
       blockchain: c.network,
       token: c.token,
-      min_amount: eight(c.minWithdrawal),
+      min_amount: eight(withdrawalMinimum(c)),
       network_fee: eight(deps.fees.networkFees[c.code]),
       min_transaction_fee: eight(c.minFee),
     })),
@@ -169,7 +219,7 @@ export async function availableCurrencies(tenantId: string, deps: Pick<Withdrawa
     .map((r) => {
       const c = withdrawable.get(r.currency) as CurrencyDefinition;
       const available: Decimal = r.balance.amount;
-      return { currency: c.code, blockchain: c.network, token: c.token, available: eight(available), min_amount: eight(c.minWithdrawal) };
+      return { currency: c.code, blockchain: c.network, token: c.token, available: eight(available), min_amount: eight(withdrawalMinimum(c)) };
     });
   return { currencies };
 }

@@ -2,7 +2,6 @@ import type { CurrencyDefinition } from '../../domain/currencies.js';
 import { DailyLimitError, GatewayError, ValidationError } from '../../domain/errors.js';
 import type { Decimal } from '../../domain/money.js';
 import { gt, isNegative, sub } from '../../domain/money.js';
-import type { UsdRates } from '../../domain/rates.js';
 import { usdValue } from '../../domain/rates.js';
 import type { TenantLimits } from '../../domain/tenant.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
@@ -15,18 +14,6 @@ export interface WithdrawalLimitCheck {
   readonly amountUsd: Decimal | null;
   /** Added to the tenant's total of the day inside the creating transaction, conditioned on the daily limit. */
   readonly dayTotal: WithdrawalCreation['dayTotal'];
-}
-
-/**
- * The current USD rates, with the withdrawn currency's own. `currentRates` keeps the currencies payments or
- * withdrawals are offered in; a custody currency offered in neither (USDTSOL, sent only from custody accounts) is
- * priced by the refresher all the same, and its stored rate is read here where that list leaves it out.
- */
-async function ratesFor(currency: CurrencyDefinition, deps: { readonly rates: RatesDeps }, now: Date): Promise<UsdRates> {
-  const current = usdRatesOf(await currentRates(deps.rates, now));
-  if (current[currency.code] !== undefined || deps.rates.disabled.has(currency.code)) return current;
-  const own = (await deps.rates.store.current())?.rates[currency.code];
-  return own ? { ...current, [currency.code]: own.usd } : current;
 }
 
 /**
@@ -44,7 +31,7 @@ export async function checkWithdrawalLimits(
   const { limits, currency, amount, now } = input;
   if (limits.max_withdrawal_amount === null && limits.daily_withdrawal_limit === null) return { amountUsd: null, dayTotal: null };
   // Tenant limits are in USD (DESIGN section 10): the amount the recipient receives, at the current rate.
-  const amountUsd = usdValue(currency, amount, await ratesFor(currency, deps, now), 'half-up');
+  const amountUsd = usdValue(currency, amount, usdRatesOf(await currentRates(deps.rates, now)), 'half-up');
   if (amountUsd === null) throw new GatewayError('service_unavailable', `No USD rate for ${currency.code}; withdrawal limits cannot be checked.`);
   if (limits.max_withdrawal_amount !== null && gt(amountUsd, limits.max_withdrawal_amount)) {
     throw ValidationError.field('amount', `The amount of ${amountUsd} USD exceeds the maximum withdrawal amount of ${limits.max_withdrawal_amount} USD.`);

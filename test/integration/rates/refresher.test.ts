@@ -9,6 +9,7 @@ import { ratesRuntime } from '../../../shared/runtime/rates.js';
 import { getRate } from '../../../shared/usecases/rates/get-rate.js';
 import { listRates } from '../../../shared/usecases/rates/list-rates.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
+import { CHAIN_NETWORKS, serving } from '../../support/fakes/payments.js';
 
 /** The rates-refresher worker (reference source) against DynamoDB Local, over a simulated day. */
 let table: TestTable;
@@ -52,7 +53,7 @@ describe('rates-refresher', () => {
     expect(Number(String(Item?.ttl))).toBeGreaterThan(start / 1000);
 
     const now = new Date(Date.parse(last.at) + 10_000);
-    const listed = await listRates({ now }, ratesRuntime());
+    const listed = await listRates({ now }, { rates: ratesRuntime(), served: serving(CHAIN_NETWORKS) });
     expect(listed.last_updated).toBe(last.at);
     expect(listed.rates.WETH).toBeUndefined();
     const single = await getRate({ currency: 'BTC', now }, ratesRuntime());

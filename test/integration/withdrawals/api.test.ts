@@ -100,7 +100,10 @@ describe('estimates and bounds', () => {
     expect(minB.body).toEqual({ min_amount: 1, blockchain: 'TRX', token: 'USDT' });
     const chain = await call('POST', '/withdrawal/min-amount/', { body: { blockchain: 'DOT' } });
     expect([chain.status, chain.body.error.code]).toEqual([400, 'unsupported_blockchain']);
-    const token = await call('POST', '/withdrawal/min-amount/', { body: { blockchain: 'SOL', token: 'USDT' } });
+    // USDT on Solana is sent from custody accounts (this deployment serves SOL): custody's minimum.
+    const sol = await call('POST', '/withdrawal/min-amount/', { body: { blockchain: 'SOL', token: 'USDT' } });
+    expect([sol.status, sol.body]).toEqual([200, { min_amount: 1, blockchain: 'SOL', token: 'USDT' }]);
+    const token = await call('POST', '/withdrawal/min-amount/', { body: { blockchain: 'SOL', token: 'USDC' } });
     expect([token.status, token.body.error.code]).toEqual([400, 'unsupported_token']);
     const unauth = await caller((await import('../../../functions/withdrawals/handler.js')).handler, () => 'nope')('POST', '/withdrawal/min-amount/', {
       body: { blockchain: 'TRX' },

@@ -99,8 +99,11 @@ describe('a deployment serving ETH and TRON', () => {
       const answer = await call('POST', path, { body });
       expect([path, answer.status, answer.body.error.code]).toEqual([path, 400, 'invalid_currency']);
     }
+    // Nothing is sent on BSC here: without a token the blockchain is refused, with one the token.
     const variantB = await call('POST', '/withdrawal/min-amount/', { body: { blockchain: 'BSC' } });
-    expect([variantB.status, variantB.body.error.code]).toEqual([400, 'unsupported_token']);
+    expect([variantB.status, variantB.body.error.code]).toEqual([400, 'unsupported_blockchain']);
+    const variantBToken = await call('POST', '/withdrawal/min-amount/', { body: { blockchain: 'BSC', token: 'USDT' } });
+    expect([variantBToken.status, variantBToken.body.error.code]).toEqual([400, 'unsupported_token']);
     const limits = await call('GET', '/withdrawal/limits/');
     expect(limits.body.currencies.map((c: { currency: string }) => c.currency)).not.toContain('USDTBSC');
     const ok = await call('POST', '/withdrawal/', { body: { amount: '20', currency: 'USDTERC20', address: DEST } });

@@ -64,11 +64,11 @@ describe('GET /rates/ and /rates/{currency}/', () => {
   it('variant A lists active currencies against USD (taking a first snapshot if none exists)', async () => {
     const provider = new FixedProvider();
     const d = deps({ provider, disabled: new Set(['BTC']) });
-    const all = await listRates({ now }, d);
+    const all = await listRates({ now }, { rates: d, served: serving(CHAIN_NETWORKS) });
     expect(all.base_currency).toBe('USD');
     expect(all.rates.ETH).toBe('2000');
     expect(all.rates.BTC).toBeUndefined();
-    await listRates({ now }, d);
+    await listRates({ now }, { rates: d, served: serving(CHAIN_NETWORKS) });
     expect(provider.calls).toBe(1);
   });
 

@@ -9,7 +9,7 @@ import { MemoryRatesStore } from '../../support/fakes/rates.js';
 /**
  * checkWithdrawalLimits, the one check of the tenant's USD withdrawal limits (main-account, wallet and custody
  * withdrawals): the USD value, the maximum, the day's share, and the withdrawn currency valued even when payments and
- * withdrawals are not offered in it (custody's USDTSOL).
+ * withdrawals are not offered in it (custody's USDTSOL: every catalogue currency is valued).
  */
 const now = new Date('2030-03-01T12:00:00Z');
 const stat = (usd: string): RateStats => ({ usd, high24h: usd, low24h: usd, change24h: '0', change24hPercent: '0', volume24h: null, marketCap: null });
@@ -54,7 +54,7 @@ describe('checkWithdrawalLimits', () => {
     await expect(check({ daily_withdrawal_limit: '100' }, '101')).rejects.toMatchObject({ name: 'DailyLimitError', code: 'invalid_request' });
   });
 
-  it("values custody's USDTSOL at its stored rate, and answers service_unavailable without one", async () => {
+  it("values custody's USDTSOL like any held currency, and answers service_unavailable without one", async () => {
     const input = { limits: limits({ max_withdrawal_amount: '50' }), currency: currency('USDTSOL'), amount: '60', now };
     await expect(checkWithdrawalLimits(input, await deps({ USDTSOL: '1' }))).rejects.toMatchObject({ code: 'invalid_request' });
     expect(await checkWithdrawalLimits({ ...input, amount: '40' }, await deps({ USDTSOL: '1' }))).toMatchObject({ amountUsd: '40.00' });
