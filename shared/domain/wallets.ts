@@ -1,3 +1,4 @@
+import { amountText } from './amounts.js';
 import type { CurrencyCode } from './currencies.js';
 import { ConflictError, NotFoundError, ValidationError } from './errors.js';
 import type { EventDraft, EventPayload, OutboxEvent } from './events.js';
@@ -207,7 +208,7 @@ const transferPayload = (t: WalletTransferState, previous: TransferStatus | null
   transfer_type: t.type,
   wallet_id: t.walletId,
   currency: t.currency,
-  amount: t.amount,
+  amount: amountText(t.amount, t.currency, 'currency'),
   failure_reason: t.failureReason,
   created_at: t.createdAt,
   updated_at: t.updatedAt,
