@@ -116,6 +116,9 @@ it('is a custody movement in the history and the statistics, with the amounts of
     { total: 1, by_status: { pending: 1 } },
     { total: 1, by_status: { pending: 1 } },
   ]);
+  // The tenant's totals count the main account's withdrawals only.
+  const me = await caller((await import('../../../functions/user/handler.js')).handler, () => t.bearer)('GET', '/user/me/');
+  expect(me.body.statistics.total_withdrawals).toBe(1);
 });
 
 it('announces itself as custody_withdrawal_update only, to the end, and is cancelled in the custody group', async () => {
