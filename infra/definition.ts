@@ -89,7 +89,7 @@ export const API_FUNCTIONS: readonly ApiFunction[] = [
   // Of the custody group, the sync (chain reads on three chains) and the withdrawals (their pricing and address
   // checks) are Lambdas of their own: the custody Lambda starts without either (infra/cdk/api-bundles.ts).
   { name: 'custody-sync', entry: 'functions/custody-sync/handler.ts', routes: ['ANY /custody/accounts/{accountId}/sync'] },
-  { name: 'custody-withdrawals', entry: 'functions/custody-withdrawals/handler.ts', routes: ['ANY /custody/withdraw'] },
+  { name: 'custody-withdrawals', entry: 'functions/custody-withdrawals/handler.ts', routes: ['ANY /custody/withdraw', 'ANY /custody/withdrawals/{proxy+}'] },
   { name: 'checkout', entry: 'functions/checkout/handler.ts', routes: group('checkout'), access: 'public-read' },
   { name: 'not-found', entry: 'functions/not-found/handler.ts', routes: ['$default'] },
 ];

@@ -1,3 +1,4 @@
+import { amountText } from './amounts.js';
 import type { CurrencyCode } from './currencies.js';
 import { isCurrencyCode } from './currencies.js';
 import { ConflictError, GatewayError } from './errors.js';
@@ -27,6 +28,9 @@ export function custodyCurrency(blockchain: CustodyBlockchain): CurrencyCode | n
   const code = CUSTODY_CURRENCIES[blockchain];
   return isCurrencyCode(code) ? code : null;
 }
+
+/** The custody chain whose USDT `currency` is; null for a currency custody does not hold. */
+export const custodyBlockchainOf = (currency: string): CustodyBlockchain | null => CUSTODY_BLOCKCHAINS.find((b) => CUSTODY_CURRENCIES[b] === currency) ?? null;
 
 export const ACCOUNT_TYPES = ['standard', 'hot', 'cold'] as const;
 export type AccountType = (typeof ACCOUNT_TYPES)[number];
@@ -234,7 +238,7 @@ const depositPayload = (d: CustodyDepositState, previous: CustodyDepositStatus |
   account_id: d.accountId,
   blockchain: d.blockchain,
   token: CUSTODY_TOKEN,
-  amount: d.amount,
+  amount: amountText(d.amount, d.currency, 'currency'),
   address: d.address,
   transaction_hash: d.txHash,
   confirmations: d.confirmations,

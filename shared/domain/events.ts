@@ -156,6 +156,21 @@ function buildPayloadSchemas() {
     status: z.string().min(1),
     previous_status: z.string().nullable(),
   });
+  /** `custody_withdrawal_update` (envelope A): a custody account's withdrawal as its custody record shows it. */
+  const CustodyWithdrawalPayload = z.looseObject({
+    withdrawal_id: z.string().min(1),
+    account_id: z.string().min(1),
+    blockchain: z.string().min(1),
+    currency: z.string().min(1),
+    amount: decimal,
+    fee: decimal,
+    net_amount: decimal,
+    destination_address: z.string().min(1),
+    status: z.string().min(1),
+    previous_status: z.string().nullable(),
+    transaction_hash: z.string().nullable().optional(),
+    callback_url: z.string().nullable().optional(),
+  });
   return {
     PaymentStatusPayload,
     DepositReceivedPayload,
@@ -170,6 +185,7 @@ function buildPayloadSchemas() {
     ChainTxResultPayload,
     TransactionExportPayload,
     CustodyDepositPayload,
+    CustodyWithdrawalPayload,
   };
 }
 
@@ -210,6 +226,7 @@ export const EVENT_CATALOGUE = {
   deposit_merged: tenant('DepositMergedPayload'),
   wallet_transfer_status_update: tenant('WalletTransferPayload'),
   custody_deposit_update: tenant('CustodyDepositPayload'),
+  custody_withdrawal_update: tenant('CustodyWithdrawalPayload'),
   // Section 6.2, envelope B (the `.all` names are subscriptions, never events).
   'payment.created': tenant('PaymentStatusPayload'),
   'payment.processing': tenant('PaymentStatusPayload'),
@@ -254,6 +271,7 @@ export const EVENTS = {
   depositMerged: 'deposit_merged',
   walletTransferStatusUpdate: 'wallet_transfer_status_update',
   custodyDepositUpdate: 'custody_deposit_update',
+  custodyWithdrawalUpdate: 'custody_withdrawal_update',
   paymentCreated: 'payment.created',
   paymentProcessing: 'payment.processing',
   paymentCompleted: 'payment.completed',

@@ -28,7 +28,7 @@ export const STATUSES_BY_TYPE: Readonly<Record<TransactionType, readonly string[
   withdrawal: WITHDRAWAL_STATUSES,
   transfer: TRANSFER_STATUSES,
   adjustment: ['completed'],
-  custody: [...new Set([...CUSTODY_TRANSFER_STATUSES, ...CUSTODY_DEPOSIT_STATUSES])],
+  custody: [...new Set([...CUSTODY_TRANSFER_STATUSES, ...CUSTODY_DEPOSIT_STATUSES, ...WITHDRAWAL_STATUSES])],
 };
 /** Whether a movement of this type can have this status (a history filter naming both must agree). */
 export const isStatusOfType = (type: TransactionType, status: string): boolean => STATUSES_BY_TYPE[type].includes(status);
@@ -47,7 +47,10 @@ export interface TransactionRecord {
   readonly type: TransactionType;
   /** The aggregate's own status (payments, withdrawals, transfers have their own lists); adjustments `completed`. */
   readonly status: string;
-  /** `to_sub` / `to_master` for transfers, `credit` / `debit` for adjustments, `transfer` for custody moves, else null. */
+  /**
+   * `to_sub` / `to_master` for transfers, `credit` / `debit` for adjustments, `transfer`, `deposit` or `withdrawal`
+   * for custody movements, else null.
+   */
   readonly subtype: string | null;
   readonly direction: 'in' | 'out';
   readonly currency: string;
@@ -91,7 +94,12 @@ export function paymentTransaction(p: PaymentState): TransactionRecord {
   };
 }
 
+/**
+ * A withdrawal of the main account or a wallet. A custody account's withdrawal is not one: it is a custody movement
+ * (`custodyWithdrawalTransaction`), shown as its custody record shows it.
+ */
 export function withdrawalTransaction(w: WithdrawalState): TransactionRecord {
+  if (w.custodyAccountId) return custodyWithdrawalTransaction(w, w.custodyAccountId);
   return {
     id: w.id,
     type: 'withdrawal',
@@ -183,6 +191,37 @@ export function custodyTransferTransaction(t: CustodyTransferState): Transaction
     wallet_id: null,
   };
 }
+
+/**
+ * A custody account's withdrawal (type `custody`, subtype `withdrawal`), with the amounts of its custody record:
+ * `amount` is what leaves the account (fees included), `fee` the network and platform fees deducted from it, and
+ * `net_amount`, what it did to the account, is `amount` again. The account is in `custom_id` as for every custody
+ * movement, the withdrawal's own custom_id in `order_id` (where a transfer has its reference).
+ */
+function custodyWithdrawalTransaction(w: WithdrawalState, accountId: string): TransactionRecord {
+  return {
+    id: w.id,
+    type: 'custody',
+    status: w.status,
+    subtype: 'withdrawal',
+    direction: 'out',
+    currency: w.currency,
+    amount: w.totalDeducted,
+    fee: w.totalFee,
+    net_amount: w.totalDeducted,
+    amount_usd: w.amountUsd ?? null,
+    created_at: w.createdAt,
+    updated_at: w.updatedAt,
+    transaction_hash: w.transactionHash,
+    order_id: w.customId,
+    custom_id: accountId,
+    wallet_id: null,
+  };
+}
+
+/** Whether a record is a withdrawal's, main or custody (its amounts are spelled as withdrawals' are: 8 places). */
+export const isWithdrawalMovement = (r: Pick<TransactionRecord, 'type' | 'subtype'>): boolean =>
+  r.type === 'withdrawal' || (r.type === 'custody' && r.subtype === 'withdrawal');
 
 /** A deposit to a custody account (its status: confirming, credited, sweeping, swept, dropped). */
 export function custodyDepositTransaction(d: CustodyDepositState): TransactionRecord {

@@ -1,3 +1,4 @@
+import { amountText } from './amounts.js';
 import type { CurrencyCode } from './currencies.js';
 import { ConflictError, NotFoundError, ValidationError } from './errors.js';
 import type { EventDraft, EventPayload, OutboxEvent } from './events.js';
@@ -125,7 +126,11 @@ export interface WalletBalanceChange {
   readonly at: string;
 }
 
-const shown = (b: Balance) => ({ amount: totalOf(b), pending_amount: b.pending, available_balance: b.amount, locked_amount: b.locked });
+/** A balance in the balance view's terms, spelled as the balance view spells it (shared/domain/amounts.ts). */
+const shown = (b: Balance, currency: string) => {
+  const text = (value: Decimal) => amountText(value, currency, 'currency');
+  return { amount: text(totalOf(b)), pending_amount: text(b.pending), available_balance: text(b.amount), locked_amount: text(b.locked) };
+};
 
 /**
  * `wallet.balance_changed` (spec 6.2): one per journal entry that changed a wallet's balance row, whatever the
@@ -142,8 +147,8 @@ export function walletBalanceChangedEvent(c: WalletBalanceChange): OutboxEvent<E
     payload: {
       wallet_id: c.walletId,
       currency: c.currency,
-      ...shown(c.balance),
-      change: shown(c.change),
+      ...shown(c.balance, c.currency),
+      change: shown(c.change, c.currency),
       cause: c.entryType,
       reference: c.reference === null ? null : { kind: c.reference.kind, id: c.reference.id },
       entry_id: c.entryId,
@@ -207,7 +212,7 @@ const transferPayload = (t: WalletTransferState, previous: TransferStatus | null
   transfer_type: t.type,
   wallet_id: t.walletId,
   currency: t.currency,
-  amount: t.amount,
+  amount: amountText(t.amount, t.currency, 'currency'),
   failure_reason: t.failureReason,
   created_at: t.createdAt,
   updated_at: t.updatedAt,

@@ -12,6 +12,7 @@ export const DELIVERY_EVENTS = [
   'deposit_merged',
   'wallet_transfer_status_update',
   'custody_deposit_update',
+  'custody_withdrawal_update',
 ] as const;
 export type DeliveryEvent = (typeof DELIVERY_EVENTS)[number];
 

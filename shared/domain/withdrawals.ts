@@ -1,5 +1,7 @@
+import { amountText } from './amounts.js';
 import type { CurrencyCode, CurrencyDefinition } from './currencies.js';
 import { NETWORKS } from './currencies.js';
+import { custodyBlockchainOf } from './custody.js';
 import { ConflictError } from './errors.js';
 import type { WithdrawalTotals } from './fees.js';
 import type { EventType } from './events.js';
@@ -8,7 +10,6 @@ import type { CustomerAccount, EntryDraft, EntryReference, Leg } from './ledger.
 import { custodyAccount, EXTERNAL, FEES, holdEntry, MAIN, NETWORK_FEES, pocket, releaseEntry, walletAccount } from './ledger.js';
 import type { Decimal } from './money.js';
 import { isPositive } from './money.js';
-import { eight } from './withdrawal-fees.js';
 
 /**
  * The lifecycle of a withdrawal (spec 3.2), pure: its statuses and guards, its creation, and the transition
@@ -103,19 +104,46 @@ export interface WithdrawalEvent {
 }
 
 export function withdrawalPayload(w: WithdrawalState, previous: WithdrawalStatus | null): Record<string, unknown> {
+  const shown = (value: Decimal) => amountText(value, w.currency, 'withdrawal');
   return {
     withdrawal_id: w.id,
     status: w.status,
     previous_status: previous,
-    amount: eight(w.amount),
+    amount: shown(w.amount),
     currency: w.currency,
     blockchain: w.network,
     token: w.token,
     address: w.address,
-    network_fee: eight(w.networkFee),
-    transaction_fee: eight(w.platformFee),
-    total_fee: eight(w.totalFee),
-    total_deducted: eight(w.totalDeducted),
+    network_fee: shown(w.networkFee),
+    transaction_fee: shown(w.platformFee),
+    total_fee: shown(w.totalFee),
+    total_deducted: shown(w.totalDeducted),
+    transaction_hash: w.transactionHash,
+    custom_id: w.customId,
+    metadata: { processed_at: w.updatedAt },
+  };
+}
+
+/**
+ * `custody_withdrawal_update` (envelope A, to its callback_url or the tenant's default URL): a custody account's
+ * withdrawal as its custody record shows it (`amount` what leaves the account, fees included; `net_amount` what the
+ * destination receives), its amounts spelled as every withdrawal's, with its review.
+ */
+export function custodyWithdrawalPayload(w: WithdrawalState, previous: WithdrawalStatus | null): Record<string, unknown> {
+  const shown = (value: Decimal) => amountText(value, w.currency, 'withdrawal');
+  return {
+    withdrawal_id: w.id,
+    account_id: w.custodyAccountId ?? '',
+    blockchain: custodyBlockchainOf(w.currency) ?? w.network,
+    token: w.token,
+    currency: w.currency,
+    amount: shown(w.totalDeducted),
+    fee: shown(w.totalFee),
+    net_amount: shown(w.amount),
+    destination_address: w.address,
+    status: w.status,
+    previous_status: previous,
+    review: w.review ? { status: w.review.decision ?? 'awaiting_review', reasons: [...w.review.reasons] } : null,
     transaction_hash: w.transactionHash,
     custom_id: w.customId,
     metadata: { processed_at: w.updatedAt },
@@ -216,6 +244,9 @@ export function workQueueOf(w: Pick<WithdrawalState, 'status' | 'review'> & { re
   return sentBySolanaWorker(w) ? 'solana' : w.status;
 }
 
+/** A custody account's withdrawal: read at the custody endpoints, a custody movement in the history. */
+export const isCustodyWithdrawal = (w: Pick<WithdrawalState, 'custodyAccountId'>): boolean => Boolean(w.custodyAccountId);
+
 /** The customer account the funds come from: the custody account, the wallet named by `account_id`, else main. */
 export const sourceAccount = (w: Pick<WithdrawalState, 'accountId' | 'custodyAccountId'>): CustomerAccount =>
   w.custodyAccountId ? custodyAccount(w.custodyAccountId) : w.accountId ? walletAccount(w.accountId) : MAIN;
@@ -224,7 +255,20 @@ export const sourceAccount = (w: Pick<WithdrawalState, 'accountId' | 'custodyAcc
 
 const reference = (w: Pick<WithdrawalState, 'id'>): EntryReference => ({ kind: 'withdrawal', id: w.id });
 
+/** A custody withdrawal's one event per change: `custody_withdrawal_update`, keyed by what changed. */
+const custodyEvent = (w: WithdrawalState, previous: WithdrawalStatus | null, key: string): WithdrawalEvent => ({
+  type: EVENTS.custodyWithdrawalUpdate,
+  key,
+  payload: custodyWithdrawalPayload(w, previous),
+});
+
+/**
+ * The events of a status change. A custody account's withdrawal is announced as `custody_withdrawal_update` only:
+ * the `withdrawal_status_update` and `withdrawal.*` events are the main account's and the wallets' withdrawals, the
+ * ones `GET /withdrawal/{id}/` answers.
+ */
 function statusEvents(next: WithdrawalState, previous: WithdrawalStatus): WithdrawalEvent[] {
+  if (isCustodyWithdrawal(next)) return [custodyEvent(next, previous, `status:${next.status}`)];
   const payload = withdrawalPayload(next, previous);
   const family = withdrawalFamilyEvent(next.status);
   return [
@@ -263,11 +307,13 @@ export function openWithdrawal(draft: WithdrawalDraft, now: Date): WithdrawalCha
   const payload = withdrawalPayload(state, null);
   return {
     state,
-    events: [
-      { type: EVENTS.withdrawalCreated, key: 'created', payload },
-      { type: EVENTS.withdrawalStatusUpdate, key: 'status:pending', payload },
-      { type: EVENTS.withdrawalStatusChanged, key: 'status_changed:pending', payload },
-    ],
+    events: isCustodyWithdrawal(state)
+      ? [custodyEvent(state, null, 'status:pending')]
+      : [
+          { type: EVENTS.withdrawalCreated, key: 'created', payload },
+          { type: EVENTS.withdrawalStatusUpdate, key: 'status:pending', payload },
+          { type: EVENTS.withdrawalStatusChanged, key: 'status_changed:pending', payload },
+        ],
     effects: [
       {
         kind: 'post_entry',
@@ -343,7 +389,10 @@ export function transition(w: WithdrawalState, fact: WithdrawalFact, now: Date):
       if (!canReview(w)) refuse(w, fact);
       const state: WithdrawalState = { ...w, review: decided(w, 'approved', fact.by, null, at), updatedAt: at };
       // Still pending: the batcher now dispatches it.
-      return { state, events: [{ type: EVENTS.withdrawalApproved, key: 'approved', payload: withdrawalPayload(state, w.status) }], effects: [] };
+      const approved = isCustodyWithdrawal(state)
+        ? custodyEvent(state, w.status, 'approved')
+        : { type: EVENTS.withdrawalApproved, key: 'approved', payload: withdrawalPayload(state, w.status) };
+      return { state, events: [approved], effects: [] };
     }
     case 'review_rejected': {
       if (!canReview(w)) refuse(w, fact);

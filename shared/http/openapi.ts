@@ -76,6 +76,7 @@ export function eventTransitions(): readonly (readonly [string, readonly TenantE
       (status) => [`withdrawal -> ${status}`, [...WITHDRAWAL_CHANGE_EVENTS, ...family(withdrawalFamilyEvent(status))]] as const,
     ),
     ['withdrawal approved in review (stays pending)', [EVENTS.withdrawalApproved]],
+    ['custody withdrawal created (-> pending), approved in review, or any status change', [EVENTS.custodyWithdrawalUpdate]],
   ];
 }
 
@@ -89,7 +90,9 @@ const EVENT_NOTES: Partial<Record<TenantEventType, string>> = {
   deposit_received: 'Sent when a deposit for a payment is seen on chain.',
   deposit_merged: 'Sent when a credited deposit is swept from its forwarder.',
   'withdrawal.approved':
-    "Sent when the operator approves a custody withdrawal that the tenant's review policy held (it stays `pending` and is then dispatched); a rejected one moves to `rejected`, its hold returned.",
+    "Sent when the operator approves a withdrawal of the main account or a wallet that a review held (it stays `pending` and is then dispatched); a rejected one moves to `rejected`, its hold returned. Custody withdrawals held by the tenant's review policy are announced as `custody_withdrawal_update`.",
+  custody_withdrawal_update:
+    "Sent for a custody account's withdrawal (never a `withdrawal_status_update` or `withdrawal.*` event: those are the main account's and the wallets' withdrawals) to its callback_url, else the tenant's default URL: on creation (`status: \"pending\"`), when the operator approves it in review (still `pending`, `review.status: \"approved\"`), and on every status change. `data`: `withdrawal_id`, `account_id` (the custody account), `blockchain`, `token`, `currency`, `amount` (what leaves the account, fees included), `fee`, `net_amount` (what the destination receives), `destination_address`, `status`, `previous_status`, `review`, `transaction_hash`, `custom_id`, `metadata.processed_at`; amounts as 8-place strings, the same amounts as the custody record's numbers.",
   'wallet.created': 'Sent when a wallet is created.',
   custody_deposit_update:
     'Sent to the tenant\'s default URL when a USDT deposit to a custody account\'s address is seen (`status: "confirming"`), credited after its confirmations (`credited`), or dropped by a reorganisation (`dropped`). `data`: `deposit_id`, `account_id`, `blockchain`, `token`, `amount`, `address`, `transaction_hash`, `confirmations`, `status`, `previous_status`, `credited_at`.',

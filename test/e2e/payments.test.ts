@@ -459,7 +459,7 @@ describe('a custody account on anvil', () => {
     expect(rows.find((r) => r.id === depositId)).toMatchObject({
       subtype: 'deposit',
       status: 'swept',
-      amount: '40',
+      amount: '40.000000',
       transaction_hash: hash,
       custom_id: accountId,
     });

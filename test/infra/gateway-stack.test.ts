@@ -154,7 +154,7 @@ describe('the custody group', () => {
     expect(group.map((f) => [f.name, f.routes])).toEqual([
       ['custody', ['ANY /custody', 'ANY /custody/{proxy+}']],
       ['custody-sync', ['ANY /custody/accounts/{accountId}/sync']],
-      ['custody-withdrawals', ['ANY /custody/withdraw']],
+      ['custody-withdrawals', ['ANY /custody/withdraw', 'ANY /custody/withdrawals/{proxy+}']],
     ]);
   });
 

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
+import { amountNumber } from '../../domain/amounts.js';
 import { chainAddressForm } from '../../domain/chain-addresses.js';
 import { findCurrency } from '../../domain/currencies.js';
 import {
   CUSTODY_BLOCKCHAINS,
   CUSTODY_MINIMUMS,
+  custodyBlockchainOf,
   custodyCurrency,
   isActiveAccount,
   isCustodyBlockchain,
@@ -13,7 +15,7 @@ import {
 } from '../../domain/custody.js';
 import { GatewayError, InsufficientBalanceError } from '../../domain/errors.js';
 import { custodyAccount } from '../../domain/ledger.js';
-import { isPositive, jsonNumber, lt, parseDecimal } from '../../domain/money.js';
+import { isPositive, lt, parseDecimal } from '../../domain/money.js';
 import type { TenantLimits } from '../../domain/tenant.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
 import { awaitingReview, expectedWithdrawalMs, isOpen, openWithdrawal, pricedWithdrawal } from '../../domain/withdrawals.js';
@@ -60,11 +62,15 @@ export const CustodyWithdrawalRecord = z
     created_at: z.string(),
     estimated_completion_time: z.string().nullable().meta({ description: 'Null while it waits for review: no time can be promised then.' }),
     custom_id: z.string().nullable(),
+    transaction_hash: z.string().nullable().meta({ description: 'The chain transaction that paid it; null until completed.' }),
   })
   .meta({ id: 'CustodyWithdrawal' });
 
-/** A custody withdrawal as the group shows it (the withdrawal itself is also in `GET /withdrawal/{id}/`). */
-export function custodyWithdrawalRecord(w: WithdrawalState, blockchain: string) {
+/**
+ * A custody withdrawal as the custody group shows it, created or read (`GET /custody/withdrawals/{id}`): its own
+ * record, never the main account's withdrawal record (`GET /withdrawal/{id}/` does not know it).
+ */
+export function custodyWithdrawalRecord(w: WithdrawalState, blockchain: string = custodyBlockchainOf(w.currency) ?? w.network) {
   const currency = findCurrency(w.currency);
   const review = w.review ? { status: w.review.decision ?? 'awaiting_review', reasons: [...w.review.reasons] } : null;
   const eta = currency && !awaitingReview(w) && isOpen(w) ? new Date(Date.parse(w.createdAt) + expectedWithdrawalMs(currency)).toISOString() : null;
@@ -72,15 +78,16 @@ export function custodyWithdrawalRecord(w: WithdrawalState, blockchain: string) 
     withdrawal_id: w.id,
     account_id: w.custodyAccountId ?? '',
     blockchain,
-    amount: jsonNumber(w.totalDeducted),
-    fee: jsonNumber(w.totalFee),
-    net_amount: jsonNumber(w.amount),
+    amount: amountNumber(w.totalDeducted),
+    fee: amountNumber(w.totalFee),
+    net_amount: amountNumber(w.amount),
     destination_address: w.address,
     status: w.status,
     review,
     created_at: w.createdAt,
     estimated_completion_time: eta,
     custom_id: w.customId,
+    transaction_hash: w.transactionHash,
   };
 }
 

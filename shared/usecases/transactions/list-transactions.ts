@@ -5,6 +5,7 @@ import type { TransactionRecord, TransactionType } from '../../domain/transactio
 import { isStatusOfType, STATUSES_BY_TYPE, TRANSACTION_TYPES } from '../../domain/transactions.js';
 import { dateBound, isoDate, queryInteger } from '../schema.js';
 import type { TransactionFilter, TransactionsPorts } from './ports.js';
+import { presentTransaction } from './present.js';
 
 const EVERY_STATUS = [...new Set(Object.values(STATUSES_BY_TYPE).flat())];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -69,7 +70,10 @@ export const TransactionItem = z
     id: z.string(),
     type: z.enum(TRANSACTION_TYPES),
     status: z.string(),
-    subtype: z.string().nullable().meta({ description: 'to_sub / to_master for transfers, credit / debit for adjustments.' }),
+    subtype: z
+      .string()
+      .nullable()
+      .meta({ description: 'to_sub / to_master for transfers, credit / debit for adjustments, transfer / deposit / withdrawal for custody movements.' }),
     direction: z.enum(['in', 'out']).meta({ description: 'Into or out of the balance the movement belongs to (wallet_id, or main).' }),
     currency: z.string(),
     amount: z.string(),
@@ -133,6 +137,6 @@ export async function listTransactions(tenantId: string, q: ListTransactionsQuer
     deps.history.page(tenantId, filter, { limit, ...(q.cursor !== undefined ? { cursor: q.cursor } : { offset }) }),
     totalOf(tenantId, q, filter, deps),
   ]);
-  const transactions: TransactionRecord[] = [...page.items];
+  const transactions: TransactionRecord[] = page.items.map(presentTransaction);
   return { transactions, total, limit, offset, next_cursor: page.cursor ?? null };
 }

@@ -1,12 +1,12 @@
 import * as z from 'zod';
+import { amountNumber, amountText } from '../../domain/amounts.js';
 import type { ChainTx } from '../../domain/chain-tx.js';
 import { canCancel } from '../../domain/chain-tx.js';
 import { findCurrency } from '../../domain/currencies.js';
 import type { JsonNumber } from '../../domain/json-number.js';
-import { jsonNumber } from '../../domain/money.js';
+import type { Decimal } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
 import { expectedWithdrawalMs, hasFailed, isOpen, isPending, isProcessing } from '../../domain/withdrawals.js';
-import { eight } from '../../domain/withdrawal-fees.js';
 
 /**
  * Record 2.2 (create response, retrieval, status check, cancel), with `status_reason` (documented in
@@ -88,18 +88,19 @@ export function statusReason(w: WithdrawalState, wait: WithdrawalWait | null): s
 }
 
 export function withdrawalRecord(w: WithdrawalState, wait: WithdrawalWait | null = null): z.output<typeof WithdrawalRecord> {
+  const shown = (value: Decimal) => amountText(value, w.currency, 'withdrawal');
   return {
     id: w.id,
     status: w.status,
-    amount: eight(w.amount),
+    amount: shown(w.amount),
     currency: w.currency,
     address: w.address,
     blockchain: w.network,
     token: w.token,
-    network_fee: eight(w.networkFee),
-    transaction_fee: eight(w.platformFee),
-    total_fee: eight(w.totalFee),
-    total_deducted: eight(w.totalDeducted),
+    network_fee: shown(w.networkFee),
+    transaction_fee: shown(w.platformFee),
+    total_fee: shown(w.totalFee),
+    total_deducted: shown(w.totalDeducted),
     transaction_hash: w.transactionHash,
     status_reason: statusReason(w, wait),
     custom_id: w.customId,
@@ -118,8 +119,8 @@ export function withdrawalListItem(w: WithdrawalState): WithdrawalListEntry {
   return {
     withdrawal_id: w.id,
     status: w.status,
-    amount: jsonNumber(w.amount),
-    fee: jsonNumber(w.totalFee),
+    amount: amountNumber(w.amount),
+    fee: amountNumber(w.totalFee),
     address: w.address,
     blockchain: w.network,
     token: w.token,

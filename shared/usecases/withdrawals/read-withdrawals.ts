@@ -4,7 +4,7 @@ import { findNetwork } from '../../domain/currencies.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { jsonNumber } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
-import { isProcessing, LIST_ONLY_STATUSES, transferReferenceOf, transition, WITHDRAWAL_STATUSES } from '../../domain/withdrawals.js';
+import { isCustodyWithdrawal, isProcessing, LIST_ONLY_STATUSES, transferReferenceOf, transition, WITHDRAWAL_STATUSES } from '../../domain/withdrawals.js';
 import { dateBound, isoDate, queryInteger } from '../schema.js';
 import type { IdempotencyGuard } from '../ports.js';
 import type { WithdrawalsDeps } from './ports.js';
@@ -34,6 +34,7 @@ export async function listWithdrawals(tenantId: string, q: ListWithdrawalsQuery,
   const token = q.token?.toUpperCase();
   const matching = all.filter(
     (w) =>
+      !isCustodyWithdrawal(w) &&
       (q.status === undefined || w.status === q.status) &&
       (network === undefined || w.network === network) &&
       (token === undefined || w.token === token) &&
@@ -46,9 +47,13 @@ export async function listWithdrawals(tenantId: string, q: ListWithdrawalsQuery,
   return { withdrawals: matching.slice(offset, offset + limit).map(withdrawalListItem), total: jsonNumber(String(matching.length)) };
 }
 
+/**
+ * A withdrawal of the main account or a wallet. A custody account's withdrawal is not one of these: it is not found
+ * here (404), as in the list; it is read and cancelled at the custody endpoints (`/custody/withdrawals/{id}`).
+ */
 export async function requireWithdrawal(tenantId: string, id: string, deps: Pick<WithdrawalsDeps, 'withdrawals'>): Promise<WithdrawalState> {
   const found = z.string().uuid().safeParse(id).success ? await deps.withdrawals.get(tenantId, id) : null;
-  if (!found) throw new NotFoundError('Withdrawal not found.', { withdrawal_id: id });
+  if (!found || isCustodyWithdrawal(found)) throw new NotFoundError('Withdrawal not found.', { withdrawal_id: id });
   return found;
 }
 

@@ -219,7 +219,7 @@ describe('balances and transfers', () => {
     const history = caller((await import('../../../functions/transactions/handler.js')).handler, () => a.bearer);
     const listed = await history('GET', '/transactions/transactions/', { query: { type: 'custody' } });
     expect(listed.body.transactions.map((t: Record<string, unknown>) => [t.id, t.subtype, t.amount, t.currency, t.custom_id, t.order_id])).toEqual([
-      [moved.body.transfer_id, 'transfer', '40.25', 'USDTTRC20', from.account_id, 'rebalance'],
+      [moved.body.transfer_id, 'transfer', '40.250000', 'USDTTRC20', from.account_id, 'rebalance'],
     ]);
   });
 });

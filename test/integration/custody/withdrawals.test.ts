@@ -66,7 +66,7 @@ afterAll(async () => {
   await table?.stop();
 });
 
-it('holds the whole amount at once, deducts the fees from it, and shows it as a withdrawal', async () => {
+it('holds the whole amount at once, deducts the fees from it, and shows it in the custody group', async () => {
   const accountId = await account('100');
   const headers = { 'idempotency-key': 'custody-w-1' };
   const body = { account_id: accountId, blockchain: 'ETH', amount: 20, destination_address: DEST, custom_id: 'payout-7' };
@@ -90,12 +90,14 @@ it('holds the whole amount at once, deducts the fees from it, and shows it as a 
   expect([replay.status, replay.body.withdrawal_id]).toEqual([200, made.body.withdrawal_id]);
   expect(await held(accountId)).toEqual({ amount: '80', pending: '0', locked: '20' });
 
-  const shown = await withdrawals('GET', `/withdrawal/${made.body.withdrawal_id}/`);
-  expect([shown.status, shown.body.status, shown.body.total_deducted]).toEqual([200, 'pending', '20.00000000']);
+  // A custody withdrawal is read in the custody group (GET /withdrawal/{id}/ is the main account's: 404 there).
+  const shown = await call('GET', `/custody/withdrawals/${made.body.withdrawal_id}`);
+  expect([shown.status, shown.body.status, shown.body.amount]).toEqual([200, 'pending', 20]);
+  expect((await withdrawals('GET', `/withdrawal/${made.body.withdrawal_id}/`)).status).toBe(404);
   const balances = await call('GET', `/custody/accounts/${accountId}/balances`);
   expect(balances.body.balances[0]).toMatchObject({ blockchain: 'ETH', balance: 100, available: 80, locked: 20 });
-  // Cancelled like any pending withdrawal: the hold returns to the account.
-  expect((await withdrawals('POST', `/withdrawal/${made.body.withdrawal_id}/cancel/`)).body.status).toBe('cancelled');
+  // Cancelled like any pending withdrawal, in the custody group: the hold returns to the account.
+  expect((await call('POST', `/custody/withdrawals/${made.body.withdrawal_id}/cancel`)).body.status).toBe('cancelled');
   expect(await held(accountId)).toEqual({ amount: '100', pending: '0', locked: '0' });
 });
 
@@ -144,7 +146,7 @@ it("holds withdrawals the tenant's policy asks to review until the operator appr
 
   // The batcher sends only what is not held (the staging address completes without a chain).
   await batch();
-  const status = async (id: string) => (await withdrawals('GET', `/withdrawal/${id}/`)).body.status as string;
+  const status = async (id: string) => (await call('GET', `/custody/withdrawals/${id}`)).body.status as string;
   expect([await status(small.body.withdrawal_id), await status(large.body.withdrawal_id), await status(stranger.body.withdrawal_id)]).toEqual([
     'completed',
     'pending',

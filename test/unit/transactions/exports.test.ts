@@ -152,9 +152,12 @@ describe('any request body', () => {
   });
 });
 
+const exact = (i: number): string => `${i}.${String(i).padStart(17, '0')}7`;
+
 describe('the export worker', () => {
   const history = (f: ReturnType<typeof fakeExports>, n: number) => {
-    for (let i = 1; i <= n; i++) f.history.put(T, aTransaction(i, { amount: `${i}.${String(i).padStart(18, '0')}`, order_id: `order, "${i}"\n` }));
+    // 18 places, the last not zero: an amount's exact text survives its spelling (padded, never rounded or cut).
+    for (let i = 1; i <= n; i++) f.history.put(T, aTransaction(i, { amount: exact(i), order_id: `order, "${i}"\n` }));
   };
 
   it('pages through the history and writes one row per record, newest first, amounts exact, never the whole history at once', async () => {
@@ -177,7 +180,7 @@ describe('the export worker', () => {
     const [header, ...rows] = parseCsv(file?.body ?? '');
     expect(header).toEqual([...EXPORT_COLUMNS]);
     const column = (name: string) => EXPORT_COLUMNS.indexOf(name as (typeof EXPORT_COLUMNS)[number]);
-    expect(rows.map((r) => r[column('amount')])).toEqual(Array.from({ length: 1234 }, (_, i) => `${1234 - i}.${String(1234 - i).padStart(18, '0')}`));
+    expect(rows.map((r) => r[column('amount')])).toEqual(Array.from({ length: 1234 }, (_, i) => exact(1234 - i)));
     expect(new Set(rows.map((r) => r[column('id')])).size).toBe(1234);
     expect(rows[0]?.[column('order_id')]).toBe('order, "1234"\n');
   });
@@ -190,7 +193,7 @@ describe('the export worker', () => {
     const job = await requestExport({ tenantId: T, body: body({ format: 'json', type: 'payment', date_to: '2026-01-01T00:00:10Z' }) }, f.deps);
     const done = await runExport({ tenantId: T, exportId: job.id }, f.deps);
     const parsed = JSON.parse(f.files.files.get(job.objectKey)?.body ?? '') as { id: string; amount: string; type: string }[];
-    expect(parsed.map((r) => r.amount)).toEqual(Array.from({ length: 10 }, (_, i) => `${10 - i}.${String(10 - i).padStart(18, '0')}`));
+    expect(parsed.map((r) => r.amount)).toEqual(Array.from({ length: 10 }, (_, i) => exact(10 - i)));
     expect(done?.rows).toBe(10);
     expect(f.history.pages[0]?.filter).toEqual({ type: 'payment', dateTo: '2026-01-01T00:00:10.000Z' });
   });

@@ -42,6 +42,7 @@ describe('create settings (POST /user/webhooks/)', () => {
         'deposit_merged',
         'wallet_transfer_status_update',
         'custody_deposit_update',
+        'custody_withdrawal_update',
       ],
     });
     expect(await getWebhookProfile('t-1', f.deps)).toEqual({ url: 'https://hooks.example.com/b', secret: first.secret.slice(0, 12), subscriptions: 0 });
