@@ -19,6 +19,8 @@ const notFound = { description: "account_not_found: unknown, or another tenant's
 
 const withdrawalNotFound = { description: "not_found: unknown, another tenant's, or not a custody withdrawal" };
 
+const presentCancelled = (w: WithdrawalState) => ok(custodyWithdrawalRecord(w));
+
 export const custodyWithdrawalRoutes = [
   route({
     method: 'POST',
@@ -81,6 +83,7 @@ export const custodyWithdrawalRoutes = [
     scopes: READ_WRITE,
     errorOverrides: custody,
     params: CustodyWithdrawalParams,
+    idempotent: true,
     doc: {
       summary: 'Cancel a pending custody withdrawal',
       description: 'Returns the held amount to the account. Only a pending withdrawal (held for review or not); otherwise 409 invalid_state.',
@@ -91,6 +94,9 @@ export const custodyWithdrawalRoutes = [
         409: { description: 'invalid_state' },
       },
     },
-    handle: async (req, deps) => ok(custodyWithdrawalRecord(await cancelCustodyWithdrawal(principalOf(req).tenant.id, req.params.withdrawalId, deps))),
+    handle: async (req, deps) =>
+      presentCancelled(
+        await cancelCustodyWithdrawal(principalOf(req).tenant.id, req.params.withdrawalId, deps, req.idempotency?.with(presentCancelled) ?? null),
+      ),
   }),
 ];

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { NotFoundError } from '../../domain/errors.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
 import { isCustodyWithdrawal, transition } from '../../domain/withdrawals.js';
+import type { IdempotencyGuard } from '../ports.js';
 import type { CustodyWithdrawalPorts } from './ports.js';
 
 /**
@@ -23,14 +24,15 @@ export async function requireCustodyWithdrawal(tenantId: string, id: string, dep
 
 /**
  * Cancels a pending custody withdrawal, held for review or not (409 `invalid_state` otherwise): the hold returns to
- * the account with the status in ONE transaction.
+ * the account with the status, and the Idempotency-Key record when guarded, in ONE transaction.
  */
 export async function cancelCustodyWithdrawal(
   tenantId: string,
   id: string,
   deps: Pick<CustodyWithdrawalPorts, 'withdrawals' | 'clock'>,
+  idempotency: IdempotencyGuard<WithdrawalState> | null = null,
 ): Promise<WithdrawalState> {
   const w = await requireCustodyWithdrawal(tenantId, id, deps);
   const now = deps.clock.now();
-  return deps.withdrawals.save(w, transition(w, { kind: 'cancel' }, now), now);
+  return deps.withdrawals.save(w, transition(w, { kind: 'cancel' }, now), now, idempotency ? (stored) => [idempotency.completeItem(stored)] : undefined);
 }

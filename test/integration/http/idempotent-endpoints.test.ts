@@ -282,6 +282,30 @@ const CASES: readonly Case[] = [
       expect(Object.values(after.balances)).toEqual([{ amount: '80', pending: '0', locked: '20' }]);
     },
   },
+  {
+    endpoint: 'POST /custody/withdrawals/{withdrawalId}/cancel',
+    status: 200,
+    api: () => custodyApi(cfg),
+    prepare: async (t, call) => {
+      const id = await custodyAccount(call, t.tenantId, '100');
+      const withdraw = async (amount: number): Promise<string> => {
+        const made = await call('POST', '/custody/withdraw', { body: { account_id: id, blockchain: 'ETH', amount, destination_address: DEST } });
+        expect(made.status).toBe(200);
+        return made.body.withdrawal_id as string;
+      };
+      const [one, two] = [await withdraw(20), await withdraw(30)];
+      return {
+        request: { method: 'POST', path: `/custody/withdrawals/${one}/cancel` },
+        other: { method: 'POST', path: `/custody/withdrawals/${two}/cancel` },
+        balances: [[`custody:${id}`, 'USDTERC20']],
+      };
+    },
+    // The cancel returns the first hold (20) to the account; the second withdrawal keeps its 30.
+    effect: (before, after) => {
+      expect(Object.values(before.balances)).toEqual([{ amount: '50', pending: '0', locked: '50' }]);
+      expect(Object.values(after.balances)).toEqual([{ amount: '70', pending: '0', locked: '30' }]);
+    },
+  },
 ];
 
 beforeAll(async () => {

@@ -60,6 +60,7 @@ describe('Idempotency-Key', () => {
         'POST /custody/accounts/{accountId}/addresses/{blockchain}',
         'POST /custody/transfer',
         'POST /custody/withdraw',
+        'POST /custody/withdrawals/{withdrawalId}/cancel',
       ].sort(),
     );
   });
