@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { isCurrencyCode } from '../../domain/currencies.js';
 import { ValidationError } from '../../domain/errors.js';
+import { WORDING } from '../../domain/errors-wording.js';
 import type { TransactionRecord, TransactionType } from '../../domain/transactions.js';
 import { isStatusOfType, STATUSES_BY_TYPE, TRANSACTION_TYPES } from '../../domain/transactions.js';
 import { dateBound, isoDate, queryInteger } from '../schema.js';
@@ -15,7 +16,7 @@ export const TransactionFilterFields = {
   status: z
     .string()
     .trim()
-    .refine((s) => EVERY_STATUS.includes(s), `One of ${EVERY_STATUS.join(', ')}.`)
+    .refine((s) => EVERY_STATUS.includes(s), WORDING.choice(EVERY_STATUS))
     .optional(),
   currency: z
     .string()
@@ -39,7 +40,7 @@ export function transactionFilterOf(q: {
 }): TransactionFilter {
   const problems: Record<string, string[]> = {};
   if (q.type !== undefined && q.status !== undefined && !isStatusOfType(q.type, q.status)) {
-    problems.status = [`A ${q.type} is one of ${STATUSES_BY_TYPE[q.type].join(', ')}.`];
+    problems.status = [WORDING.choice(STATUSES_BY_TYPE[q.type])];
   }
   const from = q.date_from === undefined ? undefined : dateBound(q.date_from, false);
   const to = q.date_to === undefined ? undefined : dateBound(q.date_to, true);
@@ -56,12 +57,21 @@ export function transactionFilterOf(q: {
 }
 
 /** `GET /transactions/transactions/` query. */
-export const ListTransactionsQuery = z.object({
-  ...TransactionFilterFields,
-  limit: queryInteger(1, 200).optional(),
-  offset: queryInteger(0, 100_000).optional(),
-  cursor: z.string().trim().min(1).max(2000).optional(),
-});
+export const ListTransactionsQuery = z
+  .object({
+    ...TransactionFilterFields,
+    limit: queryInteger(1, 200).optional(),
+    offset: queryInteger(0, 100_000).optional(),
+    cursor: z.string().trim().min(1).max(2000).optional(),
+  })
+  .check(
+    z.superRefine((q, ctx) => {
+      // The cursor says where the page starts: an offset beside it would be ignored, so it is refused.
+      if (q.cursor !== undefined && q.offset !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['offset'], message: WORDING.contradicts('cursor', 'the cursor says where the page starts.') });
+      }
+    }),
+  );
 export type ListTransactionsQuery = z.output<typeof ListTransactionsQuery>;
 
 export const TransactionItem = z
