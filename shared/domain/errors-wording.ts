@@ -51,8 +51,8 @@ export const WORDING = {
   min: (n: number | string, exclusive = false) => (exclusive ? `Must be greater than ${n}.` : `Must be at least ${n}.`),
   max: (n: number | string, exclusive = false) => (exclusive ? `Must be less than ${n}.` : `Must be at most ${n}.`),
   /** A list with too few or too many items. */
-  minItems: (n: number) => `Must have at least ${n} items.`,
-  maxItems: (n: number) => `Must have at most ${n} items.`,
+  minItems: (n: number) => `Must have at least ${n} ${n === 1 ? 'item' : 'items'}.`,
+  maxItems: (n: number) => `Must have at most ${n} ${n === 1 ? 'item' : 'items'}.`,
   /** Text that is not in the format the field takes. */
   format: (format: FormatName) => `Enter a valid ${FORMAT_NAMES[format]}.`,
   /** A decimal with more fraction digits, or more significant digits, than the field keeps. */
