@@ -42,6 +42,8 @@ export const WORDING = {
   blank: 'This field may not be blank.',
   /** A value of another JSON type (a number where a string is expected, ...). */
   wrongType: (expected: ExpectedType) => `Must be ${TYPE_NAMES[expected]}.`,
+  /** A name (currency code, blockchain, address type) the catalogue does not know. */
+  unknown: (what: string) => `Unknown ${what}.`,
   /** A value outside a fixed set. */
   choice: (allowed: readonly unknown[]) => `Must be one of: ${list(allowed)}.`,
   /** Text shorter or longer than allowed. */
@@ -83,6 +85,7 @@ export const WORDING_KINDS: readonly { readonly kind: string; readonly example: 
   { kind: 'empty text', example: WORDING.blank },
   ...(Object.keys(TYPE_NAMES) as ExpectedType[]).map((t) => ({ kind: `wrong type (${t} expected)`, example: WORDING.wrongType(t) })),
   { kind: 'not one of a set', example: WORDING.choice(['waiting', 'confirming', 'completed']) },
+  { kind: 'a name the catalogue does not know', example: WORDING.unknown('currency code') },
   { kind: 'text too short / too long', example: `${WORDING.minLength(3)} / ${WORDING.maxLength(64)}` },
   { kind: 'number too small / too large', example: `${WORDING.min(1)} / ${WORDING.max(1440)}` },
   { kind: 'number at an excluded bound', example: `${WORDING.min(0, true)} / ${WORDING.max(100, true)}` },

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { findNetwork } from '../../domain/currencies.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
+import { WORDING } from '../../domain/errors-wording.js';
 import { parseDecimal } from '../../domain/money.js';
 import type { PaymentState, PaymentStatus } from '../../domain/payments.js';
 import { LIST_FILTER_STATUSES } from '../../domain/payments.js';
@@ -22,7 +23,7 @@ export const StatusBody = z.object({ transaction_id: z.string().uuid() }).meta({
 
 const isoDate = z
   .string()
-  .refine((v) => !Number.isNaN(Date.parse(v)), 'Enter a valid ISO 8601 date-time.')
+  .refine((v) => !Number.isNaN(Date.parse(v)), WORDING.format('date'))
   .transform((v) => new Date(v).toISOString());
 
 export const ListPaymentsQuery = z
@@ -92,7 +93,7 @@ export async function listPayments(tenantId: string, query: ListPaymentsQuery, p
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     const network = query.blockchain === undefined ? undefined : findNetwork(query.blockchain)?.code;
-    if (query.blockchain !== undefined && network === undefined) throw ValidationError.field('blockchain', 'Unknown blockchain.');
+    if (query.blockchain !== undefined && network === undefined) throw ValidationError.field('blockchain', WORDING.unknown('blockchain'));
     const { rows, count } = await window(
       {
         tenantId,

@@ -22,9 +22,9 @@ export const TransactionFilterFields = {
     .string()
     .trim()
     .transform((c) => c.toUpperCase())
-    .refine((c) => isCurrencyCode(c), 'Unknown currency code.')
+    .refine((c) => isCurrencyCode(c), WORDING.unknown('currency code'))
     .optional(),
-  wallet_id: z.string().trim().regex(UUID, "A wallet's wallet_id (uuid).").optional(),
+  wallet_id: z.string().trim().regex(UUID, WORDING.format('uuid')).optional(),
   date_from: isoDate.optional(),
   date_to: isoDate.optional(),
 };
@@ -44,7 +44,7 @@ export function transactionFilterOf(q: {
   }
   const from = q.date_from === undefined ? undefined : dateBound(q.date_from, false);
   const to = q.date_to === undefined ? undefined : dateBound(q.date_to, true);
-  if (from !== undefined && to !== undefined && from > to) problems.date_to = ['date_to must not be before date_from.'];
+  if (from !== undefined && to !== undefined && from > to) problems.date_to = [WORDING.contradicts('date_from', 'date_to must not be before date_from.')];
   if (Object.keys(problems).length > 0) throw new ValidationError(problems);
   return {
     ...(q.type !== undefined ? { type: q.type } : {}),

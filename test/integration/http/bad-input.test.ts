@@ -133,7 +133,7 @@ describe('item 7: bad query input is a 400 naming the parameter, never a 500 and
 
   it('refuses a cursor of the webhook attempt log it did not hand out, naming cursor', async () => {
     for (const cursor of [encode({ t: tenant.tenantId }), encode('null'), 'not a cursor']) {
-      expect(Object.keys(await refused('GET', '/user/webhooks/deliveries/', { query: { cursor } }))).toEqual(['cursor']);
+      expect(await refused('GET', '/user/webhooks/deliveries/', { query: { cursor } })).toEqual({ cursor: [WORDING.notOurs] });
     }
   });
 
