@@ -69,6 +69,8 @@ export const WORDING = {
   otherFormRemove: (form: string, remove: readonly string[]) => `This parameter belongs to the ${form}: remove ${remove.join(' and ')}.`,
   /** Fields of one body that say different things (a currency on one chain, a blockchain naming another). */
   contradicts: (other: string, why: string) => `Contradicts ${other}: ${why}`,
+  /** A body that does not parse as JSON (under `body`; the error's message says where it stopped). */
+  notJson: 'The body is not valid JSON.',
   /** A body that is not a JSON object (under `non_field_errors`). */
   notAnObject: 'The body must be a JSON object.',
   /** A cursor or other opaque value this API did not hand out (or handed out for another list or filter). */
@@ -100,6 +102,7 @@ export const WORDING_KINDS: readonly { readonly kind: string; readonly example: 
     example: `${WORDING.otherFormAdd('offset form', ['limit', 'offset'])} / ${WORDING.otherFormRemove('page form', ['limit'])}`,
   },
   { kind: 'fields that contradict each other', example: WORDING.contradicts('currency', 'USDTERC20 is USDT on ETH.') },
+  { kind: 'body not valid JSON', example: WORDING.notJson },
   { kind: 'body not a JSON object', example: WORDING.notAnObject },
   { kind: 'cursor not handed out by the list', example: WORDING.notOurs },
   { kind: 'any other refused value', example: WORDING.invalid },

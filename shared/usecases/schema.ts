@@ -89,11 +89,16 @@ export const queryInteger = (min: number, max: number) =>
 
 /**
  * The cross-field rules of the create bodies (payments, withdrawals), checked by zod in the same pass as every field
- * so one answer names every problem: an amount (`amount` or `price_amount`), and a currency (`currency`, or
+ * so one answer names every problem: an amount (`amount` or `price_amount`, not both), and a currency (`currency`, or
  * `pay_currency`, or `blockchain` with `token`) that says one thing (`currencyAgreement`).
  */
 function amountAndCurrency(body: CurrencyFields & { readonly amount?: unknown; readonly price_amount?: unknown }, ctx: z.RefinementCtx): void {
   if (body.amount === undefined && body.price_amount === undefined) ctx.addIssue({ code: 'custom', path: ['amount'], message: WORDING.required });
+  if (body.amount !== undefined && body.price_amount !== undefined) {
+    // Either names the amount: with both, one would be ignored.
+    ctx.addIssue({ code: 'custom', path: ['amount'], message: WORDING.contradicts('price_amount', 'give one of them.') });
+    ctx.addIssue({ code: 'custom', path: ['price_amount'], message: WORDING.contradicts('amount', 'give one of them.') });
+  }
   currencyAgreement(body, ctx);
   if (body.currency !== undefined || body.pay_currency !== undefined) return;
   if (body.blockchain === undefined && body.token === undefined) {

@@ -289,6 +289,7 @@ describe('item 8: one wording per kind of error on every endpoint', () => {
     expect(await refused('GET', '/withdrawal/', { query: { limit: '500' } })).toEqual({ limit: [WORDING.max(100)] });
     expect(await refused('POST', '/wallets/', { body: { name: null } })).toEqual({ name: [WORDING.null] });
     expect(await refused('POST', '/wallets/', { body: [] })).toEqual({ non_field_errors: [WORDING.notAnObject] });
+    expect(await refused('POST', '/wallets/', { body: '{"name":' })).toEqual({ body: [WORDING.notJson] });
     // No answer names a JSON library's type.
     const answer = await send('POST', '/payments/', { body: { amount: '25', currency: 'USDTERC20', order_id: 5, custom_id: 6, customer_email: 7 } });
     expect(JSON.stringify(answer.body)).not.toMatch(/JsonNumber|expected|received|Invalid input/);
@@ -325,6 +326,10 @@ describe('item 14: a body that contradicts itself is refused, naming the fields,
       'blockchain',
       'currency',
     ]);
+    expect(Object.keys(await refused('POST', '/payments/', { body: { amount: '25', price_amount: '30', currency: 'USDTERC20' } })).sort()).toEqual([
+      'amount',
+      'price_amount',
+    ]);
     expect(await paymentsTotal()).toBe(before);
     // Saying the same thing twice is no contradiction (any spelling of the network and token).
     const agreeing = await send('POST', '/payments/', { body: { amount: '25', currency: 'USDTERC20', blockchain: 'eth', token: 'usdt' } });
@@ -336,6 +341,8 @@ describe('item 14: a body that contradicts itself is refused, naming the fields,
     const before = await available();
     const body = { amount: '20', currency: 'USDTERC20', blockchain: 'TRON', token: 'USDT', address: DEST };
     expect(Object.keys(await refused('POST', '/withdrawal/', { body })).sort()).toEqual(['blockchain', 'currency']);
+    const twoAmounts = { amount: '20', price_amount: '20', price_currency: 'EUR', currency: 'USDTERC20', address: DEST };
+    expect(Object.keys(await refused('POST', '/withdrawal/', { body: twoAmounts })).sort()).toEqual(['amount', 'price_amount']);
     expect(await available()).toBe(before);
     expect(Object.keys(await refused('POST', '/withdrawal/estimate/', { body: { amount: '20', currency: 'USDTERC20', token: 'DAI' } })).sort()).toEqual([
       'currency',
