@@ -35,7 +35,7 @@ export const WORDING = {
   /** A field the request must carry is absent. */
   required: 'This field is required.',
   /** A field absent that another field (or its absence) makes necessary: `with token`, `unless currency is given`. */
-  requiredUnless: (when: string) => `This field is required ${when}.`,
+  requiredWhere: (when: string) => `This field is required ${when}.`,
   /** `null` where a value is needed. */
   null: 'This field may not be null.',
   /** Empty text (or only spaces) where text is needed. */
@@ -82,7 +82,7 @@ export const WORDING = {
 /** Which wording each kind of error has, in the order docs/requests.md shows them, with an example of each. */
 export const WORDING_KINDS: readonly { readonly kind: string; readonly example: string }[] = [
   { kind: 'missing field', example: WORDING.required },
-  { kind: 'missing field another field needs', example: WORDING.requiredUnless('with token') },
+  { kind: 'missing field another field needs', example: WORDING.requiredWhere('with token') },
   { kind: 'null', example: WORDING.null },
   { kind: 'empty text', example: WORDING.blank },
   ...(Object.keys(TYPE_NAMES) as ExpectedType[]).map((t) => ({ kind: `wrong type (${t} expected)`, example: WORDING.wrongType(t) })),

@@ -102,11 +102,11 @@ function amountAndCurrency(body: CurrencyFields & { readonly amount?: unknown; r
   currencyAgreement(body, ctx);
   if (body.currency !== undefined || body.pay_currency !== undefined) return;
   if (body.blockchain === undefined && body.token === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['currency'], message: WORDING.requiredUnless('unless blockchain and token are both given') });
+    ctx.addIssue({ code: 'custom', path: ['currency'], message: WORDING.requiredWhere('unless blockchain and token are both given') });
   } else if (body.blockchain === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['blockchain'], message: WORDING.requiredUnless('with token') });
+    ctx.addIssue({ code: 'custom', path: ['blockchain'], message: WORDING.requiredWhere('with token') });
   } else if (body.token === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['token'], message: WORDING.requiredUnless('with blockchain') });
+    ctx.addIssue({ code: 'custom', path: ['token'], message: WORDING.requiredWhere('with blockchain') });
   }
 }
 
