@@ -73,8 +73,8 @@ export const WORDING = {
   notJson: 'The body is not valid JSON.',
   /** A body that is not a JSON object (under `non_field_errors`). */
   notAnObject: 'The body must be a JSON object.',
-  /** A cursor or other opaque value this API did not hand out (or handed out for another list or filter). */
-  notOurs: 'Not a value this list gave: send the one of the previous page, unchanged.',
+  /** A cursor this list did not hand out (edited, another tenant's, of another list or of a place outside the filter). */
+  notOurs: 'Not a cursor this list gave: send the next_cursor of the previous page, unchanged.',
   /** Anything else a field's own check refuses without saying more. */
   invalid: 'Enter a valid value.',
 } as const;
