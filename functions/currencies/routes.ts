@@ -8,6 +8,7 @@ import { CalculateRateBody, calculateRate } from '../../shared/usecases/rates/ca
 import { ConvertAmountQuery, convertAmount } from '../../shared/usecases/rates/convert-amount.js';
 import { getRate } from '../../shared/usecases/rates/get-rate.js';
 import { listRates } from '../../shared/usecases/rates/list-rates.js';
+import { checkQueryForms } from '../../shared/usecases/schema.js';
 
 /** Currencies and rates (spec 4.2). Thin: parse, call one use case, answer. */
 
@@ -69,7 +70,12 @@ const CurrencyParam = z.object({ currency: z.string().min(1) });
 const route = routesOf<ListCurrenciesDeps>();
 
 /** Variant B when `currency_to` is given (DESIGN 10), else variant A. */
-const RatesQuery = ConvertAmountQuery.partial({ currency_to: true });
+const RatesQuery = ConvertAmountQuery.partial({ currency_to: true }).check(
+  checkQueryForms(
+    { name: 'conversion form', by: ['currency_to'], takes: ['amount', 'currency_from', 'fee_percentage', 'is_fee_paid_by_user', 'full'] },
+    { name: 'list form', takes: [] },
+  ),
+);
 
 export const currencyRoutes = [
   route({

@@ -1,5 +1,6 @@
 import Big from 'big.js';
 import { ValidationError } from './errors.js';
+import { WORDING } from './errors-wording.js';
 import { JsonNumber } from './json-number.js';
 
 /**
@@ -84,18 +85,14 @@ export function parseDecimal(input: unknown, options: ParseOptions = {}): Decima
   if (input instanceof JsonNumber) text = input.text;
   else if (typeof input === 'string') text = input.trim();
   else if (typeof input === 'bigint') text = input.toString();
-  else throw ValidationError.field(field, 'Must be a decimal number.');
-  if (!isDecimalText(text)) throw ValidationError.field(field, 'Must be a decimal number.');
+  else throw ValidationError.field(field, input === undefined ? WORDING.required : input === null ? WORDING.null : WORDING.wrongType('number'));
+  if (!isDecimalText(text)) throw ValidationError.field(field, WORDING.format('decimal'));
   const value = new D(text);
-  if (!options.allowNegative && value.lt('0')) throw ValidationError.field(field, 'Must not be negative.');
-  if (options.allowZero === false && value.eq('0')) throw ValidationError.field(field, 'Must be greater than zero.');
+  if (!options.allowNegative && value.lt('0')) throw ValidationError.field(field, WORDING.min(0));
+  if (options.allowZero === false && value.eq('0')) throw ValidationError.field(field, WORDING.min(0, true));
   const maxScale = options.maxScale ?? MAX_SCALE;
-  if (scaleOf(canonical(value)) > maxScale) {
-    throw ValidationError.field(field, `Must have at most ${maxScale} decimal places.`);
-  }
-  if (significantDigits(canonical(value)) > MAX_SIGNIFICANT_DIGITS) {
-    throw ValidationError.field(field, `Must have at most ${MAX_SIGNIFICANT_DIGITS} significant digits.`);
-  }
+  if (scaleOf(canonical(value)) > maxScale) throw ValidationError.field(field, WORDING.scale(maxScale));
+  if (significantDigits(canonical(value)) > MAX_SIGNIFICANT_DIGITS) throw ValidationError.field(field, WORDING.digits(MAX_SIGNIFICANT_DIGITS));
   return canonical(value);
 }
 

@@ -2,10 +2,11 @@ import { randomInt } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../domain/errors.js';
+import { WORDING } from '../domain/errors-wording.js';
 import type { Decimal } from '../domain/money.js';
 import { add } from '../domain/money.js';
 import type { TransactionRecord } from '../domain/transactions.js';
-import { statsDay, statsDelta, tenantTotalsOf } from '../domain/transactions.js';
+import { isTransactionType, statsDay, statsDelta, tenantTotalsOf } from '../domain/transactions.js';
 import type { TransactionFilter, TransactionHistory, TransactionPage } from '../usecases/transactions/ports.js';
 import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
@@ -102,17 +103,34 @@ function queryOf(tenantId: string, filter: TransactionFilter): QueryCommandInput
 
 const encodeCursor = (key: Record<string, unknown>): string => Buffer.from(JSON.stringify(key)).toString('base64url');
 
-function decodeCursor(cursor: string, tenantId: string): Record<string, unknown> {
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
+const CURSOR_FIELDS = ['gsi1pk', 'gsi1sk', 'pk', 'sk'];
+
+/**
+ * The start key a cursor names, rebuilt from keys.ts, or 400 `invalid_request` naming `cursor`. A cursor is the
+ * table and index key of the last record of the previous page (base64url JSON): it must be exactly such a key, of a
+ * record of the caller's own history (`created_at#type#id` on the index, `TXN#type#id` on the table, both of the
+ * same record), and lie within the dates asked, so DynamoDB is never handed a start key it refuses (a 500).
+ */
+function decodeCursor(cursor: string, tenantId: string, filter: TransactionFilter): Record<string, string> {
+  const refuse = () => ValidationError.field('cursor', WORDING.notOurs);
+  if (!/^[A-Za-z0-9_-]{1,2000}$/.test(cursor)) throw refuse();
+  let key: unknown;
   try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
-    const fields = ['pk', 'sk', 'gsi1pk', 'gsi1sk'];
-    if (Object.keys(key).sort().join() !== [...fields].sort().join() || fields.some((f) => typeof key[f] !== 'string')) throw new Error('shape');
-    // A cursor names a place in the caller's own history only.
-    if (key.gsi1pk !== keys.transactionListPartition(tenantId)) throw new Error('tenant');
-    return key;
+    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw ValidationError.field('cursor', 'Not a cursor this list gave.');
+    throw refuse();
   }
+  if (typeof key !== 'object' || key === null || Array.isArray(key)) throw refuse();
+  const fields = key as Record<string, unknown>;
+  if (Object.keys(fields).sort().join() !== CURSOR_FIELDS.join() || CURSOR_FIELDS.some((f) => typeof fields[f] !== 'string')) throw refuse();
+  const [createdAt = '', type = '', id = '', ...more] = String(fields.gsi1sk).split('#');
+  if (more.length > 0 || !INSTANT.test(createdAt) || !isTransactionType(type) || !/^[\w:.-]{1,200}$/.test(id)) throw refuse();
+  const rebuilt = { ...keys.transaction(tenantId, type, id), ...keys.transactionList(tenantId, createdAt, type, id) };
+  if (CURSOR_FIELDS.some((f) => fields[f] !== rebuilt[f as keyof typeof rebuilt])) throw refuse();
+  const range = keys.transactionListRange(filter.dateFrom ?? '', filter.dateTo ?? '~');
+  if ((filter.dateFrom !== undefined && rebuilt.gsi1sk < range.from) || (filter.dateTo !== undefined && rebuilt.gsi1sk > range.to)) throw refuse();
+  return rebuilt;
 }
 
 const keyOf = (item: Record<string, unknown>) => ({ pk: item.pk, sk: item.sk, gsi1pk: item.gsi1pk, gsi1sk: item.gsi1sk });
@@ -125,7 +143,7 @@ async function page(
   const input = queryOf(tenantId, filter);
   const items: TransactionRecord[] = [];
   let skip = options.offset ?? 0;
-  let start: Record<string, unknown> | undefined = options.cursor === undefined ? undefined : decodeCursor(options.cursor, tenantId);
+  let start: Record<string, unknown> | undefined = options.cursor === undefined ? undefined : decodeCursor(options.cursor, tenantId, filter);
   let last: Record<string, unknown> | undefined;
   // A filter expression drops items after they are read: each request reads as many as the share of matches seen
   // so far says it takes to fill the page (Limit counts items read, not returned).

@@ -1,4 +1,7 @@
 import * as z from 'zod';
+import { findCurrency, findNetwork } from '../domain/currencies.js';
+import type { ExpectedType, FormatName } from '../domain/errors-wording.js';
+import { WORDING } from '../domain/errors-wording.js';
 import { JsonNumber } from '../domain/json-number.js';
 import { MAX_SIGNIFICANT_DIGITS } from '../domain/money.js';
 
@@ -17,26 +20,26 @@ const DECIMAL = /^\d+(\.\d+)?$/;
  */
 export const decimal = (options: { readonly maxScale?: number; readonly positive?: boolean } = {}) =>
   z
-    .union([z.instanceof(JsonNumber), z.string()])
+    .union([z.instanceof(JsonNumber), z.string()], { error: numberOrString })
     .transform((v, ctx) => {
       const text = typeof v === 'string' ? v.trim() : v.text;
       const maxScale = options.maxScale;
       if (!DECIMAL.test(text)) {
-        ctx.addIssue({ code: 'custom', message: 'Enter a valid decimal number.' });
+        ctx.addIssue({ code: 'custom', message: WORDING.format('decimal') });
         return z.NEVER;
       }
       const [whole = '', fraction = ''] = text.split('.');
       const digits = `${whole}${fraction.replace(/0+$/, '')}`.replace(/^0+/, '');
       if (maxScale !== undefined && fraction.replace(/0+$/, '').length > maxScale) {
-        ctx.addIssue({ code: 'custom', message: `Must have at most ${maxScale} decimal places.` });
+        ctx.addIssue({ code: 'custom', message: WORDING.scale(maxScale) });
         return z.NEVER;
       }
       if (digits.length > MAX_SIGNIFICANT_DIGITS) {
-        ctx.addIssue({ code: 'custom', message: `Must have at most ${MAX_SIGNIFICANT_DIGITS} significant digits.` });
+        ctx.addIssue({ code: 'custom', message: WORDING.digits(MAX_SIGNIFICANT_DIGITS) });
         return z.NEVER;
       }
       if (options.positive === true && digits === '') {
-        ctx.addIssue({ code: 'custom', message: 'Must be greater than zero.' });
+        ctx.addIssue({ code: 'custom', message: WORDING.min(0, true) });
         return z.NEVER;
       }
       return text;
@@ -48,11 +51,11 @@ export const decimalInput = decimal();
 
 /** An integer from a JSON body (a JSON number or a numeric string). */
 export const integerInput = z
-  .union([z.instanceof(JsonNumber), z.string(), z.number()])
+  .union([z.instanceof(JsonNumber), z.string(), z.number()], { error: numberOrString })
   .transform((v, ctx) => {
     const text = typeof v === 'string' ? v.trim() : String(v instanceof JsonNumber ? v.text : v);
     if (!/^-?\d{1,15}$/.test(text)) {
-      ctx.addIssue({ code: 'custom', message: 'Enter a whole number.' });
+      ctx.addIssue({ code: 'custom', message: WORDING.format('integer') });
       return z.NEVER;
     }
     return Number(text);
@@ -63,7 +66,7 @@ export const integerInput = z
 export const isoDate = z
   .string()
   .trim()
-  .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)), 'Enter an ISO 8601 date or date-time.');
+  .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)), WORDING.format('date'));
 
 /** A bound on `created_at` as an ISO instant: a date alone covers its whole UTC day (both bounds inclusive). */
 export const dateBound = (value: string, end: boolean): string =>
@@ -71,7 +74,7 @@ export const dateBound = (value: string, end: boolean): string =>
 
 /** A boolean in a query string: true/false/1/0. */
 export const queryBoolean = z
-  .enum(['true', 'false', 'True', 'False', '1', '0'])
+  .enum(['true', 'false', 'True', 'False', '1', '0'], { error: (issue) => (issue.input === undefined ? undefined : WORDING.wrongType('boolean')) })
   .transform((v) => v === 'true' || v === 'True' || v === '1')
   .meta({ type: 'boolean' });
 
@@ -79,39 +82,158 @@ export const queryBoolean = z
 export const queryInteger = (min: number, max: number) =>
   z
     .string()
-    .regex(/^\d+$/, 'Enter a whole number.')
+    .regex(/^\d+$/, WORDING.format('integer'))
     .transform(Number)
-    .pipe(z.number().int().min(min, `Must be at least ${min}.`).max(max, `Must be at most ${max}.`))
+    .pipe(z.number().int().min(min).max(max))
     .meta({ type: 'integer', minimum: min, maximum: max });
 
 /**
  * The cross-field rules of the create bodies (payments, withdrawals), checked by zod in the same pass as every field
- * so one answer names every problem: an amount (`amount` or `price_amount`), and a currency (`currency`, or
- * `pay_currency` where `alsoPayCurrency`, or `blockchain` with `token`).
+ * so one answer names every problem: an amount (`amount` or `price_amount`, not both), and a currency (`currency`, or
+ * `pay_currency`, or `blockchain` with `token`) that says one thing (`currencyAgreement`).
  */
-function amountAndCurrency(
-  body: {
-    readonly amount?: unknown;
-    readonly price_amount?: unknown;
-    readonly currency?: unknown;
-    readonly pay_currency?: unknown;
-    readonly blockchain?: unknown;
-    readonly token?: unknown;
-  },
-  ctx: z.RefinementCtx,
-): void {
-  if (body.amount === undefined && body.price_amount === undefined) ctx.addIssue({ code: 'custom', path: ['amount'], message: 'This field is required.' });
+function amountAndCurrency(body: CurrencyFields & { readonly amount?: unknown; readonly price_amount?: unknown }, ctx: z.RefinementCtx): void {
+  if (body.amount === undefined && body.price_amount === undefined) ctx.addIssue({ code: 'custom', path: ['amount'], message: WORDING.required });
+  if (body.amount !== undefined && body.price_amount !== undefined) {
+    // Either names the amount: with both, one would be ignored.
+    ctx.addIssue({ code: 'custom', path: ['amount'], message: WORDING.contradicts('price_amount', 'give one of them.') });
+    ctx.addIssue({ code: 'custom', path: ['price_amount'], message: WORDING.contradicts('amount', 'give one of them.') });
+  }
+  currencyAgreement(body, ctx);
   if (body.currency !== undefined || body.pay_currency !== undefined) return;
   if (body.blockchain === undefined && body.token === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['currency'], message: 'This field is required unless blockchain and token are both given.' });
+    ctx.addIssue({ code: 'custom', path: ['currency'], message: WORDING.requiredWhere('unless blockchain and token are both given') });
   } else if (body.blockchain === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['blockchain'], message: 'This field is required with token.' });
+    ctx.addIssue({ code: 'custom', path: ['blockchain'], message: WORDING.requiredWhere('with token') });
   } else if (body.token === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['token'], message: 'This field is required with blockchain.' });
+    ctx.addIssue({ code: 'custom', path: ['token'], message: WORDING.requiredWhere('with blockchain') });
   }
 }
 
-/** `checkAmountAndCurrency` as a check that runs even when other fields already failed (every problem at once). */
-export const checkAmountAndCurrency = z.superRefine(amountAndCurrency, {
-  when: (payload) => typeof payload.value === 'object' && payload.value !== null,
-});
+/** The fields a body may name its currency with (each body form of DESIGN section 10). */
+interface CurrencyFields {
+  readonly currency?: unknown;
+  readonly pay_currency?: unknown;
+  readonly blockchain?: unknown;
+  readonly token?: unknown;
+}
+
+/**
+ * A body that names its currency more than once says one thing: `currency` and `pay_currency` the same code, and
+ * `blockchain` and `token`, where given beside a catalogue code, its network (any alias: TRX is TRON) and token.
+ * Each disagreeing pair is refused with both fields named, rather than one of them silently winning. A code the
+ * catalogue does not know is left to the use case (422 `invalid_currency`).
+ */
+function currencyAgreement(body: CurrencyFields, ctx: z.RefinementCtx): void {
+  const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
+  const disagree = (a: string, b: string, why: string) => {
+    ctx.addIssue({ code: 'custom', path: [a], message: WORDING.contradicts(b, why) });
+    ctx.addIssue({ code: 'custom', path: [b], message: WORDING.contradicts(a, why) });
+  };
+  const [currency, payCurrency] = [text(body.currency), text(body.pay_currency)];
+  if (currency !== undefined && payCurrency !== undefined && currency !== payCurrency) {
+    disagree('currency', 'pay_currency', `${currency} is not ${payCurrency}.`);
+  }
+  const field = currency !== undefined ? 'currency' : 'pay_currency';
+  const found = findCurrency(currency ?? payCurrency ?? '');
+  if (!found) return;
+  const why = `${found.code} is ${found.token} on ${found.network}.`;
+  const blockchain = text(body.blockchain);
+  if (blockchain !== undefined && findNetwork(blockchain)?.code !== found.network) disagree(field, 'blockchain', why);
+  const token = text(body.token);
+  if (token !== undefined && token.toUpperCase() !== found.token) disagree(field, 'token', why);
+}
+
+/** Runs whenever the body is an object, even when other fields already failed (every problem at once). */
+const onObjects = { when: (payload: { readonly value: unknown }) => typeof payload.value === 'object' && payload.value !== null };
+
+export const checkAmountAndCurrency = z.superRefine(amountAndCurrency, onObjects);
+
+/** `currencyAgreement` alone, for bodies whose currency is optional (the withdrawal estimate, the minimum amount). */
+export const checkCurrencyAgreement = z.superRefine(currencyAgreement, onObjects);
+
+/** One form of a list query with two (DESIGN section 10): its name and the parameters only it takes. */
+export interface QueryForm {
+  readonly name: string;
+  readonly takes: readonly string[];
+}
+
+/**
+ * A query with two forms: `chosen` is in force when one of its `by` parameters is given, else `otherwise`. A
+ * parameter only the other form takes is refused (400, the parameter named, saying what to add or remove), never
+ * silently ignored. The form parameters have no defaults (the check reads what was given).
+ */
+export const checkQueryForms = (chosen: QueryForm & { readonly by: readonly string[] }, otherwise: QueryForm) =>
+  z.superRefine((query: Readonly<Record<string, unknown>>, ctx) => {
+    const given = chosen.by.filter((key) => query[key] !== undefined);
+    const misplaced = given.length > 0 ? otherwise.takes : chosen.takes;
+    for (const key of misplaced) {
+      if (query[key] === undefined) continue;
+      const message = given.length > 0 ? WORDING.otherFormRemove(otherwise.name, given) : WORDING.otherFormAdd(chosen.name, chosen.by);
+      ctx.addIssue({ code: 'custom', path: [key], message });
+    }
+  });
+
+/* ------------------------------------------------------------------------------------------------ the wording */
+
+/** A decimal or integer field's own answer to a value of the wrong type (it takes a JSON number or a string). */
+function numberOrString(issue: z.core.$ZodRawIssue): string | undefined {
+  return issue.input === undefined || issue.input === null ? undefined : WORDING.wrongType('number');
+}
+
+const EXPECTED: Readonly<Record<string, ExpectedType>> = {
+  string: 'string',
+  number: 'number',
+  bigint: 'number',
+  nan: 'number',
+  int: 'integer',
+  boolean: 'boolean',
+  object: 'object',
+  record: 'object',
+  map: 'object',
+  array: 'array',
+  tuple: 'array',
+  set: 'array',
+};
+
+const FORMATS: Readonly<Record<string, FormatName>> = { email: 'email', url: 'url', uuid: 'uuid', guid: 'uuid', datetime: 'date', date: 'date' };
+
+const bound = (value: number | bigint): number | string => (typeof value === 'bigint' ? value.toString() : value);
+
+/**
+ * The zod error map of every request schema (shared/http/middleware/validation.ts passes it to each parse): each
+ * kind of issue in the one wording of shared/domain/errors-wording.ts. A message a schema gives itself wins (zod's
+ * precedence); those come from the same table.
+ */
+export function wordingOf(issue: z.core.$ZodRawIssue): string {
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && issue.input === undefined) return WORDING.required;
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && issue.input === null) return WORDING.null;
+  switch (issue.code) {
+    case 'invalid_type': {
+      const expected = EXPECTED[issue.expected];
+      return expected === undefined ? WORDING.invalid : WORDING.wrongType(expected);
+    }
+    case 'invalid_value':
+      return WORDING.choice(issue.values);
+    case 'too_small': {
+      const n = bound(issue.minimum);
+      if (issue.origin === 'string') return n === 1 ? WORDING.blank : WORDING.minLength(Number(n));
+      if (issue.origin === 'array' || issue.origin === 'set') return WORDING.minItems(Number(n));
+      return WORDING.min(n, issue.inclusive === false);
+    }
+    case 'too_big': {
+      const n = bound(issue.maximum);
+      if (issue.origin === 'string') return WORDING.maxLength(Number(n));
+      if (issue.origin === 'array' || issue.origin === 'set') return WORDING.maxItems(Number(n));
+      return WORDING.max(n, issue.inclusive === false);
+    }
+    case 'invalid_format': {
+      const format = FORMATS[issue.format];
+      return format === undefined ? WORDING.invalid : WORDING.format(format);
+    }
+    case 'unrecognized_keys':
+      return WORDING.unknownField;
+    default:
+      return WORDING.invalid;
+  }
+}

@@ -1,4 +1,5 @@
 import { GatewayError } from '../../domain/errors.js';
+import { WORDING } from '../../domain/errors-wording.js';
 import { parseJson } from '../json.js';
 import type { Middleware, MiddyRequest } from './request.js';
 import { header, stateOf } from './request.js';
@@ -27,7 +28,7 @@ export function parseBody(): Middleware {
         try {
           state.body = parseJson(text);
         } catch (error) {
-          throw new GatewayError('invalid_request', `Malformed JSON: ${(error as Error).message}`, { body: ['Malformed JSON.'] });
+          throw new GatewayError('invalid_request', `Malformed JSON: ${(error as Error).message}`, { body: [WORDING.notJson] });
         }
         return;
       }

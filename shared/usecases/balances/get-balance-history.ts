@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { CurrencyCode } from '../../domain/currencies.js';
 import { isCurrencyCode } from '../../domain/currencies.js';
+import { WORDING } from '../../domain/errors-wording.js';
 import type { BalanceRow, EntryType, Posting } from '../../domain/ledger.js';
 import { ENTRY_TYPES, isEntryType, MAIN } from '../../domain/ledger.js';
 import type { BalancesPorts } from './ports.js';
@@ -16,11 +17,11 @@ import { showAmount } from './format.js';
 export const BalanceHistoryQuery = z.object({
   currency: z
     .string()
-    .refine((c) => isCurrencyCode(c), 'Unknown currency code.')
+    .refine((c) => isCurrencyCode(c), WORDING.unknown('currency code'))
     .optional(),
   type: z
     .string()
-    .refine((t) => isEntryType(t), `Must be one of: ${ENTRY_TYPES.join(', ')}.`)
+    .refine((t) => isEntryType(t), WORDING.choice(ENTRY_TYPES))
     .optional(),
   limit: queryInteger(1, 100).default(50),
   offset: queryInteger(0, 1_000_000).default(0),

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import type { CustodyAccountState } from '../../domain/custody.js';
 import { ACCOUNT_STATUSES, ACCOUNT_TYPES, BUILTIN_PROVIDER, METADATA_MAX_KEYS, METADATA_MAX_LENGTH, openAccount } from '../../domain/custody.js';
 import { ValidationError } from '../../domain/errors.js';
+import { WORDING } from '../../domain/errors-wording.js';
 import { queryInteger } from '../schema.js';
 import { findAccount } from './find-account.js';
 import type { IdempotencyGuard } from '../ports.js';
@@ -37,7 +38,7 @@ export async function createAccount(
   idempotency: IdempotencyGuard<CustodyAccountAnswer> | null = null,
 ): Promise<CustodyAccountAnswer> {
   const provider = body.provider ?? BUILTIN_PROVIDER;
-  if (!(provider in deps.providers)) throw ValidationError.field('provider', `One of ${Object.keys(deps.providers).join(', ')}.`);
+  if (!(provider in deps.providers)) throw ValidationError.field('provider', WORDING.choice(Object.keys(deps.providers)));
   const account = openAccount(
     { tenantId, accountId: randomUUID(), name: body.name, provider, accountType: body.account_type, metadata: body.metadata },
     deps.clock.now(),

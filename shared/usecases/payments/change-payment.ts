@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ValidationError } from '../../domain/errors.js';
+import { WORDING } from '../../domain/errors-wording.js';
 import type { PaymentState } from '../../domain/payments.js';
 import { transition } from '../../domain/payments.js';
 import { checkCallbackUrlSyntax } from '../../net/callback-url.js';
@@ -19,7 +20,7 @@ export const UpdatePaymentBody = z
   .strict()
   .superRefine((b, ctx) => {
     if (b.description !== undefined && b.order_description !== undefined && b.description !== b.order_description) {
-      ctx.addIssue({ code: 'custom', path: ['description'], message: 'Differs from order_description: give one of them.' });
+      ctx.addIssue({ code: 'custom', path: ['description'], message: WORDING.contradicts('order_description', 'give one of them.') });
     }
   })
   .transform(({ description, ...rest }) =>

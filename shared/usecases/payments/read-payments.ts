@@ -1,10 +1,11 @@
 import * as z from 'zod';
 import { findNetwork } from '../../domain/currencies.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
+import { WORDING } from '../../domain/errors-wording.js';
 import { parseDecimal } from '../../domain/money.js';
 import type { PaymentState, PaymentStatus } from '../../domain/payments.js';
 import { LIST_FILTER_STATUSES } from '../../domain/payments.js';
-import { decimal, queryInteger } from '../schema.js';
+import { checkQueryForms, decimal, queryInteger } from '../schema.js';
 import type { PaymentFilter, PaymentQuery, PaymentsDeps } from './ports.js';
 import type { PaymentLinks } from './present.js';
 import { listItem } from './present.js';
@@ -22,26 +23,37 @@ export const StatusBody = z.object({ transaction_id: z.string().uuid() }).meta({
 
 const isoDate = z
   .string()
-  .refine((v) => !Number.isNaN(Date.parse(v)), 'Enter a valid ISO 8601 date-time.')
+  .refine((v) => !Number.isNaN(Date.parse(v)), WORDING.format('date'))
   .transform((v) => new Date(v).toISOString());
 
-export const ListPaymentsQuery = z.object({
-  page: queryInteger(1, 1_000_000).optional(),
-  page_size: queryInteger(1, 100).optional(),
-  status: z.enum(LIST_FILTER_STATUSES).optional(),
-  pay_currency: z.string().max(20).optional(),
-  order_id: z.string().max(100).optional(),
-  created_after: isoDate.optional(),
-  created_before: isoDate.optional(),
-  amount_min: decimal({ maxScale: 2 }).optional(),
-  amount_max: decimal({ maxScale: 2 }).optional(),
-  ordering: z.enum(['created_at', '-created_at', 'amount', '-amount']).optional(),
-  limit: queryInteger(1, 100).optional(),
-  offset: queryInteger(0, 1_000_000).optional(),
-  currency: z.string().max(20).optional(),
-  blockchain: z.string().max(20).optional(),
-  token: z.string().max(20).optional(),
-});
+export const ListPaymentsQuery = z
+  .object({
+    page: queryInteger(1, 1_000_000).optional(),
+    page_size: queryInteger(1, 100).optional(),
+    status: z.enum(LIST_FILTER_STATUSES).optional(),
+    pay_currency: z.string().max(20).optional(),
+    order_id: z.string().max(100).optional(),
+    created_after: isoDate.optional(),
+    created_before: isoDate.optional(),
+    amount_min: decimal({ maxScale: 2 }).optional(),
+    amount_max: decimal({ maxScale: 2 }).optional(),
+    ordering: z.enum(['created_at', '-created_at', 'amount', '-amount']).optional(),
+    limit: queryInteger(1, 100).optional(),
+    offset: queryInteger(0, 1_000_000).optional(),
+    currency: z.string().max(20).optional(),
+    blockchain: z.string().max(20).optional(),
+    token: z.string().max(20).optional(),
+  })
+  .check(
+    // Variant B (the offset form) when limit or offset is given, else variant A (the page form): DESIGN section 10.
+    checkQueryForms(
+      { name: 'offset form', by: ['limit', 'offset'], takes: ['currency', 'blockchain', 'token'] },
+      {
+        name: 'page form',
+        takes: ['page', 'page_size', 'pay_currency', 'order_id', 'created_after', 'created_before', 'amount_min', 'amount_max', 'ordering'],
+      },
+    ),
+  );
 export type ListPaymentsQuery = z.output<typeof ListPaymentsQuery>;
 
 export interface PageA {
@@ -81,7 +93,7 @@ export async function listPayments(tenantId: string, query: ListPaymentsQuery, p
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     const network = query.blockchain === undefined ? undefined : findNetwork(query.blockchain)?.code;
-    if (query.blockchain !== undefined && network === undefined) throw ValidationError.field('blockchain', 'Unknown blockchain.');
+    if (query.blockchain !== undefined && network === undefined) throw ValidationError.field('blockchain', WORDING.unknown('blockchain'));
     const { rows, count } = await window(
       {
         tenantId,

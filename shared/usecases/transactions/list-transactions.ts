@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { isCurrencyCode } from '../../domain/currencies.js';
 import { ValidationError } from '../../domain/errors.js';
+import { WORDING } from '../../domain/errors-wording.js';
 import type { TransactionRecord, TransactionType } from '../../domain/transactions.js';
 import { isStatusOfType, STATUSES_BY_TYPE, TRANSACTION_TYPES } from '../../domain/transactions.js';
 import { dateBound, isoDate, queryInteger } from '../schema.js';
@@ -16,15 +17,15 @@ export const TransactionFilterFields = {
   status: z
     .string()
     .trim()
-    .refine((s) => EVERY_STATUS.includes(s), `One of ${EVERY_STATUS.join(', ')}.`)
+    .refine((s) => EVERY_STATUS.includes(s), WORDING.choice(EVERY_STATUS))
     .optional(),
   currency: z
     .string()
     .trim()
     .transform((c) => c.toUpperCase())
-    .refine((c) => isCurrencyCode(c), 'Unknown currency code.')
+    .refine((c) => isCurrencyCode(c), WORDING.unknown('currency code'))
     .optional(),
-  wallet_id: z.string().trim().regex(UUID, "A wallet's wallet_id (uuid).").optional(),
+  wallet_id: z.string().trim().regex(UUID, WORDING.format('uuid')).optional(),
   date_from: isoDate.optional(),
   date_to: isoDate.optional(),
 };
@@ -40,11 +41,11 @@ export function transactionFilterOf(q: {
 }): TransactionFilter {
   const problems: Record<string, string[]> = {};
   if (q.type !== undefined && q.status !== undefined && !isStatusOfType(q.type, q.status)) {
-    problems.status = [`A ${q.type} is one of ${STATUSES_BY_TYPE[q.type].join(', ')}.`];
+    problems.status = [WORDING.choice(STATUSES_BY_TYPE[q.type])];
   }
   const from = q.date_from === undefined ? undefined : dateBound(q.date_from, false);
   const to = q.date_to === undefined ? undefined : dateBound(q.date_to, true);
-  if (from !== undefined && to !== undefined && from > to) problems.date_to = ['date_to must not be before date_from.'];
+  if (from !== undefined && to !== undefined && from > to) problems.date_to = [WORDING.contradicts('date_from', 'date_to must not be before date_from.')];
   if (Object.keys(problems).length > 0) throw new ValidationError(problems);
   return {
     ...(q.type !== undefined ? { type: q.type } : {}),
@@ -57,12 +58,21 @@ export function transactionFilterOf(q: {
 }
 
 /** `GET /transactions/transactions/` query. */
-export const ListTransactionsQuery = z.object({
-  ...TransactionFilterFields,
-  limit: queryInteger(1, 200).optional(),
-  offset: queryInteger(0, 100_000).optional(),
-  cursor: z.string().trim().min(1).max(2000).optional(),
-});
+export const ListTransactionsQuery = z
+  .object({
+    ...TransactionFilterFields,
+    limit: queryInteger(1, 200).optional(),
+    offset: queryInteger(0, 100_000).optional(),
+    cursor: z.string().trim().min(1).max(2000).optional(),
+  })
+  .check(
+    z.superRefine((q, ctx) => {
+      // The cursor says where the page starts: an offset beside it would be ignored, so it is refused.
+      if (q.cursor !== undefined && q.offset !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['offset'], message: WORDING.contradicts('cursor', 'the cursor says where the page starts.') });
+      }
+    }),
+  );
 export type ListTransactionsQuery = z.output<typeof ListTransactionsQuery>;
 
 export const TransactionItem = z

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ValidationError } from '../../domain/errors.js';
+import { WORDING } from '../../domain/errors-wording.js';
 import { statsOf } from '../../domain/transactions.js';
 import { isoDate } from '../schema.js';
 import type { TransactionsPorts } from './ports.js';
@@ -37,7 +38,7 @@ export async function transactionStats(tenantId: string, q: TransactionStatsQuer
   const today = deps.clock.now().toISOString().slice(0, 10);
   const to = q.date_to === undefined ? today : dayOf(q.date_to);
   const from = q.date_from === undefined ? new Date(Date.parse(to) - (DEFAULT_DAYS - 1) * DAY_MS).toISOString().slice(0, 10) : dayOf(q.date_from);
-  if (from > to) throw ValidationError.field('date_to', 'date_to must not be before date_from.');
+  if (from > to) throw ValidationError.field('date_to', WORDING.contradicts('date_from', 'date_to must not be before date_from.'));
   if ((Date.parse(to) - Date.parse(from)) / DAY_MS >= MAX_DAYS) throw ValidationError.field('date_from', `A period is at most ${MAX_DAYS} days.`);
   return statsOf({ from, to }, await deps.history.statsSums(tenantId, from, to));
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { findCurrency } from '../../domain/currencies.js';
 import { GatewayError, InsufficientBalanceError, ValidationError } from '../../domain/errors.js';
+import { WORDING } from '../../domain/errors-wording.js';
 import { lt, parseDecimal } from '../../domain/money.js';
 import type { TransferType, WalletTransferState } from '../../domain/wallets.js';
 import { acceptTransfer, sourceOf } from '../../domain/wallets.js';
@@ -48,7 +49,7 @@ export interface CreateTransferInput {
 export async function createTransfer(input: CreateTransferInput, deps: Pick<WalletsPorts, 'wallets' | 'transfers' | 'ledger' | 'settings' | 'clock'>) {
   const { tenantId, body } = input;
   const currency = findCurrency(body.currency.toUpperCase());
-  if (!currency) throw ValidationError.field('currency', `Unknown currency ${body.currency}.`);
+  if (!currency) throw ValidationError.field('currency', WORDING.unknown('currency code'));
   const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.decimals });
   const wallet = await findWallet(tenantId, body.wallet_id, deps);
   const callbackUrl =

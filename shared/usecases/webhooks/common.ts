@@ -1,6 +1,7 @@
 import { EVENTS } from '../../domain/events.js';
 import { createHash } from 'node:crypto';
 import { GatewayError } from '../../domain/errors.js';
+import { WORDING } from '../../domain/errors-wording.js';
 import { secretHint } from '../../domain/webhooks.js';
 import { checkRegisteredUrl } from '../../net/callback-url.js';
 import type { Actor, CallbackSettings, SecretBox, SecurityEvent } from './ports.js';
@@ -10,7 +11,10 @@ import { newWebhookSecret } from './signing.js';
 
 /** A URL that passes the callback policy at registration (a name need not resolve yet; delivery checks again at connect time). */
 export async function checkedUrl(raw: unknown, field: string, callbacks: CallbackSettings): Promise<string> {
-  if (typeof raw !== 'string' || raw.trim() === '') throw new GatewayError('invalid_url', 'A URL is required.', { [field]: ['This field is required.'] });
+  if (typeof raw !== 'string' || raw.trim() === '') {
+    const message = raw === undefined ? WORDING.required : raw === null ? WORDING.null : typeof raw === 'string' ? WORDING.blank : WORDING.wrongType('string');
+    throw new GatewayError('invalid_url', 'A URL is required.', { [field]: [message] });
+  }
   const { url } = await checkRegisteredUrl(raw.trim(), { allowLoopback: callbacks.allowLoopback }, callbacks.resolve, field);
   return url.toString();
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { GatewayError } from '../../domain/errors.js';
+import { WORDING } from '../../domain/errors-wording.js';
 import { settingsChanged } from './common.js';
 import type { Actor, WebhookPorts } from './ports.js';
 import type { DeletedSubscriptionView } from './views.js';
@@ -17,8 +18,11 @@ export async function deleteSubscription(
   deps: Pick<WebhookPorts, 'webhookSubscriptions'>,
 ): Promise<DeletedSubscriptionView> {
   const id = input.webhook_id;
-  if (typeof id !== 'string' || !UUID.test(id))
-    throw new GatewayError('invalid_webhook_id', 'webhook_id must be a webhook id.', { webhook_id: ['Not a valid webhook id.'] });
+  if (typeof id !== 'string' || !UUID.test(id)) {
+    const message =
+      id === undefined ? WORDING.required : id === null ? WORDING.null : typeof id === 'string' ? WORDING.format('uuid') : WORDING.wrongType('string');
+    throw new GatewayError('invalid_webhook_id', 'webhook_id must be a webhook id.', { webhook_id: [message] });
+  }
   const notFound = () => new GatewayError('webhook_not_found', 'The webhook was not found.', { webhook_id: id });
   const sub = await deps.webhookSubscriptions.get(actor.tenantId, id.toLowerCase());
   if (!sub) throw notFound();

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ValidationError } from '../../domain/errors.js';
+import { WORDING } from '../../domain/errors-wording.js';
 import { DELIVERY_LOG_DAYS } from '../../domain/webhooks.js';
 import type { AttemptPosition, WebhookPorts } from './ports.js';
 import { attemptView } from './views.js';
@@ -27,7 +28,7 @@ const encodeCursor = (tenantId: string, p: AttemptPosition): string =>
   Buffer.from(JSON.stringify({ t: tenantId, at: p.at, d: p.deliveryId, n: p.attempt }), 'utf8').toString('base64url');
 
 function decodeCursor(tenantId: string, cursor: string): AttemptPosition {
-  const refuse = () => ValidationError.field('cursor', 'Not a cursor of this list: send the next_cursor of the previous page, unchanged.');
+  const refuse = () => ValidationError.field('cursor', WORDING.notOurs);
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw refuse();
   let body: unknown;
   try {

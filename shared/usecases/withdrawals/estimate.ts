@@ -8,7 +8,7 @@ import type { Decimal } from '../../domain/money.js';
 import { isPositive, jsonNumber, lt, parseDecimal } from '../../domain/money.js';
 import type { Tenant } from '../../domain/tenant.js';
 import { eight } from '../../domain/withdrawal-fees.js';
-import { decimalInput } from '../schema.js';
+import { checkCurrencyAgreement, decimalInput } from '../schema.js';
 import type { PricedWithdrawal } from './network-fees.js';
 import { priceWithdrawal } from './network-fees.js';
 import type { CatalogueDeps, WithdrawalsDeps } from './ports.js';
@@ -33,6 +33,7 @@ export const EstimateWithdrawalBody = z
     address: z.string().max(255).optional(),
     final_amount: z.boolean().optional(),
   })
+  .check(checkCurrencyAgreement)
   .meta({ id: 'EstimateWithdrawal' });
 export type EstimateWithdrawalBody = z.output<typeof EstimateWithdrawalBody>;
 
@@ -117,6 +118,7 @@ export const MinWithdrawalBody = z
     blockchain: z.string().trim().min(1).max(20).optional(),
     token: z.string().trim().min(1).max(20).optional(),
   })
+  .check(checkCurrencyAgreement)
   .meta({ id: 'WithdrawalMinAmount' });
 export type MinWithdrawalBody = z.output<typeof MinWithdrawalBody>;
 

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { requestIdOf } from '../../domain/chain-tx.js';
 import { findNetwork } from '../../domain/currencies.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
+import { WORDING } from '../../domain/errors-wording.js';
 import { jsonNumber } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
 import { isCustodyWithdrawal, isProcessing, LIST_ONLY_STATUSES, transferReferenceOf, transition, WITHDRAWAL_STATUSES } from '../../domain/withdrawals.js';
@@ -28,7 +29,8 @@ export async function listWithdrawals(tenantId: string, q: ListWithdrawalsQuery,
   const sort = q.sort ?? 'created_desc';
   const from = q.start_date === undefined ? undefined : dateBound(q.start_date, false);
   const to = q.end_date === undefined ? undefined : dateBound(q.end_date, true);
-  if (from !== undefined && to !== undefined && from > to) throw ValidationError.field('end_date', 'end_date must not be before start_date.');
+  if (from !== undefined && to !== undefined && from > to)
+    throw ValidationError.field('end_date', WORDING.contradicts('start_date', 'end_date must not be before start_date.'));
   const all = await deps.withdrawals.list(tenantId, { by: sort.startsWith('amount') ? 'amount' : 'created', ascending: sort.endsWith('_asc'), from, to });
   const network = q.blockchain === undefined ? undefined : (findNetwork(q.blockchain)?.code ?? q.blockchain.toUpperCase());
   const token = q.token?.toUpperCase();

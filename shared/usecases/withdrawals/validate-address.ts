@@ -4,6 +4,7 @@ import { addressTypeOf, checkAddress } from '../../domain/addresses.js';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
 import { findCurrency } from '../../domain/currencies.js';
 import { ValidationError } from '../../domain/errors.js';
+import { WORDING } from '../../domain/errors-wording.js';
 
 /** `POST /withdrawal/validate-address/` (spec 4.4): the address type comes from `type`, else `blockchain`, else `currency`. */
 export const ValidateAddressBody = z
@@ -38,11 +39,11 @@ export function validateAddress(body: ValidateAddressBody): AddressValidation {
     throw new ValidationError({ currency: ['One of currency, blockchain or type is required.'] }, 'One of currency, blockchain or type is required.');
   }
   const currency = body.currency === undefined ? undefined : findCurrency(body.currency);
-  if (body.currency !== undefined && !currency) throw ValidationError.field('currency', `Unknown currency ${body.currency}.`);
+  if (body.currency !== undefined && !currency) throw ValidationError.field('currency', WORDING.unknown('currency code'));
   const fromType = body.type === undefined ? undefined : addressTypeOf(body.type);
-  if (body.type !== undefined && !fromType) throw ValidationError.field('type', `Unknown address type ${body.type}.`);
+  if (body.type !== undefined && !fromType) throw ValidationError.field('type', WORDING.unknown('address type'));
   const fromChain = body.blockchain === undefined ? undefined : addressTypeOf(body.blockchain);
-  if (body.blockchain !== undefined && !fromChain) throw ValidationError.field('blockchain', `Unknown blockchain ${body.blockchain}.`);
+  if (body.blockchain !== undefined && !fromChain) throw ValidationError.field('blockchain', WORDING.unknown('blockchain'));
   const type = fromType ?? fromChain ?? (currency ? addressTypeOfCurrency(currency) : undefined);
   if (!type) throw ValidationError.field('type', 'The address type could not be derived.');
   const blockchain = body.blockchain?.toUpperCase() ?? currency?.network ?? (type === 'EVM' ? null : type);

@@ -56,7 +56,7 @@ describe('money', () => {
       }
       throw new Error('did not throw');
     };
-    expect(details(() => parseDecimal('0', { allowZero: false, field: 'amount' }))).toEqual({ amount: ['Must be greater than zero.'] });
+    expect(details(() => parseDecimal('0', { allowZero: false, field: 'amount' }))).toEqual({ amount: ['Must be greater than 0.'] });
     expect(details(() => parseDecimal('1.1234567', { maxScale: 6 }))).toEqual({ amount: ['Must have at most 6 decimal places.'] });
     expect(details(() => parseDecimal('1' + '0'.repeat(38) + '.1'))).toEqual({ amount: ['Must have at most 38 significant digits.'] });
   });
