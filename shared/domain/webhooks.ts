@@ -114,13 +114,15 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
  * later attempt. The receiver is marked slow for SLOW_MARK_MS: its next first attempts go straight to the retry
  * lane, until the mark runs out or an answer within FIRST_LANE_TIMEOUT_MS clears it. Within one worker process, a
  * tenant has at most FIRST_LANE_TENANT_LIMIT first attempts in flight; one more waits at most FIRST_LANE_WAIT_MS
- * for a place, else it is handed over too. So a receiver that hangs holds the first lane's batches of its own
+ * for a place, else it is handed over too (and none for FIRST_LANE_HOLD_MS after a timeout). So a receiver that hangs holds the first lane's batches of its own
  * tenant for at most FIRST_LANE_TIMEOUT_MS, once per mark, and never more than a few of them.
  */
 export const FIRST_LANE_TIMEOUT_MS = 2_000;
 export const SLOW_MARK_MS = 5 * 60_000;
 export const FIRST_LANE_TENANT_LIMIT = 10;
 export const FIRST_LANE_WAIT_MS = 100;
+/** After one of its first attempts got no answer in time, a tenant gets no first-lane place in that process for this long. */
+export const FIRST_LANE_HOLD_MS = 10_000;
 
 /** True while a receiver's slow mark (`slowUntil`, ISO 8601 or null) holds at `now`. */
 export const isMarkedSlow = (slowUntil: string | null | undefined, now: Date): boolean =>

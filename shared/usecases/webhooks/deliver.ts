@@ -372,6 +372,7 @@ async function runAttempt(
     leave();
   }
   if (answer.timedOut) {
+    lane.gate.timedOut(delivery.tenantId);
     await handOver(delivery, attempt, token, now, deps);
     await mark(delivery.tenantId, target, slowMarkUntil(deps.clock.now()), deps);
     return undefined;

@@ -151,4 +151,14 @@ describe('TenantGate', () => {
     expect(await waiting).toEqual(expect.any(Function));
     expect(gate.count('b')).toBe(2);
   });
+
+  it('gives a tenant whose first attempt timed out no place for a while', async () => {
+    let now = 0;
+    const gate = new TenantGate(10, 20, 1_000, () => now);
+    gate.timedOut('b');
+    expect(await gate.enter('b')).toBeNull();
+    expect(await gate.enter('a')).toEqual(expect.any(Function));
+    now = 1_001;
+    expect(await gate.enter('b')).toEqual(expect.any(Function));
+  });
 });
