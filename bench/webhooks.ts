@@ -13,7 +13,11 @@
  * 3. Latency: events committed at a steady rate (`rate`, default half the measured throughput) for about 10 s;
  *    commit-to-receiver p50/p99 from the commit's answer to the request's arrival, and where that time goes.
  *
+ * 4. Isolation (`benchWebhookIsolation`): tenant A's commit-to-receiver p99 while a tenant B's receiver hangs
+ *    on 100 deliveries, beside the same p99 with B quiet (both webhook lanes run).
+ *
  *   npx tsx bench/webhooks.ts [events]
+ *   npx tsx bench/webhooks.ts isolation
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
@@ -380,8 +384,135 @@ export async function benchWebhooks({
   }
 }
 
+/* ------------------------------------------------------------------ isolation ------------------------------ */
+
+export interface IsolationBench {
+  /** Tenant A's events per second and per run; tenant B's hanging deliveries per noisy run; rounds. */
+  readonly rate: number;
+  readonly perRun: number;
+  readonly hanging: number;
+  readonly rounds: number;
+  /** A's commit-to-receiver with B quiet (the baseline) and while B's receiver hangs. */
+  readonly quiet: Percentiles;
+  readonly noisy: Percentiles;
+  /** Requests B's receiver got (and never answered) over the noisy runs: first-lane tries and retry-lane attempts. */
+  readonly bRequests: number;
+  /** A's deliveries that did not succeed at the first attempt (should be 0). */
+  readonly aRetried: number;
+}
+
+/**
+ * Tenant isolation (issue 25, item 4), on the local stack with both webhook lanes: tenant A's events committed at
+ * a steady `rate` (`perRun` of them a run), commit-to-receiver at A's receiver. Quiet runs (B sends nothing) and
+ * noisy runs alternate, `rounds` of each after a warm-up: a noisy run commits `hanging` events of a fresh tenant B
+ * (no slow mark yet: the worst case) at once as A's run starts, to a receiver that reads each request and never
+ * answers. The figure is A's p99 in the noisy runs beside its p99 in the quiet runs of the same process.
+ */
+export async function benchWebhookIsolation({
+  rate = 50,
+  perRun = 500,
+  hanging = 100,
+  rounds = 2,
+}: { rate?: number; perRun?: number; hanging?: number; rounds?: number } = {}): Promise<IsolationBench> {
+  const arrivals = new Map<string, number>();
+  const fast = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const id = String(req.headers['webhook-id']);
+      if (!arrivals.has(id)) arrivals.set(id, performance.now());
+      res.writeHead(200).end('ok');
+    });
+  });
+  fast.keepAliveTimeout = 60_000;
+  let bRequests = 0;
+  const hangs = createServer((req) => {
+    bRequests++;
+    req.resume();
+  });
+  await Promise.all([fast, hangs].map((s) => new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))));
+  const urlOf = (s: typeof fast) => `http://127.0.0.1:${(s.address() as AddressInfo).port}/hook`;
+  const stack = await startStack({
+    dataDir: null,
+    logLevel: 'error',
+    ports: { http: 0, dynamodb: 0, sqs: 0, kms: 0, anvil: 0 },
+    parts: { anvil: false, contracts: false, tron: false, solana: false, http: false, pollers: true },
+    workers: WORKER_FUNCTIONS.filter((w) => ['event-router', 'webhook-delivery', 'webhook-retries'].includes(w.name)),
+  });
+  try {
+    const deps = webhooksRuntime();
+    const a = randomUUID();
+    await createSettings({ tenantId: a, credential: 'bench' }, { callback_url: urlOf(fast) }, new Date(), deps);
+    const committed = new Map<string, number>();
+    let serial = 0;
+    const commit = async (tenantId: string, track: boolean): Promise<string> => {
+      const event = outboxEvent(tenantId, 'payment_status_update', {
+        transaction_id: randomUUID(),
+        status: 'completed',
+        previous_status: 'confirmed',
+        order_id: `o-${serial++}`,
+      });
+      const put = outboxPutItem(event).Put;
+      if (!put) throw new Error('the outbox item is not a put');
+      await db().send(new PutCommand(put));
+      if (track) committed.set(event.eventId, performance.now());
+      return event.eventId;
+    };
+    /** A's run: `perRun` events at `rate`; resolves to their latencies once all arrived. */
+    const run = async (count: number, during?: () => Promise<void>): Promise<number[]> => {
+      const ids: string[] = [];
+      const t0 = performance.now();
+      await Promise.all([
+        ...Array.from({ length: count }, async (_, i) => {
+          await sleep(Math.max(0, t0 + (i * 1000) / rate - performance.now()));
+          ids.push(await commit(a, true));
+        }),
+        during?.() ?? Promise.resolve(),
+      ]);
+      const deadline = Date.now() + 120_000;
+      while (ids.some((id) => !arrivals.has(id))) {
+        if (Date.now() > deadline) throw new Error(`${ids.filter((id) => !arrivals.has(id)).length} of A's events never arrived`);
+        await sleep(5);
+      }
+      return ids.map((id) => (arrivals.get(id) as number) - (committed.get(id) as number));
+    };
+    /** A fresh tenant B whose receiver hangs, its `hanging` events committed at once. */
+    const burst = async (): Promise<void> => {
+      const b = randomUUID();
+      await createSettings({ tenantId: b, credential: 'bench' }, { callback_url: urlOf(hangs) }, new Date(), deps);
+      await pool(hanging, 16, async () => void (await commit(b, false)));
+    };
+
+    await run(Math.min(perRun, 200)); // warm-up: modules, connections, the KMS decrypt, JIT
+    const quiet: number[] = [];
+    const noisy: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      quiet.push(...(await run(perRun)));
+      await sleep(500);
+      noisy.push(...(await run(perRun, burst)));
+      await sleep(500);
+    }
+    const aLog = await deps.webhookAttempts.list(a, new Date(Date.now() - 3600_000), 1000, null);
+    return {
+      rate,
+      perRun,
+      hanging,
+      rounds,
+      quiet: percentiles(quiet),
+      noisy: percentiles(noisy),
+      bRequests,
+      aRetried: aLog.items.filter((x) => x.attempt > 1 || !x.succeeded).length,
+    };
+  } finally {
+    await stack.stop();
+    for (const s of [fast, hangs]) {
+      s.closeAllConnections();
+      await new Promise<void>((resolve) => s.close(() => resolve()));
+    }
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  benchWebhooks({ events: Number(process.argv[2] ?? 1000) }).then(
+  (process.argv[2] === 'isolation' ? benchWebhookIsolation() : benchWebhooks({ events: Number(process.argv[2] ?? 1000) })).then(
     (r) => {
       console.log(JSON.stringify(r, null, 1));
       process.exit(0);
