@@ -59,6 +59,8 @@ export interface WebhookBench {
   readonly events: number;
   readonly rounds: number;
   readonly concurrency: number;
+  /** 4. Tenant isolation, measured on the same stack after the rest. */
+  readonly isolation?: IsolationBench;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -86,10 +88,17 @@ class Stages {
 }
 
 /**
- * event-router and webhook-delivery as defined, their real handlers wrapped to note when an event reaches them;
+ * event-router and the two webhook lanes as defined, their real handlers wrapped to note when an event reaches them;
  * the router waits while `gate.held` is set.
  */
 function outboxWorkers(stages: Stages, gate: { held: Promise<void> | null }): PollerWorker[] {
+  const markMessages = (event: SQSEvent): void => {
+    for (const r of event.Records) {
+      const body = JSON.parse(r.body) as { event_id?: string; delivery_id?: string };
+      if (body.event_id) stages.mark(body.event_id, 'event message');
+      else if (body.delivery_id) stages.mark(body.delivery_id.split('.')[0] ?? '', 'attempt message');
+    }
+  };
   const wrap = (name: string, entry: string, mark: (event: never) => void): PollerWorker => {
     const w = WORKER_FUNCTIONS.find((f) => f.name === name);
     if (!w) throw new Error(`no worker ${name}`);
@@ -120,13 +129,9 @@ function outboxWorkers(stages: Stages, gate: { held: Promise<void> | null }): Po
         if (id) stages.mark(id, 'router');
       }
     }),
-    wrap('webhook-delivery', '../functions/webhook-delivery/handler.js', (event: SQSEvent) => {
-      for (const r of event.Records) {
-        const body = JSON.parse(r.body) as { event_id?: string; delivery_id?: string };
-        if (body.event_id) stages.mark(body.event_id, 'event message');
-        else if (body.delivery_id) stages.mark(body.delivery_id.split('.')[0] ?? '', 'attempt message');
-      }
-    }),
+    wrap('webhook-delivery', '../functions/webhook-delivery/handler.js', markMessages),
+    // The retry lane: attempts the first lane handed over (a receiver that did not answer within its 2 s).
+    wrap('webhook-retries', '../functions/webhook-retries/handler.js', markMessages),
   ];
 }
 
@@ -226,7 +231,14 @@ export async function benchWebhooks({
   rounds = 2,
   concurrency = 16,
   rate,
-}: { events?: number; rounds?: number; concurrency?: number; rate?: number } = {}): Promise<WebhookBench> {
+  isolation,
+}: {
+  events?: number;
+  rounds?: number;
+  concurrency?: number;
+  rate?: number;
+  isolation?: Parameters<typeof benchWebhookIsolation>[0];
+} = {}): Promise<WebhookBench> {
   const stages = new Stages();
   const gate: { held: Promise<void> | null } = { held: null };
   const arrivals = new Map<string, number>();
@@ -362,6 +374,7 @@ export async function benchWebhooks({
     );
     await delivered(pacedIds);
     const latency = percentiles(pacedIds.map((id) => (arrivals.get(id) as number) - (committed.get(id) as number)));
+    const isolated = isolation ? await benchWebhookIsolation({ ...isolation, ownStack: false }) : undefined;
 
     return {
       deliveriesPerSecond,
@@ -376,6 +389,7 @@ export async function benchWebhooks({
       events,
       rounds,
       concurrency,
+      ...(isolated ? { isolation: isolated } : {}),
     };
   } finally {
     await stack.stop();
@@ -394,7 +408,12 @@ export interface IsolationBench {
   readonly rounds: number;
   /** A's commit-to-receiver with B quiet (the baseline) and while B's receiver hangs. */
   readonly quiet: Percentiles;
+  /** While B's `hanging` deliveries hang: B's events committed 2.5 s before A's run (their first tries over). */
+  readonly hanging100: Percentiles;
+  /** While B's `hanging` events are committed at once as A's run starts (their first tries inside it). */
   readonly noisy: Percentiles;
+  /** A's commit-to-receiver while B commits as many events to a receiver that answers at once (B's load alone). */
+  readonly busy: Percentiles;
   /** Requests B's receiver got (and never answered) over the noisy runs: first-lane tries and retry-lane attempts. */
   readonly bRequests: number;
   /** A's deliveries that did not succeed at the first attempt (should be 0). */
@@ -406,14 +425,19 @@ export interface IsolationBench {
  * a steady `rate` (`perRun` of them a run), commit-to-receiver at A's receiver. Quiet runs (B sends nothing) and
  * noisy runs alternate, `rounds` of each after a warm-up: a noisy run commits `hanging` events of a fresh tenant B
  * (no slow mark yet: the worst case) at once as A's run starts, to a receiver that reads each request and never
- * answers. The figure is A's p99 in the noisy runs beside its p99 in the quiet runs of the same process.
+ * answers: A's p99 in the noisy runs beside its p99 in the quiet runs of the same process. A third
+ * kind of run has B's hanging events committed 2.5 s before A's run starts, so that B's deliveries hang on the
+ * retry lane through it while B's burst and first tries are over: the figure with the target. A fourth has B's
+ * burst go to a receiver that answers at once: what B's load alone costs A
+ * on this machine (the local stack runs every part in one process on the same cores).
  */
 export async function benchWebhookIsolation({
   rate = 50,
   perRun = 500,
   hanging = 100,
   rounds = 2,
-}: { rate?: number; perRun?: number; hanging?: number; rounds?: number } = {}): Promise<IsolationBench> {
+  ownStack = true,
+}: { rate?: number; perRun?: number; hanging?: number; rounds?: number; ownStack?: boolean } = {}): Promise<IsolationBench> {
   const arrivals = new Map<string, number>();
   const fast = createServer((req, res) => {
     req.resume();
@@ -431,13 +455,17 @@ export async function benchWebhookIsolation({
   });
   await Promise.all([fast, hangs].map((s) => new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))));
   const urlOf = (s: typeof fast) => `http://127.0.0.1:${(s.address() as AddressInfo).port}/hook`;
-  const stack = await startStack({
-    dataDir: null,
-    logLevel: 'error',
-    ports: { http: 0, dynamodb: 0, sqs: 0, kms: 0, anvil: 0 },
-    parts: { anvil: false, contracts: false, tron: false, solana: false, http: false, pollers: true },
-    workers: WORKER_FUNCTIONS.filter((w) => ['event-router', 'webhook-delivery', 'webhook-retries'].includes(w.name)),
-  });
+  // Within benchWebhooks (`ownStack` false) its stack runs: the handlers' modules, loaded once in a process, keep
+  // the endpoints of the first stack they saw.
+  const stack = ownStack
+    ? await startStack({
+        dataDir: null,
+        logLevel: 'error',
+        ports: { http: 0, dynamodb: 0, sqs: 0, kms: 0, anvil: 0 },
+        parts: { anvil: false, contracts: false, tron: false, solana: false, http: false, pollers: true },
+        workers: WORKER_FUNCTIONS.filter((w) => ['event-router', 'webhook-delivery', 'webhook-retries'].includes(w.name)),
+      })
+    : null;
   try {
     const deps = webhooksRuntime();
     const a = randomUUID();
@@ -475,20 +503,28 @@ export async function benchWebhookIsolation({
       }
       return ids.map((id) => (arrivals.get(id) as number) - (committed.get(id) as number));
     };
-    /** A fresh tenant B whose receiver hangs, its `hanging` events committed at once. */
-    const burst = async (): Promise<void> => {
+    /** A fresh tenant B, its `hanging` events committed at once, to a receiver that hangs (or answers: `healthy`). */
+    const burst = (healthy: boolean) => async (): Promise<void> => {
       const b = randomUUID();
-      await createSettings({ tenantId: b, credential: 'bench' }, { callback_url: urlOf(hangs) }, new Date(), deps);
+      await createSettings({ tenantId: b, credential: 'bench' }, { callback_url: healthy ? urlOf(fast) : urlOf(hangs) }, new Date(), deps);
       await pool(hanging, 16, async () => void (await commit(b, false)));
     };
 
     await run(Math.min(perRun, 200)); // warm-up: modules, connections, the KMS decrypt, JIT
     const quiet: number[] = [];
     const noisy: number[] = [];
+    const busy: number[] = [];
+    const steady: number[] = [];
     for (let round = 0; round < rounds; round++) {
       quiet.push(...(await run(perRun)));
       await sleep(500);
-      noisy.push(...(await run(perRun, burst)));
+      await burst(false)();
+      await sleep(2_500);
+      steady.push(...(await run(perRun)));
+      await sleep(500);
+      noisy.push(...(await run(perRun, burst(false))));
+      await sleep(500);
+      busy.push(...(await run(perRun, burst(true))));
       await sleep(500);
     }
     const aLog = await deps.webhookAttempts.list(a, new Date(Date.now() - 3600_000), 1000, null);
@@ -498,12 +534,14 @@ export async function benchWebhookIsolation({
       hanging,
       rounds,
       quiet: percentiles(quiet),
+      hanging100: percentiles(steady),
       noisy: percentiles(noisy),
+      busy: percentiles(busy),
       bRequests,
       aRetried: aLog.items.filter((x) => x.attempt > 1 || !x.succeeded).length,
     };
   } finally {
-    await stack.stop();
+    await stack?.stop();
     for (const s of [fast, hangs]) {
       s.closeAllConnections();
       await new Promise<void>((resolve) => s.close(() => resolve()));
