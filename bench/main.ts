@@ -157,7 +157,7 @@ async function main(): Promise<void> {
   if (selected('webhooks')) {
     const webhookEvents = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1000);
     const webhookRate = process.env.BENCH_WEBHOOK_RATE;
-    const hooks = await benchWebhooks({ events: webhookEvents, ...(webhookRate ? { rate: Number(webhookRate) } : {}) });
+    const hooks = await benchWebhooks({ events: webhookEvents, ...(webhookRate ? { rate: Number(webhookRate) } : {}), isolation: {} });
     table(
       `Webhooks on the local stack (outbox -> stream -> event-router -> SQS -> webhook-delivery -> loopback receiver): ${hooks.rounds} x ${webhookEvents} events committed, then let through, in turns with the baseline`,
       [
@@ -173,6 +173,32 @@ async function main(): Promise<void> {
       ['commit -> receiver', fmt(hooks.latency.p50, 1), fmt(hooks.latency.p99, 1)],
       ...hooks.stages.map((s): [string, string, string] => [`  ${s.name}`, fmt(s.ms.p50, 1), fmt(s.ms.p99, 1)]),
     ]);
+    const iso = hooks.isolation;
+    if (!iso) throw new Error('the isolation figure is missing');
+    table(
+      `Webhooks, tenant isolation (both lanes): tenant A at ${fmt(iso.rate)} events/s (${iso.rounds} x ${fmt(iso.perRun)} events a side), quiet runs in turns with runs where a fresh tenant B commits ${iso.hanging} events to a receiver that never answers`,
+      [
+        ['', 'p50 ms', 'p99 ms', 'max ms'],
+        ['A commit -> receiver, B quiet (baseline)', fmt(iso.quiet.p50, 1), fmt(iso.quiet.p99, 1), fmt(iso.quiet.max, 1)],
+        [`A commit -> receiver, B's ${iso.hanging} deliveries hanging`, fmt(iso.hanging100.p50, 1), fmt(iso.hanging100.p99, 1), fmt(iso.hanging100.max, 1)],
+        [
+          'ratio hanging/quiet (target p99 <= 1.5)',
+          fmt(iso.hanging100.p50 / iso.quiet.p50, 2),
+          fmt(iso.hanging100.p99 / iso.quiet.p99, 2),
+          fmt(iso.hanging100.max / iso.quiet.max, 2),
+        ],
+        [`A commit -> receiver, B's ${iso.hanging} hanging committed during A's run`, fmt(iso.noisy.p50, 1), fmt(iso.noisy.p99, 1), fmt(iso.noisy.max, 1)],
+        ['ratio burst hanging/quiet', fmt(iso.noisy.p50 / iso.quiet.p50, 2), fmt(iso.noisy.p99 / iso.quiet.p99, 2), fmt(iso.noisy.max / iso.quiet.max, 2)],
+        [
+          `A commit -> receiver, B's ${iso.hanging} answered, committed during A's run (B's load alone)`,
+          fmt(iso.busy.p50, 1),
+          fmt(iso.busy.p99, 1),
+          fmt(iso.busy.max, 1),
+        ],
+        ['ratio burst hanging/answered', fmt(iso.noisy.p50 / iso.busy.p50, 2), fmt(iso.noisy.p99 / iso.busy.p99, 2), fmt(iso.noisy.max / iso.busy.max, 2)],
+      ],
+    );
+    console.log(`  (B's receiver held ${fmt(iso.bRequests)} requests unanswered; A's deliveries not delivered at the first attempt: ${iso.aRetried})`);
   }
 
   if (selected('chain-tx')) {

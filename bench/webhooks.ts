@@ -13,7 +13,11 @@
  * 3. Latency: events committed at a steady rate (`rate`, default half the measured throughput) for about 10 s;
  *    commit-to-receiver p50/p99 from the commit's answer to the request's arrival, and where that time goes.
  *
+ * 4. Isolation (`benchWebhookIsolation`): tenant A's commit-to-receiver p99 while a tenant B's receiver hangs
+ *    on 100 deliveries, beside the same p99 with B quiet (both webhook lanes run).
+ *
  *   npx tsx bench/webhooks.ts [events]
+ *   npx tsx bench/webhooks.ts isolation
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
@@ -55,6 +59,8 @@ export interface WebhookBench {
   readonly events: number;
   readonly rounds: number;
   readonly concurrency: number;
+  /** 4. Tenant isolation, measured on the same stack after the rest. */
+  readonly isolation?: IsolationBench;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -82,10 +88,17 @@ class Stages {
 }
 
 /**
- * event-router and webhook-delivery as defined, their real handlers wrapped to note when an event reaches them;
+ * event-router and the two webhook lanes as defined, their real handlers wrapped to note when an event reaches them;
  * the router waits while `gate.held` is set.
  */
 function outboxWorkers(stages: Stages, gate: { held: Promise<void> | null }): PollerWorker[] {
+  const markMessages = (event: SQSEvent): void => {
+    for (const r of event.Records) {
+      const body = JSON.parse(r.body) as { event_id?: string; delivery_id?: string };
+      if (body.event_id) stages.mark(body.event_id, 'event message');
+      else if (body.delivery_id) stages.mark(body.delivery_id.split('.')[0] ?? '', 'attempt message');
+    }
+  };
   const wrap = (name: string, entry: string, mark: (event: never) => void): PollerWorker => {
     const w = WORKER_FUNCTIONS.find((f) => f.name === name);
     if (!w) throw new Error(`no worker ${name}`);
@@ -116,13 +129,9 @@ function outboxWorkers(stages: Stages, gate: { held: Promise<void> | null }): Po
         if (id) stages.mark(id, 'router');
       }
     }),
-    wrap('webhook-delivery', '../functions/webhook-delivery/handler.js', (event: SQSEvent) => {
-      for (const r of event.Records) {
-        const body = JSON.parse(r.body) as { event_id?: string; delivery_id?: string };
-        if (body.event_id) stages.mark(body.event_id, 'event message');
-        else if (body.delivery_id) stages.mark(body.delivery_id.split('.')[0] ?? '', 'attempt message');
-      }
-    }),
+    wrap('webhook-delivery', '../functions/webhook-delivery/handler.js', markMessages),
+    // The retry lane: attempts the first lane handed over (a receiver that did not answer within its 2 s).
+    wrap('webhook-retries', '../functions/webhook-retries/handler.js', markMessages),
   ];
 }
 
@@ -222,7 +231,14 @@ export async function benchWebhooks({
   rounds = 2,
   concurrency = 16,
   rate,
-}: { events?: number; rounds?: number; concurrency?: number; rate?: number } = {}): Promise<WebhookBench> {
+  isolation,
+}: {
+  events?: number;
+  rounds?: number;
+  concurrency?: number;
+  rate?: number;
+  isolation?: Parameters<typeof benchWebhookIsolation>[0];
+} = {}): Promise<WebhookBench> {
   const stages = new Stages();
   const gate: { held: Promise<void> | null } = { held: null };
   const arrivals = new Map<string, number>();
@@ -358,6 +374,7 @@ export async function benchWebhooks({
     );
     await delivered(pacedIds);
     const latency = percentiles(pacedIds.map((id) => (arrivals.get(id) as number) - (committed.get(id) as number)));
+    const isolated = isolation ? await benchWebhookIsolation({ ...isolation, ownStack: false }) : undefined;
 
     return {
       deliveriesPerSecond,
@@ -372,6 +389,7 @@ export async function benchWebhooks({
       events,
       rounds,
       concurrency,
+      ...(isolated ? { isolation: isolated } : {}),
     };
   } finally {
     await stack.stop();
@@ -380,8 +398,159 @@ export async function benchWebhooks({
   }
 }
 
+/* ------------------------------------------------------------------ isolation ------------------------------ */
+
+export interface IsolationBench {
+  /** Tenant A's events per second and per run; tenant B's hanging deliveries per noisy run; rounds. */
+  readonly rate: number;
+  readonly perRun: number;
+  readonly hanging: number;
+  readonly rounds: number;
+  /** A's commit-to-receiver with B quiet (the baseline) and while B's receiver hangs. */
+  readonly quiet: Percentiles;
+  /** While B's `hanging` deliveries hang: B's events committed 2.5 s before A's run (their first tries over). */
+  readonly hanging100: Percentiles;
+  /** While B's `hanging` events are committed at once as A's run starts (their first tries inside it). */
+  readonly noisy: Percentiles;
+  /** A's commit-to-receiver while B commits as many events to a receiver that answers at once (B's load alone). */
+  readonly busy: Percentiles;
+  /** Requests B's receiver got (and never answered) over the noisy runs: first-lane tries and retry-lane attempts. */
+  readonly bRequests: number;
+  /** A's deliveries that did not succeed at the first attempt (should be 0). */
+  readonly aRetried: number;
+}
+
+/**
+ * Tenant isolation (issue 25, item 4), on the local stack with both webhook lanes: tenant A's events committed at
+ * a steady `rate` (`perRun` of them a run), commit-to-receiver at A's receiver. Quiet runs (B sends nothing) and
+ * noisy runs alternate, `rounds` of each after a warm-up: a noisy run commits `hanging` events of a fresh tenant B
+ * (no slow mark yet: the worst case) at once as A's run starts, to a receiver that reads each request and never
+ * answers: A's p99 in the noisy runs beside its p99 in the quiet runs of the same process. A third
+ * kind of run has B's hanging events committed 2.5 s before A's run starts, so that B's deliveries hang on the
+ * retry lane through it while B's burst and first tries are over: the figure with the target. A fourth has B's
+ * burst go to a receiver that answers at once: what B's load alone costs A
+ * on this machine (the local stack runs every part in one process on the same cores).
+ */
+export async function benchWebhookIsolation({
+  rate = 50,
+  perRun = 500,
+  hanging = 100,
+  rounds = 2,
+  ownStack = true,
+}: { rate?: number; perRun?: number; hanging?: number; rounds?: number; ownStack?: boolean } = {}): Promise<IsolationBench> {
+  const arrivals = new Map<string, number>();
+  const fast = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const id = String(req.headers['webhook-id']);
+      if (!arrivals.has(id)) arrivals.set(id, performance.now());
+      res.writeHead(200).end('ok');
+    });
+  });
+  fast.keepAliveTimeout = 60_000;
+  let bRequests = 0;
+  const hangs = createServer((req) => {
+    bRequests++;
+    req.resume();
+  });
+  await Promise.all([fast, hangs].map((s) => new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))));
+  const urlOf = (s: typeof fast) => `http://127.0.0.1:${(s.address() as AddressInfo).port}/hook`;
+  // Within benchWebhooks (`ownStack` false) its stack runs: the handlers' modules, loaded once in a process, keep
+  // the endpoints of the first stack they saw.
+  const stack = ownStack
+    ? await startStack({
+        dataDir: null,
+        logLevel: 'error',
+        ports: { http: 0, dynamodb: 0, sqs: 0, kms: 0, anvil: 0 },
+        parts: { anvil: false, contracts: false, tron: false, solana: false, http: false, pollers: true },
+        workers: WORKER_FUNCTIONS.filter((w) => ['event-router', 'webhook-delivery', 'webhook-retries'].includes(w.name)),
+      })
+    : null;
+  try {
+    const deps = webhooksRuntime();
+    const a = randomUUID();
+    await createSettings({ tenantId: a, credential: 'bench' }, { callback_url: urlOf(fast) }, new Date(), deps);
+    const committed = new Map<string, number>();
+    let serial = 0;
+    const commit = async (tenantId: string, track: boolean): Promise<string> => {
+      const event = outboxEvent(tenantId, 'payment_status_update', {
+        transaction_id: randomUUID(),
+        status: 'completed',
+        previous_status: 'confirmed',
+        order_id: `o-${serial++}`,
+      });
+      const put = outboxPutItem(event).Put;
+      if (!put) throw new Error('the outbox item is not a put');
+      await db().send(new PutCommand(put));
+      if (track) committed.set(event.eventId, performance.now());
+      return event.eventId;
+    };
+    /** A's run: `perRun` events at `rate`; resolves to their latencies once all arrived. */
+    const run = async (count: number, during?: () => Promise<void>): Promise<number[]> => {
+      const ids: string[] = [];
+      const t0 = performance.now();
+      await Promise.all([
+        ...Array.from({ length: count }, async (_, i) => {
+          await sleep(Math.max(0, t0 + (i * 1000) / rate - performance.now()));
+          ids.push(await commit(a, true));
+        }),
+        during?.() ?? Promise.resolve(),
+      ]);
+      const deadline = Date.now() + 120_000;
+      while (ids.some((id) => !arrivals.has(id))) {
+        if (Date.now() > deadline) throw new Error(`${ids.filter((id) => !arrivals.has(id)).length} of A's events never arrived`);
+        await sleep(5);
+      }
+      return ids.map((id) => (arrivals.get(id) as number) - (committed.get(id) as number));
+    };
+    /** A fresh tenant B, its `hanging` events committed at once, to a receiver that hangs (or answers: `healthy`). */
+    const burst = (healthy: boolean) => async (): Promise<void> => {
+      const b = randomUUID();
+      await createSettings({ tenantId: b, credential: 'bench' }, { callback_url: healthy ? urlOf(fast) : urlOf(hangs) }, new Date(), deps);
+      await pool(hanging, 16, async () => void (await commit(b, false)));
+    };
+
+    await run(Math.min(perRun, 200)); // warm-up: modules, connections, the KMS decrypt, JIT
+    const quiet: number[] = [];
+    const noisy: number[] = [];
+    const busy: number[] = [];
+    const steady: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      quiet.push(...(await run(perRun)));
+      await sleep(500);
+      await burst(false)();
+      await sleep(2_500);
+      steady.push(...(await run(perRun)));
+      await sleep(500);
+      noisy.push(...(await run(perRun, burst(false))));
+      await sleep(500);
+      busy.push(...(await run(perRun, burst(true))));
+      await sleep(500);
+    }
+    const aLog = await deps.webhookAttempts.list(a, new Date(Date.now() - 3600_000), 1000, null);
+    return {
+      rate,
+      perRun,
+      hanging,
+      rounds,
+      quiet: percentiles(quiet),
+      hanging100: percentiles(steady),
+      noisy: percentiles(noisy),
+      busy: percentiles(busy),
+      bRequests,
+      aRetried: aLog.items.filter((x) => x.attempt > 1 || !x.succeeded).length,
+    };
+  } finally {
+    await stack?.stop();
+    for (const s of [fast, hangs]) {
+      s.closeAllConnections();
+      await new Promise<void>((resolve) => s.close(() => resolve()));
+    }
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  benchWebhooks({ events: Number(process.argv[2] ?? 1000) }).then(
+  (process.argv[2] === 'isolation' ? benchWebhookIsolation() : benchWebhooks({ events: Number(process.argv[2] ?? 1000) })).then(
     (r) => {
       console.log(JSON.stringify(r, null, 1));
       process.exit(0);

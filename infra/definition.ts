@@ -100,9 +100,16 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
   {
     name: 'webhook-delivery',
     entry: 'functions/webhook-delivery/handler.ts',
-    // Each message runs its event's first attempts (an HTTP call each, up to 10 s): 50 batches of 10 at once at most,
-    // so a slow receiver cannot take the account's concurrency from the API.
+    // Each message runs its event's first attempts (an HTTP call each, cut after 2 s and handed to the retry lane):
+    // 50 batches of 10 at once at most, so a slow receiver cannot take the account's concurrency from the API.
     trigger: { kind: 'queue', queue: 'webhook-delivery', batchSize: 10, maxConcurrency: 50 },
+    timeoutSeconds: 30,
+  },
+  {
+    name: 'webhook-retries',
+    entry: 'functions/webhook-retries/handler.ts',
+    // The retry lane: slow receivers (up to 10 s an attempt) and the retry schedule, 20 batches of 10 at once at most.
+    trigger: { kind: 'queue', queue: 'webhook-retries', batchSize: 10, maxConcurrency: 20 },
     timeoutSeconds: 30,
   },
   { name: 'chain-tx', entry: 'functions/chain-tx/handler.ts', trigger: { kind: 'queue', queue: 'transfers', batchSize: 5 }, timeoutSeconds: 60, signs: true },
@@ -156,6 +163,6 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
 
 export const QUEUES: readonly QueueDefinition[] = QUEUE_NAMES.map((name) => ({
   name,
-  visibilityTimeoutSeconds: name === 'webhook-delivery' ? 60 : 120,
+  visibilityTimeoutSeconds: name === 'webhook-delivery' || name === 'webhook-retries' ? 60 : 120,
   maxReceiveCount: 5,
 }));

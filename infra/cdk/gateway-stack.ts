@@ -94,9 +94,10 @@ export const FOLLOWER_WORKER = 'chain-tx-follower';
 
 const pascal = (name: string): string => name.replace(/(^|[^a-zA-Z0-9]+)([a-zA-Z0-9])/g, (_m, _sep: string, c: string) => c.toUpperCase());
 
-/** The webhook worker decrypts the stored webhook secrets it signs deliveries with. */
+/** The webhook workers (both lanes) decrypt the stored webhook secrets they sign deliveries with. */
+const WEBHOOK_LANES: readonly string[] = ['webhook-delivery', 'webhook-retries'];
 const needsSecretsKey = (worker: WorkerFunction): boolean =>
-  worker.name === 'webhook-delivery' || (worker.trigger.kind === 'queue' && worker.trigger.queue === 'webhook-delivery');
+  WEBHOOK_LANES.includes(worker.name) || (worker.trigger.kind === 'queue' && WEBHOOK_LANES.includes(worker.trigger.queue));
 
 /** Transaction exports: the worker writes the files, the transactions API presigns their downloads; only they see the bucket. */
 export const EXPORTS_WORKER = 'transaction-exports';

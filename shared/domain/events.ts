@@ -319,8 +319,9 @@ export function withdrawalFamilyEvent(status: string): TenantEventType | null {
 /**
  * The `payment.*` family event (spec 6.2) a payment sends when it enters each status, beside
  * `payment_status_update` (6.1) which every change sends. The 6.2 catalogue has no `payment.cancelled`: a
- * cancelled payment will never complete, so it is announced as `payment.failed` with `status: "cancelled"`.
- * `partially_paid` has no family event (the payment stays open).
+ * cancelled payment will never complete, so it is announced as `payment.failed` with `status: "cancelled"`; nor
+ * a `payment.partially_paid`: an underpaid payment stays open for a top-up, so it is announced as
+ * `payment.processing` with `status: "partially_paid"`. Every status change thus reaches `payment.all`.
  */
 export const PAYMENT_STATUS_EVENTS = {
   waiting: EVENTS.paymentCreated,
@@ -331,7 +332,7 @@ export const PAYMENT_STATUS_EVENTS = {
   failed: EVENTS.paymentFailed,
   expired: EVENTS.paymentExpired,
   cancelled: EVENTS.paymentFailed,
-  partially_paid: null,
+  partially_paid: EVENTS.paymentProcessing,
 } as const satisfies Readonly<Record<string, TenantEventType | null>>;
 
 /** What the payment lifecycle sends: creation sends `payment.created`, every status change `payment_status_update` plus its family event. */

@@ -2,14 +2,24 @@
  * The work queues, as data. The event catalogue (./events.ts) names them as consumers; `infra/definition.ts`
  * turns them into queues (each with its dead-letter queue) and `shared/queue/sqs.ts` finds their URLs.
  *
- * - `webhook-delivery`: tenant-visible events and delivery attempts (functions/webhook-delivery).
+ * - `webhook-delivery`: tenant-visible events and their first attempts, the first lane (functions/webhook-delivery).
+ * - `webhook-retries`: attempts handed over by the first lane and every later attempt, the retry lane
+ *   (functions/webhook-retries).
  * - `chain-results`: the outcome of a chain transaction (sweeps and withdrawals; functions/chain-results).
  * - `transfers`: a chain transaction to sign and broadcast (functions/chain-tx).
  * - `wallet-transfers`: accepted wallet transfers to settle (functions/wallet-transfers).
  * - `event-router-failures`: stream records the event router gave up on (no consumer; alarmed).
  * - `transaction-exports`: requested transaction exports to write to S3 (functions/transaction-exports).
  */
-export const QUEUE_NAMES = ['webhook-delivery', 'chain-results', 'transfers', 'wallet-transfers', 'event-router-failures', 'transaction-exports'] as const;
+export const QUEUE_NAMES = [
+  'webhook-delivery',
+  'webhook-retries',
+  'chain-results',
+  'transfers',
+  'wallet-transfers',
+  'event-router-failures',
+  'transaction-exports',
+] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 /** The environment variable through which a function learns a queue's URL (CDK and the local stack set it). */

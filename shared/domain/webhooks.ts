@@ -106,6 +106,33 @@ export function queueDelaySeconds(dueAt: Date, now: Date): number {
 
 /** A receiver has this long to answer (section 6.3 via the issue: 10 s timeout is a failure). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
+
+/*
+ * Two lanes (DESIGN section 7; docs/decisions/0016-webhook-first-and-retry-lanes.md). The first lane
+ * (`webhook-delivery`) plans events and sends their first attempts, but waits for a receiver only
+ * FIRST_LANE_TIMEOUT_MS: a receiver that has not answered by then is not failed, its attempt is handed over, as
+ * it is, to the retry lane (`webhook-retries`), which makes it with the full DELIVERY_TIMEOUT_MS and runs every
+ * later attempt. The receiver is marked slow for SLOW_MARK_MS: its next first attempts go straight to the retry
+ * lane, until the mark runs out or an answer within FIRST_LANE_TIMEOUT_MS clears it. Within one worker process, a
+ * tenant has at most FIRST_LANE_TENANT_LIMIT first attempts in flight; one more waits at most FIRST_LANE_WAIT_MS
+ * for a place, else it is handed over too (and none for FIRST_LANE_HOLD_MS after a timeout). So a receiver that hangs holds the first lane's batches of its own
+ * tenant for at most FIRST_LANE_TIMEOUT_MS, once per mark, and never more than a few of them.
+ */
+export const FIRST_LANE_TIMEOUT_MS = 2_000;
+export const SLOW_MARK_MS = 5 * 60_000;
+export const FIRST_LANE_TENANT_LIMIT = 10;
+export const FIRST_LANE_WAIT_MS = 100;
+/** After one of its first attempts got no answer in time, a tenant gets no first-lane place in that process for this long. */
+export const FIRST_LANE_HOLD_MS = 10_000;
+
+/** True while a receiver's slow mark (`slowUntil`, ISO 8601 or null) holds at `now`. */
+export const isMarkedSlow = (slowUntil: string | null | undefined, now: Date): boolean =>
+  typeof slowUntil === 'string' && Date.parse(slowUntil) > now.getTime();
+/** The mark a slow answer sets at `now`. */
+export const slowMarkUntil = (now: Date): Date => new Date(now.getTime() + SLOW_MARK_MS);
+/** An answer that clears a mark: a success within the first lane's timeout. */
+export const answeredInTime = (answer: { readonly statusCode: number | null; readonly latencyMs: number }): boolean =>
+  isSuccessStatus(answer.statusCode) && answer.latencyMs < FIRST_LANE_TIMEOUT_MS;
 export const isSuccessStatus = (status: number | null): boolean => status !== null && status >= 200 && status < 300;
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
@@ -181,6 +208,8 @@ export interface WebhookSettings {
   readonly enabledEvents: readonly string[] | null;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** The tenant's variant-A receivers answered slowly: first attempts go to the retry lane until then (null: none). */
+  readonly slowUntil?: string | null;
 }
 
 /** A variant-B subscription. */
@@ -197,6 +226,8 @@ export interface Subscription {
   readonly secretCipher: string;
   readonly secretHint: string;
   readonly description: string | null;
+  /** Its receiver answered slowly: first attempts go to the retry lane until then (null: none). */
+  readonly slowUntil?: string | null;
 }
 
 /** Where a delivery goes: an object's callback_url, the default URL (both envelope A) or a subscription (B). */

@@ -85,6 +85,8 @@ const EVENT_NOTES: Partial<Record<TenantEventType, string>> = {
   'payment.failed':
     'Also announces a cancelled payment (its data says `status: "cancelled"`): the variant-B catalogue has no `payment.cancelled`, and a cancelled payment, like a failed one, will never complete.',
   'payment.created': 'Its data has `previous_status: null`.',
+  'payment.processing':
+    'Also announces an underpaid payment (its data says `status: "partially_paid"`): it stays open for a top-up, and the variant-B catalogue has no `payment.partially_paid`.',
   withdrawal_status_update: 'Its data has `metadata.processed_at`, the time of the change.',
   'withdrawal.status_changed': 'Sent on every withdrawal status change, beside `withdrawal_status_update`.',
   deposit_received: 'Sent when a deposit for a payment is seen on chain.',

@@ -4,7 +4,7 @@ import { systemClock } from '../domain/clock.js';
 import { dynamoWebhookRepositories } from '../store/webhooks/index.js';
 import type { WebhookPorts } from '../usecases/webhooks/ports.js';
 import { createHttpSender } from '../webhooks/http-sender.js';
-import { sqsDeliveryQueue } from '../webhooks/queue.js';
+import { sqsDeliveryQueue, sqsRetryQueue } from '../webhooks/queue.js';
 import { createKmsSecretBox } from '../webhooks/secret-box.js';
 
 /**
@@ -20,6 +20,7 @@ export function webhooksRuntime(cfg: Config = config()): WebhookPorts {
     webhookSecrets: createKmsSecretBox({ region: cfg.AWS_REGION, keyId: cfg.SECRETS_KEY_ID }),
     webhookSender: createHttpSender({ policy: callbacks }),
     deliveryQueue: sqsDeliveryQueue,
+    retryQueue: sqsRetryQueue,
     callbacks,
   };
 }
@@ -52,7 +53,10 @@ export function sharedReads<A extends unknown[], T>(
   };
 }
 
-/** The delivery worker's wiring: `webhooksRuntime` with the configuration reads of planning shared (`sharedReads`). */
+/**
+ * The delivery workers' wiring (both lanes): `webhooksRuntime` with the configuration reads of planning shared
+ * (`sharedReads`).
+ */
 export function deliveryRuntime(cfg: Config = config()): WebhookPorts {
   const ports = webhooksRuntime(cfg);
   const { webhookSettings: settings, webhookSubscriptions: subscriptions } = ports;

@@ -12,8 +12,8 @@ import type { WebhookAnswer, WebhookSender } from '../usecases/webhooks/ports.js
  * Posts one webhook. The callback-URL policy (shared/net/callback-url.ts) runs again here: on the URL before
  * connecting, and on the DNS answers AT CONNECT TIME through the socket's `lookup` (so a name that resolved to a
  * public address at registration and to 169.254.169.254 now is refused; IPv4-mapped IPv6 included, as the
- * policy classifies them). A non-2xx answer, a refused target, a dropped connection or no answer within 10 s
- * is a failure.
+ * policy classifies them). A non-2xx answer, a refused target, a dropped connection or no answer within the
+ * request's `timeoutMs` (default 10 s; the first lane waits less) is a failure; the last says `timedOut`.
  */
 export interface SenderOptions {
   readonly policy: CallbackPolicy;
@@ -59,8 +59,8 @@ const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 64 });
 const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 64 });
 
 export function createHttpSender(options: SenderOptions): WebhookSender {
-  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   return async (request) => {
+    const timeoutMs = request.timeoutMs ?? options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
     const started = performance.now();
     const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
     let url: URL;
@@ -104,7 +104,7 @@ export function createHttpSender(options: SenderOptions): WebhookSender {
       };
       const req = (https ? httpsRequest : httpRequest)(url, requestOptions, onResponse);
       const timer = setTimeout(() => {
-        finish({ statusCode: null, excerpt: '', error: `timeout after ${timeoutMs} ms` });
+        finish({ statusCode: null, excerpt: '', error: `timeout after ${timeoutMs} ms`, timedOut: true });
         req.destroy(new Error('timeout'));
       }, timeoutMs);
       req.on('error', (error) => finish({ statusCode: null, excerpt: '', error: error.message }));

@@ -62,4 +62,37 @@ describe('webhook delivery infrastructure', () => {
     expect(env.ALLOW_LOOPBACK_CALLBACKS).toBe('false');
     expect(refId(env.SECRETS_KEY_ID)).toBe(secretsKey);
   });
+  test('the retry lane: its own worker, queue, DLQ with an alarm and concurrency; it may decrypt secrets and send to both lanes', () => {
+    const retries = WORKER_FUNCTIONS.find((w) => w.name === 'webhook-retries');
+    expect(retries).toMatchObject({
+      entry: 'functions/webhook-retries/handler.ts',
+      trigger: { kind: 'queue', queue: 'webhook-retries', batchSize: 10, maxConcurrency: 20 },
+    });
+    const retryQueue = envRef(template, fnId('webhook-retries'), queueUrlEnv('webhook-retries'));
+    expect(retryQueue).not.toBe(queueId());
+    const mapping = Object.values(resources(template, 'AWS::Lambda::EventSourceMapping'))
+      .map((m) => m.Properties ?? {})
+      .find((m) => refId(m.FunctionName) === fnId('webhook-retries'));
+    expect(mapping).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [retryQueue, 'Arn'] },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 20 },
+    });
+    const queues = resources(template, 'AWS::SQS::Queue');
+    const queue = queues[retryQueue]?.Properties ?? {};
+    expect(Number(queue.VisibilityTimeout)).toBeGreaterThanOrEqual(6 * (retries?.timeoutSeconds ?? Infinity));
+    const dlq = refId((queue.RedrivePolicy as { deadLetterTargetArn: unknown }).deadLetterTargetArn, 'Arn') ?? '';
+    expect(queues[dlq]).toBeDefined();
+    expect(dlq).not.toBe(refId((queues[queueId()]?.Properties?.RedrivePolicy as { deadLetterTargetArn: unknown }).deadLetterTargetArn, 'Arn'));
+    const alarms = Object.values(resources(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties ?? {});
+    expect(alarms.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && referencedIds(a.Dimensions).has(dlq))).toHaveLength(1);
+    const secretsKey = outputRef(template, 'SecretsKeyId');
+    const mine = statements(template).filter((s) => s.roles.includes(roleOf(template, fnId('webhook-retries'))));
+    expect(mine.some((s) => referencedIds(s.resource).has(secretsKey) && s.actions.includes('kms:Decrypt'))).toBe(true);
+    for (const q of [retryQueue, queueId()]) expect(mine.some((s) => referencedIds(s.resource).has(q) && s.actions.includes('sqs:SendMessage'))).toBe(true);
+    // The first lane hands attempts over to the retry lane's queue.
+    const first = statements(template).filter((s) => s.roles.includes(roleOf(template, fnId('webhook-delivery'))));
+    expect(first.some((s) => referencedIds(s.resource).has(retryQueue) && s.actions.includes('sqs:SendMessage'))).toBe(true);
+  });
 });

@@ -95,14 +95,16 @@ export const dynamoWebhookDeliveries: WebhookDeliveryRepository = {
     return item ? readDelivery(item) : null;
   },
 
-  async claimAttempt(tenantId, deliveryId, attempt, token, now, leaseUntil) {
+  async claimAttempt(tenantId, deliveryId, attempt, token, now, leaseUntil, handedOver) {
+    const free = 'attribute_not_exists(lease_until) OR lease_until = :null OR lease_until < :now';
     try {
       const { Attributes } = await db().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.webhookDelivery(tenantId, deliveryId),
           UpdateExpression: 'SET lease_token = :t, lease_until = :until',
-          ConditionExpression: '#s = :pending AND attempts = :prev AND (attribute_not_exists(lease_until) OR lease_until = :null OR lease_until < :now)',
+          // A hand-over from the first lane takes over the lease it names (the first lane holds it no more).
+          ConditionExpression: `#s = :pending AND attempts = :prev AND (${free}${handedOver ? ' OR lease_token = :h' : ''})`,
           ExpressionAttributeNames: { '#s': 'status' },
           ExpressionAttributeValues: {
             ':t': token,
@@ -111,6 +113,7 @@ export const dynamoWebhookDeliveries: WebhookDeliveryRepository = {
             ':prev': attempt - 1,
             ':null': null,
             ':now': now.toISOString(),
+            ...(handedOver ? { ':h': handedOver } : {}),
           },
           ReturnValues: 'ALL_NEW',
         }),

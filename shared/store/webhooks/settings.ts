@@ -1,13 +1,17 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { WebhookSettings } from '../../domain/webhooks.js';
 import type { WebhookSettingsRepository } from '../../usecases/webhooks/ports.js';
 import { db, tableName } from '../client.js';
 import { keys } from '../keys.js';
-import { transactWrite, TransactionConditionError } from '../transact.js';
+import { isConditionalCheckFailed, transactWrite, TransactionConditionError } from '../transact.js';
 import { securityEventItem } from './common.js';
 
-/** Variant-A settings: one item per tenant (`WEBHOOK_SETTINGS`), written with optimistic concurrency on `updated_at`. */
+/**
+ * Variant-A settings: one item per tenant (`WEBHOOK_SETTINGS`), written with optimistic concurrency on `updated_at`.
+ * The delivery worker's slow mark (`slow_until`) is set beside them without touching `updated_at`; a change of
+ * the settings (a Put) starts without it.
+ */
 
 const SettingsItem = z
   .object({
@@ -18,6 +22,7 @@ const SettingsItem = z
     enabled_events: z.array(z.string()).nullish(),
     created_at: z.string(),
     updated_at: z.string(),
+    slow_until: z.string().nullish(),
   })
   .transform((item): WebhookSettings => ({
     tenantId: item.tenant_id,
@@ -27,6 +32,7 @@ const SettingsItem = z
     enabledEvents: item.enabled_events ?? null,
     createdAt: item.created_at,
     updatedAt: item.updated_at,
+    slowUntil: item.slow_until ?? null,
   }));
 
 export const dynamoWebhookSettings: WebhookSettingsRepository = {
@@ -63,6 +69,22 @@ export const dynamoWebhookSettings: WebhookSettingsRepository = {
     } catch (error) {
       if (error instanceof TransactionConditionError) return false;
       throw error;
+    }
+  },
+
+  async markSlow(tenantId, until) {
+    try {
+      await db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.webhookSettings(tenantId),
+          UpdateExpression: until ? 'SET slow_until = :u' : 'REMOVE slow_until',
+          ConditionExpression: 'attribute_exists(pk)',
+          ...(until ? { ExpressionAttributeValues: { ':u': until.toISOString() } } : {}),
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
     }
   },
 };

@@ -30,6 +30,7 @@ const SubscriptionItem = z
     secret_cipher: z.string(),
     secret_hint: z.string(),
     description: optionalText,
+    slow_until: optionalText,
   })
   .transform((item): Subscription => ({
     tenantId: item.tenant_id,
@@ -44,6 +45,7 @@ const SubscriptionItem = z
     secretCipher: item.secret_cipher,
     secretHint: item.secret_hint,
     description: item.description,
+    slowUntil: item.slow_until,
   }));
 
 /** Index of each item in the create transaction, to tell which condition failed. */
@@ -175,6 +177,22 @@ export const dynamoWebhookSubscriptions: WebhookSubscriptionRepository = {
           }),
         );
       }
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  },
+
+  async markSlow(tenantId, id, until) {
+    try {
+      await db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.webhookSubscription(tenantId, id),
+          UpdateExpression: until ? 'SET slow_until = :u' : 'REMOVE slow_until',
+          ConditionExpression: 'attribute_exists(pk)',
+          ...(until ? { ExpressionAttributeValues: { ':u': until.toISOString() } } : {}),
+        }),
+      );
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
     }

@@ -3,8 +3,12 @@ import { parse, stringify } from 'lossless-json';
 import * as z from 'zod';
 import { TENANT_EVENT_TYPES } from '../../domain/events.js';
 import {
+  answeredInTime,
+  DELIVERY_TIMEOUT_MS,
   defaultUrlReceives,
   envelopeA,
+  FIRST_LANE_TIMEOUT_MS,
+  isMarkedSlow,
   envelopeB,
   isDeliveryEvent,
   awaitsFirstAttempt,
@@ -16,11 +20,13 @@ import {
   newDelivery,
   queueDelaySeconds,
   retryDelaySeconds,
+  slowMarkUntil,
   SUBSCRIPTION_FAILURE_LIMIT,
   subscriptionMatches,
 } from '../../domain/webhooks.js';
 import type { Delivery, Destination } from '../../domain/webhooks.js';
 import { isRejected } from '../settled.js';
+import type { TenantGate } from './first-lane.js';
 import type { DeliveryPorts, QueuedMessage, WebhookAnswer } from './ports.js';
 import { signatureHeaders } from './signing.js';
 
@@ -48,6 +54,15 @@ import { signatureHeaders } from './signing.js';
  *    and records the outcome. A duplicate message, or one redelivered after a success was recorded, finds the
  *    delivery done and is dropped; one redelivered after a crash mid-attempt finds the lease expired and sends
  *    again with the same `webhook-id` (the event id).
+ * 5. Two lanes (shared/domain/webhooks.ts, FIRST_LANE_TIMEOUT_MS): the first lane (`webhook-delivery`, the steps
+ *    above) waits for a receiver FIRST_LANE_TIMEOUT_MS, not the full DELIVERY_TIMEOUT_MS. An attempt that got no
+ *    answer by then, one to a receiver marked slow, and one its tenant has no place for (./first-lane.ts) is
+ *    HANDED OVER: a delivery message for the same attempt, carrying the claim's lease token (`lease`), goes to the
+ *    retry lane (`webhook-retries`), whose worker takes the lease over and makes the attempt with the full timeout;
+ *    nothing is recorded for the cut request (a receiver may see it twice, with one `webhook-id`). A timeout also
+ *    marks the receiver slow (`slowUntil` on the variant-A settings or the subscription, read by the plan anyway).
+ *    Every later attempt (the retry schedule) and every relay runs on the retry lane; an answer there within
+ *    FIRST_LANE_TIMEOUT_MS clears the mark.
  */
 
 /** What the delivery worker needs: the ports of ./ports.ts. */
@@ -65,6 +80,8 @@ export const DeliveryMessage = z.object({
   due_at: z.string().datetime(),
   /** How many times this attempt's message was passed on because it arrived early (delays over 900 s). */
   hop: z.number().int().min(0).default(0),
+  /** A hand-over from the first lane: the lease token of its claim, which the retry lane takes over. */
+  lease: z.string().min(1).optional(),
 });
 export type DeliveryMessage = z.infer<typeof DeliveryMessage>;
 
@@ -82,7 +99,23 @@ export const EventMessage = z.object({
 export type EventMessage = z.infer<typeof EventMessage>;
 
 export const deliveryMessageBody = (m: Omit<DeliveryMessage, 'kind' | 'v' | 'hop'> & { hop?: number }): string =>
-  JSON.stringify({ kind: 'webhook_delivery', v: 1, tenant_id: m.tenant_id, delivery_id: m.delivery_id, attempt: m.attempt, due_at: m.due_at, hop: m.hop ?? 0 });
+  JSON.stringify({
+    kind: 'webhook_delivery',
+    v: 1,
+    tenant_id: m.tenant_id,
+    delivery_id: m.delivery_id,
+    attempt: m.attempt,
+    due_at: m.due_at,
+    hop: m.hop ?? 0,
+    ...(m.lease ? { lease: m.lease } : {}),
+  });
+
+/**
+ * Which worker runs a message: the first lane (`webhook-delivery`, short waits, hand-overs, the process's tenant
+ * places) or the retry lane (`webhook-retries`, the full timeout, never handed on).
+ */
+export type DeliveryLane = { readonly kind: 'first'; readonly gate: TenantGate } | { readonly kind: 'retry' };
+export const RETRY_LANE: DeliveryLane = { kind: 'retry' };
 
 const stringifyExact = (value: unknown): string => stringify(value) ?? 'null';
 
@@ -98,14 +131,17 @@ export function parseWebhookMessage(body: string): { kind: 'event'; event: Event
 
 export type Outcome = 'done' | 'retry';
 
-/** One queue message, end to end. 'retry' asks the queue to hand it back later (partial batch failure). */
-export async function handleWebhookMessage(body: string, deps: DeliveryDeps): Promise<Outcome> {
+/**
+ * One queue message, end to end, on `lane` (default: the retry lane's rules, as a single lane would run it).
+ * 'retry' asks the queue to hand it back later (partial batch failure).
+ */
+export async function handleWebhookMessage(body: string, deps: DeliveryDeps, lane: DeliveryLane = RETRY_LANE): Promise<Outcome> {
   const message = parseWebhookMessage(body);
   if (message.kind === 'event') {
-    await planDeliveries(message.event, deps);
+    await planDeliveries(message.event, deps, lane);
     return 'done';
   }
-  return (await processDelivery(message.message, deps)).outcome;
+  return (await processDelivery(message.message, deps, lane)).outcome;
 }
 
 /* ------------------------------------------------------------------ planning ------------------------------- */
@@ -118,11 +154,18 @@ function envelopeABody(event: EventMessage): string {
   return stringifyExact(envelopeA(event.type, data, event.occurred_at));
 }
 
-/** Where a delivery goes and the sealed secret it is signed with (null: unsigned). */
+/** Where a receiver's slow mark is kept: the tenant's variant-A settings, or the subscription. */
+type Mark = { readonly kind: 'settings' } | { readonly kind: 'subscription'; readonly id: string };
+
+/** Where a delivery goes and the sealed secret it is signed with (null: unsigned), and its receiver's slow mark. */
 interface Target {
   readonly url: string;
   readonly secretCipher: string | null;
   readonly subscriptionId: string | null;
+  /** Where the mark is kept (null: nowhere, a callback URL of a tenant without settings). */
+  readonly mark: Mark | null;
+  /** The mark, as read. */
+  readonly slowUntil: string | null;
 }
 
 /** A delivery an event yields, with its target as read when planning. */
@@ -152,7 +195,13 @@ export async function deliveriesFor(
     if (destination) {
       out.push({
         delivery: newDelivery({ ...base, deliveryId: variantADeliveryId(event.event_id), destination, body: envelopeABody(event) }, now),
-        target: { url: destination.url, secretCipher: settings?.secretCipher ?? null, subscriptionId: null },
+        target: {
+          url: destination.url,
+          secretCipher: settings?.secretCipher ?? null,
+          subscriptionId: null,
+          mark: settings ? { kind: 'settings' } : null,
+          slowUntil: settings?.slowUntil ?? null,
+        },
       });
     }
   }
@@ -165,7 +214,7 @@ export async function deliveriesFor(
       const destination: Destination = { kind: 'subscription', url: s.url, subscriptionId: s.id };
       out.push({
         delivery: newDelivery({ ...base, deliveryId: subscriptionDeliveryId(event.event_id, s.id), destination, body }, now),
-        target: { url: s.url, secretCipher: s.secretCipher, subscriptionId: s.id },
+        target: { url: s.url, secretCipher: s.secretCipher, subscriptionId: s.id, mark: { kind: 'subscription', id: s.id }, slowUntil: s.slowUntil ?? null },
       });
     }
   }
@@ -178,7 +227,7 @@ export async function deliveriesFor(
  * gets a delivery message (duplicates are harmless: the claim decides). Throws, once every attempt is over, if
  * one of them failed to run, so that the event comes back.
  */
-export async function planDeliveries(event: EventMessage, deps: DeliveryDeps): Promise<Delivery[]> {
+export async function planDeliveries(event: EventMessage, deps: DeliveryDeps, lane: DeliveryLane = RETRY_LANE): Promise<Delivery[]> {
   const now = deps.clock.now();
   const planned = await deliveriesFor(event, now, deps);
   const leaseUntil = new Date(now.getTime() + LEASE_MS).toISOString();
@@ -188,7 +237,7 @@ export async function planDeliveries(event: EventMessage, deps: DeliveryDeps): P
       const token = randomUUID();
       const claimed: Delivery = { ...delivery, leaseToken: token, leaseUntil };
       if (await deps.webhookDeliveries.create(claimed, now)) {
-        await sendAttempt(claimed, 1, token, target, now, deps);
+        await runAttempt(claimed, 1, token, target, now, deps, lane);
         return;
       }
       const current = await deps.webhookDeliveries.get(delivery.tenantId, delivery.deliveryId);
@@ -213,10 +262,18 @@ async function targetOf(delivery: Delivery, deps: Pick<DeliveryDeps, 'webhookSet
   const d = delivery.destination;
   if (d.kind === 'subscription') {
     const sub = await deps.webhookSubscriptions.get(delivery.tenantId, d.subscriptionId);
-    return sub ? { url: d.url, secretCipher: sub.secretCipher, subscriptionId: sub.id } : null;
+    return sub
+      ? { url: d.url, secretCipher: sub.secretCipher, subscriptionId: sub.id, mark: { kind: 'subscription', id: sub.id }, slowUntil: sub.slowUntil ?? null }
+      : null;
   }
   const settings = await deps.webhookSettings.get(delivery.tenantId);
-  return { url: d.url, secretCipher: settings?.secretCipher ?? null, subscriptionId: null };
+  return {
+    url: d.url,
+    secretCipher: settings?.secretCipher ?? null,
+    subscriptionId: null,
+    mark: settings ? { kind: 'settings' } : null,
+    slowUntil: settings?.slowUntil ?? null,
+  };
 }
 
 export interface AttemptReport {
@@ -226,12 +283,13 @@ export interface AttemptReport {
   readonly delivery?: Delivery;
 }
 
-export async function processDelivery(message: DeliveryMessage, deps: DeliveryDeps): Promise<AttemptReport> {
-  const { clock, deliveryQueue: queue, webhookDeliveries: deliveries } = deps;
+export async function processDelivery(message: DeliveryMessage, deps: DeliveryDeps, lane: DeliveryLane = RETRY_LANE): Promise<AttemptReport> {
+  const { clock, retryQueue: queue, webhookDeliveries: deliveries } = deps;
   const now = clock.now();
   const dueAt = new Date(message.due_at);
   if (dueAt.getTime() > now.getTime()) {
-    // Not yet due (a delay longer than SQS allows): pass it on for the rest, once per hop however many copies arrive.
+    // Not yet due (a delay longer than SQS allows): pass it on for the rest, once per hop however many copies arrive,
+    // on the retry lane (only retries are due later).
     const relay = await deliveries.claimRelay(message.tenant_id, message.delivery_id, message.attempt, message.hop, now, new Date(now.getTime() + LEASE_MS));
     if (relay !== 'claimed') return { outcome: relay === 'held' ? 'retry' : 'done' };
     await queue.send([{ body: deliveryMessageBody({ ...message, hop: message.hop + 1 }), delaySeconds: Math.max(1, queueDelaySeconds(dueAt, now)) }]);
@@ -240,7 +298,15 @@ export async function processDelivery(message: DeliveryMessage, deps: DeliveryDe
   }
   const settled = (d: Delivery | null) => !d || !isPendingDelivery(d) || d.attempts >= message.attempt;
   const token = randomUUID();
-  const delivery = await deliveries.claimAttempt(message.tenant_id, message.delivery_id, message.attempt, token, now, new Date(now.getTime() + LEASE_MS));
+  const delivery = await deliveries.claimAttempt(
+    message.tenant_id,
+    message.delivery_id,
+    message.attempt,
+    token,
+    now,
+    new Date(now.getTime() + LEASE_MS),
+    message.lease,
+  );
   if (!delivery) {
     // Done already, or another copy holds it (ask for this one back later), or its predecessor is not recorded yet.
     return { outcome: settled(await deliveries.get(message.tenant_id, message.delivery_id)) ? 'done' : 'retry' };
@@ -251,8 +317,79 @@ export async function processDelivery(message: DeliveryMessage, deps: DeliveryDe
     await deliveries.completeAttempt(message.tenant_id, message.delivery_id, message.attempt, token, { status: 'failed', nextDueAt: null, at: now });
     return { outcome: 'done' };
   }
-  const answer = await sendAttempt(delivery, message.attempt, token, target, now, deps);
-  return { outcome: 'done', answer, delivery };
+  const answer = await runAttempt(delivery, message.attempt, token, target, now, deps, lane);
+  return answer ? { outcome: 'done', answer, delivery } : { outcome: 'done', delivery };
+}
+
+/** Sets or clears a receiver's slow mark where it is kept. */
+async function mark(tenantId: string, target: Target, until: Date | null, deps: DeliveryDeps): Promise<void> {
+  if (target.mark?.kind === 'settings') await deps.webhookSettings.markSlow(tenantId, until);
+  else if (target.mark?.kind === 'subscription') await deps.webhookSubscriptions.markSlow(tenantId, target.mark.id, until);
+}
+
+/** Hands attempt `attempt`, whose lease this caller holds (`token`), to the retry lane, due now. */
+async function handOver(delivery: Delivery, attempt: number, token: string, now: Date, deps: DeliveryDeps): Promise<void> {
+  await deps.retryQueue.send([
+    {
+      body: deliveryMessageBody({ tenant_id: delivery.tenantId, delivery_id: delivery.deliveryId, attempt, due_at: now.toISOString(), lease: token }),
+      delaySeconds: 0,
+    },
+  ]);
+}
+
+/**
+ * Makes attempt `attempt` of a delivery whose lease this caller holds, as its lane does (see 5. above); the
+ * answer, or undefined when the attempt was handed to the retry lane.
+ */
+async function runAttempt(
+  delivery: Delivery,
+  attempt: number,
+  token: string,
+  target: Target,
+  now: Date,
+  deps: DeliveryDeps,
+  lane: DeliveryLane,
+): Promise<WebhookAnswer | undefined> {
+  const slow = isMarkedSlow(target.slowUntil, now);
+  if (lane.kind === 'retry') {
+    const answer = await sendAttempt(delivery, attempt, token, target, now, deps, DELIVERY_TIMEOUT_MS);
+    if (slow && answeredInTime(answer)) await mark(delivery.tenantId, target, null, deps);
+    return answer;
+  }
+  if (slow) {
+    await handOver(delivery, attempt, token, now, deps);
+    return undefined;
+  }
+  const leave = await lane.gate.enter(delivery.tenantId);
+  if (!leave) {
+    await handOver(delivery, attempt, token, now, deps);
+    return undefined;
+  }
+  let answer: WebhookAnswer;
+  try {
+    answer = await post(delivery, target, FIRST_LANE_TIMEOUT_MS, deps);
+  } finally {
+    leave();
+  }
+  if (answer.timedOut) {
+    lane.gate.timedOut(delivery.tenantId);
+    await handOver(delivery, attempt, token, now, deps);
+    await mark(delivery.tenantId, target, slowMarkUntil(deps.clock.now()), deps);
+    return undefined;
+  }
+  await recordAttempt(delivery, attempt, token, target, answer, now, deps);
+  return answer;
+}
+
+/** Posts the delivery to its target, signed, waiting at most `timeoutMs`. */
+async function post(delivery: Delivery, target: Target, timeoutMs: number, deps: DeliveryDeps): Promise<WebhookAnswer> {
+  const secret = target.secretCipher === null ? null : await deps.webhookSecrets.decrypt(target.secretCipher, delivery.tenantId);
+  return deps.webhookSender({
+    url: target.url,
+    body: delivery.body,
+    headers: signatureHeaders(secret, delivery.webhookId, deps.clock.now(), delivery.body),
+    timeoutMs,
+  });
 }
 
 /**
@@ -260,14 +397,31 @@ export async function processDelivery(message: DeliveryMessage, deps: DeliveryDe
  * is enqueued BEFORE the outcome is recorded, so a crash in between repeats this attempt (same webhook-id) instead
  * of losing the delivery.
  */
-async function sendAttempt(delivery: Delivery, attempt: number, token: string, target: Target, now: Date, deps: DeliveryDeps): Promise<WebhookAnswer> {
-  const { clock, deliveryQueue: queue, webhookDeliveries: deliveries } = deps;
-  const secret = target.secretCipher === null ? null : await deps.webhookSecrets.decrypt(target.secretCipher, delivery.tenantId);
-  const answer = await deps.webhookSender({
-    url: target.url,
-    body: delivery.body,
-    headers: signatureHeaders(secret, delivery.webhookId, clock.now(), delivery.body),
-  });
+async function sendAttempt(
+  delivery: Delivery,
+  attempt: number,
+  token: string,
+  target: Target,
+  now: Date,
+  deps: DeliveryDeps,
+  timeoutMs: number,
+): Promise<WebhookAnswer> {
+  const answer = await post(delivery, target, timeoutMs, deps);
+  await recordAttempt(delivery, attempt, token, target, answer, now, deps);
+  return answer;
+}
+
+/** Records the answer to attempt `attempt`: the next attempt enqueued on the retry lane first, then the outcome. */
+async function recordAttempt(
+  delivery: Delivery,
+  attempt: number,
+  token: string,
+  target: Target,
+  answer: WebhookAnswer,
+  now: Date,
+  deps: DeliveryDeps,
+): Promise<void> {
+  const { clock, retryQueue: queue, webhookDeliveries: deliveries } = deps;
   const succeeded = isSuccessStatus(answer.statusCode);
   const delay = succeeded ? null : retryDelaySeconds(attempt);
   const nextDue = delay === null ? null : new Date(now.getTime() + delay * 1000);
@@ -304,5 +458,4 @@ async function sendAttempt(delivery: Delivery, attempt: number, token: string, t
   ]);
   if (target.subscriptionId)
     await deps.webhookSubscriptions.recordAttempt(delivery.tenantId, target.subscriptionId, succeeded, now, SUBSCRIPTION_FAILURE_LIMIT);
-  return answer;
 }

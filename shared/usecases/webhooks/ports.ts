@@ -31,6 +31,8 @@ export interface WebhookSettingsRepository {
    * else the stored `updatedAt` must still be that (optimistic concurrency). False when that condition failed.
    */
   save(settings: WebhookSettings, expectedUpdatedAt: string | null, change: SecurityEvent): Promise<boolean>;
+  /** Sets (a date) or clears (null) the slow mark of the tenant's variant-A receivers; no-op without settings. */
+  markSlow(tenantId: string, until: Date | null): Promise<void>;
 }
 
 export type CreateSubscriptionResult = 'created' | 'duplicate_url' | 'limit_reached';
@@ -48,6 +50,8 @@ export interface WebhookSubscriptionRepository {
    * subscription inactive. `lastTriggeredAt` is set either way. No-op when it was deleted.
    */
   recordAttempt(tenantId: string, id: string, succeeded: boolean, at: Date, failureLimit: number): Promise<void>;
+  /** Sets (a date) or clears (null) the subscription's slow mark; no-op when it was deleted. */
+  markSlow(tenantId: string, id: string, until: Date | null): Promise<void>;
 }
 
 export type RelayClaim = 'claimed' | 'held' | 'done';
@@ -61,9 +65,18 @@ export interface WebhookDeliveryRepository {
   get(tenantId: string, deliveryId: string): Promise<Delivery | null>;
   /**
    * Claims attempt `attempt` (1-based): only while the delivery is pending, exactly `attempt - 1` attempts are
-   * recorded and no other worker holds an unexpired lease. Null when another copy of the message won.
+   * recorded and no other worker holds an unexpired lease, or the lease is `handedOver` (the token of the first
+   * lane's claim, handed to the retry lane with the attempt). Null when another copy of the message won.
    */
-  claimAttempt(tenantId: string, deliveryId: string, attempt: number, token: string, now: Date, leaseUntil: Date): Promise<Delivery | null>;
+  claimAttempt(
+    tenantId: string,
+    deliveryId: string,
+    attempt: number,
+    token: string,
+    now: Date,
+    leaseUntil: Date,
+    handedOver?: string,
+  ): Promise<Delivery | null>;
   /**
    * A message that arrived before its attempt is due is passed on (re-enqueued) as hop h+1. Only one copy of hop
    * h may pass it on: the first marks the relay unsent with a lease, enqueues, then marks it sent; a copy finding
@@ -104,6 +117,8 @@ export interface WebhookRequest {
   readonly url: string;
   readonly body: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** How long to wait for the answer (default DELIVERY_TIMEOUT_MS). */
+  readonly timeoutMs?: number;
 }
 
 export interface WebhookAnswer {
@@ -112,6 +127,8 @@ export interface WebhookAnswer {
   readonly latencyMs: number;
   readonly excerpt: string;
   readonly error: string | null;
+  /** True when no answer came within the request's timeout. */
+  readonly timedOut?: boolean;
 }
 
 /** Posts one webhook; never throws for what the receiver did (refused, timeout, non-2xx are answers). */
@@ -122,7 +139,7 @@ export interface QueuedMessage {
   readonly delaySeconds: number;
 }
 
-/** The `webhook-delivery` queue (SQS in the worker; a fake in virtual-time tests). */
+/** The `webhook-delivery` queue, or the retry lane's `webhook-retries` (SQS in the worker; a fake in virtual-time tests). */
 export interface DeliveryQueue {
   send(messages: readonly QueuedMessage[]): Promise<void>;
 }
@@ -143,12 +160,23 @@ export interface WebhookPorts {
   readonly securityEvents: SecurityEventLog;
   readonly webhookSecrets: SecretBox;
   readonly webhookSender: WebhookSender;
+  /** The first lane: events and first attempts (`webhook-delivery`). */
   readonly deliveryQueue: DeliveryQueue;
+  /** The retry lane: attempts handed over by the first lane, and every later attempt (`webhook-retries`). */
+  readonly retryQueue: DeliveryQueue;
   readonly callbacks: CallbackSettings;
 }
 
 /** What the delivery worker needs (planning and sending). */
 export type DeliveryPorts = Pick<
   WebhookPorts,
-  'clock' | 'webhookSettings' | 'webhookSubscriptions' | 'webhookDeliveries' | 'webhookAttempts' | 'webhookSecrets' | 'webhookSender' | 'deliveryQueue'
+  | 'clock'
+  | 'webhookSettings'
+  | 'webhookSubscriptions'
+  | 'webhookDeliveries'
+  | 'webhookAttempts'
+  | 'webhookSecrets'
+  | 'webhookSender'
+  | 'deliveryQueue'
+  | 'retryQueue'
 >;

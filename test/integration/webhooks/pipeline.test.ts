@@ -9,7 +9,7 @@ import { webhooksRuntime } from '../../../shared/runtime/webhooks.js';
 import { createSettings } from '../../../shared/usecases/webhooks/create-settings.js';
 import { createSubscription } from '../../../shared/usecases/webhooks/create-subscription.js';
 import type { WebhookPorts } from '../../../shared/usecases/webhooks/ports.js';
-import { aPayment } from '../../support/fixtures/payments.js';
+import { aDeposit, aPayment } from '../../support/fixtures/payments.js';
 import { startTestStack } from '../../support/stack.js';
 import type { TestStack } from '../../support/stack.js';
 import { startReceiver, type Receiver } from './support.js';
@@ -111,4 +111,39 @@ it("a payment's own writes carry its events: creation and cancellation reach the
   // Once each: the stream record of each write is routed once, and nothing else announces them.
   await new Promise((r) => setTimeout(r, 1_000));
   expect(subscriber.received.filter((r) => String(r.headers['webhook-id']).startsWith(`payment:${id}:`))).toHaveLength(2);
+});
+
+it('every payment status change reaches a payment.all subscription, partially_paid included (issue 25, item 13)', async () => {
+  const tenantId = randomUUID();
+  const actor = { tenantId, credential: 'test' };
+  await createSubscription(actor, { url: subscriber.url, event_types: ['payment.all'] }, new Date(), deps);
+  const id = randomUUID();
+  const t0 = new Date();
+  const opened = openPayment(aPayment({ id, tenantId, address: `0x${id.replaceAll('-', '').padEnd(40, '0')}`, orderId: 'order-2' }, t0), t0);
+  const created = await dynamoPayments.create({ change: opened, family: 'evm', dailyLimitUsd: null }, t0);
+  // Less than asked arrives and confirms: waiting -> confirming -> partially_paid.
+  const t1 = new Date(t0.getTime() + 1_000);
+  const detected = transition(created, { kind: 'deposit', deposit: aDeposit('d1', '1', { currency: created.currency }, t1) }, t1);
+  const confirming = await dynamoPayments.save(created, detected, t1);
+  const t2 = new Date(t0.getTime() + 2_000);
+  const partial = transition(confirming, { kind: 'confirmations', byDeposit: { d1: 20 }, confirmationsNeeded: 2, tolerancePercent: '0' }, t2);
+  expect(partial.state.status).toBe('partially_paid');
+  await dynamoPayments.save(confirming, partial, t2);
+
+  const statuses = await until(
+    'the three status changes',
+    () => {
+      const got = subscriber.received
+        .filter((r) => String(r.headers['webhook-id']).startsWith(`payment:${id}:`))
+        .map((r) => JSON.parse(r.body) as { event: string; created_at: string; data: { status: string } });
+      return got.length >= 3 ? got : undefined;
+    },
+    20_000,
+  );
+  statuses.sort((a, b) => a.created_at.localeCompare(b.created_at));
+  expect(statuses.map((b) => [b.event, b.data.status])).toEqual([
+    ['payment.created', 'waiting'],
+    ['payment.processing', 'confirming'],
+    ['payment.processing', 'partially_paid'],
+  ]);
 });

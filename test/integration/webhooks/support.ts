@@ -67,12 +67,16 @@ export async function startReceiver(decide: Decide, now: () => number = Date.now
 /** Secrets "encrypted" reversibly without KMS (the KMS path has its own test). */
 export { fakeSecretBox } from '../../support/fakes/webhooks.js';
 
-/** The webhook ports over DynamoDB Local with the given clock, queue, sender and secret box (loopback allowed). */
-export function storeDeps(parts: { clock: Clock; queue: DeliveryQueue; send: WebhookSender; secrets: SecretBox }): WebhookPorts {
+/**
+ * The webhook ports over DynamoDB Local with the given clock, queue (both lanes', unless `retryQueue` is given),
+ * sender and secret box (loopback allowed).
+ */
+export function storeDeps(parts: { clock: Clock; queue: DeliveryQueue; retryQueue?: DeliveryQueue; send: WebhookSender; secrets: SecretBox }): WebhookPorts {
   return {
     ...dynamoWebhookRepositories,
     clock: parts.clock,
     deliveryQueue: parts.queue,
+    retryQueue: parts.retryQueue ?? parts.queue,
     webhookSender: parts.send,
     webhookSecrets: parts.secrets,
     callbacks: { allowLoopback: true },

@@ -47,6 +47,11 @@ export class InMemoryWebhookSettings implements WebhookSettingsRepository {
     this.events.events.push(change);
     return true;
   }
+
+  async markSlow(tenantId: string, until: Date | null): Promise<void> {
+    const current = this.items.get(tenantId);
+    if (current) this.items.set(tenantId, { ...current, slowUntil: until?.toISOString() ?? null });
+  }
 }
 
 export class InMemoryWebhookSubscriptions implements WebhookSubscriptionRepository {
@@ -97,6 +102,12 @@ export class InMemoryWebhookSubscriptions implements WebhookSubscriptionReposito
     const status = !succeeded && failureCount >= failureLimit ? 'inactive' : sub.status;
     this.items.set(key, { ...sub, failureCount, status, lastTriggeredAt: at.toISOString() });
   }
+
+  async markSlow(tenantId: string, id: string, until: Date | null): Promise<void> {
+    const key = InMemoryWebhookSubscriptions.key(tenantId, id);
+    const sub = this.items.get(key);
+    if (sub) this.items.set(key, { ...sub, slowUntil: until?.toISOString() ?? null });
+  }
 }
 
 interface Relay {
@@ -125,11 +136,20 @@ export class InMemoryWebhookDeliveries implements WebhookDeliveryRepository {
     return this.items.get(InMemoryWebhookDeliveries.key(tenantId, deliveryId)) ?? null;
   }
 
-  async claimAttempt(tenantId: string, deliveryId: string, attempt: number, token: string, now: Date, leaseUntil: Date): Promise<Delivery | null> {
+  async claimAttempt(
+    tenantId: string,
+    deliveryId: string,
+    attempt: number,
+    token: string,
+    now: Date,
+    leaseUntil: Date,
+    handedOver?: string,
+  ): Promise<Delivery | null> {
     const key = InMemoryWebhookDeliveries.key(tenantId, deliveryId);
     const d = this.items.get(key);
     if (!d || d.status !== 'pending' || d.attempts !== attempt - 1) return null;
-    if (d.leaseUntil !== null && d.leaseUntil >= now.toISOString()) return null;
+    const takenOver = handedOver !== undefined && d.leaseToken === handedOver;
+    if (!takenOver && d.leaseUntil !== null && d.leaseUntil >= now.toISOString()) return null;
     const claimed = { ...d, leaseToken: token, leaseUntil: leaseUntil.toISOString() };
     this.items.set(key, claimed);
     return claimed;
@@ -251,11 +271,13 @@ export interface FakeWebhooks {
   readonly deliveries: InMemoryWebhookDeliveries;
   readonly attempts: InMemoryAttemptLog;
   readonly queue: RecordingQueue;
+  /** The retry lane's queue: the same as `queue` unless `separateRetryQueue`. */
+  readonly retryQueue: RecordingQueue;
   readonly sender: ScriptedSender;
 }
 
 /** Every webhook port in memory; names resolve to a public address, so no test touches DNS. */
-export function fakeWebhooks(options: { clock?: VirtualClock; sender?: ScriptedSender } = {}): FakeWebhooks {
+export function fakeWebhooks(options: { clock?: VirtualClock; sender?: ScriptedSender; separateRetryQueue?: boolean } = {}): FakeWebhooks {
   const clock = options.clock ?? new VirtualClock(Date.parse('2026-05-01T12:00:00.000Z'));
   const events = new InMemorySecurityEvents();
   const settings = new InMemoryWebhookSettings(events);
@@ -263,6 +285,7 @@ export function fakeWebhooks(options: { clock?: VirtualClock; sender?: ScriptedS
   const deliveries = new InMemoryWebhookDeliveries();
   const attempts = new InMemoryAttemptLog();
   const queue = new RecordingQueue();
+  const retryQueue = options.separateRetryQueue ? new RecordingQueue() : queue;
   const sender = options.sender ?? new ScriptedSender(200);
   const deps: WebhookPorts = {
     clock,
@@ -274,7 +297,8 @@ export function fakeWebhooks(options: { clock?: VirtualClock; sender?: ScriptedS
     webhookSecrets: fakeSecretBox,
     webhookSender: sender.send,
     deliveryQueue: queue,
+    retryQueue,
     callbacks: { allowLoopback: false, resolve: async () => ['93.184.216.34'] },
   };
-  return { deps, clock, events, settings, subscriptions, deliveries, attempts, queue, sender };
+  return { deps, clock, events, settings, subscriptions, deliveries, attempts, queue, retryQueue, sender };
 }

@@ -59,7 +59,10 @@ describe('create settings (POST /user/webhooks/)', () => {
 
   it('reads the settings again when they changed meanwhile, and gives up with invalid_state', async () => {
     const f = fakeWebhooks();
-    const refuseAll = { ...f.deps, webhookSettings: { get: f.settings.get.bind(f.settings), save: async () => false } };
+    const refuseAll = {
+      ...f.deps,
+      webhookSettings: { get: f.settings.get.bind(f.settings), save: async () => false, markSlow: f.settings.markSlow.bind(f.settings) },
+    };
     await expect(createSettings(actor, { callback_url: 'https://hooks.example.com/a' }, f.clock.now(), refuseAll)).rejects.toMatchObject({
       code: 'invalid_state',
     });
@@ -113,7 +116,10 @@ describe('update settings (PATCH /user/webhooks/)', () => {
   it('answers invalid_state when the settings changed meanwhile', async () => {
     const f = fakeWebhooks();
     await createSettings(actor, { callback_url: 'https://hooks.example.com/a' }, f.clock.now(), f.deps);
-    const stale = { ...f.deps, webhookSettings: { get: f.settings.get.bind(f.settings), save: async () => false } };
+    const stale = {
+      ...f.deps,
+      webhookSettings: { get: f.settings.get.bind(f.settings), save: async () => false, markSlow: f.settings.markSlow.bind(f.settings) },
+    };
     await expect(updateSettings(actor, { enabled_events: ['deposit_received'] }, f.clock.now(), stale)).rejects.toMatchObject({
       code: 'invalid_state',
       status: 409,
