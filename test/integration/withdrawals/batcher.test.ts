@@ -157,7 +157,7 @@ describe('withdrawal batcher queue', () => {
     const report = await runWithdrawalBatch(deps(), 2);
     expect(report).toMatchObject({ processing: 1, skipped: 3 });
     expect((await call('GET', `/withdrawal/${sendable}/`)).body.status).toBe('processing');
-    const stuck = await call('GET', '/withdrawal/', { query: { status: 'pending', currency: 'USDCERC20' } });
+    const stuck = await call('GET', '/withdrawal/', { query: { status: 'pending', blockchain: 'ETH', token: 'USDC' } });
     expect(stuck.body.withdrawals).toHaveLength(3);
   });
 });
