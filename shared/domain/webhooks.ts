@@ -124,6 +124,14 @@ export const FIRST_LANE_TENANT_LIMIT = 10;
 export const FIRST_LANE_WAIT_MS = 100;
 /** After one of its first attempts got no answer in time, a tenant gets no first-lane place in that process for this long. */
 export const FIRST_LANE_HOLD_MS = 10_000;
+/*
+ * The retry lane bounds a tenant too: within one worker process at most RETRY_LANE_TENANT_LIMIT of its attempts are
+ * in flight; a due message beyond them is not claimed but sent back to the retry queue, unchanged, due again after
+ * RETRY_LANE_DEFER_SECONDS. So a tenant whose receiver hangs holds a few of the lane's places for the full timeout,
+ * and its timeouts end a few at a time rather than all at once, while other tenants' retries keep their places.
+ */
+export const RETRY_LANE_TENANT_LIMIT = 5;
+export const RETRY_LANE_DEFER_SECONDS = 5;
 
 /** True while a receiver's slow mark (`slowUntil`, ISO 8601 or null) holds at `now`. */
 export const isMarkedSlow = (slowUntil: string | null | undefined, now: Date): boolean =>

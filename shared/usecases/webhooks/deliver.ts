@@ -20,13 +20,15 @@ import {
   newDelivery,
   queueDelaySeconds,
   retryDelaySeconds,
+  RETRY_LANE_DEFER_SECONDS,
+  RETRY_LANE_TENANT_LIMIT,
   slowMarkUntil,
   SUBSCRIPTION_FAILURE_LIMIT,
   subscriptionMatches,
 } from '../../domain/webhooks.js';
 import type { Delivery, Destination } from '../../domain/webhooks.js';
 import { isRejected } from '../settled.js';
-import type { TenantGate } from './first-lane.js';
+import { TenantGate } from './first-lane.js';
 import type { DeliveryPorts, QueuedMessage, WebhookAnswer } from './ports.js';
 import { signatureHeaders } from './signing.js';
 
@@ -114,8 +116,14 @@ export const deliveryMessageBody = (m: Omit<DeliveryMessage, 'kind' | 'v' | 'hop
  * Which worker runs a message: the first lane (`webhook-delivery`, short waits, hand-overs, the process's tenant
  * places) or the retry lane (`webhook-retries`, the full timeout, never handed on).
  */
-export type DeliveryLane = { readonly kind: 'first'; readonly gate: TenantGate } | { readonly kind: 'retry' };
+export type DeliveryLane = { readonly kind: 'first'; readonly gate: TenantGate } | { readonly kind: 'retry'; readonly gate?: TenantGate };
 export const RETRY_LANE: DeliveryLane = { kind: 'retry' };
+
+/**
+ * The retry lane of a worker process: its tenant places (RETRY_LANE_TENANT_LIMIT each, no waiting); a due message
+ * of a tenant that holds them all goes back to the queue (see `handleWebhookMessage`).
+ */
+export const retryLane = (): DeliveryLane => ({ kind: 'retry', gate: new TenantGate(RETRY_LANE_TENANT_LIMIT, 0) });
 
 const stringifyExact = (value: unknown): string => stringify(value) ?? 'null';
 
@@ -141,7 +149,22 @@ export async function handleWebhookMessage(body: string, deps: DeliveryDeps, lan
     await planDeliveries(message.event, deps, lane);
     return 'done';
   }
-  return (await processDelivery(message.message, deps, lane)).outcome;
+  const delivery = message.message;
+  if (lane.kind !== 'retry' || !lane.gate || Date.parse(delivery.due_at) > deps.clock.now().getTime()) {
+    return (await processDelivery(delivery, deps, lane)).outcome;
+  }
+  // The retry lane's places per tenant: without one, the message goes back unclaimed (its lease, if handed over,
+  // unchanged: it runs out or is taken over when the message returns).
+  const leave = await lane.gate.enter(delivery.tenant_id);
+  if (!leave) {
+    await deps.retryQueue.send([{ body, delaySeconds: RETRY_LANE_DEFER_SECONDS }]);
+    return 'done';
+  }
+  try {
+    return (await processDelivery(delivery, deps, lane)).outcome;
+  } finally {
+    leave();
+  }
 }
 
 /* ------------------------------------------------------------------ planning ------------------------------- */

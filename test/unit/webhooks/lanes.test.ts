@@ -1,8 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { DELIVERY_TIMEOUT_MS, FIRST_LANE_TIMEOUT_MS, SLOW_MARK_MS } from '../../../shared/domain/webhooks.js';
+import {
+  DELIVERY_TIMEOUT_MS,
+  FIRST_LANE_TIMEOUT_MS,
+  RETRY_LANE_DEFER_SECONDS,
+  RETRY_LANE_TENANT_LIMIT,
+  SLOW_MARK_MS,
+} from '../../../shared/domain/webhooks.js';
 import { createSettings } from '../../../shared/usecases/webhooks/create-settings.js';
 import { createSubscription } from '../../../shared/usecases/webhooks/create-subscription.js';
-import { DeliveryMessage, handleWebhookMessage, RETRY_LANE, variantADeliveryId } from '../../../shared/usecases/webhooks/deliver.js';
+import { DeliveryMessage, handleWebhookMessage, RETRY_LANE, retryLane, variantADeliveryId } from '../../../shared/usecases/webhooks/deliver.js';
 import type { DeliveryLane } from '../../../shared/usecases/webhooks/deliver.js';
 import { TenantGate } from '../../../shared/usecases/webhooks/first-lane.js';
 import type { WebhookAnswer, WebhookRequest } from '../../../shared/usecases/webhooks/ports.js';
@@ -128,6 +134,60 @@ describe('the first lane', () => {
     expect(await handleWebhookMessage(handed, f.deps, RETRY_LANE)).toBe('done');
     expect(await handleWebhookMessage(handed, f.deps, RETRY_LANE)).toBe('done');
     expect(receiver.requests.map((r) => r.timeoutMs)).toEqual([FIRST_LANE_TIMEOUT_MS, DELIVERY_TIMEOUT_MS]);
+  });
+});
+
+describe('the retry lane', () => {
+  it("holds at most a few of a tenant's attempts at once: a due message beyond them goes back unclaimed, another tenant's keeps its place", async () => {
+    const { f, receiver, first } = setup();
+    await createSettings(actor, { callback_url: 'https://hooks.example.com/a' }, f.clock.now(), f.deps);
+    await f.settings.markSlow(tenantId, new Date(f.clock.now().getTime() + SLOW_MARK_MS));
+    const count = RETRY_LANE_TENANT_LIMIT + 3;
+    for (let i = 0; i < count; i++) await handleWebhookMessage(event(f).body, f.deps, first);
+    const handed = f.retryQueue.take();
+    expect(handed).toHaveLength(count);
+
+    // B's receiver hangs until released; its attempts fill the tenant's places.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const hang = async (request: WebhookRequest): Promise<WebhookAnswer> => {
+      receiver.requests.push(request);
+      await held;
+      return { statusCode: null, latencyMs: DELIVERY_TIMEOUT_MS, excerpt: '', error: `timeout after ${DELIVERY_TIMEOUT_MS} ms`, timedOut: true };
+    };
+    const deps = { ...f.deps, webhookSender: hang };
+    const lane = retryLane();
+    const running = handed.map((m) => handleWebhookMessage(m.body, deps, lane));
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(receiver.requests).toHaveLength(RETRY_LANE_TENANT_LIMIT);
+    // The rest went back as they came (lease and all), due again a little later; nothing of theirs was claimed.
+    const back = f.retryQueue.take();
+    expect(back.every((m) => handed.some((h) => h.body === m.body))).toBe(true);
+    expect(back).toHaveLength(3);
+    expect(back.every((m) => m.delaySeconds === RETRY_LANE_DEFER_SECONDS)).toBe(true);
+    for (const m of back) {
+      const { delivery_id } = DeliveryMessage.parse(JSON.parse(m.body));
+      expect(await f.deliveries.get(tenantId, delivery_id)).toMatchObject({ status: 'pending', attempts: 0 });
+    }
+
+    // Another tenant's retry is not held up by B's full places.
+    const other = 't-2';
+    await createSettings({ tenantId: other, credential: 'test' }, { callback_url: 'https://hooks.example.com/c' }, f.clock.now(), f.deps);
+    await f.settings.markSlow(other, new Date(f.clock.now().getTime() + SLOW_MARK_MS));
+    const otherEvent = JSON.parse(event(f).body) as Record<string, unknown>;
+    await handleWebhookMessage(JSON.stringify({ ...otherEvent, tenant_id: other }), f.deps, first);
+    const otherHanded = f.retryQueue.take();
+    expect(otherHanded).toHaveLength(1);
+    const ok = handleWebhookMessage(otherHanded[0]?.body ?? '', { ...f.deps, webhookSender: receiver.send }, lane);
+    expect(await ok).toBe('done');
+    expect(receiver.requests.at(-1)?.url).toBe('https://hooks.example.com/c');
+
+    release();
+    expect(await Promise.all(running)).toEqual(handed.map(() => 'done'));
+    // Once B's attempts ended, its places are free again.
+    expect(await handleWebhookMessage(back[0]?.body ?? '', { ...f.deps, webhookSender: receiver.send }, lane)).toBe('done');
+    expect(f.attempts.items.filter((a) => a.succeeded)).toHaveLength(2);
   });
 });
 
