@@ -11,7 +11,7 @@
  */
 
 /** What the reconciler re-drives: each kind has its own work queue (gsi3) and its own consumer. */
-export const ACCEPTED_WORK_KINDS = ['wallet_transfer', 'transaction_export', 'withdrawal'] as const;
+export const ACCEPTED_WORK_KINDS = ['wallet_transfer', 'transaction_export', 'withdrawal', 'webhook_redelivery'] as const;
 export type AcceptedWorkKind = (typeof ACCEPTED_WORK_KINDS)[number];
 
 /** One piece of accepted work not yet done. */

@@ -104,6 +104,30 @@ export function queueDelaySeconds(dueAt: Date, now: Date): number {
   return Math.max(0, Math.min(MAX_QUEUE_DELAY_SECONDS, remaining));
 }
 
+/**
+ * The text of a delivery message (`{"kind":"webhook_delivery","v":1,...}`, parsed by `DeliveryMessage` in
+ * shared/usecases/webhooks/deliver.ts): attempt `attempt` of a delivery, due at `due_at`; `hop` counts relays of a
+ * delay longer than SQS holds; `lease` is the claim a first-lane hand-over passes on.
+ */
+export const deliveryMessageBody = (m: {
+  readonly tenant_id: string;
+  readonly delivery_id: string;
+  readonly attempt: number;
+  readonly due_at: string;
+  readonly hop?: number;
+  readonly lease?: string | undefined;
+}): string =>
+  JSON.stringify({
+    kind: 'webhook_delivery',
+    v: 1,
+    tenant_id: m.tenant_id,
+    delivery_id: m.delivery_id,
+    attempt: m.attempt,
+    due_at: m.due_at,
+    hop: m.hop ?? 0,
+    ...(m.lease ? { lease: m.lease } : {}),
+  });
+
 /** A receiver has this long to answer (section 6.3 via the issue: 10 s timeout is a failure). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 

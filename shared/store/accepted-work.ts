@@ -5,6 +5,7 @@ import { queuesFor } from '../domain/events.js';
 import { exportRequest } from '../domain/exports.js';
 import type { AcceptedWork, AcceptedWorkKind, RedriveRecord } from '../domain/reconcile.js';
 import { settlementRequest } from '../domain/wallets.js';
+import { deliveryMessageBody, isPendingDelivery } from '../domain/webhooks.js';
 import { isProcessing, sentBySolanaWorker, transferReferenceOf } from '../domain/withdrawals.js';
 import type { AcceptedWorkQueue, OverdueWork, RedriveLog, RedriveMessage } from '../usecases/monitoring/ports.js';
 import { chainTxOutboxEvents, dynamoChainTxStore } from './chain-tx.js';
@@ -14,6 +15,7 @@ import { keys } from './keys.js';
 import { messageBody } from './outbox.js';
 import { isConditionalCheckFailed } from './transact.js';
 import { transferOfItem, transferOutboxEvents } from './wallets.js';
+import { readDelivery } from './webhooks/deliveries.js';
 import { queuedWithdrawals } from './withdrawals.js';
 
 /**
@@ -107,7 +109,32 @@ export const processingWithdrawals: AcceptedWorkQueue = {
   },
 };
 
-export const ACCEPTED_WORK_QUEUES: readonly AcceptedWorkQueue[] = [acceptedTransfers, openExports, processingWithdrawals];
+/**
+ * Webhook redeliveries accepted (202) whose first attempt is not made: their delivery message again, for the
+ * webhook-delivery worker (its claim is conditioned on the attempt count, so a message not lost after all sends once).
+ */
+export const openRedeliveries: AcceptedWorkQueue = {
+  kind: 'webhook_redelivery',
+  overdue: async (before, limit) =>
+    (await createdBefore(keys.redeliveryQueuePartition(), before, limit))
+      .map(readDelivery)
+      .filter((d) => isPendingDelivery(d) && d.attempts === 0 && !(d.createdAt > before))
+      .map((d) => ({
+        kind: 'webhook_redelivery',
+        tenantId: d.tenantId,
+        id: d.deliveryId,
+        status: d.status,
+        updatedAt: d.createdAt,
+        message: {
+          queue: 'webhook-delivery',
+          eventId: d.deliveryId,
+          eventType: 'webhook_delivery',
+          body: deliveryMessageBody({ tenant_id: d.tenantId, delivery_id: d.deliveryId, attempt: 1, due_at: d.createdAt }),
+        },
+      })),
+};
+
+export const ACCEPTED_WORK_QUEUES: readonly AcceptedWorkQueue[] = [acceptedTransfers, openExports, processingWithdrawals, openRedeliveries];
 
 /* ---------------------------------------------------------------- re-drive records */
 

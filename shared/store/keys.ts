@@ -22,7 +22,7 @@
  * | rates hour candle   | RATES                       | HOUR#<yyyy-mm-ddThh>       | TTL 26 h                             |
  * | webhook settings (A)| TENANT#<tid>                | WEBHOOK_SETTINGS           |                                      |
  * | webhook sub (B)     | TENANT#<tid>                | WEBHOOK#<id>               | guard WEBHOOK_URL#<sha256>, WEBHOOK_COUNT |
- * | webhook delivery    | TENANT#<tid>                | WHDELIVERY#<event>.<dest>  | TTL 30 days                          |
+ * | webhook delivery    | TENANT#<tid>                | WHDELIVERY#<event>.<dest>  | TTL 30 days; a redelivery, until its first attempt is made: gsi3 WHREDELIVERIES#OPEN / <created_at>#<tid>#<id> |
  * | webhook attempt log | TENANT#<tid>                | WHLOG#<at>#<delivery>#<n>  | TTL 30 days                          |
  * | transaction export  | TENANT#<tid>                | EXPORT#<export id>         | TTL at the end of its retention (7 days); its file is S3 `exports/<tid>/<export id>.<csv|json>`; gsi3 (while pending or running): EXPORTS#OPEN / <created_at>#<tid>#<id> |
  * | payment             | TENANT#<tid>                | PAYMENT#<id>               | gsi3: PAYMENTS#WAITING#<network>#<native|token> / <expiry>#<tid>#<id> (while waiting); `state` deflated against the payment dictionary (shared/store/payment-item.ts); each change's events in one outbox item |
@@ -76,6 +76,7 @@ export interface Key {
 const tenantPk = (tenantId: string): string => `TENANT#${tenantId}`;
 const WALLET_TRANSFER_QUEUE_PK = 'WTRANSFERS#ACCEPTED';
 const EXPORT_QUEUE_PK = 'EXPORTS#OPEN';
+const REDELIVERY_QUEUE_PK = 'WHREDELIVERIES#OPEN';
 
 /** Sortable text of a non-negative USD amount (payments by amount): 18 integer digits, 2 decimals. */
 export function usdAmountSortKey(amountUsd: Decimal): string {
@@ -260,6 +261,12 @@ export const keys = {
   webhookCount: (tenantId: string): Key => ({ pk: tenantPk(tenantId), sk: 'WEBHOOK_COUNT' }),
   /** One delivery per (event, destination), keyed by its natural id; attempts logged by time (TTL 30 days). */
   webhookDelivery: (tenantId: string, deliveryId: string): Key => ({ pk: tenantPk(tenantId), sk: `WHDELIVERY#${deliveryId}` }),
+  /** gsi3 work queue of the redeliveries accepted (202) whose first attempt is not made yet, oldest first: the reconciler's. */
+  redeliveryQueue: (createdAt: string, tenantId: string, deliveryId: string) => ({
+    gsi3pk: REDELIVERY_QUEUE_PK,
+    gsi3sk: `${createdAt}#${tenantId}#${deliveryId}`,
+  }),
+  redeliveryQueuePartition: (): string => REDELIVERY_QUEUE_PK,
   webhookAttempt: (tenantId: string, at: string, deliveryId: string, attempt: number): Key => ({
     pk: tenantPk(tenantId),
     sk: `WHLOG#${at}#${deliveryId}#${attempt}`,
@@ -301,7 +308,7 @@ export const keys = {
   /** Sort-key bound of a `<created_at>#<tid>#<id>` work queue's items created at or before `time`. */
   createdBy: dueBy,
 
-  /** The reconciler's re-drives of one piece of accepted work (`kind`: wallet_transfer, transaction_export, withdrawal). */
+  /** The reconciler's re-drives of one piece of accepted work (`kind`: wallet_transfer, transaction_export, withdrawal, webhook_redelivery). */
   redrive: (tenantId: string, kind: string, id: string): Key => ({ pk: tenantPk(tenantId), sk: `REDRIVE#${kind}#${id}` }),
 
   /**

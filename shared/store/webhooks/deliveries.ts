@@ -49,7 +49,7 @@ const DeliveryItem = z
     leaseUntil: item.lease_until,
   }));
 
-const readDelivery = (item: Record<string, unknown>): Delivery => DeliveryItem.parse(item);
+export const readDelivery = (item: Record<string, unknown>): Delivery => DeliveryItem.parse(item);
 
 async function load(tenantId: string, deliveryId: string): Promise<Record<string, unknown> | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.webhookDelivery(tenantId, deliveryId), ConsistentRead: true }));
@@ -57,7 +57,7 @@ async function load(tenantId: string, deliveryId: string): Promise<Record<string
 }
 
 export const dynamoWebhookDeliveries: WebhookDeliveryRepository = {
-  async create(delivery, now) {
+  async create(delivery, now, options) {
     try {
       await db().send(
         new PutCommand({
@@ -78,6 +78,8 @@ export const dynamoWebhookDeliveries: WebhookDeliveryRepository = {
             next_due_at: delivery.nextDueAt,
             // Created already claimed (the first attempt sent by the worker that plans it), or free.
             ...(delivery.leaseToken !== null ? { lease_token: delivery.leaseToken, lease_until: delivery.leaseUntil } : {}),
+            // A redelivery (accepted with 202) waits in the reconciler's work queue until its first attempt is made.
+            ...(options?.awaitsFirstAttempt ? keys.redeliveryQueue(delivery.createdAt, delivery.tenantId, delivery.deliveryId) : {}),
             ttl: ttlAfterDays(now, DELIVERY_LOG_DAYS),
           },
           ConditionExpression: 'attribute_not_exists(pk)',
@@ -180,7 +182,8 @@ export const dynamoWebhookDeliveries: WebhookDeliveryRepository = {
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.webhookDelivery(tenantId, deliveryId),
-          UpdateExpression: 'SET #s = :s, attempts = :n, next_due_at = :due, last_attempt_at = :at, lease_token = :null, lease_until = :null',
+          UpdateExpression:
+            'SET #s = :s, attempts = :n, next_due_at = :due, last_attempt_at = :at, lease_token = :null, lease_until = :null REMOVE gsi3pk, gsi3sk',
           ConditionExpression: 'lease_token = :t',
           ExpressionAttributeNames: { '#s': 'status' },
           ExpressionAttributeValues: {

@@ -6,6 +6,7 @@ import {
   answeredInTime,
   DELIVERY_TIMEOUT_MS,
   defaultUrlReceives,
+  deliveryMessageBody,
   envelopeA,
   FIRST_LANE_TIMEOUT_MS,
   isMarkedSlow,
@@ -99,18 +100,6 @@ export const EventMessage = z.object({
   payload: z.record(z.string(), z.unknown()),
 });
 export type EventMessage = z.infer<typeof EventMessage>;
-
-export const deliveryMessageBody = (m: Omit<DeliveryMessage, 'kind' | 'v' | 'hop'> & { hop?: number }): string =>
-  JSON.stringify({
-    kind: 'webhook_delivery',
-    v: 1,
-    tenant_id: m.tenant_id,
-    delivery_id: m.delivery_id,
-    attempt: m.attempt,
-    due_at: m.due_at,
-    hop: m.hop ?? 0,
-    ...(m.lease ? { lease: m.lease } : {}),
-  });
 
 /**
  * Which worker runs a message: the first lane (`webhook-delivery`, short waits, hand-overs, the process's tenant

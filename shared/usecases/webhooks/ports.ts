@@ -61,7 +61,7 @@ export interface WebhookDeliveryRepository {
    * Creates the delivery unless it exists (a replayed event); true when this call created it. A delivery with a
    * lease (`leaseToken`, `leaseUntil`) is created claimed: its creator holds attempt 1.
    */
-  create(delivery: Delivery, now: Date): Promise<boolean>;
+  create(delivery: Delivery, now: Date, options?: { readonly awaitsFirstAttempt?: boolean }): Promise<boolean>;
   get(tenantId: string, deliveryId: string): Promise<Delivery | null>;
   /**
    * Claims attempt `attempt` (1-based): only while the delivery is pending, exactly `attempt - 1` attempts are

@@ -1,9 +1,13 @@
 import { NotFoundError } from '../../domain/errors.js';
-import { deliveryMessageBody } from './deliver.js';
+import { deliveryMessageBody } from '../../domain/webhooks.js';
 import type { WebhookPorts } from './ports.js';
 import type { RedeliveryView } from './views.js';
 
-/** Sends a delivery again as a new delivery (`<id>.r<ms>`) with the SAME body and webhook-id, full retry schedule. */
+/**
+ * Sends a delivery again as a new delivery (`<id>.r<ms>`) with the SAME body and webhook-id, full retry schedule.
+ * Accepted (202) once the delivery is stored: until its first attempt is made it waits in the reconciler's work
+ * queue, which sends its message again if this one is lost (shared/usecases/monitoring/reconcile.ts).
+ */
 export async function redeliver(
   tenantId: string,
   deliveryId: string,
@@ -25,6 +29,7 @@ export async function redeliver(
       leaseUntil: null,
     },
     now,
+    { awaitsFirstAttempt: true },
   );
   await deps.deliveryQueue.send([
     { body: deliveryMessageBody({ tenant_id: tenantId, delivery_id: id, attempt: 1, due_at: now.toISOString() }), delaySeconds: 0 },

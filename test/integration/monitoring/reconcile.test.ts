@@ -32,6 +32,8 @@ import { runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process
 import { VirtualClock } from '../../support/clock.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { writtenEvent } from '../../support/outbox.js';
+import { dynamoWebhookDeliveries } from '../../../shared/store/webhooks/deliveries.js';
+import { redeliver } from '../../../shared/usecases/webhooks/redeliver.js';
 import { batcherDeps, withdrawalsApi } from '../../support/withdrawals.js';
 import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
 
@@ -41,7 +43,7 @@ import { caller, putFixedRates, tenantWithToken } from '../payments/support.js';
  * run with a virtual clock past the deadline, sends the same messages again to the real queues; the real workers
  * then complete the work, once. Nothing here waits for time to pass.
  */
-const USED: readonly QueueName[] = ['wallet-transfers', 'transaction-exports', 'chain-results'];
+const USED: readonly QueueName[] = ['wallet-transfers', 'transaction-exports', 'chain-results', 'webhook-delivery'];
 const AFTER_MINUTES = 10;
 const MINUTE = 60_000;
 const DEST = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -145,18 +147,18 @@ describe('the reconciler', () => {
     // Their messages are lost: the outbox items exist, nothing reached a queue. Within the deadline nothing is sent.
     clock.set(Date.now() + 60_000);
     expect(await reconcile()).toEqual({
-      redriven: { wallet_transfer: 0, transaction_export: 0, withdrawal: 0 },
-      stuck: { wallet_transfer: 0, transaction_export: 0, withdrawal: 0 },
+      redriven: { wallet_transfer: 0, transaction_export: 0, withdrawal: 0, webhook_redelivery: 0 },
+      stuck: { wallet_transfer: 0, transaction_export: 0, withdrawal: 0, webhook_redelivery: 0 },
     });
     expect(await drain('wallet-transfers')).toEqual([]);
 
     // Past it, each is sent again, exactly as the event router would have sent it; a second run sends nothing more.
     clock.advance(AFTER_MINUTES * MINUTE);
     expect(await reconcile()).toEqual({
-      redriven: { wallet_transfer: 1, transaction_export: 1, withdrawal: 0 },
-      stuck: { wallet_transfer: 0, transaction_export: 0, withdrawal: 0 },
+      redriven: { wallet_transfer: 1, transaction_export: 1, withdrawal: 0, webhook_redelivery: 0 },
+      stuck: { wallet_transfer: 0, transaction_export: 0, withdrawal: 0, webhook_redelivery: 0 },
     });
-    expect((await reconcile()).redriven).toEqual({ wallet_transfer: 0, transaction_export: 0, withdrawal: 0 });
+    expect((await reconcile()).redriven).toEqual({ wallet_transfer: 0, transaction_export: 0, withdrawal: 0, webhook_redelivery: 0 });
     const transferMessages = await drain('wallet-transfers');
     const settleEvent = await writtenEvent(`wallet_transfer:${transferId}:settle`);
     expect(transferMessages.map((m) => JSON.parse(m.body))).toEqual([JSON.parse(messageBody(settleEvent!))]);
@@ -185,12 +187,12 @@ describe('the reconciler', () => {
     clock.advance(3 * AFTER_MINUTES * MINUTE);
     printed = [];
     expect(await reconcile()).toEqual({
-      redriven: { wallet_transfer: 0, transaction_export: 0, withdrawal: 0 },
-      stuck: { wallet_transfer: 0, transaction_export: 0, withdrawal: 0 },
+      redriven: { wallet_transfer: 0, transaction_export: 0, withdrawal: 0, webhook_redelivery: 0 },
+      stuck: { wallet_transfer: 0, transaction_export: 0, withdrawal: 0, webhook_redelivery: 0 },
     });
     expect(await work('wallet-transfers', transfers)).toBe(0);
     expect(await work('transaction-exports', exports)).toBe(0);
-    expect(printedFor(METRIC_NAMES.acceptedWorkStuck)).toEqual({ wallet_transfer: 0, transaction_export: 0, withdrawal: 0 });
+    expect(printedFor(METRIC_NAMES.acceptedWorkStuck)).toEqual({ wallet_transfer: 0, transaction_export: 0, withdrawal: 0, webhook_redelivery: 0 });
   });
 
   it('counts work a re-drive did not move as stuck, re-drives it again, and stops counting once it is done', async () => {
@@ -212,8 +214,8 @@ describe('the reconciler', () => {
     clock.advance(2 * MINUTE);
     printed = [];
     expect(await reconcile()).toMatchObject({ redriven: { wallet_transfer: 1 }, stuck: { wallet_transfer: 1 } });
-    expect(printedFor(METRIC_NAMES.acceptedWorkStuck)).toEqual({ wallet_transfer: 1, transaction_export: 0, withdrawal: 0 });
-    expect(printedFor(METRIC_NAMES.acceptedWorkRedriven)).toEqual({ wallet_transfer: 1, transaction_export: 0, withdrawal: 0 });
+    expect(printedFor(METRIC_NAMES.acceptedWorkStuck)).toEqual({ wallet_transfer: 1, transaction_export: 0, withdrawal: 0, webhook_redelivery: 0 });
+    expect(printedFor(METRIC_NAMES.acceptedWorkRedriven)).toEqual({ wallet_transfer: 1, transaction_export: 0, withdrawal: 0, webhook_redelivery: 0 });
 
     expect(await work('wallet-transfers', transfers)).toBe(1);
     expect((await wallets('POST', '/wallets/transfer-history/', { body: { wallet_id: wallet.wallet_id } })).body.transfers[0]).toMatchObject({
@@ -298,5 +300,54 @@ describe('the reconciler', () => {
       transfer_id: accepted.id,
       status: 'completed',
     });
+  });
+
+  it('re-sends a webhook redelivery (accepted with 202) whose message was lost, until its first attempt is made', async () => {
+    const tenantId = t.tenantId;
+    const eventId = `evt-${Date.now()}`;
+    const original = {
+      tenantId,
+      deliveryId: `${eventId}.a`,
+      eventId,
+      eventType: 'payment_status_update',
+      webhookId: eventId,
+      destination: { kind: 'default' as const, url: 'https://hooks.example.com/a' },
+      body: '{"event":"payment_status_update"}',
+      status: 'failed' as const,
+      attempts: 6,
+      createdAt: new Date().toISOString(),
+      nextDueAt: null,
+      leaseToken: null,
+      leaseUntil: null,
+    };
+    expect(await dynamoWebhookDeliveries.create(original, new Date())).toBe(true);
+    // Accepted, but its message never reaches the queue.
+    const lost: { body: string }[] = [];
+    const view = await redeliver(tenantId, original.deliveryId, {
+      clock: { now: () => new Date() },
+      webhookDeliveries: dynamoWebhookDeliveries,
+      deliveryQueue: { send: async (messages: readonly { body: string }[]) => void lost.push(...messages) },
+    } as unknown as Parameters<typeof redeliver>[2]);
+    expect(lost).toHaveLength(1);
+
+    clock.set(Date.now() + 60_000);
+    expect((await reconcile()).redriven.webhook_redelivery).toBe(0);
+    clock.advance(AFTER_MINUTES * MINUTE);
+    expect((await reconcile()).redriven.webhook_redelivery).toBe(1);
+    expect((await reconcile()).redriven.webhook_redelivery).toBe(0);
+    const sent = await drain('webhook-delivery');
+    // The same message the redelivery sent: attempt 1 of the new delivery.
+    expect(sent.map((m) => JSON.parse(m.body))).toEqual([JSON.parse(lost[0]?.body ?? '')]);
+    expect(JSON.parse(sent[0]?.body ?? '')).toMatchObject({ kind: 'webhook_delivery', delivery_id: view.delivery_id, attempt: 1 });
+
+    // Its first attempt made (claimed and recorded as a worker does), it leaves the work queue: nothing more is sent.
+    const now = new Date();
+    expect(await dynamoWebhookDeliveries.claimAttempt(tenantId, view.delivery_id, 1, 'lease-1', now, new Date(now.getTime() + 60_000))).not.toBeNull();
+    expect(await dynamoWebhookDeliveries.completeAttempt(tenantId, view.delivery_id, 1, 'lease-1', { status: 'succeeded', nextDueAt: null, at: now })).toBe(
+      true,
+    );
+    clock.advance(3 * AFTER_MINUTES * MINUTE);
+    expect(await reconcile()).toMatchObject({ redriven: { webhook_redelivery: 0 }, stuck: { webhook_redelivery: 0 } });
+    expect(await drain('webhook-delivery')).toEqual([]);
   });
 });

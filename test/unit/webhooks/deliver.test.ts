@@ -1,16 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { MAX_QUEUE_DELAY_SECONDS, RETRY_DELAYS_SECONDS } from '../../../shared/domain/webhooks.js';
+import { deliveryMessageBody, MAX_QUEUE_DELAY_SECONDS, RETRY_DELAYS_SECONDS } from '../../../shared/domain/webhooks.js';
 import { createSettings } from '../../../shared/usecases/webhooks/create-settings.js';
 import { createSubscription } from '../../../shared/usecases/webhooks/create-subscription.js';
 import { signatureHeaders } from '../../../shared/usecases/webhooks/signing.js';
-import {
-  DeliveryMessage,
-  deliveryMessageBody,
-  handleWebhookMessage,
-  LEASE_MS,
-  subscriptionDeliveryId,
-  variantADeliveryId,
-} from '../../../shared/usecases/webhooks/deliver.js';
+import { DeliveryMessage, handleWebhookMessage, LEASE_MS, subscriptionDeliveryId, variantADeliveryId } from '../../../shared/usecases/webhooks/deliver.js';
 import type { FakeWebhooks } from '../../support/fakes/webhooks.js';
 import { fakeWebhooks, ScriptedSender } from '../../support/fakes/webhooks.js';
 
