@@ -1,11 +1,13 @@
 /**
  * One wording per kind of input error, on every endpoint: what `details` says of a field (or query parameter) that
  * a request gets wrong (spec 7.1: each field mapped to a list of messages, in the interface's words: "This field is
- * required."). The zod error map of the request pipeline (`wordingOf` in shared/usecases/schema.ts) answers each
+ * required."). The zod error map of the request pipeline (`wordingOf`, at the end of this file) answers each
  * issue from this table, and the hand-written checks (decimals, dates, the body forms) take their text from it, so
  * a missing field reads the same on payments, withdrawals, wallets and custody. docs/requests.md ("Error wording")
  * publishes the table (scripts/error-wording-table.ts; test/unit/http/error-wording.test.ts keeps them equal).
  */
+
+import type * as z from 'zod';
 
 /** The JSON types a field may expect, as the wrong-type message names them. */
 export const TYPE_NAMES = {
@@ -79,31 +81,61 @@ export const WORDING = {
   invalid: 'Enter a valid value.',
 } as const;
 
-/** Which wording each kind of error has, in the order docs/requests.md shows them, with an example of each. */
-export const WORDING_KINDS: readonly { readonly kind: string; readonly example: string }[] = [
-  { kind: 'missing field', example: WORDING.required },
-  { kind: 'missing field another field needs', example: WORDING.requiredWhere('with token') },
-  { kind: 'null', example: WORDING.null },
-  { kind: 'empty text', example: WORDING.blank },
-  ...(Object.keys(TYPE_NAMES) as ExpectedType[]).map((t) => ({ kind: `wrong type (${t} expected)`, example: WORDING.wrongType(t) })),
-  { kind: 'not one of a set', example: WORDING.choice(['waiting', 'confirming', 'completed']) },
-  { kind: 'a name the catalogue does not know', example: WORDING.unknown('currency code') },
-  { kind: 'text too short / too long', example: `${WORDING.minLength(3)} / ${WORDING.maxLength(64)}` },
-  { kind: 'number too small / too large', example: `${WORDING.min(1)} / ${WORDING.max(1440)}` },
-  { kind: 'number at an excluded bound', example: `${WORDING.min(0, true)} / ${WORDING.max(100, true)}` },
-  { kind: 'too few / too many items', example: `${WORDING.minItems(1)} / ${WORDING.maxItems(10)}` },
-  ...(Object.keys(FORMAT_NAMES) as FormatName[]).map((f) => ({ kind: `bad format (${f})`, example: WORDING.format(f) })),
-  { kind: 'too many decimal places', example: WORDING.scale(2) },
-  { kind: 'too many significant digits', example: WORDING.digits(30) },
-  { kind: 'unknown body field', example: WORDING.unknownField },
-  { kind: 'unknown query parameter', example: WORDING.unknownParameter },
-  {
-    kind: 'parameter of the other list form',
-    example: `${WORDING.otherFormAdd('offset form', ['limit', 'offset'])} / ${WORDING.otherFormRemove('page form', ['limit'])}`,
-  },
-  { kind: 'fields that contradict each other', example: WORDING.contradicts('currency', 'USDTERC20 is USDT on ETH.') },
-  { kind: 'body not valid JSON', example: WORDING.notJson },
-  { kind: 'body not a JSON object', example: WORDING.notAnObject },
-  { kind: 'cursor not handed out by the list', example: WORDING.notOurs },
-  { kind: 'any other refused value', example: WORDING.invalid },
-];
+/* ------------------------------------------------------------------------------------------------ the error map */
+
+const EXPECTED: Readonly<Record<string, ExpectedType>> = {
+  string: 'string',
+  number: 'number',
+  bigint: 'number',
+  nan: 'number',
+  int: 'integer',
+  boolean: 'boolean',
+  object: 'object',
+  record: 'object',
+  map: 'object',
+  array: 'array',
+  tuple: 'array',
+  set: 'array',
+};
+
+const FORMATS: Readonly<Record<string, FormatName>> = { email: 'email', url: 'url', uuid: 'uuid', guid: 'uuid', datetime: 'date', date: 'date' };
+
+const bound = (value: number | bigint): number | string => (typeof value === 'bigint' ? value.toString() : value);
+
+/**
+ * The zod error map of every request schema (shared/http/middleware/validation.ts passes it to each parse): each
+ * kind of issue in the one wording of this table. A message a schema gives itself wins (zod's
+ * precedence); those come from the same table.
+ */
+export function wordingOf(issue: z.core.$ZodRawIssue): string {
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && issue.input === undefined) return WORDING.required;
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && issue.input === null) return WORDING.null;
+  switch (issue.code) {
+    case 'invalid_type': {
+      const expected = EXPECTED[issue.expected];
+      return expected === undefined ? WORDING.invalid : WORDING.wrongType(expected);
+    }
+    case 'invalid_value':
+      return WORDING.choice(issue.values);
+    case 'too_small': {
+      const n = bound(issue.minimum);
+      if (issue.origin === 'string') return n === 1 ? WORDING.blank : WORDING.minLength(Number(n));
+      if (issue.origin === 'array' || issue.origin === 'set') return WORDING.minItems(Number(n));
+      return WORDING.min(n, issue.inclusive === false);
+    }
+    case 'too_big': {
+      const n = bound(issue.maximum);
+      if (issue.origin === 'string') return WORDING.maxLength(Number(n));
+      if (issue.origin === 'array' || issue.origin === 'set') return WORDING.maxItems(Number(n));
+      return WORDING.max(n, issue.inclusive === false);
+    }
+    case 'invalid_format': {
+      const format = FORMATS[issue.format];
+      return format === undefined ? WORDING.invalid : WORDING.format(format);
+    }
+    case 'unrecognized_keys':
+      return WORDING.unknownField;
+    default:
+      return WORDING.invalid;
+  }
+}

@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { findCurrency, findNetwork } from '../domain/currencies.js';
-import type { ExpectedType, FormatName } from '../domain/errors-wording.js';
 import { WORDING } from '../domain/errors-wording.js';
 import { JsonNumber } from '../domain/json-number.js';
 import { MAX_SIGNIFICANT_DIGITS } from '../domain/money.js';
@@ -179,61 +178,4 @@ export const checkQueryForms = (chosen: QueryForm & { readonly by: readonly stri
 /** A decimal or integer field's own answer to a value of the wrong type (it takes a JSON number or a string). */
 function numberOrString(issue: z.core.$ZodRawIssue): string | undefined {
   return issue.input === undefined || issue.input === null ? undefined : WORDING.wrongType('number');
-}
-
-const EXPECTED: Readonly<Record<string, ExpectedType>> = {
-  string: 'string',
-  number: 'number',
-  bigint: 'number',
-  nan: 'number',
-  int: 'integer',
-  boolean: 'boolean',
-  object: 'object',
-  record: 'object',
-  map: 'object',
-  array: 'array',
-  tuple: 'array',
-  set: 'array',
-};
-
-const FORMATS: Readonly<Record<string, FormatName>> = { email: 'email', url: 'url', uuid: 'uuid', guid: 'uuid', datetime: 'date', date: 'date' };
-
-const bound = (value: number | bigint): number | string => (typeof value === 'bigint' ? value.toString() : value);
-
-/**
- * The zod error map of every request schema (shared/http/middleware/validation.ts passes it to each parse): each
- * kind of issue in the one wording of shared/domain/errors-wording.ts. A message a schema gives itself wins (zod's
- * precedence); those come from the same table.
- */
-export function wordingOf(issue: z.core.$ZodRawIssue): string {
-  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && issue.input === undefined) return WORDING.required;
-  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && issue.input === null) return WORDING.null;
-  switch (issue.code) {
-    case 'invalid_type': {
-      const expected = EXPECTED[issue.expected];
-      return expected === undefined ? WORDING.invalid : WORDING.wrongType(expected);
-    }
-    case 'invalid_value':
-      return WORDING.choice(issue.values);
-    case 'too_small': {
-      const n = bound(issue.minimum);
-      if (issue.origin === 'string') return n === 1 ? WORDING.blank : WORDING.minLength(Number(n));
-      if (issue.origin === 'array' || issue.origin === 'set') return WORDING.minItems(Number(n));
-      return WORDING.min(n, issue.inclusive === false);
-    }
-    case 'too_big': {
-      const n = bound(issue.maximum);
-      if (issue.origin === 'string') return WORDING.maxLength(Number(n));
-      if (issue.origin === 'array' || issue.origin === 'set') return WORDING.maxItems(Number(n));
-      return WORDING.max(n, issue.inclusive === false);
-    }
-    case 'invalid_format': {
-      const format = FORMATS[issue.format];
-      return format === undefined ? WORDING.invalid : WORDING.format(format);
-    }
-    case 'unrecognized_keys':
-      return WORDING.unknownField;
-    default:
-      return WORDING.invalid;
-  }
 }

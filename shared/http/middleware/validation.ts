@@ -1,7 +1,6 @@
-import * as z from 'zod';
+import type * as z from 'zod';
 import { GatewayError, ValidationError } from '../../domain/errors.js';
-import { WORDING } from '../../domain/errors-wording.js';
-import { wordingOf } from '../../usecases/schema.js';
+import { WORDING, wordingOf } from '../../domain/errors-wording.js';
 import type { AnyRoute } from '../route.js';
 import type { ApiEvent, RequestState } from './request.js';
 
@@ -49,11 +48,15 @@ function validate<T>(schema: z.ZodType<T> | undefined, input: unknown, where: 'q
   throw new ValidationError(issuesByField(parsed.error.issues, where));
 }
 
-/** The parameters a query schema names (an object's keys; through pipes and across a union's options). */
+/**
+ * The parameters a query schema names (an object's keys; through pipes and across a union's options), read from
+ * the schema's definition rather than by class, so that a Lambda without query schemas bundles no zod.
+ */
 function parameterNames(schema: z.ZodType): readonly string[] {
-  if (schema instanceof z.ZodObject) return Object.keys(schema.shape);
-  if (schema instanceof z.ZodPipe) return parameterNames(schema.in as z.ZodType);
-  if (schema instanceof z.ZodUnion) return (schema.options as readonly z.ZodType[]).flatMap(parameterNames);
+  const def = schema._zod.def as { type: string; shape?: object; in?: z.ZodType; options?: readonly z.ZodType[] };
+  if (def.type === 'object' && def.shape) return Object.keys(def.shape);
+  if (def.type === 'pipe' && def.in) return parameterNames(def.in);
+  if (def.type === 'union' && def.options) return def.options.flatMap(parameterNames);
   throw new Error('A query schema is an object: its keys are the parameters the route takes');
 }
 

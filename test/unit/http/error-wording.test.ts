@@ -3,11 +3,11 @@ import * as z from 'zod';
 import openapi from '../../../functions/system/openapi.json' with { type: 'json' };
 import { publishedWordingTable, renderWordingTable, WORDING_TABLE_FILE } from '../../../scripts/error-wording-table.js';
 import { documentedRoutes } from '../../../scripts/openapi-document.js';
-import { WORDING } from '../../../shared/domain/errors-wording.js';
+import { WORDING, wordingOf } from '../../../shared/domain/errors-wording.js';
 import { JsonNumber } from '../../../shared/domain/json-number.js';
 import { queryParameters } from '../../../shared/http/middleware/validation.js';
 import type { AnyRoute } from '../../../shared/http/route.js';
-import { decimal, integerInput, queryBoolean, queryInteger, wordingOf } from '../../../shared/usecases/schema.js';
+import { decimal, integerInput, queryBoolean, queryInteger } from '../../../shared/usecases/schema.js';
 
 /**
  * One wording per kind of input error (shared/domain/errors-wording.ts): the zod error map words each kind from
