@@ -1,23 +1,9 @@
-import { createApi } from '../../../shared/http/pipeline.js';
-import type { AnyRoute } from '../../../shared/http/route.js';
 import { createRouter } from '../../../shared/http/router.js';
 import { WORDING } from '../../../shared/domain/errors-wording.js';
-import { authRuntime } from '../../../shared/runtime/auth.js';
-import { currenciesRuntime } from '../../../shared/runtime/currencies.js';
-import { custodyAccountsRuntime } from '../../../shared/runtime/custody-accounts.js';
-import { custodySyncRuntime } from '../../../shared/runtime/custody-sync.js';
-import { custodyWithdrawalsRuntime } from '../../../shared/runtime/custody-withdrawals.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
-import { paymentsRuntime } from '../../../shared/runtime/payments.js';
-import { systemRuntime } from '../../../shared/runtime/system.js';
-import { transactionsRuntime } from '../../../shared/runtime/transactions.js';
-import { userRuntime } from '../../../shared/runtime/user.js';
-import { walletsRuntime } from '../../../shared/runtime/wallets.js';
-import { webhooksRuntime } from '../../../shared/runtime/webhooks.js';
-import { withdrawalsRuntime } from '../../../shared/runtime/withdrawals.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
+import { apiGroupHandlers } from '../../support/api-groups.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
-import { fakeSecretBox, RecordingQueue, ScriptedSender } from '../../support/fakes/webhooks.js';
 import { API_ROUTE_TABLES } from '../../support/route-tables.js';
 import { caller, putFixedRates, servingEth, tenantWithToken, type Handler } from '../payments/support.js';
 
@@ -35,33 +21,9 @@ const call: Record<string, ReturnType<typeof caller>> = {};
 beforeAll(async () => {
   table = await startTestTable();
   const cfg = servingEth({ HOT_WALLET_KEY_ID: 'input-hot-wallet' });
-  const webhooks = {
-    ...webhooksRuntime(cfg),
-    webhookSecrets: fakeSecretBox,
-    webhookSender: new ScriptedSender(200).send,
-    deliveryQueue: new RecordingQueue(),
-    callbacks: { allowLoopback: false, resolve: async () => ['93.184.216.34'] },
-  };
-  const deps: Record<string, unknown> = {
-    auth: authRuntime(cfg),
-    user: { ...userRuntime(), ...webhooks },
-    system: systemRuntime(),
-    currencies: currenciesRuntime(cfg),
-    legacy: {},
-    payments: paymentsRuntime(cfg),
-    withdrawals: withdrawalsRuntime(cfg),
-    wallets: walletsRuntime(cfg),
-    transactions: transactionsRuntime(cfg),
-    custody: custodyAccountsRuntime(cfg),
-    'custody-sync': custodySyncRuntime(cfg),
-    'custody-withdrawals': custodyWithdrawalsRuntime(cfg),
-    'not-found': {},
-  };
   await putFixedRates();
   tenant = await tenantWithToken('Bad input', ['read', 'write', 'admin']);
-  for (const [name, routes] of Object.entries(API_ROUTE_TABLES)) {
-    call[name] = caller(createApi(routes as readonly AnyRoute[], deps[name]) as unknown as Handler, () => tenant.bearer);
-  }
+  for (const [name, handler] of Object.entries(apiGroupHandlers(cfg))) call[name] = caller(handler as unknown as Handler, () => tenant.bearer);
   for (const amount of ['1000', '1', '2']) {
     await creditAdjustment({ tenant_id: tenant.tenantId, currency: 'USDTERC20', amount, reason: 'test funding' }, ledgerRuntime());
   }

@@ -2,25 +2,13 @@ import { writeFileSync } from 'node:fs';
 import { jest } from '@jest/globals';
 import type { Context } from 'aws-lambda';
 import fc from 'fast-check';
-import { createApi, type ApiEvent, type ApiResult } from '../../../shared/http/pipeline.js';
+import { type ApiEvent, type ApiResult } from '../../../shared/http/pipeline.js';
 import type { AnyRoute } from '../../../shared/http/route.js';
-import { authRuntime } from '../../../shared/runtime/auth.js';
-import { currenciesRuntime } from '../../../shared/runtime/currencies.js';
-import { paymentsRuntime } from '../../../shared/runtime/payments.js';
-import { systemRuntime } from '../../../shared/runtime/system.js';
-import { userRuntime } from '../../../shared/runtime/user.js';
-import { webhooksRuntime } from '../../../shared/runtime/webhooks.js';
-import { withdrawalsRuntime } from '../../../shared/runtime/withdrawals.js';
-import { custodyAccountsRuntime } from '../../../shared/runtime/custody-accounts.js';
-import { custodySyncRuntime } from '../../../shared/runtime/custody-sync.js';
-import { custodyWithdrawalsRuntime } from '../../../shared/runtime/custody-withdrawals.js';
-import { transactionsRuntime } from '../../../shared/runtime/transactions.js';
-import { walletsRuntime } from '../../../shared/runtime/wallets.js';
 import { updateTenantSettings } from '../../../shared/store/tenants.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
+import { apiGroupHandlers } from '../../support/api-groups.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
-import { fakeSecretBox, RecordingQueue, ScriptedSender } from '../../support/fakes/webhooks.js';
 import { API_ROUTE_TABLES } from '../../support/route-tables.js';
 import { lambdaContext } from '../../unit/http/event.js';
 import { servingEth, putFixedRates, tenantWithToken } from '../payments/support.js';
@@ -47,32 +35,7 @@ const known: { ids: string[] } = { ids: [] };
 function buildHandlers(): void {
   // ETH is served (an endpoint never dialled, a factory, the hot wallet's key), so payments and withdrawals are made.
   const cfg = servingEth({ HOT_WALLET_KEY_ID: 'fuzz-hot-wallet' });
-  const webhooks = {
-    ...webhooksRuntime(cfg),
-    webhookSecrets: fakeSecretBox,
-    webhookSender: new ScriptedSender(200).send,
-    deliveryQueue: new RecordingQueue(),
-    callbacks: { allowLoopback: false, resolve: async () => ['93.184.216.34'] },
-  };
-  const deps: Record<string, unknown> = {
-    auth: authRuntime(cfg),
-    user: { ...userRuntime(), ...webhooks },
-    system: systemRuntime(),
-    currencies: currenciesRuntime(cfg),
-    legacy: {},
-    payments: paymentsRuntime(cfg),
-    withdrawals: withdrawalsRuntime(cfg),
-    wallets: walletsRuntime(cfg),
-    transactions: transactionsRuntime(cfg),
-    custody: custodyAccountsRuntime(cfg),
-    'custody-sync': custodySyncRuntime(cfg),
-    'custody-withdrawals': custodyWithdrawalsRuntime(cfg),
-    'not-found': {},
-  };
-  for (const [name, routes] of Object.entries(API_ROUTE_TABLES)) {
-    if (!(name in deps)) throw new Error(`no deps for the ${name} group`);
-    handlers[name] = createApi(routes as readonly AnyRoute[], deps[name]) as unknown as Handler;
-  }
+  for (const [name, handler] of Object.entries(apiGroupHandlers(cfg))) handlers[name] = handler as unknown as Handler;
 }
 
 /** One request to a group's Lambda (no credentials unless given), its status and JSON body. */
