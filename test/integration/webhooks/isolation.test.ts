@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WORKER_FUNCTIONS } from '../../../infra/definition.js';
+import { RETRY_LANE_TENANT_LIMIT } from '../../../shared/domain/webhooks.js';
 import { webhooksRuntime } from '../../../shared/runtime/webhooks.js';
 import { outboxEvent, outboxPutItem } from '../../../shared/store/outbox.js';
 import { transactWrite } from '../../../shared/store/transact.js';
@@ -18,8 +19,8 @@ import { startReceiver, type Receiver } from './support.js';
  * Issue 25, item 4: a slow receiver delays only its own tenant. On the local stack (DynamoDB Local, the SQS
  * server, event-router and both webhook lanes run by the local sources), tenant B's receiver never answers; B's
  * events are committed first, tenant A's after them. A's deliveries all arrive before any of B's attempts has
- * timed out (none is recorded yet), and B's first attempts are made on the retry lane with the full timeout,
- * their next attempts waiting on the retry lane's queue.
+ * timed out (none is recorded yet), and B's first attempts are made on the retry lane with the full timeout, a few
+ * at a time, their next attempts waiting on the retry lane's queue.
  */
 let stack: TestStack;
 let fast: Receiver;
@@ -89,16 +90,17 @@ it('tenant A is delivered while tenant B hangs, and B is retried on the retry la
   expect(held.length).toBeGreaterThan(0);
   expect(bAttemptsThen).toEqual([]);
 
-  // B's first attempts end on the retry lane: each waited the full 10 s (the first lane never waits that long).
+  // B's first attempts end on the retry lane: each waited the full 10 s (the first lane never waits that long). The
+  // retry lane makes at most RETRY_LANE_TENANT_LIMIT of them at once (the rest wait their turn on its queue), so
+  // the first of them end together, about 10 s after they started.
   const bAttempts = await until(
     "B's first attempts recorded",
     async () => {
       const items = (await deps.webhookAttempts.list(b, since, 200, null)).items;
-      return items.length >= B_EVENTS ? items : undefined;
+      return items.length >= RETRY_LANE_TENANT_LIMIT ? items : undefined;
     },
-    90_000,
+    60_000,
   );
-  expect(bAttempts).toHaveLength(B_EVENTS);
   expect(new Set(bAttempts.map((x) => x.attempt))).toEqual(new Set([1]));
   expect(new Set(bAttempts.map((x) => x.error))).toEqual(new Set(['timeout after 10000 ms']));
   // Their second attempts wait on the retry lane's queue (due a minute later), not on the first lane's.
@@ -110,7 +112,7 @@ it('tenant A is delivered while tenant B hangs, and B is retried on the retry la
         )
       ).Attributes?.ApproximateNumberOfMessagesDelayed ?? 0,
     );
-  expect(await until('the retries enqueued', async () => ((await delayed('webhook-retries')) >= B_EVENTS ? true : undefined), 10_000)).toBe(true);
+  expect(await until('the retries enqueued', async () => ((await delayed('webhook-retries')) >= bAttempts.length ? true : undefined), 10_000)).toBe(true);
   expect(await delayed('webhook-delivery')).toBe(0);
   // B's subscription is marked slow; A's deliveries each succeeded at the first attempt.
   expect((await deps.webhookSubscriptions.get(b, sub.id))?.slowUntil).toEqual(expect.any(String));
