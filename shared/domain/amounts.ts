@@ -1,7 +1,6 @@
 import { findCurrency } from './currencies.js';
-import type { JsonNumber } from './json-number.js';
 import type { Decimal } from './money.js';
-import { jsonNumber, scaleOf, toFixed } from './money.js';
+import { scaleOf, toFixed } from './money.js';
 
 /**
  * How an amount is spelled in every answer and webhook payload (DESIGN section 10), in ONE place: the presenters
@@ -16,7 +15,8 @@ import { jsonNumber, scaleOf, toFixed } from './money.js';
  *
  * Strings are padded, never rounded: an amount with more places than its spelling (18-decimal dust) keeps them
  * all, so what is shown is exactly what is held. Where the interface says "number" (the withdrawal list, custody
- * records) the amount is a JSON number written from its exact canonical decimal (`5`, `4.25`): never a float.
+ * records) the amount is `jsonNumber` (shared/domain/money.ts): its exact canonical decimal (`5`, `4.25`), never a
+ * float.
  */
 
 /** Which rule spells an amount: a withdrawal's (8 places) or any other movement's (the currency's display precision). */
@@ -32,9 +32,4 @@ export function placesOf(currency: string, spelling: AmountSpelling): number {
 /** An amount as a decimal string of an answer or a webhook payload. */
 export function amountText(value: Decimal, currency: string, spelling: AmountSpelling): string {
   return toFixed(value, Math.max(placesOf(currency, spelling), scaleOf(value)), 'down');
-}
-
-/** An amount where the interface says "number": a JSON number of its exact canonical decimal. */
-export function amountNumber(value: Decimal): JsonNumber {
-  return jsonNumber(value);
 }

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { CustodyAccountState, CustodyAddressState, CustodyTransferState } from '../../domain/custody.js';
 import { ACCOUNT_STATUSES, ACCOUNT_TYPES, CUSTODY_BLOCKCHAINS } from '../../domain/custody.js';
-import { amountNumber } from '../../domain/amounts.js';
+import { jsonNumber } from '../../domain/money.js';
 
 /** The answers of the custody group (spec 2.10), as zod schemas for `/openapi.json`, and how states become them. */
 
@@ -82,7 +82,7 @@ export const custodyTransferRecord = (t: CustodyTransferState) => ({
   from_account_id: t.fromAccountId,
   to_account_id: t.toAccountId,
   blockchain: t.blockchain,
-  amount: amountNumber(t.amount),
+  amount: jsonNumber(t.amount),
   status: t.status,
   created_at: t.createdAt,
   completed_at: t.completedAt,

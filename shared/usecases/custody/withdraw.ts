@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { amountNumber } from '../../domain/amounts.js';
 import { chainAddressForm } from '../../domain/chain-addresses.js';
 import { findCurrency } from '../../domain/currencies.js';
 import {
@@ -15,7 +14,7 @@ import {
 } from '../../domain/custody.js';
 import { GatewayError, InsufficientBalanceError } from '../../domain/errors.js';
 import { custodyAccount } from '../../domain/ledger.js';
-import { isPositive, lt, parseDecimal } from '../../domain/money.js';
+import { isPositive, jsonNumber, lt, parseDecimal } from '../../domain/money.js';
 import type { TenantLimits } from '../../domain/tenant.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
 import { awaitingReview, expectedWithdrawalMs, isOpen, openWithdrawal, pricedWithdrawal } from '../../domain/withdrawals.js';
@@ -78,9 +77,9 @@ export function custodyWithdrawalRecord(w: WithdrawalState, blockchain: string =
     withdrawal_id: w.id,
     account_id: w.custodyAccountId ?? '',
     blockchain,
-    amount: amountNumber(w.totalDeducted),
-    fee: amountNumber(w.totalFee),
-    net_amount: amountNumber(w.amount),
+    amount: jsonNumber(w.totalDeducted),
+    fee: jsonNumber(w.totalFee),
+    net_amount: jsonNumber(w.amount),
     destination_address: w.address,
     status: w.status,
     review,

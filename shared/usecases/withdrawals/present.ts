@@ -1,10 +1,11 @@
 import * as z from 'zod';
-import { amountNumber, amountText } from '../../domain/amounts.js';
+import { amountText } from '../../domain/amounts.js';
 import type { ChainTx } from '../../domain/chain-tx.js';
 import { canCancel } from '../../domain/chain-tx.js';
 import { findCurrency } from '../../domain/currencies.js';
 import type { JsonNumber } from '../../domain/json-number.js';
 import type { Decimal } from '../../domain/money.js';
+import { jsonNumber } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
 import { expectedWithdrawalMs, hasFailed, isOpen, isPending, isProcessing } from '../../domain/withdrawals.js';
 
@@ -119,8 +120,8 @@ export function withdrawalListItem(w: WithdrawalState): WithdrawalListEntry {
   return {
     withdrawal_id: w.id,
     status: w.status,
-    amount: amountNumber(w.amount),
-    fee: amountNumber(w.totalFee),
+    amount: jsonNumber(w.amount),
+    fee: jsonNumber(w.totalFee),
     address: w.address,
     blockchain: w.network,
     token: w.token,
