@@ -27,7 +27,7 @@ import {
   SUBSCRIPTION_FAILURE_LIMIT,
   subscriptionMatches,
 } from '../../domain/webhooks.js';
-import type { Delivery, Destination } from '../../domain/webhooks.js';
+import type { Delivery, Destination, Subscription, WebhookSettings } from '../../domain/webhooks.js';
 import { isRejected } from '../settled.js';
 import { TenantGate } from './first-lane.js';
 import type { DeliveryPorts, QueuedMessage, WebhookAnswer } from './ports.js';
@@ -173,12 +173,30 @@ type Mark = { readonly kind: 'settings' } | { readonly kind: 'subscription'; rea
 interface Target {
   readonly url: string;
   readonly secretCipher: string | null;
-  readonly subscriptionId: string | null;
-  /** Where the mark is kept (null: nowhere, a callback URL of a tenant without settings). */
+  /**
+   * Where the mark is kept (null: nowhere, a callback URL of a tenant without settings); a subscription's also
+   * counts its consecutive failures.
+   */
   readonly mark: Mark | null;
   /** The mark, as read. */
   readonly slowUntil: string | null;
 }
+
+/** A variant-A target (a callback URL or the default URL): signed with the tenant's settings' secret, marked there. */
+const settingsTarget = (url: string, settings: WebhookSettings | null): Target => ({
+  url,
+  secretCipher: settings?.secretCipher ?? null,
+  mark: settings ? { kind: 'settings' } : null,
+  slowUntil: settings?.slowUntil ?? null,
+});
+
+/** A variant-B target: the subscription's own secret and mark. */
+const subscriptionTarget = (url: string, s: Subscription): Target => ({
+  url,
+  secretCipher: s.secretCipher,
+  mark: { kind: 'subscription', id: s.id },
+  slowUntil: s.slowUntil ?? null,
+});
 
 /** A delivery an event yields, with its target as read when planning. */
 export interface PlannedDelivery {
@@ -207,13 +225,7 @@ export async function deliveriesFor(
     if (destination) {
       out.push({
         delivery: newDelivery({ ...base, deliveryId: variantADeliveryId(event.event_id), destination, body: envelopeABody(event) }, now),
-        target: {
-          url: destination.url,
-          secretCipher: settings?.secretCipher ?? null,
-          subscriptionId: null,
-          mark: settings ? { kind: 'settings' } : null,
-          slowUntil: settings?.slowUntil ?? null,
-        },
+        target: settingsTarget(destination.url, settings),
       });
     }
   }
@@ -226,7 +238,7 @@ export async function deliveriesFor(
       const destination: Destination = { kind: 'subscription', url: s.url, subscriptionId: s.id };
       out.push({
         delivery: newDelivery({ ...base, deliveryId: subscriptionDeliveryId(event.event_id, s.id), destination, body }, now),
-        target: { url: s.url, secretCipher: s.secretCipher, subscriptionId: s.id, mark: { kind: 'subscription', id: s.id }, slowUntil: s.slowUntil ?? null },
+        target: subscriptionTarget(s.url, s),
       });
     }
   }
@@ -274,18 +286,9 @@ async function targetOf(delivery: Delivery, deps: Pick<DeliveryDeps, 'webhookSet
   const d = delivery.destination;
   if (d.kind === 'subscription') {
     const sub = await deps.webhookSubscriptions.get(delivery.tenantId, d.subscriptionId);
-    return sub
-      ? { url: d.url, secretCipher: sub.secretCipher, subscriptionId: sub.id, mark: { kind: 'subscription', id: sub.id }, slowUntil: sub.slowUntil ?? null }
-      : null;
+    return sub ? subscriptionTarget(d.url, sub) : null;
   }
-  const settings = await deps.webhookSettings.get(delivery.tenantId);
-  return {
-    url: d.url,
-    secretCipher: settings?.secretCipher ?? null,
-    subscriptionId: null,
-    mark: settings ? { kind: 'settings' } : null,
-    slowUntil: settings?.slowUntil ?? null,
-  };
+  return settingsTarget(d.url, await deps.webhookSettings.get(delivery.tenantId));
 }
 
 export interface AttemptReport {
@@ -364,7 +367,8 @@ async function runAttempt(
 ): Promise<WebhookAnswer | undefined> {
   const slow = isMarkedSlow(target.slowUntil, now);
   if (lane.kind === 'retry') {
-    const answer = await sendAttempt(delivery, attempt, token, target, now, deps, DELIVERY_TIMEOUT_MS);
+    const answer = await post(delivery, target, DELIVERY_TIMEOUT_MS, deps);
+    await recordAttempt(delivery, attempt, token, target, answer, now, deps);
     if (slow && answeredInTime(answer)) await mark(delivery.tenantId, target, null, deps);
     return answer;
   }
@@ -405,25 +409,10 @@ async function post(delivery: Delivery, target: Target, timeoutMs: number, deps:
 }
 
 /**
- * Sends attempt `attempt` of a delivery whose lease this caller holds (`token`), and records it: the next attempt
- * is enqueued BEFORE the outcome is recorded, so a crash in between repeats this attempt (same webhook-id) instead
- * of losing the delivery.
+ * Records the answer to attempt `attempt`, whose lease this caller holds (`token`): the next attempt is enqueued on
+ * the retry lane BEFORE the outcome is recorded, so a crash in between repeats this attempt (same webhook-id)
+ * instead of losing the delivery.
  */
-async function sendAttempt(
-  delivery: Delivery,
-  attempt: number,
-  token: string,
-  target: Target,
-  now: Date,
-  deps: DeliveryDeps,
-  timeoutMs: number,
-): Promise<WebhookAnswer> {
-  const answer = await post(delivery, target, timeoutMs, deps);
-  await recordAttempt(delivery, attempt, token, target, answer, now, deps);
-  return answer;
-}
-
-/** Records the answer to attempt `attempt`: the next attempt enqueued on the retry lane first, then the outcome. */
 async function recordAttempt(
   delivery: Delivery,
   attempt: number,
@@ -468,6 +457,6 @@ async function recordAttempt(
       succeeded,
     }),
   ]);
-  if (target.subscriptionId)
-    await deps.webhookSubscriptions.recordAttempt(delivery.tenantId, target.subscriptionId, succeeded, now, SUBSCRIPTION_FAILURE_LIMIT);
+  if (target.mark?.kind === 'subscription')
+    await deps.webhookSubscriptions.recordAttempt(delivery.tenantId, target.mark.id, succeeded, now, SUBSCRIPTION_FAILURE_LIMIT);
 }
