@@ -19,7 +19,8 @@ const notFound = { description: "account_not_found: unknown, or another tenant's
 
 const withdrawalNotFound = { description: "not_found: unknown, another tenant's, or not a custody withdrawal" };
 
-const presentCancelled = (w: WithdrawalState) => ok(custodyWithdrawalRecord(w));
+/** Every route's answer: the withdrawal's custody record (and what an Idempotency-Key replays). */
+const present = (w: WithdrawalState) => ok(custodyWithdrawalRecord(w));
 
 export const custodyWithdrawalRoutes = [
   route({
@@ -46,7 +47,6 @@ export const custodyWithdrawalRoutes = [
     },
     handle: async (req, deps) => {
       const principal = principalOf(req);
-      const present = (w: WithdrawalState) => ok(custodyWithdrawalRecord(w, req.body.blockchain.toUpperCase()));
       return present(
         await custodyWithdraw(
           {
@@ -74,7 +74,7 @@ export const custodyWithdrawalRoutes = [
       tags,
       responses: { 200: { description: 'The withdrawal (spec 2.10)', schema: CustodyWithdrawalRecord }, 404: withdrawalNotFound },
     },
-    handle: async (req, deps) => ok(custodyWithdrawalRecord(await requireCustodyWithdrawal(principalOf(req).tenant.id, req.params.withdrawalId, deps))),
+    handle: async (req, deps) => present(await requireCustodyWithdrawal(principalOf(req).tenant.id, req.params.withdrawalId, deps)),
   }),
   route({
     method: 'POST',
@@ -95,8 +95,6 @@ export const custodyWithdrawalRoutes = [
       },
     },
     handle: async (req, deps) =>
-      presentCancelled(
-        await cancelCustodyWithdrawal(principalOf(req).tenant.id, req.params.withdrawalId, deps, req.idempotency?.with(presentCancelled) ?? null),
-      ),
+      present(await cancelCustodyWithdrawal(principalOf(req).tenant.id, req.params.withdrawalId, deps, req.idempotency?.with(present) ?? null)),
   }),
 ];

@@ -69,14 +69,14 @@ export const CustodyWithdrawalRecord = z
  * A custody withdrawal as the custody group shows it, created or read (`GET /custody/withdrawals/{id}`): its own
  * record, never the main account's withdrawal record (`GET /withdrawal/{id}/` does not know it).
  */
-export function custodyWithdrawalRecord(w: WithdrawalState, blockchain: string = custodyBlockchainOf(w.currency) ?? w.network) {
+export function custodyWithdrawalRecord(w: WithdrawalState) {
   const currency = findCurrency(w.currency);
   const review = w.review ? { status: w.review.decision ?? 'awaiting_review', reasons: [...w.review.reasons] } : null;
   const eta = currency && !awaitingReview(w) && isOpen(w) ? new Date(Date.parse(w.createdAt) + expectedWithdrawalMs(currency)).toISOString() : null;
   return {
     withdrawal_id: w.id,
     account_id: w.custodyAccountId ?? '',
-    blockchain,
+    blockchain: custodyBlockchainOf(w.currency) ?? w.network,
     amount: jsonNumber(w.totalDeducted),
     fee: jsonNumber(w.totalFee),
     net_amount: jsonNumber(w.amount),

@@ -3,6 +3,7 @@ import { isOverdue, MAX_REDRIVES, nextRecord, overdueBefore, planRedrive } from 
 import type { QueueMessage, QueueName } from '../../../shared/domain/queues.js';
 import type { AcceptedWorkQueue, OverdueWork, RedriveLog } from '../../../shared/usecases/monitoring/ports.js';
 import { ReconcileReadError, reconcileAcceptedWork, redriveKey } from '../../../shared/usecases/monitoring/reconcile.js';
+import { runMonitor } from '../../../shared/usecases/monitoring/monitor.js';
 import { VirtualClock } from '../../support/clock.js';
 
 const rule = { afterMinutes: 10, maxRedrives: MAX_REDRIVES };
@@ -150,5 +151,31 @@ describe('reconcileAcceptedWork (fakes, virtual clock)', () => {
     ).rejects.toThrow(ReconcileReadError);
     expect(f.sent).toHaveLength(1);
     expect(f.metrics.map(([work]) => work)).toEqual(['wallet_transfer', 'wallet_transfer']);
+  });
+});
+
+describe('runMonitor', () => {
+  it('runs the reconciler and the stuck-work report side by side: one failing does not stop the other, and fails the run', async () => {
+    const clock = new VirtualClock(at(30));
+    const f = fakes([transfer('a', iso(0))]);
+    const stuckEmitted: string[] = [];
+    const stuck = {
+      networks: ['ETH'],
+      openPayments: async () => [],
+      processingWithdrawals: async () => Promise.reject(new Error('throttled')),
+      clock,
+      sweepStuckMinutes: 15,
+      withdrawalStuckMinutes: 30,
+      emit: (_ns: string, dimensions: Readonly<Record<string, string>>) => void stuckEmitted.push(dimensions.network ?? ''),
+    };
+    const reconcile = { queues: [f.queue], redrives: f.redrives, sender: f.sender, clock, rule, readLimit: 100, emit: f.emit };
+    // The stuck-work read fails: the re-drive still went out, and the run fails with the report's error.
+    await expect(runMonitor({ reconcile, stuck })).rejects.toThrow(/payments|withdrawals|throttled/);
+    expect(f.sent).toHaveLength(1);
+    expect(stuckEmitted).toEqual(['ETH']);
+    // Both healthy: both reports.
+    const healthy = await runMonitor({ reconcile, stuck: { ...stuck, processingWithdrawals: async () => [] } });
+    expect(healthy.reconcile.redriven).toEqual({ wallet_transfer: 0 });
+    expect(healthy.stuck.withdrawals?.byNetwork).toEqual({ ETH: 0 });
   });
 });
