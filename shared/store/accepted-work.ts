@@ -49,39 +49,37 @@ const createdBefore = (partition: string, before: string, limit: number) =>
 
 const notChangedSince = (before: string) => (w: { readonly updatedAt: string }) => !(w.updatedAt > before);
 
+/** A piece of open work as its queue's item says, with the message that moves it. */
+type QueuedWork = Omit<OverdueWork, 'kind'>;
+
+/**
+ * A `<created_at>#<tid>#<id>` gsi3 work queue of one kind: each item read into its work (null: nothing to re-send),
+ * the work changed since `before` left out.
+ */
+function createdWorkQueue(kind: AcceptedWorkKind, partition: () => string, workOf: (item: Record<string, unknown>) => QueuedWork | null): AcceptedWorkQueue {
+  return {
+    kind,
+    overdue: async (before, limit) =>
+      (await createdBefore(partition(), before, limit)).flatMap((item) => {
+        const work = workOf(item);
+        return work && notChangedSince(before)(work) ? [{ kind, ...work }] : [];
+      }),
+  };
+}
+
 /** Accepted wallet transfers: `wallet_transfer.accepted` again, for the wallet-transfers worker. */
-export const acceptedTransfers: AcceptedWorkQueue = {
-  kind: 'wallet_transfer',
-  overdue: async (before, limit) =>
-    (await createdBefore(keys.walletTransferQueuePartition(), before, limit))
-      .map(transferOfItem)
-      .filter(notChangedSince(before))
-      .map((t) => ({
-        kind: 'wallet_transfer',
-        tenantId: t.tenantId,
-        id: t.id,
-        status: t.status,
-        updatedAt: t.updatedAt,
-        message: messageOf(transferOutboxEvents(t, [settlementRequest(t)], new Date(t.createdAt))[0]),
-      })),
-};
+export const acceptedTransfers = createdWorkQueue('wallet_transfer', keys.walletTransferQueuePartition, (item) => {
+  const t = transferOfItem(item);
+  const message = messageOf(transferOutboxEvents(t, [settlementRequest(t)], new Date(t.createdAt))[0]);
+  return { tenantId: t.tenantId, id: t.id, status: t.status, updatedAt: t.updatedAt, message };
+});
 
 /** Exports not yet written: `transaction_export.requested` again, for the transaction-exports worker. */
-export const openExports: AcceptedWorkQueue = {
-  kind: 'transaction_export',
-  overdue: async (before, limit) =>
-    (await createdBefore(keys.exportQueuePartition(), before, limit))
-      .map(exportOfItem)
-      .filter(notChangedSince(before))
-      .map((e) => ({
-        kind: 'transaction_export',
-        tenantId: e.tenantId,
-        id: e.id,
-        status: e.status,
-        updatedAt: e.updatedAt,
-        message: messageOf(exportOutboxEvents(e, [exportRequest(e)], new Date(e.createdAt))[0]),
-      })),
-};
+export const openExports = createdWorkQueue('transaction_export', keys.exportQueuePartition, (item) => {
+  const e = exportOfItem(item);
+  const message = messageOf(exportOutboxEvents(e, [exportRequest(e)], new Date(e.createdAt))[0]);
+  return { tenantId: e.tenantId, id: e.id, status: e.status, updatedAt: e.updatedAt, message };
+});
 
 /**
  * Processing withdrawals (main and custody) whose chain transaction has its result: that result's event again, for
@@ -113,26 +111,18 @@ export const processingWithdrawals: AcceptedWorkQueue = {
  * Webhook redeliveries accepted (202) whose first attempt is not made: their delivery message again, for the
  * webhook-delivery worker (its claim is conditioned on the attempt count, so a message not lost after all sends once).
  */
-export const openRedeliveries: AcceptedWorkQueue = {
-  kind: 'webhook_redelivery',
-  overdue: async (before, limit) =>
-    (await createdBefore(keys.redeliveryQueuePartition(), before, limit))
-      .map(readDelivery)
-      .filter((d) => isPendingDelivery(d) && d.attempts === 0 && !(d.createdAt > before))
-      .map((d) => ({
-        kind: 'webhook_redelivery',
-        tenantId: d.tenantId,
-        id: d.deliveryId,
-        status: d.status,
-        updatedAt: d.createdAt,
-        message: {
-          queue: 'webhook-delivery',
-          eventId: d.deliveryId,
-          eventType: 'webhook_delivery',
-          body: deliveryMessageBody({ tenant_id: d.tenantId, delivery_id: d.deliveryId, attempt: 1, due_at: d.createdAt }),
-        },
-      })),
-};
+export const openRedeliveries = createdWorkQueue('webhook_redelivery', keys.redeliveryQueuePartition, (item) => {
+  const d = readDelivery(item);
+  if (!isPendingDelivery(d) || d.attempts > 0) return null;
+  const body = deliveryMessageBody({ tenant_id: d.tenantId, delivery_id: d.deliveryId, attempt: 1, due_at: d.createdAt });
+  return {
+    tenantId: d.tenantId,
+    id: d.deliveryId,
+    status: d.status,
+    updatedAt: d.createdAt,
+    message: { queue: 'webhook-delivery', eventId: d.deliveryId, eventType: 'webhook_delivery', body },
+  };
+});
 
 export const ACCEPTED_WORK_QUEUES: readonly AcceptedWorkQueue[] = [acceptedTransfers, openExports, processingWithdrawals, openRedeliveries];
 
