@@ -23,6 +23,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { WORKER_FUNCTIONS } from '../infra/definition.js';
@@ -216,6 +217,20 @@ async function directDelivery(tenantId: string, url: string): Promise<void> {
   ]);
 }
 
+/** A receiver that answers 200 at once and notes when each `webhook-id` first arrived (keep-alive held). */
+function arrivalReceiver(arrivals: Map<string, number>): Server {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const id = String(req.headers['webhook-id']);
+      if (!arrivals.has(id)) arrivals.set(id, performance.now());
+      res.writeHead(200).end('ok');
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  return server;
+}
+
 /** Runs `task(i)` for i in [0, count) on `concurrency` workers. */
 async function pool(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
@@ -242,15 +257,7 @@ export async function benchWebhooks({
   const stages = new Stages();
   const gate: { held: Promise<void> | null } = { held: null };
   const arrivals = new Map<string, number>();
-  const receiver = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const id = String(req.headers['webhook-id']);
-      if (!arrivals.has(id)) arrivals.set(id, performance.now());
-      res.writeHead(200).end('ok');
-    });
-  });
-  receiver.keepAliveTimeout = 60_000;
+  const receiver = arrivalReceiver(arrivals);
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   const stack = await startStack({
@@ -439,15 +446,7 @@ export async function benchWebhookIsolation({
   ownStack = true,
 }: { rate?: number; perRun?: number; hanging?: number; rounds?: number; ownStack?: boolean } = {}): Promise<IsolationBench> {
   const arrivals = new Map<string, number>();
-  const fast = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const id = String(req.headers['webhook-id']);
-      if (!arrivals.has(id)) arrivals.set(id, performance.now());
-      res.writeHead(200).end('ok');
-    });
-  });
-  fast.keepAliveTimeout = 60_000;
+  const fast = arrivalReceiver(arrivals);
   let bRequests = 0;
   const hangs = createServer((req) => {
     bRequests++;

@@ -13,7 +13,7 @@ import { createSubscription } from '../../../shared/usecases/webhooks/create-sub
 import type { WebhookPorts } from '../../../shared/usecases/webhooks/ports.js';
 import { startTestStack } from '../../support/stack.js';
 import type { TestStack } from '../../support/stack.js';
-import { startReceiver, type Receiver } from './support.js';
+import { startReceiver, type Receiver, until } from './support.js';
 
 /**
  * Issue 25, item 4: a slow receiver delays only its own tenant. On the local stack (DynamoDB Local, the SQS
@@ -32,16 +32,6 @@ let deps: WebhookPorts;
 /** B's events: more than the first lane's five batches of ten hold at once. */
 const B_EVENTS = 60;
 const A_EVENTS = 10;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 beforeAll(async () => {
   stack = await startTestStack(

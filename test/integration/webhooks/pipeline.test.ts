@@ -12,7 +12,7 @@ import type { WebhookPorts } from '../../../shared/usecases/webhooks/ports.js';
 import { aDeposit, aPayment } from '../../support/fixtures/payments.js';
 import { startTestStack } from '../../support/stack.js';
 import type { TestStack } from '../../support/stack.js';
-import { startReceiver, type Receiver } from './support.js';
+import { startReceiver, type Receiver, until } from './support.js';
 
 /**
  * The whole pipeline on the local stack: an outbox item committed with a change → the table's stream →
@@ -23,16 +23,6 @@ let stack: TestStack;
 let receiver: Receiver;
 let subscriber: Receiver;
 let deps: WebhookPorts;
-
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 beforeAll(async () => {
   stack = await startTestStack(

@@ -150,3 +150,14 @@ export class VirtualQueue implements DeliveryQueue {
     }
   }
 }
+
+/** Polls `probe` every 100 ms until it gives a value (undefined: not yet), failing after `timeoutMs`. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
