@@ -1,8 +1,7 @@
 import * as z from 'zod';
-import { NotFoundError } from '../../domain/errors.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
-import { isCustodyWithdrawal, transition } from '../../domain/withdrawals.js';
 import type { IdempotencyGuard } from '../ports.js';
+import { cancelPending, findWithdrawalOf } from '../withdrawals/read-withdrawals.js';
 import type { CustodyWithdrawalPorts } from './ports.js';
 
 /**
@@ -14,25 +13,15 @@ import type { CustodyWithdrawalPorts } from './ports.js';
 /** A withdrawal named in a custody path: anything but a uuid names none (404). */
 export const CustodyWithdrawalParams = z.object({ withdrawalId: z.string().max(100) });
 
-const UUID = z.string().uuid();
+export const requireCustodyWithdrawal = (tenantId: string, id: string, deps: Pick<CustodyWithdrawalPorts, 'withdrawals'>): Promise<WithdrawalState> =>
+  findWithdrawalOf(tenantId, id, true, deps);
 
-export async function requireCustodyWithdrawal(tenantId: string, id: string, deps: Pick<CustodyWithdrawalPorts, 'withdrawals'>): Promise<WithdrawalState> {
-  const found = UUID.safeParse(id).success ? await deps.withdrawals.get(tenantId, id) : null;
-  if (!found || !isCustodyWithdrawal(found)) throw new NotFoundError('Custody withdrawal not found.', { withdrawal_id: id });
-  return found;
-}
-
-/**
- * Cancels a pending custody withdrawal, held for review or not (409 `invalid_state` otherwise): the hold returns to
- * the account with the status, and the Idempotency-Key record when guarded, in ONE transaction.
- */
+/** Cancels a pending custody withdrawal, held for review or not: the hold returns to the account (`cancelPending`). */
 export async function cancelCustodyWithdrawal(
   tenantId: string,
   id: string,
   deps: Pick<CustodyWithdrawalPorts, 'withdrawals' | 'clock'>,
   idempotency: IdempotencyGuard<WithdrawalState> | null = null,
 ): Promise<WithdrawalState> {
-  const w = await requireCustodyWithdrawal(tenantId, id, deps);
-  const now = deps.clock.now();
-  return deps.withdrawals.save(w, transition(w, { kind: 'cancel' }, now), now, idempotency ? (stored) => [idempotency.completeItem(stored)] : undefined);
+  return cancelPending(await requireCustodyWithdrawal(tenantId, id, deps), deps.clock.now(), deps, idempotency);
 }

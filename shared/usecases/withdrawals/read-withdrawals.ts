@@ -8,7 +8,7 @@ import type { WithdrawalState } from '../../domain/withdrawals.js';
 import { isCustodyWithdrawal, isProcessing, LIST_ONLY_STATUSES, transferReferenceOf, transition, WITHDRAWAL_STATUSES } from '../../domain/withdrawals.js';
 import { dateBound, isoDate, queryInteger } from '../schema.js';
 import type { IdempotencyGuard } from '../ports.js';
-import type { WithdrawalsDeps } from './ports.js';
+import type { WithdrawalRepository, WithdrawalsDeps } from './ports.js';
 import { withdrawalListItem, withdrawalRecord } from './present.js';
 
 /** `GET /withdrawal/` query (spec 4.4). */
@@ -50,21 +50,42 @@ export async function listWithdrawals(tenantId: string, q: ListWithdrawalsQuery,
 }
 
 /**
- * A withdrawal of the main account or a wallet. A custody account's withdrawal is not one of these: it is not found
- * here (404), as in the list; it is read and cancelled at the custody endpoints (`/custody/withdrawals/{id}`).
+ * One of the tenant's withdrawals of one side: of the main account or a wallet (`custody` false), or of a custody
+ * account (`custody` true). The other side's is not found (404), as an unknown one or anything but a uuid: a custody
+ * withdrawal is read and cancelled at the custody endpoints (`/custody/withdrawals/{id}`), never under `/withdrawal/`.
  */
-export async function requireWithdrawal(tenantId: string, id: string, deps: Pick<WithdrawalsDeps, 'withdrawals'>): Promise<WithdrawalState> {
+export async function findWithdrawalOf(
+  tenantId: string,
+  id: string,
+  custody: boolean,
+  deps: { readonly withdrawals: Pick<WithdrawalRepository, 'get'> },
+): Promise<WithdrawalState> {
   const found = z.string().uuid().safeParse(id).success ? await deps.withdrawals.get(tenantId, id) : null;
-  if (!found || isCustodyWithdrawal(found)) throw new NotFoundError('Withdrawal not found.', { withdrawal_id: id });
+  if (!found || isCustodyWithdrawal(found) !== custody)
+    throw new NotFoundError(custody ? 'Custody withdrawal not found.' : 'Withdrawal not found.', { withdrawal_id: id });
   return found;
+}
+
+/** A withdrawal of the main account or a wallet (404 for a custody account's). */
+export const requireWithdrawal = (tenantId: string, id: string, deps: Pick<WithdrawalsDeps, 'withdrawals'>): Promise<WithdrawalState> =>
+  findWithdrawalOf(tenantId, id, false, deps);
+
+/**
+ * Cancels a pending withdrawal, of any side (409 `invalid_state` otherwise): the hold is released with the status,
+ * and the Idempotency-Key record when guarded, in ONE transaction.
+ */
+export function cancelPending(
+  w: WithdrawalState,
+  now: Date,
+  deps: { readonly withdrawals: Pick<WithdrawalRepository, 'save'> },
+  idempotency: IdempotencyGuard<WithdrawalState> | null,
+): Promise<WithdrawalState> {
+  return deps.withdrawals.save(w, transition(w, { kind: 'cancel' }, now), now, idempotency ? (stored) => [idempotency.completeItem(stored)] : undefined);
 }
 
 export const WithdrawalStatusBody = z.object({ withdrawal_id: z.string().uuid() });
 
-/**
- * Cancels a pending withdrawal (409 `invalid_state` otherwise): the hold is released with the status, and the
- * Idempotency-Key record when guarded, in ONE transaction.
- */
+/** Cancels a pending withdrawal of the main account or a wallet (`cancelPending`). */
 export async function cancelWithdrawal(
   tenantId: string,
   id: string,
@@ -72,8 +93,7 @@ export async function cancelWithdrawal(
   deps: Pick<WithdrawalsDeps, 'withdrawals'>,
   idempotency: IdempotencyGuard<WithdrawalState> | null = null,
 ): Promise<WithdrawalState> {
-  const w = await requireWithdrawal(tenantId, id, deps);
-  return deps.withdrawals.save(w, transition(w, { kind: 'cancel' }, now), now, idempotency ? (stored) => [idempotency.completeItem(stored)] : undefined);
+  return cancelPending(await requireWithdrawal(tenantId, id, deps), now, deps, idempotency);
 }
 
 /**
