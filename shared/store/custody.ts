@@ -231,9 +231,8 @@ async function commitTransfer(t: CustodyTransferState, entry: EntryDraft, alsoWr
       extraItems: [item, ...alsoWrite.map(asTransactItem), ...historyItems(t.tenantId, null, custodyTransferTransaction(t))],
     });
   } catch (error) {
-    if (!(error instanceof ExtraItemConditionError)) throw error;
-    if (error.extraIndexes.includes(0)) throw new Error(`Custody transfer ${t.transferId} is already recorded.`, { cause: error });
-    throw new ConflictError('The request changed meanwhile; retry.', { transfer_id: t.transferId });
+    if (error instanceof ExtraItemConditionError) throw new Error(`Custody transfer ${t.transferId} is already recorded.`, { cause: error });
+    throw error;
   }
 }
 

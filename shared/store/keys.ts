@@ -128,6 +128,8 @@ export const keys = {
     pk: tenantPk(tenantId),
     sk: `IDEM#${idempotencyKey}`,
   }),
+  /** Whether a key names an idempotency record (a transaction item completing one is told apart by it). */
+  isIdempotency: (key: Readonly<Record<string, unknown>> | undefined): boolean => typeof key?.sk === 'string' && key.sk.startsWith('IDEM#'),
 
   outbox: (eventId: string): Key => ({ pk: `${OUTBOX_KEY_PREFIX}${eventId}`, sk: 'OUTBOX' }),
 

@@ -1,7 +1,9 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GatewayError } from '../domain/errors.js';
 import type { WriteItem } from '../usecases/ports.js';
 import { db } from './client.js';
+import { keys } from './keys.js';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -39,10 +41,16 @@ export interface TransactOptions {
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** The key an item writes or checks. */
+const keyOf = (item: TransactItem): Record<string, unknown> | undefined =>
+  (item.Put?.Item ?? item.Update?.Key ?? item.Delete?.Key ?? item.ConditionCheck?.Key) as Record<string, unknown> | undefined;
+
 /**
  * Writes the items in one TransactWriteItems. A cancellation caused by a concurrent transaction
  * (`TransactionConflict`) is retried with jittered backoff and never reported as a failed condition;
- * a cancellation caused by a condition becomes a TransactionConditionError naming the items.
+ * a cancellation caused by a condition becomes a TransactionConditionError naming the items. One condition is
+ * the mechanism's own, whatever change carries it: an Idempotency-Key record refused its completion (its lock ran
+ * out and another request holds the key) is 409 `idempotency_conflict`, and nothing of the change was written.
  */
 export async function transactWrite(items: TransactItem[], options: TransactOptions = {}): Promise<void> {
   const maxAttempts = options.maxAttempts ?? 8;
@@ -57,6 +65,8 @@ export async function transactWrite(items: TransactItem[], options: TransactOpti
       }
       const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
       const failed = reasons.flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
+      if (failed.some((i) => keys.isIdempotency(keyOf(items[i] as TransactItem))))
+        throw new GatewayError('idempotency_conflict', undefined, undefined, { cause: error });
       if (failed.length > 0) throw new TransactionConditionError(failed, { cause: error });
       const conflict = reasons.some((r) => r.Code === 'TransactionConflict');
       if (!conflict || attempt >= maxAttempts) throw error;

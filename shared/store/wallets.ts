@@ -98,20 +98,19 @@ async function create(
     const sequence = await getItem(keys.walletSequence(wallet.tenantId));
     const last = sequence?.last === undefined ? 0 : Number(decimalText(sequence.last));
     const w = nextVersion({ ...wallet, id: last + 1 }, null);
-    // Item indexes matter: 0 the sequence, 1 the number, 2 the count, 3 the external-id guard; then `alsoWrite`.
+    // Item indexes matter: 0 the sequence, 1 the number, 2 the count, 3 the external-id guard; then `alsoWrite` (a
+    // refused Idempotency-Key record is transactWrite's own 409).
     const items: TransactItem[] = [
       sequencePut(w.tenantId, last, w.id),
       put({ ...keys.walletNumber(w.tenantId, w.id), wallet_id: w.walletId }, 'attribute_not_exists(pk)'),
       counterItem((shard) => keys.walletCounter(w.tenantId, shard), { count: '1' }),
     ];
     if (w.externalId !== null) items.push(externalGuard(w));
-    const own = items.length;
     items.push(...(alsoWrite?.(w) ?? []).map(asTransactItem));
     try {
       await commitAggregate(
         { type: WALLET, id: w.walletId, tenantId: w.tenantId, put: versionedPut(walletItem(w), null), outbox: walletOutbox(w, events(w), now), items, now },
-        (index) =>
-          index >= own ? new ConflictError('The request changed meanwhile; retry.') : index === 3 ? externalTaken(w.externalId) : new SequenceMoved(),
+        (index) => (index === 3 ? externalTaken(w.externalId) : new SequenceMoved()),
       );
       return w;
     } catch (error) {

@@ -6,6 +6,7 @@ import { READ_WRITE } from '../../../shared/domain/scopes.js';
 import { createApi } from '../../../shared/http/pipeline.js';
 import { created, principalOf, route, type RouteResult } from '../../../shared/http/route.js';
 import { db, tableName } from '../../../shared/store/client.js';
+import { claimIdempotencyKey, completeIdempotencyItem } from '../../../shared/store/idempotency.js';
 import { asTransactItem, transactWrite } from '../../../shared/store/transact.js';
 import { clientAuthFrom, issueToken } from '../../../shared/usecases/auth/issue-token.js';
 import { createTenant } from '../../../shared/usecases/tenants/create-tenant.js';
@@ -156,5 +157,22 @@ describe('Idempotency-Key', () => {
     await post('{"amount": 1}');
     await post('{"amount": 1}');
     expect(await changes()).toBe(before + 2);
+  });
+
+  it('a change whose key record was taken over meanwhile (its lock ran out) is 409 idempotency_conflict and writes nothing', async () => {
+    const key = `taken-${Date.now()}`;
+    const nowSeconds = Math.floor(Date.now() / 1000);
+    const claim = { tenantId, key, requestHash: 'h', nowSeconds, lockSeconds: 60, ttlSeconds: 86_400 };
+    expect(await claimIdempotencyKey({ ...claim, lockId: 'lock-now-holding' })).toEqual({ kind: 'claimed', lockId: 'lock-now-holding' });
+    const marker = { pk: `TENANT#${tenantId}`, sk: `TEST#${key}` };
+    const change = { Put: { TableName: tableName(), Item: { ...marker, written: true } } };
+    // The change of a request whose lock is no longer its own: the record refuses its completion.
+    const error = await transactWrite([change, completeIdempotencyItem(tenantId, key, 'lock-run-out', '{}', nowSeconds, 86_400)]).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error).toMatchObject({ code: 'idempotency_conflict', status: 409 });
+    expect((await db().send(new GetCommand({ TableName: tableName(), Key: marker }))).Item).toBeUndefined();
   });
 });
