@@ -51,6 +51,39 @@ export interface NativeCoinReader {
 }
 
 /**
+ * The coins of a UTXO family (Bitcoin): every output of the blocks [from, to] that could be a deposit (the gateway's
+ * deposit addresses are all P2WSH: a source may report those only), as transfers of the network's native coin:
+ * `token` is '', `logIndex` the output's index (with the network and the transaction, the deposit's natural id).
+ */
+export interface CoinOutputReader {
+  outputs(from: number, to: number): Promise<TokenTransfer[]>;
+}
+
+/** An output paying a watched address in a transaction not yet in a block. */
+export interface MempoolOutput {
+  readonly txHash: string;
+  /** The output's index in its transaction. */
+  readonly index: number;
+  readonly to: string;
+  readonly value: bigint;
+  /** The transaction signals replaceability (BIP125): it may yet be replaced by one paying elsewhere. */
+  readonly replaceable: boolean;
+}
+
+/** Where a transaction stands: in a block, waiting in the mempool, or gone (replaced, evicted, never seen). */
+export type TxPlace =
+  { readonly state: 'confirmed'; readonly blockNumber: number; readonly blockHash: string } | { readonly state: 'mempool' } | { readonly state: 'gone' };
+
+/**
+ * A UTXO family's mempool, read per watched address (a payment is "seen" seconds after its broadcast), and the place
+ * of a transaction seen there (one that leaves the mempool without a block was replaced or evicted).
+ */
+export interface MempoolReader {
+  incoming(address: string): Promise<MempoolOutput[]>;
+  place(txHash: string): Promise<TxPlace>;
+}
+
+/**
  * One network's new blocks as deposits: THE port of the chain scanner, one adapter per chain family. Its cost must
  * grow with blocks and transfers, never with the number of watched addresses (the pass matches `to` afterwards, in
  * one batched lookup of the deposit-address index).
@@ -66,6 +99,10 @@ export interface DepositSource extends BlockReader {
   tokenTransfers(from: number, to: number, tokens: readonly string[]): Promise<TokenTransfer[]>;
   /** The native coin's transfers and balances; absent where a family's native transfers show as events. */
   readonly native?: NativeCoinReader;
+  /** A UTXO family's outputs of a block range (matched against the deposit-address index like token transfers). */
+  readonly utxos?: CoinOutputReader;
+  /** A UTXO family's unconfirmed transactions, looked up for the payments waiting on the network. */
+  readonly mempool?: MempoolReader;
   /** Calls made to the chain so far (bench, tests). */
   readonly calls: number;
   /** Frees what the source holds (called when a network's loop ends). */
