@@ -14,8 +14,14 @@ const project = (name, extra = {}) => ({
   ...extra,
 });
 
+/** One DynamoDB Local for the run, each test file a table of its own on it (test/support/shared-dynamodb.js). */
+const sharedDynamoDb = {
+  globalSetup: '<rootDir>/test/support/shared-dynamodb-setup.js',
+  globalTeardown: '<rootDir>/test/support/shared-dynamodb-teardown.js',
+};
+
 export default {
   // Integration and end-to-end tests start real servers (DynamoDB Local, anvil) on a shared machine.
   testTimeout: 120_000,
-  projects: [project('unit'), project('infra'), project('integration'), project('e2e')],
+  projects: [project('unit'), project('infra'), project('integration', sharedDynamoDb), project('e2e', sharedDynamoDb)],
 };

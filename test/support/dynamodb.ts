@@ -1,12 +1,20 @@
-import { startTableOnly } from '../../infra/local/table-only.js';
+import { randomBytes } from 'node:crypto';
+import { startTableOnly, tableOn } from '../../infra/local/table-only.js';
 import type { TableOnly } from '../../infra/local/table-only.js';
 
 /**
- * DynamoDB Local in memory on a free port with the gateway's table, and the environment pointed at it,
- * for integration tests that need the table but no other part of the stack (infra/local/table-only.ts).
+ * The gateway's table in DynamoDB Local, and the environment pointed at it, for integration tests that need the table
+ * but no other part of the stack (infra/local/table-only.ts). Under Jest one DynamoDB Local serves the whole run
+ * (test/support/shared-dynamodb.js starts it, `GATEWAY_TEST_DYNAMODB_URL`): each test file gets a table of its own on
+ * it, deleted when it stops, so no file sees another's items and none pays for a server's start. Without that server
+ * (a test run alone by another runner) the file starts one of its own.
  */
 export type TestTable = TableOnly;
 
+export const SHARED_DYNAMODB_ENV = 'GATEWAY_TEST_DYNAMODB_URL';
+
 export function startTestTable(tableName = 'gateway-test'): Promise<TestTable> {
-  return startTableOnly(tableName);
+  const shared = process.env[SHARED_DYNAMODB_ENV];
+  if (!shared) return startTableOnly(tableName);
+  return tableOn(shared, `${tableName}-${randomBytes(6).toString('hex')}`);
 }
