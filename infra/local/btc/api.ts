@@ -26,6 +26,24 @@ const json = (body: unknown): EsploraAnswer => ({ status: 200, json: body });
 const PAGE = 25;
 const MEMPOOL_PAGE = 50;
 
+/**
+ * Esplora's `fee_histogram`: `[fee rate, vsize]` pairs from the highest rate down, each the vsize of the
+ * transactions paying at least that rate (and less than the previous entry's), in buckets of about 50,000 vB.
+ */
+function feeHistogram(pool: readonly TxEntry[]): [number, number][] {
+  const rated = pool.map((e) => ({ rate: Number(e.fee) / e.tx.vsize, vsize: e.tx.vsize })).sort((a, b) => b.rate - a.rate);
+  const out: [number, number][] = [];
+  let bucket = 0;
+  rated.forEach((t, i) => {
+    bucket += t.vsize;
+    if (bucket >= 50_000 || i === rated.length - 1) {
+      out.push([t.rate, bucket]);
+      bucket = 0;
+    }
+  });
+  return out;
+}
+
 /** Esplora's confirmation targets of `/fee-estimates`. */
 export const FEE_TARGETS = [...Array.from({ length: 25 }, (_, i) => i + 1), 144, 504, 1008];
 
@@ -219,7 +237,7 @@ export function esploraApi(chain: BtcChain, options: EsploraOptions = {}): (meth
           count: pool.length,
           vsize: pool.reduce((n, e) => n + e.tx.vsize, 0),
           total_fee: pool.reduce((n, e) => n + Number(e.fee), 0),
-          fee_histogram: [],
+          fee_histogram: feeHistogram(pool),
         });
       }
       case '/mempool/recent':
