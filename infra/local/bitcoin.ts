@@ -11,7 +11,9 @@
  * strings or numbers): `POST /_local/fund {address, amount}` (a faucet payment, in the mempool and mined in the
  * next block; answers `{txid}`), `POST /_local/mine {blocks}` (answers `{hashes, height}`),
  * `POST /_local/evict {txid}` (drops a mempool transaction and its descendants, as a node evicts; answers
- * `{evicted}`), `POST /_local/fee-estimates {estimates}` (what `/fee-estimates` answers; `null` for the default
+ * `{evicted}`), `POST /_local/reorg {depth, drop?}` (the top `depth` blocks replaced by `depth + 1` new ones; their
+ * transactions mined again but those in `drop` and their descendants, which vanish; answers `{disconnected,
+ * mined, height}`), `POST /_local/fee-estimates {estimates}` (what `/fee-estimates` answers; `null` for the default
  * 1 sat/vB). `GET /health` answers `ok`.
  */
 import { createServer } from 'node:http';
@@ -48,6 +50,8 @@ export interface BitcoinNode {
   fund(address: string, amount: bigint): string;
   /** Drops a mempool transaction and its descendants; answers the dropped txids. */
   evict(txid: string): string[];
+  /** Replaces the top `depth` blocks by `depth + 1` new ones, without the `drop` transactions (BtcChain.reorg). */
+  reorg(depth: number, drop?: readonly string[]): { disconnected: BtcBlock[]; mined: BtcBlock[] };
   /** What `/fee-estimates` answers from now on (undefined: 1 sat/vB for every target). */
   setFeeEstimates(estimates: Record<string, number> | undefined): void;
   /** Requests served, in total and per route (`GET /block/:hash/txids`...). */
@@ -102,6 +106,11 @@ export async function startBitcoinNode(options: BitcoinNodeOptions = {}): Promis
       }
       case '/_local/evict':
         return { evicted: chain.evict(String(body.txid)) };
+      case '/_local/reorg': {
+        const drop = Array.isArray(body.drop) ? body.drop.map(String) : [];
+        const { disconnected, mined } = chain.reorg(Number(satoshis(body.depth ?? 1, 'depth')), drop);
+        return { disconnected: disconnected.map((b) => b.hash), mined: mined.map((b) => b.hash), height: chain.tip().height };
+      }
       case '/_local/fee-estimates':
         estimates = body.estimates === null || body.estimates === undefined ? undefined : (body.estimates as Record<string, number>);
         return { ok: true };
@@ -176,6 +185,7 @@ export async function startBitcoinNode(options: BitcoinNodeOptions = {}): Promis
     mine: chain.mine,
     fund: chain.fund,
     evict: chain.evict,
+    reorg: chain.reorg,
     setFeeEstimates(next) {
       estimates = next;
     },

@@ -181,8 +181,10 @@ export function esploraApi(chain: BtcChain, options: EsploraOptions = {}): (meth
     if (rest === '/raw') return { status: 200, bytes: rawBlock(b) };
     if (rest === '/txids') return json(b.txs.map((t) => t.txid));
     if (rest === '/status') {
-      const next = chain.blocks[b.height + 1];
-      return json({ in_best_chain: true, height: b.height, next_best: next ? next.hash : null });
+      const best = chain.blocks[b.height]?.hash === b.hash;
+      const next = best ? chain.blocks[b.height + 1] : undefined;
+      // electrs leaves out what it does not know: the tip's next block, a stale block's height.
+      return json(best ? { in_best_chain: true, height: b.height, ...(next ? { next_best: next.hash } : {}) } : { in_best_chain: false });
     }
     const txid = /^\/txid\/(\d+)$/.exec(rest);
     if (txid) {
@@ -194,7 +196,9 @@ export function esploraApi(chain: BtcChain, options: EsploraOptions = {}): (meth
       const start = Number(page[1] ?? 0);
       if (start % PAGE !== 0) return text(400, `start index must be a multipication of ${PAGE}`);
       if (start >= b.txs.length) return text(400, 'start index out of range');
-      return json(b.txs.slice(start, start + PAGE).map((t) => txJson(chain.entry(t.txid) as TxEntry)));
+      // A stale block's transactions may since be elsewhere, or gone (its coinbase): shown without prevouts then.
+      const entryIn = (t: BtcTx): TxEntry => chain.entry(t.txid) ?? { tx: t, prevouts: [], fee: 0n, height: undefined, index: 0 };
+      return json(b.txs.slice(start, start + PAGE).map((t) => txJson(entryIn(t))));
     }
     return undefined;
   };

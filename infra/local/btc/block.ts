@@ -169,12 +169,15 @@ export function witnessCommitmentScript(wtxids: readonly Uint8Array[]): Uint8Arr
   return concatBytes(Uint8Array.of(0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed), sha256x2(concatBytes(root, new Uint8Array(32))));
 }
 
-/** A coinbase at `height` paying `value` to `script`, with the witness commitment when `wtxids` is given. */
-export function coinbaseTx(height: number, value: bigint, script: Uint8Array, wtxids?: readonly Uint8Array[]): BtcTx {
+/**
+ * A coinbase at `height` paying `value` to `script`, with the witness commitment when `wtxids` is given. `extra`
+ * (an extra nonce) makes a block at a height already mined once differ from the first (after a reorg).
+ */
+export function coinbaseTx(height: number, value: bigint, script: Uint8Array, wtxids?: readonly Uint8Array[], extra = 0): BtcTx {
   const outputs: TxOutput[] = [{ value, script }];
   if (wtxids) outputs.push({ value: 0n, script: witnessCommitmentScript(wtxids) });
-  // BIP34 height, then an extra byte so the script is at least 2 bytes long (bad-cb-length otherwise).
-  const scriptSig = concatBytes(scriptNumPush(height), Uint8Array.of(0x00));
+  // BIP34 height, then the extra nonce, which also makes the script at least 2 bytes long (bad-cb-length otherwise).
+  const scriptSig = concatBytes(scriptNumPush(height), scriptNumPush(extra));
   const input: TxInput = { txid: COINBASE_TXID, vout: MAX_SEQUENCE, scriptSig, sequence: MAX_SEQUENCE, witness: wtxids ? [new Uint8Array(32)] : [] };
   return parseTx(serializeTx(2, [input], outputs, 0));
 }

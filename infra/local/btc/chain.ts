@@ -102,6 +102,12 @@ export interface BtcChain {
   fund(address: string, amount: bigint): string;
   /** Drops a mempool transaction and its descendants, as a node evicts; answers the dropped txids. */
   evict(txid: string): string[];
+  /**
+   * A reorganisation: the top `depth` blocks leave the chain, their transactions go back to the mempool (but those
+   * in `drop` and their descendants, which vanish), then `depth + 1` new blocks are mined, so the new branch is the
+   * longer one. Answers the blocks that left and the new ones.
+   */
+  reorg(depth: number, drop?: readonly string[]): { disconnected: BtcBlock[]; mined: BtcBlock[] };
   /** The next `n` accepted broadcasts are answered but not kept (a broadcast lost on the way). */
   dropNextBroadcasts(n: number): void;
   readonly stats: { broadcasts: number; accepted: number; refused: number };
@@ -151,6 +157,8 @@ export function createBtcChain(options: BtcChainOptions = {}): BtcChain {
   const byScript = new Map<string, Set<string>>();
   const stats = { broadcasts: 0, accepted: 0, refused: 0 };
   let dropNext = 0;
+  /** Bumped by each reorg: the new blocks' coinbases (so their hashes) differ from the ones they replace. */
+  let extraNonce = 0;
   let genesisTxid = '';
 
   const tip = (): BtcBlock => blocks[blocks.length - 1] as BtcBlock;
@@ -209,9 +217,22 @@ export function createBtcChain(options: BtcChainOptions = {}): BtcChain {
   const mineOne = (): BtcBlock => {
     const height = blocks.length;
     const chosen: TxEntry[] = [];
+    const skipped = new Set<string>();
     let weight = 1000;
+    // In mempool order (parents first); a transaction that cannot go in this block yet (full, an immature coinbase
+    // or a lock time after a reorg) waits, with its descendants.
     for (const e of pool.values()) {
-      if (weight + e.tx.weight > MAX_BLOCK_WEIGHT) break;
+      const waits =
+        weight + e.tx.weight > MAX_BLOCK_WEIGHT ||
+        !isFinal(e.tx, height) ||
+        e.tx.inputs.some((i) => {
+          const from = txs.get(i.txid);
+          return skipped.has(i.txid) || (from?.tx.coinbase === true && height - (from.height ?? height) < COINBASE_MATURITY);
+        });
+      if (waits) {
+        skipped.add(e.tx.txid);
+        continue;
+      }
       weight += e.tx.weight;
       chosen.push(e);
     }
@@ -221,11 +242,18 @@ export function createBtcChain(options: BtcChainOptions = {}): BtcChain {
       subsidy(height) + fees,
       faucet.script,
       chosen.map((e) => internalHash(e.tx.wtxid)),
+      extraNonce,
     );
     const time = Math.max(Math.floor(now() / 1000), medianTime(height - 1) + 1);
     const cbEntry: TxEntry = { tx: coinbase, prevouts: [], fee: 0n, height: undefined, index: 0 };
     return addBlock([coinbase, ...chosen.map((e) => e.tx)], time, [cbEntry, ...chosen]);
   };
+
+  /** Whether `tx` may go in a block at `height` (its absolute lock time passed, or every input final). */
+  const isFinal = (tx: BtcTx, height: number): boolean =>
+    tx.lockTime === 0 ||
+    tx.inputs.every((i) => i.sequence === 0xffffffff) ||
+    (tx.lockTime < 500_000_000 ? tx.lockTime < height : tx.lockTime < medianTime(height - 1));
 
   const signals = (tx: BtcTx) => tx.inputs.some((i) => i.sequence < 0xfffffffe);
 
@@ -301,11 +329,7 @@ export function createBtcChain(options: BtcChainOptions = {}): BtcChain {
       if (spender) conflicts.add(spender.txid);
       prevouts.push(out);
     }
-    const final =
-      tx.lockTime === 0 ||
-      tx.inputs.every((i) => i.sequence === 0xffffffff) ||
-      (tx.lockTime < 500_000_000 ? tx.lockTime < nextHeight : tx.lockTime < medianTime(nextHeight - 1));
-    if (!final) throw new TxRefused('non-final');
+    if (!isFinal(tx, nextHeight)) throw new TxRefused('non-final');
     const inSum = prevouts.reduce((n, p) => n + p.value, 0n);
     if (inSum < total) throw new TxRefused(`bad-txns-in-belowout, value in (${inSum}) < value out (${total})`);
     const fee = inSum - total;
@@ -406,6 +430,31 @@ export function createBtcChain(options: BtcChainOptions = {}): BtcChain {
     return submit(tx.extract());
   };
 
+  const reorg = (depth: number, drop: readonly string[] = []) => {
+    // Shallower than coinbase maturity: no disconnected coinbase can have been spent.
+    const deepest = Math.min(COINBASE_MATURITY - 1, blocks.length - 2);
+    if (!Number.isSafeInteger(depth) || depth < 1 || depth > deepest) throw new TxRefused(`a reorg depth must be 1 to ${deepest}`);
+    const disconnected = blocks.splice(blocks.length - depth, depth);
+    const back: TxEntry[] = [];
+    // The disconnected blocks stay known by hash (as stale blocks are), out of the best chain.
+    for (const block of disconnected) {
+      for (const tx of block.txs) {
+        const entry = txs.get(tx.txid) as TxEntry;
+        entry.height = undefined;
+        entry.index = 0;
+        if (tx.coinbase) txs.delete(tx.txid);
+        else back.push(entry);
+      }
+    }
+    // The disconnected transactions come first, in chain order, then the mempool as it was.
+    const waiting = [...pool.values()];
+    pool.clear();
+    for (const e of [...back, ...waiting]) pool.set(e.tx.txid, e);
+    for (const txid of drop) remove(withDescendants(txid.toLowerCase()));
+    extraNonce++;
+    return { disconnected, mined: Array.from({ length: depth + 1 }, () => mineOne()) };
+  };
+
   // Regtest's genesis block, then the premine to the faucet.
   const genesis = genesisCoinbase();
   genesisTxid = genesis.txid;
@@ -435,6 +484,7 @@ export function createBtcChain(options: BtcChainOptions = {}): BtcChain {
       remove(ids);
       return [...ids];
     },
+    reorg,
     dropNextBroadcasts(n) {
       dropNext = n;
     },

@@ -348,6 +348,37 @@ describe('double spends and BIP125', () => {
   });
 });
 
+describe('reorgs', () => {
+  it('replaces the top blocks by a longer branch: new hashes at the same heights, transactions mined again, a dropped one gone with its descendants', async () => {
+    const kept = await fund(wpkhWallet().address, 40_000n);
+    const w = wpkhWallet();
+    const dropped = await fund(w.address, 30_000n);
+    node.mine(1);
+    const child = spendWpkh(w, [dropped], [{ script: wpkhWallet().script, amount: 29_000n }]);
+    expect((await broadcast(child.hex)).status).toBe(200);
+    node.mine(1);
+    const top = node.chain.tip().height;
+    const before = [(await get(`/block-height/${top - 1}`)).text, (await get(`/block-height/${top}`)).text];
+
+    const answer = await local<{ disconnected: string[]; mined: string[]; height: number }>('reorg', { depth: 2, drop: [dropped.txid] });
+    expect(answer.disconnected).toEqual(before);
+    expect(answer.mined).toHaveLength(3);
+    expect(answer.height).toBe(top + 1);
+    expect((await get(`/block-height/${top - 1}`)).text).toBe(answer.mined[0]);
+    expect((await get(`/block-height/${top - 1}`)).text).not.toBe(before[0]);
+    const first = await getJson<{ previousblockhash: string }>(`/block/${answer.mined[0]}`);
+    expect(first.previousblockhash).toBe((await get(`/block-height/${top - 2}`)).text);
+    expect(await getJson(`/tx/${kept.txid}/status`)).toMatchObject({ confirmed: true, block_height: top - 1, block_hash: answer.mined[0] });
+    expect((await get(`/tx/${dropped.txid}`)).status).toBe(404);
+    expect((await get(`/tx/${child.id}`)).status).toBe(404);
+    expect(await getJson(`/address/${w.address}/utxo`)).toEqual([]);
+    // The replaced blocks are still known, out of the best chain, as electrs shows stale blocks.
+    expect(await getJson(`/block/${before[0]}/status`)).toEqual({ in_best_chain: false });
+    expect(await getJson(`/block/${answer.mined[2]}/status`)).toEqual({ in_best_chain: true, height: top + 1 });
+    expect(await getJson(`/block/${answer.mined[0]}/status`)).toEqual({ in_best_chain: true, height: top - 1, next_best: answer.mined[1] });
+  });
+});
+
 describe('fee estimates', () => {
   it('answers a sat/vB rate per confirmation target, as esplora does, and what a test sets', async () => {
     const estimates = await getJson<Record<string, number>>('/fee-estimates');
