@@ -1,7 +1,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { concatBytes } from '@noble/hashes/utils.js';
-import { p2pkh, p2tr, p2wpkh, RawTx, SigHash, Transaction } from '@scure/btc-signer';
+import { p2pk, p2pkh, p2sh, p2tr, p2wpkh, p2wsh, RawTx, SigHash, Transaction } from '@scure/btc-signer';
 import { pubECDSA, pubSchnorr, randomPrivateKeyBytes } from '@scure/btc-signer/utils.js';
 import { startBitcoinNode } from '../../../infra/local/bitcoin.js';
 import type { BitcoinNode } from '../../../infra/local/bitcoin.js';
@@ -278,6 +278,65 @@ describe('funding and spending', () => {
       lockTime: 0,
     });
     expect((await broadcast(hex(raw))).text).toContain('unsupported input script type: p2pkh');
+
+    // A P2WSH spend whose witness script is not the gateway's form.
+    const inner = p2pk(pubECDSA(key), NETWORK);
+    const wsh = p2wsh(inner, NETWORK);
+    const wshCoin = await fund(wsh.address as string, 60_000n);
+    const other = new Transaction();
+    other.addInput({ txid: wshCoin.txid, index: wshCoin.vout, witnessUtxo: { script: wsh.script, amount: wshCoin.value }, witnessScript: inner.script });
+    other.addOutput({ script: wpkhWallet().script, amount: 59_000n });
+    other.updateInput(0, { finalScriptWitness: [Uint8Array.of(0x01), Uint8Array.from(inner.script)] });
+    expect((await broadcast(hex(other.extract()))).text).toContain('unsupported input script type: p2wsh');
+  });
+
+  it('accepts outputs of every standard form, shown with their Esplora types, assembly and addresses', async () => {
+    const w = wpkhWallet();
+    const coin = await fund(w.address, 200_000n);
+    const pub = pubECDSA(randomPrivateKeyBytes());
+    const forms = [
+      p2pkh(pub, NETWORK),
+      p2sh(p2wpkh(pub, NETWORK), NETWORK),
+      p2wpkh(pub, NETWORK),
+      p2wsh(p2pk(pub, NETWORK), NETWORK),
+      p2tr(pubSchnorr(randomPrivateKeyBytes()), undefined, NETWORK),
+    ];
+    const opReturn = Uint8Array.of(0x6a, 0x04, 0xde, 0xad, 0xbe, 0xef);
+    const tx = spendWpkh(w, [coin], [...forms.map((f) => ({ script: f.script, amount: 10_000n })), { script: opReturn, amount: 0n }]);
+    expect((await broadcast(tx.hex)).status).toBe(200);
+    const seen = await getJson<{ vout: { scriptpubkey_type: string; scriptpubkey_address?: string; scriptpubkey_asm: string }[] }>(`/tx/${tx.id}`);
+    expect(seen.vout.map((o) => o.scriptpubkey_type)).toEqual(['p2pkh', 'p2sh', 'v0_p2wpkh', 'v0_p2wsh', 'v1_p2tr', 'op_return']);
+    expect(seen.vout.map((o) => o.scriptpubkey_address)).toEqual([...forms.map((f) => f.address), undefined]);
+    expect(seen.vout[0]?.scriptpubkey_asm).toMatch(/^OP_DUP OP_HASH160 OP_PUSHBYTES_20 [0-9a-f]{40} OP_EQUALVERIFY OP_CHECKSIG$/);
+    expect(seen.vout[4]?.scriptpubkey_asm).toMatch(/^OP_PUSHNUM_1 OP_PUSHBYTES_32 [0-9a-f]{64}$/);
+    expect(seen.vout[5]?.scriptpubkey_asm).toBe('OP_RETURN OP_PUSHBYTES_4 deadbeef');
+    // The faucet pays those forms too.
+    for (const f of forms) expect((await fund(f.address as string, 5_000n)).value).toBe(5_000n);
+    // Dust is refused, as bitcoind's policy does (294 sat for P2WPKH).
+    const dust = spendWpkh(w, [{ txid: tx.id, vout: 2, value: 10_000n }], [{ script: wpkhWallet().script, amount: 293n }]);
+    expect((await broadcast(dust.hex)).text).toContain('"message":"dust"');
+  });
+
+  it('refuses the spend of a coinbase younger than 100 blocks', async () => {
+    const faucetKey = randomPrivateKeyBytes();
+    const young = await startBitcoinNode({ autoMine: false, premine: 101, faucetKey });
+    try {
+      const faucet = p2wpkh(pubECDSA(faucetKey), NETWORK);
+      const spendCoinbase = (height: number) => {
+        const coinbase = young.chain.blocks[height]?.txs[0];
+        const tx = new Transaction();
+        tx.addInput({ txid: coinbase?.txid as string, index: 0, witnessUtxo: { script: faucet.script, amount: coinbase?.outputs[0]?.value as bigint } });
+        tx.addOutput({ script: faucet.script, amount: (coinbase?.outputs[0]?.value as bigint) - 1_000n });
+        tx.sign(faucetKey);
+        tx.finalize();
+        return tx.hex;
+      };
+      const res = await fetch(`${young.url}/tx`, { method: 'POST', body: spendCoinbase(3) });
+      expect(await res.text()).toContain('bad-txns-premature-spend-of-coinbase');
+      expect((await fetch(`${young.url}/tx`, { method: 'POST', body: spendCoinbase(1) })).status).toBe(200);
+    } finally {
+      await young.close();
+    }
   });
 
   it('refuses what does not parse and inputs that do not exist', async () => {
