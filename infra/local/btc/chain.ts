@@ -6,7 +6,8 @@
  * nonce 0) whose double SHA-256 is the block hash, a coinbase first (BIP34 height, subsidy plus fees to the
  * faucet, BIP141 witness commitment). Proof of work is not ground: the node is the only miner and nobody checks.
  * Height 0 is regtest's genesis block, byte for byte (`0f9188f1...2206`); `premine` blocks (default 110) then pay
- * the faucet, so it holds mature coins at start (coinbases mature after 100 blocks, as on every network).
+ * the faucet, so it holds mature coins at start (coinbases mature after 100 blocks, as on every network), which
+ * one more block splits into 1 BTC coins.
  *
  * A broadcast is refused, in bitcoind's words, when: it does not parse; an input is missing or spent in a block
  * (`bad-txns-inputs-missingorspent`) or spends an immature coinbase; values do not balance
@@ -77,6 +78,8 @@ export interface BtcChainOptions {
   readonly premine?: number;
   /** The clock (ms) that dates blocks; default Date.now. */
   readonly now?: () => number;
+  /** Split the faucet's mature coinbases into 1 BTC coins in a block after the premine (default true). */
+  readonly splitFaucet?: boolean;
   /** The faucet's private key (32 bytes); default a fixed key, so its address is the same on every start. */
   readonly faucetKey?: Uint8Array;
 }
@@ -146,8 +149,8 @@ const btcPerKvB = (fee: bigint, vsize: number) => `${((Number(fee) * 1000) / vsi
 export function createBtcChain(options: BtcChainOptions = {}): BtcChain {
   const now = options.now ?? Date.now;
   const faucetKey = options.faucetKey ?? DEFAULT_FAUCET_KEY;
-  const faucetPay = p2wpkh(pubECDSA(faucetKey), REGTEST);
-  const faucet = { address: faucetPay.address as string, script: faucetPay.script };
+  const faucetOutput = p2wpkh(pubECDSA(faucetKey), REGTEST);
+  const faucet = { address: faucetOutput.address as string, script: faucetOutput.script };
 
   const blocks: BtcBlock[] = [];
   const byHash = new Map<string, BtcBlock>();
@@ -398,6 +401,48 @@ export function createBtcChain(options: BtcChainOptions = {}): BtcChain {
     return rows;
   };
 
+  /** The faucet's coins it may spend in the next block (mature, unspent), confirmed ones first. */
+  const faucetCoins = () => {
+    const nextHeight = blocks.length;
+    const coins = utxos(faucet.script).filter(
+      (c) => !c.entry.tx.coinbase || (c.entry.height !== undefined && nextHeight - c.entry.height >= COINBASE_MATURITY),
+    );
+    const largestFirst = (a: { value: bigint }, b: { value: bigint }) => (a.value === b.value ? 0 : a.value > b.value ? -1 : 1);
+    return {
+      confirmed: coins.filter((c) => c.entry.height !== undefined).sort(largestFirst),
+      unconfirmed: coins.filter((c) => c.entry.height === undefined).sort(largestFirst),
+    };
+  };
+
+  /**
+   * A faucet transaction paying `outputs`, change back to the faucet. Its coins: the smallest confirmed one that
+   * covers it, else confirmed ones largest first, and unconfirmed change only when those run out, so that faucet
+   * payments seldom spend each other's change (evicting one leaves the others alone).
+   */
+  const faucetPay = (outputs: readonly TxOutput[]): string => {
+    const total = outputs.reduce((n, o) => n + o.value, 0n);
+    const feeFor = (inputs: number) => BigInt(Math.ceil((11 + 68 * inputs + 43 * (outputs.length + 1)) * FAUCET_FEE_SAT_PER_VB));
+    const { confirmed, unconfirmed } = faucetCoins();
+    const single = [...confirmed].reverse().find((c) => c.value >= total + feeFor(1));
+    const chosen: typeof confirmed = single ? [single] : [];
+    let sum = single?.value ?? 0n;
+    for (const c of single ? [] : [...confirmed, ...unconfirmed]) {
+      if (sum >= total + feeFor(chosen.length)) break;
+      chosen.push(c);
+      sum += c.value;
+    }
+    const fee = feeFor(chosen.length);
+    if (sum < total + fee) throw new TxRefused(`the faucet holds ${sum} sat, not enough for ${total} + fee ${fee}`);
+    const tx = new Transaction({ allowUnknownOutputs: true });
+    for (const c of chosen) tx.addInput({ txid: c.txid, index: c.vout, witnessUtxo: { script: faucet.script, amount: c.value }, sequence: 0xfffffffe });
+    for (const o of outputs) tx.addOutput({ script: o.script, amount: o.value });
+    const change = sum - total - fee;
+    if (change >= 1000n) tx.addOutput({ script: faucet.script, amount: change });
+    tx.sign(faucetKey);
+    tx.finalize();
+    return submit(tx.extract());
+  };
+
   const fund = (address: string, amount: bigint): string => {
     let script: Uint8Array;
     try {
@@ -406,28 +451,7 @@ export function createBtcChain(options: BtcChainOptions = {}): BtcChain {
       throw new TxRefused(`not a regtest address: ${address} (${error instanceof Error ? error.message : String(error)})`);
     }
     if (amount < dustLimit(script)) throw new TxRefused('dust');
-    const nextHeight = blocks.length;
-    const coins = utxos(faucet.script)
-      .filter((c) => !c.entry.tx.coinbase || (c.entry.height !== undefined && nextHeight - c.entry.height >= COINBASE_MATURITY))
-      .sort((a, b) => (a.value === b.value ? 0 : a.value > b.value ? -1 : 1));
-    const chosen: typeof coins = [];
-    let sum = 0n;
-    let fee = 0n;
-    for (const c of coins) {
-      chosen.push(c);
-      sum += c.value;
-      fee = BigInt(Math.ceil((11 + 68 * chosen.length + 43 * 2) * FAUCET_FEE_SAT_PER_VB));
-      if (sum >= amount + fee) break;
-    }
-    if (sum < amount + fee) throw new TxRefused(`the faucet holds ${sum} sat, not enough for ${amount} + fee ${fee}`);
-    const tx = new Transaction({ allowUnknownOutputs: true });
-    for (const c of chosen) tx.addInput({ txid: c.txid, index: c.vout, witnessUtxo: { script: faucet.script, amount: c.value }, sequence: 0xfffffffe });
-    tx.addOutput({ script, amount });
-    const change = sum - amount - fee;
-    if (change >= 1000n) tx.addOutput({ script: faucet.script, amount: change });
-    tx.sign(faucetKey);
-    tx.finalize();
-    return submit(tx.extract());
+    return faucetPay([{ script, value: amount }]);
   };
 
   const reorg = (depth: number, drop: readonly string[] = []) => {
@@ -460,6 +484,14 @@ export function createBtcChain(options: BtcChainOptions = {}): BtcChain {
   genesisTxid = genesis.txid;
   addBlock([genesis], REGTEST_GENESIS.time, [{ tx: genesis, prevouts: [], fee: 0n, height: undefined, index: 0 }], REGTEST_GENESIS);
   for (let i = 0; i < (options.premine ?? 110); i++) mineOne();
+  // The mature coinbases split into 1 BTC coins, in one more block: faucet payments then spend a confirmed coin each.
+  if (options.splitFaucet !== false) {
+    for (const coin of faucetCoins().confirmed) {
+      const parts = Number(coin.value / 100_000_000n) - 1;
+      if (parts > 0) faucetPay(Array.from({ length: parts }, () => ({ script: faucet.script, value: 100_000_000n })));
+    }
+    mineOne();
+  }
 
   return {
     blocks,

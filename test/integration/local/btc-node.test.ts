@@ -147,6 +147,9 @@ describe('blocks', () => {
     const b = await getJson<{ previousblockhash: string }>(`/block/${(await get(`/block-height/${tip}`)).text}`);
     expect(b.previousblockhash).toBe(a.id);
     expect(await get('/block-height/999999')).toEqual({ status: 404, text: 'Block not found' });
+    // The node counts what it serves, by route (for call-count figures).
+    expect(node.requests.byRoute['GET /block-height/:n']).toBeGreaterThan(1);
+    expect(node.requests.byRoute['GET /block/:hash/header']).toBeGreaterThan(1);
   });
 
   it('mines the mempool into the next block, with a merkle root equal to one computed independently and a raw block that parses', async () => {
@@ -319,7 +322,7 @@ describe('funding and spending', () => {
 
   it('refuses the spend of a coinbase younger than 100 blocks', async () => {
     const faucetKey = randomPrivateKeyBytes();
-    const young = await startBitcoinNode({ autoMine: false, premine: 101, faucetKey });
+    const young = await startBitcoinNode({ autoMine: false, premine: 101, splitFaucet: false, faucetKey });
     try {
       const faucet = p2wpkh(pubECDSA(faucetKey), NETWORK);
       const spendCoinbase = (height: number) => {
@@ -397,10 +400,13 @@ describe('double spends and BIP125', () => {
   it('evicts a mempool transaction and its descendants on /_local/evict', async () => {
     const w = wpkhWallet();
     const coin = await fund(w.address, 70_000n);
+    // Another faucet payment: its own confirmed coin, not the first one's change, so it stays.
+    const other = await fund(wpkhWallet().address, 70_000n);
     const child = spendWpkh(w, [coin], [{ script: wpkhWallet().script, amount: 69_000n }]);
     expect((await broadcast(child.hex)).status).toBe(200);
     const { evicted } = await local<{ evicted: string[] }>('evict', { txid: coin.txid });
     expect(evicted.sort()).toEqual([coin.txid, child.id].sort());
+    expect(await getJson<string[]>('/mempool/txids')).toEqual([other.txid]);
     expect((await get(`/tx/${coin.txid}`)).status).toBe(404);
     expect(await getJson(`/tx/${coin.txid}/status`)).toEqual({ confirmed: false });
     expect(await getJson(`/address/${w.address}/utxo`)).toEqual([]);
