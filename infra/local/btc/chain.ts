@@ -16,7 +16,8 @@
  * refused naming the type); or it conflicts with a mempool transaction. A conflict is a BIP125 replacement when
  * every directly conflicting transaction signals replaceability itself (an input with nSequence < 0xfffffffe:
  * inherited signalling and relative lock times are not modelled) and the new transaction pays a higher fee rate
- * than each, and at least their fees (with their descendants') plus 1 sat/vB of its own size; the replaced
+ * than each, and at least their fees (with their descendants') plus 1 sat/vB of its own size, and it spends no
+ * unconfirmed output that they did not spend from (BIP125 rule 2); the replaced
  * transactions and their descendants leave the mempool. A transaction already in the mempool is accepted again
  * (its txid answered), as bitcoind does.
  */
@@ -353,6 +354,12 @@ export function createBtcChain(options: BtcChainOptions = {}): BtcChain {
       for (const d of withDescendants(id)) replaced.add(d);
     }
     if (tx.inputs.some((i) => replaced.has(i.txid))) throw new TxRefused('bad-txns-spends-conflicting-tx');
+    // BIP125 rule 2: no unconfirmed input that none of the replaced transactions spent from.
+    const conflictParents = new Set([...conflicts].flatMap((id) => (pool.get(id) as TxEntry).tx.inputs.map((i) => i.txid)));
+    const added = tx.inputs.findIndex((i) => pool.has(i.txid) && !conflictParents.has(i.txid));
+    if (conflicts.size > 0 && added >= 0) {
+      throw new TxRefused(`replacement-adds-unconfirmed, replacement ${tx.txid} adds unconfirmed input, idx ${added}`);
+    }
     if (replaced.size > 100) throw new TxRefused(`too many potential replacements`);
     const replacedFees = [...replaced].reduce((n, id) => n + (pool.get(id) as TxEntry).fee, 0n);
     if (conflicts.size > 0 && fee < replacedFees) {

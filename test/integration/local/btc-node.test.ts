@@ -384,6 +384,10 @@ describe('double spends and BIP125', () => {
     expect(refused.text).toContain(`insufficient fee, rejecting replacement ${cheap.id}, less fees than conflicting txs; 1900 < 2000`);
     const sameRate = spendWpkh(w, [coin], [{ script: wpkhWallet().script, amount: 99_000n }], RBF);
     expect((await broadcast(sameRate.hex)).text).toContain('new feerate');
+    // Adding an unconfirmed input the replaced transaction did not spend from: refused (BIP125 rule 2).
+    const extra = await fund(w.address, 20_000n);
+    const adds = spendWpkh(w, [coin, extra], [{ script: wpkhWallet().script, amount: 110_000n }], RBF);
+    expect((await broadcast(adds.hex)).text).toContain(`replacement-adds-unconfirmed, replacement ${adds.id} adds unconfirmed input, idx 1`);
     const better = spendWpkh(w, [coin], [{ script: wpkhWallet().script, amount: 97_000n }], RBF);
     expect(await broadcast(better.hex)).toEqual({ status: 200, text: better.id });
     const mempool = await getJson<string[]>('/mempool/txids');
