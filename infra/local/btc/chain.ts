@@ -218,7 +218,8 @@ export function createBtcChain(options: BtcChainOptions = {}): BtcChain {
     return block;
   };
 
-  const mineOne = (): BtcBlock => {
+  /** Mines a block dated `at` (seconds), by default now, or one second after the previous block if that is later. */
+  const mineOne = (at?: number): BtcBlock => {
     const height = blocks.length;
     const chosen: TxEntry[] = [];
     const skipped = new Set<string>();
@@ -248,7 +249,7 @@ export function createBtcChain(options: BtcChainOptions = {}): BtcChain {
       chosen.map((e) => internalHash(e.tx.wtxid)),
       extraNonce,
     );
-    const time = Math.max(Math.floor(now() / 1000), medianTime(height - 1) + 1);
+    const time = at ?? Math.max(Math.floor(now() / 1000), (blocks[height - 1] as BtcBlock).time + 1);
     const cbEntry: TxEntry = { tx: coinbase, prevouts: [], fee: 0n, height: undefined, index: 0 };
     return addBlock([coinbase, ...chosen.map((e) => e.tx)], time, [cbEntry, ...chosen]);
   };
@@ -490,7 +491,10 @@ export function createBtcChain(options: BtcChainOptions = {}): BtcChain {
   const genesis = genesisCoinbase();
   genesisTxid = genesis.txid;
   addBlock([genesis], REGTEST_GENESIS.time, [{ tx: genesis, prevouts: [], fee: 0n, height: undefined, index: 0 }], REGTEST_GENESIS);
-  for (let i = 0; i < (options.premine ?? 110); i++) mineOne();
+  // Dated a second apart up to now, so that block times increase and none is ahead of the clock.
+  const premine = options.premine ?? 110;
+  const startedAt = Math.floor(now() / 1000);
+  for (let i = 0; i < premine; i++) mineOne(startedAt - premine + i);
   // The mature coinbases split into 1 BTC coins, in one more block: faucet payments then spend a confirmed coin each.
   if (options.splitFaucet !== false) {
     for (const coin of faucetCoins().confirmed) {

@@ -142,6 +142,10 @@ describe('blocks', () => {
       if (h > 0 && previous !== undefined && h === 1) expect(block.previousblockhash).toBe(previous);
       previous = hash;
     }
+    // Block times increase, and the premined blocks are dated up to the clock, not past it.
+    const times = node.chain.blocks.map((b) => b.time);
+    expect(times.every((t, i) => i === 0 || t > (times[i - 1] as number))).toBe(true);
+    expect(times[110]).toBeLessThan(Date.now() / 1000);
     // Consecutive blocks chain.
     const a = await getJson<{ id: string }>(`/block/${(await get(`/block-height/${tip - 1}`)).text}`);
     const b = await getJson<{ previousblockhash: string }>(`/block/${(await get(`/block-height/${tip}`)).text}`);
