@@ -80,7 +80,7 @@ describe('servedNetworks (from configuration)', () => {
     expect([...served.withdrawals]).toEqual(['BTC']);
     expect(servedCurrencies('payments', served).map((c) => c.code)).toEqual(['BTC']);
     expect(servedCurrencies('withdrawals', served).map((c) => c.code)).toEqual(['BTC']);
-    // scanned: see the btc family in SCANNED_FAMILIES
+    expect(scannedNetworks(cfg)).toEqual([{ network: 'BTC', family: 'btc', url: 'http://127.0.0.1:3002' }]);
   });
 
   it('takes the Bitcoin network from BTC_NETWORK, else from the stage', () => {
