@@ -111,6 +111,11 @@ const schema = z.object({
    * shared/chain/btc/esplora.ts). BTC is served only with it and the hot wallet's key (`HOT_WALLET_KEY_ID`).
    */
   BTC_API_URL: z.string().url().optional(),
+  /**
+   * Bitcoin: the most waiting payments one scanner pass looks up in the mempool (one API call each; the longest
+   * unchecked first, so each is looked up every ceil(waiting / this) passes).
+   */
+  BTC_MEMPOOL_LOOKUPS_PER_PASS: z.coerce.number().int().min(0).max(10_000).default(100),
   /** Bitcoin network of the deployment (address prefix `bc1`, `tb1`, `bcrt1`). Default from STAGE: prod mainnet, local local, else testnet. */
   BTC_NETWORK: z.enum(['mainnet', 'testnet', 'local']).optional(),
   /** Solana: a JSON-RPC endpoint (shared/chain/solana/rpc.ts); Solana is off without it. The USDT mint is `USDTSOL` in TOKEN_CONTRACTS. */

@@ -79,6 +79,7 @@ export function scannersRuntime(cfg: Config = config(), chainTx: ChainTxRuntime 
   return {
     ...scannerRuntime(cfg),
     networks: scannedNetworks(cfg),
+    mempoolBudget: cfg.BTC_MEMPOOL_LOOKUPS_PER_PASS,
     sourceFor(n) {
       const family = SCANNED_FAMILIES[n.family];
       if (!family) throw new Error(`No deposit source for the ${n.family} family`);

@@ -157,10 +157,14 @@ describe('BTC payments on the local stack', () => {
     await pass();
     const back = await call('GET', `/payments/${id}/`);
     expect(back.body).toMatchObject({ status: 'waiting', transaction_hash: null, payment_history: [] });
+    // `payment:<id>:status:<version>:<status>`, in the order of the payment's versions (a scan of the table has none).
     const statuses = (await outboxChanges(`payment:${id}:`))
       .flat()
       .filter((e) => e.type === 'payment_status_update')
-      .map((e) => e.payload.status);
+      .map((e) => /:status:(\d+):([a-z_]+)$/.exec(e.eventId))
+      .map((m) => [Number(m?.[1]), m?.[2]] as const)
+      .sort((a, b) => a[0] - b[0])
+      .map(([, status]) => status);
     expect(statuses).toEqual(['confirming', 'waiting']);
 
     await mine(3);

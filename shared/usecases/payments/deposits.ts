@@ -167,9 +167,13 @@ export interface PaymentPass {
   native(native: NativeCoinReader, addressForm: (address: string) => string, range: { from: number; to: number; endHash: string }): Promise<void>;
   /**
    * A UTXO network's mempool, for the payments waiting in its coin and those partially paid: `pick` chooses which
-   * of them this pass looks up (a budget per pass). Returns how many lookups were made.
+   * of them this pass looks up (a budget per pass; it reads them with `list` when it needs, and leaves out those
+   * `skip` names: recorded by this pass already). Returns how many lookups were made.
    */
-  mempool(reader: MempoolReader, pick: (candidates: readonly PaymentState[]) => readonly PaymentState[]): Promise<number>;
+  mempool(
+    reader: MempoolReader,
+    pick: (list: () => Promise<readonly PaymentState[]>, skip: (p: PaymentState) => boolean) => Promise<readonly PaymentState[]>,
+  ): Promise<number>;
   /** Confirmations and settlement of the open payments (those of the open list and those this pass saved). */
   settle(blocks: DepositChain, deps: Pick<SweepDeps, 'sweep'>): Promise<number>;
 }
@@ -270,7 +274,7 @@ export function paymentPass(network: string, head: number, now: Date, deps: Paym
 
     async mempool(reader, pick) {
       if (!nativeCurrency) return 0;
-      const chosen = pick((await awaitingNative()).filter((p) => !saved.has(p.id)));
+      const chosen = await pick(awaitingNative, (p) => saved.has(p.id));
       for (const p of chosen) {
         const address = p.address.toLowerCase();
         for (const o of await reader.incoming(p.address)) {

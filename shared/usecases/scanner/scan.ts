@@ -166,7 +166,7 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
   const endBlock = from <= to ? await source.block(to) : null;
   if (source.native && endBlock) await payments.native(source.native, (a) => source.addressForm(a), { from, to, endHash: endBlock.hash });
   const rotation = deps.mempoolRotation ?? new MempoolRotation(DEFAULT_MEMPOOL_BUDGET);
-  const mempoolLookups = source.mempool ? await payments.mempool(source.mempool, (candidates) => rotation.pick(candidates)) : 0;
+  const mempoolLookups = source.mempool ? await payments.mempool(source.mempool, (list, skip) => rotation.pick(list, now, skip)) : 0;
 
   // 4. Advance the cursor.
   if (from <= to) {

@@ -322,6 +322,24 @@ describe('BTC payments through the scan', () => {
     expect((await stored(w, last)).status).toBe('confirming');
   });
 
+  it('reads the list of waiting payments at most once per refresh interval, not every pass', async () => {
+    const rotation = new MempoolRotation(10, 10_000);
+    const w = await world({}, rotation);
+    const first = await btcPayment(w);
+    let reads = 0;
+    const waitingNative = w.fake.payments.waitingNative.bind(w.fake.payments);
+    w.fake.payments.waitingNative = async (network) => (reads++, waitingNative(network));
+    await scanOnce('BTC', w.deps);
+    const late = await btcPayment(w);
+    w.chain.broadcast(txid(14), late.address, sats(late));
+    await scanOnce('BTC', w.deps);
+    // Listed before it existed: not looked up yet; once the list is read again (10 s on), it is.
+    expect([reads, (await stored(w, late)).status]).toEqual([1, 'waiting']);
+    w.fake.clock.advance(10_000);
+    await scanOnce('BTC', w.deps);
+    expect([reads, (await stored(w, late)).status, (await stored(w, first)).status]).toEqual([2, 'confirming', 'waiting']);
+  });
+
   it('a settlement retried after a crash between the coins and the payment records each coin once', async () => {
     const w = await world();
     const p = await btcPayment(w);
