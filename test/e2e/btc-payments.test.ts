@@ -175,6 +175,27 @@ describe('BTC payments on the local stack', () => {
     expect((await dynamoHotCoins.available('BTC', 100)).filter((c) => c.source === `payment:${merchant.tenantId}:${id}`)).toEqual([]);
   });
 
+  it('a reorganisation that drops the paying transaction undoes its deposit: the payment returns to waiting', async () => {
+    const created = await call('POST', '/payments/', { body: { amount: '60', currency: 'BTC' } });
+    const id = created.body.transaction_id as string;
+    const coin = await fundedCoin(1_000_000n);
+    const txid = await broadcast(spend(coin, created.body.address as string, sats(created.body.amount_crypto), 1_000n, 0xffffffff));
+    await mine();
+    await pass();
+    expect((await call('GET', `/payments/${id}/`)).body).toMatchObject({
+      status: 'confirming',
+      payment_history: [expect.objectContaining({ confirmations: 1 })],
+    });
+    // The block is replaced by two without the transaction (and it is not in the mempool any more either).
+    const reorg = await local('/_local/reorg', { depth: 1, drop: [txid] });
+    expect(reorg.disconnected).toHaveLength(1);
+    await pass();
+    expect((await call('GET', `/payments/${id}/`)).body).toMatchObject({ status: 'waiting', transaction_hash: null, payment_history: [] });
+    await mine(2);
+    await pass();
+    expect((await call('GET', `/payments/${id}/`)).body.status).toBe('waiting');
+  });
+
   it('BTC is listed, priced and payable: currencies, rates, minimum and estimate', async () => {
     const { handler } = await import('../../functions/currencies/handler.js');
     const currencies = caller(handler, () => merchant.bearer);
