@@ -9,10 +9,11 @@
  * interval mining for those two figures (default: automine, as the local stack).
  * BENCH_HISTORY_RECORDS the movements of the tenant whose history pages are read (default 5000).
  * BENCH_ONLY selects figures, comma-separated: user-me, ledger, payments, webhooks, chain-tx, transactions, payment-lifecycle,
- * checkout, cold-start, sweep-gas. cold-start: each API Lambda's bundle (as CDK ships it) and its import in 5 fresh Node processes.
+ * checkout, cold-start, sweep-gas, btc. btc: Bitcoin scanner calls for one block with 10 and 10,000 open BTC payments. cold-start: each API Lambda's bundle (as CDK ships it) and its import in 5 fresh Node processes.
  */
 import { startTableOnly } from '../infra/local/table-only.js';
 import { benchBatchPayouts, benchChainTx } from './chain-tx.js';
+import { benchBtcScanner } from './btc-scanner.js';
 import { benchCheckout } from './checkout.js';
 import { benchColdStart } from './cold-start.js';
 import { benchLedger } from './ledger.js';
@@ -36,7 +37,7 @@ function table(title: string, rows: string[][]): void {
   for (const r of rows) console.log(`  ${widths.map((w, i) => (i === 0 ? (r[i] ?? '').padEnd(w) : (r[i] ?? '').padStart(w))).join('  ')}`);
 }
 
-const FIGURES = ['user-me', 'ledger', 'payments', 'webhooks', 'chain-tx', 'transactions', 'payment-lifecycle', 'checkout', 'cold-start', 'sweep-gas'];
+const FIGURES = ['user-me', 'ledger', 'payments', 'webhooks', 'chain-tx', 'transactions', 'payment-lifecycle', 'checkout', 'cold-start', 'sweep-gas', 'btc'];
 const only = (process.env.BENCH_ONLY ?? '')
   .split(',')
   .map((s) => s.trim())
@@ -225,6 +226,26 @@ async function main(): Promise<void> {
     );
     console.log(
       `  gas: plain ERC-20 transfer ${b.transferGas}; batch of 50 ${b.batchGas} = ${b.gasPerPayout} a payout (${fmt(Number(b.gasPerPayout) / Number(b.transferGas), 3)}x)`,
+    );
+  }
+
+  if (selected('btc')) {
+    const store = await startTableOnly('bench-btc');
+    const b = await benchBtcScanner().finally(() => store.stop());
+    const [small, large] = [b.rows[0], b.rows[b.rows.length - 1]];
+    table('Bitcoin scanner: Esplora API calls of one pass over one new block (the local Bitcoin node, DynamoDB Local), by open BTC payments', [
+      ['', 'API calls', 'of which block', 'mempool lookups', 'deposits recorded'],
+      ...b.rows.map((r) => [`${fmt(r.payments)} open payments`, fmt(r.calls), fmt(r.blockCalls), fmt(r.mempoolLookups), fmt(r.recorded)]),
+      [
+        `ratio ${fmt(large?.payments ?? 0)} / ${fmt(small?.payments ?? 0)}`,
+        small && large ? fmt(large.calls / small.calls, 2) : '-',
+        small && large ? fmt(large.blockCalls / small.blockCalls, 2) : '-',
+        small && large && small.mempoolLookups > 0 ? fmt(large.mempoolLookups / small.mempoolLookups, 2) : '-',
+        '',
+      ],
+    ]);
+    console.log(
+      `  (mempool lookups are bounded at ${fmt(b.budget)} a pass, the longest unchecked payments first; the block costs the same calls whatever the payments)`,
     );
   }
 

@@ -49,6 +49,8 @@ function buildPayloadSchemas() {
     transaction_hash: z.string().min(1),
     confirmations: count,
     blockchain_network: z.string().min(1),
+    /** Bitcoin: seen unconfirmed in a transaction that signals BIP125 replaceability (it may yet be replaced). */
+    replaceable: z.boolean().optional(),
     callback_url: z.string().nullable().optional(),
   });
 

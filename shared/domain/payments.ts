@@ -71,8 +71,15 @@ export const counts = (d: Pick<Deposit, 'status'>): boolean => d.status !== 'wro
 /** A deposit with all the confirmations its currency needs. */
 export const isConfirmedDeposit = (d: Pick<Deposit, 'status'>): boolean => d.status === 'confirmed';
 
+/**
+ * The block number of a deposit seen in a UTXO network's mempool, not yet in a block (`isMined`): 0 confirmations
+ * whatever the head, never confirmed, dropped when its transaction leaves the mempool without a block.
+ */
+export const UNMINED_BLOCK = -1;
+export const isMined = (d: Pick<Deposit, 'blockNumber'>): boolean => d.blockNumber >= 0;
+
 export interface Deposit {
-  /** `<network>:<tx hash>:<log index>` (or `:native:<n>` for a balance-check deposit). */
+  /** `<network>:<tx hash>:<log index>` (or `:native:<n>` for a balance-check deposit; a UTXO output's index). */
   readonly id: string;
   readonly currency: string;
   readonly amount: Decimal;
@@ -85,6 +92,8 @@ export interface Deposit {
   readonly detectedAt: string;
   readonly status: DepositStatus;
   readonly late: boolean;
+  /** Seen unconfirmed in a transaction that signals replaceability (BIP125): it may yet be replaced. */
+  readonly replaceable?: boolean;
 }
 
 export interface PaymentState {
@@ -218,6 +227,8 @@ export type PaymentFact =
       readonly repriced?: Decimal;
     }
   | { readonly kind: 'reorg'; readonly depositIds: readonly string[] }
+  /** A deposit seen in the mempool is in a block now: the same deposit, updated in place (never recorded twice). */
+  | { readonly kind: 'deposit_mined'; readonly depositId: string; readonly blockNumber: number; readonly blockHash: string }
   /** `reference`: the batched sweep that takes the payment (recorded as its `sweepReference`). */
   | { readonly kind: 'sweep_started'; readonly reference?: string }
   | {
@@ -338,6 +349,7 @@ export function depositReceivedPayload(p: Pick<PaymentState, 'id' | 'network' | 
     timestamp: d.detectedAt,
     late: d.late,
     wrong_currency: d.status === 'wrong_currency',
+    ...(d.replaceable === undefined ? {} : { replaceable: d.replaceable }),
   };
 }
 
@@ -471,8 +483,11 @@ export function transition(p: PaymentState, fact: PaymentFact, now: Date): Payme
       const deposits = p.deposits.map((d) => {
         const c = fact.byDeposit[d.id];
         if (c === undefined) return d;
-        const status: DepositStatus = !counts(d) ? d.status : c >= fact.confirmationsNeeded ? 'confirmed' : 'pending';
-        return { ...d, confirmations: c, status };
+        // A deposit not in a block has no confirmation and is never confirmed, whatever the policy says (a floor of 1).
+        const confirmations = isMined(d) ? c : 0;
+        const confirmed = isMined(d) && confirmations >= Math.max(1, fact.confirmationsNeeded);
+        const status: DepositStatus = !counts(d) ? d.status : confirmed ? 'confirmed' : 'pending';
+        return { ...d, confirmations, status };
       });
       const next = { ...p, deposits };
       if (p.status !== 'confirming') return same(next);
@@ -500,6 +515,13 @@ export function transition(p: PaymentState, fact: PaymentFact, now: Date): Payme
         flags: p.flags.filter((f) => f !== 'overpaid'),
       });
       return same(state, [{ kind: 'forget_deposits', depositIds: p.deposits.filter((d) => gone.has(d.id)).map((d) => d.id) }]);
+    }
+    case 'deposit_mined': {
+      const d = p.deposits.find((x) => x.id === fact.depositId);
+      if (!d || (d.blockNumber === fact.blockNumber && d.blockHash === fact.blockHash)) return same(p);
+      if (fact.blockNumber < 0) refuse(p, fact, `A deposit cannot be mined in block ${fact.blockNumber}.`);
+      const mined = { ...d, blockNumber: fact.blockNumber, blockHash: fact.blockHash };
+      return same({ ...p, deposits: p.deposits.map((x) => (x.id === d.id ? mined : x)), updatedAt: now.toISOString() });
     }
     case 'sweep_started':
       if (p.status !== 'confirmed') refuse(p, fact, `Cannot sweep a ${p.status} payment.`);

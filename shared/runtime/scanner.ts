@@ -6,6 +6,11 @@ import { evmRpcDepositSource } from '../chain/evm/deposit-source.js';
 import { directFactorySweep } from '../chain/evm/sweep-direct.js';
 import { KmsSigner } from '../chain/signer/kms-signer.js';
 import { TronGridClient } from '../chain/tron/grid.js';
+import { btcDepositSource } from '../chain/btc/deposit-source.js';
+import { EsploraClient } from '../chain/btc/esplora.js';
+import { dynamoHotCoins } from '../store/btc-coins.js';
+import { dynamoPayments } from '../store/payments.js';
+import { coinSweep } from '../usecases/payments/sweep-coins.js';
 import { tronDepositSource } from '../chain/tron/deposit-source.js';
 import { NETWORKS } from '../domain/currencies.js';
 import type { DepositSource } from '../usecases/deposits/ports.js';
@@ -20,7 +25,8 @@ import { factoryOf, scannerRuntime } from './payments.js';
 
 /**
  * The chain-scanner worker wired from configuration: every network this deployment takes payments on
- * (`servedNetworks`: an endpoint, EVM `EVM_RPC_URLS` or TRON `TRON_API_URL`, and a factory) is scanned. Sweeps go through the chain-tx engine when `PAYMENT_SWEEPS=engine`
+ * (`servedNetworks`: an endpoint, EVM `EVM_RPC_URLS` or TRON `TRON_API_URL`, and a factory; Bitcoin `BTC_API_URL`
+ * and the hot wallet key) is scanned. Sweeps go through the chain-tx engine when `PAYMENT_SWEEPS=engine`
  * (the default outside the local stack, and always on TRON), else directly through the factory with the KMS
  * hot-wallet signer.
  */
@@ -37,6 +43,7 @@ export const SCANNED_FAMILIES: Readonly<
     endpoint: (_network, cfg) => cfg.TRON_API_URL || undefined,
     source: (url, cfg) => tronDepositSource(new TronGridClient(url, cfg.TRON_API_KEY ? { apiKey: cfg.TRON_API_KEY } : {})),
   },
+  btc: { endpoint: (_network, cfg) => cfg.BTC_API_URL || undefined, source: (url, cfg) => btcDepositSource(new EsploraClient(url), cfg.BTC_NETWORK) },
 };
 
 export function scannedNetworks(cfg: Config): ScannedNetwork[] {
@@ -53,6 +60,8 @@ export function scannersRuntime(cfg: Config = config(), chainTx: ChainTxRuntime 
   const sweepFor = (n: ScannedNetwork): SweepPort => {
     const keyId = cfg.HOT_WALLET_KEY_ID;
     if (!keyId) throw new Error('HOT_WALLET_KEY_ID is not set: no hot wallet to sweep with');
+    // Bitcoin: no sweep, a deposit is already the hot wallet's coin (recorded as such when its payment settles).
+    if (n.family === 'btc') return coinSweep({ payments: dynamoPayments, coins: dynamoHotCoins });
     // TRON has no direct path: its transactions are built and signed by the engine only.
     if (n.family === 'tron' || (cfg.PAYMENT_SWEEPS ?? (cfg.STAGE === 'local' ? 'direct' : 'engine')) === 'engine') {
       return engineSweep({
@@ -70,6 +79,7 @@ export function scannersRuntime(cfg: Config = config(), chainTx: ChainTxRuntime 
   return {
     ...scannerRuntime(cfg),
     networks: scannedNetworks(cfg),
+    mempoolBudget: cfg.BTC_MEMPOOL_LOOKUPS_PER_PASS,
     sourceFor(n) {
       const family = SCANNED_FAMILIES[n.family];
       if (!family) throw new Error(`No deposit source for the ${n.family} family`);

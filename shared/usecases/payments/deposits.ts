@@ -2,22 +2,25 @@ import type { CurrencyDefinition } from '../../domain/currencies.js';
 import { findCurrency, NETWORKS } from '../../domain/currencies.js';
 import { ConflictError } from '../../domain/errors.js';
 import { fromBaseUnits } from '../../domain/money.js';
-import type { Deposit, PaymentState } from '../../domain/payments.js';
+import type { Deposit, PaymentChange, PaymentFact, PaymentState } from '../../domain/payments.js';
 import {
+  andThen,
   counts,
   countsConfirmations,
   DepositAlreadyRecordedError,
   isConfirmedDeposit,
+  isMined,
   isPartiallyPaid,
   isSweepDue,
   isSweeping,
   lateness,
   quote,
   transition,
+  UNMINED_BLOCK,
   workQueueOf,
 } from '../../domain/payments.js';
 import type { UsdRates } from '../../domain/rates.js';
-import type { BlockReader, NativeCoinReader, TokenTransfer } from '../deposits/ports.js';
+import type { BlockReader, MempoolOutput, MempoolReader, NativeCoinReader, TokenTransfer, TxPlace } from '../deposits/ports.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
 import type { PaymentsDeps } from './ports.js';
 import type { DueSweep, SweepDeps } from './settle.js';
@@ -32,6 +35,10 @@ import { strandedSweeps, sweepDue } from './settle.js';
  *   uncredited after the payment's expiry, `wrong_currency` when another token reached the address;
  * - the native coin, for payments waiting in it: the range's top-level transfers to them, then a balance check at
  *   the range's end (coins sent by contracts);
+ * - a UTXO network's mempool (`MempoolReader`), for the payments waiting there: an output paying one is recorded
+ *   "seen" (no block: `UNMINED_BLOCK`, 0 confirmations, its BIP125 `replaceable` signal kept); found later in a block
+ *   (the same id: `<network>:<txid>:<vout>`), it is updated in place (`deposit_mined`), never recorded twice; one whose
+ *   transaction left the mempool without a block (replaced or evicted) is dropped as a reorg drops one;
  * - after a reorganisation, deposits whose block is gone are dropped (the payment goes back);
  * - open payments: confirmations counted (each deposit's block hash re-checked); the payments confirmed are swept
  *   together, one factory call per currency (settle.ts), each saved once: a payment that reaches `confirmed` in
@@ -53,7 +60,19 @@ async function recordDeposit(key: PaymentKey, make: (p: PaymentState) => Deposit
     const payment = await deps.payments.get(key.tenantId, key.paymentId);
     if (!payment) return null;
     const deposit = make(payment);
-    if (!deposit || payment.deposits.some((d) => d.id === deposit.id)) return null;
+    if (!deposit) return null;
+    const known = payment.deposits.find((d) => d.id === deposit.id);
+    if (known) {
+      // Seen in the mempool, now in a block: the same deposit, mined (a block's outputs re-read change nothing).
+      if (isMined(known) || !isMined(deposit)) return null;
+      const fact = { kind: 'deposit_mined', depositId: known.id, blockNumber: deposit.blockNumber, blockHash: deposit.blockHash } as const;
+      try {
+        return await deps.payments.save(payment, transition(payment, fact, now), now);
+      } catch (error) {
+        if (error instanceof ConflictError) continue;
+        throw error;
+      }
+    }
     const late = lateness(payment, now, deps.settings.lateWatchHours);
     const adjusted: Deposit =
       !counts(deposit) || late === 'on_time' ? deposit : late === 'late' ? { ...deposit, late: true } : { ...deposit, late: true, status: 'uncredited' };
@@ -68,7 +87,8 @@ async function recordDeposit(key: PaymentKey, make: (p: PaymentState) => Deposit
   return null;
 }
 
-const confirmationsAt = (head: number, blockNumber: number): number => Math.max(0, head - blockNumber + 1);
+/** Confirmations of a deposit in block `blockNumber` at `head`: 0 for one not in a block yet (`UNMINED_BLOCK`). */
+export const confirmationsAt = (head: number, blockNumber: number): number => (blockNumber < 0 ? 0 : Math.max(0, head - blockNumber + 1));
 
 function depositOfTransfer(network: string, t: TokenTransfer, currency: CurrencyDefinition, payment: PaymentState, head: number, now: Date): Deposit {
   return {
@@ -87,24 +107,44 @@ function depositOfTransfer(network: string, t: TokenTransfer, currency: Currency
   };
 }
 
-/** Drops the deposits whose block is no longer on the chain; the payment goes back (waiting, or expired). */
-export async function dropReorgedDeposits(payment: PaymentState, blocks: BlockReader, now: Date, deps: PaymentDepositDeps): Promise<PaymentState> {
+/** A chain's blocks, and on a UTXO network its mempool (where a deposit seen unconfirmed is looked up again). */
+export type DepositChain = BlockReader & { readonly mempool?: MempoolReader };
+
+/**
+ * Drops the deposits whose block is no longer on the chain; the payment goes back (waiting, or expired). A deposit
+ * seen in the mempool is looked up there (`mempool.place`): in a block now, it is mined in place; gone (replaced or
+ * evicted), it is dropped as a reorg drops one; still waiting, it stays. One save for all of it.
+ */
+export async function dropReorgedDeposits(payment: PaymentState, chain: DepositChain, now: Date, deps: PaymentDepositDeps): Promise<PaymentState> {
   const gone: string[] = [];
+  const facts: PaymentFact[] = [];
   const hashes = new Map<number, string | null>();
+  const places = new Map<string, TxPlace>();
   for (const d of payment.deposits) {
     if (isConfirmedDeposit(d) && !countsConfirmations(payment)) continue;
-    if (!hashes.has(d.blockNumber)) hashes.set(d.blockNumber, (await blocks.block(d.blockNumber))?.hash ?? null);
+    if (!isMined(d)) {
+      if (!chain.mempool) continue;
+      if (!places.has(d.txHash)) places.set(d.txHash, await chain.mempool.place(d.txHash));
+      const place = places.get(d.txHash) as TxPlace;
+      if (place.state === 'gone') gone.push(d.id);
+      if (place.state === 'confirmed') facts.push({ kind: 'deposit_mined', depositId: d.id, blockNumber: place.blockNumber, blockHash: place.blockHash });
+      continue;
+    }
+    if (!hashes.has(d.blockNumber)) hashes.set(d.blockNumber, (await chain.block(d.blockNumber))?.hash ?? null);
     if (hashes.get(d.blockNumber) !== d.blockHash) gone.push(d.id);
   }
-  if (gone.length === 0) return payment;
-  return deps.payments.save(payment, transition(payment, { kind: 'reorg', depositIds: gone }, now), now);
+  if (gone.length > 0) facts.push({ kind: 'reorg', depositIds: gone });
+  const [first, ...rest] = facts;
+  if (!first) return payment;
+  const change = rest.reduce<PaymentChange>((c, fact) => andThen(c, fact, now), transition(payment, first, now));
+  return deps.payments.save(payment, change, now);
 }
 
 /**
  * After a reorganisation: the network's open payments lose the deposits of abandoned blocks (only payments with
  * counting deposits can lose one: those are open, confirming .. partially paid). Returns how many were dropped.
  */
-export async function rewindPayments(network: string, blocks: BlockReader, now: Date, deps: PaymentDepositDeps): Promise<number> {
+export async function rewindPayments(network: string, blocks: DepositChain, now: Date, deps: PaymentDepositDeps): Promise<number> {
   let dropped = 0;
   for (const p of await deps.payments.open(network)) {
     const before = p.deposits.length;
@@ -125,8 +165,36 @@ export interface PaymentPass {
    * `addressForm` is the form `native` reports addresses in.
    */
   native(native: NativeCoinReader, addressForm: (address: string) => string, range: { from: number; to: number; endHash: string }): Promise<void>;
+  /**
+   * A UTXO network's mempool, for the payments waiting in its coin and those partially paid: `pick` chooses which
+   * of them this pass looks up (a budget per pass; it reads them with `list` when it needs, and leaves out those
+   * `skip` names: recorded by this pass already). Returns how many lookups were made.
+   */
+  mempool(
+    reader: MempoolReader,
+    pick: (list: () => Promise<readonly PaymentState[]>, skip: (p: PaymentState) => boolean) => Promise<readonly PaymentState[]>,
+  ): Promise<number>;
   /** Confirmations and settlement of the open payments (those of the open list and those this pass saved). */
-  settle(blocks: BlockReader, deps: Pick<SweepDeps, 'sweep'>): Promise<number>;
+  settle(blocks: DepositChain, deps: Pick<SweepDeps, 'sweep'>): Promise<number>;
+}
+
+/** A deposit seen in the mempool: no block, no confirmation, its replaceability kept. */
+function depositOfMempool(network: string, o: MempoolOutput, currency: CurrencyDefinition, now: Date): Deposit {
+  return {
+    id: `${network}:${o.txHash}:${o.index}`,
+    currency: currency.code,
+    amount: fromBaseUnits(o.value, currency.decimals),
+    amountBase: o.value.toString(),
+    txHash: o.txHash,
+    logIndex: o.index,
+    blockNumber: UNMINED_BLOCK,
+    blockHash: '',
+    confirmations: 0,
+    detectedAt: now.toISOString(),
+    status: 'pending',
+    late: false,
+    replaceable: o.replaceable,
+  };
 }
 
 export function paymentPass(network: string, head: number, now: Date, deps: PaymentDepositDeps): PaymentPass {
@@ -135,6 +203,13 @@ export function paymentPass(network: string, head: number, now: Date, deps: Paym
   const saved = new Map<string, PaymentState>();
   let openList: Promise<PaymentState[]> | undefined;
   const open = (): Promise<PaymentState[]> => (openList ??= deps.payments.open(network));
+  const nativeCurrency = findCurrency(NETWORKS[network as keyof typeof NETWORKS]?.nativeCurrency ?? '');
+  /** Payments waiting in the network's coin, and those of its coin partially paid (the rest may still come). */
+  const awaitingNative = async (): Promise<PaymentState[]> => {
+    if (!nativeCurrency) return [];
+    const listed = await open();
+    return [...(await deps.payments.waitingNative(network)), ...listed.filter((p) => isPartiallyPaid(p) && p.currency === nativeCurrency.code)];
+  };
   const record = async (key: PaymentKey, make: (p: PaymentState) => Deposit | null): Promise<void> => {
     const p = await recordDeposit(key, make, now, deps);
     if (!p) return;
@@ -149,13 +224,8 @@ export function paymentPass(network: string, head: number, now: Date, deps: Paym
 
     async native(native, addressForm, { from, to, endHash }) {
       // The open list is read here, after the token deposits (as the settlement reads it).
-      const listed = await open();
-      const nativeCurrency = findCurrency(NETWORKS[network as keyof typeof NETWORKS]?.nativeCurrency ?? '');
       if (!nativeCurrency) return;
-      const nativeWaiting = [
-        ...(await deps.payments.waitingNative(network)),
-        ...listed.filter((p) => isPartiallyPaid(p) && p.currency === nativeCurrency.code),
-      ];
+      const nativeWaiting = await awaitingNative();
       const nativeDeposit = (d: { id: string; value: bigint; txHash: string; blockNumber: number; blockHash: string }): Deposit => ({
         id: d.id,
         currency: nativeCurrency.code,
@@ -202,6 +272,19 @@ export function paymentPass(network: string, head: number, now: Date, deps: Paym
       }
     },
 
+    async mempool(reader, pick) {
+      if (!nativeCurrency) return 0;
+      const chosen = await pick(awaitingNative, (p) => saved.has(p.id));
+      for (const p of chosen) {
+        const address = p.address.toLowerCase();
+        for (const o of await reader.incoming(p.address)) {
+          if (o.to.toLowerCase() !== address || o.value <= 0n) continue;
+          await record({ tenantId: p.tenantId, paymentId: p.id }, () => depositOfMempool(network, o, nativeCurrency, now));
+        }
+      }
+      return chosen.length;
+    },
+
     async settle(blocks, sweep) {
       // Those listed, and the ones this pass saved as saved (a deposit it recorded may have just opened them).
       const listed = await open();
@@ -230,7 +313,7 @@ async function behindIsLater(write: Promise<PaymentState>): Promise<PaymentState
 export async function followOpenPayments(
   open: readonly PaymentState[],
   head: number,
-  blocks: BlockReader,
+  blocks: DepositChain,
   deps: PaymentDepositDeps & Pick<SweepDeps, 'sweep'>,
   now: Date,
 ): Promise<number> {

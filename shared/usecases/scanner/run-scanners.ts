@@ -3,6 +3,7 @@ import { NETWORKS } from '../../domain/currencies.js';
 import type { SweepPort } from '../payments/ports.js';
 import type { DepositSource } from '../deposits/ports.js';
 import type { ScannerDeps, ScanReport } from './scan.js';
+import { DEFAULT_MEMPOOL_BUDGET, DEFAULT_MEMPOOL_REFRESH_MS, MempoolRotation } from './mempool-rotation.js';
 import { scanOnce } from './scan.js';
 
 /**
@@ -23,6 +24,8 @@ export interface ScannersDeps extends ScannerDeps {
   sourceFor(network: ScannedNetwork): DepositSource;
   /** How a network's confirmed payments are swept. */
   sweepFor(network: ScannedNetwork): SweepPort;
+  /** Mempool lookups per pass on a UTXO network (default `DEFAULT_MEMPOOL_BUDGET`). */
+  readonly mempoolBudget?: number;
 }
 
 export interface LoopOptions {
@@ -42,7 +45,9 @@ export async function runScanners(options: LoopOptions, deps: ScannersDeps): Pro
       const now = deps.clock.now();
       if (!(await deps.cursors.acquireLease(network, owner, now, new Date(now.getTime() + options.budgetMs + 30_000)))) return;
       const source = deps.sourceFor(n);
-      const scan = { ...deps, source, sweep: deps.sweepFor(n) };
+      // One rotation per network loop: its passes share the mempool budget, the longest unchecked payment first.
+      const mempoolRotation = new MempoolRotation(deps.mempoolBudget ?? DEFAULT_MEMPOOL_BUDGET, DEFAULT_MEMPOOL_REFRESH_MS);
+      const scan = { ...deps, source, sweep: deps.sweepFor(n), mempoolRotation };
       const pause = options.pauseMs ?? Math.min(NETWORKS[network as keyof typeof NETWORKS].blockTimeMs, 2_000);
       try {
         do {

@@ -1,11 +1,13 @@
 import type { CurrencyDefinition } from '../../domain/currencies.js';
+import { findCurrency, NETWORKS } from '../../domain/currencies.js';
 import { ConflictError } from '../../domain/errors.js';
 import type { CustodyDepositRepository } from '../custody/ports.js';
 import { followCustodyDeposits, recordCustodyDeposit } from '../custody/scan-deposits.js';
 import { paymentPass, rewindPayments } from '../payments/deposits.js';
 import type { PaymentsDeps, SweepPort } from '../payments/ports.js';
 import { payableCurrencies } from '../payments/resolve.js';
-import type { DepositSource } from '../deposits/ports.js';
+import type { AddressMatch, DepositSource, TokenTransfer } from '../deposits/ports.js';
+import { DEFAULT_MEMPOOL_BUDGET, MempoolRotation } from './mempool-rotation.js';
 import type { ScanCursor, ScanCursorStore } from './ports.js';
 
 /**
@@ -19,13 +21,18 @@ import type { ScanCursor, ScanCursorStore } from './ports.js';
  * 2. ONE read of the range's transfers of the catalogue's token contracts (no address filter: EVM one eth_getLogs),
  *    `to` matched against the deposit-address index in ONE batched lookup (a BatchGetItem per 100 addresses), each
  *    deposit recorded once (conditional put of `network:tx:logIndex` in the same transaction as its change);
+ *    On a UTXO network (Bitcoin) the range's outputs (`source.utxos`: each block read once) are matched the same
+ *    way, as deposits of the network's coin;
  * 3. for payments waiting in the network's native coin, where the source reads it (native transfers leave no
- *    event): the range's top-level transfers to them, then a balance check at the range's end;
+ *    event): the range's top-level transfers to them, then a balance check at the range's end; on a UTXO network,
+ *    the payments waiting in its coin (and those partially paid) looked up in its mempool (`source.mempool`), at most
+ *    `mempoolRotation.budget` a pass, the longest unchecked first: a deposit is "seen" seconds after its broadcast;
  * 4. the cursor advances with a conditional update;
  * 5. open payments: confirmations counted (each deposit's block hash re-checked); the payments confirmed are swept
  *    together, one factory call per currency; custody deposits: confirmations, credit, sweep.
  *
- * Cost grows with blocks and deposits, not with the number of watched addresses.
+ * Cost grows with blocks and deposits, not with the number of watched addresses (the mempool lookups, bounded per
+ * pass, are the one exception: they buy seconds before the first block).
  */
 export interface ScannerDeps extends PaymentsDeps {
   readonly cursors: ScanCursorStore;
@@ -39,6 +46,8 @@ export interface ScanDeps extends ScannerDeps {
   readonly sweep: SweepPort;
   /** Most blocks per read of transfers. */
   readonly maxRange?: number;
+  /** Which waiting payments a pass looks up in the mempool (UTXO networks); default: the first 100 listed. */
+  readonly mempoolRotation?: MempoolRotation;
 }
 
 export interface ScanReport {
@@ -50,6 +59,8 @@ export interface ScanReport {
   readonly rewoundTo: number | null;
   readonly reorged: number;
   readonly settled: number;
+  /** Mempool lookups of this pass (UTXO networks). */
+  readonly mempoolLookups: number;
 }
 
 /** Starts (or restarts) a network's cursor at `block` (the last block considered scanned). */
@@ -124,27 +135,38 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
   if (from <= to) {
     const tokens = tokensOf(network, deps);
     const found = await source.tokenTransfers(from, to, [...tokens.keys()]);
-    transfers = found.length;
+    const coin = findCurrency(NETWORKS[network as keyof typeof NETWORKS]?.nativeCurrency ?? '');
+    const outputs = source.utxos && coin ? await source.utxos.outputs(from, to) : [];
+    transfers = found.length + outputs.length;
+    const apply = async (t: TokenTransfer, match: AddressMatch, currency: CurrencyDefinition): Promise<void> => {
+      if (match.custodyAccountId !== undefined) {
+        if (await recordCustodyDeposit(network, { ...match, custodyAccountId: match.custodyAccountId }, t, currency, head, now, deps)) custodyRecorded++;
+        return;
+      }
+      await payments.token(match, t, currency);
+    };
+    const all = [...found, ...outputs];
     const matches = await deps.payments.matchAddresses(
       source.family,
-      found.map((t) => source.addressForm(t.to)),
+      all.map((t) => source.addressForm(t.to)),
     );
     const byAddress = new Map(matches.map((m) => [source.addressForm(m.address), m]));
     for (const t of found) {
       const match = byAddress.get(source.addressForm(t.to));
       const currency = tokens.get(source.addressForm(t.token));
-      if (!match || !currency || t.value === 0n) continue;
-      if (match.custodyAccountId !== undefined) {
-        if (await recordCustodyDeposit(network, { ...match, custodyAccountId: match.custodyAccountId }, t, currency, head, now, deps)) custodyRecorded++;
-        continue;
-      }
-      await payments.token(match, t, currency);
+      if (match && currency && t.value > 0n) await apply(t, match, currency);
+    }
+    for (const t of outputs) {
+      const match = byAddress.get(source.addressForm(t.to));
+      if (match && coin && t.value > 0n) await apply(t, match, coin);
     }
   }
 
   // 3. The native coin, where the source reads it.
   const endBlock = from <= to ? await source.block(to) : null;
   if (source.native && endBlock) await payments.native(source.native, (a) => source.addressForm(a), { from, to, endHash: endBlock.hash });
+  const rotation = deps.mempoolRotation ?? new MempoolRotation(DEFAULT_MEMPOOL_BUDGET);
+  const mempoolLookups = source.mempool ? await payments.mempool(source.mempool, (list, skip) => rotation.pick(list, now, skip)) : 0;
 
   // 4. Advance the cursor.
   if (from <= to) {
@@ -155,5 +177,5 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
   // 5. Confirmations and settlement of open payments, then custody deposits.
   const settled = await payments.settle(source, deps);
   await followCustodyDeposits(network, head, { ...deps, chain: source }, now);
-  return { network, from, to, logs: transfers, recorded: payments.recorded + custodyRecorded, rewoundTo, reorged, settled };
+  return { network, from, to, logs: transfers, recorded: payments.recorded + custodyRecorded, rewoundTo, reorged, settled, mempoolLookups };
 }

@@ -15,22 +15,33 @@ import { isCancellable, isEditable, isTerminal, merchantCredit, openPayment, PAY
 
 const T0 = new Date('2026-01-01T00:00:00.000Z');
 type FactKind = PaymentFact['kind'];
-const FACT_KINDS: readonly FactKind[] = ['deposit', 'confirmations', 'reorg', 'sweep_started', 'sweep_completed', 'sweep_failed', 'expire', 'cancel', 'edit'];
+const FACT_KINDS: readonly FactKind[] = [
+  'deposit',
+  'confirmations',
+  'reorg',
+  'deposit_mined',
+  'sweep_started',
+  'sweep_completed',
+  'sweep_failed',
+  'expire',
+  'cancel',
+  'edit',
+];
 
 /**
  * Which facts each status takes (for a payment holding one counting deposit, which a reorg drops; `cancel` with
  * no deposit at all). A change of a guard must change this table too.
  */
 const ALLOWED: Readonly<Record<PaymentStatus, readonly FactKind[]>> = {
-  waiting: ['deposit', 'confirmations', 'reorg', 'expire', 'cancel', 'edit'],
-  confirming: ['deposit', 'confirmations', 'reorg', 'edit'],
-  confirmed: ['deposit', 'confirmations', 'reorg', 'sweep_started', 'edit'],
-  sending: ['deposit', 'confirmations', 'sweep_completed', 'sweep_failed'],
-  completed: ['deposit', 'confirmations'],
-  expired: ['deposit', 'confirmations', 'reorg', 'edit'],
-  failed: ['deposit', 'confirmations'],
-  cancelled: ['deposit', 'confirmations'],
-  partially_paid: ['deposit', 'confirmations', 'reorg', 'edit'],
+  waiting: ['deposit', 'confirmations', 'deposit_mined', 'reorg', 'expire', 'cancel', 'edit'],
+  confirming: ['deposit', 'confirmations', 'deposit_mined', 'reorg', 'edit'],
+  confirmed: ['deposit', 'confirmations', 'deposit_mined', 'reorg', 'sweep_started', 'edit'],
+  sending: ['deposit', 'confirmations', 'deposit_mined', 'sweep_completed', 'sweep_failed'],
+  completed: ['deposit', 'confirmations', 'deposit_mined'],
+  expired: ['deposit', 'confirmations', 'deposit_mined', 'reorg', 'edit'],
+  failed: ['deposit', 'confirmations', 'deposit_mined'],
+  cancelled: ['deposit', 'confirmations', 'deposit_mined'],
+  partially_paid: ['deposit', 'confirmations', 'deposit_mined', 'reorg', 'edit'],
 };
 
 /** What the guards say of a fact. */
@@ -39,6 +50,8 @@ function guardAllows(p: PaymentState, fact: PaymentFact): boolean {
     case 'deposit':
     case 'confirmations':
       return true;
+    case 'deposit_mined':
+      return fact.blockNumber >= 0;
     case 'reorg': {
       const losesOne = p.deposits.some((d) => fact.depositIds.includes(d.id));
       return !losesOne || !(p.status === 'sending' || isTerminal(p.status));
@@ -207,6 +220,8 @@ const sampleFact = (kind: FactKind): PaymentFact => {
       return { kind, byDeposit: { d1: 2 }, confirmationsNeeded: 2, tolerancePercent: '0' };
     case 'reorg':
       return { kind, depositIds: ['d1'] };
+    case 'deposit_mined':
+      return { kind, depositId: 'd1', blockNumber: 11, blockHash: '0xc' };
     case 'sweep_completed':
       return { kind, txHash: '0xs', usdRate: '1' };
     case 'edit':
