@@ -268,7 +268,11 @@ export class BatchSignatureError extends Error {
 }
 
 /** The unsigned transaction of a plan (inputs with their witness scripts and amounts, outputs in order). */
-export function unsignedBatch(plan: BtcPlan, hotPublicKey: Uint8Array, network: BtcNetwork): { tx: Transaction; witnessScripts: Uint8Array[] } {
+export function unsignedBatch(
+  plan: Pick<BtcPlan, 'inputs' | 'payouts' | 'change'>,
+  hotPublicKey: Uint8Array,
+  network: BtcNetwork,
+): { tx: Transaction; witnessScripts: Uint8Array[] } {
   const tx = new Transaction({ version: TX_VERSION, lockTime: 0, allowUnknownInputs: true });
   const witnessScripts: Uint8Array[] = [];
   for (const coin of plan.inputs) {
@@ -291,7 +295,7 @@ export function unsignedBatch(plan: BtcPlan, hotPublicKey: Uint8Array, network: 
  * Signs a plan: one signer call per input over its BIP143 sighash, each signature verified against the hot key
  * before it goes into the witness; the raw transaction and its txid.
  */
-export async function signBatch(plan: BtcPlan, signer: BatchSigner, network: BtcNetwork): Promise<SignedBatch> {
+export async function signBatch(plan: Pick<BtcPlan, 'inputs' | 'payouts' | 'change'>, signer: BatchSigner, network: BtcNetwork): Promise<SignedBatch> {
   const publicKey = await signer.publicKey();
   const { tx, witnessScripts } = unsignedBatch(plan, publicKey, network);
   for (let i = 0; i < plan.inputs.length; i++) {

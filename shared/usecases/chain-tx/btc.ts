@@ -1,0 +1,192 @@
+import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import type { ChainTx, ChainTxAttempt } from '../../domain/chain-tx.js';
+import { awaitsBroadcast, currentAttempt, isFinal, isInFlight, isQueued } from '../../domain/chain-tx.js';
+import { NETWORKS } from '../../domain/currencies.js';
+import { apply, block } from './changes.js';
+import type { BtcBatchPlan, BtcChainPort, BtcEngineDeps, BtcPayoutOutput, ChainTxDeps } from './ports.js';
+
+/**
+ * The engine on Bitcoin (DESIGN sections 5 and 12): no nonces; a request pays its outputs (a batch of withdrawals,
+ * `btcPayoutData`) from the hot wallet's coins in ONE transaction.
+ *
+ * - queued -> signed: the coins are chosen and RESERVED for the request (HotCoinStore.reserve, one transaction: no
+ *   coin is ever in two batches); the transaction is built at the API's fee rate and signed (KMS, one call per
+ *   input), then PERSISTED (raw, txid, fee, change, height), then broadcast (the same bytes on every retry). A
+ *   crash after the reservation takes the same coins again; coins that cannot cover it (not enough, or the fee
+ *   rose) leave the request queued with `insufficient_gas` (the wallet cannot pay), never half-paid.
+ * - followed by txid (every tracked attempt): one in a block with enough confirmations -> confirmed: its coins
+ *   spent, its change recorded as a coin (`change:<reference>`), then `chain_tx.confirmed`.
+ * - still unconfirmed `replaceAfterBlocks` after its signature: REPLACED (BIP125) by a transaction spending the
+ *   SAME coins at a higher rate (at least the old + 1 sat/vB, and the old fee plus its own size at 1 sat/vB),
+ *   persisted before it is broadcast. Every attempt spends the same coins, so at most one is ever mined: no
+ *   output is paid twice, whichever it is.
+ */
+export const isBtcNetwork = (network: string): boolean => NETWORKS[network as keyof typeof NETWORKS]?.family === 'btc';
+
+function btcOf(deps: ChainTxDeps): BtcEngineDeps {
+  if (!deps.btc) throw new Error('No Bitcoin endpoint configured (BTC_API_URL)');
+  return deps.btc;
+}
+
+const DATA_VERSION = 'btc-payouts/v1';
+
+/**
+ * A Bitcoin request's `data`: its outputs (address, satoshis) in the order of its `items`, as JSON in 0x-hex (a
+ * request's data is hex bytes on every network). Its `wallet` is the hot wallet's key (with the key's 0x address,
+ * its identity on every network) and `to` that address: the change goes back to the key's change address.
+ */
+export function btcPayoutData(payouts: readonly Pick<BtcPayoutOutput, 'address' | 'value'>[]): string {
+  return `0x${bytesToHex(utf8ToBytes(JSON.stringify({ v: DATA_VERSION, outputs: payouts.map((p) => [p.address, p.value.toString()]) })))}`;
+}
+
+/** The outputs a Bitcoin request pays, each with its item (`items` by index; `output:<i>` when it has none). */
+export function btcPayoutsOf(tx: Pick<ChainTx, 'requestId' | 'data' | 'items'>): BtcPayoutOutput[] {
+  let parsed: { v?: unknown; outputs?: unknown };
+  try {
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(hexToBytes(tx.data.replace(/^0x/, '')))) as typeof parsed;
+  } catch {
+    throw new Error(`${tx.requestId}: not a Bitcoin payout request`);
+  }
+  if (parsed.v !== DATA_VERSION || !Array.isArray(parsed.outputs)) throw new Error(`${tx.requestId}: not a Bitcoin payout request`);
+  return (parsed.outputs as unknown[]).map((o, i) => {
+    if (!Array.isArray(o) || typeof o[0] !== 'string' || typeof o[1] !== 'string' || !/^\d+$/.test(o[1])) throw new Error(`${tx.requestId}: bad output ${i}`);
+    return { item: tx.items?.[i] ?? `output:${i}`, address: o[0], value: BigInt(o[1]) };
+  });
+}
+
+/** The coins, chosen and reserved (or those already reserved by an earlier run), and the plan over them; null: blocked. */
+async function planQueued(tx: ChainTx, btc: BtcEngineDeps, feeRate: bigint): Promise<BtcBatchPlan | null> {
+  const payouts = btcPayoutsOf(tx);
+  const reserved = (await btc.coins.ofBatch(tx.network, tx.reference)).filter((c) => c.state === 'reserved');
+  if (reserved.length > 0) {
+    // A run died after reserving: the same coins, if they still cover it at today's rate.
+    const again = await btc.builder.plan({ keyId: tx.wallet.keyId, payouts, coins: reserved, feeRate, fixedInputs: true });
+    if (again.ok) return again.plan;
+    // Nothing of this request was ever signed and persisted (it is queued): the coins may go back.
+    await btc.coins.release(reserved, tx.reference);
+  }
+  for (let round = 0; round < 3; round++) {
+    const available = await btc.coins.available(tx.network, btc.maxCoins);
+    const planned = await btc.builder.plan({ keyId: tx.wallet.keyId, payouts, coins: available, feeRate });
+    if (!planned.ok) return null;
+    const coins = planned.plan.inputs.map((c) => ({ network: tx.network, txid: c.txid, vout: c.vout }));
+    if (await btc.coins.reserve(coins, tx.reference)) return planned.plan;
+    // Another batch took one of them meanwhile: choose again.
+  }
+  throw new Error(`${tx.requestId}: the hot wallet's coins kept moving while they were reserved`);
+}
+
+async function signedAttempt(tx: ChainTx, plan: BtcBatchPlan, chain: BtcChainPort, deps: ChainTxDeps): Promise<ChainTxAttempt> {
+  const btc = btcOf(deps);
+  const height = await chain.tipHeight();
+  const signed = await btc.builder.sign(tx.wallet.keyId, plan);
+  return {
+    hash: signed.txid,
+    raw: signed.raw,
+    fees: { type: 'btc', feeRate: plan.feeRate, fee: plan.fee, change: plan.change?.value ?? 0n },
+    gasLimit: BigInt(signed.vsize),
+    signedAt: deps.clock().toISOString(),
+    signedAtHeight: height,
+    feeShares: plan.shares.map((share) => share.toString()),
+  };
+}
+
+async function broadcastCurrent(tx: ChainTx, chain: BtcChainPort, deps: ChainTxDeps): Promise<ChainTx> {
+  const attempt = currentAttempt(tx);
+  if (!attempt) throw new Error(`${tx.requestId} is ${tx.status} without a signed transaction`);
+  await chain.broadcast(attempt.raw);
+  await deps.crash?.('after_broadcast', tx);
+  return awaitsBroadcast(tx) ? apply(tx, { type: 'broadcast' }, deps) : tx;
+}
+
+/** processChainTx on Bitcoin: reserve coins, build and sign, persist, broadcast. */
+export async function advanceBtc(start: ChainTx, deps: ChainTxDeps): Promise<ChainTx> {
+  let tx = start;
+  if (isFinal(tx)) return tx;
+  const btc = btcOf(deps);
+  const chain = btc.chain(tx.network);
+  if (isQueued(tx)) {
+    const plan = await planQueued(tx, btc, await chain.feeRate());
+    if (!plan) return block(tx, 'insufficient_gas', deps);
+    const attempt = await signedAttempt(tx, plan, chain, deps);
+    await deps.crash?.('after_sign', tx);
+    tx = await apply(tx, { type: 'signed', attempt }, deps);
+    await deps.crash?.('after_persist', tx);
+  }
+  if (isInFlight(tx)) tx = await broadcastCurrent(tx, chain, deps);
+  return tx;
+}
+
+export interface BtcFollowResult {
+  readonly tx: ChainTx;
+  readonly outcome: 'confirmed' | 'replaced' | 'rebroadcast' | 'waiting';
+}
+
+/** The replacement of the current attempt: same coins, a higher rate; null when the coins cannot pay more. */
+async function replacement(tx: ChainTx, attempt: ChainTxAttempt, chain: BtcChainPort, deps: ChainTxDeps): Promise<ChainTxAttempt | null> {
+  const btc = btcOf(deps);
+  if (attempt.fees.type !== 'btc') throw new Error(`${tx.requestId}: a Bitcoin attempt without Bitcoin fees`);
+  const coins = (await btc.coins.ofBatch(tx.network, tx.reference)).filter((c) => c.state === 'reserved');
+  if (coins.length === 0) throw new Error(`${tx.requestId}: no reserved coins to replace its transaction with`);
+  const suggested = await chain.feeRate();
+  const feeRate = suggested > attempt.fees.feeRate ? suggested : attempt.fees.feeRate + 1n;
+  const planned = await btc.builder.plan({
+    keyId: tx.wallet.keyId,
+    payouts: btcPayoutsOf(tx),
+    coins,
+    feeRate,
+    fixedInputs: true,
+    replacesFee: attempt.fees.fee,
+  });
+  if (!planned.ok) return null;
+  return signedAttempt(tx, planned.plan, chain, deps);
+}
+
+/**
+ * followChainTx on Bitcoin: confirmed (coins spent, change recorded, then the request) once one tracked txid has
+ * the configured confirmations; replaced when due; else the current bytes are sent again.
+ */
+export async function followBtc(start: ChainTx, deps: ChainTxDeps): Promise<BtcFollowResult> {
+  let tx = start;
+  if (!isInFlight(tx)) return { tx, outcome: 'waiting' };
+  const btc = btcOf(deps);
+  const chain = btc.chain(tx.network);
+  const tip = await chain.tipHeight();
+  for (const attempt of tx.attempts) {
+    const status = await chain.status(attempt.hash);
+    if (status.state !== 'confirmed') continue;
+    if (tip - status.blockHeight + 1 < btc.confirmations) return { tx, outcome: 'waiting' };
+    if (attempt.fees.type !== 'btc') throw new Error(`${tx.requestId}: a Bitcoin attempt without Bitcoin fees`);
+    // The coins first (both idempotent): a crash before the request's save does them again on the next look.
+    const spent = await btc.coins.ofBatch(tx.network, tx.reference);
+    await btc.coins.markSpent(spent, tx.reference);
+    if (attempt.fees.change > 0n) {
+      await btc.coins.add([
+        {
+          network: tx.network,
+          txid: attempt.hash,
+          vout: btcPayoutsOf(tx).length,
+          value: attempt.fees.change,
+          tag: btc.builder.changeTag,
+          source: `change:${tx.reference}`,
+        },
+      ]);
+    }
+    tx = await apply(tx, { type: 'mined', mined: { hash: attempt.hash, blockNumber: status.blockHeight, status: 1, gasUsed: attempt.fees.fee } }, deps);
+    return { tx, outcome: 'confirmed' };
+  }
+  const attempt = currentAttempt(tx);
+  if (!attempt) throw new Error(`${tx.requestId} is ${tx.status} without a signed transaction`);
+  if (awaitsBroadcast(tx)) return { tx: await broadcastCurrent(tx, chain, deps), outcome: 'rebroadcast' };
+  if (attempt.signedAtHeight !== undefined && tip - attempt.signedAtHeight >= btc.replaceAfterBlocks) {
+    const next = await replacement(tx, attempt, chain, deps);
+    if (next) {
+      await deps.crash?.('after_bump_sign', tx);
+      tx = await apply(tx, { type: 'bumped', attempt: next }, deps);
+      await deps.crash?.('after_bump_persist', tx);
+      return { tx: await broadcastCurrent(tx, chain, deps), outcome: 'replaced' };
+    }
+  }
+  await chain.broadcast(attempt.raw);
+  return { tx, outcome: 'rebroadcast' };
+}
