@@ -6,66 +6,14 @@
  */
 import type { KMSClient } from '@aws-sdk/client-kms';
 import type { BroadcastOutcome, BtcBatchPlan, BtcChainPort, BtcPlanOutcome, BtcTxBuilderPort, BtcTxStatus } from '../../usecases/chain-tx/ports.js';
+import type { EsploraClient } from '../btc/esplora.js';
 import type { BtcNetwork } from '../btc/p2wsh.js';
 import type { BatchSigner } from '../btc/transaction.js';
 import { CHANGE_TAG_HEX, InsufficientCoinsError, planBatch, signBatch } from '../btc/transaction.js';
 import { KmsBtcSigner } from '../signer/kms-btc-signer.js';
 
-/** The calls of an Esplora-compatible API the engine makes. */
-export interface EsploraEngineApi {
-  tipHeight(): Promise<number>;
-  /** `/fee-estimates`: confirmation target (blocks) -> sat/vB. */
-  feeEstimates(): Promise<Record<string, number>>;
-  /** `/tx/:txid/status`; null when the node does not know the transaction (404). */
-  txStatus(txid: string): Promise<{ confirmed: boolean; block_height?: number } | null>;
-  /** `POST /tx`: the txid, or an error carrying the node's answer. */
-  broadcast(raw: string): Promise<string>;
-}
-
-export class EsploraHttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: string,
-    path: string,
-  ) {
-    super(`Esplora ${path}: HTTP ${status} ${body.slice(0, 300)}`);
-    this.name = 'EsploraHttpError';
-  }
-}
-
-/** A minimal fetch client of those calls (timeouts on every call). */
-export function esploraEngineApi(baseUrl: string, timeoutMs = 10_000): EsploraEngineApi {
-  const base = baseUrl.replace(/\/+$/, '');
-  const call = async (path: string, init?: RequestInit): Promise<{ status: number; text: string }> => {
-    const response = await fetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-    return { status: response.status, text: await response.text() };
-  };
-  const ok = async (path: string, init?: RequestInit): Promise<string> => {
-    const { status, text } = await call(path, init);
-    if (status < 200 || status >= 300) throw new EsploraHttpError(status, text, path);
-    return text;
-  };
-  return {
-    async tipHeight() {
-      const height = Number((await ok('/blocks/tip/height')).trim());
-      if (!Number.isSafeInteger(height) || height < 0) throw new Error('Esplora /blocks/tip/height: not a height');
-      return height;
-    },
-    async feeEstimates() {
-      return JSON.parse(await ok('/fee-estimates')) as Record<string, number>;
-    },
-    async txStatus(txid) {
-      const path = `/tx/${encodeURIComponent(txid)}/status`;
-      const { status, text } = await call(path);
-      if (status === 404) return null;
-      if (status !== 200) throw new EsploraHttpError(status, text, path);
-      return JSON.parse(text) as { confirmed: boolean; block_height?: number };
-    },
-    async broadcast(raw) {
-      return (await ok('/tx', { method: 'POST', body: raw, headers: { 'content-type': 'text/plain' } })).trim();
-    },
-  };
-}
+/** The calls of the Esplora client (shared/chain/btc/esplora.ts) the engine makes. */
+export type EsploraEngineApi = Pick<EsploraClient, 'tipHeight' | 'feeEstimates' | 'txStatus' | 'broadcast'>;
 
 /**
  * A refused broadcast: `known` when the transaction (or another attempt of the same request, which spends the
@@ -119,19 +67,16 @@ export class EsploraBtcChain implements BtcChainPort {
     const status = await this.#api.txStatus(txid);
     if (!status) return { state: 'unknown' };
     if (status.confirmed && typeof status.block_height === 'number') return { state: 'confirmed', blockHeight: status.block_height };
+    // electrs answers `{confirmed: false}` for a transaction it does not know at all: not mined is all it says.
     return { state: 'mempool' };
   }
 
   async broadcast(raw: string): Promise<BroadcastOutcome> {
-    try {
-      await this.#api.broadcast(raw);
-      return { kind: 'accepted' };
-    } catch (error) {
-      const message = error instanceof EsploraHttpError ? error.body : error instanceof Error ? error.message : String(error);
-      const outcome = error instanceof EsploraHttpError ? classifyBtcBroadcast(message) : undefined;
-      if (!outcome) throw new BtcBroadcastError(`broadcast refused: ${message.slice(0, 300)}`);
-      return outcome;
-    }
+    const answer = await this.#api.broadcast(raw);
+    if (answer.ok) return { kind: 'accepted' };
+    const outcome = classifyBtcBroadcast(answer.message);
+    if (!outcome) throw new BtcBroadcastError(`broadcast refused: ${answer.message.slice(0, 300)}`);
+    return outcome;
   }
 }
 
