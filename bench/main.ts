@@ -9,10 +9,11 @@
  * interval mining for those two figures (default: automine, as the local stack).
  * BENCH_HISTORY_RECORDS the movements of the tenant whose history pages are read (default 5000).
  * BENCH_ONLY selects figures, comma-separated: user-me, ledger, payments, webhooks, chain-tx, transactions, payment-lifecycle,
- * checkout, cold-start, sweep-gas. cold-start: each API Lambda's bundle (as CDK ships it) and its import in 5 fresh Node processes.
+ * checkout, cold-start, sweep-gas, btc-payouts. cold-start: each API Lambda's bundle (as CDK ships it) and its import in 5 fresh Node processes.
  */
 import { startTableOnly } from '../infra/local/table-only.js';
 import { benchBatchPayouts, benchChainTx } from './chain-tx.js';
+import { benchBtcPayouts } from './btc-payouts.js';
 import { benchCheckout } from './checkout.js';
 import { benchColdStart } from './cold-start.js';
 import { benchLedger } from './ledger.js';
@@ -36,7 +37,19 @@ function table(title: string, rows: string[][]): void {
   for (const r of rows) console.log(`  ${widths.map((w, i) => (i === 0 ? (r[i] ?? '').padEnd(w) : (r[i] ?? '').padStart(w))).join('  ')}`);
 }
 
-const FIGURES = ['user-me', 'ledger', 'payments', 'webhooks', 'chain-tx', 'transactions', 'payment-lifecycle', 'checkout', 'cold-start', 'sweep-gas'];
+const FIGURES = [
+  'user-me',
+  'ledger',
+  'payments',
+  'webhooks',
+  'chain-tx',
+  'transactions',
+  'payment-lifecycle',
+  'checkout',
+  'cold-start',
+  'sweep-gas',
+  'btc-payouts',
+];
 const only = (process.env.BENCH_ONLY ?? '')
   .split(',')
   .map((s) => s.trim())
@@ -225,6 +238,21 @@ async function main(): Promise<void> {
     );
     console.log(
       `  gas: plain ERC-20 transfer ${b.transferGas}; batch of 50 ${b.batchGas} = ${b.gasPerPayout} a payout (${fmt(Number(b.gasPerPayout) / Number(b.transferGas), 3)}x)`,
+    );
+  }
+
+  if (selected('btc-payouts')) {
+    const b = await benchBtcPayouts({ payouts: 50 });
+    table(
+      `Bitcoin payouts: ONE transaction paying ${b.payouts} withdrawals (0.001 BTC each, P2WPKH) from 0.005 BTC deposit coins, vs one withdrawal alone; signed through KMS (local), ${b.feeRate} sat/vB`,
+      [
+        ['', 'vbytes', 'inputs', 'KMS Sign calls'],
+        ['one withdrawal alone (1 coin in, payout + change out)', fmt(b.single.vsize), fmt(b.single.inputs), ''],
+        [`batch of ${b.payouts}`, fmt(b.batch.vsize), fmt(b.batch.inputs), fmt(b.batch.kmsSigns)],
+        ['batch, per payout', fmt(b.perPayout, 1), '', ''],
+        ['ratio per payout / alone (goal <= 0.35)', fmt(b.ratio, 3), '', ''],
+        ['KMS Sign calls / inputs (one per input)', fmt(b.batch.kmsSigns / b.batch.inputs, 2), '', ''],
+      ],
     );
   }
 
