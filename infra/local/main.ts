@@ -20,7 +20,7 @@ const HELP = `Usage: npm start -- [--fresh] [--no-chain] [--verbose | --quiet]
 
 Runs the payment gateway locally: DynamoDB Local (needs Java 17+), an SQS server, a KMS endpoint, an S3 server,
 one local EVM chain (anvil) per EVM network with the contracts deployed, a local TRON node, a local Solana
-node (litesvm), the HTTP API and the workers. One stack per data dir: a second start on the same dir is refused.
+node (litesvm), a local Bitcoin node (regtest, Esplora API), the HTTP API and the workers. One stack per data dir: a second start on the same dir is refused.
 
   --fresh      wipe the local data (.local/) before starting (refused while a stack runs on it)
   --no-chain   start without the EVM chains and contracts
@@ -42,7 +42,9 @@ function banner(stack: StackHandle): string {
         ? `chain id ${localChainId(definition)}, a block every ${DEFAULT_BLOCK_TIME_SECONDS} s`
         : definition.family === 'sol'
           ? `Solana JSON-RPC (litesvm), a block every 0.4 s, USDT mint ${stack.solana?.mint ?? '-'}`
-          : 'TronGrid-compatible API, a block every 3 s';
+          : definition.family === 'btc'
+            ? `Bitcoin regtest behind the Esplora API, a block every 2 s, faucet ${stack.btc?.chain.faucet.address ?? '-'}`
+            : 'TronGrid-compatible API, a block every 3 s';
     lines.push(`  chain ${network.padEnd(8)} ${url} (${what})`);
   }
   lines.push(`  S3             ${stack.stackJson.s3Url} (bucket ${stack.stackJson.exportBucket}: transaction exports)`);

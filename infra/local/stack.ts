@@ -36,6 +36,8 @@ import type { LocalSqs } from './sqs.js';
 import type { TronNode } from './tron.js';
 import { LAMPORTS_PER_SOL, solanaEnv, startLocalSolana } from './solana.js';
 import type { SolanaNode } from './solana.js';
+import { bitcoinEnv, startLocalBitcoin } from './bitcoin.js';
+import type { BitcoinNode } from './bitcoin.js';
 import { writeJson } from './json-file.js';
 import { acquireStackLock } from './lock.js';
 import type { StackLock } from './lock.js';
@@ -68,6 +70,8 @@ export interface StackParts {
   readonly tron?: boolean;
   /** The local Solana node (litesvm behind JSON-RPC; in memory, a block every 400 ms, a USDT mint). Default true. */
   readonly solana?: boolean;
+  /** The local Bitcoin node (regtest in memory behind the Esplora API; a block every 2 s). Default true. */
+  readonly btc?: boolean;
 }
 
 export interface StackPorts {
@@ -80,6 +84,7 @@ export interface StackPorts {
   readonly anvil?: number;
   readonly tron?: number;
   readonly solana?: number;
+  readonly btc?: number;
   /** The S3-compatible server (transaction exports). */
   readonly s3?: number;
 }
@@ -112,7 +117,7 @@ export interface StackOptions {
 
 export interface StackJson {
   apiUrl: string | null;
-  /** RPC URL per network: every EVM chain, TRX (the local TRON node's API) and SOL (the local Solana node's JSON-RPC). */
+  /** RPC URL per network: every EVM chain, TRX (the local TRON node's API), SOL (the local Solana node's JSON-RPC), BTC (the local Bitcoin node's Esplora API). */
   rpcUrls: Record<string, string>;
   /** Empty when the contracts are not deployed; `networks.SOL.tokens.USDT` is the local Solana node's USDT mint. */
   contracts: Partial<Omit<LocalContracts, 'networks'>> & {
@@ -148,6 +153,8 @@ export interface StackHandle {
   readonly http: LocalHttpServer | undefined;
   /** The local Solana node (its chain, mint, faucet and helpers) when the part runs. */
   readonly solana: SolanaNode | undefined;
+  /** The local Bitcoin node (its chain, faucet and helpers) when the part runs. */
+  readonly btc: BitcoinNode | undefined;
   stop(): Promise<void>;
 }
 
@@ -173,7 +180,7 @@ function applyEnv(env: Record<string, string>): void {
 
 export async function startStack(options: StackOptions = {}): Promise<StackHandle> {
   const log = createLogger(options.logLevel ?? 'info');
-  const parts = { anvil: true, pollers: true, http: true, contracts: true, tron: true, solana: true, ...options.parts };
+  const parts = { anvil: true, pollers: true, http: true, contracts: true, tron: true, solana: true, btc: true, ...options.parts };
   const ports = options.ports ?? {};
   // This SDK still runs on Node 20; its notice about future versions is noise here.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -341,9 +348,16 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       solana = node;
       if (kmsServer && keys) await fundSolanaFeePayer(node, kmsServer.url, keys.solanaFeePayerKeyId, log);
     }
+    let btc: BitcoinNode | undefined;
+    if (parts.btc) {
+      const node = await startLocalBitcoin(ports.btc, log);
+      started.push({ name: 'bitcoin', close: () => node.close() });
+      btc = node;
+    }
     if (chains.length > 0) Object.assign(env, evmEnv(chains, contracts));
     if (tron) tronEnv(env, tron);
     if (solana) solanaEnv(env, solana);
+    if (btc) bitcoinEnv(env, btc);
     // Deployment ran in automine; from here on blocks come at the chains' pace, like on real networks.
     await startMining(chains, options.blockTimeSeconds === undefined ? DEFAULT_BLOCK_TIME_SECONDS : options.blockTimeSeconds);
 
@@ -390,7 +404,12 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
 
     const stackJson: StackJson = {
       apiUrl: http?.url ?? null,
-      rpcUrls: { ...Object.fromEntries(chains.map((c) => [c.network, c.rpcUrl])), ...(tron ? { TRX: tron.url } : {}), ...(solana ? { SOL: solana.url } : {}) },
+      rpcUrls: {
+        ...Object.fromEntries(chains.map((c) => [c.network, c.rpcUrl])),
+        ...(tron ? { TRX: tron.url } : {}),
+        ...(solana ? { SOL: solana.url } : {}),
+        ...(btc ? { BTC: btc.url } : {}),
+      },
       contracts: solana ? { ...contracts, networks: { ...contracts?.networks, SOL: { tokens: { USDT: solana.mint } } } } : (contracts ?? {}),
       queueUrls: { ...sqs.queueUrls },
       dlqUrls: { ...sqs.dlqUrls },
@@ -406,7 +425,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       startedAt: new Date().toISOString(),
     };
     await writeJson(join(dataDir, 'stack.json'), stackJson);
-    return { apiUrl: stackJson.apiUrl, env, stackJson, dataDir, dynamodb, sqs, s3, pollers, http, solana, stop };
+    return { apiUrl: stackJson.apiUrl, env, stackJson, dataDir, dynamodb, sqs, s3, pollers, http, solana, btc, stop };
   } catch (error) {
     await stop();
     throw error;

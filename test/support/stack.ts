@@ -22,8 +22,8 @@ export interface TestStackOptions extends Omit<StackOptions, 'parts' | 'ports'> 
 }
 
 /**
- * Starts the stack with the given parts (default: everything but anvil and its contracts and the local TRON and
- * Solana nodes, which most tests do not need and which cost start-up time). `TEST_STACK_LOG=info` shows the stack's logs.
+ * Starts the stack with the given parts (default: everything but anvil and its contracts and the local TRON,
+ * Solana and Bitcoin nodes, which most tests do not need and which cost start-up time). `TEST_STACK_LOG=info` shows the stack's logs.
  */
 export async function startTestStack(parts: StackParts = {}, options: TestStackOptions = {}): Promise<TestStack> {
   const level = process.env.TEST_STACK_LOG;
@@ -33,7 +33,7 @@ export async function startTestStack(parts: StackParts = {}, options: TestStackO
     logLevel,
     ...options,
     ports: { http: 0, dynamodb: 0, sqs: 0, kms: 0, anvil: 0 },
-    parts: { anvil: false, contracts: false, tron: false, solana: false, ...parts },
+    parts: { anvil: false, contracts: false, tron: false, solana: false, btc: false, ...parts },
   });
   return Object.assign(stack, { apiUrl: stack.apiUrl ?? '' });
 }

@@ -13,11 +13,11 @@ import { tokenContract } from '../../../shared/runtime/currencies.js';
  * `npm run gateway -- dev pay <transaction_id> [--amount X]`: pays a payment on its network's local chain, like
  * an ordinary wallet would (one transfer, nothing else): on an EVM chain from a funded anvil test account (dev
  * account 2), minting test tokens to it first when it lacks them (the deployer, dev account 0, owns the test
- * tokens); on TRON from the local node's faucet. Default amount: what is still due. The local chains produce
+ * tokens); on TRON and Bitcoin from the local node's faucet. Default amount: what is still due. The local chains produce
  * blocks on their own, so the deposit gathers its confirmations without anyone mining.
  */
 export interface LocalChains {
-  /** RPC URL per network (stack.json `rpcUrls`; TRX is the local TRON node's API). */
+  /** RPC URL per network (stack.json `rpcUrls`; TRX is the local TRON node's API, BTC the local Bitcoin node's Esplora API). */
   readonly rpcUrls: Readonly<Record<string, string>>;
   /** Test token addresses per network, by symbol (stack.json `contracts.networks[network].tokens`). */
   readonly tokens: Readonly<Record<string, Readonly<Record<string, string>>>>;
@@ -36,7 +36,7 @@ export function localChainsOf(stack: {
 /** A payment still open for deposits, found through the work queues (no tenant needed; a dev tool). */
 async function findOpenPayment(paymentId: string): Promise<PaymentState> {
   const networks = Object.values(NETWORKS)
-    .filter((n) => n.family === 'evm' || n.family === 'tron')
+    .filter((n) => n.family === 'evm' || n.family === 'tron' || n.family === 'btc')
     .map((n) => n.code);
   const candidates = [...(await Promise.all(networks.map(waitingPayments))).flat(), ...(await Promise.all(networks.map(openPayments))).flat()];
   const found = candidates.find((p) => p.id === paymentId);
@@ -51,7 +51,7 @@ export async function devPay(
 ): Promise<{ transaction_hash: string; amount: string; currency: string; address: string; from: string }> {
   const payment = await findOpenPayment(paymentId);
   const currency = findCurrency(payment.currency);
-  if (!currency || (currency.family !== 'evm' && currency.family !== 'tron'))
+  if (!currency || (currency.family !== 'evm' && currency.family !== 'tron' && currency.family !== 'btc'))
     throw ValidationError.field('transaction_id', `Paying ${payment.currency} locally is not supported.`);
   const due = sub(payment.amountCrypto, received(payment));
   const value = amount === undefined ? due : parseDecimal(amount, { field: 'amount', allowZero: false, maxScale: currency.decimals });
@@ -70,6 +70,19 @@ export async function devPay(
     if (!res.ok) throw new Error(`The local TRON node refused the transfer: ${res.status} ${await res.text()}`);
     const { txid } = (await res.json()) as { txid: string };
     return { transaction_hash: txid, amount: value, currency: currency.code, address: payment.address, from: 'local TRON faucet' };
+  }
+  if (currency.family === 'btc') {
+    // The local Bitcoin node's faucet: a payment to the deposit address, mined in its next block (one every 2 s).
+    const btcUrl = chains.rpcUrls[currency.network];
+    if (!btcUrl) throw new Error('No local Bitcoin node: start the stack with `npm start`.');
+    const res = await fetch(`${btcUrl}/_local/fund`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address: payment.address, amount: units.toString() }),
+    });
+    if (!res.ok) throw new Error(`The local Bitcoin node refused the payment: ${res.status} ${await res.text()}`);
+    const { txid } = (await res.json()) as { txid: string };
+    return { transaction_hash: txid, amount: value, currency: currency.code, address: payment.address, from: 'local Bitcoin faucet' };
   }
   const rpcUrl = chains.rpcUrls[currency.network];
   if (!rpcUrl) throw new Error(`No local chain for ${currency.network}: start the stack with \`npm start\`.`);
