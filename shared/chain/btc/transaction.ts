@@ -105,6 +105,14 @@ export interface BtcPlan {
   readonly shares: readonly bigint[];
 }
 
+/** A payout no transaction can carry: not an address of the network, or below its dust limit. */
+export class InvalidPayoutError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'InvalidPayoutError';
+  }
+}
+
 /** Why a plan could not be made: the coins cannot cover the outputs and fee. */
 export class InsufficientCoinsError extends Error {
   constructor(
@@ -202,15 +210,20 @@ function selectCoins(input: PlanInput, payoutScripts: readonly Uint8Array[], cha
 
 /**
  * The batch's plan: coins, outputs, change, fee and shares; InsufficientCoinsError when the coins cannot pay it.
- * Payouts below their address's dust limit, or of another network, are refused (TypeError/RangeError).
+ * Payouts below their address's dust limit, or not addresses of the network, are refused (InvalidPayoutError).
  */
 export function planBatch(input: PlanInput): BtcPlan {
   const { network, hotPublicKey, payouts, feeRate } = input;
   if (payouts.length === 0) throw new RangeError('A batch pays at least one output');
   if (feeRate < 1n) throw new RangeError(`fee rate ${feeRate} sat/vB is below the 1 sat/vB relay minimum`);
   const payoutScripts = payouts.map((p) => {
-    const limit = dustLimit(p.address, network);
-    if (p.value < limit) throw new RangeError(`${p.item}: ${p.value} sat to ${p.address} is below its dust limit of ${limit}`);
+    let limit: bigint;
+    try {
+      limit = dustLimit(p.address, network);
+    } catch (error) {
+      throw new InvalidPayoutError(`${p.item}: ${p.address} is not an address of the ${network} network`, { cause: error });
+    }
+    if (p.value < limit) throw new InvalidPayoutError(`${p.item}: ${p.value} sat to ${p.address} is below its dust limit of ${limit}`);
     return outputScriptOf(p.address, network);
   });
   const change = changeOutput(hotPublicKey, network);

@@ -9,7 +9,7 @@ import type { BroadcastOutcome, BtcBatchPlan, BtcChainPort, BtcPlanOutcome, BtcT
 import type { EsploraClient } from '../btc/esplora.js';
 import type { BtcNetwork } from '../btc/p2wsh.js';
 import type { BatchSigner } from '../btc/transaction.js';
-import { CHANGE_TAG_HEX, InsufficientCoinsError, planBatch, signBatch } from '../btc/transaction.js';
+import { CHANGE_TAG_HEX, InsufficientCoinsError, InvalidPayoutError, planBatch, signBatch } from '../btc/transaction.js';
 import { KmsBtcSigner } from '../signer/kms-btc-signer.js';
 
 /** The calls of the Esplora client (shared/chain/btc/esplora.ts) the engine makes. */
@@ -118,7 +118,8 @@ export class BtcBatchBuilder implements BtcTxBuilderPort {
       });
       return { ok: true, plan };
     } catch (error) {
-      if (error instanceof InsufficientCoinsError) return { ok: false, needed: error.needed, available: error.available };
+      if (error instanceof InsufficientCoinsError) return { ok: false, reason: 'insufficient', needed: error.needed, available: error.available };
+      if (error instanceof InvalidPayoutError) return { ok: false, reason: 'invalid_output', message: error.message };
       throw error;
     }
   }

@@ -1,5 +1,5 @@
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
-import type { ChainTx, ChainTxAttempt } from '../../domain/chain-tx.js';
+import type { ChainTx, ChainTxAttempt, ChainTxReason } from '../../domain/chain-tx.js';
 import { awaitsBroadcast, currentAttempt, isFinal, isInFlight, isQueued } from '../../domain/chain-tx.js';
 import { NETWORKS } from '../../domain/currencies.js';
 import { apply, block } from './changes.js';
@@ -13,7 +13,8 @@ import type { BtcBatchPlan, BtcChainPort, BtcEngineDeps, BtcPayoutOutput, ChainT
  *   coin is ever in two batches); the transaction is built at the API's fee rate and signed (KMS, one call per
  *   input), then PERSISTED (raw, txid, fee, change, height), then broadcast (the same bytes on every retry). A
  *   crash after the reservation takes the same coins again; coins that cannot cover it (not enough, or the fee
- *   rose) leave the request queued with `insufficient_gas` (the wallet cannot pay), never half-paid.
+ *   rose) leave the request queued with `insufficient_gas` (the wallet cannot pay), never half-paid; an output no
+ *   transaction can carry leaves it queued with `estimate_failed` (nothing reserved).
  * - followed by txid (every tracked attempt): one in a block with enough confirmations -> confirmed: its coins
  *   spent, its change recorded as a coin (`change:<reference>`), then `chain_tx.confirmed`.
  * - still unconfirmed `replaceAfterBlocks` after its signature: REPLACED (BIP125) by a transaction spending the
@@ -54,8 +55,12 @@ export function btcPayoutsOf(tx: Pick<ChainTx, 'requestId' | 'data' | 'items'>):
   });
 }
 
-/** The coins, chosen and reserved (or those already reserved by an earlier run), and the plan over them; null: blocked. */
-async function planQueued(tx: ChainTx, btc: BtcEngineDeps, feeRate: bigint): Promise<BtcBatchPlan | null> {
+/**
+ * The coins, chosen and reserved (or those already reserved by an earlier run), and the plan over them; else why the
+ * request waits: the coins cannot cover it (`insufficient_gas`), or an output can never be paid (`estimate_failed`:
+ * the batcher's recovery then cancels the batch and sends its items singly, as for an EVM batch).
+ */
+async function planQueued(tx: ChainTx, btc: BtcEngineDeps, feeRate: bigint): Promise<BtcBatchPlan | ChainTxReason> {
   const payouts = btcPayoutsOf(tx);
   const reserved = (await btc.coins.ofBatch(tx.network, tx.reference)).filter((c) => c.state === 'reserved');
   if (reserved.length > 0) {
@@ -68,7 +73,7 @@ async function planQueued(tx: ChainTx, btc: BtcEngineDeps, feeRate: bigint): Pro
   for (let round = 0; round < 3; round++) {
     const available = await btc.coins.available(tx.network, btc.maxCoins);
     const planned = await btc.builder.plan({ keyId: tx.wallet.keyId, payouts, coins: available, feeRate });
-    if (!planned.ok) return null;
+    if (!planned.ok) return planned.reason === 'insufficient' ? 'insufficient_gas' : 'estimate_failed';
     const coins = planned.plan.inputs.map((c) => ({ network: tx.network, txid: c.txid, vout: c.vout }));
     if (await btc.coins.reserve(coins, tx.reference)) return planned.plan;
     // Another batch took one of them meanwhile: choose again.
@@ -107,7 +112,7 @@ export async function advanceBtc(start: ChainTx, deps: ChainTxDeps): Promise<Cha
   const chain = btc.chain(tx.network);
   if (isQueued(tx)) {
     const plan = await planQueued(tx, btc, await chain.feeRate());
-    if (!plan) return block(tx, 'insufficient_gas', deps);
+    if (typeof plan === 'string') return block(tx, plan, deps);
     const attempt = await signedAttempt(tx, plan, chain, deps);
     await deps.crash?.('after_sign', tx);
     tx = await apply(tx, { type: 'signed', attempt }, deps);

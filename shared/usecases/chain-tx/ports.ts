@@ -187,7 +187,12 @@ export interface BtcBatchPlan {
   readonly shares: readonly bigint[];
 }
 
-export type BtcPlanOutcome = { readonly ok: true; readonly plan: BtcBatchPlan } | { readonly ok: false; readonly needed: bigint; readonly available: bigint };
+export type BtcPlanOutcome =
+  | { readonly ok: true; readonly plan: BtcBatchPlan }
+  /** The coins cannot cover the outputs and the fee. */
+  | { readonly ok: false; readonly reason: 'insufficient'; readonly needed: bigint; readonly available: bigint }
+  /** An output no transaction can carry (not an address of the network, below its dust limit). */
+  | { readonly ok: false; readonly reason: 'invalid_output'; readonly message: string };
 
 /**
  * Plans and signs Bitcoin batches (shared/chain/engine/btc.ts over shared/chain/btc/transaction.ts and the KMS

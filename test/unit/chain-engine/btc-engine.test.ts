@@ -151,6 +151,19 @@ describe('a Bitcoin request', () => {
     expect((await processChainTx(tx.requestId, h.deps)).status).toBe('pending');
   });
 
+  it('waits with estimate_failed, nothing reserved or sent, when an output can never be paid (another network)', async () => {
+    const h = harness();
+    await h.coins.add([coin(1, 100_000n)]);
+    const mainnet = p2wpkh(secp256k1.getPublicKey(hex.decode('01'.padStart(64, '0')), true)).address as string;
+    const tx = await requested(h, [
+      { address: recipient(1), value: 10_000n },
+      { address: mainnet, value: 10_000n },
+    ]);
+    expect(await processChainTx(tx.requestId, h.deps)).toMatchObject({ status: 'queued', reason: 'estimate_failed' });
+    expect(h.chain.broadcasts).toEqual([]);
+    expect(await h.coins.ofBatch('BTC', tx.reference)).toEqual([]);
+  });
+
   it('a crash after persisting re-broadcasts the SAME bytes; a crash before persisting sends nothing and reuses its coins', async () => {
     const h = harness();
     await h.coins.add([coin(1, 100_000n), coin(2, 100_000n)]);

@@ -8,6 +8,7 @@ import {
   BTC_SIGNER_NETWORKS,
   CHANGE_TAG_HEX,
   InsufficientCoinsError,
+  InvalidPayoutError,
   RBF_SEQUENCE,
   changeOutput,
   dustLimit,
@@ -106,7 +107,17 @@ describe('a batch plan', () => {
         payouts: [{ item: 't1:a', address: ADDRESSES.pkh, value: 545n }],
         feeRate: 2n,
       }),
-    ).toThrow(RangeError);
+    ).toThrow(InvalidPayoutError);
+    // A mainnet address on the local network.
+    expect(() =>
+      planBatch({
+        network: 'local',
+        hotPublicKey: hotKey,
+        coins: [coin(1, 100_000n)],
+        payouts: [{ item: 't1:a', address: p2wpkh(key(3)).address as string, value: 5_000n }],
+        feeRate: 2n,
+      }),
+    ).toThrow(InvalidPayoutError);
   });
 
   it('as a replacement keeps its inputs and pays the old fee plus its own size at 1 sat/vB at least', async () => {

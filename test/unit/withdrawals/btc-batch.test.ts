@@ -41,7 +41,7 @@ async function pendingBtc(fake: FakeWithdrawals, amount: string, to: string): Pr
   serial++;
   const change = openWithdrawal(
     {
-      id: `w-${serial}`,
+      id: `w-${String(serial).padStart(4, '0')}`,
       tenantId: 't1',
       currency: 'BTC',
       network: 'BTC',
@@ -129,6 +129,28 @@ describe('the batcher on Bitcoin', () => {
   });
 });
 
+describe('the batcher recovering a BTC batch', () => {
+  it('leaves items to a batch that may still pay them, and sends them singly once it is cancelled for an unpayable output', async () => {
+    const { fake, deps } = await btcFake();
+    const a = await pendingBtc(fake, '0.001', address(1));
+    const b = await pendingBtc(fake, '0.002', address(2));
+    await runWithdrawalBatch(deps);
+    const request = batchRequests(fake)[0] as ChainTx;
+    fake.clock.advance(120_000);
+    await runWithdrawalBatch(deps);
+    expect((await fake.withdrawals.get('t1', a.id))?.batch?.single).toBe(false);
+    // The engine held it: one of its outputs can never be paid.
+    fake.chainTxs.txs.set(request.requestId, { ...request, reason: 'estimate_failed' });
+    fake.clock.advance(120_000);
+    await runWithdrawalBatch(deps);
+    expect(fake.chainTxs.txs.get(request.requestId)?.status).toBe('cancelled');
+    for (const w of [a, b]) {
+      expect(await fake.withdrawals.get('t1', w.id)).toMatchObject({ status: 'processing', batch: { single: true } });
+      expect(fake.chainTxs.txs.get(requestIdOf('BTC', w.id))).toMatchObject({ purpose: 'withdrawal', network: 'BTC' });
+    }
+  });
+});
+
 describe('a BTC batch result', () => {
   it('completes every item with the txid and its fee share as its network fee, the rest of the held fee returned', async () => {
     const { fake, deps } = await btcFake();
@@ -137,7 +159,11 @@ describe('a BTC batch result', () => {
     await runWithdrawalBatch(deps);
     const request = batchRequests(fake)[0] as ChainTx;
     // a's share is under the 0.0001 held; b's is above it: b pays what was held, no more.
-    const hash = mined(fake, request, [2_345n, 12_000n]);
+    const hash = mined(
+      fake,
+      request,
+      (request.items ?? []).map((item) => (item === `t1:${a.id}` ? 2_345n : 12_000n)),
+    );
     const settleDeps = { withdrawals: fake.withdrawals, chainTx: fake.chainTx, wallet: async () => FAKE_WALLET };
     expect(await onBtcBatchResult(request.requestId, { ok: true, txHash: hash }, T0, settleDeps)).toEqual({ completed: 2, single: 0, unchanged: 0 });
     expect(await fake.withdrawals.get('t1', a.id)).toMatchObject({
