@@ -66,6 +66,8 @@ export interface ChainTxAttempt {
   readonly signedAtHeight?: number;
   /** Bitcoin: each payout's share of the fee by weight (satoshis, decimal strings, in `items` order); they sum to the fee. */
   readonly feeShares?: readonly string[];
+  /** Bitcoin: the coins it spends (`txid:vout`); every attempt of a request spends the same ones. */
+  readonly spends?: readonly string[];
 }
 
 export interface MinedTx {

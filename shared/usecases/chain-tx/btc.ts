@@ -3,6 +3,7 @@ import type { ChainTx, ChainTxAttempt, ChainTxReason } from '../../domain/chain-
 import { awaitsBroadcast, currentAttempt, isFinal, isInFlight, isQueued } from '../../domain/chain-tx.js';
 import { NETWORKS } from '../../domain/currencies.js';
 import { apply, block } from './changes.js';
+import type { HotCoin } from '../coins/ports.js';
 import type { BtcBatchPlan, BtcChainPort, BtcEngineDeps, BtcPayoutOutput, ChainTxDeps } from './ports.js';
 
 /**
@@ -55,27 +56,35 @@ export function btcPayoutsOf(tx: Pick<ChainTx, 'requestId' | 'data' | 'items'>):
   });
 }
 
+type Outpoint = Pick<HotCoin, 'network' | 'txid' | 'vout'>;
+const outpointOf = (c: Pick<HotCoin, 'txid' | 'vout'>): string => `${c.txid}:${c.vout}`;
+
 /**
- * The coins, chosen and reserved (or those already reserved by an earlier run), and the plan over them; else why the
- * request waits: the coins cannot cover it (`insufficient_gas`), or an output can never be paid (`estimate_failed`:
- * the batcher's recovery then cancels the batch and sends its items singly, as for an EVM batch).
+ * The plan of a queued request over coins reserved for it: those an earlier run reserved (a crash, or another
+ * processor of the same request right now), else chosen among them and the available ones, the new ones reserved.
+ * Coins are never given back here, for another processor may be signing with them: one reserved but unused is
+ * released when the request confirms (or, blocked, after a save that voids any concurrent signature). Otherwise why
+ * the request waits, and the coins it holds: the coins cannot cover it (`insufficient_gas`), or an output can never
+ * be paid (`estimate_failed`: the batcher's recovery then cancels the batch and sends its items singly).
  */
-async function planQueued(tx: ChainTx, btc: BtcEngineDeps, feeRate: bigint): Promise<BtcBatchPlan | ChainTxReason> {
+async function planQueued(
+  tx: ChainTx,
+  btc: BtcEngineDeps,
+  feeRate: bigint,
+): Promise<{ readonly plan: BtcBatchPlan } | { readonly blocked: ChainTxReason; readonly held: readonly Outpoint[] }> {
   const payouts = btcPayoutsOf(tx);
-  const reserved = (await btc.coins.ofBatch(tx.network, tx.reference)).filter((c) => c.state === 'reserved');
-  if (reserved.length > 0) {
-    // A run died after reserving: the same coins, if they still cover it at today's rate.
-    const again = await btc.builder.plan({ keyId: tx.wallet.keyId, payouts, coins: reserved, feeRate, fixedInputs: true });
-    if (again.ok) return again.plan;
-    // Nothing of this request was ever signed and persisted (it is queued): the coins may go back.
-    await btc.coins.release(reserved, tx.reference);
-  }
   for (let round = 0; round < 3; round++) {
-    const available = await btc.coins.available(tx.network, btc.maxCoins);
-    const planned = await btc.builder.plan({ keyId: tx.wallet.keyId, payouts, coins: available, feeRate });
-    if (!planned.ok) return planned.reason === 'insufficient' ? 'insufficient_gas' : 'estimate_failed';
-    const coins = planned.plan.inputs.map((c) => ({ network: tx.network, txid: c.txid, vout: c.vout }));
-    if (await btc.coins.reserve(coins, tx.reference)) return planned.plan;
+    const reserved = (await btc.coins.ofBatch(tx.network, tx.reference)).filter((c) => c.state === 'reserved');
+    if (reserved.length > 0) {
+      const again = await btc.builder.plan({ keyId: tx.wallet.keyId, payouts, coins: reserved, feeRate, fixedInputs: true });
+      if (again.ok) return { plan: again.plan };
+    }
+    const held = new Set(reserved.map(outpointOf));
+    const available = (await btc.coins.available(tx.network, btc.maxCoins)).filter((c) => !held.has(outpointOf(c)));
+    const planned = await btc.builder.plan({ keyId: tx.wallet.keyId, payouts, coins: [...reserved, ...available], feeRate });
+    if (!planned.ok) return { blocked: planned.reason === 'insufficient' ? 'insufficient_gas' : 'estimate_failed', held: reserved };
+    const added = planned.plan.inputs.filter((c) => !held.has(outpointOf(c))).map((c) => ({ network: tx.network, txid: c.txid, vout: c.vout }));
+    if (added.length === 0 || (await btc.coins.reserve(added, tx.reference))) return { plan: planned.plan };
     // Another batch took one of them meanwhile: choose again.
   }
   throw new Error(`${tx.requestId}: the hot wallet's coins kept moving while they were reserved`);
@@ -93,6 +102,7 @@ async function signedAttempt(tx: ChainTx, plan: BtcBatchPlan, chain: BtcChainPor
     signedAt: deps.clock().toISOString(),
     signedAtHeight: height,
     feeShares: plan.shares.map((share) => share.toString()),
+    spends: plan.inputs.map(outpointOf),
   };
 }
 
@@ -111,9 +121,15 @@ export async function advanceBtc(start: ChainTx, deps: ChainTxDeps): Promise<Cha
   const btc = btcOf(deps);
   const chain = btc.chain(tx.network);
   if (isQueued(tx)) {
-    const plan = await planQueued(tx, btc, await chain.feeRate());
-    if (typeof plan === 'string') return block(tx, plan, deps);
-    const attempt = await signedAttempt(tx, plan, chain, deps);
+    const planned = await planQueued(tx, btc, await chain.feeRate());
+    if ('blocked' in planned) {
+      if (planned.held.length === 0) return block(tx, planned.blocked, deps);
+      // Saved first (a new version: a concurrent processor's signature can no longer be persisted), then released.
+      const saved = await apply(tx, { type: 'blocked', reason: planned.blocked }, deps);
+      await btc.coins.release(planned.held, tx.reference);
+      return saved;
+    }
+    const attempt = await signedAttempt(tx, planned.plan, chain, deps);
     await deps.crash?.('after_sign', tx);
     tx = await apply(tx, { type: 'signed', attempt }, deps);
     await deps.crash?.('after_persist', tx);
@@ -131,8 +147,12 @@ export interface BtcFollowResult {
 async function replacement(tx: ChainTx, attempt: ChainTxAttempt, chain: BtcChainPort, deps: ChainTxDeps): Promise<ChainTxAttempt | null> {
   const btc = btcOf(deps);
   if (attempt.fees.type !== 'btc') throw new Error(`${tx.requestId}: a Bitcoin attempt without Bitcoin fees`);
-  const coins = (await btc.coins.ofBatch(tx.network, tx.reference)).filter((c) => c.state === 'reserved');
-  if (coins.length === 0) throw new Error(`${tx.requestId}: no reserved coins to replace its transaction with`);
+  // Exactly the coins the attempt spends: every attempt of the request conflicts with every other.
+  const spends = new Set(attempt.spends ?? []);
+  const coins = (await btc.coins.ofBatch(tx.network, tx.reference)).filter((c) => spends.has(outpointOf(c)));
+  if (coins.length === 0 || coins.length !== spends.size || coins.some((c) => c.state !== 'reserved')) {
+    throw new Error(`${tx.requestId}: the coins of its transaction are not all reserved for it`);
+  }
   const suggested = await chain.feeRate();
   const feeRate = suggested > attempt.fees.feeRate ? suggested : attempt.fees.feeRate + 1n;
   const planned = await btc.builder.plan({
@@ -163,8 +183,13 @@ export async function followBtc(start: ChainTx, deps: ChainTxDeps): Promise<BtcF
     if (tip - status.blockHeight + 1 < btc.confirmations) return { tx, outcome: 'waiting' };
     if (attempt.fees.type !== 'btc') throw new Error(`${tx.requestId}: a Bitcoin attempt without Bitcoin fees`);
     // The coins first (both idempotent): a crash before the request's save does them again on the next look.
-    const spent = await btc.coins.ofBatch(tx.network, tx.reference);
-    await btc.coins.markSpent(spent, tx.reference);
+    // What it spent is spent; a coin reserved for it but not spent (a concurrent run's choice) is available again.
+    const spends = attempt.spends ? new Set(attempt.spends) : null;
+    const spentHere = (c: Pick<HotCoin, 'txid' | 'vout'>): boolean => spends === null || spends.has(outpointOf(c));
+    const held = await btc.coins.ofBatch(tx.network, tx.reference);
+    await btc.coins.markSpent(held.filter(spentHere), tx.reference);
+    const unused = held.filter((c) => !spentHere(c) && c.state === 'reserved');
+    if (unused.length > 0) await btc.coins.release(unused, tx.reference);
     if (attempt.fees.change > 0n) {
       await btc.coins.add([
         {

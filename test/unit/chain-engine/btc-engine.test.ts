@@ -254,6 +254,51 @@ describe('a Bitcoin request', () => {
     expect(requestIdOf('BTC', tx.reference)).toBe(tx.requestId);
   });
 
+  it('two processors of one request persist ONE attempt; a coin reserved but unused is available again once it confirms', async () => {
+    const h = harness();
+    await h.coins.add([coin(1, 100_000n), coin(2, 100_000n), coin(3, 100_000n)]);
+    const tx = await requested(h, [{ address: recipient(1), value: 90_000n }]);
+    const runs = await Promise.allSettled([processChainTx(tx.requestId, h.deps), processChainTx(tx.requestId, h.deps)]);
+    expect(runs.every((r) => r.status === 'fulfilled')).toBe(true);
+    const stored = (await h.store.get(tx.requestId)) as ChainTx;
+    expect(stored.attempts).toHaveLength(1);
+    const attempt = currentAttempt(stored);
+    if (!attempt) throw new Error('not signed');
+    expect(new Set(h.chain.broadcasts)).toEqual(new Set([attempt.raw]));
+    expect([...(attempt.spends ?? [])].sort()).toEqual(inputsOf(attempt.raw));
+    h.chain.places.set(attempt.hash, { state: 'confirmed', blockHeight: h.chain.tip });
+    h.chain.tip += 1;
+    expect((await followChainTx(stored, h.deps)).status).toBe('confirmed');
+    const left = await h.coins.ofBatch('BTC', tx.reference);
+    expect(
+      left
+        .filter((c) => c.state === 'spent')
+        .map((c) => `${c.txid}:${c.vout}`)
+        .sort(),
+    ).toEqual(inputsOf(attempt.raw));
+    expect(left.filter((c) => c.state === 'reserved')).toEqual([]);
+    expect((await h.coins.available('BTC', 10)).length).toBe(
+      3 - inputsOf(attempt.raw).length + (attempt.fees.type === 'btc' && attempt.fees.change > 0n ? 1 : 0),
+    );
+  });
+
+  it('a request holding coins that no longer cover it waits with them released (after its save), then goes once funded', async () => {
+    const h = harness();
+    await h.coins.add([coin(1, 60_000n)]);
+    const tx = await requested(h, [{ address: recipient(1), value: 55_000n }]);
+    h.crashAt = 'after_sign';
+    await expect(processChainTx(tx.requestId, h.deps)).rejects.toThrow(/crash/);
+    h.crashAt = null;
+    expect((await h.coins.ofBatch('BTC', tx.reference)).map((c) => c.state)).toEqual(['reserved']);
+    // The fee rate jumps: 60,000 no longer pays 55,000 and the fee.
+    h.chain.rate = 50n;
+    expect(await processChainTx(tx.requestId, h.deps)).toMatchObject({ status: 'queued', reason: 'insufficient_gas' });
+    expect(await h.coins.ofBatch('BTC', tx.reference)).toEqual([]);
+    expect((await h.coins.available('BTC', 10)).length).toBe(1);
+    await h.coins.add([coin(2, 100_000n)]);
+    expect((await processChainTx(tx.requestId, h.deps)).status).toBe('pending');
+  });
+
   it('two batches never take the same coin', async () => {
     const h = harness();
     await h.coins.add([coin(1, 100_000n), coin(2, 100_000n)]);
