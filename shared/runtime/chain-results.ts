@@ -6,9 +6,8 @@ import { custodySweepOf } from '../domain/custody.js';
 import { dynamoCustodyDeposits } from '../store/custody.js';
 import { onCustodySweepResult } from '../usecases/custody/scan-deposits.js';
 import { onSweepBatchResult, onSweepResult } from '../usecases/payments/settle.js';
-import { onWithdrawalChainResult } from '../usecases/withdrawals/settle.js';
 import { onWithdrawalBatchResult } from '../usecases/withdrawals/batch.js';
-import { onBtcBatchResult } from '../usecases/withdrawals/btc-batch.js';
+import { onBtcBatchResult, onSingleWithdrawalResult } from '../usecases/withdrawals/btc-batch.js';
 import { isBtcNetwork } from '../usecases/chain-tx/btc.js';
 import { parseRequestId } from '../domain/chain-tx.js';
 import type { ChainTxRuntime } from './chain-tx.js';
@@ -40,7 +39,12 @@ export function chainResultsRuntime(cfg: Config = config()): ChainResultPorts {
       },
       // A batched sweep (`sweep:<uuid>`): every payment its request carries.
       sweepBatch: (requestId, result, now) => onSweepBatchResult(requestId, result, { ...payments, sweeps: dynamoChainTxStore }, now),
-      withdrawal: (tenantId, withdrawalId, result, now) => onWithdrawalChainResult(tenantId, withdrawalId, result, now, withdrawals),
+      // A Bitcoin withdrawal sent alone completes with its transaction's fee as its network fee.
+      withdrawal: (tenantId, withdrawalId, result, now) =>
+        onSingleWithdrawalResult(tenantId, withdrawalId, result, now, {
+          withdrawals: withdrawals.withdrawals,
+          chainTx: { store: dynamoChainTxStore, clock: () => systemClock.now() },
+        }),
       withdrawalBatch: (requestId, result, now) =>
         // A Bitcoin batch (one transaction of outputs): each item completes with its share of the fee.
         isBtcNetwork(parseRequestId(requestId).network)

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { requestIdOf } from '../../domain/chain-tx.js';
 import { findCurrency } from '../../domain/currencies.js';
 import { ConflictError, NotFoundError } from '../../domain/errors.js';
 import { CHAIN_TX_PURPOSES } from '../../domain/events.js';
@@ -132,4 +133,24 @@ export async function onBtcBatchResult(requestId: string, result: WithdrawalResu
   const failure = settled.find(isRejected);
   if (failure) throw failure.reason;
   return counts;
+}
+
+/**
+ * The result of a withdrawal's own request (purpose `withdrawal`): a Bitcoin one completes with its share of its
+ * transaction's fee (a request of one output: the whole fee) as its network fee; any other as settle.ts settles it.
+ */
+export async function onSingleWithdrawalResult(
+  tenantId: string,
+  withdrawalId: string,
+  result: WithdrawalResult,
+  now: Date,
+  deps: Pick<BtcBatchSettlementDeps, 'withdrawals' | 'chainTx'>,
+): Promise<WithdrawalState | null> {
+  const w = await deps.withdrawals.get(tenantId, withdrawalId);
+  if (!w) return null;
+  const currency = findCurrency(w.currency);
+  if (!result.ok || !currency || currency.family !== 'btc') return settleWithdrawal(w, result, now, deps);
+  const request = await deps.chainTx.store.get(requestIdOf(currency.network, w.id));
+  const share = request?.attempts.find((a) => a.hash === result.txHash)?.feeShares?.[0];
+  return settleWithdrawal(w, share === undefined ? result : { ...result, networkFee: fromBaseUnits(BigInt(share), currency.decimals) }, now, deps);
 }

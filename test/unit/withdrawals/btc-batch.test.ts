@@ -8,7 +8,7 @@ import { creditEntry, MAIN, NETWORK_FEES } from '../../../shared/domain/ledger.j
 import type { WithdrawalState } from '../../../shared/domain/withdrawals.js';
 import { openWithdrawal } from '../../../shared/domain/withdrawals.js';
 import { btcPayoutsOf } from '../../../shared/usecases/chain-tx/btc.js';
-import { onBtcBatchResult } from '../../../shared/usecases/withdrawals/btc-batch.js';
+import { onBtcBatchResult, onSingleWithdrawalResult } from '../../../shared/usecases/withdrawals/btc-batch.js';
 import type { BatcherDeps } from '../../../shared/usecases/withdrawals/ports.js';
 import { runWithdrawalBatch } from '../../../shared/usecases/withdrawals/process.js';
 import { VirtualClock } from '../../support/clock.js';
@@ -192,5 +192,9 @@ describe('a BTC batch result', () => {
     const single = fake.chainTxs.txs.get(requestIdOf('BTC', a.id));
     expect(single).toMatchObject({ purpose: 'withdrawal', items: [`t1:${a.id}`] });
     expect(btcPayoutsOf(single as ChainTx)).toEqual([{ item: `t1:${a.id}`, address: address(1), value: 100_000n }]);
+    // Sent alone and mined: it completes with its transaction's whole fee as its network fee.
+    const hash = mined(fake, single as ChainTx, [4_321n]);
+    const done = await onSingleWithdrawalResult('t1', a.id, { ok: true, txHash: hash }, T0, settleDeps);
+    expect(done).toMatchObject({ status: 'completed', transactionHash: hash, networkFee: '0.00004321' });
   });
 });
