@@ -4,7 +4,7 @@ import { awaitsBroadcast, currentAttempt, isFinal, isInFlight, isQueued } from '
 import { NETWORKS } from '../../domain/currencies.js';
 import { apply, block } from './changes.js';
 import type { HotCoin } from '../coins/ports.js';
-import type { BtcBatchPlan, BtcChainPort, BtcEngineDeps, BtcPayoutOutput, ChainTxDeps } from './ports.js';
+import type { BtcBatchPlan, BtcChainPort, BtcEngineDeps, BtcPayoutOutput, BtcSpendCoin, ChainTxDeps } from './ports.js';
 
 /**
  * The engine on Bitcoin (DESIGN sections 5 and 12): no nonces; a request pays its outputs (a batch of withdrawals,
@@ -19,9 +19,9 @@ import type { BtcBatchPlan, BtcChainPort, BtcEngineDeps, BtcPayoutOutput, ChainT
  * - followed by txid (every tracked attempt): one in a block with enough confirmations -> confirmed: its coins
  *   spent, its change recorded as a coin (`change:<reference>`), then `chain_tx.confirmed`.
  * - still unconfirmed `replaceAfterBlocks` after its signature: REPLACED (BIP125) by a transaction spending the
- *   SAME coins at a higher rate (at least the old + 1 sat/vB, and the old fee plus its own size at 1 sat/vB),
- *   persisted before it is broadcast. Every attempt spends the same coins, so at most one is ever mined: no
- *   output is paid twice, whichever it is.
+ *   SAME coins (plus one more coin only when they cannot pay more) at a higher rate (at least the old + 1 sat/vB,
+ *   and the old fee plus its own size at 1 sat/vB), persisted before it is broadcast. Every attempt spends every
+ *   coin of the first, so any two conflict and at most one is ever mined: no output is paid twice, whichever it is.
  */
 export const isBtcNetwork = (network: string): boolean => NETWORKS[network as keyof typeof NETWORKS]?.family === 'btc';
 
@@ -58,6 +58,8 @@ export function btcPayoutsOf(tx: Pick<ChainTx, 'requestId' | 'data' | 'items'>):
 
 type Outpoint = Pick<HotCoin, 'network' | 'txid' | 'vout'>;
 const outpointOf = (c: Pick<HotCoin, 'txid' | 'vout'>): string => `${c.txid}:${c.vout}`;
+/** Coins a replacement whose own coins cannot pay more tries to add (one of them, largest first). */
+const MORE_COINS_TRIED = 5;
 
 /**
  * The plan of a queued request over coins reserved for it: those an earlier run reserved (a crash, or another
@@ -143,7 +145,10 @@ export interface BtcFollowResult {
   readonly outcome: 'confirmed' | 'replaced' | 'rebroadcast' | 'waiting';
 }
 
-/** The replacement of the current attempt: same coins, a higher rate; null when the coins cannot pay more. */
+/**
+ * The replacement of the current attempt: its coins (with one more when they cannot pay more), a higher rate; null
+ * when the hot wallet cannot pay more.
+ */
 async function replacement(tx: ChainTx, attempt: ChainTxAttempt, chain: BtcChainPort, deps: ChainTxDeps): Promise<ChainTxAttempt | null> {
   const btc = btcOf(deps);
   if (attempt.fees.type !== 'btc') throw new Error(`${tx.requestId}: a Bitcoin attempt without Bitcoin fees`);
@@ -155,16 +160,23 @@ async function replacement(tx: ChainTx, attempt: ChainTxAttempt, chain: BtcChain
   }
   const suggested = await chain.feeRate();
   const feeRate = suggested > attempt.fees.feeRate ? suggested : attempt.fees.feeRate + 1n;
-  const planned = await btc.builder.plan({
-    keyId: tx.wallet.keyId,
-    payouts: btcPayoutsOf(tx),
-    coins,
-    feeRate,
-    fixedInputs: true,
-    replacesFee: attempt.fees.fee,
-  });
-  if (!planned.ok) return null;
-  return signedAttempt(tx, planned.plan, chain, deps);
+  const payouts = btcPayoutsOf(tx);
+  const replacesFee = attempt.fees.fee;
+  const plan = (inputs: readonly BtcSpendCoin[]) =>
+    btc.builder.plan({ keyId: tx.wallet.keyId, payouts, coins: inputs, feeRate, fixedInputs: true, replacesFee });
+  const same = await plan(coins);
+  if (same.ok) return signedAttempt(tx, same.plan, chain, deps);
+  // Its coins cannot pay more (its change is too small, or none): one more coin of the hot wallet joins them (a
+  // confirmed one, as BIP125 allows). The replacement still spends every coin of the attempt: it conflicts with it.
+  const unused = (await btc.coins.ofBatch(tx.network, tx.reference)).filter((c) => c.state === 'reserved' && !spends.has(outpointOf(c)));
+  const candidates = [...unused, ...(await btc.coins.available(tx.network, MORE_COINS_TRIED))].slice(0, MORE_COINS_TRIED);
+  for (const extra of candidates) {
+    const planned = await plan([...coins, extra]);
+    if (!planned.ok) continue;
+    if (extra.state === 'available' && !(await btc.coins.reserve([{ network: tx.network, txid: extra.txid, vout: extra.vout }], tx.reference))) return null;
+    return signedAttempt(tx, planned.plan, chain, deps);
+  }
+  return null;
 }
 
 /**

@@ -235,6 +235,33 @@ describe('a Bitcoin request', () => {
     expect(h.chain.broadcasts.length).toBe(sends);
   });
 
+  it('a replacement whose coins cannot pay more takes one more coin, still spending every coin of the first', async () => {
+    const h = harness();
+    await h.coins.add([coin(1, 100_000n)]);
+    // 100,000 in, 99,000 out: no change (below dust), the rest is the fee, and nothing left to raise it.
+    const tx = await requested(h, [{ address: recipient(1), value: 99_000n }]);
+    let current = await processChainTx(tx.requestId, h.deps);
+    const first = currentAttempt(current);
+    if (!first || first.fees.type !== 'btc') throw new Error('no Bitcoin attempt');
+    expect(first.fees.change).toBe(0n);
+    h.chain.tip += 3;
+    current = await followChainTx(current, h.deps);
+    // No coin to add yet: the same bytes are sent again.
+    expect(current.attempts).toHaveLength(1);
+    await h.coins.add([coin(2, 50_000n)]);
+    current = await followChainTx(current, h.deps);
+    const second = currentAttempt(current);
+    if (current.attempts.length !== 2 || !second || second.fees.type !== 'btc') throw new Error('no replacement');
+    expect(inputsOf(second.raw)).toEqual([...inputsOf(first.raw), `${coin(2, 0n).txid}:0`].sort());
+    expect(second.fees.fee).toBeGreaterThanOrEqual(first.fees.fee + second.gasLimit);
+    expect((await h.coins.ofBatch('BTC', tx.reference)).map((c) => c.state)).toEqual(['reserved', 'reserved']);
+    // The FIRST is mined: the coin added for the replacement goes back.
+    h.chain.places.set(first.hash, { state: 'confirmed', blockHeight: h.chain.tip });
+    h.chain.tip += 1;
+    expect((await followChainTx(current, h.deps)).mined?.hash).toBe(first.hash);
+    expect((await h.coins.available('BTC', 10)).map((c) => c.txid)).toEqual([coin(2, 0n).txid]);
+  });
+
   it('announces chain_tx.confirmed with the mined txid once confirmed', async () => {
     const h = harness();
     await h.coins.add([coin(1, 100_000n)]);
