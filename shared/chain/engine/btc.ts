@@ -21,7 +21,11 @@ export type EsploraEngineApi = Pick<EsploraClient, 'tipHeight' | 'feeEstimates' 
  */
 export function classifyBtcBroadcast(message: string): BroadcastOutcome | undefined {
   const text = message.slice(0, 300);
-  if (/already in block chain|already known|txn-already-in-mempool|txn-already-known|txn-mempool-conflict|inputs-missingorspent|missing inputs/i.test(text)) {
+  if (
+    /already in block chain|outputs already in utxo set|already known|txn-already-in-mempool|txn-already-known|txn-mempool-conflict|inputs-missingorspent|missing inputs/i.test(
+      text,
+    )
+  ) {
     return { kind: 'known', message: text };
   }
   return undefined;

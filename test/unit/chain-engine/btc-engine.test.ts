@@ -349,6 +349,7 @@ describe('the Esplora adapter', () => {
   it('reads a broadcast refused as already known or already spent by another attempt as known; other refusals are errors', () => {
     expect(classifyBtcBroadcast('sendrawtransaction RPC error: {"code":-27,"message":"Transaction already in block chain"}')?.kind).toBe('known');
     expect(classifyBtcBroadcast('sendrawtransaction RPC error: {"code":-25,"message":"bad-txns-inputs-missingorspent"}')?.kind).toBe('known');
+    expect(classifyBtcBroadcast('sendrawtransaction RPC error: {"code":-27,"message":"Transaction outputs already in utxo set"}')?.kind).toBe('known');
     expect(classifyBtcBroadcast('sendrawtransaction RPC error: {"code":-26,"message":"txn-mempool-conflict"}')?.kind).toBe('known');
     expect(classifyBtcBroadcast('sendrawtransaction RPC error: {"code":-26,"message":"mandatory-script-verify-flag-failed"}')).toBeUndefined();
   });
