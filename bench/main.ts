@@ -9,11 +9,12 @@
  * interval mining for those two figures (default: automine, as the local stack).
  * BENCH_HISTORY_RECORDS the movements of the tenant whose history pages are read (default 5000).
  * BENCH_ONLY selects figures, comma-separated: user-me, ledger, payments, webhooks, chain-tx, transactions, payment-lifecycle,
- * checkout, cold-start, sweep-gas, btc. btc: Bitcoin scanner calls for one block with 10 and 10,000 open BTC payments. cold-start: each API Lambda's bundle (as CDK ships it) and its import in 5 fresh Node processes.
+ * checkout, cold-start, sweep-gas, btc, btc-payouts. btc: Bitcoin scanner calls for one block with 10 and 10,000 open BTC payments; btc-payouts: vbytes per payout of a 50-withdrawal BTC batch and KMS calls per batch. cold-start: each API Lambda's bundle (as CDK ships it) and its import in 5 fresh Node processes.
  */
 import { startTableOnly } from '../infra/local/table-only.js';
 import { benchBatchPayouts, benchChainTx } from './chain-tx.js';
 import { benchBtcScanner } from './btc-scanner.js';
+import { benchBtcPayouts } from './btc-payouts.js';
 import { benchCheckout } from './checkout.js';
 import { benchColdStart } from './cold-start.js';
 import { benchLedger } from './ledger.js';
@@ -37,7 +38,20 @@ function table(title: string, rows: string[][]): void {
   for (const r of rows) console.log(`  ${widths.map((w, i) => (i === 0 ? (r[i] ?? '').padEnd(w) : (r[i] ?? '').padStart(w))).join('  ')}`);
 }
 
-const FIGURES = ['user-me', 'ledger', 'payments', 'webhooks', 'chain-tx', 'transactions', 'payment-lifecycle', 'checkout', 'cold-start', 'sweep-gas', 'btc'];
+const FIGURES = [
+  'user-me',
+  'ledger',
+  'payments',
+  'webhooks',
+  'chain-tx',
+  'transactions',
+  'payment-lifecycle',
+  'checkout',
+  'cold-start',
+  'sweep-gas',
+  'btc',
+  'btc-payouts',
+];
 const only = (process.env.BENCH_ONLY ?? '')
   .split(',')
   .map((s) => s.trim())
@@ -246,6 +260,21 @@ async function main(): Promise<void> {
     ]);
     console.log(
       `  (mempool lookups are bounded at ${fmt(b.budget)} a pass, the longest unchecked payments first; the block costs the same calls whatever the payments)`,
+    );
+  }
+
+  if (selected('btc-payouts')) {
+    const b = await benchBtcPayouts({ payouts: 50 });
+    table(
+      `Bitcoin payouts: ONE transaction paying ${b.payouts} withdrawals (0.001 BTC each, P2WPKH) from 0.005 BTC deposit coins, vs one withdrawal alone; signed through KMS (local), ${b.feeRate} sat/vB`,
+      [
+        ['', 'vbytes', 'inputs', 'KMS Sign calls'],
+        ['one withdrawal alone (1 coin in, payout + change out)', fmt(b.single.vsize), fmt(b.single.inputs), ''],
+        [`batch of ${b.payouts}`, fmt(b.batch.vsize), fmt(b.batch.inputs), fmt(b.batch.kmsSigns)],
+        ['batch, per payout', fmt(b.perPayout, 1), '', ''],
+        ['ratio per payout / alone (goal <= 0.35)', fmt(b.ratio, 3), '', ''],
+        ['KMS Sign calls / inputs (one per input)', fmt(b.batch.kmsSigns / b.batch.inputs, 2), '', ''],
+      ],
     );
   }
 

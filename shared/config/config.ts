@@ -118,6 +118,14 @@ const schema = z.object({
   BTC_MEMPOOL_LOOKUPS_PER_PASS: z.coerce.number().int().min(0).max(10_000).default(100),
   /** Bitcoin network of the deployment (address prefix `bc1`, `tb1`, `bcrt1`). Default from STAGE: prod mainnet, local local, else testnet. */
   BTC_NETWORK: z.enum(['mainnet', 'testnet', 'local']).optional(),
+  /**
+   * Bitcoin withdrawals (shared/usecases/withdrawals/btc-batch.ts): the most outputs in the one transaction of a batcher
+   * pass; a batch still unconfirmed this many blocks after its signature is replaced at a higher fee (BIP125, the same
+   * coins); the fee rate is the API's estimate for confirmation within `BTC_FEE_TARGET_BLOCKS`.
+   */
+  BTC_BATCH_MAX_OUTPUTS: z.coerce.number().int().min(1).max(2000).default(250),
+  BTC_REPLACE_AFTER_BLOCKS: z.coerce.number().int().min(1).default(3),
+  BTC_FEE_TARGET_BLOCKS: z.coerce.number().int().min(1).max(1008).default(3),
   /** Solana: a JSON-RPC endpoint (shared/chain/solana/rpc.ts); Solana is off without it. The USDT mint is `USDTSOL` in TOKEN_CONTRACTS. */
   SOLANA_RPC_URL: z.string().url().optional(),
   /**

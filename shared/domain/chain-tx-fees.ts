@@ -45,7 +45,7 @@ export function initialFees(suggestion: FeeSuggestion, caps: FeeCaps): EvmFees {
 /** Fees for a replacement of `previous`; null when the caps do not allow a valid replacement. */
 export function bumpFees(previous: TxFees, suggestion: FeeSuggestion, caps: FeeCaps, bumpPermille: bigint = DEFAULT_BUMP_PERCENT_X10): EvmFees | null {
   const required = (v: bigint): bigint => (v * (100n + MIN_REPLACEMENT_BUMP_PERCENT) + 99n) / 100n;
-  if (previous.type === 'tron') return null;
+  if (previous.type === 'tron' || previous.type === 'btc') return null;
   if (previous.type === 2) {
     const now = suggestion.baseFeePerGas === undefined ? undefined : initialFees(suggestion, caps);
     const nowTip = now?.type === 2 ? now.maxPriorityFeePerGas : 0n;
@@ -63,6 +63,7 @@ export function bumpFees(previous: TxFees, suggestion: FeeSuggestion, caps: FeeC
 /** The most a transaction can cost in gas: what the wallet must hold besides `value`. */
 export function maxGasCost(fees: TxFees, gasLimit: bigint): bigint {
   if (fees.type === 'tron') return fees.feeLimit;
+  if (fees.type === 'btc') return fees.fee;
   return gasLimit * (fees.type === 2 ? fees.maxFeePerGas : fees.gasPrice);
 }
 

@@ -16,7 +16,9 @@ import { EVENTS } from './events.js';
  * ```
  *
  * TRON has no nonces: a request goes from `queued` straight to `signed` (its attempt carries `expiresAt`), and
- * `bumped` adds a re-signed attempt only once the previous one has expired without reaching the chain.
+ * `bumped` adds a re-signed attempt only once the previous one has expired without reaching the chain. Nor has
+ * Bitcoin: `queued` -> `signed` (its attempt's fees are `btc`), and `bumped` adds a replacement spending the same
+ * coins (BIP125), so at most one attempt can ever be mined.
  *
  * A request with a signed transaction is never cancelled: its bytes may already be on the wire, so it is
  * followed (re-broadcast, fee-bumped) until one of its hashes is mined. A request cancelled before signing
@@ -44,7 +46,12 @@ export type EvmFees =
 export type TxFees =
   | EvmFees
   /** TRON: the most sun a contract call may burn for energy (no gas price, no nonce). */
-  | { readonly type: 'tron'; readonly feeLimit: bigint };
+  | { readonly type: 'tron'; readonly feeLimit: bigint }
+  /**
+   * Bitcoin: the attempt's fee rate (sat/vB) and fee (satoshis), and its change back to the hot wallet (satoshis, 0
+   * when none; its output follows the payouts). Every attempt of a request spends the same coins (BIP125 replacement).
+   */
+  | { readonly type: 'btc'; readonly feeRate: bigint; readonly fee: bigint; readonly change: bigint };
 
 /** One signed transaction of a request (every fee bump adds one, all with the request's nonce). */
 export interface ChainTxAttempt {
@@ -55,6 +62,12 @@ export interface ChainTxAttempt {
   readonly signedAt: string;
   /** TRON: the transaction cannot be included at or after this time (ISO); only then may it be re-signed. */
   readonly expiresAt?: string;
+  /** Bitcoin: the chain's height when it was signed (a replacement is due some blocks later). */
+  readonly signedAtHeight?: number;
+  /** Bitcoin: each payout's share of the fee by weight (satoshis, decimal strings, in `items` order); they sum to the fee. */
+  readonly feeShares?: readonly string[];
+  /** Bitcoin: the coins it spends (`txid:vout`); every attempt of a request spends the same ones. */
+  readonly spends?: readonly string[];
 }
 
 export interface MinedTx {
@@ -295,8 +308,9 @@ export function transition(tx: ChainTx, fact: ChainTxTransition, now: Date): Cha
       if (!Number.isSafeInteger(fact.nonce) || fact.nonce < 0) throw new RangeError(`bad nonce ${fact.nonce}`);
       return change({ ...base, status: 'allocated', nonce: fact.nonce, reason: undefined });
     case 'signed':
-      // Nonce chains sign once a nonce is allocated; TRON (an attempt with an expiry) signs straight from queued.
-      if (!(awaitsSignature(tx) || (isQueued(tx) && tx.nonce === undefined && fact.attempt.expiresAt !== undefined))) refuse();
+      // Nonce chains sign once a nonce is allocated; TRON (an attempt with an expiry) and Bitcoin sign straight from queued.
+      if (!(awaitsSignature(tx) || (isQueued(tx) && tx.nonce === undefined && (fact.attempt.expiresAt !== undefined || fact.attempt.fees.type === 'btc'))))
+        refuse();
       return change({ ...base, status: 'signed', attempts: [fact.attempt], reason: undefined });
     case 'broadcast':
       if (!isInFlight(tx)) refuse();

@@ -9,7 +9,7 @@ import { EVENTS, withdrawalFamilyEvent } from './events.js';
 import type { CustomerAccount, EntryDraft, EntryReference, Leg } from './ledger.js';
 import { custodyAccount, EXTERNAL, FEES, holdEntry, MAIN, NETWORK_FEES, pocket, releaseEntry, walletAccount } from './ledger.js';
 import type { Decimal } from './money.js';
-import { isPositive } from './money.js';
+import { isPositive, lte, sub } from './money.js';
 
 /**
  * The lifecycle of a withdrawal (spec 3.2), pure: its statuses and guards, its creation, and the transition
@@ -187,7 +187,12 @@ export const awaitingReview = (w: Pick<WithdrawalState, 'review'>): boolean => w
 export type WithdrawalFact =
   /** The batcher handed it to the chain-transaction engine: alone, or as an item of the batch payout `batch`. */
   | { readonly kind: 'dispatched'; readonly batch?: string }
-  | { readonly kind: 'chain_confirmed'; readonly txHash: string }
+  /**
+   * `networkFee`: what the chain took for this withdrawal, where known exactly (its share of a Bitcoin batch's fee):
+   * charged up to the network fee held at creation (the rest of the hold returns to the balance), the withdrawal's
+   * network_fee, total_fee and total_deducted then telling what was paid.
+   */
+  | { readonly kind: 'chain_confirmed'; readonly txHash: string; readonly networkFee?: Decimal }
   | { readonly kind: 'chain_failed'; readonly reason: string }
   /** The tenant cancelled it. */
   | { readonly kind: 'cancel' }
@@ -324,15 +329,27 @@ export function openWithdrawal(draft: WithdrawalDraft, now: Date): WithdrawalCha
   };
 }
 
-/** Completion: the held funds leave the ledger, the fees go to the platform's accounts. */
-function payoutEntry(w: WithdrawalState): EntryDraft {
+/**
+ * Completion: the held funds leave the ledger, the fees go to the platform's accounts; `returned` (a network fee
+ * held above what the chain took) goes back to the balance it was held from.
+ */
+function payoutEntry(w: WithdrawalState, returned: Decimal = '0'): EntryDraft {
   const locked = pocket(sourceAccount(w), 'locked');
   const legs: Leg[] = [
     { from: locked, to: pocket(EXTERNAL), amount: w.amount },
     { from: locked, to: pocket(FEES), amount: w.platformFee },
     { from: locked, to: pocket(NETWORK_FEES), amount: w.networkFee },
+    { from: locked, to: pocket(sourceAccount(w)), amount: returned },
   ].filter((l) => isPositive(l.amount));
   return { type: 'withdrawal', currency: w.currency, legs, reference: reference(w) };
+}
+
+/** The fees of a withdrawal whose chain took `taken` for it: up to the network fee held, never more. */
+function chargedNetworkFee(w: WithdrawalState, taken: Decimal): Pick<WithdrawalState, 'networkFee' | 'totalFee' | 'totalDeducted'> {
+  if (!lte('0', taken)) throw new RangeError(`a negative network fee ${taken}`);
+  const networkFee = lte(taken, w.networkFee) ? taken : w.networkFee;
+  const returned = sub(w.networkFee, networkFee);
+  return { networkFee, totalFee: sub(w.totalFee, returned), totalDeducted: sub(w.totalDeducted, returned) };
 }
 
 const returnEntry = (w: WithdrawalState): EntryDraft =>
@@ -360,7 +377,7 @@ export function transition(w: WithdrawalState, fact: WithdrawalFact, now: Date):
   const at = now.toISOString();
   const move = (
     status: WithdrawalStatus,
-    changes: Partial<Pick<WithdrawalState, 'transactionHash' | 'failureReason' | 'dispatchRefusal'>>,
+    changes: Partial<Pick<WithdrawalState, 'transactionHash' | 'failureReason' | 'dispatchRefusal' | 'networkFee' | 'totalFee' | 'totalDeducted'>>,
     effects: WithdrawalEffect[],
   ): WithdrawalChange => {
     const state: WithdrawalState = { ...w, ...changes, status, updatedAt: at };
@@ -376,9 +393,15 @@ export function transition(w: WithdrawalState, fact: WithdrawalFact, now: Date):
         return { ...change, state: { ...change.state, batch: { reference: fact.batch, single: false } } };
       }
       return move('processing', w.dispatchRefusal ? { dispatchRefusal: null } : {}, [{ kind: 'request_transfer' }]);
-    case 'chain_confirmed':
+    case 'chain_confirmed': {
       if (!canSettle(w)) refuse(w, fact);
-      return move('completed', { transactionHash: fact.txHash }, [{ kind: 'post_entry', entryId: `withdrawal:${w.id}:complete`, entry: payoutEntry(w) }]);
+      const fees = fact.networkFee === undefined ? {} : chargedNetworkFee(w, fact.networkFee);
+      const paid: WithdrawalState = { ...w, ...fees };
+      const returned = sub(w.totalDeducted, paid.totalDeducted);
+      return move('completed', { transactionHash: fact.txHash, ...fees }, [
+        { kind: 'post_entry', entryId: `withdrawal:${w.id}:complete`, entry: payoutEntry(paid, returned) },
+      ]);
+    }
     case 'chain_failed':
       if (!canSettle(w)) refuse(w, fact);
       return move('failed', { failureReason: fact.reason }, [{ kind: 'post_entry', entryId: `withdrawal:${w.id}:fail`, entry: returnEntry(w) }]);

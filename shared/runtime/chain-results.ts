@@ -6,8 +6,12 @@ import { custodySweepOf } from '../domain/custody.js';
 import { dynamoCustodyDeposits } from '../store/custody.js';
 import { onCustodySweepResult } from '../usecases/custody/scan-deposits.js';
 import { onSweepBatchResult, onSweepResult } from '../usecases/payments/settle.js';
-import { onWithdrawalChainResult } from '../usecases/withdrawals/settle.js';
 import { onWithdrawalBatchResult } from '../usecases/withdrawals/batch.js';
+import { onBtcBatchResult, onSingleWithdrawalResult } from '../usecases/withdrawals/btc-batch.js';
+import { isBtcNetwork } from '../usecases/chain-tx/btc.js';
+import { parseRequestId } from '../domain/chain-tx.js';
+import type { ChainTxRuntime } from './chain-tx.js';
+import { chainTxRuntime } from './chain-tx.js';
 import { evmChainsOf } from '../chain/engine/evm.js';
 import { payoutCalls } from '../chain/evm/batch-payout.js';
 import { dynamoChainTxStore } from '../store/chain-tx.js';
@@ -23,6 +27,8 @@ export function chainResultsRuntime(cfg: Config = config()): ChainResultPorts {
   const withdrawals = withdrawalsRuntime(cfg);
   // A batch payout's settlement reads its receipt (the items' outcomes): one provider per network, on first use.
   const chainOf = evmChainsOf(cfg.EVM_RPC_URLS);
+  // The hot wallet a Bitcoin batch's items are sent singly from when the batch never went out (built on first use).
+  let engine: ChainTxRuntime | undefined;
   return {
     settle: {
       sweep: async (reference, result, now) => {
@@ -33,14 +39,26 @@ export function chainResultsRuntime(cfg: Config = config()): ChainResultPorts {
       },
       // A batched sweep (`sweep:<uuid>`): every payment its request carries.
       sweepBatch: (requestId, result, now) => onSweepBatchResult(requestId, result, { ...payments, sweeps: dynamoChainTxStore }, now),
-      withdrawal: (tenantId, withdrawalId, result, now) => onWithdrawalChainResult(tenantId, withdrawalId, result, now, withdrawals),
-      withdrawalBatch: (requestId, result, now) =>
-        onWithdrawalBatchResult(requestId, result, now, {
+      // A Bitcoin withdrawal sent alone completes with its transaction's fee as its network fee.
+      withdrawal: (tenantId, withdrawalId, result, now) =>
+        onSingleWithdrawalResult(tenantId, withdrawalId, result, now, {
           withdrawals: withdrawals.withdrawals,
           chainTx: { store: dynamoChainTxStore, clock: () => systemClock.now() },
-          calls: payoutCalls,
-          receipt: (network, hash) => chainOf(network).receipt(hash),
         }),
+      withdrawalBatch: (requestId, result, now) =>
+        // A Bitcoin batch (one transaction of outputs): each item completes with its share of the fee.
+        isBtcNetwork(parseRequestId(requestId).network)
+          ? onBtcBatchResult(requestId, result, now, {
+              withdrawals: withdrawals.withdrawals,
+              chainTx: { store: dynamoChainTxStore, clock: () => systemClock.now() },
+              wallet: () => (engine ??= chainTxRuntime(cfg)).hotWallet(),
+            })
+          : onWithdrawalBatchResult(requestId, result, now, {
+              withdrawals: withdrawals.withdrawals,
+              chainTx: { store: dynamoChainTxStore, clock: () => systemClock.now() },
+              calls: payoutCalls,
+              receipt: (network, hash) => chainOf(network).receipt(hash),
+            }),
     },
     clock: systemClock,
   };

@@ -4,6 +4,11 @@ import { config } from '../config/config.js';
 import { KmsTxSigner, evmChainsOf } from '../chain/engine/evm.js';
 import type { ChainPort, TronChainPort } from '../usecases/chain-tx/ports.js';
 import { KmsTronSigner, TronGridChain } from '../chain/engine/tron.js';
+import { BtcBatchBuilder, EsploraBtcChain, kmsBtcSigners } from '../chain/engine/btc.js';
+import { EsploraClient } from '../chain/btc/esplora.js';
+import { findCurrency } from '../domain/currencies.js';
+import { dynamoHotCoins, MAX_COINS_PER_RESERVATION } from '../store/btc-coins.js';
+import type { BtcChainPort, BtcEngineDeps } from '../usecases/chain-tx/ports.js';
 import { TronGridClient } from '../chain/tron/grid.js';
 import { dynamoChainTxStore } from '../store/chain-tx.js';
 import { systemClock } from '../domain/clock.js';
@@ -23,7 +28,7 @@ export interface HotWallet {
 
 export interface ChainTxRuntime {
   readonly deps: ChainTxDeps;
-  /** The networks the follower follows: every network in `EVM_RPC_URLS`, and TRX with `TRON_API_URL`. */
+  /** The networks the follower follows: every network in `EVM_RPC_URLS`, TRX with `TRON_API_URL`, BTC with `BTC_API_URL`. */
   readonly networks: readonly string[];
   /**
    * The hot wallet: its KMS key (`HOT_WALLET_KEY_ID`) and that key's address (the same 20 bytes on EVM networks and
@@ -40,6 +45,21 @@ export function chainTxRuntime(cfg: Config = config()): ChainTxRuntime {
   const evmChainOf: (network: string) => ChainPort = evmChainsOf(cfg.EVM_RPC_URLS);
   const tronUrl = cfg.TRON_API_URL;
   let tronChain: TronChainPort | undefined;
+  const btcUrl = cfg.BTC_API_URL;
+  let btcChain: BtcChainPort | undefined;
+  const btc: BtcEngineDeps | undefined = btcUrl
+    ? {
+        chain(): BtcChainPort {
+          btcChain ??= new EsploraBtcChain(new EsploraClient(btcUrl), { targetBlocks: cfg.BTC_FEE_TARGET_BLOCKS });
+          return btcChain;
+        },
+        builder: new BtcBatchBuilder(kmsBtcSigners(kms), cfg.BTC_NETWORK),
+        coins: dynamoHotCoins,
+        confirmations: findCurrency('BTC')?.confirmations ?? 2,
+        replaceAfterBlocks: cfg.BTC_REPLACE_AFTER_BLOCKS,
+        maxCoins: MAX_COINS_PER_RESERVATION,
+      }
+    : undefined;
   const deps: ChainTxDeps = {
     store: dynamoChainTxStore,
     chain: evmChainOf,
@@ -57,6 +77,7 @@ export function chainTxRuntime(cfg: Config = config()): ChainTxRuntime {
           },
         }
       : {}),
+    ...(btc ? { btc } : {}),
     clock: () => systemClock.now(),
     settings: {
       confirmations: cfg.CHAIN_TX_CONFIRMATIONS,
@@ -81,7 +102,7 @@ export function chainTxRuntime(cfg: Config = config()): ChainTxRuntime {
   };
   return {
     deps,
-    networks: [...Object.keys(cfg.EVM_RPC_URLS), ...(tronUrl ? ['TRX'] : [])],
+    networks: [...Object.keys(cfg.EVM_RPC_URLS), ...(tronUrl ? ['TRX'] : []), ...(btcUrl ? ['BTC'] : [])],
     hotWallet,
     hotWalletDeps: {
       address: async () => (await hotWallet()).address,

@@ -13,7 +13,8 @@ import { withdrawalsRuntime } from './withdrawals.js';
  * shared/runtime/withdrawals.ts, bundles no call-data encoder): the withdrawal use cases' ports, the hot wallet and the chain-tx
  * engine, the configured token contracts, the call data of token transfers and batch payouts (`payoutCalls`,
  * shared/chain/evm/batch-payout.ts) and, with `WITHDRAWAL_BATCH_CONTRACT`, batch payouts of up to
- * `WITHDRAWAL_BATCH_MAX_ITEMS` withdrawals.
+ * `WITHDRAWAL_BATCH_MAX_ITEMS` withdrawals; with `BTC_API_URL`, every pending BTC withdrawal of a pass in ONE transaction
+ * of up to `BTC_BATCH_MAX_OUTPUTS` outputs.
  */
 export function withdrawalBatcherRuntime(cfg: Config = config(), chainTx: ChainTxRuntime = chainTxRuntime(cfg)): BatcherDeps {
   return {
@@ -24,5 +25,7 @@ export function withdrawalBatcherRuntime(cfg: Config = config(), chainTx: ChainT
     log: logger,
     calls: payoutCalls,
     ...(cfg.WITHDRAWAL_BATCH_CONTRACT ? { batchPayout: { contract: cfg.WITHDRAWAL_BATCH_CONTRACT, maxItems: cfg.WITHDRAWAL_BATCH_MAX_ITEMS } } : {}),
+    // Bitcoin: every pending BTC withdrawal of a pass in one transaction (the engine's Bitcoin side: BTC_API_URL).
+    ...(cfg.BTC_API_URL && chainTx.deps.btc ? { btcBatch: { maxOutputs: cfg.BTC_BATCH_MAX_OUTPUTS } } : {}),
   };
 }

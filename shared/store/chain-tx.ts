@@ -37,7 +37,8 @@ type Item = Record<string, unknown>;
 type FeesRecord =
   | { readonly type: 2; readonly maxFeePerGas: string; readonly maxPriorityFeePerGas: string }
   | { readonly type: 0; readonly gasPrice: string }
-  | { readonly type: 'tron'; readonly feeLimit: string };
+  | { readonly type: 'tron'; readonly feeLimit: string }
+  | { readonly type: 'btc'; readonly feeRate: string; readonly fee: string; readonly change: string };
 
 interface AttemptRecord extends Omit<ChainTxAttempt, 'fees' | 'gasLimit'> {
   readonly fees: FeesRecord;
@@ -54,6 +55,7 @@ interface ChainTxRecord extends Omit<ChainTx, 'value' | 'gasLimit' | 'attempts' 
 
 function feesRecord(fees: TxFees): FeesRecord {
   if (fees.type === 'tron') return { type: 'tron', feeLimit: fees.feeLimit.toString() };
+  if (fees.type === 'btc') return { type: 'btc', feeRate: fees.feeRate.toString(), fee: fees.fee.toString(), change: fees.change.toString() };
   return fees.type === 2
     ? { type: 2, maxFeePerGas: fees.maxFeePerGas.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString() }
     : { type: 0, gasPrice: fees.gasPrice.toString() };
@@ -61,6 +63,7 @@ function feesRecord(fees: TxFees): FeesRecord {
 
 function feesOf(record: FeesRecord): TxFees {
   if (record.type === 'tron') return { type: 'tron', feeLimit: BigInt(record.feeLimit) };
+  if (record.type === 'btc') return { type: 'btc', feeRate: BigInt(record.feeRate), fee: BigInt(record.fee), change: BigInt(record.change) };
   return record.type === 2
     ? { type: 2, maxFeePerGas: BigInt(record.maxFeePerGas), maxPriorityFeePerGas: BigInt(record.maxPriorityFeePerGas) }
     : { type: 0, gasPrice: BigInt(record.gasPrice) };

@@ -6,6 +6,7 @@ import { emitMetrics, METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from 
 import { apply, block, lostRace } from './changes.js';
 import type { ChainTxDeps, TxReceipt } from './ports.js';
 import { processChainTx, signAttempt } from './process-chain-tx.js';
+import { followBtc, isBtcNetwork } from './btc.js';
 import { followTron, isTronNetwork } from './tron.js';
 import type { HotWalletDeps } from '../monitoring/hot-wallet.js';
 import { reportHotWallet } from '../monitoring/hot-wallet.js';
@@ -51,6 +52,13 @@ export async function followChainTx(start: ChainTx, deps: ChainTxDeps, stats: Fo
     if (followed.outcome === 'confirmed') stats.confirmed++;
     else if (followed.outcome === 'reverted') stats.reverted++;
     else if (followed.outcome === 'resigned') stats.bumped++;
+    else if (followed.outcome === 'rebroadcast') stats.rebroadcast++;
+    return followed.tx;
+  }
+  if (isBtcNetwork(tx.network)) {
+    const followed = await followBtc(tx, deps);
+    if (followed.outcome === 'confirmed') stats.confirmed++;
+    else if (followed.outcome === 'replaced') stats.bumped++;
     else if (followed.outcome === 'rebroadcast') stats.rebroadcast++;
     return followed.tx;
   }

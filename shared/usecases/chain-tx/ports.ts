@@ -8,6 +8,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { ChainTx, ChainTxChange, CHAIN_TX_REQUESTED, EvmFees } from '../../domain/chain-tx.js';
 import type { FeeCaps, FeeSuggestion } from '../../domain/chain-tx-fees.js';
 import type { EventPayload } from '../../domain/events.js';
+import type { HotCoinStore } from '../coins/ports.js';
 
 /* ---------------------------------------------------------------- chains and signers */
 
@@ -157,6 +158,88 @@ export interface TronSignerPort {
   sign(keyId: string, tx: UnsignedTronTx): Promise<SignedTx>;
 }
 
+/* ---------------------------------------------------------------- Bitcoin */
+
+/** One output a Bitcoin request pays: its item (`<tenant>:<withdrawal>`), the address, satoshis. */
+export interface BtcPayoutOutput {
+  readonly item: string;
+  readonly address: string;
+  readonly value: bigint;
+}
+
+/** A coin of the hot wallet as a batch spends it (HotCoin of shared/usecases/coins/ports.ts). */
+export interface BtcSpendCoin {
+  readonly txid: string;
+  readonly vout: number;
+  readonly value: bigint;
+  /** The witness script's tag, 64 hex digits. */
+  readonly tag: string;
+}
+
+/** A batch's transaction as planned: inputs, fee, change (its output follows the payouts) and each payout's share. */
+export interface BtcBatchPlan {
+  readonly inputs: readonly BtcSpendCoin[];
+  readonly payouts: readonly BtcPayoutOutput[];
+  readonly change: { readonly vout: number; readonly value: bigint; readonly address: string } | null;
+  readonly fee: bigint;
+  readonly feeRate: bigint;
+  readonly vsize: number;
+  readonly shares: readonly bigint[];
+}
+
+export type BtcPlanOutcome =
+  | { readonly ok: true; readonly plan: BtcBatchPlan }
+  /** The coins cannot cover the outputs and the fee. */
+  | { readonly ok: false; readonly reason: 'insufficient'; readonly needed: bigint; readonly available: bigint }
+  /** An output no transaction can carry (not an address of the network, below its dust limit). */
+  | { readonly ok: false; readonly reason: 'invalid_output'; readonly message: string };
+
+/**
+ * Plans and signs Bitcoin batches (shared/chain/engine/btc.ts over shared/chain/btc/transaction.ts and the KMS
+ * signer): coin selection, fee, change to the hot wallet, BIP143 signatures (one signer call per input, verified).
+ */
+export interface BtcTxBuilderPort {
+  plan(input: {
+    readonly keyId: string;
+    readonly payouts: readonly BtcPayoutOutput[];
+    readonly coins: readonly BtcSpendCoin[];
+    readonly feeRate: bigint;
+    /** Spend exactly `coins` (a replacement keeps its inputs). */
+    readonly fixedInputs?: boolean;
+    /** The fee of the attempt a replacement replaces (BIP125). */
+    readonly replacesFee?: bigint;
+  }): Promise<BtcPlanOutcome>;
+  sign(keyId: string, plan: BtcBatchPlan): Promise<{ readonly txid: string; readonly raw: string; readonly vsize: number }>;
+  /** The 64-hex tag of the change output's witness script (what the change coin records). */
+  readonly changeTag: string;
+}
+
+/** Where a transaction stands on an Esplora-compatible API: in a block, in the mempool, or unknown to the node. */
+export type BtcTxStatus = { readonly state: 'confirmed'; readonly blockHeight: number } | { readonly state: 'mempool' } | { readonly state: 'unknown' };
+
+/** Bitcoin's side of the engine: the tip, a fee rate, a transaction's status, broadcast. */
+export interface BtcChainPort {
+  tipHeight(): Promise<number>;
+  /** Sat/vB for confirmation within the configured target (from `/fee-estimates`), at least 1. */
+  feeRate(): Promise<bigint>;
+  status(txid: string): Promise<BtcTxStatus>;
+  /** `known` also covers a transaction whose inputs another of the request's attempts already spends. */
+  broadcast(raw: string): Promise<BroadcastOutcome>;
+}
+
+/** The engine on Bitcoin (shared/usecases/chain-tx/btc.ts). */
+export interface BtcEngineDeps {
+  chain(network: string): BtcChainPort;
+  readonly builder: BtcTxBuilderPort;
+  readonly coins: HotCoinStore;
+  /** Confirmations before a batch is final (the catalogue's, 2 for BTC). */
+  readonly confirmations: number;
+  /** A batch still unconfirmed this many blocks after its signature is replaced at a higher fee. */
+  readonly replaceAfterBlocks: number;
+  /** The most coins a batch's selection looks at (largest first). */
+  readonly maxCoins: number;
+}
+
 /* ---------------------------------------------------------------- the engine's dependencies */
 
 export interface ChainTxSettings {
@@ -188,6 +271,8 @@ export interface ChainTxDeps {
   readonly signer: TxSignerPort;
   /** TRON networks; absent where no TRON endpoint is configured. */
   readonly tron?: TronEngineDeps;
+  /** Bitcoin; absent where no Esplora endpoint is configured (BTC_API_URL). */
+  readonly btc?: BtcEngineDeps;
   readonly clock: () => Date;
   readonly settings: ChainTxSettings;
   /** Test hook: throw here to simulate the processor dying at that point. */

@@ -4,6 +4,7 @@ import { initialFees, maxGasCost, withGasMargin } from '../../domain/chain-tx-fe
 import { NotFoundError } from '../../domain/errors.js';
 import { apply, block, lostRace } from './changes.js';
 import type { ChainPort, ChainTxDeps } from './ports.js';
+import { advanceBtc, isBtcNetwork } from './btc.js';
 import { advanceTron, isTronNetwork } from './tron.js';
 
 /**
@@ -71,6 +72,7 @@ async function advance(start: ChainTx, deps: ChainTxDeps): Promise<ChainTx> {
   let tx = start;
   if (isFinal(tx)) return tx;
   if (isTronNetwork(tx.network)) return advanceTron(tx, deps);
+  if (isBtcNetwork(tx.network)) return advanceBtc(tx, deps);
   const chain = deps.chain(tx.network);
 
   let planned: Plan | undefined;

@@ -161,7 +161,7 @@ function singleTransferOf(
  * Leaves a batch item to a transfer of its own: saved `single` (no status change) with the request made after.
  * Idempotent: a withdrawal already single is only asked for again (the request is idempotent on its id).
  */
-async function goSingly(
+export async function goSingly(
   w: WithdrawalState,
   request: () => Promise<Parameters<typeof requestChainTx>[0]>,
   now: Date,

@@ -137,4 +137,11 @@ export interface BatcherDeps extends Pick<WithdrawalsDeps, 'withdrawals' | 'sett
   readonly batchPayout?: BatchPayoutSettings;
   /** The call data of token transfers and batch payouts. */
   readonly calls: PayoutCalls;
+  /** Bitcoin withdrawals, all of a pass in ONE transaction (shared/usecases/withdrawals/btc-batch.ts); absent: not sent here. */
+  readonly btcBatch?: BtcBatchSettings;
+}
+
+export interface BtcBatchSettings {
+  /** The most outputs (withdrawals) in one transaction. */
+  readonly maxOutputs: number;
 }

@@ -7,6 +7,7 @@ import type { RequestChainTxInput } from '../chain-tx/request-chain-tx.js';
 import { requestChainTx } from '../chain-tx/request-chain-tx.js';
 import { errorField } from '../../observability/logger.js';
 import { approvalReady, batchable, dispatchBatch, recoverBatchItem } from './batch.js';
+import { dispatchBtcBatch, isBtcWithdrawal } from './btc-batch.js';
 import type { BatcherDeps } from './ports.js';
 import { settleWithdrawal } from './settle.js';
 import { transferOf } from './transfer.js';
@@ -31,8 +32,8 @@ export interface BatchReport {
   readonly skipped: number;
 }
 
-/** Families the engine sends on (EVM nonces; TRON expiring transactions). */
-const SENDABLE_FAMILIES: ReadonlySet<string> = new Set(['evm', 'tron']);
+/** Families the engine sends on (EVM nonces; TRON expiring transactions; Bitcoin batches, with `btcBatch`). */
+const SENDABLE_FAMILIES: ReadonlySet<string> = new Set(['evm', 'tron', 'btc']);
 
 /**
  * One pass: up to `limit` pending withdrawals handled, oldest first. Those that cannot be sent here (a network
@@ -40,9 +41,13 @@ const SENDABLE_FAMILIES: ReadonlySet<string> = new Set(['evm', 'tron']);
  * a failed request) are skipped without holding the queue, the reason recorded on each (`dispatchRefusal`, shown
  * in `status_reason` once it is slow): the pass reads up to ten times `limit` to find sendable ones behind them.
  * With batch payouts, ERC-20 withdrawals are gathered per currency and paid `maxItems` at a time by one chain
- * transaction each (the default limit is then four batches); one left alone goes singly.
+ * transaction each (the default limit is then four batches); one left alone goes singly. Bitcoin withdrawals all
+ * go out in ONE transaction per pass (btc-batch.ts), up to `btcBatch.maxOutputs` (the rest on the next pass).
  */
-export async function runWithdrawalBatch(deps: BatcherDeps, limit = deps.batchPayout ? deps.batchPayout.maxItems * 4 : 50): Promise<BatchReport> {
+export async function runWithdrawalBatch(
+  deps: BatcherDeps,
+  limit = Math.max(deps.batchPayout ? deps.batchPayout.maxItems * 4 : 50, deps.btcBatch?.maxOutputs ?? 0),
+): Promise<BatchReport> {
   const report = { processing: 0, completed: 0, failed: 0, skipped: 0 };
   const one = async (w: WithdrawalState): Promise<void> => {
     try {
@@ -57,11 +62,21 @@ export async function runWithdrawalBatch(deps: BatcherDeps, limit = deps.batchPa
   };
   /** Batchable withdrawals by currency, sent after the pass. */
   const gathered = new Map<string, WithdrawalState[]>();
+  /** Pending BTC withdrawals: one transaction after the pass. */
+  const bitcoin: WithdrawalState[] = [];
   let held = 0;
   for (const w of await deps.withdrawals.queued('pending', limit * 10)) {
     if (report.processing + report.completed + report.failed + held >= limit) break;
     // Solana withdrawals are the custody-solana worker's (their own queue): left alone, no refusal noted.
     if (sentBySolanaWorker(w)) continue;
+    if (deps.btcBatch && isBtcWithdrawal(w) && dispatchRefusalOf(w, deps) === null) {
+      // One transaction per pass: those past its last output wait for the next pass.
+      if (bitcoin.length < deps.btcBatch.maxOutputs) {
+        bitcoin.push(w);
+        held++;
+      }
+      continue;
+    }
     if (!isStaging(w, deps) && dispatchRefusalOf(w, deps) === null && batchable(w, deps)) {
       gathered.set(w.currency, [...(gathered.get(w.currency) ?? []), w]);
       held++;
@@ -70,6 +85,7 @@ export async function runWithdrawalBatch(deps: BatcherDeps, limit = deps.batchPa
     await one(w);
   }
   for (const group of gathered.values()) await sendGathered(group, one, report, deps);
+  if (bitcoin.length > 0) await sendBitcoin(bitcoin, report, deps);
   // A crash between the status change and the chain-tx request leaves a processing withdrawal without a
   // request: ask again for those older than a minute (the request is idempotent, an existing one is returned).
   const cutoff = new Date(deps.clock.now().getTime() - 60_000).toISOString();
@@ -132,6 +148,25 @@ async function sendGathered(
   }
 }
 
+/** The pass's BTC withdrawals (one currency, at most `maxOutputs`) as ONE batch: saves first, then its request. */
+async function sendBitcoin(group: readonly WithdrawalState[], report: { processing: number; skipped: number }, deps: BatcherDeps): Promise<void> {
+  const first = group[0];
+  const settings = deps.btcBatch;
+  const currency = first ? findCurrency(first.currency) : undefined;
+  if (!first || !settings || !currency) return;
+  try {
+    const wallet = await deps.wallet(currency.network);
+    const sent = await dispatchBtcBatch(group, wallet, settings.maxOutputs, deps);
+    report.processing += sent.processing;
+    report.skipped += sent.skipped;
+  } catch (error) {
+    // Items saved stay processing with the batch recorded; the recovery below sends them once idle. The others
+    // stay pending for the next pass.
+    report.skipped += group.length;
+    deps.log.error('BTC withdrawal batch request failed', { currency: currency.code, error: errorField(error) });
+  }
+}
+
 const isStaging = (w: WithdrawalState, deps: BatcherDeps): boolean => {
   const address = w.address.toLowerCase();
   return deps.settings.stage !== 'prod' && (address === STAGING_COMPLETE || address === STAGING_FAIL);
@@ -171,6 +206,7 @@ async function processOne(w: WithdrawalState, deps: BatcherDeps): Promise<keyof 
 function dispatchRefusalOf(w: WithdrawalState, deps: BatcherDeps): DispatchRefusal | null {
   const currency = findCurrency(w.currency);
   if (!currency || !SENDABLE_FAMILIES.has(currency.family) || !deps.served.withdrawals.has(currency.network)) return 'network_not_served';
+  if (currency.family === 'btc' && !deps.btcBatch) return 'network_not_served';
   if (!currency.native && !deps.tokenContract(currency.code)) return 'no_token_contract';
   return null;
 }

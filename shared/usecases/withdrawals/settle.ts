@@ -1,9 +1,11 @@
 import { DuplicateEntryError } from '../../domain/ledger.js';
+import type { Decimal } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
 import { canSettle, transition } from '../../domain/withdrawals.js';
 import type { WithdrawalsDeps } from './ports.js';
 
-export type WithdrawalResult = { readonly ok: true; readonly txHash: string } | { readonly ok: false; readonly reason: string };
+/** `networkFee`: what the chain took for it, where known exactly (a Bitcoin batch's share of its fee). */
+export type WithdrawalResult = { readonly ok: true; readonly txHash: string; readonly networkFee?: Decimal } | { readonly ok: false; readonly reason: string };
 
 /**
  * Completes (funds leave the ledger) or fails (funds return) a pending or processing withdrawal in one
@@ -16,7 +18,13 @@ export async function settleWithdrawal(
   deps: Pick<WithdrawalsDeps, 'withdrawals'>,
 ): Promise<WithdrawalState> {
   if (!canSettle(w)) return w;
-  const change = transition(w, result.ok ? { kind: 'chain_confirmed', txHash: result.txHash } : { kind: 'chain_failed', reason: result.reason }, now);
+  const change = transition(
+    w,
+    result.ok
+      ? { kind: 'chain_confirmed', txHash: result.txHash, ...(result.networkFee === undefined ? {} : { networkFee: result.networkFee }) }
+      : { kind: 'chain_failed', reason: result.reason },
+    now,
+  );
   try {
     return await deps.withdrawals.save(w, change, now);
   } catch (error) {

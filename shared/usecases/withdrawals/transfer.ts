@@ -4,6 +4,7 @@ import { CHAIN_TX_PURPOSES } from '../../domain/events.js';
 import { toBaseUnits } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
 import type { RequestChainTxInput } from '../chain-tx/request-chain-tx.js';
+import { btcTransferOf } from './btc-batch.js';
 import type { BatcherDeps } from './ports.js';
 
 /** The chain transfer of one withdrawal, as the batcher asks the chain-tx engine for it (alone or out of a batch). */
@@ -12,6 +13,7 @@ import type { BatcherDeps } from './ports.js';
 export async function transferOf(w: WithdrawalState, deps: BatcherDeps): Promise<RequestChainTxInput> {
   const currency = findCurrency(w.currency);
   if (!currency) throw new Error(`Unknown currency ${w.currency}`);
+  if (currency.family === 'btc') return btcTransferOf(w, await deps.wallet(currency.network));
   const units = toBaseUnits(w.amount, currency.decimals);
   const configured = currency.native ? null : deps.tokenContract(currency.code);
   if (!currency.native && !configured) throw new Error(`No token contract for ${currency.code}`);
