@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import type { BtcNetwork } from '../domain/bitcoin.js';
+import { BTC_NETWORKS, defaultBtcNetwork } from '../domain/bitcoin.js';
 import type { TenantLimits } from '../domain/tenant.js';
 import { parseNetworkFeeOverrides } from '../domain/withdrawal-fees.js';
 
@@ -106,6 +108,8 @@ const schema = z.object({
     .regex(/^\d+$/)
     .default('100000000')
     .transform((v) => BigInt(v)),
+  /** Bitcoin: the network the deployment runs on (addresses, validation); default from STAGE (`btcNetworkOf`). */
+  BTC_NETWORK: z.enum(BTC_NETWORKS).optional(),
   /** Solana: a JSON-RPC endpoint (shared/chain/solana/rpc.ts); Solana is off without it. The USDT mint is `USDTSOL` in TOKEN_CONTRACTS. */
   SOLANA_RPC_URL: z.string().url().optional(),
   /**
@@ -227,6 +231,11 @@ export function platformLimits(cfg: Config): TenantLimits {
     max_payment_amount: cfg.DEFAULT_MAX_PAYMENT_AMOUNT,
     max_withdrawal_amount: cfg.DEFAULT_MAX_WITHDRAWAL_AMOUNT,
   };
+}
+
+/** The deployment's Bitcoin network: `BTC_NETWORK`, else prod mainnet, local the local node, any other stage testnet. */
+export function btcNetworkOf(cfg: Pick<Config, 'BTC_NETWORK' | 'STAGE'>): BtcNetwork {
+  return cfg.BTC_NETWORK ?? defaultBtcNetwork(cfg.STAGE);
 }
 
 let cached: Config | undefined;

@@ -1,4 +1,4 @@
-import { config, type Config } from '../config/config.js';
+import { btcNetworkOf, config, type Config } from '../config/config.js';
 import type { CurrencyCode, CurrencyDefinition, NetworkCode, ServedNetworks } from '../domain/currencies.js';
 import { contractAddress, contractEnvironmentFor, CURRENCY_LIST, findCurrency, NETWORKS } from '../domain/currencies.js';
 import { dynamoLedger } from '../store/ledger.js';
@@ -31,7 +31,8 @@ export function rpcUrl(network: NetworkCode | string, cfg: Config = config()): s
  *   are configured: sent from a custody account's own address (shared/usecases/custody/solana-withdrawals.ts); the
  *   catalogue keeps USDTSOL off for the main account and wallets, whose funds are never at a Solana address;
  * - never Bitcoin: no Bitcoin chain adapter exists;
- * - a token only where its contract is known (`tokenContract`).
+ * - a token only where its contract is known (`tokenContract`);
+ * - Bitcoin addresses of its network only (`BTC_NETWORK`, `btcNetworkOf`).
  */
 export function servedNetworks(cfg: Config = config()): ServedNetworks {
   const payments = new Set<NetworkCode>();
@@ -45,7 +46,7 @@ export function servedNetworks(cfg: Config = config()): ServedNetworks {
   }
   if (cfg.SOLANA_RPC_URL && cfg.SOLANA_FEE_PAYER_KEY_ID && tokenContract('USDTSOL', cfg) !== null) withdrawals.add('SOL');
   const tokens = new Set<CurrencyCode>(CURRENCY_LIST.filter((c) => !c.native && tokenContract(c, cfg) !== null).map((c) => c.code));
-  return { payments, withdrawals, tokens };
+  return { payments, withdrawals, tokens, btcNetwork: btcNetworkOf(cfg) };
 }
 
 /** The currencies group: the ledger (withdrawable balances), the rates and what this deployment serves. */
