@@ -62,12 +62,15 @@ export interface GatewayStackProps extends StackProps {
    * Where deposit addresses come from and where chains are reached (shared/config/config.ts): `FORWARDER_FACTORIES`
    * (`{"ETH":"0x...","TRX":"T..."}`), `FORWARDER_IMPLEMENTATION_TRX`, `TRON_API_URL` (a TronGrid-compatible API)
    * and `TOKEN_CONTRACTS` overrides. Without a factory a network takes no payments. `SOLANA_RPC_URL`: a Solana
-   * JSON-RPC endpoint (custody's SOL addresses; off without it).
+   * JSON-RPC endpoint (custody's SOL addresses; off without it). `BTC_API_URL`: an Esplora-compatible API (Bitcoin
+   * off without it) and `BTC_NETWORK`, the Bitcoin network it serves (default from the stage: prod mainnet).
    */
   readonly chains?: {
     readonly forwarderFactories?: Readonly<Record<string, string>>;
     readonly forwarderImplementationTrx?: string;
     readonly tronApiUrl?: string;
+    readonly btcApiUrl?: string;
+    readonly btcNetwork?: 'mainnet' | 'testnet';
     readonly solanaRpcUrl?: string;
     readonly tokenContracts?: Readonly<Record<string, string>>;
     /** `WITHDRAWAL_BATCH_CONTRACT`: the hot wallet's BatchPayout contract, the same address on every EVM network. */
@@ -139,6 +142,8 @@ export class GatewayStack extends Stack {
       FORWARDER_FACTORIES: JSON.stringify(props.chains?.forwarderFactories ?? {}),
       ...(props.chains?.forwarderImplementationTrx ? { FORWARDER_IMPLEMENTATION_TRX: props.chains.forwarderImplementationTrx } : {}),
       ...(props.chains?.tronApiUrl ? { TRON_API_URL: props.chains.tronApiUrl } : {}),
+      ...(props.chains?.btcApiUrl ? { BTC_API_URL: props.chains.btcApiUrl } : {}),
+      ...(props.chains?.btcNetwork ? { BTC_NETWORK: props.chains.btcNetwork } : {}),
       ...(props.chains?.solanaRpcUrl ? { SOLANA_RPC_URL: props.chains.solanaRpcUrl } : {}),
       // Every function reads it (SOL withdrawals are served with it); only the Solana signer may use the key.
       ...(keys.solanaFeePayerKey ? { SOLANA_FEE_PAYER_KEY_ID: keys.solanaFeePayerKey.keyId } : {}),

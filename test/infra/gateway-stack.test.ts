@@ -375,4 +375,25 @@ describe('chain settings', () => {
     expect(plain.length).toBe(API_FUNCTIONS.length + WORKER_FUNCTIONS.length);
     for (const v of plain) expect([v?.FORWARDER_FACTORIES ?? '{}', v?.TRON_API_URL, v?.WITHDRAWAL_BATCH_CONTRACT]).toEqual(['{}', undefined, undefined]);
   });
+
+  test('the Bitcoin API and network (-c btcApiUrl, -c btcNetwork) reach the scanner, chain-tx, the batcher and the API functions', () => {
+    const built = buildStack(undefined, { chains: { btcApiUrl: 'https://esplora.example/api', btcNetwork: 'testnet' } });
+    const variablesOf = (name: string): Record<string, unknown> => {
+      const fn = built.stack.functions.get(name);
+      if (!fn) throw new Error(`No function ${name}`);
+      return (props(built.template, built.stack.getLogicalId(fn.node.defaultChild as CfnElement)).Environment as { Variables: Record<string, unknown> })
+        .Variables;
+    };
+    const named = ['chain-scanner', 'chain-tx', 'chain-tx-follower', 'withdrawal-batcher', 'currencies', 'payments', 'withdrawals', 'user', 'transactions'];
+    for (const name of named) {
+      expect([name, variablesOf(name)]).toEqual([name, expect.objectContaining({ BTC_API_URL: 'https://esplora.example/api', BTC_NETWORK: 'testnet' })]);
+    }
+    // As TRON's API: every function behind the pipeline and every worker, not the public pages.
+    const told = PIPELINED.map((f) => f.name).filter((name) => 'BTC_API_URL' in variablesOf(name));
+    expect(told).toEqual(PIPELINED.map((f) => f.name));
+    for (const page of PUBLIC_PAGES) expect(['BTC_API_URL' in variablesOf(page.name), 'BTC_NETWORK' in variablesOf(page.name)]).toEqual([false, false]);
+    // Without them: Bitcoin off, its network left to the stage's default.
+    const plain = [...API_FUNCTIONS, ...WORKER_FUNCTIONS].map((f) => props(template, functionId(f.name)).Environment as { Variables: Record<string, unknown> });
+    for (const env of plain) expect([env.Variables.BTC_API_URL, env.Variables.BTC_NETWORK]).toEqual([undefined, undefined]);
+  });
 });
