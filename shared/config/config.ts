@@ -1,6 +1,4 @@
 import * as z from 'zod';
-import type { BtcNetwork } from '../domain/bitcoin.js';
-import { BTC_NETWORKS, defaultBtcNetwork } from '../domain/bitcoin.js';
 import type { TenantLimits } from '../domain/tenant.js';
 import { parseNetworkFeeOverrides } from '../domain/withdrawal-fees.js';
 
@@ -108,8 +106,13 @@ const schema = z.object({
     .regex(/^\d+$/)
     .default('100000000')
     .transform((v) => BigInt(v)),
-  /** Bitcoin: the network the deployment runs on (addresses, validation); default from STAGE (`btcNetworkOf`). */
-  BTC_NETWORK: z.enum(BTC_NETWORKS).optional(),
+  /**
+   * Bitcoin: base URL of an Esplora-compatible HTTP API (Blockstream's esplora/electrs, self-hosted or a provider;
+   * shared/chain/btc/esplora.ts). BTC is served only with it and the hot wallet's key (`HOT_WALLET_KEY_ID`).
+   */
+  BTC_API_URL: z.string().url().optional(),
+  /** Bitcoin network of the deployment (address prefix `bc1`, `tb1`, `bcrt1`). Default from STAGE: prod mainnet, local local, else testnet. */
+  BTC_NETWORK: z.enum(['mainnet', 'testnet', 'local']).optional(),
   /** Solana: a JSON-RPC endpoint (shared/chain/solana/rpc.ts); Solana is off without it. The USDT mint is `USDTSOL` in TOKEN_CONTRACTS. */
   SOLANA_RPC_URL: z.string().url().optional(),
   /**
@@ -221,7 +224,16 @@ const schema = z.object({
   AWS_ENDPOINT_URL_S3: z.string().url().optional(),
 });
 
-export type Config = z.infer<typeof schema> & { readonly isProduction: boolean };
+export type Config = Omit<z.infer<typeof schema>, 'BTC_NETWORK'> & {
+  readonly isProduction: boolean;
+  /** Always set: the configured one, or the stage's default (`btcNetworkOf`). */
+  readonly BTC_NETWORK: 'mainnet' | 'testnet' | 'local';
+};
+
+/** The Bitcoin network a stage runs on when `BTC_NETWORK` does not say: prod mainnet, local regtest (`local`), else testnet. */
+export function btcNetworkOf(stage: string): Config['BTC_NETWORK'] {
+  return stage === 'prod' ? 'mainnet' : stage === 'local' ? 'local' : 'testnet';
+}
 
 /** The platform's default tenant limits (see `DEFAULT_MAX_PAYMENT_AMOUNT` and its siblings). */
 export function platformLimits(cfg: Config): TenantLimits {
@@ -231,11 +243,6 @@ export function platformLimits(cfg: Config): TenantLimits {
     max_payment_amount: cfg.DEFAULT_MAX_PAYMENT_AMOUNT,
     max_withdrawal_amount: cfg.DEFAULT_MAX_WITHDRAWAL_AMOUNT,
   };
-}
-
-/** The deployment's Bitcoin network: `BTC_NETWORK`, else prod mainnet, local the local node, any other stage testnet. */
-export function btcNetworkOf(cfg: Pick<Config, 'BTC_NETWORK' | 'STAGE'>): BtcNetwork {
-  return cfg.BTC_NETWORK ?? defaultBtcNetwork(cfg.STAGE);
 }
 
 let cached: Config | undefined;
@@ -248,7 +255,8 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
     const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`Invalid configuration: ${fields}`);
   }
-  return Object.freeze({ ...parsed.data, isProduction: parsed.data.STAGE === 'prod' });
+  const data = parsed.data;
+  return Object.freeze({ ...data, isProduction: data.STAGE === 'prod', BTC_NETWORK: data.BTC_NETWORK ?? btcNetworkOf(data.STAGE) });
 }
 
 /** The process's configuration, parsed once (a Lambda's cold start, or the local stack after it set the environment). */

@@ -9,15 +9,9 @@ import { fromBaseUnits } from './money.js';
  * and the BIP21 URI a wallet opens to pay. No chain adapter here: `@scure/base` decodes, `@noble/hashes` checks.
  */
 
-/** The deployment's Bitcoin network (`BTC_NETWORK`): `local` is the local stack's regtest node. */
+/** The deployment's Bitcoin network (`BTC_NETWORK`, shared/config/config.ts): `local` is the local stack's regtest node. */
 export const BTC_NETWORKS = ['mainnet', 'testnet', 'local'] as const;
 export type BtcNetwork = (typeof BTC_NETWORKS)[number];
-
-/** The network a stage runs on when `BTC_NETWORK` is not set: `prod` mainnet, `local` the local node, else testnet. */
-export function defaultBtcNetwork(stage: string): BtcNetwork {
-  if (stage === 'prod') return 'mainnet';
-  return stage === 'local' ? 'local' : 'testnet';
-}
 
 interface BtcNetworkParams {
   /** How messages name it. */

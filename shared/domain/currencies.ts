@@ -328,7 +328,9 @@ const DEFINITIONS: readonly Definition[] = [
     confirmations: 12,
     enabled: { payments: true, withdrawals: true },
   },
-  // BTC: payments by watch-only xpub addresses; withdrawals stay off until a BTC sender exists.
+  // BTC (DESIGN section 12): payments to P2WSH deposit addresses over the hot wallet's KMS key, watched through an
+  // Esplora-compatible API; withdrawals batched into one transaction per batcher run. Served where configured
+  // (shared/runtime/currencies.ts servedNetworks: BTC_API_URL and HOT_WALLET_KEY_ID).
   {
     code: 'BTC',
     name: 'Bitcoin',
@@ -344,7 +346,7 @@ const DEFINITIONS: readonly Definition[] = [
     minWithdrawal: '0.0005',
     minFee: '0.000002',
     confirmations: 2,
-    enabled: { payments: true, withdrawals: false },
+    enabled: { payments: true, withdrawals: true },
   },
   {
     code: 'MATIC',
@@ -476,8 +478,8 @@ export function servedCurrencies(service: CurrencyService, served: ServedNetwork
 
 /**
  * The currencies this deployment offers, in catalogue order: those it takes payments in or sends withdrawals of
- * (`GET /rates/` lists exactly these). A currency enabled in the catalogue on a network no chain adapter serves (BTC
- * today) is not offered.
+ * (`GET /rates/` lists exactly these). A currency enabled in the catalogue on a network this deployment does not
+ * reach (BTC without `BTC_API_URL`, an EVM network without its RPC URL) is not offered.
  */
 export function offeredCurrencies(served: ServedNetworks, disabled: ReadonlySet<string> = new Set()): CurrencyDefinition[] {
   return CURRENCY_LIST.filter((c) => !disabled.has(c.code) && (isServedFor(c, 'payments', served) || isServedFor(c, 'withdrawals', served)));

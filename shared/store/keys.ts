@@ -52,6 +52,7 @@
  * | custody deposit     | TENANT#<tid>                | CUSTODYDEP#<network:tx:log> | gsi3 (while open): CUSTODYDEPOSITS#OPEN#<network> / <detected_at>#<tid>#<deposit id> |
  * | custody sent, 10 min| TENANT#<tid>                | CUSTODYOUT#<account id>#<yyyy-mm-ddThh:m0> | USDT an account sent without review in those ten minutes (its rolling 24-hour total; in the creation transaction); TTL 2 days |
  * | chain-tx follower lease | LEASE#chain-tx-follower#<network> | LEASE            | one holder at a time, with expiry    |
+ * | hot wallet coin (UTXO) | COIN#<network>#<txid>:<vout> | COIN                   | gsi2 (while available): COINS#<network>#AVAILABLE / <sats, 20 digits>#<txid>:<vout>; gsi1 (once reserved): COINS#<network>#BATCH#<batch> / <txid>:<vout> |
  */
 import { chainAddressForm } from '../domain/chain-addresses.js';
 import type { Decimal } from '../domain/money.js';
@@ -232,6 +233,21 @@ export const keys = {
   depositAddress: (family: string, address: string): Key => ({ pk: `ADDRESS#${family}#${chainAddressForm(family, address)}`, sk: 'ADDRESS' }),
   /** The hosted checkout page's name of a payment -> its tenant and transaction id. */
   checkout: (checkoutId: string): Key => ({ pk: `CHECKOUT#${checkoutId}`, sk: 'CHECKOUT' }),
+  /**
+   * The hot wallet's coins on a UTXO network (shared/store/btc-coins.ts): one item per output; while available it is
+   * in its network's gsi2 list, largest first; once a batch reserves it, in that batch's gsi1 list.
+   */
+  hotCoin: (network: string, txid: string, vout: number): Key => ({ pk: `COIN#${network}#${txid.toLowerCase()}:${vout}`, sk: 'COIN' }),
+  hotCoinAvailable: (network: string, value: bigint, txid: string, vout: number) => ({
+    gsi2pk: `COINS#${network}#AVAILABLE`,
+    gsi2sk: `${value.toString().padStart(20, '0')}#${txid.toLowerCase()}:${vout}`,
+  }),
+  hotCoinsAvailablePartition: (network: string): string => `COINS#${network}#AVAILABLE`,
+  hotCoinOfBatch: (network: string, batch: string, txid: string, vout: number) => ({
+    gsi1pk: `COINS#${network}#BATCH#${batch}`,
+    gsi1sk: `${txid.toLowerCase()}:${vout}`,
+  }),
+  hotCoinsOfBatchPartition: (network: string, batch: string): string => `COINS#${network}#BATCH#${batch}`,
   /** Scanner: per-network cursor, lease and recent block hashes. */
   scannerCursor: (network: string): Key => ({ pk: `SCANNER#${network}`, sk: 'CURSOR' }),
 

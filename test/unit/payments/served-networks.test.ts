@@ -31,7 +31,7 @@ describe('servedNetworks (from configuration)', () => {
         HOT_WALLET_KEY_ID: 'key-1',
       }),
     );
-    // POLYGON has a factory but no RPC URL; BSC an RPC URL but no factory; BTC has no chain adapter at all.
+    // POLYGON has a factory but no RPC URL; BSC an RPC URL but no factory; BTC no Esplora API (a factory means nothing to it).
     expect([...served.payments].sort()).toEqual(['ETH', 'TRX']);
     expect([...served.withdrawals].sort()).toEqual(['BSC', 'ETH', 'TRX']);
   });
@@ -62,15 +62,33 @@ describe('servedNetworks (from configuration)', () => {
     expect([...servedNetworks(cfg).payments]).toEqual(['ETH']);
   });
 
-  it('never serves Bitcoin, whatever is configured', () => {
-    const served = servedNetworks(
+  it('serves Bitcoin payments and withdrawals only with its Esplora API and the hot wallet key, and scans it there', () => {
+    const notReached = servedNetworks(
       configure({
         EVM_RPC_URLS: JSON.stringify({ BTC: 'http://127.0.0.1:8332' }),
         FORWARDER_FACTORIES: JSON.stringify({ BTC: EVM_FACTORY }),
         HOT_WALLET_KEY_ID: 'key-1',
       }),
     );
-    expect(served.payments.has('BTC') || served.withdrawals.has('BTC')).toBe(false);
+    expect(notReached.payments.has('BTC') || notReached.withdrawals.has('BTC')).toBe(false);
+    // The key is every deposit address's key: without it not even payments are taken.
+    const keyless = servedNetworks(configure({ BTC_API_URL: 'http://127.0.0.1:3002' }));
+    expect(keyless.payments.has('BTC') || keyless.withdrawals.has('BTC')).toBe(false);
+    const cfg = configure({ BTC_API_URL: 'http://127.0.0.1:3002', HOT_WALLET_KEY_ID: 'key-1' });
+    const served = servedNetworks(cfg);
+    expect([...served.payments]).toEqual(['BTC']);
+    expect([...served.withdrawals]).toEqual(['BTC']);
+    expect(servedCurrencies('payments', served).map((c) => c.code)).toEqual(['BTC']);
+    expect(servedCurrencies('withdrawals', served).map((c) => c.code)).toEqual(['BTC']);
+    // scanned: see the btc family in SCANNED_FAMILIES
+  });
+
+  it('takes the Bitcoin network from BTC_NETWORK, else from the stage', () => {
+    expect(configure({}).BTC_NETWORK).toBe('mainnet');
+    expect(configure({ STAGE: 'local' }).BTC_NETWORK).toBe('local');
+    expect(configure({ STAGE: 'staging' }).BTC_NETWORK).toBe('testnet');
+    expect(configure({ STAGE: 'staging', BTC_NETWORK: 'mainnet' }).BTC_NETWORK).toBe('mainnet');
+    expect(() => configure({ BTC_NETWORK: 'regtest' })).toThrow(/BTC_NETWORK/);
   });
 });
 
