@@ -8,6 +8,13 @@ import { btcNetworkOf, parseConfig } from '../../../shared/config/config.js';
 import { servedNetworks } from '../../../shared/runtime/currencies.js';
 import { minimumTo, requireAddress, requireMinimum } from '../../../shared/usecases/withdrawals/resolve.js';
 import { ValidateAddressBody, validateAddress } from '../../../shared/usecases/withdrawals/validate-address.js';
+import { creditEntry, MAIN } from '../../../shared/domain/ledger.js';
+import { CreateWithdrawalBody, createWithdrawal } from '../../../shared/usecases/withdrawals/create-withdrawal.js';
+import { EstimateWithdrawalBody, estimateWithdrawal } from '../../../shared/usecases/withdrawals/estimate.js';
+import { VirtualClock } from '../../support/clock.js';
+import { serving } from '../../support/fakes/payments.js';
+import { aTenant } from '../../support/fakes/tenants.js';
+import { fakeWithdrawals } from '../../support/fakes/withdrawals.js';
 
 /**
  * Bitcoin destination addresses: every standard output type of the deployment's network, checksums (bech32 for
@@ -208,5 +215,57 @@ describe('Bitcoin minimums', () => {
     // Other currencies keep the catalogue's minimum whatever the address.
     const usdt = findCurrency('USDTERC20') as CurrencyDefinition;
     expect(minimumTo(usdt, TO.p2pkh)).toEqual({ minimum: usdt.minWithdrawal, dustOf: null });
+  });
+});
+
+describe('a BTC withdrawal on a regtest deployment', () => {
+  const T0 = new Date('2026-01-01T00:00:00.000Z');
+  const tenant = aTenant();
+  const REGTEST = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
+  const TESTNET = 'tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7';
+
+  async function deployment() {
+    const fake = fakeWithdrawals({ clock: new VirtualClock(T0), served: { ...serving(['BTC']), btcNetwork: 'local' } });
+    await fake.ledger.post({
+      tenantId: tenant.id,
+      entryId: 'funding-BTC',
+      entry: creditEntry({ account: MAIN, type: 'adjustment', currency: 'BTC', amount: '1', reason: 'test funding' }),
+      now: T0,
+    });
+    const create = (body: Record<string, unknown>) => createWithdrawal({ body: CreateWithdrawalBody.parse(body), tenant, now: T0 }, fake);
+    return { fake, create };
+  }
+
+  it('is created to a regtest address; a testnet one is 400 invalid_address naming the regtest forms, nothing held', async () => {
+    const { fake, create } = await deployment();
+    await expect(create({ amount: '0.001', currency: 'BTC', address: TESTNET })).rejects.toMatchObject({
+      code: 'invalid_address',
+      message: expect.stringMatching(/^This is a Bitcoin testnet address; this gateway pays Bitcoin regtest addresses/),
+      details: { address: TESTNET, expected_format: expect.stringContaining('bcrt1q') },
+    });
+    expect((await fake.ledger.balance(tenant.id, MAIN, 'BTC')).amount).toBe('1');
+    const made = await create({ amount: '0.001', currency: 'BTC', address: REGTEST });
+    expect([made.status, made.currency, made.address, made.amount]).toEqual(['pending', 'BTC', REGTEST, '0.001']);
+  });
+
+  it("below the catalogue's minimum is 422 below_minimum; estimate refuses it too; validate-address takes the regtest address", async () => {
+    const { fake, create } = await deployment();
+    await expect(create({ amount: '0.0001', currency: 'BTC', address: REGTEST })).rejects.toMatchObject({
+      code: 'below_minimum',
+      details: { minimum: BTC.minWithdrawal, requested: '0.0001', currency: 'BTC' },
+    });
+    await expect(estimateWithdrawal(EstimateWithdrawalBody.parse({ amount: '0.0001', currency: 'BTC', address: REGTEST }), tenant, fake)).rejects.toMatchObject(
+      {
+        code: 'invalid_request',
+        details: { minimum: BTC.minWithdrawal, currency: 'BTC' },
+      },
+    );
+    await expect(estimateWithdrawal(EstimateWithdrawalBody.parse({ amount: '0.01', currency: 'BTC', address: TESTNET }), tenant, fake)).rejects.toMatchObject({
+      code: 'invalid_request',
+      details: { address: TESTNET, blockchain: 'BTC' },
+    });
+    expect(validateAddress(ValidateAddressBody.parse({ address: REGTEST, currency: 'BTC' }), fake.served)).toMatchObject({ is_valid: true, type: 'BTC' });
+    expect(validateAddress(ValidateAddressBody.parse({ address: TESTNET, currency: 'BTC' }), fake.served)).toMatchObject({ is_valid: false });
+    expect(await fake.withdrawals.list(tenant.id, { by: 'created', ascending: true })).toEqual([]);
   });
 });
