@@ -1,4 +1,3 @@
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { paymentRoutes } from '../../../functions/payments/routes.js';
@@ -13,10 +12,10 @@ import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
 import { factoryAddresses, paymentsRuntime } from '../../../shared/runtime/payments.js';
 import { dynamoPayments } from '../../../shared/store/payments.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
-import type { DepositAddressSource } from '../../../shared/usecases/payments/ports.js';
 import { completePayment } from '../../../shared/usecases/payments/settle.js';
 import { runExport } from '../../../shared/usecases/transactions/run-export.js';
 import { apiGroupHandlers } from '../../support/api-groups.js';
+import { TEST_HOT_KEY, withBtcAddresses } from '../../support/btc-payments.js';
 import { parseCsv } from '../../support/csv.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { aDeposit } from '../../support/fixtures/payments.js';
@@ -31,12 +30,11 @@ import { caller, putFixedRates, servingEth, tenantWithToken, type Handler } from
  * amounts at 8 decimals where the answer spells amounts at the currency's precision.
  *
  * The payment is created through the payments API with its deposit address from shared/chain/btc/p2wsh.ts (a fixed
- * test key stands for the hot wallet's KMS key, which the address source asks for in production); its deposit and
+ * test key stands for the hot wallet's KMS key: test/support/btc-payments.ts); its deposit and
  * settlement are written through the store as the scanner would.
  */
 const REGTEST = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
 const TESTNET = 'tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7';
-const HOT_KEY = secp256k1.getPublicKey(sha256(utf8ToBytes('surfaces test hot key')), true);
 /** A payment of exactly this many BTC (74.0742 USD at 60,000): every one of its 8 places shows. */
 const PAID = '0.00123457';
 const TXID = bytesToHex(sha256(utf8ToBytes('a BTC deposit')));
@@ -48,16 +46,6 @@ const call: Record<string, ReturnType<typeof caller>> = {};
 const files = new InMemoryExportFiles();
 let paymentId: string;
 let paymentAddress: string;
-
-/** Deposit addresses: the P2WSH address of the payment on BTC, the factories' elsewhere. */
-function withBtcAddresses(base: DepositAddressSource): DepositAddressSource {
-  return {
-    addressFor(network, tenantId, id) {
-      if (network !== 'BTC') return base.addressFor(network, tenantId, id);
-      return { address: depositAddress(tenantId, id, HOT_KEY, 'local').address, salt: '' };
-    },
-  };
-}
 
 const send = (group: string, method: string, path: string, options: Parameters<ReturnType<typeof caller>>[2] = {}) =>
   (call[group] as ReturnType<typeof caller>)(method, path, options);
@@ -77,7 +65,7 @@ beforeAll(async () => {
   await putFixedRates();
   tenant = await tenantWithToken('Bitcoin surfaces', ['read', 'write', 'admin']);
   for (const [name, handler] of Object.entries(apiGroupHandlers(cfg))) call[name] = caller(handler as unknown as Handler, () => tenant.bearer);
-  const payments = { ...paymentsRuntime(cfg), addresses: withBtcAddresses(factoryAddresses(cfg)) };
+  const payments = { ...paymentsRuntime(cfg), addresses: withBtcAddresses(factoryAddresses(cfg), 'local') };
   call.payments = caller(createApi(paymentRoutes, payments) as unknown as Handler, () => tenant.bearer);
   call.exports = caller(createApi(exportRoutes, { ...exportsRuntime(cfg), files }) as unknown as Handler, () => tenant.bearer);
 
@@ -149,7 +137,7 @@ describe('BTC is listed where this deployment serves it', () => {
   });
 
   it('a BTC payment is made at a regtest P2WSH address and reads its amounts at 8 places', async () => {
-    expect(paymentAddress).toBe(depositAddress(tenant.tenantId, paymentId, HOT_KEY, 'local').address);
+    expect(paymentAddress).toBe(depositAddress(tenant.tenantId, paymentId, TEST_HOT_KEY, 'local').address);
     expect(paymentAddress).toMatch(/^bcrt1q[02-9ac-hj-np-z]{58}$/);
     expect(await ok('payments', 'GET', `/payments/${paymentId}/`)).toMatchObject({
       blockchain: 'BTC',
