@@ -369,7 +369,7 @@ export async function benchPaymentLifecycle(options: PaymentLifecycleOptions = {
     // Baseline: the creation items alone, as one raw TransactWriteItems (same items as bench/payments.ts).
     const rawRuns = 5;
     const rawStart = totals();
-    for (let i = 0; i < rawRuns; i++) await dynamoPayments.create(rawCreationWrite(tenantId, paymentDeps), new Date());
+    for (let i = 0; i < rawRuns; i++) await dynamoPayments.create(await rawCreationWrite(tenantId, paymentDeps), new Date());
     const rawCreate = scale(minus(totals(), rawStart), 1 / rawRuns);
     meter.stop();
     meter = undefined;

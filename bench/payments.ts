@@ -72,12 +72,16 @@ const defaultDailyLimit = (): Decimal | null => platformLimits(config()).daily_p
  * benches' tenants have it), the day's total included; the request's count, which `POST /payments/` adds to that
  * same item, is left out.
  */
-export function rawCreationWrite(tenantId: string, deps: Pick<ScannerDeps, 'addresses'>, dailyLimitUsd: Decimal | null = defaultDailyLimit()): PaymentCreation {
+export async function rawCreationWrite(
+  tenantId: string,
+  deps: Pick<ScannerDeps, 'addresses'>,
+  dailyLimitUsd: Decimal | null = defaultDailyLimit(),
+): Promise<PaymentCreation> {
   const currency = CURRENCIES.USDTERC20;
   const q = quote({ price: '25', priceCurrency: 'USD', currency, rates: { USDTERC20: '1' }, feePercent: '1', isFeePaidByUser: false });
   const id = randomUUID();
   const now = new Date();
-  const { address, salt } = deps.addresses.addressFor('ETH', tenantId, id);
+  const { address, salt } = await deps.addresses.addressFor('ETH', tenantId, id);
   const change = openPayment(
     {
       id,
@@ -124,7 +128,7 @@ async function rawCreates(tenantId: string, seconds: number, deps: Pick<ScannerD
   let completed = 0;
   const worker = async () => {
     while (Date.now() < deadline) {
-      const creation = rawCreationWrite(tenantId, deps);
+      const creation = await rawCreationWrite(tenantId, deps);
       const t0 = performance.now();
       await dynamoPayments.create(creation, new Date());
       latencies.push(performance.now() - t0);

@@ -54,7 +54,7 @@ export function builtinProvider(cfg: Config): CustodyProvider {
       const served =
         (family === 'evm' || family === 'tron') && factoryOf(cfg, blockchain) !== undefined && (family === 'evm' || cfg.FORWARDER_IMPLEMENTATION_TRX);
       if (!served) throw new GatewayError('unsupported_blockchain', `${blockchain} deposit addresses are not available in this deployment.`, { blockchain });
-      return { address: addresses.addressFor(blockchain, tenantId, custodySaltId(accountId)).address, family };
+      return { address: (await addresses.addressFor(blockchain, tenantId, custodySaltId(accountId))).address, family };
     },
   };
 }

@@ -1,8 +1,10 @@
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { dynamoCustodyDeposits } from '../store/custody.js';
 import type { Config } from '../config/config.js';
 import { config } from '../config/config.js';
 import { depositAddress, forwarderImplementationAddress, saltFor } from '../chain/evm/create2.js';
 import { tronDepositAddress } from '../chain/tron/create2.js';
+import { depositAddress as btcDepositAddress, depositTag } from '../chain/btc/p2wsh.js';
 import { systemClock } from '../domain/clock.js';
 import type { CurrencyDefinition } from '../domain/currencies.js';
 import { NETWORKS } from '../domain/currencies.js';
@@ -12,6 +14,7 @@ import { dynamoScanCursors } from '../store/scanner.js';
 import type { ScannerDeps } from '../usecases/scanner/scan.js';
 import type { DepositAddressSource, PaymentSettings, PaymentsDeps, TokenContracts } from '../usecases/payments/ports.js';
 import type { WalletDirectory } from '../usecases/wallets/ports.js';
+import { btcHotPublicKey } from './btc.js';
 import { servedNetworks, tokenContract } from './currencies.js';
 import { confirmationsPolicy } from './confirmations.js';
 import { ratesRuntime } from './rates.js';
@@ -30,15 +33,26 @@ export const noWallets: WalletDirectory = { exists: async () => false };
 export const factoryOf = (cfg: Config, network: string): string | undefined => cfg.FORWARDER_FACTORIES[network] || undefined;
 
 /**
- * Deposit addresses from the forwarder factories: CREATE2 on EVM networks (the same salt on every network), and
+ * A Bitcoin deposit address (DESIGN section 12): the P2WSH output over `<tag> OP_DROP <hot key> OP_CHECKSIG`, the tag
+ * `depositTag(tenant, payment)`, the key the hot wallet's KMS key (read once per process), the prefix the deployment's
+ * `BTC_NETWORK`. The payment's `salt` is the tag (64 hex digits): what a coin of the address is spent with.
+ */
+async function btcAddressFor(cfg: Config, tenantId: string, paymentId: string): Promise<{ address: string; salt: string }> {
+  const key = await btcHotPublicKey(cfg);
+  return { address: btcDepositAddress(tenantId, paymentId, key, cfg.BTC_NETWORK).address, salt: bytesToHex(depositTag(tenantId, paymentId)) };
+}
+
+/**
+ * Deposit addresses from the forwarder factories (Bitcoin: from the hot wallet's key, `btcAddressFor`): CREATE2 on EVM networks (the same salt on every network), and
  * on TRON with `FORWARDER_IMPLEMENTATION_TRX` (base58) and TRON's CREATE2 preimage (0x41). Which networks are
  * served is `servedNetworks` (shared/runtime/currencies.ts); a network without a factory here is never served.
  */
 export function factoryAddresses(cfg: Config): DepositAddressSource {
   return {
-    addressFor(network, tenantId, paymentId) {
-      const factory = factoryOf(cfg, network);
+    async addressFor(network, tenantId, paymentId) {
       const family = NETWORKS[network as keyof typeof NETWORKS]?.family;
+      if (family === 'btc') return btcAddressFor(cfg, tenantId, paymentId);
+      const factory = factoryOf(cfg, network);
       const salt = saltFor(tenantId, paymentId);
       if (factory && family === 'evm') return { address: depositAddress(factory, forwarderImplementationAddress(factory), salt), salt };
       const implementation = cfg.FORWARDER_IMPLEMENTATION_TRX;

@@ -114,7 +114,7 @@ async function step(d: CustodyDepositState, head: number, deps: CustodyScanDeps,
         network: d.network,
         currency: d.currency,
         token: currency ? deps.contracts(currency) : null,
-        salts: [deps.addresses.addressFor(d.network, d.tenantId, custodySaltId(d.accountId)).salt],
+        salts: [(await deps.addresses.addressFor(d.network, d.tenantId, custodySaltId(d.accountId))).salt],
       });
       // Submitted: the chain-tx engine's result settles it (onCustodySweepResult); mined now: swept.
       if (!('txHash' in outcome)) return sweeping;

@@ -108,7 +108,7 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
   }
 
   const id = randomUUID();
-  const { address, salt } = deps.addresses.addressFor(currency.network, tenant.id, id);
+  const { address, salt } = await deps.addresses.addressFor(currency.network, tenant.id, id);
   const expiryMinutes = body.expiry_minutes ?? settings.payment_expiry_minutes;
   const guard = input.idempotency;
   const change = openPayment(

@@ -13,8 +13,12 @@ import type { WalletDirectory } from '../wallets/ports.js';
  */
 
 export interface DepositAddressSource {
-  /** The single-use deposit address of a payment, with its CREATE2 salt. */
-  addressFor(network: string, tenantId: string, paymentId: string): { address: string; salt: string };
+  /**
+   * The single-use deposit address of a payment, with its salt: the CREATE2 salt of its forwarder (EVM, TRON), or the
+   * tag of its witness script (Bitcoin, 64 hex digits). Asynchronous: a Bitcoin address needs the hot wallet's public
+   * key, read from KMS once per process.
+   */
+  addressFor(network: string, tenantId: string, paymentId: string): Promise<{ address: string; salt: string }>;
 }
 
 /** Token contracts of this deployment (the stage's, overridden by configuration): null for a native coin or none. */

@@ -249,7 +249,7 @@ export function fakePayments(
     rates: fixedRatesDeps(clock),
     wallets: { exists: async (_tenant, walletId) => (options.wallets ?? []).includes(walletId) },
     addresses: {
-      addressFor: () => {
+      addressFor: async () => {
         next += 1;
         return { address: `0xaa${next.toString(16).padStart(38, '0')}`, salt: `0x${next.toString(16).padStart(64, '0')}` };
       },
