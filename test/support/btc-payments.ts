@@ -1,22 +1,39 @@
-import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { utf8ToBytes } from '@noble/hashes/utils.js';
-import { depositAddress } from '../../shared/chain/btc/p2wsh.js';
-import type { BtcNetwork } from '../../shared/chain/btc/p2wsh.js';
-import type { DepositAddressSource } from '../../shared/usecases/payments/ports.js';
+import { CreateKeyCommand, GetPublicKeyCommand, KMSClient } from '@aws-sdk/client-kms';
+import { startKmsServer } from '../../infra/local/kms/server.js';
+import { compressPoint } from '../../shared/chain/btc/hot-key.js';
+import { parseSecp256k1Spki } from '../../shared/chain/signer/der.js';
 
-/** A fixed compressed secp256k1 key standing for the hot wallet's KMS key in tests that make BTC deposit addresses. */
-export const TEST_HOT_KEY: Uint8Array = secp256k1.getPublicKey(sha256(utf8ToBytes('gateway test hot wallet key')), true);
+export interface HotWalletKey {
+  /** `HOT_WALLET_KEY_ID` of a deployment whose hot wallet is this key. */
+  readonly keyId: string;
+  /** Its compressed public key (33 bytes): what BTC deposit addresses pay to. */
+  readonly publicKey: Uint8Array;
+  close(): Promise<void>;
+}
 
 /**
- * Deposit addresses: a payment's P2WSH address (shared/chain/btc/p2wsh.ts) over `hotKey` on BTC, `base`'s elsewhere.
- * What the payments API needs to make a BTC payment in tests that run without KMS.
+ * The hot wallet's ECC_SECG_P256K1 key on the local KMS-compatible server (keys in memory), with the SDK pointed at
+ * it (`AWS_ENDPOINT_URL_KMS`) until `close`: BTC payments made through the payments API get their P2WSH addresses
+ * over it, as in production.
  */
-export function withBtcAddresses(base: DepositAddressSource, network: BtcNetwork, hotKey: Uint8Array = TEST_HOT_KEY): DepositAddressSource {
-  return {
-    addressFor(chain, tenantId, id) {
-      if (chain !== 'BTC') return base.addressFor(chain, tenantId, id);
-      return { address: depositAddress(tenantId, id, hotKey, network).address, salt: '' };
-    },
-  };
+export async function startHotWalletKey(): Promise<HotWalletKey> {
+  const server = await startKmsServer({ host: '127.0.0.1', port: 0 });
+  process.env.AWS_ENDPOINT_URL_KMS = server.url;
+  const kms = new KMSClient({ endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  try {
+    const made = await kms.send(new CreateKeyCommand({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY' }));
+    const keyId = made.KeyMetadata?.KeyId ?? '';
+    const spki = (await kms.send(new GetPublicKeyCommand({ KeyId: keyId }))).PublicKey;
+    const publicKey = compressPoint(parseSecp256k1Spki(spki ?? new Uint8Array()));
+    return {
+      keyId,
+      publicKey,
+      close: async () => {
+        delete process.env.AWS_ENDPOINT_URL_KMS;
+        await server.close();
+      },
+    };
+  } finally {
+    kms.destroy();
+  }
 }

@@ -8,9 +8,9 @@ import { depositAddress } from '../../../shared/chain/btc/p2wsh.js';
 import { checkBtcAddress } from '../../../shared/domain/addresses.js';
 import { createApi } from '../../../shared/http/pipeline.js';
 import { checkoutRuntime } from '../../../shared/runtime/checkout.js';
-import { factoryAddresses, paymentsRuntime } from '../../../shared/runtime/payments.js';
+import { paymentsRuntime } from '../../../shared/runtime/payments.js';
 import { launchBrowser, recordRequests } from '../../support/browser.js';
-import { TEST_HOT_KEY, withBtcAddresses } from '../../support/btc-payments.js';
+import { startHotWalletKey, type HotWalletKey } from '../../support/btc-payments.js';
 import { pageState, shownQr, valueOf } from '../../support/checkout-page.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { caller, putFixedRates, servingEth, tenantWithToken, type Handler } from '../payments/support.js';
@@ -18,14 +18,15 @@ import { caller, putFixedRates, servingEth, tenantWithToken, type Handler } from
 /**
  * A Bitcoin payment's hosted checkout in a real Chromium: the checkout Lambda's handler (the one CDK deploys, on
  * DynamoDB Local) behind the local API Gateway stand-in over HTTP. The BTC payment is made through the payments API
- * of a deployment serving Bitcoin on regtest, its P2WSH deposit address over a test key standing for the hot
- * wallet's KMS key (test/support/btc-payments.ts). The QR code, read back from a screenshot of the page, is the
+ * of a deployment serving Bitcoin on regtest, its P2WSH deposit address over the hot wallet's key on the local
+ * KMS-compatible server. The QR code, read back from a screenshot of the page, is the
  * BIP21 URI `bitcoin:<address>?amount=<BTC>`, as is the wallet link, and the page names the network Bitcoin.
  */
 const SETUP_TIMEOUT = 120_000;
 const MERCHANT = 'Satoshi Books';
 
 let table: TestTable;
+let hot: HotWalletKey;
 let server: LocalHttpServer;
 let browser: Browser;
 let page: Page;
@@ -34,13 +35,11 @@ let payment: { transaction_id: string; address: string; amount_crypto: string; c
 
 beforeAll(async () => {
   table = await startTestTable();
-  const cfg = servingEth({ HOT_WALLET_KEY_ID: 'checkout-hot-wallet', BTC_API_URL: 'http://127.0.0.1:9/', STAGE: 'local' });
+  hot = await startHotWalletKey();
+  const cfg = servingEth({ HOT_WALLET_KEY_ID: hot.keyId, BTC_API_URL: 'http://127.0.0.1:9/', STAGE: 'local' });
   await putFixedRates();
   merchant = await tenantWithToken(MERCHANT);
-  const payments = caller(
-    createApi(paymentRoutes, { ...paymentsRuntime(cfg), addresses: withBtcAddresses(factoryAddresses(cfg), 'local') }) as unknown as Handler,
-    () => merchant.bearer,
-  );
+  const payments = caller(createApi(paymentRoutes, paymentsRuntime(cfg)) as unknown as Handler, () => merchant.bearer);
   // 74.0742 USD at 60,000 USD a bitcoin: 0.00123457 BTC, every one of its 8 places shown.
   const made = await payments('POST', '/payments/', {
     body: { price_amount: '74.0742', price_currency: 'USD', currency: 'BTC', order_description: 'A paperback' },
@@ -64,12 +63,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.close();
+  await hot?.close();
   await table?.stop();
 }, SETUP_TIMEOUT);
 
 describe("a BTC payment's checkout page", () => {
   it('shows the regtest P2WSH deposit address, the amount at 8 places and the network spelled Bitcoin', async () => {
-    expect(payment.address).toBe(depositAddress(merchant.tenantId, payment.transaction_id, TEST_HOT_KEY, 'local').address);
+    expect(payment.address).toBe(depositAddress(merchant.tenantId, payment.transaction_id, hot.publicKey, 'local').address);
     expect(checkBtcAddress(payment.address, 'local')).toEqual({ valid: true, warning: null });
     expect(payment.amount_crypto).toBe('0.00123457');
     expect(await pageState(page)).toBe('waiting');

@@ -1,6 +1,5 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import { paymentRoutes } from '../../../functions/payments/routes.js';
 import { exportRoutes } from '../../../functions/transactions/export-routes.js';
 import { depositAddress } from '../../../shared/chain/btc/p2wsh.js';
 import type { Config } from '../../../shared/config/config.js';
@@ -9,13 +8,13 @@ import { transition } from '../../../shared/domain/payments.js';
 import { createApi } from '../../../shared/http/pipeline.js';
 import { exportsRuntime } from '../../../shared/runtime/exports.js';
 import { ledgerRuntime } from '../../../shared/runtime/ledger.js';
-import { factoryAddresses, paymentsRuntime } from '../../../shared/runtime/payments.js';
+import { paymentsRuntime } from '../../../shared/runtime/payments.js';
 import { dynamoPayments } from '../../../shared/store/payments.js';
 import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustment.js';
 import { completePayment } from '../../../shared/usecases/payments/settle.js';
 import { runExport } from '../../../shared/usecases/transactions/run-export.js';
 import { apiGroupHandlers } from '../../support/api-groups.js';
-import { TEST_HOT_KEY, withBtcAddresses } from '../../support/btc-payments.js';
+import { startHotWalletKey, type HotWalletKey } from '../../support/btc-payments.js';
 import { parseCsv } from '../../support/csv.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { aDeposit } from '../../support/fixtures/payments.js';
@@ -24,13 +23,13 @@ import { caller, putFixedRates, servingEth, tenantWithToken, type Handler } from
 
 /**
  * BTC on every answer, through the real handlers of the API Lambdas on DynamoDB Local, in a deployment that serves
- * Bitcoin (an Esplora URL never dialled, the hot wallet's key id, the local stage's regtest network): the currency
+ * Bitcoin (an Esplora URL never dialled, the hot wallet's key on the local KMS server, the local stage's regtest
+ * network): the currency
  * list, rates, payment minimum, estimate and creation, withdrawal minimum, limits, available currencies, creation
  * and address check, `/user/me/` and balances, the history, the statistics and an export, each with BTC and its
  * amounts at 8 decimals where the answer spells amounts at the currency's precision.
  *
- * The payment is created through the payments API with its deposit address from shared/chain/btc/p2wsh.ts (a fixed
- * test key stands for the hot wallet's KMS key: test/support/btc-payments.ts); its deposit and
+ * The payment is created through the payments API (its P2WSH deposit address over the KMS key); its deposit and
  * settlement are written through the store as the scanner would.
  */
 const REGTEST = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
@@ -40,6 +39,7 @@ const PAID = '0.00123457';
 const TXID = bytesToHex(sha256(utf8ToBytes('a BTC deposit')));
 
 let table: TestTable;
+let hot: HotWalletKey;
 let cfg: Config;
 let tenant: { tenantId: string; bearer: string };
 const call: Record<string, ReturnType<typeof caller>> = {};
@@ -61,12 +61,11 @@ async function ok(group: string, method: string, path: string, options: Paramete
 
 beforeAll(async () => {
   table = await startTestTable();
-  cfg = servingEth({ HOT_WALLET_KEY_ID: 'surfaces-hot-wallet', BTC_API_URL: 'http://127.0.0.1:9/', STAGE: 'local', ALLOW_LOOPBACK_CALLBACKS: 'true' });
+  hot = await startHotWalletKey();
+  cfg = servingEth({ HOT_WALLET_KEY_ID: hot.keyId, BTC_API_URL: 'http://127.0.0.1:9/', STAGE: 'local', ALLOW_LOOPBACK_CALLBACKS: 'true' });
   await putFixedRates();
   tenant = await tenantWithToken('Bitcoin surfaces', ['read', 'write', 'admin']);
   for (const [name, handler] of Object.entries(apiGroupHandlers(cfg))) call[name] = caller(handler as unknown as Handler, () => tenant.bearer);
-  const payments = { ...paymentsRuntime(cfg), addresses: withBtcAddresses(factoryAddresses(cfg), 'local') };
-  call.payments = caller(createApi(paymentRoutes, payments) as unknown as Handler, () => tenant.bearer);
   call.exports = caller(createApi(exportRoutes, { ...exportsRuntime(cfg), files }) as unknown as Handler, () => tenant.bearer);
 
   await creditAdjustment({ tenant_id: tenant.tenantId, currency: 'BTC', amount: '0.5', reason: 'test funding' }, ledgerRuntime());
@@ -88,6 +87,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await hot?.close();
   await table?.stop();
 });
 
@@ -137,7 +137,7 @@ describe('BTC is listed where this deployment serves it', () => {
   });
 
   it('a BTC payment is made at a regtest P2WSH address and reads its amounts at 8 places', async () => {
-    expect(paymentAddress).toBe(depositAddress(tenant.tenantId, paymentId, TEST_HOT_KEY, 'local').address);
+    expect(paymentAddress).toBe(depositAddress(tenant.tenantId, paymentId, hot.publicKey, 'local').address);
     expect(paymentAddress).toMatch(/^bcrt1q[02-9ac-hj-np-z]{58}$/);
     expect(await ok('payments', 'GET', `/payments/${paymentId}/`)).toMatchObject({
       blockchain: 'BTC',
