@@ -102,6 +102,12 @@ const WEBHOOK_LANES: readonly string[] = ['webhook-delivery', 'webhook-retries']
 const needsSecretsKey = (worker: WorkerFunction): boolean =>
   WEBHOOK_LANES.includes(worker.name) || (worker.trigger.kind === 'queue' && WEBHOOK_LANES.includes(worker.trigger.queue));
 
+/**
+ * The API function that creates payments reads the hot wallet's public key (never signs): a BTC payment's deposit
+ * address is a P2WSH output over it.
+ */
+export const HOT_KEY_READERS: readonly string[] = ['payments'];
+
 /** Transaction exports: the worker writes the files, the transactions API presigns their downloads; only they see the bucket. */
 export const EXPORTS_WORKER = 'transaction-exports';
 export const EXPORTS_API = 'transactions';
@@ -138,6 +144,9 @@ export class GatewayStack extends Stack {
       // Plain-HTTP loopback callbacks exist for the local stack only.
       ALLOW_LOOPBACK_CALLBACKS: 'false',
       PUBLIC_BASE_URL: props.publicBaseUrl ?? api.url,
+      // The hot wallet's key id, not a grant: what a deployment serves follows from it (withdrawals on every chain, BTC
+      // payments), and every function behind the pipeline must agree. Only signers may sign; HOT_KEY_READERS read its public key.
+      HOT_WALLET_KEY_ID: keys.signingKey.keyId,
       EVM_RPC_URLS: JSON.stringify(props.evmRpcUrls ?? {}),
       FORWARDER_FACTORIES: JSON.stringify(props.chains?.forwarderFactories ?? {}),
       ...(props.chains?.forwarderImplementationTrx ? { FORWARDER_IMPLEMENTATION_TRX: props.chains.forwarderImplementationTrx } : {}),
@@ -198,6 +207,7 @@ export class GatewayStack extends Stack {
       baseline(def.name, fn);
       keys.secretsKey.grantEncryptDecrypt(fn);
       if (def.solanaKeys === 'create') solanaKeys.grantCreate(fn);
+      if (HOT_KEY_READERS.includes(def.name)) keys.grantPublicKey(fn);
       if (def.name === EXPORTS_API) {
         exportsBucket.grantReadExports(fn);
         fn.addEnvironment('EXPORT_BUCKET', exportsBucket.bucket.bucketName);
@@ -215,10 +225,7 @@ export class GatewayStack extends Stack {
         environment,
       });
       baseline(def.name, fn);
-      if (def.signs) {
-        keys.grantSign(fn);
-        fn.addEnvironment('HOT_WALLET_KEY_ID', keys.signingKey.keyId);
-      }
+      if (def.signs) keys.grantSign(fn);
       if (def.solanaKeys === 'sign') {
         solanaKeys.grantSign(fn);
         keys.grantSolanaFeePayer(fn);

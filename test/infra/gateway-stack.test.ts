@@ -108,14 +108,16 @@ describe('API functions', () => {
     }
   });
 
-  test('may encrypt and decrypt with the secrets key, and may not sign', () => {
+  test('may encrypt and decrypt with the secrets key, and may not sign (payments may read the public key)', () => {
     const secretsKey = outputRef(template, 'SecretsKeyId');
     const signingKey = outputRef(template, 'SigningKeyId');
-    for (const id of pipelinedIds) {
+    for (const f of PIPELINED) {
+      const id = functionId(f.name);
       const mine = statements(template).filter((s) => s.roles.includes(roleOf(template, id)));
       const onSecrets = mine.filter((s) => referencedIds(s.resource).has(secretsKey)).flatMap((s) => s.actions);
       expect(onSecrets).toEqual(expect.arrayContaining(['kms:Encrypt', 'kms:Decrypt']));
-      expect(mine.filter((s) => referencedIds(s.resource).has(signingKey))).toEqual([]);
+      const onSigningKey = mine.filter((s) => referencedIds(s.resource).has(signingKey)).flatMap((s) => s.actions);
+      expect([f.name, onSigningKey]).toEqual([f.name, f.name === 'payments' ? ['kms:GetPublicKey'] : []]);
     }
   });
 
@@ -305,15 +307,25 @@ describe('KMS', () => {
     expect(keys[secretsKey]?.DeletionPolicy).toBe('Retain');
   });
 
-  test('only the workers marked as signers may sign', () => {
-    const holders = new Set(
-      statements(template)
-        .filter((s) => referencedIds(s.resource).has(signingKey))
-        .flatMap((s) => s.roles),
-    );
+  test('only the workers marked as signers may sign; the payments API may only read the public key (BTC deposit addresses)', () => {
+    const onKey = statements(template).filter((s) => referencedIds(s.resource).has(signingKey));
+    const signing = new Set(onKey.filter((s) => s.actions.includes('kms:Sign')).flatMap((s) => s.roles));
     const signers = WORKER_FUNCTIONS.filter((w) => w.signs).map((w) => roleOf(template, functionId(w.name)));
     expect(signers.length).toBeGreaterThan(0);
-    expect(holders).toEqual(new Set(signers));
+    expect(signing).toEqual(new Set(signers));
+    const readers = onKey.filter((s) => !s.actions.includes('kms:Sign'));
+    expect(readers.map((s) => [s.roles, s.actions])).toEqual([[[roleOf(template, functionId('payments'))], ['kms:GetPublicKey']]]);
+  });
+
+  test("every function behind the pipeline and every worker is told the hot wallet's key id (what is served follows from it); the public pages are not", () => {
+    const told = [...PIPELINED, ...WORKER_FUNCTIONS].filter((f) => envRef(template, functionId(f.name), 'HOT_WALLET_KEY_ID') === signingKey);
+    expect(told.map((f) => f.name)).toEqual([...PIPELINED, ...WORKER_FUNCTIONS].map((f) => f.name));
+    for (const page of PUBLIC_PAGES) {
+      expect([page.name, (props(template, functionId(page.name)).Environment as { Variables: Record<string, unknown> }).Variables.HOT_WALLET_KEY_ID]).toEqual([
+        page.name,
+        undefined,
+      ]);
+    }
   });
 
   test('the key policy delegates to IAM only (no direct grants to other principals)', () => {
