@@ -44,8 +44,9 @@ export async function estimateWithdrawal(
 ): Promise<Record<string, unknown>> {
   const currency = resolveWithdrawalCurrency(body, deps);
   const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.displayPrecision });
-  if (body.address !== undefined && addressProblem(currency, body.address, deps.served)) {
-    throw new GatewayError('invalid_request', `The address is not a valid ${currency.network} address.`, {
+  const problem = body.address === undefined ? null : addressProblem(currency, body.address, deps.served);
+  if (problem) {
+    throw new GatewayError('invalid_request', `The address is not a valid ${currency.network} address: ${problem.message}`, {
       address: body.address,
       blockchain: currency.network,
     });

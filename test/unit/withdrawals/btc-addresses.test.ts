@@ -262,6 +262,7 @@ describe('a BTC withdrawal on a regtest deployment', () => {
     );
     await expect(estimateWithdrawal(EstimateWithdrawalBody.parse({ amount: '0.01', currency: 'BTC', address: TESTNET }), tenant, fake)).rejects.toMatchObject({
       code: 'invalid_request',
+      message: expect.stringMatching(/^The address is not a valid BTC address: This is a Bitcoin testnet address; this gateway pays Bitcoin regtest/),
       details: { address: TESTNET, blockchain: 'BTC' },
     });
     expect(validateAddress(ValidateAddressBody.parse({ address: REGTEST, currency: 'BTC' }), fake.served)).toMatchObject({ is_valid: true, type: 'BTC' });
