@@ -74,7 +74,7 @@ export const withdrawalReadRoutes = [
       tags,
       responses: { 200: { description: 'Validation result', schema: AddressValidation }, 400: { description: 'invalid_request' } },
     },
-    handle: async (req) => ok(validateAddress(req.body)),
+    handle: async (req, deps) => ok(validateAddress(req.body, deps.served)),
   }),
   route({
     method: 'POST',

@@ -5,6 +5,7 @@ import { GatewayStack } from './gateway-stack.js';
  * `cdk synth|deploy [-c stage=dev] [-c alarmEmail=ops@example.com] [-c publicBaseUrl=https://api.example.com] [-c evmRpcUrls='{"ETH":"https://..."}']
  *  [-c hotWalletMinBalance='{"ETH":"0.05"}'] [-c sweepStuckMinutes=15] [-c withdrawalStuckMinutes=30] [-c redriveAfterMinutes=10]
  *  [-c forwarderFactories='{"ETH":"0x...","TRX":"T..."}'] [-c forwarderImplementationTrx=T...] [-c tronApiUrl=https://api.trongrid.io]
+ *  [-c btcApiUrl=https://blockstream.info/api] [-c btcNetwork=mainnet|testnet]
  *  [-c tokenContracts='{"USDTERC20":"0x..."}'] [-c withdrawalBatchContract=0x...]`;
  * the stage can also come from $STAGE. `local` is the embedded stack (infra/local), never a deployment.
  */
@@ -38,6 +39,12 @@ const forwarderFactories = json('forwarderFactories');
 const tokenContracts = json('tokenContracts');
 const forwarderImplementationTrx = context('forwarderImplementationTrx');
 const tronApiUrl = context('tronApiUrl');
+/** Bitcoin: an Esplora-compatible API (`BTC_API_URL`) and the network it serves (`BTC_NETWORK`; default from the stage). */
+const btcApiUrl = context('btcApiUrl');
+const btcNetwork = context('btcNetwork');
+if (btcNetwork !== undefined && btcNetwork !== 'mainnet' && btcNetwork !== 'testnet') {
+  throw new Error(`Invalid btcNetwork "${btcNetwork}": mainnet or testnet (local is the embedded stack's)`);
+}
 /** The hot wallet's BatchPayout contract (infra/local/dev/deploy.ts `deployBatchPayout`): ERC-20 withdrawals go in batches. */
 const withdrawalBatchContract = context('withdrawalBatchContract');
 const withdrawalStuckMinutes = minutes('withdrawalStuckMinutes');
@@ -62,6 +69,8 @@ const stack = new GatewayStack(app, `PaymentGateway-${stage}`, {
     ...(forwarderFactories ? { forwarderFactories } : {}),
     ...(forwarderImplementationTrx ? { forwarderImplementationTrx } : {}),
     ...(tronApiUrl ? { tronApiUrl } : {}),
+    ...(btcApiUrl ? { btcApiUrl } : {}),
+    ...(btcNetwork ? { btcNetwork } : {}),
     ...(tokenContracts ? { tokenContracts } : {}),
     ...(withdrawalBatchContract ? { withdrawalBatchContract } : {}),
   },

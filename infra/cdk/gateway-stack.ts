@@ -62,12 +62,15 @@ export interface GatewayStackProps extends StackProps {
    * Where deposit addresses come from and where chains are reached (shared/config/config.ts): `FORWARDER_FACTORIES`
    * (`{"ETH":"0x...","TRX":"T..."}`), `FORWARDER_IMPLEMENTATION_TRX`, `TRON_API_URL` (a TronGrid-compatible API)
    * and `TOKEN_CONTRACTS` overrides. Without a factory a network takes no payments. `SOLANA_RPC_URL`: a Solana
-   * JSON-RPC endpoint (custody's SOL addresses; off without it).
+   * JSON-RPC endpoint (custody's SOL addresses; off without it). `BTC_API_URL`: an Esplora-compatible API (Bitcoin
+   * off without it) and `BTC_NETWORK`, the Bitcoin network it serves (default from the stage: prod mainnet).
    */
   readonly chains?: {
     readonly forwarderFactories?: Readonly<Record<string, string>>;
     readonly forwarderImplementationTrx?: string;
     readonly tronApiUrl?: string;
+    readonly btcApiUrl?: string;
+    readonly btcNetwork?: 'mainnet' | 'testnet';
     readonly solanaRpcUrl?: string;
     readonly tokenContracts?: Readonly<Record<string, string>>;
     /** `WITHDRAWAL_BATCH_CONTRACT`: the hot wallet's BatchPayout contract, the same address on every EVM network. */
@@ -98,6 +101,12 @@ const pascal = (name: string): string => name.replace(/(^|[^a-zA-Z0-9]+)([a-zA-Z
 const WEBHOOK_LANES: readonly string[] = ['webhook-delivery', 'webhook-retries'];
 const needsSecretsKey = (worker: WorkerFunction): boolean =>
   WEBHOOK_LANES.includes(worker.name) || (worker.trigger.kind === 'queue' && WEBHOOK_LANES.includes(worker.trigger.queue));
+
+/**
+ * The API function that creates payments reads the hot wallet's public key (never signs): a BTC payment's deposit
+ * address is a P2WSH output over it.
+ */
+export const HOT_KEY_READERS: readonly string[] = ['payments'];
 
 /** Transaction exports: the worker writes the files, the transactions API presigns their downloads; only they see the bucket. */
 export const EXPORTS_WORKER = 'transaction-exports';
@@ -135,10 +144,15 @@ export class GatewayStack extends Stack {
       // Plain-HTTP loopback callbacks exist for the local stack only.
       ALLOW_LOOPBACK_CALLBACKS: 'false',
       PUBLIC_BASE_URL: props.publicBaseUrl ?? api.url,
+      // The hot wallet's key id, not a grant: what a deployment serves follows from it (withdrawals on every chain, BTC
+      // payments), and every function behind the pipeline must agree. Only signers may sign; HOT_KEY_READERS read its public key.
+      HOT_WALLET_KEY_ID: keys.signingKey.keyId,
       EVM_RPC_URLS: JSON.stringify(props.evmRpcUrls ?? {}),
       FORWARDER_FACTORIES: JSON.stringify(props.chains?.forwarderFactories ?? {}),
       ...(props.chains?.forwarderImplementationTrx ? { FORWARDER_IMPLEMENTATION_TRX: props.chains.forwarderImplementationTrx } : {}),
       ...(props.chains?.tronApiUrl ? { TRON_API_URL: props.chains.tronApiUrl } : {}),
+      ...(props.chains?.btcApiUrl ? { BTC_API_URL: props.chains.btcApiUrl } : {}),
+      ...(props.chains?.btcNetwork ? { BTC_NETWORK: props.chains.btcNetwork } : {}),
       ...(props.chains?.solanaRpcUrl ? { SOLANA_RPC_URL: props.chains.solanaRpcUrl } : {}),
       // Every function reads it (SOL withdrawals are served with it); only the Solana signer may use the key.
       ...(keys.solanaFeePayerKey ? { SOLANA_FEE_PAYER_KEY_ID: keys.solanaFeePayerKey.keyId } : {}),
@@ -193,6 +207,7 @@ export class GatewayStack extends Stack {
       baseline(def.name, fn);
       keys.secretsKey.grantEncryptDecrypt(fn);
       if (def.solanaKeys === 'create') solanaKeys.grantCreate(fn);
+      if (HOT_KEY_READERS.includes(def.name)) keys.grantPublicKey(fn);
       if (def.name === EXPORTS_API) {
         exportsBucket.grantReadExports(fn);
         fn.addEnvironment('EXPORT_BUCKET', exportsBucket.bucket.bucketName);
@@ -210,10 +225,7 @@ export class GatewayStack extends Stack {
         environment,
       });
       baseline(def.name, fn);
-      if (def.signs) {
-        keys.grantSign(fn);
-        fn.addEnvironment('HOT_WALLET_KEY_ID', keys.signingKey.keyId);
-      }
+      if (def.signs) keys.grantSign(fn);
       if (def.solanaKeys === 'sign') {
         solanaKeys.grantSign(fn);
         keys.grantSolanaFeePayer(fn);

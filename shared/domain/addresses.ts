@@ -2,6 +2,8 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { base32nopad, base58, base58xrp, bech32, bech32m, createBase58check } from '@scure/base';
+import type { BtcNetwork } from './bitcoin.js';
+import { btcExpectedFormat, checkBtcAddressOn, decodeBtcAddress } from './bitcoin.js';
 
 /**
  * Pure address codecs of every chain family the withdrawal address check knows (spec 4.4). No chain SDK:
@@ -122,9 +124,7 @@ interface UtxoRules {
   readonly hrps: readonly string[];
 }
 
-const UTXO: Readonly<Record<'BTC' | 'LTC' | 'DOGE', UtxoRules>> = {
-  // p2pkh 0x00 / p2sh 0x05; testnet 0x6f / 0xc4.
-  BTC: { name: 'Bitcoin', versions: [0x00, 0x05, 0x6f, 0xc4], hrps: ['bc', 'tb', 'bcrt'] },
+const UTXO: Readonly<Record<'LTC' | 'DOGE', UtxoRules>> = {
   // L (0x30), M (0x32), legacy 3 (0x05).
   LTC: { name: 'Litecoin', versions: [0x30, 0x32, 0x05], hrps: ['ltc'] },
   // D (0x1e), 9/A (0x16).
@@ -167,7 +167,7 @@ function checkSegwit(address: string, hrps: readonly string[]): AddressCheck | n
   return ok();
 }
 
-function checkUtxo(kind: 'BTC' | 'LTC' | 'DOGE', address: string): AddressCheck {
+function checkUtxo(kind: 'LTC' | 'DOGE', address: string): AddressCheck {
   const rules = UTXO[kind];
   const segwit = checkSegwit(address, rules.hrps);
   if (segwit) return segwit;
@@ -178,7 +178,14 @@ function checkUtxo(kind: 'BTC' | 'LTC' | 'DOGE', address: string): AddressCheck 
   return ok();
 }
 
-export const checkBtcAddress = (address: string): AddressCheck => checkUtxo('BTC', address);
+/**
+ * Bitcoin (shared/domain/bitcoin.ts): every standard output type (P2PKH, P2SH, P2WPKH, P2WSH, P2TR) with its
+ * checksum and program length; with `network` (the deployment's), only that network's addresses.
+ */
+export function checkBtcAddress(address: string, network?: BtcNetwork): AddressCheck {
+  const decoded = network === undefined ? decodeBtcAddress(address) : checkBtcAddressOn(address, network);
+  return decoded.valid ? ok() : bad(decoded.error);
+}
 
 // Solana.
 
@@ -255,10 +262,15 @@ export function checkAdaAddress(address: string): AddressCheck {
   return bad('A Cardano address starts with addr1 (Shelley) or is a Byron base58 address.');
 }
 
-const CHECKS: Readonly<Record<AddressType, (address: string) => AddressCheck>> = {
+/** What an address check knows of the deployment: the Bitcoin network it pays on (without it, any). */
+export interface AddressContext {
+  readonly btcNetwork?: BtcNetwork | undefined;
+}
+
+const CHECKS: Readonly<Record<AddressType, (address: string, context: AddressContext) => AddressCheck>> = {
   EVM: checkEvmAddress,
   TRX: checkTronAddress,
-  BTC: checkBtcAddress,
+  BTC: (a, context) => checkBtcAddress(a, context.btcNetwork),
   SOL: checkSolAddress,
   LTC: (a) => checkUtxo('LTC', a),
   DOGE: (a) => checkUtxo('DOGE', a),
@@ -275,9 +287,14 @@ function checkMemo(type: AddressType, memo: string | undefined): AddressCheck {
   return ok();
 }
 
+/** The address format a type expects on this deployment (a Bitcoin address: of its network). */
+export function expectedFormat(type: AddressType, context: AddressContext = {}): string {
+  return type === 'BTC' && context.btcNetwork !== undefined ? btcExpectedFormat(context.btcNetwork) : EXPECTED_FORMAT[type];
+}
+
 /** Checks an address (and the memo where the chain requires one) for a type. */
-export function checkAddress(type: AddressType, address: string, memo?: string): AddressCheck {
-  const result = CHECKS[type](address.trim() === address ? address : '');
+export function checkAddress(type: AddressType, address: string, memo?: string, context: AddressContext = {}): AddressCheck {
+  const result = CHECKS[type](address.trim() === address ? address : '', context);
   if (!result.valid) return result;
   const memoCheck = checkMemo(type, memo);
   return memoCheck.valid ? result : memoCheck;

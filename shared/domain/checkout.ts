@@ -1,3 +1,4 @@
+import { bip21Uri } from './bitcoin.js';
 import type { CurrencyDefinition, NetworkDefinition } from './currencies.js';
 import { NETWORKS } from './currencies.js';
 import type { Decimal } from './money.js';
@@ -68,9 +69,10 @@ export function tokenStandard(network: NetworkDefinition): string | null {
 /**
  * A URI wallets open to pay `units` (base units) of `currency` to `address`: EIP-681 on EVM networks
  * (`ethereum:<token>@<chainId>/transfer?address=<to>&uint256=<units>`, a native coin `ethereum:<to>@<chainId>?value=<wei>`),
- * the plain address elsewhere (TRON wallets take no amount in a URI).
+ * BIP21 on Bitcoin (`bitcoin:<address>?amount=<BTC>`), the plain address elsewhere (TRON wallets take no amount in a URI).
  */
 export function paymentUri(currency: CurrencyDefinition, chainId: number | null, tokenContract: string | null, address: string, units: bigint): string {
+  if (currency.family === 'btc') return bip21Uri(address, units);
   if (currency.family !== 'evm' || chainId === null) return address;
   if (currency.native) return `ethereum:${address}@${chainId}?value=${units}`;
   if (!tokenContract) return address;

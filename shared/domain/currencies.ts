@@ -1,3 +1,4 @@
+import type { BtcNetwork } from './bitcoin.js';
 import type { Decimal } from './money.js';
 import { displayPrecision } from './money.js';
 
@@ -461,6 +462,8 @@ export interface ServedNetworks {
   readonly withdrawals: ReadonlySet<NetworkCode>;
   /** Token currencies with a contract address in this deployment (a native coin needs none). */
   readonly tokens: ReadonlySet<CurrencyCode>;
+  /** The Bitcoin network whose addresses it pays and makes (`BTC_NETWORK`); unset, a Bitcoin address of any network passes. */
+  readonly btcNetwork?: BtcNetwork;
 }
 
 /** Whether this deployment serves `currency` for `service` (its network served, its contract known, enabled for it). */

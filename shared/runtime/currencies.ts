@@ -33,7 +33,8 @@ export function rpcUrl(network: NetworkCode | string, cfg: Config = config()): s
  * - Bitcoin payments and withdrawals where its Esplora-compatible API (`BTC_API_URL`) and the hot wallet's key
  *   (`HOT_WALLET_KEY_ID`) are configured: every deposit address is a P2WSH output over that key
  *   (shared/chain/btc/p2wsh.ts), so the key is needed to take payments as well as to send;
- * - a token only where its contract is known (`tokenContract`).
+ * - a token only where its contract is known (`tokenContract`);
+ * - Bitcoin addresses of its network only (`BTC_NETWORK`).
  */
 export function servedNetworks(cfg: Config = config()): ServedNetworks {
   const payments = new Set<NetworkCode>();
@@ -54,7 +55,7 @@ export function servedNetworks(cfg: Config = config()): ServedNetworks {
   }
   if (cfg.SOLANA_RPC_URL && cfg.SOLANA_FEE_PAYER_KEY_ID && tokenContract('USDTSOL', cfg) !== null) withdrawals.add('SOL');
   const tokens = new Set<CurrencyCode>(CURRENCY_LIST.filter((c) => !c.native && tokenContract(c, cfg) !== null).map((c) => c.code));
-  return { payments, withdrawals, tokens };
+  return { payments, withdrawals, tokens, btcNetwork: cfg.BTC_NETWORK };
 }
 
 /** The currencies group: the ledger (withdrawable balances), the rates and what this deployment serves. */

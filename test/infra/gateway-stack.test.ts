@@ -108,14 +108,16 @@ describe('API functions', () => {
     }
   });
 
-  test('may encrypt and decrypt with the secrets key, and may not sign', () => {
+  test('may encrypt and decrypt with the secrets key, and may not sign (payments may read the public key)', () => {
     const secretsKey = outputRef(template, 'SecretsKeyId');
     const signingKey = outputRef(template, 'SigningKeyId');
-    for (const id of pipelinedIds) {
+    for (const f of PIPELINED) {
+      const id = functionId(f.name);
       const mine = statements(template).filter((s) => s.roles.includes(roleOf(template, id)));
       const onSecrets = mine.filter((s) => referencedIds(s.resource).has(secretsKey)).flatMap((s) => s.actions);
       expect(onSecrets).toEqual(expect.arrayContaining(['kms:Encrypt', 'kms:Decrypt']));
-      expect(mine.filter((s) => referencedIds(s.resource).has(signingKey))).toEqual([]);
+      const onSigningKey = mine.filter((s) => referencedIds(s.resource).has(signingKey)).flatMap((s) => s.actions);
+      expect([f.name, onSigningKey]).toEqual([f.name, f.name === 'payments' ? ['kms:GetPublicKey'] : []]);
     }
   });
 
@@ -305,15 +307,25 @@ describe('KMS', () => {
     expect(keys[secretsKey]?.DeletionPolicy).toBe('Retain');
   });
 
-  test('only the workers marked as signers may sign', () => {
-    const holders = new Set(
-      statements(template)
-        .filter((s) => referencedIds(s.resource).has(signingKey))
-        .flatMap((s) => s.roles),
-    );
+  test('only the workers marked as signers may sign; the payments API may only read the public key (BTC deposit addresses)', () => {
+    const onKey = statements(template).filter((s) => referencedIds(s.resource).has(signingKey));
+    const signing = new Set(onKey.filter((s) => s.actions.includes('kms:Sign')).flatMap((s) => s.roles));
     const signers = WORKER_FUNCTIONS.filter((w) => w.signs).map((w) => roleOf(template, functionId(w.name)));
     expect(signers.length).toBeGreaterThan(0);
-    expect(holders).toEqual(new Set(signers));
+    expect(signing).toEqual(new Set(signers));
+    const readers = onKey.filter((s) => !s.actions.includes('kms:Sign'));
+    expect(readers.map((s) => [s.roles, s.actions])).toEqual([[[roleOf(template, functionId('payments'))], ['kms:GetPublicKey']]]);
+  });
+
+  test("every function behind the pipeline and every worker is told the hot wallet's key id (what is served follows from it); the public pages are not", () => {
+    const told = [...PIPELINED, ...WORKER_FUNCTIONS].filter((f) => envRef(template, functionId(f.name), 'HOT_WALLET_KEY_ID') === signingKey);
+    expect(told.map((f) => f.name)).toEqual([...PIPELINED, ...WORKER_FUNCTIONS].map((f) => f.name));
+    for (const page of PUBLIC_PAGES) {
+      expect([page.name, (props(template, functionId(page.name)).Environment as { Variables: Record<string, unknown> }).Variables.HOT_WALLET_KEY_ID]).toEqual([
+        page.name,
+        undefined,
+      ]);
+    }
   });
 
   test('the key policy delegates to IAM only (no direct grants to other principals)', () => {
@@ -374,5 +386,26 @@ describe('chain settings', () => {
       .filter((v) => v?.STAGE === STAGE);
     expect(plain.length).toBe(API_FUNCTIONS.length + WORKER_FUNCTIONS.length);
     for (const v of plain) expect([v?.FORWARDER_FACTORIES ?? '{}', v?.TRON_API_URL, v?.WITHDRAWAL_BATCH_CONTRACT]).toEqual(['{}', undefined, undefined]);
+  });
+
+  test('the Bitcoin API and network (-c btcApiUrl, -c btcNetwork) reach the scanner, chain-tx, the batcher and the API functions', () => {
+    const built = buildStack(undefined, { chains: { btcApiUrl: 'https://esplora.example/api', btcNetwork: 'testnet' } });
+    const variablesOf = (name: string): Record<string, unknown> => {
+      const fn = built.stack.functions.get(name);
+      if (!fn) throw new Error(`No function ${name}`);
+      return (props(built.template, built.stack.getLogicalId(fn.node.defaultChild as CfnElement)).Environment as { Variables: Record<string, unknown> })
+        .Variables;
+    };
+    const named = ['chain-scanner', 'chain-tx', 'chain-tx-follower', 'withdrawal-batcher', 'currencies', 'payments', 'withdrawals', 'user', 'transactions'];
+    for (const name of named) {
+      expect([name, variablesOf(name)]).toEqual([name, expect.objectContaining({ BTC_API_URL: 'https://esplora.example/api', BTC_NETWORK: 'testnet' })]);
+    }
+    // As TRON's API: every function behind the pipeline and every worker, not the public pages.
+    const told = PIPELINED.map((f) => f.name).filter((name) => 'BTC_API_URL' in variablesOf(name));
+    expect(told).toEqual(PIPELINED.map((f) => f.name));
+    for (const page of PUBLIC_PAGES) expect(['BTC_API_URL' in variablesOf(page.name), 'BTC_NETWORK' in variablesOf(page.name)]).toEqual([false, false]);
+    // Without them: Bitcoin off, its network left to the stage's default.
+    const plain = [...API_FUNCTIONS, ...WORKER_FUNCTIONS].map((f) => props(template, functionId(f.name)).Environment as { Variables: Record<string, unknown> });
+    for (const env of plain) expect([env.Variables.BTC_API_URL, env.Variables.BTC_NETWORK]).toEqual([undefined, undefined]);
   });
 });

@@ -57,6 +57,14 @@ export class GatewayKeys extends Construct {
     return this.signingKey.grant(grantee, ...SIGNING_ACTIONS);
   }
 
+  /**
+   * Read the hot wallet's public key only, never sign: what makes a Bitcoin deposit address (a P2WSH output over the
+   * key, shared/chain/btc/p2wsh.ts) in the API function that creates payments.
+   */
+  grantPublicKey(grantee: IGrantable): Grant {
+    return this.signingKey.grant(grantee, 'kms:GetPublicKey');
+  }
+
   /** Sign with, and read the public key of, the Solana fee payer (the worker that sends SOL withdrawals); nothing else. */
   grantSolanaFeePayer(grantee: IGrantable): Grant | undefined {
     return this.solanaFeePayerKey?.grant(grantee, ...SIGNING_ACTIONS);

@@ -137,7 +137,7 @@ export async function custodyWithdraw(input: CustodyWithdrawInput, deps: Custody
   const account = await findAccount(tenantId, body.account_id, deps);
   if (!isActiveAccount(account))
     throw new GatewayError('invalid_request', `The account is ${account.status}.`, { account_id: [`The account is ${account.status}.`] });
-  requireAddress(currency, body.destination_address);
+  requireAddress(currency, body.destination_address, deps.served);
   const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.displayPrecision });
   const minimum = CUSTODY_MINIMUMS[chain];
   if (lt(amount, minimum)) {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { withdrawalMinimum } from '../../domain/currencies.js';
 import { GatewayError, InsufficientBalanceError, ValidationError } from '../../domain/errors.js';
 import { lt, parseDecimal, ROUND_PAYOUT } from '../../domain/money.js';
 import { convert } from '../../domain/rates.js';
@@ -15,7 +14,7 @@ import { checkAmountAndCurrency, decimal } from '../schema.js';
 import { checkWithdrawalLimits } from './limits.js';
 import { priceWithdrawal } from './network-fees.js';
 import type { WithdrawalsDeps } from './ports.js';
-import { requireAddress, resolveWithdrawalCurrency } from './resolve.js';
+import { requireAddress, requireMinimum, resolveWithdrawalCurrency } from './resolve.js';
 
 /**
  * `POST /withdrawal/` (spec 4.4): crypto form (amount + currency + address) or fiat form (price_amount +
@@ -73,15 +72,8 @@ export async function createWithdrawal(
   } else {
     throw ValidationError.field('amount', 'This field is required.');
   }
-  requireAddress(currency, body.address);
-  const minimum = withdrawalMinimum(currency);
-  if (lt(amount, minimum)) {
-    throw new GatewayError('below_minimum', `The minimum withdrawal is ${minimum} ${currency.code}.`, {
-      minimum,
-      requested: amount,
-      currency: currency.code,
-    });
-  }
+  requireAddress(currency, body.address, deps.served);
+  requireMinimum(currency, body.address, amount);
   const totals = await priceWithdrawal({ currency, amount, feePercent: tenant.settings.transaction_fee, address: body.address }, deps.fees);
   const { amountUsd, dayTotal } = await checkWithdrawalLimits({ limits: tenant.settings.limits, currency, amount, now }, deps);
   const change = openWithdrawal(

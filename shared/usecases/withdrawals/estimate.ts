@@ -12,7 +12,7 @@ import { checkCurrencyAgreement, decimalInput } from '../schema.js';
 import type { PricedWithdrawal } from './network-fees.js';
 import { priceWithdrawal } from './network-fees.js';
 import type { CatalogueDeps, WithdrawalsDeps } from './ports.js';
-import { addressProblem, requireAddress, resolveWithdrawalCurrency, withdrawableCurrencies } from './resolve.js';
+import { addressProblem, minimumTo, requireAddress, resolveWithdrawalCurrency, withdrawableCurrencies } from './resolve.js';
 
 /**
  * Read-only withdrawal answers (spec 4.4): estimate (record 2.3), fee estimate, minimum amount (variant A by
@@ -44,8 +44,9 @@ export async function estimateWithdrawal(
 ): Promise<Record<string, unknown>> {
   const currency = resolveWithdrawalCurrency(body, deps);
   const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.displayPrecision });
-  if (body.address !== undefined && addressProblem(currency, body.address)) {
-    throw new GatewayError('invalid_request', `The address is not a valid ${currency.network} address.`, {
+  const problem = body.address === undefined ? null : addressProblem(currency, body.address, deps.served);
+  if (problem) {
+    throw new GatewayError('invalid_request', `The address is not a valid ${currency.network} address: ${problem.message}`, {
       address: body.address,
       blockchain: currency.network,
     });
@@ -54,7 +55,8 @@ export async function estimateWithdrawal(
     { currency, amount, feePercent: tenant.settings.transaction_fee, address: body.address, finalAmount: body.final_amount ?? false },
     deps.fees,
   );
-  const minimum = withdrawalMinimum(currency);
+  // The catalogue's minimum, or a Bitcoin output's dust limit where the address's is higher (spec: invalid_request here).
+  const { minimum } = minimumTo(currency, body.address);
   if (lt(q.amount, minimum) || !isPositive(q.amount)) {
     throw new GatewayError('invalid_request', `The amount is below the minimum withdrawal of ${minimum} ${currency.code}.`, {
       minimum,
@@ -89,7 +91,7 @@ export async function feeEstimate(
 ): Promise<Record<string, unknown>> {
   const currency = resolveWithdrawalCurrency(body, deps);
   const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.displayPrecision });
-  if (body.address !== undefined) requireAddress(currency, body.address);
+  if (body.address !== undefined) requireAddress(currency, body.address, deps.served);
   const t = await priceWithdrawal({ currency, amount, feePercent: tenant.settings.transaction_fee, address: body.address }, deps.fees);
   return {
     currency: currency.code,

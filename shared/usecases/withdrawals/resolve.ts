@@ -1,8 +1,11 @@
-import type { AddressType } from '../../domain/addresses.js';
-import { checkAddress, EXPECTED_FORMAT } from '../../domain/addresses.js';
+import type { AddressContext, AddressType } from '../../domain/addresses.js';
+import { checkAddress, expectedFormat } from '../../domain/addresses.js';
+import { btcDustLimit, decodeBtcAddress } from '../../domain/bitcoin.js';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
-import { findCurrency, findCurrencyByToken, servedCurrencies } from '../../domain/currencies.js';
+import { findCurrency, findCurrencyByToken, servedCurrencies, withdrawalMinimum } from '../../domain/currencies.js';
 import { GatewayError, ValidationError } from '../../domain/errors.js';
+import type { Decimal } from '../../domain/money.js';
+import { fromBaseUnits, lt } from '../../domain/money.js';
 import type { CatalogueDeps } from './ports.js';
 import { addressTypeOfCurrency } from './validate-address.js';
 
@@ -44,15 +47,50 @@ export function resolveWithdrawalCurrency(body: WithdrawalCurrencyChoice, deps: 
 
 export type AddressProblem = { readonly type: AddressType; readonly message: string } | null;
 
-/** Null when the address suits the currency's chain; else what is wrong. */
-export function addressProblem(currency: CurrencyDefinition, address: string): AddressProblem {
+/**
+ * Null when the address suits the currency's chain on this deployment (`context`: what it serves, whose
+ * `btcNetwork` names the Bitcoin network whose addresses it pays); else what is wrong.
+ */
+export function addressProblem(currency: CurrencyDefinition, address: string, context: AddressContext): AddressProblem {
   const type = addressTypeOfCurrency(currency);
-  const check = checkAddress(type, address);
+  const check = checkAddress(type, address, undefined, context);
   return check.valid ? null : { type, message: check.error };
 }
 
 /** 400 `invalid_address` (details.address, details.expected_format) for a withdrawal destination. */
-export function requireAddress(currency: CurrencyDefinition, address: string): void {
-  const problem = addressProblem(currency, address);
-  if (problem) throw new GatewayError('invalid_address', problem.message, { address, expected_format: EXPECTED_FORMAT[problem.type] });
+export function requireAddress(currency: CurrencyDefinition, address: string, context: AddressContext): void {
+  const problem = addressProblem(currency, address, context);
+  if (problem) throw new GatewayError('invalid_address', problem.message, { address, expected_format: expectedFormat(problem.type, context) });
+}
+
+/** The smallest withdrawal to an address, and why: the catalogue's minimum, or the dust limit of its output type. */
+export interface AddressMinimum {
+  readonly minimum: Decimal;
+  /** The output type whose dust limit sets it (a Bitcoin address's), or null: the catalogue's minimum. */
+  readonly dustOf: string | null;
+}
+
+/**
+ * The smallest amount `address` may be paid of `currency`: the catalogue's minimum (`withdrawalMinimum`), raised to
+ * the dust limit of a Bitcoin output of the address's type (P2PKH 546, P2SH 540, P2WPKH 294, P2WSH and P2TR 330
+ * satoshis), which no node relays below.
+ */
+export function minimumTo(currency: CurrencyDefinition, address: string | undefined): AddressMinimum {
+  const minimum = withdrawalMinimum(currency);
+  if (currency.family !== 'btc' || address === undefined) return { minimum, dustOf: null };
+  const decoded = decodeBtcAddress(address);
+  if (!decoded.valid) return { minimum, dustOf: null };
+  const dust = fromBaseUnits(btcDustLimit(decoded.type), currency.decimals);
+  return lt(minimum, dust) ? { minimum: dust, dustOf: decoded.type.toUpperCase() } : { minimum, dustOf: null };
+}
+
+/** 422 `below_minimum` (details.minimum, requested, currency) for a withdrawal of `amount` to `address`. */
+export function requireMinimum(currency: CurrencyDefinition, address: string, amount: Decimal): void {
+  const { minimum, dustOf } = minimumTo(currency, address);
+  if (!lt(amount, minimum)) return;
+  const message =
+    dustOf === null
+      ? `The minimum withdrawal is ${minimum} ${currency.code}.`
+      : `The amount is below the dust limit of a ${dustOf} output: the minimum to this address is ${minimum} ${currency.code}.`;
+  throw new GatewayError('below_minimum', message, { minimum, requested: amount, currency: currency.code });
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { AddressType } from '../../domain/addresses.js';
+import type { AddressContext, AddressType } from '../../domain/addresses.js';
 import { addressTypeOf, checkAddress } from '../../domain/addresses.js';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
 import { findCurrency } from '../../domain/currencies.js';
@@ -34,7 +34,8 @@ const FAMILY_TYPES: Readonly<Record<string, AddressType>> = { evm: 'EVM', tron: 
 
 export const addressTypeOfCurrency = (currency: CurrencyDefinition): AddressType => FAMILY_TYPES[currency.family] ?? 'EVM';
 
-export function validateAddress(body: ValidateAddressBody): AddressValidation {
+/** `context`: what the deployment serves; a Bitcoin address is valid only on its network (`btcNetwork`). */
+export function validateAddress(body: ValidateAddressBody, context: AddressContext): AddressValidation {
   if (body.currency === undefined && body.blockchain === undefined && body.type === undefined) {
     throw new ValidationError({ currency: ['One of currency, blockchain or type is required.'] }, 'One of currency, blockchain or type is required.');
   }
@@ -48,7 +49,7 @@ export function validateAddress(body: ValidateAddressBody): AddressValidation {
   if (!type) throw ValidationError.field('type', 'The address type could not be derived.');
   const blockchain = body.blockchain?.toUpperCase() ?? currency?.network ?? (type === 'EVM' ? null : type);
   const token = body.token?.toUpperCase() ?? currency?.token ?? null;
-  const check = checkAddress(type, body.address, body.memo);
+  const check = checkAddress(type, body.address, body.memo, context);
   return {
     is_valid: check.valid,
     address: body.address,
