@@ -43,7 +43,7 @@ async function btcAddressFor(cfg: Config, tenantId: string, paymentId: string): 
 }
 
 /**
- * Deposit addresses from the forwarder factories (Bitcoin: from the hot wallet's key, `btcAddressFor`): CREATE2 on EVM networks (the same salt on every network), and
+ * Deposit addresses from the forwarder factories: CREATE2 on EVM networks (the same salt on every network), and
  * on TRON with `FORWARDER_IMPLEMENTATION_TRX` (base58) and TRON's CREATE2 preimage (0x41). Which networks are
  * served is `servedNetworks` (shared/runtime/currencies.ts); a network without a factory here is never served.
  */
@@ -51,7 +51,6 @@ export function factoryAddresses(cfg: Config): DepositAddressSource {
   return {
     async addressFor(network, tenantId, paymentId) {
       const family = NETWORKS[network as keyof typeof NETWORKS]?.family;
-      if (family === 'btc') return btcAddressFor(cfg, tenantId, paymentId);
       const factory = factoryOf(cfg, network);
       const salt = saltFor(tenantId, paymentId);
       if (factory && family === 'evm') return { address: depositAddress(factory, forwarderImplementationAddress(factory), salt), salt };
@@ -59,6 +58,20 @@ export function factoryAddresses(cfg: Config): DepositAddressSource {
       if (factory && family === 'tron' && implementation) return { address: tronDepositAddress(factory, implementation, salt), salt };
       throw new Error(`No forwarder factory configured for ${network}`);
     },
+  };
+}
+
+/**
+ * A payment's deposit address: on Bitcoin from the hot wallet's key (`btcAddressFor`), elsewhere from the factories.
+ * Custody accounts take theirs from the factories alone (`factoryAddresses`), so their Lambda carries no Bitcoin code.
+ */
+export function paymentAddresses(cfg: Config): DepositAddressSource {
+  const factories = factoryAddresses(cfg);
+  return {
+    addressFor: (network, tenantId, paymentId) =>
+      NETWORKS[network as keyof typeof NETWORKS]?.family === 'btc'
+        ? btcAddressFor(cfg, tenantId, paymentId)
+        : factories.addressFor(network, tenantId, paymentId),
   };
 }
 
@@ -81,7 +94,7 @@ export function paymentsRuntime(cfg: Config = config()): PaymentsDeps {
     payments: dynamoPayments,
     rates: ratesRuntime(cfg),
     wallets: dynamoWalletDirectory,
-    addresses: factoryAddresses(cfg),
+    addresses: paymentAddresses(cfg),
     contracts: tokenContracts(cfg),
     served: servedNetworks(cfg),
     settings: paymentSettings(cfg),
