@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { BTC_NETWORKS } from '../domain/bitcoin.js';
+import type { BtcNetwork } from '../domain/bitcoin.js';
 import type { TenantLimits } from '../domain/tenant.js';
 import { parseNetworkFeeOverrides } from '../domain/withdrawal-fees.js';
 
@@ -117,7 +119,7 @@ const schema = z.object({
    */
   BTC_MEMPOOL_LOOKUPS_PER_PASS: z.coerce.number().int().min(0).max(10_000).default(100),
   /** Bitcoin network of the deployment (address prefix `bc1`, `tb1`, `bcrt1`). Default from STAGE: prod mainnet, local local, else testnet. */
-  BTC_NETWORK: z.enum(['mainnet', 'testnet', 'local']).optional(),
+  BTC_NETWORK: z.enum(BTC_NETWORKS).optional(),
   /**
    * Bitcoin withdrawals (shared/usecases/withdrawals/btc-batch.ts): the most outputs in the one transaction of a batcher
    * pass; a batch still unconfirmed this many blocks after its signature is replaced at a higher fee (BIP125, the same
@@ -240,7 +242,7 @@ const schema = z.object({
 export type Config = Omit<z.infer<typeof schema>, 'BTC_NETWORK'> & {
   readonly isProduction: boolean;
   /** Always set: the configured one, or the stage's default (`btcNetworkOf`). */
-  readonly BTC_NETWORK: 'mainnet' | 'testnet' | 'local';
+  readonly BTC_NETWORK: BtcNetwork;
 };
 
 /** The Bitcoin network a stage runs on when `BTC_NETWORK` does not say: prod mainnet, local regtest (`local`), else testnet. */

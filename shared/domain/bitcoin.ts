@@ -21,14 +21,22 @@ interface BtcNetworkParams {
   /** Base58check version bytes (regtest shares testnet's). */
   readonly pubKeyHash: number;
   readonly scriptHash: number;
+  /** WIF version byte (what a private key's text form starts with; the local node's faucet). */
+  readonly wif: number;
   /** The address forms it takes, for `expected_format`. */
   readonly forms: string;
 }
 
 export const BTC_NETWORK_PARAMS: Readonly<Record<BtcNetwork, BtcNetworkParams>> = {
-  mainnet: { name: 'Bitcoin mainnet', hrp: 'bc', pubKeyHash: 0x00, scriptHash: 0x05, forms: '1..., 3..., bc1q... or bc1p...' },
-  testnet: { name: 'Bitcoin testnet', hrp: 'tb', pubKeyHash: 0x6f, scriptHash: 0xc4, forms: 'm.../n..., 2..., tb1q... or tb1p...' },
-  local: { name: 'Bitcoin regtest', hrp: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, forms: 'm.../n..., 2..., bcrt1q... or bcrt1p...' },
+  mainnet: { name: 'Bitcoin mainnet', hrp: 'bc', pubKeyHash: 0x00, scriptHash: 0x05, wif: 0x80, forms: '1..., 3..., bc1q... or bc1p...' },
+  testnet: { name: 'Bitcoin testnet', hrp: 'tb', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef, forms: 'm.../n..., 2..., tb1q... or tb1p...' },
+  local: { name: 'Bitcoin regtest', hrp: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef, forms: 'm.../n..., 2..., bcrt1q... or bcrt1p...' },
+};
+
+/** The network's parameters as `@scure/btc-signer` takes them (`{bech32, pubKeyHash, scriptHash, wif}`). */
+export const btcSignerNetwork = (network: BtcNetwork): { bech32: string; pubKeyHash: number; scriptHash: number; wif: number } => {
+  const { hrp, pubKeyHash, scriptHash, wif } = BTC_NETWORK_PARAMS[network];
+  return { bech32: hrp, pubKeyHash, scriptHash, wif };
 };
 
 /** The address format a network expects, for `details.expected_format`. */

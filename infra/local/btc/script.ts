@@ -6,9 +6,10 @@
 import { bech32, bech32m, createBase58check } from '@scure/base';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { Address, OutScript } from '@scure/btc-signer';
+import { btcSignerNetwork } from '../../../shared/domain/bitcoin.js';
 
 /** Regtest parameters (`bcrt1` addresses). */
-export const REGTEST = { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef } as const;
+export const REGTEST = btcSignerNetwork('local');
 
 const base58check = createBase58check(sha256);
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');

@@ -1,6 +1,10 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import { bech32 } from '@scure/base';
+import { BTC_NETWORK_PARAMS } from '../../domain/bitcoin.js';
+import type { BtcNetwork } from '../../domain/bitcoin.js';
+
+export type { BtcNetwork };
 
 /**
  * Bitcoin deposit addresses (DESIGN section 12): each is a P2WSH output over the witness script
@@ -15,8 +19,11 @@ import { bech32 } from '@scure/base';
  */
 
 /** Bech32 human-readable part of each network the deployment may run on (`bc1`, `tb1`, `bcrt1` addresses). */
-export const BTC_HRP = { mainnet: 'bc', testnet: 'tb', local: 'bcrt' } as const;
-export type BtcNetwork = keyof typeof BTC_HRP;
+export const BTC_HRP: Readonly<Record<BtcNetwork, string>> = {
+  mainnet: BTC_NETWORK_PARAMS.mainnet.hrp,
+  testnet: BTC_NETWORK_PARAMS.testnet.hrp,
+  local: BTC_NETWORK_PARAMS.local.hrp,
+};
 
 const OP_0 = 0x00;
 const OP_DROP = 0x75;

@@ -1,6 +1,8 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { hex } from '@scure/base';
-import { Address, NETWORK, OutScript, SigHash, TEST_NETWORK, Transaction, selectUTXO } from '@scure/btc-signer';
+import { Address, OutScript, SigHash, Transaction, selectUTXO } from '@scure/btc-signer';
+import { BTC_DUST_LIMITS, btcSignerNetwork } from '../../domain/bitcoin.js';
+import type { BtcOutputType } from '../../domain/bitcoin.js';
 import type { BtcNetwork } from './p2wsh.js';
 import { depositTag, depositWitnessScript, p2wshAddress, p2wshOutputScript } from './p2wsh.js';
 
@@ -33,24 +35,25 @@ export const INCREMENTAL_RELAY_SAT_PER_VB = 1n;
 const MAX_SIGNATURE_BYTES = 72;
 
 /** btc-signer's network parameters of each deployment network (regtest: `bcrt`, 0x6f, 0xc4, 0xef). */
-export const BTC_SIGNER_NETWORKS = {
-  mainnet: NETWORK,
-  testnet: TEST_NETWORK,
-  local: { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef },
-} as const satisfies Record<BtcNetwork, typeof NETWORK>;
+export const BTC_SIGNER_NETWORKS: Readonly<Record<BtcNetwork, ReturnType<typeof btcSignerNetwork>>> = {
+  mainnet: btcSignerNetwork('mainnet'),
+  testnet: btcSignerNetwork('testnet'),
+  local: btcSignerNetwork('local'),
+};
 
 /** The output script an address pays (throws for an address of another network or not an address). */
 export function outputScriptOf(address: string, network: BtcNetwork): Uint8Array {
   return OutScript.encode(Address(BTC_SIGNER_NETWORKS[network]).decode(address));
 }
 
-/** Dust limits (Bitcoin Core's at its 3 sat/vB dust relay rate) by output type. */
-const DUST_BY_TYPE: Readonly<Record<string, bigint>> = { pkh: 546n, sh: 540n, wpkh: 294n, wsh: 330n, tr: 330n };
+/** btc-signer's names of the standard output types. */
+const OUTPUT_TYPES: Readonly<Record<string, BtcOutputType>> = { pkh: 'p2pkh', sh: 'p2sh', wpkh: 'p2wpkh', wsh: 'p2wsh', tr: 'p2tr' };
 
 /** The smallest amount (satoshis) an output to `address` may carry: P2PKH 546, P2SH 540, P2WPKH 294, P2WSH and P2TR 330. */
 export function dustLimit(address: string, network: BtcNetwork): bigint {
   const type = OutScript.decode(outputScriptOf(address, network)).type;
-  const limit = DUST_BY_TYPE[type];
+  const standard = OUTPUT_TYPES[type];
+  const limit = standard === undefined ? undefined : BTC_DUST_LIMITS[standard];
   if (limit === undefined) throw new TypeError(`No dust limit for an output of type ${type}`);
   return limit;
 }
@@ -237,7 +240,7 @@ export function planBatch(input: PlanInput): BtcPlan {
   const weightWithout = batchWeight(coins.length, scripts);
   const feeWithChange = feeFor(weightWithChange, feeRate, input.replacesFee);
   const feeWithout = feeFor(weightWithout, feeRate, input.replacesFee);
-  const changeDust = DUST_BY_TYPE.wsh as bigint;
+  const changeDust = BTC_DUST_LIMITS.p2wsh;
   let plan: Pick<BtcPlan, 'change' | 'fee' | 'weight'>;
   if (total - outTotal - feeWithChange >= changeDust) {
     plan = { change: { vout: payouts.length, value: total - outTotal - feeWithChange, address: change.address }, fee: feeWithChange, weight: weightWithChange };

@@ -11,10 +11,11 @@
  * `calls` counts KMS Sign calls (the bench reports them per batch: one per input). IAM: `kms:GetPublicKey`,
  * `kms:Sign` on the key.
  */
-import { GetPublicKeyCommand, SignCommand } from '@aws-sdk/client-kms';
+import { SignCommand } from '@aws-sdk/client-kms';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { encodeDerSignature, normaliseS, parseDerSignature, parseSecp256k1Spki } from './der.js';
+import { BtcHotKeyError, kmsBtcPublicKey, readOnce } from '../btc/hot-key.js';
+import { encodeDerSignature, normaliseS, parseDerSignature } from './der.js';
 
 /** SIGHASH_ALL: the signature commits to every input and output. */
 export const SIGHASH_ALL = 0x01;
@@ -39,34 +40,27 @@ export interface BtcDigestSigner {
 export class KmsBtcSigner implements BtcDigestSigner {
   readonly keyId: string;
   readonly #kms: KMSClient;
-  #key: Promise<Uint8Array> | undefined;
+  readonly #key: () => Promise<Uint8Array>;
   /** KMS Sign calls made by this signer. */
   calls = 0;
 
   constructor(kms: KMSClient, keyId: string) {
     this.#kms = kms;
     this.keyId = keyId;
+    this.#key = readOnce(() => this.#fetchKey());
   }
 
   publicKey(): Promise<Uint8Array> {
-    if (!this.#key) {
-      const pending = this.#fetchKey();
-      pending.catch(() => {
-        if (this.#key === pending) this.#key = undefined;
-      });
-      this.#key = pending;
-    }
-    return this.#key;
+    return this.#key();
   }
 
   async #fetchKey(): Promise<Uint8Array> {
-    const out = await this.#kms.send(new GetPublicKeyCommand({ KeyId: this.keyId }));
-    if (out.KeySpec !== undefined && out.KeySpec !== 'ECC_SECG_P256K1') {
-      throw new KmsBtcSignerError('KMS_KEY_UNSUITABLE', `KMS key ${this.keyId} is ${out.KeySpec}, not ECC_SECG_P256K1`);
+    try {
+      return await kmsBtcPublicKey(this.#kms, this.keyId);
+    } catch (error) {
+      if (error instanceof BtcHotKeyError) throw new KmsBtcSignerError('KMS_KEY_UNSUITABLE', error.message, { cause: error });
+      throw error;
     }
-    if (!out.PublicKey) throw new KmsBtcSignerError('KMS_KEY_UNSUITABLE', `KMS returned no public key for ${this.keyId}`);
-    const point = parseSecp256k1Spki(out.PublicKey);
-    return secp256k1.Point.fromBytes(point).toBytes(true);
   }
 
   async signDigest(digest: Uint8Array, sighashType: number = SIGHASH_ALL): Promise<Uint8Array> {
