@@ -222,21 +222,35 @@ export async function onWithdrawalBatchResult(requestId: string, result: Withdra
   // The batch's call data, decoded once for all the items that go singly.
   let decoded: ReturnType<PayoutCalls['decodeBatchPayout']> | undefined;
   const payout = (): ReturnType<PayoutCalls['decodeBatchPayout']> => (decoded ??= deps.calls.decodeBatchPayout(batch.data));
+  return settleBatchItems(batch, deps, async (w, index) => {
+    if (result.ok && !unpaid.has(index)) {
+      await settleWithdrawal(w, { ok: true, txHash: result.txHash }, now, deps);
+      return 'completed';
+    }
+    await goSingly(w, async () => singleTransferOf(batch, payout(), index, w, deps.calls), now, deps);
+    return 'single';
+  });
+}
+
+/**
+ * Settles each item of a batch's request that still waits on it (processing, recording this batch, not left to a
+ * transfer of its own) with `settle`; the others count as unchanged, so a repeated result changes nothing. The first
+ * failure is thrown once every item was tried.
+ */
+export async function settleBatchItems(
+  batch: Pick<ChainTx, 'items' | 'reference'>,
+  deps: { readonly withdrawals: WithdrawalsDeps['withdrawals'] },
+  settle: (w: WithdrawalState, index: number) => Promise<'completed' | 'single'>,
+): Promise<BatchSettlement> {
   const counts = { completed: 0, single: 0, unchanged: 0 };
-  const settled = await settledPool(items, 8, async (key, index) => {
+  const settled = await settledPool(batch.items ?? [], 8, async (key, index) => {
     const { tenantId, id } = parseItem(key);
     const w = await deps.withdrawals.get(tenantId, id);
     if (!w || !isProcessing(w) || w.batch?.reference !== batch.reference || w.batch.single) {
       counts.unchanged++;
       return;
     }
-    if (result.ok && !unpaid.has(index)) {
-      await settleWithdrawal(w, { ok: true, txHash: result.txHash }, now, deps);
-      counts.completed++;
-    } else {
-      await goSingly(w, async () => singleTransferOf(batch, payout(), index, w, deps.calls), now, deps);
-      counts.single++;
-    }
+    counts[await settle(w, index)]++;
   });
   const failure = settled.find(isRejected);
   if (failure) throw failure.reason;

@@ -5,15 +5,15 @@ import { ConflictError, NotFoundError } from '../../domain/errors.js';
 import { CHAIN_TX_PURPOSES } from '../../domain/events.js';
 import { fromBaseUnits, toBaseUnits } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
-import { isProcessing, transition } from '../../domain/withdrawals.js';
+import { transition } from '../../domain/withdrawals.js';
 import { errorField } from '../../observability/logger.js';
 import { btcPayoutData } from '../chain-tx/btc.js';
-import { itemOf, parseItem, settledPool } from '../chain-tx/items.js';
+import { itemOf, settledPool } from '../chain-tx/items.js';
 import type { RequestChainTxInput } from '../chain-tx/request-chain-tx.js';
 import { requestChainTx } from '../chain-tx/request-chain-tx.js';
-import { isFulfilled, isRejected } from '../settled.js';
+import { isFulfilled } from '../settled.js';
 import type { BatchDispatch, BatchSettlement, BatchSettlementDeps } from './batch.js';
-import { goSingly } from './batch.js';
+import { goSingly, settleBatchItems } from './batch.js';
 import type { BatcherDeps } from './ports.js';
 import type { WithdrawalResult } from './settle.js';
 import { settleWithdrawal } from './settle.js';
@@ -112,27 +112,16 @@ export async function onBtcBatchResult(requestId: string, result: WithdrawalResu
   const items = batch.items ?? [];
   const shares = result.ok ? batch.attempts.find((a) => a.hash === result.txHash)?.feeShares : undefined;
   if (result.ok && (!shares || shares.length !== items.length)) throw new Error(`${requestId}: no fee shares of ${items.length} items for ${result.txHash}`);
-  const counts = { completed: 0, single: 0, unchanged: 0 };
-  const settled = await settledPool(items, 8, async (key, index) => {
-    const { tenantId, id } = parseItem(key);
-    const w = await deps.withdrawals.get(tenantId, id);
-    if (!w || !isProcessing(w) || w.batch?.reference !== batch.reference || w.batch.single) {
-      counts.unchanged++;
-      return;
-    }
+  return settleBatchItems(batch, deps, async (w, index) => {
     if (result.ok) {
       const decimals = findCurrency(w.currency)?.decimals ?? 8;
       const networkFee = fromBaseUnits(BigInt(shares?.[index] ?? '0'), decimals);
       await settleWithdrawal(w, { ok: true, txHash: result.txHash, networkFee }, now, deps);
-      counts.completed++;
-    } else {
-      await goSingly(w, async () => btcTransferOf(w, await deps.wallet(batch.network)), now, deps);
-      counts.single++;
+      return 'completed';
     }
+    await goSingly(w, async () => btcTransferOf(w, await deps.wallet(batch.network)), now, deps);
+    return 'single';
   });
-  const failure = settled.find(isRejected);
-  if (failure) throw failure.reason;
-  return counts;
 }
 
 /**
