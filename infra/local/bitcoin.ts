@@ -18,7 +18,7 @@
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { baseUnits, blockTimer, closeServer, listenOnLoopback, readText } from './node-server.js';
 import { esploraApi, FEE_TARGETS } from './btc/api.js';
 import type { EsploraAnswer } from './btc/api.js';
 import { createBtcChain } from './btc/chain.js';
@@ -61,23 +61,10 @@ export interface BitcoinNode {
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new TxRefused('request too large');
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
+const readBody = (req: IncomingMessage): Promise<string> => readText(req, MAX_BODY_BYTES, () => new TxRefused('request too large'));
 
 /** `"123"` or 123 as a bigint of satoshis. */
-function satoshis(value: unknown, what: string): bigint {
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
-  if (typeof value === 'string' && /^\d+$/.test(value)) return BigInt(value);
-  throw new TxRefused(`${what} must be a non-negative integer (satoshis)`);
-}
+const satoshis = (value: unknown, what: string): bigint => baseUnits(value, what, 'satoshis', (message) => new TxRefused(message));
 
 /** The route's shape for counting: hashes, numbers and addresses as placeholders. */
 function routeOf(method: string, path: string): string {
@@ -167,16 +154,8 @@ export async function startBitcoinNode(options: BitcoinNodeOptions = {}): Promis
       .catch((error: unknown) => send(res, { status: 500, text: error instanceof Error ? error.message : String(error) }));
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const timer = options.autoMine === false ? undefined : setInterval(() => chain.mine(1), blockTimeMs);
-  timer?.unref();
+  const port = await listenOnLoopback(server, options.port);
+  const stopMining = blockTimer(options.autoMine, blockTimeMs, () => chain.mine(1));
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -191,11 +170,8 @@ export async function startBitcoinNode(options: BitcoinNodeOptions = {}): Promis
     },
     requests,
     async close() {
-      if (timer) clearInterval(timer);
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      stopMining();
+      await closeServer(server);
     },
   };
 }

@@ -12,7 +12,7 @@
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { baseUnits, blockTimer, closeServer, listenOnLoopback, readText } from './node-server.js';
 import { parse, parseNumberAndBigInt, stringify } from 'lossless-json';
 import { SolanaRpcFault, createSolanaChain } from './solana/chain.js';
 import type { SolanaChain, SolanaChainOptions } from './solana/chain.js';
@@ -55,24 +55,10 @@ export interface SolanaNode extends Pick<
 
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new SolanaRpcFault(-32600, 'request too large');
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
+const readBody = (req: IncomingMessage): Promise<string> => readText(req, MAX_BODY_BYTES, () => new SolanaRpcFault(-32600, 'request too large'));
 
 /** `"123"` or 123 as a bigint of base units. */
-function units(value: unknown, what: string): bigint {
-  if (typeof value === 'bigint' && value >= 0n) return value;
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
-  if (typeof value === 'string' && /^\d+$/.test(value)) return BigInt(value);
-  throw new Error(`${what} must be a non-negative integer (base units)`);
-}
+const units = (value: unknown, what: string): bigint => baseUnits(value, what, 'base units', (message) => new Error(message));
 
 export async function startSolanaNode(options: SolanaNodeOptions = {}): Promise<SolanaNode> {
   const blockTimeMs = options.blockTimeMs ?? 400;
@@ -158,16 +144,8 @@ export async function startSolanaNode(options: SolanaNodeOptions = {}): Promise<
       .catch((error: unknown) => reply(400, { error: error instanceof Error ? error.message : String(error) }));
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const timer = options.autoMine === false ? undefined : setInterval(() => chain.mine(1), blockTimeMs);
-  timer?.unref();
+  const port = await listenOnLoopback(server, options.port);
+  const stopMining = blockTimer(options.autoMine, blockTimeMs, () => chain.mine(1));
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -187,11 +165,8 @@ export async function startSolanaNode(options: SolanaNodeOptions = {}): Promise<
     dropNextSends: chain.dropNextSends,
     stats: chain.stats,
     async close() {
-      if (timer) clearInterval(timer);
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      stopMining();
+      await closeServer(server);
     },
   };
 }

@@ -15,7 +15,7 @@
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { blockTimer, closeServer, listenOnLoopback } from './node-server.js';
 import { tronApi } from './tron/api.js';
 import { createTronChain } from './tron/chain.js';
 import type { TronChain, TronChainOptions } from './tron/chain.js';
@@ -58,10 +58,8 @@ export async function startTronNode(options: TronNodeOptions = {}): Promise<Tron
       })
       .catch((error: unknown) => reply(400, { Error: String(error) }));
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  const timer = options.autoMine === false ? undefined : setInterval(() => chain.mine(1), blockTimeMs);
-  timer?.unref();
+  const port = await listenOnLoopback(server, options.port);
+  const stopMining = blockTimer(options.autoMine, blockTimeMs, () => chain.mine(1));
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -75,8 +73,8 @@ export async function startTronNode(options: TronNodeOptions = {}): Promise<Tron
     stats: chain.stats,
     dropNextBroadcasts: chain.dropNextBroadcasts,
     async close() {
-      if (timer) clearInterval(timer);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      stopMining();
+      await closeServer(server);
     },
   };
 }
