@@ -5,6 +5,10 @@
  */
 import { concatBytes } from '@noble/hashes/utils.js';
 import { RawTx } from '@scure/btc-signer';
+import { merkleRoot } from '../../../shared/chain/btc/block.js';
+
+/** The merkle root of internal-order hashes: the gateway's own reading of it (shared/chain/btc/block.ts). */
+export { merkleRoot };
 import { sha256x2 } from '@scure/btc-signer/utils.js';
 
 /** Regtest's proof-of-work limit, the `bits` of every local block (no grinding: the node never checks work). */
@@ -89,18 +93,6 @@ export function serializeTx(version: number, inputs: readonly TxInput[], outputs
     witnesses: segwit ? inputs.map((i) => [...i.witness]) : undefined,
     lockTime,
   });
-}
-
-/** The merkle root of internal-order hashes (Bitcoin's: an odd level repeats its last hash). */
-export function merkleRoot(hashes: readonly Uint8Array[]): Uint8Array {
-  if (hashes.length === 0) throw new Error('a merkle root needs at least one hash');
-  let level = [...hashes];
-  while (level.length > 1) {
-    const next: Uint8Array[] = [];
-    for (let i = 0; i < level.length; i += 2) next.push(sha256x2(concatBytes(level[i] as Uint8Array, (level[i + 1] ?? level[i]) as Uint8Array)));
-    level = next;
-  }
-  return level[0] as Uint8Array;
 }
 
 export interface HeaderFields {
