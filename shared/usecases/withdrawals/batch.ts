@@ -89,17 +89,14 @@ export interface BatchDispatch {
 }
 
 /**
- * Dispatches `group` (pending withdrawals of ONE currency, at most `maxItems`, each batchable) as one batch: the
- * saves first, then the batch's request carrying exactly those that moved.
+ * The saves of a batch's dispatch: each withdrawal of `group` moves pending -> processing recording a new batch
+ * reference (its own versioned save, so a concurrent cancel wins or loses cleanly). Returns the reference and the
+ * withdrawals that moved: exactly those the batch's request must carry.
  */
-export async function dispatchBatch(group: readonly WithdrawalState[], wallet: { keyId: string; address: string }, deps: BatcherDeps): Promise<BatchDispatch> {
-  const settings = deps.batchPayout;
-  const first = group[0];
-  if (!settings || !first) throw new Error('dispatchBatch needs the batch settings and at least one withdrawal');
-  const currency = findCurrency(first.currency);
-  const token = currency ? deps.tokenContract(currency.code) : null;
-  if (!currency || !token || group.some((w) => w.currency !== first.currency)) throw new Error('a batch pays one known token');
-  if (group.length > settings.maxItems) throw new RangeError(`a batch holds at most ${settings.maxItems} withdrawals`);
+export async function enterBatch(
+  group: readonly WithdrawalState[],
+  deps: Pick<BatcherDeps, 'withdrawals' | 'clock' | 'log'>,
+): Promise<{ reference: string; members: WithdrawalState[] }> {
   const reference = `withdrawal-batch:${randomUUID()}`;
   const now = deps.clock.now();
   const saved = await settledPool(group, 8, (w) => deps.withdrawals.save(w, transition(w, { kind: 'dispatched', batch: reference }, now), now));
@@ -111,6 +108,22 @@ export async function dispatchBatch(group: readonly WithdrawalState[], wallet: {
     else if (!(result.reason instanceof ConflictError))
       deps.log.error('withdrawal batch item not saved', { withdrawal_id: group[i]?.id, error: errorField(result.reason) });
   });
+  return { reference, members };
+}
+
+/**
+ * Dispatches `group` (pending withdrawals of ONE currency, at most `maxItems`, each batchable) as one batch: the
+ * saves first, then the batch's request carrying exactly those that moved.
+ */
+export async function dispatchBatch(group: readonly WithdrawalState[], wallet: { keyId: string; address: string }, deps: BatcherDeps): Promise<BatchDispatch> {
+  const settings = deps.batchPayout;
+  const first = group[0];
+  if (!settings || !first) throw new Error('dispatchBatch needs the batch settings and at least one withdrawal');
+  const currency = findCurrency(first.currency);
+  const token = currency ? deps.tokenContract(currency.code) : null;
+  if (!currency || !token || group.some((w) => w.currency !== first.currency)) throw new Error('a batch pays one known token');
+  if (group.length > settings.maxItems) throw new RangeError(`a batch holds at most ${settings.maxItems} withdrawals`);
+  const { reference, members } = await enterBatch(group, deps);
   if (members.length === 0) return { processing: 0, skipped: group.length, reference };
   await requestChainTx(
     {

@@ -1,19 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import { requestIdOf } from '../../domain/chain-tx.js';
 import { findCurrency } from '../../domain/currencies.js';
-import { ConflictError, NotFoundError } from '../../domain/errors.js';
+import { NotFoundError } from '../../domain/errors.js';
 import { CHAIN_TX_PURPOSES } from '../../domain/events.js';
 import { fromBaseUnits, toBaseUnits } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
-import { transition } from '../../domain/withdrawals.js';
-import { errorField } from '../../observability/logger.js';
 import { btcPayoutData } from '../chain-tx/btc.js';
-import { itemOf, settledPool } from '../chain-tx/items.js';
+import { itemOf } from '../chain-tx/items.js';
 import type { RequestChainTxInput } from '../chain-tx/request-chain-tx.js';
 import { requestChainTx } from '../chain-tx/request-chain-tx.js';
-import { isFulfilled } from '../settled.js';
 import type { BatchDispatch, BatchSettlement, BatchSettlementDeps } from './batch.js';
-import { goSingly, settleBatchItems } from './batch.js';
+import { enterBatch, goSingly, settleBatchItems } from './batch.js';
 import type { BatcherDeps } from './ports.js';
 import type { WithdrawalResult } from './settle.js';
 import { settleWithdrawal } from './settle.js';
@@ -68,16 +64,7 @@ export async function dispatchBtcBatch(
   if (!first || !currency || currency.family !== 'btc' || group.some((w) => w.currency !== first.currency))
     throw new Error('a BTC batch pays one UTXO currency');
   if (group.length > maxOutputs) throw new RangeError(`a BTC batch holds at most ${maxOutputs} withdrawals`);
-  const reference = `withdrawal-batch:${randomUUID()}`;
-  const now = deps.clock.now();
-  const saved = await settledPool(group, 8, (w) => deps.withdrawals.save(w, transition(w, { kind: 'dispatched', batch: reference }, now), now));
-  const members: WithdrawalState[] = [];
-  saved.forEach((result, i) => {
-    if (isFulfilled(result)) members.push(result.value);
-    // Possibly written after all: it records this batch, the request below does not carry it, a later pass sends it singly.
-    else if (!(result.reason instanceof ConflictError))
-      deps.log.error('withdrawal batch item not saved', { withdrawal_id: group[i]?.id, error: errorField(result.reason) });
-  });
+  const { reference, members } = await enterBatch(group, deps);
   if (members.length === 0) return { processing: 0, skipped: group.length, reference };
   const outputs = members.map((w) => ({ address: w.address, value: toBaseUnits(w.amount, currency.decimals) }));
   await requestChainTx(
