@@ -64,22 +64,28 @@ export function btcDepositSource(client: EsploraClient, network: BtcNetwork): De
         }
         return found;
       },
-      async place(txid): Promise<TxPlace> {
-        const status = await client.txStatus(txid);
-        if (status === null) return { state: 'gone' };
-        if (status.confirmed && status.block_height != null && status.block_hash) {
-          return { state: 'confirmed', blockNumber: status.block_height, blockHash: status.block_hash };
-        }
-        const tx = await client.tx(txid);
-        if (tx === null) return { state: 'gone' };
-        const s = tx.status;
-        if (s?.confirmed && s.block_height != null && s.block_hash) return { state: 'confirmed', blockNumber: s.block_height, blockHash: s.block_hash };
-        return { state: 'mempool' };
-      },
+      place: (txid) => txPlace(client, txid),
     },
     get calls() {
       return client.calls;
     },
     close: () => undefined,
   };
+}
+
+/**
+ * Where a transaction stands on an Esplora-compatible API. An unconfirmed status is checked with `/tx/:txid`, since
+ * electrs answers `{confirmed: false}` for a transaction it does not know at all: 404 there is `gone`.
+ */
+export async function txPlace(client: Pick<EsploraClient, 'txStatus' | 'tx'>, txid: string): Promise<TxPlace> {
+  const status = await client.txStatus(txid);
+  if (status === null) return { state: 'gone' };
+  if (status.confirmed && status.block_height != null && status.block_hash) {
+    return { state: 'confirmed', blockNumber: status.block_height, blockHash: status.block_hash };
+  }
+  const tx = await client.tx(txid);
+  if (tx === null) return { state: 'gone' };
+  const s = tx.status;
+  if (s?.confirmed && s.block_height != null && s.block_hash) return { state: 'confirmed', blockNumber: s.block_height, blockHash: s.block_hash };
+  return { state: 'mempool' };
 }

@@ -5,7 +5,9 @@
  * cases never parse text.
  */
 import type { KMSClient } from '@aws-sdk/client-kms';
-import type { BroadcastOutcome, BtcBatchPlan, BtcChainPort, BtcPlanOutcome, BtcTxBuilderPort, BtcTxStatus } from '../../usecases/chain-tx/ports.js';
+import type { BroadcastOutcome, BtcBatchPlan, BtcChainPort, BtcPlanOutcome, BtcTxBuilderPort } from '../../usecases/chain-tx/ports.js';
+import type { TxPlace } from '../../usecases/deposits/ports.js';
+import { txPlace } from '../btc/deposit-source.js';
 import type { EsploraClient } from '../btc/esplora.js';
 import type { BtcNetwork } from '../btc/p2wsh.js';
 import type { BatchSigner } from '../btc/transaction.js';
@@ -13,7 +15,7 @@ import { CHANGE_TAG_HEX, InsufficientCoinsError, InvalidPayoutError, planBatch, 
 import { KmsBtcSigner } from '../signer/kms-btc-signer.js';
 
 /** The calls of the Esplora client (shared/chain/btc/esplora.ts) the engine makes. */
-export type EsploraEngineApi = Pick<EsploraClient, 'tipHeight' | 'feeEstimates' | 'txStatus' | 'broadcast'>;
+export type EsploraEngineApi = Pick<EsploraClient, 'tipHeight' | 'feeEstimates' | 'txStatus' | 'tx' | 'broadcast'>;
 
 /**
  * A refused broadcast: `known` when the transaction (or another attempt of the same request, which spends the
@@ -67,12 +69,8 @@ export class EsploraBtcChain implements BtcChainPort {
     return feeRateOf(await this.#api.feeEstimates(), this.#targetBlocks);
   }
 
-  async status(txid: string): Promise<BtcTxStatus> {
-    const status = await this.#api.txStatus(txid);
-    if (!status) return { state: 'unknown' };
-    if (status.confirmed && typeof status.block_height === 'number') return { state: 'confirmed', blockHeight: status.block_height };
-    // electrs answers `{confirmed: false}` for a transaction it does not know at all: not mined is all it says.
-    return { state: 'mempool' };
+  status(txid: string): Promise<TxPlace> {
+    return txPlace(this.#api, txid);
   }
 
   async broadcast(raw: string): Promise<BroadcastOutcome> {

@@ -192,7 +192,7 @@ export async function followBtc(start: ChainTx, deps: ChainTxDeps): Promise<BtcF
   for (const attempt of tx.attempts) {
     const status = await chain.status(attempt.hash);
     if (status.state !== 'confirmed') continue;
-    if (tip - status.blockHeight + 1 < btc.confirmations) return { tx, outcome: 'waiting' };
+    if (tip - status.blockNumber + 1 < btc.confirmations) return { tx, outcome: 'waiting' };
     if (attempt.fees.type !== 'btc') throw new Error(`${tx.requestId}: a Bitcoin attempt without Bitcoin fees`);
     // The coins first (both idempotent): a crash before the request's save does them again on the next look.
     // What it spent is spent; a coin reserved for it but not spent (a concurrent run's choice) is available again.
@@ -214,7 +214,7 @@ export async function followBtc(start: ChainTx, deps: ChainTxDeps): Promise<BtcF
         },
       ]);
     }
-    tx = await apply(tx, { type: 'mined', mined: { hash: attempt.hash, blockNumber: status.blockHeight, status: 1, gasUsed: attempt.fees.fee } }, deps);
+    tx = await apply(tx, { type: 'mined', mined: { hash: attempt.hash, blockNumber: status.blockNumber, status: 1, gasUsed: attempt.fees.fee } }, deps);
     return { tx, outcome: 'confirmed' };
   }
   const attempt = currentAttempt(tx);

@@ -9,6 +9,7 @@ import type { ChainTx, ChainTxChange, CHAIN_TX_REQUESTED, EvmFees } from '../../
 import type { FeeCaps, FeeSuggestion } from '../../domain/chain-tx-fees.js';
 import type { EventPayload } from '../../domain/events.js';
 import type { HotCoinStore } from '../coins/ports.js';
+import type { TxPlace } from '../deposits/ports.js';
 
 /* ---------------------------------------------------------------- chains and signers */
 
@@ -214,15 +215,13 @@ export interface BtcTxBuilderPort {
   readonly changeTag: string;
 }
 
-/** Where a transaction stands on an Esplora-compatible API: in a block, in the mempool, or unknown to the node. */
-export type BtcTxStatus = { readonly state: 'confirmed'; readonly blockHeight: number } | { readonly state: 'mempool' } | { readonly state: 'unknown' };
-
 /** Bitcoin's side of the engine: the tip, a fee rate, a transaction's status, broadcast. */
 export interface BtcChainPort {
   tipHeight(): Promise<number>;
   /** Sat/vB for confirmation within the configured target (from `/fee-estimates`), at least 1. */
   feeRate(): Promise<bigint>;
-  status(txid: string): Promise<BtcTxStatus>;
+  /** Where the transaction stands: in a block, in the mempool, or gone (replaced, evicted, never seen). */
+  status(txid: string): Promise<TxPlace>;
   /** `known` also covers a transaction whose inputs another of the request's attempts already spends. */
   broadcast(raw: string): Promise<BroadcastOutcome>;
 }

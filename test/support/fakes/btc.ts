@@ -1,7 +1,8 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import type { BatchSigner } from '../../../shared/chain/btc/transaction.js';
 import type { HotCoin, HotCoinStore, StoredCoin } from '../../../shared/usecases/coins/ports.js';
-import type { BroadcastOutcome, BtcChainPort, BtcTxStatus } from '../../../shared/usecases/chain-tx/ports.js';
+import type { BroadcastOutcome, BtcChainPort } from '../../../shared/usecases/chain-tx/ports.js';
+import type { TxPlace } from '../../../shared/usecases/deposits/ports.js';
 
 /**
  * Bitcoin fakes: the hot wallet's coins in memory (the rules of shared/store/btc-coins.ts: `reserve` all or nothing),
@@ -59,7 +60,7 @@ export class InMemoryHotCoins implements HotCoinStore {
 export class FakeBtcChain implements BtcChainPort {
   tip = 100;
   rate = 5n;
-  readonly places = new Map<string, BtcTxStatus>();
+  readonly places = new Map<string, TxPlace>();
   readonly broadcasts: string[] = [];
 
   async tipHeight(): Promise<number> {
@@ -70,8 +71,8 @@ export class FakeBtcChain implements BtcChainPort {
     return this.rate;
   }
 
-  async status(txid: string): Promise<BtcTxStatus> {
-    return this.places.get(txid) ?? { state: 'unknown' };
+  async status(txid: string): Promise<TxPlace> {
+    return this.places.get(txid) ?? { state: 'gone' };
   }
 
   async broadcast(raw: string): Promise<BroadcastOutcome> {

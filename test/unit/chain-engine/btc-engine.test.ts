@@ -217,7 +217,7 @@ describe('a Bitcoin request', () => {
     for (const i of [0, 1]) expect(b.getOutput(i)).toEqual(a.getOutput(i));
 
     // The FIRST attempt is mined after all (it was still in some mempool): it, and only it, settles the request.
-    h.chain.places.set(first.hash, { state: 'confirmed', blockHeight: h.chain.tip + 1 });
+    h.chain.places.set(first.hash, { state: 'confirmed', blockNumber: h.chain.tip + 1, blockHash: 'b' });
     h.chain.tip += 1;
     current = await followChainTx(current, h.deps);
     expect(current.status).toBe('pending');
@@ -256,7 +256,7 @@ describe('a Bitcoin request', () => {
     expect(second.fees.fee).toBeGreaterThanOrEqual(first.fees.fee + second.gasLimit);
     expect((await h.coins.ofBatch('BTC', tx.reference)).map((c) => c.state)).toEqual(['reserved', 'reserved']);
     // The FIRST is mined: the coin added for the replacement goes back.
-    h.chain.places.set(first.hash, { state: 'confirmed', blockHeight: h.chain.tip });
+    h.chain.places.set(first.hash, { state: 'confirmed', blockNumber: h.chain.tip, blockHash: 'b' });
     h.chain.tip += 1;
     expect((await followChainTx(current, h.deps)).mined?.hash).toBe(first.hash);
     expect((await h.coins.available('BTC', 10)).map((c) => c.txid)).toEqual([coin(2, 0n).txid]);
@@ -274,7 +274,7 @@ describe('a Bitcoin request', () => {
     const tx = await requested(h, [{ address: recipient(1), value: 10_000n }]);
     const pending = await processChainTx(tx.requestId, h.deps);
     const hash = currentAttempt(pending)?.hash as string;
-    h.chain.places.set(hash, { state: 'confirmed', blockHeight: h.chain.tip });
+    h.chain.places.set(hash, { state: 'confirmed', blockNumber: h.chain.tip, blockHash: 'b' });
     h.chain.tip += 1;
     expect((await followChainTx(pending, h.deps)).status).toBe('confirmed');
     expect(saved).toEqual([`${CHAIN_TX_CONFIRMED}:${hash}`]);
@@ -293,7 +293,7 @@ describe('a Bitcoin request', () => {
     if (!attempt) throw new Error('not signed');
     expect(new Set(h.chain.broadcasts)).toEqual(new Set([attempt.raw]));
     expect([...(attempt.spends ?? [])].sort()).toEqual(inputsOf(attempt.raw));
-    h.chain.places.set(attempt.hash, { state: 'confirmed', blockHeight: h.chain.tip });
+    h.chain.places.set(attempt.hash, { state: 'confirmed', blockNumber: h.chain.tip, blockHash: 'b' });
     h.chain.tip += 1;
     expect((await followChainTx(stored, h.deps)).status).toBe('confirmed');
     const left = await h.coins.ofBatch('BTC', tx.reference);
