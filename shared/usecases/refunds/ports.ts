@@ -1,0 +1,37 @@
+import type { Decimal } from '../../domain/money.js';
+import type { RefundChange, RefundState } from '../../domain/refunds.js';
+import type { WriteItem } from '../ports.js';
+
+/** What the refund use cases need from outside, as ports; shared/store/refunds.ts implements the repository. */
+
+export interface RefundCreation {
+  /** The new refund, its events and its hold (`openRefund`). */
+  readonly change: RefundChange;
+  /**
+   * What the merchant was credited for the payment (`refundable(...).base`): the payment's refunded total, raised by
+   * the refund in the same transaction, is conditioned to stay within it.
+   */
+  readonly base: Decimal;
+  /** Writes that commit with the refund, given it as stored (the Idempotency-Key record and its answer). */
+  readonly alsoWrite?: (stored: RefundState) => readonly WriteItem[];
+}
+
+export interface RefundRepository {
+  get(tenantId: string, refundId: string): Promise<RefundState | null>;
+  /** A payment's refunds, oldest first (a per-payment index, never a Scan). */
+  listByPayment(tenantId: string, paymentId: string): Promise<RefundState[]>;
+  /** The payment's refunded total: its refunds accepted and not released (0 when it has none). */
+  refunded(tenantId: string, paymentId: string): Promise<Decimal>;
+  /**
+   * The refund, its hold (InsufficientBalanceError when the account cannot cover it), the payment's refunded total
+   * (400 `invalid_request` on `amount` past `base`), its claim link, its events and `alsoWrite`, in ONE transaction.
+   */
+  create(creation: RefundCreation, now: Date): Promise<RefundState>;
+  /**
+   * Saves `change` of `previous` with its events, its ledger entry, the payment's refunded total when the hold is
+   * released, and `alsoWrite`, in ONE transaction conditioned on the version read (ConflictError when it moved).
+   */
+  save(previous: RefundState, change: RefundChange, now: Date, alsoWrite?: (stored: RefundState) => readonly WriteItem[]): Promise<RefundState>;
+  /** The refund a claim link names (tenant and id), or null. */
+  claim(token: string): Promise<{ readonly tenantId: string; readonly refundId: string } | null>;
+}
