@@ -275,21 +275,6 @@ export const keys = {
   withdrawalCreatedRange: createdRange,
   withdrawalDay: (tenantId: string, day: string): Key => ({ pk: tenantPk(tenantId), sk: `WITHDRAWALS#DAY#${day}` }),
 
-  /** Refunds (shared/store/refunds.ts): the record, its payment's list (gsi1), the claim expirer's queue (gsi3), the payment's refunded total, the claim link. */
-  refund: (tenantId: string, refundId: string): Key => ({ pk: tenantPk(tenantId), sk: `REFUND#${refundId}` }),
-  refundOfPayment: (tenantId: string, paymentId: string, createdAt: string, refundId: string) => ({
-    gsi1pk: `${tenantPk(tenantId)}#PAYMENT#${paymentId}#REFUNDS`,
-    gsi1sk: `${createdAt}#${refundId}`,
-  }),
-  refundsOfPaymentPartition: (tenantId: string, paymentId: string): string => `${tenantPk(tenantId)}#PAYMENT#${paymentId}#REFUNDS`,
-  /** gsi3 of a refund awaiting its address, by claim deadline (the expirer reads those due). */
-  refundAwaiting: (claimExpiresAt: string | null, tenantId: string, refundId: string): Record<string, string> =>
-    claimExpiresAt === null ? {} : { gsi3pk: REFUND_AWAITING_PK, gsi3sk: `${claimExpiresAt}#${tenantId}#${refundId}` },
-  refundAwaitingPartition: (): string => REFUND_AWAITING_PK,
-  refundsDueBy: dueBy,
-  paymentRefunded: (tenantId: string, paymentId: string): Key => ({ pk: tenantPk(tenantId), sk: `REFUNDED#${paymentId}` }),
-  refundClaim: (token: string): Key => ({ pk: `REFUNDCLAIM#${token}`, sk: 'CLAIM' }),
-
   /** Webhooks (shared/store/webhooks.ts): variant-A settings, variant-B subscriptions with a URL guard and a count. */
   webhookSettings: (tenantId: string): Key => ({ pk: tenantPk(tenantId), sk: 'WEBHOOK_SETTINGS' }),
   webhookSubscription: (tenantId: string, id: string): Key => ({ pk: tenantPk(tenantId), sk: `WEBHOOK#${id}` }),
@@ -397,4 +382,26 @@ export const keys = {
 
   /** Never written: the status check reads it to prove the table answers. */
   health: { pk: 'HEALTH', sk: 'HEALTH' } as Key,
+} as const;
+
+/**
+ * Refunds (shared/store/refunds.ts): the record, its payment's list (gsi1), the claim expirer's queue (gsi3), the
+ * payment's refunded total, the claim link. An object of its own beside `keys`, so the Lambdas that never touch a
+ * refund do not carry it (every bundle takes `keys` whole).
+ */
+export const refundKeys = {
+  refund: (tenantId: string, refundId: string): Key => ({ pk: tenantPk(tenantId), sk: `REFUND#${refundId}` }),
+  refundOfPayment: (tenantId: string, paymentId: string, createdAt: string, refundId: string) => ({
+    gsi1pk: `${tenantPk(tenantId)}#PAYMENT#${paymentId}#REFUNDS`,
+    gsi1sk: `${createdAt}#${refundId}`,
+  }),
+  refundsOfPaymentPartition: (tenantId: string, paymentId: string): string => `${tenantPk(tenantId)}#PAYMENT#${paymentId}#REFUNDS`,
+  /** gsi3 of a refund awaiting its address, by claim deadline (the expirer reads those due). */
+  refundAwaiting: (claimExpiresAt: string | null, tenantId: string, refundId: string): Record<string, string> =>
+    claimExpiresAt === null ? {} : { gsi3pk: REFUND_AWAITING_PK, gsi3sk: `${claimExpiresAt}#${tenantId}#${refundId}` },
+  refundAwaitingPartition: (): string => REFUND_AWAITING_PK,
+  /** Sort-key bound of the claims due at or before `time`. */
+  refundsDueBy: dueBy,
+  paymentRefunded: (tenantId: string, paymentId: string): Key => ({ pk: tenantPk(tenantId), sk: `REFUNDED#${paymentId}` }),
+  refundClaim: (token: string): Key => ({ pk: `REFUNDCLAIM#${token}`, sk: 'CLAIM' }),
 } as const;

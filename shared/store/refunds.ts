@@ -7,7 +7,7 @@ import type { WriteItem } from '../usecases/ports.js';
 import type { RefundCreation, RefundRepository } from '../usecases/refunds/ports.js';
 import { aggregateOutbox, commitAggregate, loadState, nextVersion, stateAttributes, stateOf, versionedPut } from './aggregate.js';
 import { db, queryAll, tableName } from './client.js';
-import { keys } from './keys.js';
+import { refundKeys as keys } from './keys.js';
 import type { TransactItem } from './transact.js';
 import { asTransactItem } from './transact.js';
 import { decimalText, storedDecimal } from './values.js';

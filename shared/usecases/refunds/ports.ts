@@ -1,6 +1,10 @@
+import type { ServedNetworks } from '../../domain/currencies.js';
 import type { Decimal } from '../../domain/money.js';
 import type { RefundChange, RefundState } from '../../domain/refunds.js';
+import type { LedgerPort } from '../ledger/ports.js';
+import type { PaymentRepository } from '../payments/ports.js';
 import type { WriteItem } from '../ports.js';
+import type { WithdrawalFeeDeps } from '../withdrawals/network-fees.js';
 
 /** What the refund use cases need from outside, as ports; shared/store/refunds.ts implements the repository. */
 
@@ -34,4 +38,16 @@ export interface RefundRepository {
   save(previous: RefundState, change: RefundChange, now: Date, alsoWrite?: (stored: RefundState) => readonly WriteItem[]): Promise<RefundState>;
   /** The refund a claim link names (tenant and id), or null. */
   claim(token: string): Promise<{ readonly tenantId: string; readonly refundId: string } | null>;
+}
+
+/** What the refund use cases read and write (shared/runtime/refunds.ts wires the real ones). */
+export interface RefundsDeps {
+  readonly refunds: RefundRepository;
+  readonly payments: Pick<PaymentRepository, 'get'>;
+  readonly ledger: Pick<LedgerPort, 'balance'>;
+  /** The network fees a refund's payout is priced with (a withdrawal's). */
+  readonly fees: WithdrawalFeeDeps;
+  readonly served: ServedNetworks;
+  /** The claim links' origin (`PUBLIC_BASE_URL`); null: the host the request came to. */
+  readonly settings: { readonly publicBaseUrl: string | null };
 }

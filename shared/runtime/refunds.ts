@@ -1,0 +1,20 @@
+import type { Config } from '../config/config.js';
+import { config } from '../config/config.js';
+import { dynamoLedger } from '../store/ledger.js';
+import { dynamoPayments } from '../store/payments.js';
+import { dynamoRefunds } from '../store/refunds.js';
+import type { RefundsDeps } from '../usecases/refunds/ports.js';
+import { servedNetworks } from './currencies.js';
+import { withdrawalFees } from './withdrawals.js';
+
+/** The refund use cases wired from configuration: the DynamoDB repositories and ledger, the withdrawal network fees. */
+export function refundsRuntime(cfg: Config = config()): RefundsDeps {
+  return {
+    refunds: dynamoRefunds,
+    payments: dynamoPayments,
+    ledger: dynamoLedger,
+    fees: withdrawalFees(cfg),
+    served: servedNetworks(cfg),
+    settings: { publicBaseUrl: cfg.PUBLIC_BASE_URL ?? null },
+  };
+}
