@@ -136,6 +136,9 @@ describe('POST /payments/{id}/refunds/', () => {
     expect([after.amount, after.locked]).toEqual([sub(before.amount, '20'), add(before.locked, '20')]);
     expect((await call('GET', `/refunds/${res.body.id as string}/`)).body).toEqual(res.body);
     expect((await call('GET', `/payments/${p.id}/refundable/`)).body).toMatchObject({ refunded: '20', refundable: '99' });
+    // The payment record shows it; the interface's fields stay as they are.
+    const record = await call('GET', `/payments/${p.id}/`);
+    expect(record.body).toMatchObject({ status: 'completed', merchant_received: '119', refunded_amount: '20' });
   });
 
   it('without an address: awaiting_address with a claim link on the public origin, valid 72 hours', async () => {
@@ -222,6 +225,7 @@ describe('POST /refunds/{id}/cancel/', () => {
     expect([cancelled.status, cancelled.body.status]).toEqual([200, 'cancelled']);
     expect(await usdt()).toEqual(before);
     expect((await call('GET', `/payments/${p.id}/refundable/`)).body).toMatchObject({ refunded: '0', refundable: '99' });
+    expect((await call('GET', `/payments/${p.id}/`)).body.refunded_amount).toBe('0');
     const again = await call('POST', `/refunds/${made.body.id as string}/cancel/`);
     expect([again.status, again.body.error.code]).toEqual([409, 'invalid_state']);
     expect((await callB('POST', `/refunds/${made.body.id as string}/cancel/`)).status).toBe(404);
