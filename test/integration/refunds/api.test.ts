@@ -200,6 +200,32 @@ describe('POST /payments/{id}/refunds/', () => {
   });
 });
 
+describe('the race', () => {
+  it('twenty concurrent POSTs of a quarter of what the payment received (100; credited 99): three accepted and held, seventeen refused in the envelope', async () => {
+    const p = await paid('100');
+    const before = await usdt();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => call('POST', `/payments/${p.id}/refunds/`, { body: { amount: '25', address: DEST } })));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((x) => x === 201)).toHaveLength(3);
+    expect(answers.filter((r) => r.status !== 201).map((r) => [r.status, r.body.error.code])).toEqual(
+      Array.from({ length: 17 }, () => [400, 'invalid_request']),
+    );
+    expect((await usdt()).locked).toBe(add(before.locked, '75'));
+    expect((await call('GET', `/payments/${p.id}/refundable/`)).body).toMatchObject({ refunded: '75', refundable: '24' });
+    expect((await call('GET', `/payments/${p.id}/refunds/`)).body.results).toHaveLength(3);
+  });
+});
+
+describe('a deployment that does not pay out on the network', () => {
+  it('refuses the refund up front: 400 unsupported_blockchain, nothing held', async () => {
+    const p = await paid('100');
+    const notPaying = caller(apiGroupHandlers(servingEth()).refunds as unknown as Handler, () => a.bearer);
+    const res = await notPaying('POST', `/payments/${p.id}/refunds/`, { body: { amount: '20', address: DEST } });
+    expect([res.status, res.body.error.code, res.body.error.details]).toEqual([400, 'unsupported_blockchain', { blockchain: 'ETH' }]);
+    expect((await call('GET', `/payments/${p.id}/refunds/`)).body.results).toEqual([]);
+  });
+});
+
 describe('GET /payments/{id}/refunds/, GET /refunds/{id}/', () => {
   it("lists a payment's refunds oldest first; another tenant's refund is 404", async () => {
     const p = await paid('100');
@@ -226,6 +252,13 @@ describe('POST /refunds/{id}/cancel/', () => {
     expect(await usdt()).toEqual(before);
     expect((await call('GET', `/payments/${p.id}/refundable/`)).body).toMatchObject({ refunded: '0', refundable: '99' });
     expect((await call('GET', `/payments/${p.id}/`)).body.refunded_amount).toBe('0');
+    // The same cancel with its Idempotency-Key again is the same answer; without it, a second cancel is refused.
+    const key = { 'idempotency-key': `cancel-${made.body.id as string}` };
+    const made2 = await call('POST', `/payments/${p.id}/refunds/`, { body: { amount: '30' } });
+    const c1 = await call('POST', `/refunds/${made2.body.id as string}/cancel/`, { headers: key });
+    const c2 = await call('POST', `/refunds/${made2.body.id as string}/cancel/`, { headers: key });
+    expect([c1.status, c2.status, c2.body]).toEqual([200, 200, c1.body]);
+    expect(await usdt()).toEqual(before);
     const again = await call('POST', `/refunds/${made.body.id as string}/cancel/`);
     expect([again.status, again.body.error.code]).toEqual([409, 'invalid_state']);
     expect((await callB('POST', `/refunds/${made.body.id as string}/cancel/`)).status).toBe(404);
