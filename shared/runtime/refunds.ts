@@ -3,7 +3,9 @@ import { config } from '../config/config.js';
 import { dynamoLedger } from '../store/ledger.js';
 import { dynamoPayments } from '../store/payments.js';
 import { dynamoRefunds } from '../store/refunds.js';
-import type { RefundsDeps } from '../usecases/refunds/ports.js';
+import type { Clock } from '../domain/clock.js';
+import { systemClock } from '../domain/clock.js';
+import type { RefundRepository, RefundsDeps } from '../usecases/refunds/ports.js';
 import { servedNetworks } from './currencies.js';
 import { withdrawalFees } from './withdrawals.js';
 
@@ -17,4 +19,9 @@ export function refundsRuntime(cfg: Config = config()): RefundsDeps {
     served: servedNetworks(cfg),
     settings: { publicBaseUrl: cfg.PUBLIC_BASE_URL ?? null },
   };
+}
+
+/** The claim expirer's deps (the payment-expirer's schedule runs it). */
+export function refundClaimsRuntime(): { readonly refunds: RefundRepository; readonly clock: Clock } {
+  return { refunds: dynamoRefunds, clock: systemClock };
 }

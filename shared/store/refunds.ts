@@ -158,6 +158,21 @@ async function listByPayment(tenantId: string, paymentId: string): Promise<Refun
   return items.map(refundFromItem);
 }
 
+async function dueClaims(time: string, limit: number): Promise<RefundState[]> {
+  const items = await queryAll(
+    {
+      TableName: tableName(),
+      IndexName: 'gsi3',
+      KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk <= :due',
+      ExpressionAttributeValues: { ':pk': keys.refundAwaitingPartition(), ':due': keys.refundsDueBy(time) },
+      ScanIndexForward: true,
+      Limit: limit,
+    },
+    limit,
+  );
+  return items.slice(0, limit).map(refundFromItem);
+}
+
 async function claim(token: string): Promise<{ tenantId: string; refundId: string } | null> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.refundClaim(token) }));
   return Item ? { tenantId: String(Item.tenant_id), refundId: String(Item.refund_id) } : null;
@@ -169,5 +184,6 @@ export const dynamoRefunds: RefundRepository = {
   refunded: async (tenantId, paymentId) => (await totals(tenantId, paymentId))?.refunded ?? '0',
   create,
   save,
+  dueClaims,
   claim,
 };

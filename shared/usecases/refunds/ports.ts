@@ -36,6 +36,8 @@ export interface RefundRepository {
    * released, and `alsoWrite`, in ONE transaction conditioned on the version read (ConflictError when it moved).
    */
   save(previous: RefundState, change: RefundChange, now: Date, alsoWrite?: (stored: RefundState) => readonly WriteItem[]): Promise<RefundState>;
+  /** Refunds of every tenant awaiting their address whose claim deadline is at or before `time`, oldest deadline first. */
+  dueClaims(time: string, limit: number): Promise<RefundState[]>;
   /** The refund a claim link names (tenant and id), or null. */
   claim(token: string): Promise<{ readonly tenantId: string; readonly refundId: string } | null>;
 }

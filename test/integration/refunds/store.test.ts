@@ -4,6 +4,7 @@ import { GatewayError, InsufficientBalanceError } from '../../../shared/domain/e
 import type { RefundState } from '../../../shared/domain/refunds.js';
 import { openRefund, transition } from '../../../shared/domain/refunds.js';
 import { creditEntry } from '../../../shared/domain/ledger.js';
+import { expireRefundClaims } from '../../../shared/usecases/refunds/expire.js';
 import { getBalance, postEntry } from '../../../shared/store/ledger.js';
 import { dynamoRefunds } from '../../../shared/store/refunds.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
@@ -125,4 +126,45 @@ it('cancel releases the hold and gives the amount back to the payment: a new ref
   const again = await accept(tenantId, payment, '24.75', '24.75');
   expect(again.status).toBe('pending');
   expect(await getBalance(tenantId, 'main', 'USDTERC20')).toMatchObject({ amount: '75.25', locked: '24.75' });
+});
+
+it('a claim unused by its deadline expires: the hold is released and the amount refundable again; one still open, or already addressed, is left alone', async () => {
+  const tenantId = await funded('100');
+  const payment = randomUUID();
+  const unused = await accept(tenantId, payment, '30', '99', null);
+  const addressed = await accept(tenantId, payment, '20', '99', null);
+  await dynamoRefunds.save(
+    addressed,
+    transition(addressed, { kind: 'address_set', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', memo: null }, now),
+    now,
+  );
+  const later = await dynamoRefunds.create(
+    {
+      change: openRefund({ ...unused, id: randomUUID(), amount: '10', claimToken: randomUUID(), address: null }, new Date(now.getTime() + 3600_000)),
+      base: '99',
+    },
+    now,
+  );
+  expect(await getBalance(tenantId, 'main', 'USDTERC20')).toMatchObject({ amount: '40', locked: '60' });
+
+  const at = (hours: number) => ({ now: () => new Date(now.getTime() + hours * 3600_000) });
+  // Before the deadline nothing moves (the queue is every tenant's: count only this test's refunds).
+  await expireRefundClaims({ refunds: dynamoRefunds, clock: at(71) });
+  expect((await dynamoRefunds.get(tenantId, unused.id))?.status).toBe('awaiting_address');
+
+  await expireRefundClaims({ refunds: dynamoRefunds, clock: at(72) });
+  expect(await dynamoRefunds.get(tenantId, unused.id)).toMatchObject({ status: 'expired', claimToken: null });
+  expect((await dynamoRefunds.get(tenantId, addressed.id))?.status).toBe('pending');
+  expect((await dynamoRefunds.get(tenantId, later.id))?.status).toBe('awaiting_address');
+  expect(await getBalance(tenantId, 'main', 'USDTERC20')).toMatchObject({ amount: '70', locked: '30' });
+  expect(await dynamoRefunds.refunded(tenantId, payment)).toBe('30');
+
+  // The schedule's worker runs it too (the payment-expirer), and a second run changes nothing.
+  const { handler } = await import('../../../functions/payment-expirer/handler.js');
+  const ran = (await handler({ time: new Date(now.getTime() + 74 * 3600_000).toISOString() } as never, undefined as never)) as { refundClaimsExpired: number };
+  expect(ran.refundClaimsExpired).toBeGreaterThanOrEqual(1);
+  expect((await dynamoRefunds.get(tenantId, later.id))?.status).toBe('expired');
+  expect(await getBalance(tenantId, 'main', 'USDTERC20')).toMatchObject({ amount: '80', locked: '20' });
+  expect(await dynamoRefunds.refunded(tenantId, payment)).toBe('20');
+  expect((await expireRefundClaims({ refunds: dynamoRefunds, clock: at(80) })).expired).toBe(0);
 });
