@@ -2,10 +2,10 @@ import type { CurrencyCode } from './currencies.js';
 import { ConflictError, GatewayError, ValidationError } from './errors.js';
 import { EVENTS, refundFamilyEvent } from './events.js';
 import type { EventType } from './events.js';
-import type { CustomerAccount, EntryDraft, EntryReference, Leg } from './ledger.js';
-import { EXTERNAL, holdEntry, MAIN, NETWORK_FEES, pocket, releaseEntry, walletAccount } from './ledger.js';
+import type { CustomerAccount, EntryDraft, EntryReference } from './ledger.js';
+import { holdEntry, MAIN, releaseEntry, walletAccount } from './ledger.js';
 import type { Decimal } from './money.js';
-import { isPositive, lt, lte, min, sub } from './money.js';
+import { add, isPositive, lt, lte, min, sub } from './money.js';
 import type { PaymentState } from './payments.js';
 import { received } from './payments.js';
 
@@ -23,8 +23,11 @@ import { received } from './payments.js';
  * ```
  *
  * Money: opening holds the whole refund amount on the account the payment credited (`amount` -> `locked`, never
- * below zero); cancel, expiry and failure release it; completion spends it (what was sent leaves the ledger, the
- * network fee goes to the platform's network-fee account), so the merchant is charged exactly the refund amount.
+ * below zero). Once it has an address it is paid by a withdrawal of its own (`openRefundPayout` in withdrawals.ts,
+ * written in the transaction that makes the refund pending), which takes the hold over: the withdrawal's payout
+ * spends it (what was sent leaves the ledger, the network fee goes to the platform's network-fee account) and its
+ * failure or cancel releases it, so the refund's own payout facts post no entry. A refund without a withdrawal
+ * (awaiting its address) releases its hold itself when cancelled or expired.
  */
 
 export const REFUND_STATUSES = ['awaiting_address', 'pending', 'processing', 'completed', 'failed', 'cancelled', 'expired'] as const;
@@ -189,6 +192,8 @@ export type RefundDraft = Pick<
 > & {
   /** Required without an address: the claim page's token. */
   readonly claimToken: string | null;
+  /** With an address: the withdrawal that pays it, written with it. */
+  readonly withdrawalId?: string | null;
 };
 
 /**
@@ -198,6 +203,7 @@ export type RefundDraft = Pick<
 export function openRefund(draft: RefundDraft, now: Date, claimHours = CLAIM_HOURS): RefundChange {
   if (!isPositive(draft.amount)) throw ValidationError.field('amount', 'The amount must be positive.');
   if (draft.address === null && !draft.claimToken) throw new TypeError('a refund without an address needs a claim token');
+  if (draft.address === null && draft.withdrawalId) throw new TypeError('a refund without an address has no withdrawal');
   const at = now.toISOString();
   const awaiting = draft.address === null;
   const state: RefundState = {
@@ -206,7 +212,7 @@ export function openRefund(draft: RefundDraft, now: Date, claimHours = CLAIM_HOU
     claimToken: awaiting ? draft.claimToken : null,
     claimExpiresAt: awaiting ? new Date(now.getTime() + claimHours * 3600_000).toISOString() : null,
     amountSent: null,
-    withdrawalId: null,
+    withdrawalId: draft.withdrawalId ?? null,
     transactionHash: null,
     failureReason: null,
     createdAt: at,
@@ -228,11 +234,15 @@ export function openRefund(draft: RefundDraft, now: Date, claimHours = CLAIM_HOU
 
 export type RefundFact =
   /** The customer entered the address on the claim page (or the merchant gave it later). */
-  | { readonly kind: 'address_set'; readonly address: string; readonly memo: string | null }
+  | { readonly kind: 'address_set'; readonly address: string; readonly memo: string | null; readonly withdrawalId?: string }
   /** Handed to the withdrawal engine (`withdrawalId`: the withdrawal that pays it). */
   | { readonly kind: 'dispatched'; readonly withdrawalId: string }
-  /** Paid on chain: `networkFee` what the chain took (at most the amount). */
-  | { readonly kind: 'paid'; readonly txHash: string; readonly networkFee: Decimal }
+  /**
+   * Its withdrawal was paid on chain: `amountSent` what the customer received (the withdrawal's amount),
+   * `networkFee` what the network fee came to (the withdrawal's, at most the one held).
+   */
+  | { readonly kind: 'paid'; readonly txHash: string; readonly networkFee: Decimal; readonly amountSent: Decimal }
+  /** Its withdrawal failed (or was cancelled or rejected): the withdrawal returned the hold. */
   | { readonly kind: 'failed'; readonly reason: string }
   | { readonly kind: 'cancel' }
   /** Its claim deadline passed unused. */
@@ -252,15 +262,12 @@ const released = (r: RefundState, suffix: string): RefundEffect[] => [
   { kind: 'unrefund', amount: r.amount },
 ];
 
-/** Completion: the held amount leaves the ledger, what was sent to the outside, the network fee to the platform. */
-function spendEntry(r: RefundState, sent: Decimal, networkFee: Decimal): EntryDraft {
-  const locked = pocket(r.account, 'locked');
-  const legs: Leg[] = [
-    { from: locked, to: pocket(EXTERNAL), amount: sent },
-    { from: locked, to: pocket(NETWORK_FEES), amount: networkFee },
-  ].filter((l) => isPositive(l.amount));
-  return { type: 'refund', currency: r.currency, legs, reference: reference(r), metadata: r.transactionHash ? { tx: r.transactionHash } : {} };
-}
+/**
+ * The end of a refund that was not paid: a refund with a withdrawal only gives its amount back to the payment's
+ * refundable total (the withdrawal's failure or cancel releases the hold, in the same transaction); one without a
+ * withdrawal releases its hold itself.
+ */
+const letGo = (r: RefundState, suffix: string): RefundEffect[] => (r.withdrawalId ? [{ kind: 'unrefund', amount: r.amount }] : released(r, suffix));
 
 /**
  * The pure transition: the refund after `fact` at `now`, its events and effects. A fact the guards do not allow is
@@ -276,25 +283,31 @@ export function transition(r: RefundState, fact: RefundFact, now: Date): RefundC
     case 'address_set':
       if (!awaitsAddress(r)) refuse(r, fact, `The refund's address is already set (it is ${r.status}).`);
       if (claimExpired(r, now)) refuse(r, fact, 'The claim link has expired.');
-      return move('pending', { address: fact.address, memo: fact.memo, claimToken: null });
+      return move('pending', { address: fact.address, memo: fact.memo, claimToken: null, withdrawalId: fact.withdrawalId ?? null });
     case 'dispatched':
       if (r.status !== 'pending') refuse(r, fact);
       return move('processing', { withdrawalId: fact.withdrawalId });
     case 'paid': {
       if (r.status !== 'processing' && r.status !== 'pending') refuse(r, fact);
-      if (!lte('0', fact.networkFee) || !lte(fact.networkFee, r.amount)) throw new RangeError(`a network fee ${fact.networkFee} outside [0, ${r.amount}]`);
-      const sent = sub(r.amount, fact.networkFee);
-      const paid: RefundState = { ...r, transactionHash: fact.txHash };
-      return move('completed', { transactionHash: fact.txHash, networkFee: fact.networkFee, amountSent: sent }, [
-        { kind: 'post_entry', entryId: `refund:${r.id}:complete`, entry: spendEntry(paid, sent, fact.networkFee) },
-      ]);
+      const charged = add(fact.amountSent, fact.networkFee);
+      if (!lte('0', fact.networkFee) || !lte('0', fact.amountSent) || !lte(charged, r.amount)) {
+        throw new RangeError(`a payout of ${fact.amountSent} plus a network fee of ${fact.networkFee} outside the refund's ${r.amount}`);
+      }
+      // The chain took less than the fee held: the withdrawal returned the rest to the balance, so the refund is
+      // what the merchant was charged (amount_sent + network_fee), the rest refundable again.
+      const returned = sub(r.amount, charged);
+      return move(
+        'completed',
+        { transactionHash: fact.txHash, networkFee: fact.networkFee, amountSent: fact.amountSent, amount: charged },
+        isPositive(returned) ? [{ kind: 'unrefund', amount: returned }] : [],
+      );
     }
     case 'failed':
       if (r.status !== 'processing' && r.status !== 'pending') refuse(r, fact);
-      return move('failed', { failureReason: fact.reason }, released(r, 'fail'));
+      return move('failed', { failureReason: fact.reason }, letGo(r, 'fail'));
     case 'cancel':
       if (!canCancelRefund(r)) refuse(r, fact, `A ${r.status} refund cannot be cancelled; only one awaiting its address or pending can.`);
-      return move('cancelled', { claimToken: null }, released(r, 'release'));
+      return move('cancelled', { claimToken: null }, letGo(r, 'release'));
     case 'expire':
       if (!claimExpired(r, now)) refuse(r, fact, `A ${r.status} refund whose claim is still open cannot expire.`);
       return move('expired', { claimToken: null }, released(r, 'expire'));

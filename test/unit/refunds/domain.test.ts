@@ -8,6 +8,8 @@ import { transition as paymentTransition } from '../../../shared/domain/payments
 import type { PaymentState } from '../../../shared/domain/payments.js';
 import type { RefundDraft, RefundEffect, RefundState } from '../../../shared/domain/refunds.js';
 import { openRefund, refundable, requireRefundable, transition } from '../../../shared/domain/refunds.js';
+import type { WithdrawalEffect } from '../../../shared/domain/withdrawals.js';
+import { openRefundPayout, transition as withdrawalTransition } from '../../../shared/domain/withdrawals.js';
 import { aDeposit, aPayment } from '../../support/fixtures/payments.js';
 
 const now = new Date('2026-01-01T00:00:00Z');
@@ -46,7 +48,7 @@ const draft = (over: Partial<RefundDraft> = {}): RefundDraft => ({
 });
 
 /** The balance of main after the entries among `effects` (refused as the store would: never below zero). */
-function mainAfter(start: string | Balance, effects: readonly RefundEffect[]): Balance {
+function mainAfter(start: string | Balance, effects: readonly (RefundEffect | WithdrawalEffect)[]): Balance {
   let balance: Balance = typeof start === 'string' ? { amount: start, pending: '0', locked: '0' } : start;
   for (const e of effects) {
     if (e.kind !== 'post_entry') continue;
@@ -162,27 +164,71 @@ describe('transition', () => {
     expect(() => transition(awaiting(), { kind: 'address_set', address: '0xabc', memo: null }, later(73))).toThrow(/expired/);
   });
 
-  it('pending -> processing -> completed: the hold is spent, amount_sent = amount - network_fee, refund.completed', () => {
-    const p = transition(pending(), { kind: 'dispatched', withdrawalId: 'w1' }, now);
-    expect(p.state).toMatchObject({ status: 'processing', withdrawalId: 'w1' });
-    const c = transition(p.state, { kind: 'paid', txHash: '0xtx', networkFee: '0.8' }, now);
-    expect(c.state).toMatchObject({ status: 'completed', transactionHash: '0xtx', networkFee: '0.8', amountSent: '9.2' });
-    expect(c.events.map((e) => e.type)).toEqual(['refund_status_update', 'refund.completed']);
-    const all = [...openRefund(draft(), now).effects, ...c.effects];
-    // The merchant is charged exactly the refund amount: 100 - 10, nothing left held.
-    expect(mainAfter('100', all)).toEqual({ amount: '90', pending: '0', locked: '0' });
-    const legs = c.effects.flatMap((e) => (e.kind === 'post_entry' ? e.entry.legs : []));
-    expect(legs.map((l) => [l.to.account, l.amount])).toEqual([
-      ['platform:external', '9.2'],
-      ['platform:network_fees', '0.8'],
-    ]);
-    expect(() => transition(p.state, { kind: 'paid', txHash: '0xtx', networkFee: '11' }, now)).toThrow(RangeError);
+  /** The refund's withdrawal (openRefundPayout) for a refund that is pending with `withdrawalId` w1. */
+  const payoutOf = (r: RefundState, fee = '1') =>
+    openRefundPayout(r, { id: 'w1', currency: 'USDTERC20', network: 'ETH', token: 'USDT', address: r.address ?? '', networkFee: fee }, now);
+  const paying = (): RefundState => ({ ...openRefund(draft({ withdrawalId: 'w1' }), now).state, version: 1 });
+
+  it('the payout withdrawal takes the hold over: no hold of its own, it sends amount - network_fee and deducts the amount', () => {
+    const w = payoutOf(paying());
+    expect(w.state).toMatchObject({ refundId: 'r1', amount: '9', networkFee: '1', platformFee: '0', totalFee: '1', totalDeducted: '10', accountId: null });
+    expect(w.effects).toEqual([]);
+    expect(w.events.map((e) => e.type)).toContain('withdrawal.created');
+    expect(payoutOf({ ...paying(), account: 'wallet:wa' }).state.accountId).toBe('wa');
+    expect(() => payoutOf(paying(), '10')).toThrow(RangeError);
   });
 
-  it('failure, cancel and expiry release the hold and give the amount back to the payment; each announced as refund.failed', () => {
+  it('pending -> processing -> completed by its withdrawal: the withdrawal spends exactly the hold, the refund posts nothing', () => {
+    const r = paying();
+    const w0 = payoutOf(r);
+    const p = transition(r, { kind: 'dispatched', withdrawalId: 'w1' }, now);
+    expect(p.state).toMatchObject({ status: 'processing', withdrawalId: 'w1' });
+    const w1 = withdrawalTransition({ ...w0.state, version: 1 }, { kind: 'dispatched' }, now);
+    const w2 = withdrawalTransition(w1.state, { kind: 'chain_confirmed', txHash: '0xtx' }, now);
+    const c = transition(p.state, { kind: 'paid', txHash: '0xtx', networkFee: w2.state.networkFee, amountSent: w2.state.amount }, now);
+    expect(c.state).toMatchObject({ status: 'completed', transactionHash: '0xtx', networkFee: '1', amountSent: '9', amount: '10' });
+    expect(c.events.map((e) => e.type)).toEqual(['refund_status_update', 'refund.completed']);
+    expect(c.effects).toEqual([]);
+    // The merchant is charged exactly the refund amount: 100 - 10, nothing left held.
+    const all = [...openRefund(draft({ withdrawalId: 'w1' }), now).effects, ...w0.effects, ...w1.effects, ...w2.effects, ...p.effects, ...c.effects];
+    expect(mainAfter('100', all)).toEqual({ amount: '90', pending: '0', locked: '0' });
+    expect(() => transition(p.state, { kind: 'paid', txHash: '0xtx', networkFee: '2', amountSent: '9' }, now)).toThrow(RangeError);
+  });
+
+  it('a chain that took less than the fee held: the refund is what was charged, the rest refundable again', () => {
+    const r = transition(paying(), { kind: 'dispatched', withdrawalId: 'w1' }, now).state;
+    const w1 = withdrawalTransition(
+      { ...payoutOf(r).state, status: 'processing', version: 2 },
+      { kind: 'chain_confirmed', txHash: '0xtx', networkFee: '0.4' },
+      now,
+    );
+    const c = transition(r, { kind: 'paid', txHash: '0xtx', networkFee: w1.state.networkFee, amountSent: w1.state.amount }, now);
+    expect(c.state).toMatchObject({ amount: '9.4', networkFee: '0.4', amountSent: '9' });
+    expect(c.effects).toEqual([{ kind: 'unrefund', amount: '0.6' }]);
+    expect(mainAfter({ amount: '90', pending: '0', locked: '10' }, w1.effects)).toEqual({ amount: '90.6', pending: '0', locked: '0' });
+  });
+
+  it('failure or cancel of a refund with a withdrawal: the withdrawal releases the hold once, the refund only gives the amount back', () => {
+    const processing = transition(paying(), { kind: 'dispatched', withdrawalId: 'w1' }, now).state;
+    const w = { ...payoutOf(paying()).state, version: 1 };
+    const pairs: [ReturnType<typeof transition>, ReturnType<typeof withdrawalTransition>, string][] = [
+      [
+        transition(processing, { kind: 'failed', reason: 'reverted' }, now),
+        withdrawalTransition({ ...w, status: 'processing' }, { kind: 'chain_failed', reason: 'reverted' }, now),
+        'failed',
+      ],
+      [transition(paying(), { kind: 'cancel' }, now), withdrawalTransition(w, { kind: 'cancel' }, now), 'cancelled'],
+    ];
+    for (const [c, wc, status] of pairs) {
+      expect(c.state.status).toBe(status);
+      expect(c.events.map((e) => e.type)).toEqual(['refund_status_update', 'refund.failed']);
+      expect(c.effects).toEqual([{ kind: 'unrefund', amount: '10' }]);
+      expect(mainAfter({ amount: '90', pending: '0', locked: '10' }, [...c.effects, ...wc.effects])).toEqual({ amount: '100', pending: '0', locked: '0' });
+    }
+  });
+
+  it('cancel and expiry of a refund awaiting its address release the hold and give the amount back; announced as refund.failed', () => {
     const cases: [RefundState, Parameters<typeof transition>[1], Date, string][] = [
-      [transition(pending(), { kind: 'dispatched', withdrawalId: 'w1' }, now).state, { kind: 'failed', reason: 'reverted' }, now, 'failed'],
-      [pending(), { kind: 'cancel' }, now, 'cancelled'],
       [awaiting(), { kind: 'cancel' }, now, 'cancelled'],
       [awaiting(), { kind: 'expire' }, later(72), 'expired'],
     ];
@@ -201,8 +247,8 @@ describe('transition', () => {
     expect(() => transition(awaiting(), { kind: 'expire' }, later(71))).toThrow(ConflictError);
     expect(() => transition(pending(), { kind: 'expire' }, later(100))).toThrow(ConflictError);
     expect(() => transition(awaiting(), { kind: 'dispatched', withdrawalId: 'w1' }, now)).toThrow(ConflictError);
-    const done = transition(processing, { kind: 'paid', txHash: '0x', networkFee: '1' }, now).state;
-    for (const fact of [{ kind: 'cancel' }, { kind: 'failed', reason: 'x' }, { kind: 'paid', txHash: '0x', networkFee: '1' }] as const) {
+    const done = transition(processing, { kind: 'paid', txHash: '0x', networkFee: '1', amountSent: '9' }, now).state;
+    for (const fact of [{ kind: 'cancel' }, { kind: 'failed', reason: 'x' }, { kind: 'paid', txHash: '0x', networkFee: '1', amountSent: '9' }] as const) {
       expect(() => transition(done, fact, now)).toThrow(ConflictError);
     }
   });
