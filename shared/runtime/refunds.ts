@@ -3,6 +3,7 @@ import { config } from '../config/config.js';
 import { dynamoLedger } from '../store/ledger.js';
 import { dynamoPayments } from '../store/payments.js';
 import { dynamoRefunds } from '../store/refunds.js';
+import { dynamoWithdrawals, withdrawalCreationItems } from '../store/withdrawals.js';
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
 import type { RefundRepository, RefundsDeps } from '../usecases/refunds/ports.js';
@@ -13,6 +14,7 @@ import { withdrawalFees } from './withdrawals.js';
 export function refundsRuntime(cfg: Config = config()): RefundsDeps {
   return {
     refunds: dynamoRefunds,
+    payouts: { get: dynamoWithdrawals.get, save: dynamoWithdrawals.save, creationItems: withdrawalCreationItems },
     payments: dynamoPayments,
     ledger: dynamoLedger,
     fees: withdrawalFees(cfg),

@@ -5,11 +5,11 @@ import type { RefundChange, RefundEffect, RefundState } from '../domain/refunds.
 import { overRefundable } from '../domain/refunds.js';
 import type { WriteItem } from '../usecases/ports.js';
 import type { RefundCreation, RefundRepository } from '../usecases/refunds/ports.js';
-import { aggregateOutbox, commitAggregate, loadState, nextVersion, stateAttributes, stateOf, versionedPut } from './aggregate.js';
+import { aggregateOutbox, commitAggregate, loadState, nextVersion, outboxItems, stateAttributes, stateOf, versionedPut } from './aggregate.js';
 import { db, queryAll, tableName } from './client.js';
 import { refundKeys as keys } from './keys.js';
 import type { TransactItem } from './transact.js';
-import { asTransactItem } from './transact.js';
+import { asTransactItem, asWriteItem } from './transact.js';
 import { decimalText, storedDecimal } from './values.js';
 
 /**
@@ -140,6 +140,23 @@ async function save(previous: RefundState, change: RefundChange, now: Date, also
   return r;
 }
 
+/**
+ * The writes of a change that posts no entry (a refund followed by its withdrawal, whose entries move the money):
+ * its versioned item, its events and the payment's refunded total where the amount comes back, to commit in the
+ * withdrawal's transaction. Returns the refund as it will be stored.
+ */
+function changeItems(previous: RefundState, change: RefundChange, now: Date): { stored: RefundState; items: WriteItem[] } {
+  if (change.effects.some((e) => e.kind === 'post_entry')) throw new RangeError('a refund change with an entry commits through save');
+  const r = nextVersion(change.state, previous.version);
+  const unrefund = change.effects.find((e): e is Extract<RefundEffect, { kind: 'unrefund' }> => e.kind === 'unrefund');
+  const items: TransactItem[] = [
+    versionedPut(refundItem(r), previous.version),
+    ...outboxItems(outboxOf(r, change, now)),
+    ...(unrefund ? [refundedTotalLower(r, unrefund.amount)] : []),
+  ];
+  return { stored: r, items: items.map(asWriteItem) };
+}
+
 async function totals(tenantId: string, paymentId: string): Promise<{ refunded: Decimal; remaining: Decimal } | null> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.paymentRefunded(tenantId, paymentId), ConsistentRead: true }));
   return Item ? { refunded: normalize(decimalText(Item.refunded)), remaining: normalize(decimalText(Item.remaining)) } : null;
@@ -184,6 +201,7 @@ export const dynamoRefunds: RefundRepository = {
   refunded: async (tenantId, paymentId) => (await totals(tenantId, paymentId))?.refunded ?? '0',
   create,
   save,
+  changeItems,
   dueClaims,
   claim,
 };

@@ -4,7 +4,9 @@ import type { RefundChange, RefundState } from '../../domain/refunds.js';
 import type { LedgerPort } from '../ledger/ports.js';
 import type { PaymentRepository } from '../payments/ports.js';
 import type { WriteItem } from '../ports.js';
+import type { WithdrawalChange } from '../../domain/withdrawals.js';
 import type { WithdrawalFeeDeps } from '../withdrawals/network-fees.js';
+import type { WithdrawalRepository } from '../withdrawals/ports.js';
 
 /** What the refund use cases need from outside, as ports; shared/store/refunds.ts implements the repository. */
 
@@ -36,15 +38,31 @@ export interface RefundRepository {
    * released, and `alsoWrite`, in ONE transaction conditioned on the version read (ConflictError when it moved).
    */
   save(previous: RefundState, change: RefundChange, now: Date, alsoWrite?: (stored: RefundState) => readonly WriteItem[]): Promise<RefundState>;
+  /**
+   * The writes of a change that posts no entry (its item conditioned on the version read, its events, the payment's
+   * refunded total where the amount comes back), to commit in its withdrawal's transaction; and the refund as stored.
+   */
+  changeItems(previous: RefundState, change: RefundChange, now: Date): { readonly stored: RefundState; readonly items: readonly WriteItem[] };
   /** Refunds of every tenant awaiting their address whose claim deadline is at or before `time`, oldest deadline first. */
   dueClaims(time: string, limit: number): Promise<RefundState[]>;
   /** The refund a claim link names (tenant and id), or null. */
   claim(token: string): Promise<{ readonly tenantId: string; readonly refundId: string } | null>;
 }
 
+/** The withdrawals that pay refunds, as the refund use cases write them (shared/store/withdrawals.ts). */
+export interface RefundPayouts {
+  get: WithdrawalRepository['get'];
+  /** Saves a change of the withdrawal with `alsoWrite` in ONE transaction (the refund's change rides along). */
+  save: WithdrawalRepository['save'];
+  /** The writes that create a refund's withdrawal (no entry: the refund's hold is its hold), in the refund's transaction. */
+  creationItems(change: WithdrawalChange, now: Date): readonly WriteItem[];
+}
+
 /** What the refund use cases read and write (shared/runtime/refunds.ts wires the real ones). */
 export interface RefundsDeps {
   readonly refunds: RefundRepository;
+  /** The withdrawals that pay refunds: created with a refund that has its address, cancelled with it. */
+  readonly payouts: RefundPayouts;
   readonly payments: Pick<PaymentRepository, 'get'>;
   readonly ledger: Pick<LedgerPort, 'balance'>;
   /** The network fees a refund's payout is priced with (a withdrawal's). */

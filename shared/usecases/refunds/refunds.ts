@@ -9,6 +9,7 @@ import { add, lt, parseDecimal, sub } from '../../domain/money.js';
 import type { PaymentState } from '../../domain/payments.js';
 import type { RefundState } from '../../domain/refunds.js';
 import { openRefund, refundable, refundAccount, requireRefundable, transition } from '../../domain/refunds.js';
+import { openRefundPayout, transition as withdrawalTransition } from '../../domain/withdrawals.js';
 import { requirePayment } from '../payments/read-payments.js';
 import type { IdempotencyGuard } from '../ports.js';
 import { decimal } from '../schema.js';
@@ -20,7 +21,8 @@ import type { RefundsDeps } from './ports.js';
 /**
  * Refunds of a payment (DESIGN section 12, issue 27): what is refundable, the creation (held at once, within the
  * payment's credit, never to a guessed address: the merchant's or the one the customer enters on the claim page),
- * the reads and the cancel. The payout through the withdrawal engine is not wired yet: a `pending` refund waits.
+ * the reads and the cancel. A refund with an address is paid by a withdrawal of its own, written in the transaction
+ * that makes it pending (the batcher then sends it like any withdrawal; the refund follows it: payout.ts).
  */
 
 export const CreateRefundBody = z
@@ -112,6 +114,7 @@ export async function createRefund(input: CreateRefundInput, deps: RefundsDeps):
     );
   }
   const account = refundAccount(payment);
+  const withdrawalId = body.address === undefined ? null : randomUUID();
   const insufficient = (available: Decimal) =>
     new GatewayError('insufficient_balance', `The available balance of ${available} ${currency.code} is lower than the refund of ${amount} ${currency.code}.`, {
       available,
@@ -135,12 +138,17 @@ export async function createRefund(input: CreateRefundInput, deps: RefundsDeps):
       account,
       callbackUrl: payment.callbackUrl,
       claimToken: body.address === undefined ? randomBytes(16).toString('base64url') : null,
+      withdrawalId,
     },
     now,
   );
+  const payout = withdrawalId === null ? [] : deps.payouts.creationItems(payoutOf(change.state, withdrawalId, currency, networkFee, now), now);
   const guard = input.idempotency;
   try {
-    return await deps.refunds.create({ change, base: r.base, ...(guard ? { alsoWrite: (stored: RefundState) => [guard.completeItem(stored)] } : {}) }, now);
+    return await deps.refunds.create(
+      { change, base: r.base, alsoWrite: (stored: RefundState) => [...payout, ...(guard ? [guard.completeItem(stored)] : [])] },
+      now,
+    );
   } catch (error) {
     if (error instanceof InsufficientBalanceError) throw insufficient((await deps.ledger.balance(payment.tenantId, account, currency.code)).amount);
     throw error;
@@ -159,15 +167,33 @@ export async function requireRefund(tenantId: string, refundId: string, deps: Pi
   return refund;
 }
 
-/** `POST /refunds/{id}/cancel/`: until it is handed to the chain (else 409 invalid_state); the hold is released. */
+/** The withdrawal that pays a refund with an address: the refund's amount less the network fee, on its hold. */
+function payoutOf(refund: RefundState, id: string, currency: CurrencyDefinition, networkFee: Decimal, now: Date) {
+  if (refund.address === null) throw new TypeError('a refund without an address is not paid');
+  return openRefundPayout(refund, { id, currency: currency.code, network: currency.network, token: currency.token, address: refund.address, networkFee }, now);
+}
+
+/**
+ * `POST /refunds/{id}/cancel/`: until it is handed to the chain (else 409 invalid_state). One awaiting its address
+ * releases its hold; a pending one is cancelled with its withdrawal in ONE transaction, the withdrawal's cancel
+ * releasing the hold (once) and the refund giving the amount back to the payment.
+ */
 export async function cancelRefund(
   tenantId: string,
   refundId: string,
   now: Date,
-  deps: Pick<RefundsDeps, 'refunds'>,
+  deps: Pick<RefundsDeps, 'refunds' | 'payouts'>,
   idempotency: IdempotencyGuard<RefundState> | null = null,
 ): Promise<RefundState> {
   const refund = await requireRefund(tenantId, refundId, deps);
   const change = transition(refund, { kind: 'cancel' }, now);
-  return deps.refunds.save(refund, change, now, idempotency ? (stored) => [idempotency.completeItem(stored)] : undefined);
+  if (refund.withdrawalId === null) return deps.refunds.save(refund, change, now, idempotency ? (stored) => [idempotency.completeItem(stored)] : undefined);
+  const w = await deps.payouts.get(tenantId, refund.withdrawalId);
+  if (!w) throw new Error(`refund ${refund.id} is paid by a withdrawal ${refund.withdrawalId} that does not exist`);
+  const followed = deps.refunds.changeItems(refund, change, now);
+  await deps.payouts.save(w, withdrawalTransition(w, { kind: 'cancel' }, now), now, () => [
+    ...followed.items,
+    ...(idempotency ? [idempotency.completeItem(followed.stored)] : []),
+  ]);
+  return followed.stored;
 }
