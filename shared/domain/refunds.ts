@@ -234,7 +234,14 @@ export function openRefund(draft: RefundDraft, now: Date, claimHours = CLAIM_HOU
 
 export type RefundFact =
   /** The customer entered the address on the claim page (or the merchant gave it later). */
-  | { readonly kind: 'address_set'; readonly address: string; readonly memo: string | null; readonly withdrawalId?: string }
+  | {
+      readonly kind: 'address_set';
+      readonly address: string;
+      readonly memo: string | null;
+      /** The withdrawal that pays it, written with the change; `networkFee` its fee re-priced for the address. */
+      readonly withdrawalId?: string;
+      readonly networkFee?: Decimal;
+    }
   /** Handed to the withdrawal engine (`withdrawalId`: the withdrawal that pays it). */
   | { readonly kind: 'dispatched'; readonly withdrawalId: string }
   /**
@@ -283,7 +290,13 @@ export function transition(r: RefundState, fact: RefundFact, now: Date): RefundC
     case 'address_set':
       if (!awaitsAddress(r)) refuse(r, fact, `The refund's address is already set (it is ${r.status}).`);
       if (claimExpired(r, now)) refuse(r, fact, 'The claim link has expired.');
-      return move('pending', { address: fact.address, memo: fact.memo, claimToken: null, withdrawalId: fact.withdrawalId ?? null });
+      return move('pending', {
+        address: fact.address,
+        memo: fact.memo,
+        claimToken: null,
+        withdrawalId: fact.withdrawalId ?? null,
+        ...(fact.networkFee === undefined ? {} : { networkFee: fact.networkFee }),
+      });
     case 'dispatched':
       if (r.status !== 'pending') refuse(r, fact);
       return move('processing', { withdrawalId: fact.withdrawalId });

@@ -11,7 +11,7 @@ import type { RefundState } from '../../domain/refunds.js';
 import { openRefund, refundable, refundAccount, requireRefundable, transition } from '../../domain/refunds.js';
 import { openRefundPayout, transition as withdrawalTransition } from '../../domain/withdrawals.js';
 import { requirePayment } from '../payments/read-payments.js';
-import type { IdempotencyGuard } from '../ports.js';
+import type { IdempotencyGuard, WriteItem } from '../ports.js';
 import { decimal } from '../schema.js';
 import { feesForAddress } from '../withdrawals/network-fees.js';
 import { minimumTo } from '../withdrawals/resolve.js';
@@ -105,14 +105,7 @@ export async function createRefund(input: CreateRefundInput, deps: RefundsDeps):
   requireRefundable(amount, r, currency.code);
   if (body.address !== undefined) requireRefundAddress(currency, body.address, body.memo, deps);
   const networkFee = await networkFeeOf(currency, body.address, deps);
-  const minimum = smallestRefund(currency, body.address, networkFee);
-  if (lt(amount, minimum)) {
-    throw new GatewayError(
-      'below_minimum',
-      `The refund would send ${lt(amount, networkFee) ? '0' : sub(amount, networkFee)} ${currency.code} after the ${networkFee} network fee; the smallest refund is ${minimum} ${currency.code}.`,
-      { minimum, requested: amount, network_fee: networkFee, currency: currency.code },
-    );
-  }
+  requireAboveMinimum(currency, body.address, amount, networkFee);
   const account = refundAccount(payment);
   const withdrawalId = body.address === undefined ? null : randomUUID();
   const insufficient = (available: Decimal) =>
@@ -165,6 +158,40 @@ export async function requireRefund(tenantId: string, refundId: string, deps: Pi
   const refund = await deps.refunds.get(tenantId, refundId);
   if (!refund) throw new NotFoundError('Refund not found.', { refund_id: refundId });
   return refund;
+}
+
+/** 422 `below_minimum` (with the minimum) when `amount` less the network fee to `address` is below the network's minimum. */
+function requireAboveMinimum(currency: CurrencyDefinition, address: string | undefined, amount: Decimal, networkFee: Decimal): void {
+  const minimum = smallestRefund(currency, address, networkFee);
+  if (!lt(amount, minimum)) return;
+  throw new GatewayError(
+    'below_minimum',
+    `The refund would send ${lt(amount, networkFee) ? '0' : sub(amount, networkFee)} ${currency.code} after the ${networkFee} network fee; the smallest refund is ${minimum} ${currency.code}.`,
+    { minimum, requested: amount, network_fee: networkFee, currency: currency.code },
+  );
+}
+
+/**
+ * A refund awaiting its address gets one (the claim page's, or the merchant's): the address checked for the payment's
+ * network (400 invalid_address), the network fee re-priced for it (a TRON address not yet activated costs its
+ * activation) and the minimum checked again (422 below_minimum); then the refund, pending, and the withdrawal that
+ * pays it in ONE transaction conditioned on the refund's version (409 when it moved: cancelled, expired, already set).
+ */
+export async function setRefundAddress(
+  input: { readonly tenantId: string; readonly refundId: string; readonly address: string; readonly memo: string | null; readonly now: Date },
+  deps: Pick<RefundsDeps, 'refunds' | 'payouts' | 'fees' | 'served'>,
+  alsoWrite?: (stored: RefundState) => readonly WriteItem[],
+): Promise<RefundState> {
+  const refund = await requireRefund(input.tenantId, input.refundId, deps);
+  const currency = findCurrency(refund.currency);
+  if (!currency) throw new Error(`refund ${refund.id} in an unknown currency ${refund.currency}`);
+  requireRefundAddress(currency, input.address, input.memo ?? undefined, deps);
+  const networkFee = await networkFeeOf(currency, input.address, deps);
+  requireAboveMinimum(currency, input.address, refund.amount, networkFee);
+  const withdrawalId = randomUUID();
+  const change = transition(refund, { kind: 'address_set', address: input.address, memo: input.memo, withdrawalId, networkFee }, input.now);
+  const payout = deps.payouts.creationItems(payoutOf(change.state, withdrawalId, currency, networkFee, input.now), input.now);
+  return deps.refunds.save(refund, change, input.now, (stored) => [...payout, ...(alsoWrite?.(stored) ?? [])]);
 }
 
 /** The withdrawal that pays a refund with an address: the refund's amount less the network fee, on its hold. */

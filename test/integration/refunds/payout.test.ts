@@ -11,6 +11,9 @@ import { dynamoPayments } from '../../../shared/store/payments.js';
 import { dynamoRefunds } from '../../../shared/store/refunds.js';
 import { dynamoWithdrawals } from '../../../shared/store/withdrawals.js';
 import { followingRefunds } from '../../../shared/usecases/refunds/payout.js';
+import { refundsRuntime } from '../../../shared/runtime/refunds.js';
+import type { RefundsDeps } from '../../../shared/usecases/refunds/ports.js';
+import { setRefundAddress } from '../../../shared/usecases/refunds/refunds.js';
 import { settleWithdrawal } from '../../../shared/usecases/withdrawals/settle.js';
 import { apiGroupHandlers } from '../../support/api-groups.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
@@ -27,6 +30,7 @@ const DEST = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 let table: TestTable;
 let a: { tenantId: string; bearer: string };
 let call: ReturnType<typeof caller>;
+let refundDeps: RefundsDeps;
 /** The withdrawal repository as the batcher and the chain results use it: refunds follow their withdrawals. */
 const withdrawals = followingRefunds(dynamoWithdrawals, dynamoRefunds);
 
@@ -35,10 +39,9 @@ beforeAll(async () => {
   resetConfig();
   await putFixedRates();
   a = await tenantWithToken('Refund payouts');
-  const groups = apiGroupHandlers(servingEth({ PUBLIC_BASE_URL: 'https://pay.example.com', HOT_WALLET_KEY_ID: 'hot-wallet-key' })) as unknown as Record<
-    string,
-    Handler
-  >;
+  const cfg = servingEth({ PUBLIC_BASE_URL: 'https://pay.example.com', HOT_WALLET_KEY_ID: 'hot-wallet-key' });
+  refundDeps = refundsRuntime(cfg);
+  const groups = apiGroupHandlers(cfg) as unknown as Record<string, Handler>;
   const names = ['payments', 'refunds', 'withdrawals'];
   const router = new Router(API_FUNCTIONS.filter((f) => names.includes(f.name)).flatMap((f) => f.routes.map((key) => compileRoute(key, { name: f.name }))));
   const handler: Handler = (event, context) => {
@@ -174,4 +177,22 @@ it("a refund's withdrawal is cancelled only with its refund (409 at the withdraw
   const refused = await call('POST', `/refunds/${second.refundId}/cancel/`);
   expect([refused.status, refused.body.error?.code]).toEqual([409, 'invalid_state']);
   expect((await dynamoWithdrawals.get(a.tenantId, second.w.id))?.status).toBe('processing');
+});
+
+it('a claim refund that gets its address becomes pending with its withdrawal in one transaction, its fee re-priced; only once', async () => {
+  const p = await paid('120');
+  const before = await usdt();
+  const made = await call('POST', `/payments/${p.id}/refunds/`, { body: { amount: '20' } });
+  expect([made.status, made.body.status]).toEqual([201, 'awaiting_address']);
+  const id = made.body.id as string;
+  const bad = setRefundAddress({ tenantId: a.tenantId, refundId: id, address: 'TNotAnEthAddress', memo: null, now: new Date() }, refundDeps);
+  await expect(bad).rejects.toMatchObject({ code: 'invalid_address' });
+  const set = await setRefundAddress({ tenantId: a.tenantId, refundId: id, address: DEST, memo: null, now: new Date() }, refundDeps);
+  expect(set).toMatchObject({ status: 'pending', address: DEST, claimToken: null, networkFee: '3' });
+  const w = await dynamoWithdrawals.get(a.tenantId, set.withdrawalId ?? 'none');
+  expect(w).toMatchObject({ status: 'pending', refundId: id, amount: '17', totalDeducted: '20', address: DEST });
+  // Still the one hold of the refund's amount.
+  expect(await usdt()).toMatchObject({ amount: sub(before.amount, '20'), locked: add(before.locked, '20') });
+  const again = setRefundAddress({ tenantId: a.tenantId, refundId: id, address: DEST, memo: null, now: new Date() }, refundDeps);
+  await expect(again).rejects.toMatchObject({ code: 'invalid_state' });
 });
