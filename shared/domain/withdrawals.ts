@@ -342,7 +342,7 @@ export function openWithdrawal(draft: WithdrawalDraft, now: Date): WithdrawalCha
  * cancel releases exactly that hold, once.
  */
 export function openRefundPayout(
-  refund: { readonly id: string; readonly tenantId: string; readonly amount: Decimal; readonly account: CustomerAccount; readonly callbackUrl: string | null },
+  refund: { readonly id: string; readonly tenantId: string; readonly amount: Decimal; readonly account: CustomerAccount },
   payout: Pick<WithdrawalDraft, 'id' | 'currency' | 'network' | 'token' | 'address' | 'networkFee'>,
   now: Date,
 ): WithdrawalChange {
@@ -359,7 +359,8 @@ export function openRefundPayout(
       totalFee: payout.networkFee,
       totalDeducted: refund.amount,
       customId: null,
-      callbackUrl: refund.callbackUrl,
+      // The payment's callback URL hears of the refund (refund_status_update), not of the withdrawal behind it.
+      callbackUrl: null,
       accountId: refund.account === MAIN ? null : refund.account.slice('wallet:'.length),
       priceAmount: null,
       priceCurrency: null,

@@ -175,6 +175,8 @@ describe('transition', () => {
     expect(w.effects).toEqual([]);
     expect(w.events.map((e) => e.type)).toContain('withdrawal.created');
     expect(payoutOf({ ...paying(), account: 'wallet:wa' }).state.accountId).toBe('wa');
+    // The payment's callback URL hears of the refund, not of its withdrawal.
+    expect(payoutOf({ ...paying(), callbackUrl: 'https://shop.example/cb' }).state.callbackUrl).toBeNull();
     expect(() => payoutOf(paying(), '10')).toThrow(RangeError);
   });
 
