@@ -227,8 +227,11 @@ export function openRefund(draft: RefundDraft, now: Date, claimHours = CLAIM_HOU
 }
 
 export type RefundFact =
-  /** The customer entered the address on the claim page (or the merchant gave it later). */
-  | { readonly kind: 'address_set'; readonly address: string; readonly memo: string | null }
+  /**
+   * The customer entered the address on the claim page (or the merchant gave it later); `networkFee`: the payout's
+   * fee re-priced for that address (a new TRON address costs its activation), kept as it was when absent.
+   */
+  | { readonly kind: 'address_set'; readonly address: string; readonly memo: string | null; readonly networkFee?: Decimal }
   /** Handed to the withdrawal engine (`withdrawalId`: the withdrawal that pays it). */
   | { readonly kind: 'dispatched'; readonly withdrawalId: string }
   /** Paid on chain: `networkFee` what the chain took (at most the amount). */
@@ -276,7 +279,7 @@ export function transition(r: RefundState, fact: RefundFact, now: Date): RefundC
     case 'address_set':
       if (!awaitsAddress(r)) refuse(r, fact, `The refund's address is already set (it is ${r.status}).`);
       if (claimExpired(r, now)) refuse(r, fact, 'The claim link has expired.');
-      return move('pending', { address: fact.address, memo: fact.memo, claimToken: null });
+      return move('pending', { address: fact.address, memo: fact.memo, claimToken: null, networkFee: fact.networkFee ?? r.networkFee });
     case 'dispatched':
       if (r.status !== 'pending') refuse(r, fact);
       return move('processing', { withdrawalId: fact.withdrawalId });
