@@ -38,20 +38,20 @@ export type CreateRefundBody = z.output<typeof CreateRefundBody>;
 /** A refund named in a path: its id (anything else names no refund: 404). */
 export const RefundPath = z.object({ refund_id: z.string().uuid('Not a refund id.') });
 
-function currencyOf(p: PaymentState): CurrencyDefinition {
+export function currencyOf(p: PaymentState): CurrencyDefinition {
   const currency = findCurrency(p.currency);
   if (!currency) throw new Error(`payment ${p.id} in an unknown currency ${p.currency}`);
   return currency;
 }
 
 /** The payout's network fee to `address` (the withdrawal table's, with an activation fee where the address is new). */
-async function networkFeeOf(currency: CurrencyDefinition, address: string | undefined, deps: Pick<RefundsDeps, 'fees'>): Promise<Decimal> {
+export async function networkFeeOf(currency: CurrencyDefinition, address: string | undefined, deps: Pick<RefundsDeps, 'fees'>): Promise<Decimal> {
   const priced = await feesForAddress(currency, address, deps.fees);
   return priced.networkFees[currency.code];
 }
 
 /** The smallest refund: the network's minimum of what is sent, plus the network fee deducted from it. */
-const smallestRefund = (currency: CurrencyDefinition, address: string | undefined, networkFee: Decimal): Decimal =>
+export const smallestRefund = (currency: CurrencyDefinition, address: string | undefined, networkFee: Decimal): Decimal =>
   add(minimumTo(currency, address).minimum, networkFee);
 
 /** `GET /payments/{id}/refundable/`. */
@@ -71,7 +71,7 @@ export async function describeRefundable(tenantId: string, paymentId: string, de
 }
 
 /** 400 `invalid_address` unless `address` (and `memo`, where the chain needs one) suits the payment's network. */
-function requireRefundAddress(currency: CurrencyDefinition, address: string, memo: string | undefined, deps: Pick<RefundsDeps, 'served'>): void {
+export function requireRefundAddress(currency: CurrencyDefinition, address: string, memo: string | undefined, deps: Pick<RefundsDeps, 'served'>): void {
   const type = addressTypeOfCurrency(currency);
   const context = { btcNetwork: deps.served.btcNetwork };
   const check = checkAddress(type, address, memo, context);
