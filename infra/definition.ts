@@ -82,6 +82,13 @@ export const API_FUNCTIONS: readonly ApiFunction[] = [
   { name: 'currencies', entry: 'functions/currencies/handler.ts', routes: [...group('currencies'), ...group('rates')] },
   { name: 'legacy', entry: 'functions/legacy/handler.ts', routes: group('v0') },
   { name: 'payments', entry: 'functions/payments/handler.ts', routes: group('payments') },
+  // Refunds (DESIGN section 12): a payment's (more specific than the payments group's greedy route), `/refunds/...`,
+  // and the public claim page `/refund-claims/<token>` (it writes the customer's address, so not a public-read page).
+  {
+    name: 'refunds',
+    entry: 'functions/refunds/handler.ts',
+    routes: ['ANY /payments/{transaction_id}/refundable', 'ANY /payments/{transaction_id}/refunds', ...group('refunds'), ...group('refund-claims')],
+  },
   { name: 'withdrawals', entry: 'functions/withdrawals/handler.ts', routes: group('withdrawal') },
   { name: 'wallets', entry: 'functions/wallets/handler.ts', routes: group('wallets') },
   { name: 'transactions', entry: 'functions/transactions/handler.ts', routes: group('transactions') },

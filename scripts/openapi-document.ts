@@ -2,6 +2,7 @@ import { authRoutes } from '../functions/auth/routes.js';
 import { currencyRoutes } from '../functions/currencies/routes.js';
 import { legacyRoutes } from '../functions/legacy/routes.js';
 import { paymentRoutes } from '../functions/payments/routes.js';
+import { refundRoutes } from '../functions/refunds/routes.js';
 import { systemRoutes } from '../functions/system/routes.js';
 import { balanceRoutes } from '../functions/user/balances-routes.js';
 import { userRoutes } from '../functions/user/routes.js';
@@ -29,6 +30,8 @@ export const documentedRoutes = (): readonly AnyRoute<never>[] => [
   ...systemRoutes,
   ...legacyRoutes,
   ...paymentRoutes,
+  // Refunds (DESIGN section 12), a Lambda of their own.
+  ...refundRoutes,
   ...withdrawalRoutes,
   ...walletRoutes,
   ...transactionRoutes,

@@ -1,46 +1,13 @@
 import { createHash } from 'node:crypto';
+import { PAGE_STYLE } from '../../shared/http/public-pages.js';
 
 /**
  * The page's only style sheet and script, inlined and allowed by hash in the Content-Security-Policy: nothing is
  * loaded from anywhere, not even from the page's own origin. Both are fixed text; everything that varies comes
  * from the HTML (data attributes) and the status endpoint.
  */
-export const STYLE = `
-:root{color-scheme:light;--ink:#111827;--muted:#4b5563;--line:#d1d5db;--bg:#f3f4f6;--card:#fff;--accent:#1d4ed8;--ok:#047857;--warn:#92400e;--bad:#b91c1c}
-*{box-sizing:border-box}
-body{margin:0;background:var(--bg);color:var(--ink);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",Arial,sans-serif}
-main{max-width:480px;margin:0 auto;padding:16px}
-.card{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:20px;margin-bottom:16px}
-.merchant{margin:0;color:var(--muted);font-size:.95rem}
-h1{margin:.25rem 0;font-size:1.35rem;line-height:1.3;overflow-wrap:anywhere}
-.price{margin:0;font-size:1.5rem;font-weight:700}
-.order{margin:0;color:var(--muted);font-size:.9rem;overflow-wrap:anywhere}
-.status{margin:0;font-weight:600;padding:12px 14px;border-radius:8px;background:#eff6ff;color:var(--accent)}
-.status[data-state=paid]{background:#ecfdf5;color:var(--ok)}
-.status[data-state=partially_paid],.status[data-state=seen]{background:#fffbeb;color:var(--warn)}
-.status[data-state=expired],.status[data-state=cancelled],.status[data-state=failed]{background:#fef2f2;color:var(--bad)}
-.asset{margin:0 0 4px;font-weight:600}
-.warning{margin:0 0 16px;font-size:.9rem;color:var(--warn)}
-label{display:block;font-size:.9rem;color:var(--muted);margin:12px 0 4px}
-.row{display:flex;gap:8px;align-items:flex-start}
-.row input,.row textarea{flex:1;min-width:0;font:inherit;font-family:ui-monospace,"DejaVu Sans Mono","Liberation Mono",monospace;font-size:.95rem;padding:10px;border:1px solid var(--line);border-radius:8px;background:#f9fafb;color:var(--ink)}
-/* The whole address, wrapped: a customer compares its start and its end. */
-.row textarea{resize:none;word-break:break-all;field-sizing:content;min-height:2.6em;line-height:1.35}
-#pay{margin-top:16px}
-button,.button{font:inherit;font-weight:600;border:0;border-radius:8px;padding:10px 14px;background:var(--accent);color:#fff;cursor:pointer;text-decoration:none;display:inline-block;text-align:center}
-button:focus-visible,.button:focus-visible,input:focus-visible,textarea:focus-visible,a:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
-.qr{margin:16px auto 8px;text-align:center}
-.qr img{width:240px;height:240px;max-width:100%;image-rendering:pixelated;background:#fff}
-.wallet{display:block;margin:8px 0 0}
-.timer{margin:12px 0 0;color:var(--muted);font-size:.95rem}
-.timer strong{color:var(--ink);font-variant-numeric:tabular-nums}
-.sums{display:grid;grid-template-columns:auto 1fr;gap:4px 12px;margin:12px 0 0;font-size:.95rem}
-.sums dt{color:var(--muted)}.sums dd{margin:0;text-align:right;font-variant-numeric:tabular-nums}
-.links{margin:12px 0 0}
-.links a{color:var(--accent);font-weight:600}
-.live{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
-[hidden]{display:none!important}
-`;
+/** The public pages' style sheet (shared/http/public-pages.ts). */
+export const STYLE = PAGE_STYLE;
 
 export const SCRIPT = `
 (function () {

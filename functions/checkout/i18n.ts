@@ -3,26 +3,10 @@
  * `Accept-Language` (quality values honoured), unless `?lang=` names a language it speaks. Numbers and dates
  * are formatted for the locale with `Intl`; crypto amounts keep every digit (the string is formatted, never a float).
  */
-export const LOCALES = ['en', 'de', 'es'] as const;
-export type Locale = (typeof LOCALES)[number];
+import type { Locale } from '../../shared/http/public-pages.js';
 
-const isLocale = (tag: string): tag is Locale => (LOCALES as readonly string[]).includes(tag);
-
-/** `?lang=` first, then `Accept-Language` by quality, then English. */
-export function negotiate(acceptLanguage: string | undefined, override: string | undefined): Locale {
-  const forced = override?.trim().toLowerCase().split('-')[0] ?? '';
-  if (isLocale(forced)) return forced;
-  const ranked = (acceptLanguage ?? '')
-    .split(',')
-    .map((part, order) => {
-      const [tag = '', ...params] = part.trim().split(';');
-      const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-      return { primary: tag.trim().toLowerCase().split('-')[0] ?? '', q: q === undefined ? 1 : Number(q), order };
-    })
-    .filter((r) => r.q > 0 && Number.isFinite(r.q))
-    .sort((a, b) => b.q - a.q || a.order - b.order);
-  return ranked.map((r) => r.primary).find(isLocale) ?? 'en';
-}
+export type { Locale } from '../../shared/http/public-pages.js';
+export { LOCALES, negotiate, fill, formatAmount, formatPrice, DATE_FIELDS, formatDate } from '../../shared/http/public-pages.js';
 
 /** Every text of the page; `{name}` placeholders are filled by `fill` (on the server) or by the page's script. */
 export interface Messages {
@@ -174,34 +158,3 @@ const es: Messages = {
 };
 
 export const MESSAGES: Readonly<Record<Locale, Messages>> = { en, de, es };
-
-/** `template` with each `{name}` replaced by `values[name]` (unknown names stay as written). */
-export const fill = (template: string, values: Readonly<Record<string, string | number>>): string =>
-  template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
-
-/** A crypto amount with every digit it has, grouped and with the locale's decimal separator. */
-export function formatAmount(amount: string, locale: Locale): string {
-  const scale = amount.split('.')[1]?.length ?? 0;
-  return new Intl.NumberFormat(locale, { minimumFractionDigits: scale, maximumFractionDigits: scale }).format(amount as unknown as number);
-}
-
-/** A fiat price as the locale writes money (`25,00 €`, `US$25.00`). */
-export function formatPrice(amount: string, currency: string, locale: Locale): string {
-  return new Intl.NumberFormat(locale, { style: 'currency', currency }).format(amount as unknown as number);
-}
-
-/** The fields of a shown date and time; the page's script uses the same ones in the reader's zone. */
-export const DATE_FIELDS: Intl.DateTimeFormatOptions = {
-  year: 'numeric',
-  month: 'short',
-  day: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  timeZone: 'UTC',
-  timeZoneName: 'short',
-};
-
-/** A date and time in UTC, as the locale writes them (the page's script shows it again in the reader's zone). */
-export function formatDate(iso: string, locale: Locale): string {
-  return new Intl.DateTimeFormat(locale, DATE_FIELDS).format(new Date(iso));
-}

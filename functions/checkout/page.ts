@@ -1,6 +1,7 @@
 import type { CheckoutView } from '../../shared/domain/checkout.js';
 import { isPayable } from '../../shared/domain/checkout.js';
 import { isPositive } from '../../shared/domain/money.js';
+import { escapeHtml } from '../../shared/http/public-pages.js';
 import { SCRIPT, STYLE } from './assets.js';
 import type { Locale, Messages } from './i18n.js';
 import { MESSAGES, fill, formatAmount, formatDate, formatPrice } from './i18n.js';
@@ -11,8 +12,7 @@ import { MESSAGES, fill, formatAmount, formatDate, formatPrice } from './i18n.js
  * countdown and the live status.
  */
 
-const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+export { escapeHtml };
 
 /** The page's status line for a view, in the page's language. */
 export function statusText(view: CheckoutView, t: Messages, locale: Locale): string {

@@ -45,6 +45,9 @@ const route = routesOf<PaymentsDeps>();
 /** Links on the deployment's public base URL; without one configured, on the host the request came to. */
 const linksOf = (req: { readonly headers: Readonly<Record<string, string | undefined>> }, deps: PaymentsDeps): PaymentLinks =>
   paymentLinks(deps.settings.publicBaseUrl ?? `${req.headers['x-forwarded-proto'] ?? 'https'}://${req.headers.host ?? 'localhost'}`);
+/** The payment record with its refunded total (read only for a completed payment: no other has refunds). */
+const recordOf = async (p: PaymentState, req: Parameters<typeof linksOf>[0], deps: PaymentsDeps) =>
+  paymentRecord(p, linksOf(req, deps), p.status === 'completed' && deps.refunded ? await deps.refunded(p.tenantId, p.id) : '0');
 /** A payment named in the path: its transaction id (anything else names no payment: 404). */
 const PaymentPath = z.object({ transaction_id: z.string().uuid('Not a payment id.') });
 
@@ -103,7 +106,7 @@ export const paymentRoutes = [
     scopes: READ,
     body: StatusBody,
     doc: { summary: 'Status of a payment', tags, responses: { 200: { description: 'The payment', schema: PaymentRecord } } },
-    handle: async (req, deps) => ok(paymentRecord(await requirePayment(principalOf(req).tenant.id, req.body.transaction_id, deps), linksOf(req, deps))),
+    handle: async (req, deps) => ok(await recordOf(await requirePayment(principalOf(req).tenant.id, req.body.transaction_id, deps), req, deps)),
   }),
   route({
     method: 'POST',
@@ -135,7 +138,7 @@ export const paymentRoutes = [
       tags,
       responses: { 200: { description: 'The payment', schema: PaymentRecord }, 404: { description: "Unknown, or another tenant's" } },
     },
-    handle: async (req, deps) => ok(paymentRecord(await requirePayment(principalOf(req).tenant.id, req.params.transaction_id, deps), linksOf(req, deps))),
+    handle: async (req, deps) => ok(await recordOf(await requirePayment(principalOf(req).tenant.id, req.params.transaction_id, deps), req, deps)),
   }),
   route({
     method: 'PATCH',
@@ -150,7 +153,7 @@ export const paymentRoutes = [
       responses: { 200: { description: 'The payment', schema: PaymentRecord }, 409: { description: 'invalid_state: settled payments cannot change' } },
     },
     handle: async (req, deps) =>
-      ok(paymentRecord(await updatePayment(principalOf(req).tenant.id, req.params.transaction_id, req.body, req.now, deps), linksOf(req, deps))),
+      ok(await recordOf(await updatePayment(principalOf(req).tenant.id, req.params.transaction_id, req.body, req.now, deps), req, deps)),
   }),
   route({
     method: 'POST',
@@ -164,7 +167,6 @@ export const paymentRoutes = [
       tags,
       responses: { 200: { description: 'The cancelled payment', schema: PaymentRecord }, 409: { description: 'invalid_state' } },
     },
-    handle: async (req, deps) =>
-      ok(paymentRecord(await cancelPayment(principalOf(req).tenant.id, req.params.transaction_id, req.now, deps), linksOf(req, deps))),
+    handle: async (req, deps) => ok(await recordOf(await cancelPayment(principalOf(req).tenant.id, req.params.transaction_id, req.now, deps), req, deps)),
   }),
 ];

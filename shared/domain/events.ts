@@ -173,8 +173,14 @@ function buildPayloadSchemas() {
     transaction_hash: z.string().nullable().optional(),
     callback_url: z.string().nullable().optional(),
   });
+  /**
+   * `refund_status_update` and the `refund.*` family: a refund of a payment as the merchant sees it (shared/domain/refunds.ts
+   * `refundPayload` writes every field of the record; the schema checks those consumers rely on, kept short: every Lambda carries it).
+   */
+  const RefundStatusPayload = z.looseObject({ refund_id: z.string().min(1), payment_id: z.string().min(1), status: z.string().min(1), amount: decimal });
   return {
     PaymentStatusPayload,
+    RefundStatusPayload,
     DepositReceivedPayload,
     DepositMergedPayload,
     WithdrawalStatusPayload,
@@ -229,6 +235,8 @@ export const EVENT_CATALOGUE = {
   wallet_transfer_status_update: tenant('WalletTransferPayload'),
   custody_deposit_update: tenant('CustodyDepositPayload'),
   custody_withdrawal_update: tenant('CustodyWithdrawalPayload'),
+  // DESIGN section 12: refunds, envelope A to the payment's callback_url or the default URL.
+  refund_status_update: tenant('RefundStatusPayload'),
   // Section 6.2, envelope B (the `.all` names are subscriptions, never events).
   'payment.created': tenant('PaymentStatusPayload'),
   'payment.processing': tenant('PaymentStatusPayload'),
@@ -242,6 +250,9 @@ export const EVENT_CATALOGUE = {
   'withdrawal.failed': tenant('WithdrawalStatusPayload'),
   'withdrawal.cancelled': tenant('WithdrawalStatusPayload'),
   'withdrawal.status_changed': tenant('WithdrawalStatusPayload'),
+  'refund.created': tenant('RefundStatusPayload'),
+  'refund.completed': tenant('RefundStatusPayload'),
+  'refund.failed': tenant('RefundStatusPayload'),
   'wallet.created': tenant('WalletPayload'),
   'wallet.balance_changed': tenant('WalletBalancePayload'),
   'security.login_attempt': tenant('LoginAttemptPayload'),
@@ -274,6 +285,7 @@ export const EVENTS = {
   walletTransferStatusUpdate: 'wallet_transfer_status_update',
   custodyDepositUpdate: 'custody_deposit_update',
   custodyWithdrawalUpdate: 'custody_withdrawal_update',
+  refundStatusUpdate: 'refund_status_update',
   paymentCreated: 'payment.created',
   paymentProcessing: 'payment.processing',
   paymentCompleted: 'payment.completed',
@@ -286,6 +298,9 @@ export const EVENTS = {
   withdrawalFailed: 'withdrawal.failed',
   withdrawalCancelled: 'withdrawal.cancelled',
   withdrawalStatusChanged: 'withdrawal.status_changed',
+  refundCreated: 'refund.created',
+  refundCompleted: 'refund.completed',
+  refundFailed: 'refund.failed',
   walletCreated: 'wallet.created',
   walletBalanceChanged: 'wallet.balance_changed',
   securityLoginAttempt: 'security.login_attempt',
@@ -316,6 +331,16 @@ export const TENANT_EVENT_TYPES = EVENT_TYPES.filter((t): t is TenantEventType =
 export function withdrawalFamilyEvent(status: string): TenantEventType | null {
   const type = `withdrawal.${status}`;
   return TENANT_EVENT_TYPES.find((t) => t === type && t !== EVENTS.withdrawalCreated) ?? null;
+}
+
+/**
+ * The `refund.*` family event a refund sends when it enters a status (beside `refund_status_update`, which every change
+ * sends): `refund.completed`, and `refund.failed` for every end without payout (failed, cancelled, expired; its data's
+ * `status` says which); none for the statuses between (creation is `refund.created`).
+ */
+export function refundFamilyEvent(status: string): TenantEventType | null {
+  if (status === 'completed') return EVENTS.refundCompleted;
+  return status === 'failed' || status === 'cancelled' || status === 'expired' ? EVENTS.refundFailed : null;
 }
 
 /**

@@ -13,6 +13,7 @@ export const DELIVERY_EVENTS = [
   'wallet_transfer_status_update',
   'custody_deposit_update',
   'custody_withdrawal_update',
+  'refund_status_update',
 ] as const;
 export type DeliveryEvent = (typeof DELIVERY_EVENTS)[number];
 
@@ -32,6 +33,10 @@ export const SUBSCRIPTION_EVENTS = [
   'withdrawal.cancelled',
   'withdrawal.status_changed',
   'withdrawal.all',
+  'refund.created',
+  'refund.completed',
+  'refund.failed',
+  'refund.all',
   'wallet.created',
   'wallet.balance_changed',
   'wallet.all',

@@ -74,6 +74,11 @@ export interface WithdrawalState {
    * does not carry it). Null or absent for a withdrawal sent on its own from the start.
    */
   readonly batch?: WithdrawalBatch | null;
+  /**
+   * The refund it pays (shared/domain/refunds.ts); null or absent for the tenant's own withdrawals. The refund's hold
+   * is this withdrawal's: opened with the refund, spent by its payout, released by its failure or cancel.
+   */
+  readonly refundId?: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly version: number;
@@ -327,6 +332,43 @@ export function openWithdrawal(draft: WithdrawalDraft, now: Date): WithdrawalCha
       },
     ],
   };
+}
+
+/**
+ * The withdrawal that pays a refund: pending, announced as any withdrawal, and with NO hold of its own, since the
+ * refund's hold (its whole amount, on the account the payment credited) already sits in that account's `locked`.
+ * It sends the refund's amount less the network fee (`networkFee`, priced for the refund's address), no platform
+ * fee: its `totalDeducted` is the refund's amount, so its payout spends exactly the refund's hold and its failure or
+ * cancel releases exactly that hold, once.
+ */
+export function openRefundPayout(
+  refund: { readonly id: string; readonly tenantId: string; readonly amount: Decimal; readonly account: CustomerAccount },
+  payout: Pick<WithdrawalDraft, 'id' | 'currency' | 'network' | 'token' | 'address' | 'networkFee'>,
+  now: Date,
+): WithdrawalChange {
+  if (refund.account.startsWith('custody:')) throw new RangeError(`a refund held on ${refund.account}`);
+  if (!lte(payout.networkFee, refund.amount) || !isPositive(sub(refund.amount, payout.networkFee))) {
+    throw new RangeError(`a refund of ${refund.amount} does not cover the network fee ${payout.networkFee}`);
+  }
+  const opened = openWithdrawal(
+    {
+      ...payout,
+      tenantId: refund.tenantId,
+      amount: sub(refund.amount, payout.networkFee),
+      platformFee: '0',
+      totalFee: payout.networkFee,
+      totalDeducted: refund.amount,
+      customId: null,
+      // The payment's callback URL hears of the refund (refund_status_update), not of the withdrawal behind it.
+      callbackUrl: null,
+      accountId: refund.account === MAIN ? null : refund.account.slice('wallet:'.length),
+      priceAmount: null,
+      priceCurrency: null,
+      refundId: refund.id,
+    },
+    now,
+  );
+  return { ...opened, effects: [] };
 }
 
 /**

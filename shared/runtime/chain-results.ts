@@ -17,6 +17,9 @@ import { payoutCalls } from '../chain/evm/batch-payout.js';
 import { dynamoChainTxStore } from '../store/chain-tx.js';
 import { paymentsRuntime } from './payments.js';
 import { withdrawalsRuntime } from './withdrawals.js';
+import { dynamoRefunds } from '../store/refunds.js';
+import { dynamoWithdrawals } from '../store/withdrawals.js';
+import { followingRefunds } from '../usecases/refunds/payout.js';
 
 /**
  * The chain-results worker's ports: the payment and withdrawal settlements, wired from configuration (a batch
@@ -24,7 +27,8 @@ import { withdrawalsRuntime } from './withdrawals.js';
  */
 export function chainResultsRuntime(cfg: Config = config()): ChainResultPorts {
   const payments = paymentsRuntime(cfg);
-  const withdrawals = withdrawalsRuntime(cfg);
+  // A refund follows the withdrawal that pays it (completed or failed in the same transaction).
+  const withdrawals = { ...withdrawalsRuntime(cfg), withdrawals: followingRefunds(dynamoWithdrawals, dynamoRefunds) };
   // A batch payout's settlement reads its receipt (the items' outcomes): one provider per network, on first use.
   const chainOf = evmChainsOf(cfg.EVM_RPC_URLS);
   // The hot wallet a Bitcoin batch's items are sent singly from when the batch never went out (built on first use).

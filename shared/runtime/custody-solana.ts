@@ -7,6 +7,8 @@ import { systemClock } from '../domain/clock.js';
 import { dynamoCustodyAddresses, dynamoCustodyDeposits } from '../store/custody.js';
 import { acquireLease, releaseLease } from '../store/scanner.js';
 import { dynamoWithdrawals } from '../store/withdrawals.js';
+import { dynamoRefunds } from '../store/refunds.js';
+import { followingRefunds } from '../usecases/refunds/payout.js';
 import type { SolanaPollerDeps } from '../usecases/custody/solana-poller.js';
 import type { SolanaWithdrawalDeps } from '../usecases/custody/solana-withdrawals.js';
 import { custodySolana } from './custody-chains.js';
@@ -30,7 +32,7 @@ export function solanaWithdrawalRuntime(cfg: Config = config()): SolanaWithdrawa
   const client = custodyKmsClient(cfg);
   const signers = new Map<string, KmsEd25519Signer>();
   return {
-    withdrawals: dynamoWithdrawals,
+    withdrawals: followingRefunds(dynamoWithdrawals, dynamoRefunds),
     addresses: dynamoCustodyAddresses,
     solana: solanaTransfers({
       rpc: new SolanaRpc(cfg.SOLANA_RPC_URL),

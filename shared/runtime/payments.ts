@@ -9,6 +9,7 @@ import { systemClock } from '../domain/clock.js';
 import type { CurrencyDefinition } from '../domain/currencies.js';
 import { NETWORKS } from '../domain/currencies.js';
 import { dynamoPayments } from '../store/payments.js';
+import { dynamoRefunds } from '../store/refunds.js';
 import { dynamoWalletDirectory } from '../store/wallets.js';
 import { dynamoScanCursors } from '../store/scanner.js';
 import type { ScannerDeps } from '../usecases/scanner/scan.js';
@@ -99,6 +100,7 @@ export function paymentsRuntime(cfg: Config = config()): PaymentsDeps {
     served: servedNetworks(cfg),
     settings: paymentSettings(cfg),
     clock: systemClock,
+    refunded: dynamoRefunds.refunded,
   };
 }
 

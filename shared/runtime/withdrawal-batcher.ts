@@ -7,6 +7,9 @@ import type { ChainTxRuntime } from './chain-tx.js';
 import { chainTxRuntime } from './chain-tx.js';
 import { tokenContract } from './currencies.js';
 import { withdrawalsRuntime } from './withdrawals.js';
+import { dynamoRefunds } from '../store/refunds.js';
+import { dynamoWithdrawals } from '../store/withdrawals.js';
+import { followingRefunds } from '../usecases/refunds/payout.js';
 
 /**
  * The withdrawal batcher wired from configuration (its own module, so the withdrawals API Lambda, which wires
@@ -19,6 +22,8 @@ import { withdrawalsRuntime } from './withdrawals.js';
 export function withdrawalBatcherRuntime(cfg: Config = config(), chainTx: ChainTxRuntime = chainTxRuntime(cfg)): BatcherDeps {
   return {
     ...withdrawalsRuntime(cfg),
+    // A refund follows the withdrawal that pays it (dispatched in the same transaction).
+    withdrawals: followingRefunds(dynamoWithdrawals, dynamoRefunds),
     wallet: () => chainTx.hotWallet(),
     chainTx: chainTx.deps,
     tokenContract: (code) => tokenContract(code, cfg),

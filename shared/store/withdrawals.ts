@@ -4,11 +4,12 @@ import type { WithdrawalChange, WithdrawalState } from '../domain/withdrawals.js
 import { workQueueOf } from '../domain/withdrawals.js';
 import type { WriteItem } from '../usecases/ports.js';
 import type { WithdrawalCreation, WithdrawalRepository } from '../usecases/withdrawals/ports.js';
-import { aggregateOutbox, commitAggregate, dayTotalItem, loadState, nextVersion, stateAttributes, stateOf, versionedPut } from './aggregate.js';
+import { aggregateOutbox, commitAggregate, dayTotalItem, loadState, nextVersion, outboxItems, stateAttributes, stateOf, versionedPut } from './aggregate.js';
+import { historyItems } from './transactions.js';
 import { queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 import type { TransactItem } from './transact.js';
-import { asTransactItem } from './transact.js';
+import { asTransactItem, asWriteItem } from './transact.js';
 import { sub } from '../domain/money.js';
 
 /**
@@ -46,6 +47,37 @@ const entryOf = (change: WithdrawalChange) => {
   const effect = change.effects.find((e) => e.kind === 'post_entry');
   return effect?.kind === 'post_entry' ? { entry: { entryId: effect.entryId, entry: effect.entry } } : {};
 };
+
+/**
+ * The writes that create a withdrawal whose money another aggregate's transaction moves (a refund's payout: the
+ * refund's hold is its hold): its item, its events and its history row, to commit in that transaction. A change
+ * that posts an entry is refused here: its entry would be lost.
+ */
+export function withdrawalCreationItems(change: WithdrawalChange, now: Date): WriteItem[] {
+  if (change.effects.some((e) => e.kind === 'post_entry')) throw new RangeError('a withdrawal created with an entry needs dynamoWithdrawals.create');
+  const w = nextVersion(change.state, null);
+  const items: TransactItem[] = [
+    versionedPut(withdrawalItem(w), null),
+    ...outboxItems(outboxOf(w, change, now)),
+    ...historyItems(w.tenantId, null, withdrawalTransaction(w)),
+  ];
+  return items.map(asWriteItem);
+}
+
+/**
+ * The writes of a change of a withdrawal that posts no entry (a refund's withdrawal followed by its refund): its
+ * versioned item and its events, to commit in another aggregate's transaction. Returns it as it will be stored.
+ */
+export function withdrawalChangeItems(previous: WithdrawalState, change: WithdrawalChange, now: Date): { stored: WithdrawalState; items: WriteItem[] } {
+  if (change.effects.some((e) => e.kind === 'post_entry')) throw new RangeError('a withdrawal change with an entry commits through dynamoWithdrawals.save');
+  const w = nextVersion(change.state, previous.version);
+  const items: TransactItem[] = [
+    versionedPut(withdrawalItem(w), previous.version),
+    ...outboxItems(outboxOf(w, change, now)),
+    ...historyItems(w.tenantId, withdrawalTransaction(previous), withdrawalTransaction(w)),
+  ];
+  return { stored: w, items: items.map(asWriteItem) };
+}
 
 async function create(creation: WithdrawalCreation, now: Date): Promise<WithdrawalState> {
   const w = nextVersion(creation.change.state, null);

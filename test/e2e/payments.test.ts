@@ -10,7 +10,7 @@ import type { EvmChainPort } from '../../shared/chain/evm/scanner.js';
 import { KmsSigner } from '../../shared/chain/signer/kms-signer.js';
 import { parseConfig } from '../../shared/config/config.js';
 import type { Config } from '../../shared/config/config.js';
-import { add } from '../../shared/domain/money.js';
+import { add, sub } from '../../shared/domain/money.js';
 import { getBalance } from '../../shared/store/ledger.js';
 import { getPayment } from '../../shared/store/payments.js';
 import { outboxChange, outboxChanges, outboxRecord } from '../support/outbox.js';
@@ -40,6 +40,12 @@ import { runWithdrawalBatch } from '../../shared/usecases/withdrawals/process.js
 import { batcherDeps } from '../support/withdrawals.js';
 import { toBaseUnits } from '../../shared/domain/money.js';
 import { dynamoCustodyDeposits } from '../../shared/store/custody.js';
+import { refundRoutes } from '../../functions/refunds/routes.js';
+import { createApi } from '../../shared/http/pipeline.js';
+import { refundsRuntime } from '../../shared/runtime/refunds.js';
+import { dynamoRefunds } from '../../shared/store/refunds.js';
+import { dynamoWithdrawals } from '../../shared/store/withdrawals.js';
+import { followingRefunds } from '../../shared/usecases/refunds/payout.js';
 
 const getCustodyDeposit = dynamoCustodyDeposits.get;
 
@@ -265,6 +271,59 @@ describe('a payment on anvil', () => {
     const p = await getPayment(merchant.tenantId, id);
     expect([p?.status, p?.deposits]).toEqual(['waiting', []]);
     expect(await balance()).toBe(before);
+  });
+
+  it("an overpayment's excess is refunded to the payer's own wallet through the batcher and the chain-tx engine", async () => {
+    // Before the tests that send through the chain-tx engine: this payment's sweep signs with the hot wallet directly
+    // (scanDeps), so the engine's first nonce must be read after it.
+    // The deployment with the hot wallet's key: ETH withdrawals, and so refunds, are paid out.
+    const paying = parseConfig({
+      ...process.env,
+      EVM_RPC_URLS: JSON.stringify({ ETH: stack.stackJson.rpcUrls.ETH }),
+      TOKEN_CONTRACTS: JSON.stringify({ USDTERC20: usdt }),
+      HOT_WALLET_KEY_ID: stack.env.SIGNING_KEY_ID ?? '',
+    });
+    const hot = await new KmsSigner(kms, stack.env.SIGNING_KEY_ID ?? '', provider).getAddress();
+    const engineDeps = chainTxRuntime(cfg).deps;
+    // The payout is sent from the hot wallet: fund it with the tokens.
+    await mintTestToken(owner, usdt, hot, units(100));
+    const before = await balance();
+    const { id, address } = await newPayment();
+    await pay(usdt, address, units(60));
+    await scan();
+    await mine();
+    await scan();
+    expect(await getPayment(merchant.tenantId, id)).toMatchObject({ status: 'completed', flags: ['overpaid'] });
+    const refunds = caller(createApi(refundRoutes, refundsRuntime(paying)), () => merchant.bearer);
+    const made = await refunds('POST', `/payments/${id}/refunds/`, { body: { address: payer.address, reason: 'overpaid' } });
+    expect([made.status, made.body.status, made.body.amount]).toEqual([201, 'pending', '35']);
+    const token = new Contract(usdt, ERC20_ABI, provider).getFunction('balanceOf');
+    const payerBefore = (await token(payer.address)) as bigint;
+    const report = await runWithdrawalBatch({
+      ...batcherDeps({
+        wallet: async () => ({ keyId: stack.env.SIGNING_KEY_ID ?? '', address: hot }),
+        chainTx: engineDeps,
+        tokenContract: (code) => (code === 'USDTERC20' ? usdt : null),
+      }),
+      // As the batcher's runtime wires it: the refund follows its withdrawal.
+      withdrawals: followingRefunds(dynamoWithdrawals, dynamoRefunds),
+    });
+    expect(report.processing).toBe(1);
+    expect((await refunds('GET', `/refunds/${made.body.id as string}/`)).body.status).toBe('processing');
+    const refund = await dynamoRefunds.get(merchant.tenantId, made.body.id as string);
+    const requestId = requestIdOf('ETH', refund?.withdrawalId ?? '');
+    await processChainTx(requestId, engineDeps);
+    await mine();
+    await followOnce('ETH', engineDeps);
+    const tx = await dynamoChainTxStore.get(requestId);
+    expect(tx?.status).toBe('confirmed');
+    expect((await chainResults(confirmedResult(tx as ChainTx, 'm-refund'))).batchItemFailures).toEqual([]);
+    const done = (await refunds('GET', `/refunds/${made.body.id as string}/`)).body;
+    expect(done).toMatchObject({ status: 'completed', amount: '35', transaction_hash: tx?.mined?.hash });
+    expect(done.amount_sent).toBe(sub('35', String(done.network_fee)));
+    // The payer's own wallet received amount_sent on chain; the merchant paid exactly the refund.
+    expect(((await token(payer.address)) as bigint) - payerBefore).toBe(toBaseUnits(String(done.amount_sent), 6));
+    expect(await getBalance(merchant.tenantId, 'main', 'USDTERC20')).toMatchObject({ amount: sub(add(before, '59.75'), '35') });
   });
 
   it('`dev pay` pays what is due from a funded test account; the sweep goes through the chain-tx engine', async () => {

@@ -7,6 +7,7 @@ import { custodyAccountsRuntime } from '../../shared/runtime/custody-accounts.js
 import { custodySyncRuntime } from '../../shared/runtime/custody-sync.js';
 import { custodyWithdrawalsRuntime } from '../../shared/runtime/custody-withdrawals.js';
 import { paymentsRuntime } from '../../shared/runtime/payments.js';
+import { refundsRuntime } from '../../shared/runtime/refunds.js';
 import { systemRuntime } from '../../shared/runtime/system.js';
 import { transactionsRuntime } from '../../shared/runtime/transactions.js';
 import { userRuntime } from '../../shared/runtime/user.js';
@@ -35,6 +36,7 @@ export function apiGroupHandlers(cfg: Config): Record<string, ReturnType<typeof 
     currencies: currenciesRuntime(cfg),
     legacy: {},
     payments: paymentsRuntime(cfg),
+    refunds: refundsRuntime(cfg),
     withdrawals: withdrawalsRuntime(cfg),
     wallets: walletsRuntime(cfg),
     transactions: transactionsRuntime(cfg),

@@ -2,6 +2,7 @@ import { authRoutes } from '../../functions/auth/routes.js';
 import { currencyRoutes } from '../../functions/currencies/routes.js';
 import { legacyRoutes } from '../../functions/legacy/routes.js';
 import { paymentRoutes } from '../../functions/payments/routes.js';
+import { refundRoutes } from '../../functions/refunds/routes.js';
 import { docsRoutes } from '../../functions/system/docs.js';
 import { systemRoutes } from '../../functions/system/routes.js';
 import { balanceRoutes } from '../../functions/user/balances-routes.js';
@@ -26,6 +27,7 @@ export const API_ROUTE_TABLES: Readonly<Record<string, readonly AnyRoute<never>[
   currencies: currencyRoutes,
   legacy: legacyRoutes,
   payments: paymentRoutes,
+  refunds: refundRoutes,
   withdrawals: withdrawalRoutes,
   wallets: walletRoutes,
   transactions: transactionRoutes,

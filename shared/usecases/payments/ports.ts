@@ -119,6 +119,8 @@ export interface PaymentsDeps {
   readonly served: ServedNetworks;
   readonly settings: PaymentSettings;
   readonly clock: Clock;
+  /** A payment's refunded total (the refunds' store); absent: a deployment or test without refunds, where it is 0. */
+  readonly refunded?: (tenantId: string, paymentId: string) => Promise<Decimal>;
 }
 
 /** A sweep into the treasury of the deposits at some forwarders (their CREATE2 salts), one call. */

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { findCurrency } from '../../domain/currencies.js';
+import type { Decimal } from '../../domain/money.js';
 import { toFixed } from '../../domain/money.js';
 import type { PaymentState } from '../../domain/payments.js';
 import { confirmationsOf, historyOf, PAYMENT_FLAGS, paymentTypeOf } from '../../domain/payments.js';
@@ -52,6 +53,9 @@ export const PaymentRecord = CreateRecord.extend({
   merchant_received_usd: z.string().nullable(),
   merchant_received: z.string().nullable(),
   flags: z.array(z.enum(PAYMENT_FLAGS)),
+  refunded_amount: z
+    .string()
+    .describe("What the payment's refunds hold or paid back (refunds released by a cancel, expiry or failure do not count); 0 without refunds"),
 }).meta({ id: 'Payment' });
 export const ListItem = z
   .object({
@@ -146,7 +150,7 @@ export function listItem(p: PaymentState, links: PaymentLinks): z.output<typeof 
 }
 
 /** Single retrieval, status check, update and cancel: the create record plus the chain fields. */
-export function paymentRecord(p: PaymentState, links: PaymentLinks): z.output<typeof PaymentRecord> {
+export function paymentRecord(p: PaymentState, links: PaymentLinks, refunded: Decimal = '0'): z.output<typeof PaymentRecord> {
   return {
     ...createRecord(p, links),
     payment_type: paymentTypeOf(p),
@@ -155,5 +159,6 @@ export function paymentRecord(p: PaymentState, links: PaymentLinks): z.output<ty
     merchant_received_usd: p.merchantReceivedUsd,
     merchant_received: p.merchantReceived,
     flags: [...p.flags],
+    refunded_amount: refunded,
   };
 }

@@ -12,7 +12,11 @@ import { listItem } from './present.js';
 
 /** `GET /payments/{id}/`, `POST /payments/status/` and `GET /payments/` (variants A and B, DESIGN section 10). */
 
-export async function requirePayment(tenantId: string, paymentId: string, deps: Pick<PaymentsDeps, 'payments'>): Promise<PaymentState> {
+export async function requirePayment(
+  tenantId: string,
+  paymentId: string,
+  deps: { readonly payments: Pick<PaymentsDeps['payments'], 'get'> },
+): Promise<PaymentState> {
   const parsed = z.string().uuid().safeParse(paymentId);
   const payment = parsed.success ? await deps.payments.get(tenantId, paymentId) : null;
   if (!payment) throw new NotFoundError('Payment not found.', { transaction_id: paymentId });

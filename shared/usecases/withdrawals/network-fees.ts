@@ -24,7 +24,7 @@ export interface PricedFees {
 }
 
 /** The fees for a withdrawal to `address`: a currency with an activation fee pays it for an address new on its chain. */
-async function feesForAddress(currency: CurrencyDefinition, address: string | undefined, deps: WithdrawalFeeDeps): Promise<PricedFees> {
+export async function feesForAddress(currency: CurrencyDefinition, address: string | undefined, deps: WithdrawalFeeDeps): Promise<PricedFees> {
   const activation = ADDRESS_ACTIVATION_FEES[currency.code];
   if (activation === undefined || address === undefined || !deps.isNewAddress)
     return { networkFees: deps.networkFees, isNewAddress: null, activationFee: null };

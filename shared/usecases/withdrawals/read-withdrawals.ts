@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { requestIdOf } from '../../domain/chain-tx.js';
 import { findNetwork } from '../../domain/currencies.js';
-import { NotFoundError, ValidationError } from '../../domain/errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import { WORDING } from '../../domain/errors-wording.js';
 import { jsonNumber } from '../../domain/money.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
@@ -72,7 +72,8 @@ export const requireWithdrawal = (tenantId: string, id: string, deps: Pick<Withd
 
 /**
  * Cancels a pending withdrawal, of any side (409 `invalid_state` otherwise): the hold is released with the status,
- * and the Idempotency-Key record when guarded, in ONE transaction.
+ * and the Idempotency-Key record when guarded, in ONE transaction. A refund's withdrawal is cancelled with its refund
+ * only (`POST /refunds/{id}/cancel/`): 409 `invalid_state` here.
  */
 export function cancelPending(
   w: WithdrawalState,
@@ -80,6 +81,15 @@ export function cancelPending(
   deps: { readonly withdrawals: Pick<WithdrawalRepository, 'save'> },
   idempotency: IdempotencyGuard<WithdrawalState> | null,
 ): Promise<WithdrawalState> {
+  if (w.refundId) {
+    return Promise.reject(
+      new ConflictError(`This withdrawal pays the refund ${w.refundId}; cancel the refund instead.`, {
+        status: w.status,
+        action: 'cancel',
+        refund_id: w.refundId,
+      }),
+    );
+  }
   return deps.withdrawals.save(w, transition(w, { kind: 'cancel' }, now), now, idempotency ? (stored) => [idempotency.completeItem(stored)] : undefined);
 }
 

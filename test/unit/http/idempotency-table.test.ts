@@ -50,6 +50,8 @@ describe('Idempotency-Key', () => {
     expect([...idempotentEndpoints()].sort()).toEqual(
       [
         'POST /payments/',
+        'POST /payments/{transaction_id}/refunds/',
+        'POST /refunds/{refund_id}/cancel/',
         'POST /withdrawal/',
         'POST /withdrawal/{withdrawal_id}/cancel/',
         'POST /wallets/',

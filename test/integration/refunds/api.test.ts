@@ -1,0 +1,266 @@
+import { API_FUNCTIONS } from '../../../infra/definition.js';
+import { compileRoute, Router } from '../../../infra/local/http/router.js';
+import { resetConfig } from '../../../shared/config/config.js';
+import type { PaymentState } from '../../../shared/domain/payments.js';
+import { transition } from '../../../shared/domain/payments.js';
+import { add, sub, toBaseUnits } from '../../../shared/domain/money.js';
+import { debitEntry } from '../../../shared/domain/ledger.js';
+import { getBalance, postEntry } from '../../../shared/store/ledger.js';
+import { dynamoPayments } from '../../../shared/store/payments.js';
+import { apiGroupHandlers } from '../../support/api-groups.js';
+import { startTestTable, type TestTable } from '../../support/dynamodb.js';
+import type { Handler } from '../payments/support.js';
+import { caller, putFixedRates, servingEth, tenantWithToken } from '../payments/support.js';
+
+/**
+ * The refund endpoints over the payments Lambda's handler on DynamoDB Local: what is refundable, creation with and
+ * without an address (claim link), the Idempotency-Key, the reads, cancel releasing the hold, and every refusal in the
+ * error envelope.
+ */
+const DEST = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+let table: TestTable;
+let a: { tenantId: string; bearer: string };
+let b: { tenantId: string; bearer: string };
+let call: ReturnType<typeof caller>;
+let callB: ReturnType<typeof caller>;
+let handler: Handler;
+
+beforeAll(async () => {
+  table = await startTestTable();
+  resetConfig();
+  await putFixedRates();
+  a = await tenantWithToken('Refunds A');
+  b = await tenantWithToken('Refunds B');
+  const groups = apiGroupHandlers(servingEth({ PUBLIC_BASE_URL: 'https://pay.example.com', HOT_WALLET_KEY_ID: 'hot-wallet-key' }));
+  // The payments and refunds Lambdas, as API Gateway routes to them (infra/definition.ts).
+  const payments = groups.payments as unknown as Handler;
+  const refunds = groups.refunds as unknown as Handler;
+  const router = new Router(
+    API_FUNCTIONS.filter((f) => f.name === 'payments' || f.name === 'refunds').flatMap((f) => f.routes.map((key) => compileRoute(key, { name: f.name }))),
+  );
+  handler = (event, context) =>
+    (router.match(event.requestContext.http.method, event.rawPath)?.route.target.name === 'refunds' ? refunds : payments)(event, context);
+  call = caller(handler, () => a.bearer);
+  callB = caller(handler, () => b.bearer);
+});
+
+afterAll(async () => {
+  await table?.stop();
+});
+
+/** A 100 USDTERC20 payment of tenant A (1 % fee, the merchant's) that received `got` and completed: credited `got - 1`. */
+async function paid(got: string, who: { tenantId: string; call: ReturnType<typeof caller> } = { tenantId: a.tenantId, call }): Promise<PaymentState> {
+  const res = await who.call('POST', '/payments/', { body: { amount: '100', currency: 'USDTERC20' } });
+  expect(res.status).toBe(201);
+  const now = new Date();
+  let p = (await dynamoPayments.get(who.tenantId, res.body.transaction_id as string)) as PaymentState;
+  const deposit = {
+    id: `ETH:0x${p.id.replace(/-/g, '')}:0`,
+    currency: 'USDTERC20',
+    amount: got,
+    amountBase: toBaseUnits(got, 6).toString(),
+    txHash: `0x${p.id.replace(/-/g, '')}`,
+    logIndex: 0,
+    blockNumber: 10,
+    blockHash: '0xb',
+    confirmations: 1,
+    detectedAt: now.toISOString(),
+    status: 'pending' as const,
+    late: false,
+  };
+  for (const fact of [
+    { kind: 'deposit', deposit },
+    { kind: 'confirmations', byDeposit: { [deposit.id]: 12 }, confirmationsNeeded: 12, tolerancePercent: '0' },
+    { kind: 'sweep_started' },
+    { kind: 'sweep_completed', txHash: '0xsweep', usdRate: '1' },
+  ] as const) {
+    p = await dynamoPayments.save(p, transition(p, fact, now), now);
+  }
+  expect(p.status).toBe('completed');
+  return p;
+}
+
+const usdt = () => getBalance(a.tenantId, 'main', 'USDTERC20');
+
+describe('GET /payments/{id}/refundable/', () => {
+  it("answers the payment's credit less its refunds, the network fee and the smallest refund, as strings", async () => {
+    const p = await paid('120');
+    const res = await call('GET', `/payments/${p.id}/refundable/`);
+    expect([res.status, res.body]).toEqual([
+      200,
+      { currency: 'USDTERC20', received: '120', refunded: '0', refundable: '119', estimated_network_fee: '3', minimum: '13' },
+    ]);
+  });
+
+  it('404 in the envelope for an unknown payment, a malformed id, or another tenant', async () => {
+    const p = await paid('100');
+    for (const [res, what] of [
+      [await call('GET', '/payments/5f0c6f0e-8a3b-4c55-9e1a-0d6f4c2b7a10/refundable/'), 'unknown'],
+      [await call('GET', '/payments/nope/refundable/'), 'malformed'],
+      [await callB('GET', `/payments/${p.id}/refundable/`), 'foreign'],
+    ] as const) {
+      expect([what, res.status, res.body.error.code]).toEqual([what, 404, 'not_found']);
+    }
+  });
+
+  it('an open payment is not refundable: 0 here, 409 invalid_state on creation', async () => {
+    const res = await call('POST', '/payments/', { body: { amount: '100', currency: 'USDTERC20' } });
+    const id = res.body.transaction_id as string;
+    expect((await call('GET', `/payments/${id}/refundable/`)).body).toMatchObject({ received: '0', refundable: '0' });
+    const refused = await call('POST', `/payments/${id}/refunds/`, { body: { address: DEST } });
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'invalid_state']);
+    expect(refused.body.error.message).toMatch(/waiting payment was not credited/);
+  });
+});
+
+describe('POST /payments/{id}/refunds/', () => {
+  it("with an address: pending at once, the overpayment's excess by default, held from the balance", async () => {
+    const p = await paid('120');
+    const before = await usdt();
+    const res = await call('POST', `/payments/${p.id}/refunds/`, { body: { address: DEST, reason: 'overpaid' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      payment_id: p.id,
+      status: 'pending',
+      currency: 'USDTERC20',
+      amount: '20',
+      network_fee: '3',
+      amount_sent: null,
+      address: DEST,
+      claim_url: null,
+      claim_expires_at: null,
+      transaction_hash: null,
+      reason: 'overpaid',
+    });
+    const after = await usdt();
+    expect([after.amount, after.locked]).toEqual([sub(before.amount, '20'), add(before.locked, '20')]);
+    expect((await call('GET', `/refunds/${res.body.id as string}/`)).body).toEqual(res.body);
+    expect((await call('GET', `/payments/${p.id}/refundable/`)).body).toMatchObject({ refunded: '20', refundable: '99' });
+    // The payment record shows it; the interface's fields stay as they are.
+    const record = await call('GET', `/payments/${p.id}/`);
+    expect(record.body).toMatchObject({ status: 'completed', merchant_received: '119', refunded_amount: '20' });
+  });
+
+  it('without an address: awaiting_address with a claim link on the public origin, valid 72 hours', async () => {
+    const p = await paid('100');
+    const res = await call('POST', `/payments/${p.id}/refunds/`, { body: { amount: '50' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'awaiting_address', amount: '50', address: null });
+    expect(res.body.claim_url).toMatch(/^https:\/\/pay\.example\.com\/refund-claims\/[A-Za-z0-9_-]{22}$/);
+    expect(Date.parse(res.body.claim_expires_at as string) - Date.parse(res.body.created_at as string)).toBe(72 * 3600_000);
+  });
+
+  it('honours the Idempotency-Key: the same answer, one refund, one hold; another body with the key is 422', async () => {
+    const p = await paid('100');
+    const headers = { 'idempotency-key': `refund-${p.id}` };
+    const before = await usdt();
+    const first = await call('POST', `/payments/${p.id}/refunds/`, { body: { amount: '20', address: DEST }, headers });
+    const second = await call('POST', `/payments/${p.id}/refunds/`, { body: { amount: '20', address: DEST }, headers });
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(second.body).toEqual(first.body);
+    expect((await call('GET', `/payments/${p.id}/refunds/`)).body.results).toHaveLength(1);
+    expect((await usdt()).locked).toBe(add(before.locked, '20'));
+    const other = await call('POST', `/payments/${p.id}/refunds/`, { body: { amount: '21', address: DEST }, headers });
+    expect([other.status, other.body.error.code]).toEqual([422, 'idempotency_key_reused']);
+  });
+
+  it('refuses, in the envelope: more than refundable, a bad amount, a bad address, a net below the minimum, an unknown field type', async () => {
+    const p = await paid('100');
+    const cases: [unknown, number, string, Record<string, unknown>?][] = [
+      [{ amount: '99.000001', address: DEST }, 400, 'invalid_request', { refundable: '99' }],
+      [{ amount: '-1', address: DEST }, 400, 'invalid_request'],
+      [{ amount: 'ten', address: DEST }, 400, 'invalid_request'],
+      [{ amount: '20.0000001', address: DEST }, 400, 'invalid_request'],
+      [{ amount: '20', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD' }, 400, 'invalid_address'],
+      [{ amount: '20', address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }, 400, 'invalid_address'],
+      [{ amount: '12.99', address: DEST }, 422, 'below_minimum', { minimum: '13', network_fee: '3', currency: 'USDTERC20' }],
+      [{ amount: '20', address: 42 }, 400, 'invalid_request'],
+    ];
+    for (const [body, status, code, details] of cases) {
+      const res = await call('POST', `/payments/${p.id}/refunds/`, { body });
+      expect([JSON.stringify(body), res.status, res.body.error.code]).toEqual([JSON.stringify(body), status, code]);
+      if (details) expect(res.body.error.details).toMatchObject(details);
+    }
+    expect((await call('GET', `/payments/${p.id}/refunds/`)).body.results).toEqual([]);
+  });
+
+  it('refuses a refund the available balance cannot cover (insufficient_balance), writing nothing', async () => {
+    // A merchant of its own: its balance is the 99 credited for one payment, 90 of which it spent since.
+    const c = await tenantWithToken('Refunds C');
+    const callC = caller(handler, () => c.bearer);
+    const p = await paid('100', { tenantId: c.tenantId, call: callC });
+    const spent = debitEntry({ type: 'adjustment', account: 'main', currency: 'USDTERC20', amount: '90', reason: 'spent elsewhere' });
+    await postEntry({ tenantId: c.tenantId, entryId: `spent:${p.id}`, entry: spent, now: new Date() });
+    const res = await callC('POST', `/payments/${p.id}/refunds/`, { body: { amount: '20', address: DEST } });
+    expect([res.status, res.body.error.code]).toEqual([400, 'insufficient_balance']);
+    expect(res.body.error.details).toMatchObject({ available: '9', requested: '20', currency: 'USDTERC20' });
+    expect((await callC('GET', `/payments/${p.id}/refunds/`)).body.results).toEqual([]);
+    expect((await callC('GET', `/payments/${p.id}/refundable/`)).body).toMatchObject({ refunded: '0', refundable: '99' });
+    expect(await getBalance(c.tenantId, 'main', 'USDTERC20')).toMatchObject({ amount: '9', locked: '0' });
+  });
+});
+
+describe('the race', () => {
+  it('twenty concurrent POSTs of a quarter of what the payment received (100; credited 99): three accepted and held, seventeen refused in the envelope', async () => {
+    const p = await paid('100');
+    const before = await usdt();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => call('POST', `/payments/${p.id}/refunds/`, { body: { amount: '25', address: DEST } })));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((x) => x === 201)).toHaveLength(3);
+    expect(answers.filter((r) => r.status !== 201).map((r) => [r.status, r.body.error.code])).toEqual(
+      Array.from({ length: 17 }, () => [400, 'invalid_request']),
+    );
+    expect((await usdt()).locked).toBe(add(before.locked, '75'));
+    expect((await call('GET', `/payments/${p.id}/refundable/`)).body).toMatchObject({ refunded: '75', refundable: '24' });
+    expect((await call('GET', `/payments/${p.id}/refunds/`)).body.results).toHaveLength(3);
+  });
+});
+
+describe('a deployment that does not pay out on the network', () => {
+  it('refuses the refund up front: 400 unsupported_blockchain, nothing held', async () => {
+    const p = await paid('100');
+    const notPaying = caller(apiGroupHandlers(servingEth()).refunds as unknown as Handler, () => a.bearer);
+    const res = await notPaying('POST', `/payments/${p.id}/refunds/`, { body: { amount: '20', address: DEST } });
+    expect([res.status, res.body.error.code, res.body.error.details]).toEqual([400, 'unsupported_blockchain', { blockchain: 'ETH' }]);
+    expect((await call('GET', `/payments/${p.id}/refunds/`)).body.results).toEqual([]);
+  });
+});
+
+describe('GET /payments/{id}/refunds/, GET /refunds/{id}/', () => {
+  it("lists a payment's refunds oldest first; another tenant's refund is 404", async () => {
+    const p = await paid('100');
+    const one = await call('POST', `/payments/${p.id}/refunds/`, { body: { amount: '20', address: DEST } });
+    const two = await call('POST', `/payments/${p.id}/refunds/`, { body: { amount: '30' } });
+    const list = await call('GET', `/payments/${p.id}/refunds/`);
+    expect(list.status).toBe(200);
+    expect(list.body.results.map((r: { id: string }) => r.id)).toEqual([one.body.id, two.body.id]);
+    const foreign = await callB('GET', `/refunds/${one.body.id as string}/`);
+    expect([foreign.status, foreign.body.error.code]).toEqual([404, 'not_found']);
+    expect((await callB('GET', `/payments/${p.id}/refunds/`)).status).toBe(404);
+    expect((await call('GET', '/refunds/not-a-uuid/')).status).toBe(404);
+  });
+});
+
+describe('POST /refunds/{id}/cancel/', () => {
+  it('cancels until processing: the hold is released and the amount is refundable again; a second cancel is 409', async () => {
+    const p = await paid('100');
+    const before = await usdt();
+    const made = await call('POST', `/payments/${p.id}/refunds/`, { body: { amount: '99', address: DEST } });
+    expect((await usdt()).locked).toBe(add(before.locked, '99'));
+    const cancelled = await call('POST', `/refunds/${made.body.id as string}/cancel/`);
+    expect([cancelled.status, cancelled.body.status]).toEqual([200, 'cancelled']);
+    expect(await usdt()).toEqual(before);
+    expect((await call('GET', `/payments/${p.id}/refundable/`)).body).toMatchObject({ refunded: '0', refundable: '99' });
+    expect((await call('GET', `/payments/${p.id}/`)).body.refunded_amount).toBe('0');
+    // The same cancel with its Idempotency-Key again is the same answer; without it, a second cancel is refused.
+    const key = { 'idempotency-key': `cancel-${made.body.id as string}` };
+    const made2 = await call('POST', `/payments/${p.id}/refunds/`, { body: { amount: '30' } });
+    const c1 = await call('POST', `/refunds/${made2.body.id as string}/cancel/`, { headers: key });
+    const c2 = await call('POST', `/refunds/${made2.body.id as string}/cancel/`, { headers: key });
+    expect([c1.status, c2.status, c2.body]).toEqual([200, 200, c1.body]);
+    expect(await usdt()).toEqual(before);
+    const again = await call('POST', `/refunds/${made.body.id as string}/cancel/`);
+    expect([again.status, again.body.error.code]).toEqual([409, 'invalid_state']);
+    expect((await callB('POST', `/refunds/${made.body.id as string}/cancel/`)).status).toBe(404);
+  });
+});
