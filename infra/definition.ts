@@ -20,8 +20,10 @@ export interface ApiFunction {
   /**
    * `public-read`: a page anyone may open (the hosted checkout): it reads the table and nothing else (no writes, no
    * queues, no KMS), and its environment names only the table and what its pages show (no secrets key, no RPC URLs).
+   * `public-page`: a page anyone may open that writes what its visitor enters (the refund claim page): like the
+   * checkout, served without the API pipeline (no token, no route table), with the grants of an API function.
    */
-  readonly access?: 'public-read';
+  readonly access?: 'public-read' | 'public-page';
   /**
    * Files (relative to the repository root) shipped beside the bundle's `index.mjs` rather than bundled: data a
    * route reads when first asked (the OpenAPI document), which the Lambda would otherwise parse at every cold start.
@@ -82,13 +84,15 @@ export const API_FUNCTIONS: readonly ApiFunction[] = [
   { name: 'currencies', entry: 'functions/currencies/handler.ts', routes: [...group('currencies'), ...group('rates')] },
   { name: 'legacy', entry: 'functions/legacy/handler.ts', routes: group('v0') },
   { name: 'payments', entry: 'functions/payments/handler.ts', routes: group('payments') },
-  // Refunds (DESIGN section 12): a payment's (more specific than the payments group's greedy route), `/refunds/...`,
-  // and the public claim page `/refund-claims/<token>` (it writes the customer's address, so not a public-read page).
+  // Refunds (DESIGN section 12): a payment's (more specific than the payments group's greedy route) and `/refunds/...`;
+  // the public claim page `/refund-claims/<token>` is a Lambda of its own (it writes the customer's address, so it is
+  // not a public-read page, and the merchant's endpoints start without its pages).
   {
     name: 'refunds',
     entry: 'functions/refunds/handler.ts',
-    routes: ['ANY /payments/{transaction_id}/refundable', 'ANY /payments/{transaction_id}/refunds', ...group('refunds'), ...group('refund-claims')],
+    routes: ['ANY /payments/{transaction_id}/refundable', 'ANY /payments/{transaction_id}/refunds', ...group('refunds')],
   },
+  { name: 'refund-claims', entry: 'functions/refund-claims/handler.ts', routes: group('refund-claims'), access: 'public-page' },
   { name: 'withdrawals', entry: 'functions/withdrawals/handler.ts', routes: group('withdrawal') },
   { name: 'wallets', entry: 'functions/wallets/handler.ts', routes: group('wallets') },
   { name: 'transactions', entry: 'functions/transactions/handler.ts', routes: group('transactions') },

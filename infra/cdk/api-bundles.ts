@@ -21,13 +21,12 @@ import { GatewayStack } from './gateway-stack.js';
  * API bundle, the one error wording and the closed-query check of every request. The custody group is served by three Lambdas so that custody, which serves accounts,
  * deposit addresses with their QR codes, balances and transfers, holds no chain client: its sync (custody-sync, which
  * reads three chains: EVM JSON-RPC, TronGrid, Solana with the Ed25519 curve of its token accounts) and its
- * withdrawals (custody-withdrawals) are Lambdas of their own. Refunds also get 310 KB: besides the endpoints they serve
- * the public refund claim page (its texts in English, German and Spanish and its style sheet, about 15 KB), which
- * writes the customer's address and so cannot live in the read-only checkout Lambda.
+ * withdrawals (custody-withdrawals) are Lambdas of their own. So is the public refund claim page (refund-claims): the
+ * merchant's refund endpoints start without its pages.
  */
 export function bundleBudget(name: string): number {
   if (name === 'not-found' || name === 'legacy') return 60_000;
-  return name === 'withdrawals' || name === 'custody-sync' || name === 'refunds' ? 310_000 : 300_000;
+  return name === 'withdrawals' || name === 'custody-sync' ? 310_000 : 300_000;
 }
 
 /** Packages no API bundle may hold: chain clients and signing libraries are the workers' (item 1 of issue 16). */

@@ -1,7 +1,7 @@
 import type { Browser } from 'puppeteer-core';
 import { API_FUNCTIONS } from '../../../infra/definition.js';
 import { compileRoute, Router } from '../../../infra/local/http/router.js';
-import { CLAIM_MESSAGES } from '../../../functions/refunds/claim-i18n.js';
+import { CLAIM_MESSAGES } from '../../../functions/refund-claims/claim-i18n.js';
 import type { PaymentState } from '../../../shared/domain/payments.js';
 import { transition } from '../../../shared/domain/payments.js';
 import { toBaseUnits } from '../../../shared/domain/money.js';

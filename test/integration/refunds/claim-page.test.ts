@@ -1,8 +1,8 @@
 import { API_FUNCTIONS } from '../../../infra/definition.js';
 import { compileRoute, Router } from '../../../infra/local/http/router.js';
-import { serveClaim } from '../../../functions/refunds/claim-serve.js';
-import type { ClaimPageDeps } from '../../../functions/refunds/claim-serve.js';
-import { CLAIM_MESSAGES } from '../../../functions/refunds/claim-i18n.js';
+import { serveClaim } from '../../../functions/refund-claims/claim-serve.js';
+import type { ClaimPageDeps } from '../../../functions/refund-claims/claim-serve.js';
+import { CLAIM_MESSAGES } from '../../../functions/refund-claims/claim-i18n.js';
 import { resetConfig } from '../../../shared/config/config.js';
 import type { PaymentState } from '../../../shared/domain/payments.js';
 import { transition } from '../../../shared/domain/payments.js';

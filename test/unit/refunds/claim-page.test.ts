@@ -1,8 +1,8 @@
 import type { RefundDraft, RefundState } from '../../../shared/domain/refunds.js';
 import { openRefund, transition } from '../../../shared/domain/refunds.js';
 import { claimState, claimView } from '../../../shared/usecases/refunds/claim.js';
-import { CLAIM_MESSAGES } from '../../../functions/refunds/claim-i18n.js';
-import { CLAIM_CONTENT_SECURITY_POLICY, CLAIM_STYLE, claimPage } from '../../../functions/refunds/claim-page.js';
+import { CLAIM_MESSAGES } from '../../../functions/refund-claims/claim-i18n.js';
+import { CLAIM_CONTENT_SECURITY_POLICY, CLAIM_STYLE, claimPage } from '../../../functions/refund-claims/claim-page.js';
 import { createHash } from 'node:crypto';
 
 /** The claim page's view of a refund (what a customer may see, the state the page is in) and its HTML. */

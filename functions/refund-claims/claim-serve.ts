@@ -12,7 +12,7 @@ import { CLAIM_MESSAGES } from './claim-i18n.js';
 import { CLAIM_CONTENT_SECURITY_POLICY, claimMessagePage, claimPage } from './claim-page.js';
 
 /**
- * The refund claim page (issue 27), public, in the refunds Lambda (it writes: the address, once): `GET
+ * The refund claim page (issue 27), public, in a Lambda of its own (it writes: the address, once): `GET
  * /refund-claims/{token}` shows it, `POST` with the form's fields sets the address and answers 303 back to the page
  * (a reload never posts twice). A refused submission shows the form again with what was entered and why (400, 422);
  * a claim no longer open shows its state (409). Rate limited per client address, like the checkout.
@@ -41,9 +41,6 @@ export interface ClaimPageDeps {
   readonly refunds: Pick<RefundsDeps, 'refunds' | 'fees' | 'served' | 'payouts'>;
   readonly limiter: ClientRateLimiter;
 }
-
-/** True for a path the claim page serves (the refunds Lambda hands these to `serveClaim`). */
-export const isClaimPath = (path: string): boolean => path === '/refund-claims' || path.startsWith('/refund-claims/');
 
 function formOf(event: APIGatewayProxyEventV2): URLSearchParams | null {
   const raw = event.body ?? '';
