@@ -1,15 +1,13 @@
-import type { CurrencyCode, CurrencyDefinition } from './currencies.js';
+import type { CurrencyCode } from './currencies.js';
 import { findCurrency } from './currencies.js';
 import { ConflictError } from './errors.js';
 import type { EventType } from './events.js';
 import { EVENTS, PAYMENT_STATUS_EVENTS } from './events.js';
-import { paymentSplit } from './fees.js';
 import type { EntryDraft, Leg } from './ledger.js';
 import { EXTERNAL, FEES, MAIN, pocket, walletAccount } from './ledger.js';
 import type { Decimal } from './money.js';
-import { fromBaseUnits, isPositive, lt, mul, percentOf, ROUND_PAYABLE, sub, toBaseUnits, toFixed } from './money.js';
-import type { UsdRates } from './rates.js';
-import { convert, FIAT_PRECISION } from './rates.js';
+import { fromBaseUnits, isPositive, lt, mul, percentOf, sub, toFixed } from './money.js';
+import { FIAT_PRECISION } from './rates.js';
 
 /**
  * Payments, pure: statuses and their guards, the amount a customer must pay, the creation of a payment, and
@@ -148,46 +146,6 @@ export interface PaymentState {
 }
 
 /* ---------------------------------------------------------------- amounts */
-
-export interface PriceInput {
-  readonly price: Decimal;
-  readonly priceCurrency: string;
-  readonly currency: CurrencyDefinition;
-  readonly rates: UsdRates;
-  readonly feePercent: Decimal;
-  readonly isFeePaidByUser: boolean;
-}
-
-export interface Quote {
-  readonly priceCrypto: Decimal;
-  readonly amountCrypto: Decimal;
-  readonly fee: Decimal;
-  readonly merchantReceives: Decimal;
-  readonly amountUsd: Decimal;
-  readonly amountBase: bigint;
-}
-
-/** The crypto amount of a price: exact at the display precision, rounded UP; the fee as DESIGN section 4 says. */
-export function quote(input: PriceInput): Quote {
-  const dp = input.currency.displayPrecision;
-  const priceCrypto = convert(input.price, input.priceCurrency, input.currency.code, input.rates, ROUND_PAYABLE, dp);
-  const split = paymentSplit({
-    amount: priceCrypto,
-    percent: input.feePercent,
-    precision: dp,
-    minFee: input.currency.minFee,
-    isFeePaidByUser: input.isFeePaidByUser,
-  });
-  const amountUsd = toFixed(convert(input.price, input.priceCurrency, 'USD', input.rates, 'half-up', FIAT_PRECISION), FIAT_PRECISION, 'half-up');
-  return {
-    priceCrypto,
-    amountCrypto: split.customerPays,
-    fee: split.fee,
-    merchantReceives: split.merchantReceives,
-    amountUsd,
-    amountBase: toBaseUnits(split.customerPays, input.currency.decimals),
-  };
-}
 
 /** Received amount of the deposits that count (right currency), by status. */
 export function received(p: Pick<PaymentState, 'deposits' | 'decimals'>, only?: DepositStatus): Decimal {

@@ -3,6 +3,7 @@ import { findCurrency, NETWORKS } from '../../domain/currencies.js';
 import { ConflictError } from '../../domain/errors.js';
 import { fromBaseUnits } from '../../domain/money.js';
 import type { Deposit, PaymentChange, PaymentFact, PaymentState } from '../../domain/payments.js';
+import { quote } from '../../domain/payment-quote.js';
 import {
   andThen,
   counts,
@@ -14,7 +15,6 @@ import {
   isSweepDue,
   isSweeping,
   lateness,
-  quote,
   transition,
   UNMINED_BLOCK,
   workQueueOf,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ValidationError } from '../../domain/errors.js';
 import { jsonNumber, parseDecimal } from '../../domain/money.js';
-import { quote } from '../../domain/payments.js';
+import { quote } from '../../domain/payment-quote.js';
 import { exchangeRate, fiatValue } from '../../domain/rates.js';
 import type { Tenant } from '../../domain/tenant.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';

@@ -4,7 +4,8 @@ import { gte, mul } from '../../../shared/domain/money.js';
 import type { Deposit, PaymentState } from '../../../shared/domain/payments.js';
 import { ConflictError } from '../../../shared/domain/errors.js';
 import { aDeposit, aPayment } from '../../support/fixtures/payments.js';
-import { isCancellable, lateness, quote, transition } from '../../../shared/domain/payments.js';
+import { isCancellable, lateness, transition } from '../../../shared/domain/payments.js';
+import { quote } from '../../../shared/domain/payment-quote.js';
 import { usdAmountSortKey as amountSortKey } from '../../../shared/store/keys.js';
 
 const rates = { USDTERC20: '1', ETH: '3000', EUR: '1.1', GBP: '1.25', DAIERC20: '1' };
