@@ -45,9 +45,9 @@ const route = routesOf<PaymentsDeps>();
 /** Links on the deployment's public base URL; without one configured, on the host the request came to. */
 const linksOf = (req: { readonly headers: Readonly<Record<string, string | undefined>> }, deps: PaymentsDeps): PaymentLinks =>
   paymentLinks(deps.settings.publicBaseUrl ?? `${req.headers['x-forwarded-proto'] ?? 'https'}://${req.headers.host ?? 'localhost'}`);
-/** The payment record with its refunded total (read only for a completed payment: no other has refunds). */
+/** The payment record with its refunded total (read only for a credited payment: no other has refunds). */
 const recordOf = async (p: PaymentState, req: Parameters<typeof linksOf>[0], deps: PaymentsDeps) =>
-  paymentRecord(p, linksOf(req, deps), p.status === 'completed' && deps.refunded ? await deps.refunded(p.tenantId, p.id) : '0');
+  paymentRecord(p, linksOf(req, deps), p.merchantReceived !== null && deps.refunded ? await deps.refunded(p.tenantId, p.id) : '0');
 /** A payment named in the path: its transaction id (anything else names no payment: 404). */
 const PaymentPath = z.object({ transaction_id: z.string().uuid('Not a payment id.') });
 

@@ -32,11 +32,12 @@ export const refundRoutes = [
     params: PaymentPath,
     doc: {
       summary: 'What of a payment can be refunded',
-      description: "The merchant's credit for the payment less its refunds; amounts are strings in the payment's currency.",
+      description:
+        "The merchant's credit for the payment (a completed one's; for one left partially paid past its expiry, what its first refund credits) less its refunds; amounts are strings in the payment's currency.",
       tags,
       responses: { 200: { description: 'Refundable', schema: Refundable }, 404: { description: "Unknown, or another tenant's" } },
     },
-    handle: async (req, deps) => ok(await describeRefundable(principalOf(req).tenant.id, req.params.transaction_id, deps)),
+    handle: async (req, deps) => ok(await describeRefundable(principalOf(req).tenant.id, req.params.transaction_id, req.now, deps)),
   }),
   route({
     method: 'POST',
@@ -49,7 +50,8 @@ export const refundRoutes = [
     doc: {
       summary: 'Refund a payment',
       description: [
-        'amount defaults to what is refundable (the excess of an overpaid payment, else all of it).',
+        "amount defaults to what is refundable: the excess of an overpaid payment, else all of the payment's credit.",
+        'A payment left partially paid past its expiry is settled by its first refund: it fails, its confirmed deposits are credited less the fee and the refund held, in one transaction.',
         'With address: pending at once. Without: awaiting_address, with claim_url (a public page where the customer enters the address).',
         'The amount is held from the balance at once; the network fee is deducted from what is sent.',
       ].join(' '),
@@ -58,7 +60,7 @@ export const refundRoutes = [
         201: { description: 'The refund', schema: RefundRecord },
         400: { description: 'invalid_request (details.amount, refundable), invalid_address, insufficient_balance, unsupported_blockchain' },
         404: { description: "Unknown payment, or another tenant's" },
-        409: { description: 'invalid_state: the payment was not credited, or is refunded in full' },
+        409: { description: 'invalid_state: the payment is not credited (still open, or never paid), or is refunded in full' },
         422: { description: 'below_minimum (details.minimum, requested, network_fee, currency)' },
       },
     },

@@ -195,7 +195,14 @@ export type PaymentFact =
       readonly usdRate: Decimal | null;
       /** The payment's wallet was deleted before its credit: the merchant's main balance takes it. */
       readonly walletGone?: boolean;
+      /** Of the credit, held at once for a refund opened with it (an overpayment's excess given back automatically). */
+      readonly refundHold?: Decimal;
     }
+  /**
+   * A payment left partially paid past its expiry is settled by its first refund: failed, its confirmed deposits
+   * credited (less the platform fee, as a completion credits) with `refundHold` of it held at once for that refund.
+   */
+  | { readonly kind: 'settle_for_refund'; readonly refundHold: Decimal; readonly usdRate: Decimal | null }
   | { readonly kind: 'sweep_failed' }
   | { readonly kind: 'expire' }
   | { readonly kind: 'cancel' }
@@ -383,11 +390,17 @@ export function openPayment(draft: PaymentDraft, now: Date): PaymentChange {
  * The merchant's credit of a settled payment: everything received less the fee, to main or its wallet (to main
  * when that wallet was deleted meanwhile, noted in the entry's metadata: money is never left without an owner).
  */
-function creditEntry(p: PaymentState, sweepTxHash: string, walletGone: boolean): PaymentEffect[] {
+/**
+ * The merchant's credit for the confirmed deposits: what they brought less the platform fee, to the payment's wallet
+ * (main when it was deleted), `hold` of it straight to the balance's locked part (a refund opened with the credit).
+ */
+function creditEntry(p: PaymentState, metadata: Record<string, string>, walletGone: boolean, hold = '0'): PaymentEffect[] {
   const { net, fee } = merchantCredit(p, received(p, 'confirmed'));
+  if (lt(net, hold) || lt(hold, '0')) throw new RangeError(`a refund hold of ${hold} outside the credit of ${net}`);
   const account = p.walletId && !walletGone ? walletAccount(p.walletId) : MAIN;
   const legs: Leg[] = [];
-  if (isPositive(net)) legs.push({ from: pocket(EXTERNAL), to: pocket(account), amount: net });
+  if (lt(hold, net)) legs.push({ from: pocket(EXTERNAL), to: pocket(account), amount: sub(net, hold) });
+  if (isPositive(hold)) legs.push({ from: pocket(EXTERNAL), to: pocket(account, 'locked'), amount: hold });
   if (isPositive(fee)) legs.push({ from: pocket(EXTERNAL), to: pocket(FEES), amount: fee });
   if (legs.length === 0) return [];
   const entry: EntryDraft = {
@@ -396,13 +409,16 @@ function creditEntry(p: PaymentState, sweepTxHash: string, walletGone: boolean):
     legs,
     reference: { kind: 'payment', id: p.id },
     metadata: {
-      sweep_tx: sweepTxHash,
+      ...metadata,
       ...(p.transactionHash ? { deposit_tx: p.transactionHash } : {}),
       ...(p.walletId && walletGone ? { deleted_wallet_id: p.walletId } : {}),
     },
   };
   return [{ kind: 'post_entry', entryId: `payment:${p.id}`, entry }];
 }
+
+/** The credit's USD value at `usdRate`, where one is known. */
+const usdOf = (net: Decimal, usdRate: Decimal | null): Decimal | null => (usdRate ? toFixed(mul(net, usdRate), FIAT_PRECISION, 'down') : null);
 
 function refuse(p: PaymentState, fact: PaymentFact, message: string, details: Record<string, unknown> = {}): never {
   throw new ConflictError(message, { status: p.status, action: fact.kind, ...details });
@@ -486,9 +502,7 @@ export function transition(p: PaymentState, fact: PaymentFact, now: Date): Payme
       return same(withStatus(p, 'sending', now, events, fact.reference === undefined ? {} : { sweepReference: fact.reference }));
     case 'sweep_completed': {
       if (p.status !== 'sending') refuse(p, fact, `Cannot complete a ${p.status} payment.`);
-      const got = received(p, 'confirmed');
-      const { net } = merchantCredit(p, got);
-      const usd = fact.usdRate ? toFixed(mul(net, fact.usdRate), FIAT_PRECISION, 'down') : null;
+      const { net } = merchantCredit(p, received(p, 'confirmed'));
       for (const d of p.deposits.filter((x) => x.status === 'confirmed')) {
         events.push({
           type: EVENTS.depositMerged,
@@ -496,8 +510,16 @@ export function transition(p: PaymentState, fact: PaymentFact, now: Date): Payme
           payload: depositMergedPayload(p, d, fact.txHash),
         });
       }
-      const state = withStatus(p, 'completed', now, events, { sweepTxHash: fact.txHash, merchantReceived: net, merchantReceivedUsd: usd });
-      return same(state, creditEntry(p, fact.txHash, fact.walletGone === true));
+      const state = withStatus(p, 'completed', now, events, { sweepTxHash: fact.txHash, merchantReceived: net, merchantReceivedUsd: usdOf(net, fact.usdRate) });
+      return same(state, creditEntry(p, { sweep_tx: fact.txHash }, fact.walletGone === true, fact.refundHold));
+    }
+    case 'settle_for_refund': {
+      if (p.status !== 'partially_paid' || Date.parse(p.expiryTime) > now.getTime()) {
+        refuse(p, fact, `Only a payment left partially paid past its expiry is settled by a refund; this one is ${p.status}.`);
+      }
+      const { net } = merchantCredit(p, received(p, 'confirmed'));
+      const state = withStatus(p, 'failed', now, events, { merchantReceived: net, merchantReceivedUsd: usdOf(net, fact.usdRate) });
+      return same(state, creditEntry(p, { settled_by: 'refund' }, false, fact.refundHold));
     }
     case 'sweep_failed':
       if (p.status !== 'sending') refuse(p, fact, `Cannot fail the sweep of a ${p.status} payment.`);

@@ -7,7 +7,7 @@ import { holdEntry, MAIN, releaseEntry, walletAccount } from './ledger.js';
 import type { Decimal } from './money.js';
 import { add, isPositive, lt, lte, min, sub } from './money.js';
 import type { PaymentState } from './payments.js';
-import { received } from './payments.js';
+import { merchantCredit, received } from './payments.js';
 
 /**
  * Refunds, pure (DESIGN section 12, issue 27): what of a payment may be given back, the refund's states and the
@@ -87,7 +87,7 @@ export const releasedHold = (r: Pick<RefundState, 'status'>): boolean => r.statu
 export const refundAccount = (p: Pick<PaymentState, 'walletId'>): CustomerAccount => (p.walletId ? walletAccount(p.walletId) : MAIN);
 
 export interface Refundable {
-  /** What the merchant was credited for the payment: the most its refunds may add up to. */
+  /** What the merchant was (or, settling, is) credited for the payment: the most its refunds may add up to. */
   readonly base: Decimal;
   readonly received: Decimal;
   readonly refunded: Decimal;
@@ -95,31 +95,47 @@ export interface Refundable {
   readonly refundable: Decimal;
   /** What a refund without an amount gives back: the excess of an overpaid payment, else all that is refundable. */
   readonly suggested: Decimal;
+  /**
+   * The payment was left partially paid past its expiry and never credited: the first refund settles it (the payment
+   * fails, its deposits are credited with the refund's amount held, in the refund's transaction).
+   */
+  readonly settles: boolean;
   /** Why nothing is refundable, where nothing is. */
   readonly why: string | null;
 }
 
+/** A payment left partially paid past its expiry: nothing more will complete it, its deposits can be given back. */
+export const settlesByRefund = (p: Pick<PaymentState, 'status' | 'expiryTime'>, now: Date): boolean =>
+  p.status === 'partially_paid' && Date.parse(p.expiryTime) <= now.getTime();
+
 /**
- * What of a payment the merchant can give back, after `refundedSoFar` (its refunds not released). The base is what
- * the merchant was credited for it (`merchantReceived`, the received amount less the platform fee): only a
- * completed payment was credited. Whatever else reached the address is not the merchant's to give back from its
- * balance: a partially paid or expired payment is never credited (its deposits stay in the deposit address), and
- * neither are deposits after the watch window (`uncredited`), another token (`wrong_currency`) or a deposit after
- * the payment settled; those are operator matters. A completed payment's late deposits were credited and count.
+ * What of a payment the merchant can give back at `now`, after `refundedSoFar` (its refunds not released). The base
+ * is what the merchant is credited for it (`merchantReceived`, the received amount less the platform fee): a
+ * completed payment's, or a failed one's that a refund settled; a payment left partially paid past its expiry is
+ * credited its confirmed deposits by its first refund. Nothing else is the merchant's to give back from its balance:
+ * a payment still open may yet complete, and deposits after the watch window (`uncredited`), of another token
+ * (`wrong_currency`) or after the payment settled are operator matters. A completed payment's late deposits were
+ * credited and count.
  */
-export function refundable(p: PaymentState, refundedSoFar: Decimal): Refundable {
+export function refundable(p: PaymentState, refundedSoFar: Decimal, now: Date): Refundable {
   const got = received(p);
-  const credited = p.status === 'completed' && p.merchantReceived !== null ? p.merchantReceived : '0';
+  const settles = settlesByRefund(p, now) && p.merchantReceived === null;
+  const credited = settles
+    ? merchantCredit(p, received(p, 'confirmed')).net
+    : (p.status === 'completed' || p.status === 'failed') && p.merchantReceived !== null
+      ? p.merchantReceived
+      : '0';
   const left = lt(refundedSoFar, credited) ? sub(credited, refundedSoFar) : '0';
-  const excess = p.flags.includes('overpaid') ? sub(received(p, 'confirmed'), p.amountCrypto) : null;
+  const excess = p.status === 'completed' && p.flags.includes('overpaid') ? sub(received(p, 'confirmed'), p.amountCrypto) : null;
   const suggested = excess !== null && isPositive(excess) ? min(excess, left) : left;
-  const why =
-    p.status !== 'completed'
-      ? `A ${p.status} payment was not credited to the merchant; only a completed payment can be refunded.`
-      : !isPositive(left)
-        ? `The payment's credit of ${credited} ${p.currency} is already refunded in full.`
-        : null;
-  return { base: credited, received: got, refunded: refundedSoFar, refundable: left, suggested, why };
+  const why = !isPositive(credited)
+    ? p.status === 'partially_paid'
+      ? `A partially paid payment can be refunded once it has expired (at ${p.expiryTime}); until then it may still be paid in full.`
+      : `A ${p.status} payment was not credited to the merchant; only a completed payment, or one left partially paid past its expiry, can be refunded.`
+    : !isPositive(left)
+      ? `The payment's credit of ${credited} ${p.currency} is already refunded in full.`
+      : null;
+  return { base: credited, received: got, refunded: refundedSoFar, refundable: left, suggested, settles, why };
 }
 
 /** Refuses an amount above what is refundable (the store's condition holds the same line under concurrency). */
@@ -194,6 +210,8 @@ export type RefundDraft = Pick<
   readonly claimToken: string | null;
   /** With an address: the withdrawal that pays it, written with it. */
   readonly withdrawalId?: string | null;
+  /** The payment's credit, committed with the refund, holds its amount (so the refund posts no hold of its own). */
+  readonly heldInCredit?: boolean;
 };
 
 /**
@@ -206,8 +224,9 @@ export function openRefund(draft: RefundDraft, now: Date, claimHours = CLAIM_HOU
   if (draft.address === null && draft.withdrawalId) throw new TypeError('a refund without an address has no withdrawal');
   const at = now.toISOString();
   const awaiting = draft.address === null;
+  const { heldInCredit, ...fields } = draft;
   const state: RefundState = {
-    ...draft,
+    ...fields,
     status: awaiting ? 'awaiting_address' : 'pending',
     claimToken: awaiting ? draft.claimToken : null,
     claimExpiresAt: awaiting ? new Date(now.getTime() + claimHours * 3600_000).toISOString() : null,
@@ -222,13 +241,15 @@ export function openRefund(draft: RefundDraft, now: Date, claimHours = CLAIM_HOU
   return {
     state,
     events: statusEvents(state, null),
-    effects: [
-      {
-        kind: 'post_entry',
-        entryId: `refund:${state.id}:hold`,
-        entry: holdEntry({ type: 'refund_hold', account: state.account, currency: state.currency, amount: state.amount, reference: reference(state) }),
-      },
-    ],
+    effects: heldInCredit
+      ? []
+      : [
+          {
+            kind: 'post_entry',
+            entryId: `refund:${state.id}:hold`,
+            entry: holdEntry({ type: 'refund_hold', account: state.account, currency: state.currency, amount: state.amount, reference: reference(state) }),
+          },
+        ],
   };
 }
 

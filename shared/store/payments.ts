@@ -7,6 +7,7 @@ import type { PaymentChange, PaymentEvent, PaymentState } from '../domain/paymen
 import { workQueueOf } from '../domain/payments.js';
 import { paymentTransaction } from '../domain/transactions.js';
 import type { AddressMatch, PaymentCreation, PaymentFilter, PaymentQuery, PaymentRepository } from '../usecases/payments/ports.js';
+import type { WriteItem } from '../usecases/ports.js';
 import type { OutboxEvent } from './outbox.js';
 import { aggregateOutbox, commitAggregate, loadState, nextVersion, versionedPut } from './aggregate.js';
 import { batchGet, db, queryAll, tableName } from './client.js';
@@ -131,7 +132,7 @@ async function create(creation: PaymentCreation, now: Date): Promise<PaymentStat
   return p;
 }
 
-async function save(previous: PaymentState, change: PaymentChange, now: Date): Promise<PaymentState> {
+async function save(previous: PaymentState, change: PaymentChange, now: Date, alsoWrite: readonly WriteItem[] = []): Promise<PaymentState> {
   const next = nextVersion(change.state, previous.version);
   const credit = change.effects.find((e) => e.kind === 'post_entry');
   await commitAggregate({
@@ -140,7 +141,7 @@ async function save(previous: PaymentState, change: PaymentChange, now: Date): P
     tenantId: next.tenantId,
     put: versionedPut(paymentItem(next), previous.version),
     // Of what the list entry holds, only the order id can change (an edit while the payment is open).
-    ...(next.orderId !== previous.orderId ? { items: [entryItem(next)] } : {}),
+    items: [...(next.orderId !== previous.orderId ? [entryItem(next)] : []), ...alsoWrite.map(asTransactItem)],
     outbox: paymentOutbox(next, change.events),
     ...(credit ? { entry: { entryId: credit.entryId, entry: credit.entry } } : {}),
     history: { previous: paymentTransaction(previous), next: paymentTransaction(next) },

@@ -124,6 +124,24 @@ async function create(creation: RefundCreation, now: Date): Promise<RefundState>
   return r;
 }
 
+/**
+ * The writes that create a refund whose hold is in its payment's credit (posted by the payment's save): the refund,
+ * the payment's refunded total, its claim link, its events and `alsoWrite`, to commit in the payment's transaction.
+ * Returns the refund as it will be stored.
+ */
+function creationItems(creation: RefundCreation, now: Date): { stored: RefundState; items: WriteItem[] } {
+  if (creation.change.effects.some((e) => e.kind === 'post_entry')) throw new RangeError('a refund holding its own amount commits through create');
+  const r = nextVersion(creation.change.state, null);
+  const items: TransactItem[] = [
+    versionedPut(refundItem(r), null),
+    refundedTotalRaise(r, creation.base),
+    ...claimItem(r),
+    ...outboxItems(outboxOf(r, creation.change, now)),
+    ...(creation.alsoWrite?.(r) ?? []).map(asTransactItem),
+  ];
+  return { stored: r, items: items.map(asWriteItem) };
+}
+
 async function save(previous: RefundState, change: RefundChange, now: Date, alsoWrite?: (stored: RefundState) => readonly WriteItem[]): Promise<RefundState> {
   const r = nextVersion(change.state, previous.version);
   const unrefund = change.effects.find((e): e is Extract<RefundEffect, { kind: 'unrefund' }> => e.kind === 'unrefund');
@@ -200,6 +218,7 @@ export const dynamoRefunds: RefundRepository = {
   listByPayment,
   refunded: async (tenantId, paymentId) => (await totals(tenantId, paymentId))?.refunded ?? '0',
   create,
+  creationItems,
   save,
   changeItems,
   dueClaims,

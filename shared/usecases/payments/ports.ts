@@ -89,9 +89,9 @@ export interface PaymentRepository {
    * Saves `change` of `previous` with its events and effects (the merchant's ledger entry) in ONE transaction,
    * conditioned on the version read: ConflictError when it moved (a deposit another pass recorded meanwhile
    * included), DepositAlreadyRecordedError when a store can tell that a recorded deposit is recorded again.
-   * Returns the stored state (version bumped).
+   * Returns the stored state (version bumped). `alsoWrite` commits with it (a refund opened with the credit).
    */
-  save(previous: PaymentState, change: PaymentChange, now: Date): Promise<PaymentState>;
+  save(previous: PaymentState, change: PaymentChange, now: Date, alsoWrite?: readonly WriteItem[]): Promise<PaymentState>;
   /** A tenant's payments from its per-tenant indexes (never a Scan), filtered: `skip` matches, then up to `take`. */
   list(query: PaymentQuery): Promise<PaymentState[]>;
   /** Every payment a tenant ever created. */

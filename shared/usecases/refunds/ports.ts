@@ -34,6 +34,12 @@ export interface RefundRepository {
    */
   create(creation: RefundCreation, now: Date): Promise<RefundState>;
   /**
+   * The writes that create a refund held by its payment's credit (`heldInCredit`: the payment's save posts the hold),
+   * with its payment's refunded total (conditioned within `base`), claim link, events and `alsoWrite`, to commit in
+   * the payment's transaction; and the refund as stored.
+   */
+  creationItems(creation: RefundCreation, now: Date): { readonly stored: RefundState; readonly items: readonly WriteItem[] };
+  /**
    * Saves `change` of `previous` with its events, its ledger entry, the payment's refunded total when the hold is
    * released, and `alsoWrite`, in ONE transaction conditioned on the version read (ConflictError when it moved).
    */
@@ -63,7 +69,8 @@ export interface RefundsDeps {
   readonly refunds: RefundRepository;
   /** The withdrawals that pay refunds: created with a refund that has its address, cancelled with it. */
   readonly payouts: RefundPayouts;
-  readonly payments: Pick<PaymentRepository, 'get'>;
+  /** The payment refunded; saved with the refund when the refund settles it. */
+  readonly payments: Pick<PaymentRepository, 'get' | 'save'>;
   readonly ledger: Pick<LedgerPort, 'balance'>;
   /** The network fees a refund's payout is priced with (a withdrawal's). */
   readonly fees: WithdrawalFeeDeps;

@@ -5,8 +5,9 @@ import type { CurrencyDefinition } from '../../domain/currencies.js';
 import { findCurrency } from '../../domain/currencies.js';
 import { GatewayError, InsufficientBalanceError, NotFoundError } from '../../domain/errors.js';
 import type { Decimal } from '../../domain/money.js';
-import { add, lt, parseDecimal, sub } from '../../domain/money.js';
+import { add, div, isPositive, lt, parseDecimal, sub } from '../../domain/money.js';
 import type { PaymentState } from '../../domain/payments.js';
+import { transition as paymentTransition } from '../../domain/payments.js';
 import type { RefundState } from '../../domain/refunds.js';
 import { openRefund, refundable, refundAccount, requireRefundable, transition } from '../../domain/refunds.js';
 import { openRefundPayout, transition as withdrawalTransition } from '../../domain/withdrawals.js';
@@ -16,7 +17,7 @@ import { decimal } from '../schema.js';
 import { feesForAddress } from '../withdrawals/network-fees.js';
 import { minimumTo } from '../withdrawals/resolve.js';
 import { addressTypeOfCurrency } from '../withdrawals/validate-address.js';
-import type { RefundsDeps } from './ports.js';
+import type { RefundCreation, RefundsDeps } from './ports.js';
 
 /**
  * Refunds of a payment (DESIGN section 12, issue 27): what is refundable, the creation (held at once, within the
@@ -55,10 +56,10 @@ export const smallestRefund = (currency: CurrencyDefinition, address: string | u
   add(minimumTo(currency, address).minimum, networkFee);
 
 /** `GET /payments/{id}/refundable/`. */
-export async function describeRefundable(tenantId: string, paymentId: string, deps: Pick<RefundsDeps, 'payments' | 'refunds' | 'fees'>) {
+export async function describeRefundable(tenantId: string, paymentId: string, now: Date, deps: Pick<RefundsDeps, 'payments' | 'refunds' | 'fees'>) {
   const payment = await requirePayment(tenantId, paymentId, deps);
   const currency = currencyOf(payment);
-  const r = refundable(payment, await deps.refunds.refunded(tenantId, payment.id));
+  const r = refundable(payment, await deps.refunds.refunded(tenantId, payment.id), now);
   const fee = await networkFeeOf(currency, undefined, deps);
   return {
     currency: currency.code,
@@ -100,7 +101,7 @@ export async function createRefund(input: CreateRefundInput, deps: RefundsDeps):
   if (!deps.served.withdrawals.has(currency.network)) {
     throw new GatewayError('unsupported_blockchain', `Refunds on ${currency.network} are not paid by this deployment.`, { blockchain: currency.network });
   }
-  const r = refundable(payment, await deps.refunds.refunded(payment.tenantId, payment.id));
+  const r = refundable(payment, await deps.refunds.refunded(payment.tenantId, payment.id), now);
   const amount = body.amount === undefined ? r.suggested : parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: currency.decimals });
   requireRefundable(amount, r, currency.code);
   if (body.address !== undefined) requireRefundAddress(currency, body.address, body.memo, deps);
@@ -114,8 +115,11 @@ export async function createRefund(input: CreateRefundInput, deps: RefundsDeps):
       requested: amount,
       currency: currency.code,
     });
-  const before = await deps.ledger.balance(payment.tenantId, account, currency.code);
-  if (lt(before.amount, amount)) throw insufficient(before.amount);
+  // A settling refund is held by the credit it comes with; any other by the balance the payment credited.
+  if (!r.settles) {
+    const before = await deps.ledger.balance(payment.tenantId, account, currency.code);
+    if (lt(before.amount, amount)) throw insufficient(before.amount);
+  }
   const change = openRefund(
     {
       id: randomUUID(),
@@ -132,20 +136,34 @@ export async function createRefund(input: CreateRefundInput, deps: RefundsDeps):
       callbackUrl: payment.callbackUrl,
       claimToken: body.address === undefined ? randomBytes(16).toString('base64url') : null,
       withdrawalId,
+      heldInCredit: r.settles,
     },
     now,
   );
   const payout = withdrawalId === null ? [] : deps.payouts.creationItems(payoutOf(change.state, withdrawalId, currency, networkFee, now), now);
   const guard = input.idempotency;
+  const creation = { change, base: r.base, alsoWrite: (stored: RefundState) => [...payout, ...(guard ? [guard.completeItem(stored)] : [])] };
+  if (r.settles) return settleWith(payment, creation, now, deps);
   try {
-    return await deps.refunds.create(
-      { change, base: r.base, alsoWrite: (stored: RefundState) => [...payout, ...(guard ? [guard.completeItem(stored)] : [])] },
-      now,
-    );
+    return await deps.refunds.create(creation, now);
   } catch (error) {
     if (error instanceof InsufficientBalanceError) throw insufficient((await deps.ledger.balance(payment.tenantId, account, currency.code)).amount);
     throw error;
   }
+}
+
+/**
+ * The first refund of a payment left partially paid past its expiry, in ONE transaction with the payment it settles:
+ * the payment failed and credited its confirmed deposits (less the platform fee) with the refund's amount held, the
+ * refund, its payout and its Idempotency-Key record. The payment's version decides a race (409: retry, and the
+ * refund is then an ordinary one of the credited payment).
+ */
+async function settleWith(payment: PaymentState, creation: RefundCreation, now: Date, deps: Pick<RefundsDeps, 'payments' | 'refunds'>): Promise<RefundState> {
+  const usdRate = isPositive(payment.amountCrypto) ? div(payment.amountUsd, payment.amountCrypto, 18, 'down') : null;
+  const settled = paymentTransition(payment, { kind: 'settle_for_refund', refundHold: creation.change.state.amount, usdRate }, now);
+  const { stored, items } = deps.refunds.creationItems(creation, now);
+  await deps.payments.save(payment, settled, now, items);
+  return stored;
 }
 
 /** `GET /payments/{id}/refunds/`: the payment's refunds, oldest first (404 for an unknown payment). */

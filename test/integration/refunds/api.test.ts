@@ -82,6 +82,38 @@ async function paid(got: string, who: { tenantId: string; call: ReturnType<typeo
 
 const usdt = () => getBalance(a.tenantId, 'main', 'USDTERC20');
 
+/** A 100 USDTERC20 payment of a merchant of its own that received `got` of it, confirmed: partially paid. */
+async function partiallyPaid(got: string): Promise<{ p: PaymentState; call: ReturnType<typeof caller>; tenantId: string }> {
+  const t = await tenantWithToken(`Partial ${got}`);
+  const callT = caller(handler, () => t.bearer);
+  const res = await callT('POST', '/payments/', { body: { amount: '100', currency: 'USDTERC20' } });
+  const now = new Date();
+  let p = (await dynamoPayments.get(t.tenantId, res.body.transaction_id as string)) as PaymentState;
+  const deposit = {
+    id: `ETH:0x${p.id.replace(/-/g, '')}:0`,
+    currency: 'USDTERC20',
+    amount: got,
+    amountBase: toBaseUnits(got, 6).toString(),
+    txHash: `0x${p.id.replace(/-/g, '')}`,
+    logIndex: 0,
+    blockNumber: 10,
+    blockHash: '0xb',
+    confirmations: 1,
+    detectedAt: now.toISOString(),
+    status: 'pending' as const,
+    late: false,
+  };
+  p = await dynamoPayments.save(p, transition(p, { kind: 'deposit', deposit }, now), now);
+  const confirmations = { kind: 'confirmations', byDeposit: { [deposit.id]: 12 }, confirmationsNeeded: 12, tolerancePercent: '0' } as const;
+  p = await dynamoPayments.save(p, transition(p, confirmations, now), now);
+  expect(p.status).toBe('partially_paid');
+  return { p, call: callT, tenantId: t.tenantId };
+}
+
+/** The payment with its expiry passed. */
+const expire = (p: PaymentState) =>
+  dynamoPayments.save(p, { state: { ...p, expiryTime: new Date(Date.now() - 1000).toISOString() }, events: [], effects: [] }, new Date());
+
 describe('GET /payments/{id}/refundable/', () => {
   it("answers the payment's credit less its refunds, the network fee and the smallest refund, as strings", async () => {
     const p = await paid('120');
@@ -197,6 +229,48 @@ describe('POST /payments/{id}/refunds/', () => {
     expect((await callC('GET', `/payments/${p.id}/refunds/`)).body.results).toEqual([]);
     expect((await callC('GET', `/payments/${p.id}/refundable/`)).body).toMatchObject({ refunded: '0', refundable: '99' });
     expect(await getBalance(c.tenantId, 'main', 'USDTERC20')).toMatchObject({ amount: '9', locked: '0' });
+  });
+});
+
+describe('a payment left partially paid', () => {
+  it('is not refundable while it may still be paid in full: 0, and 409 invalid_state saying when it will be', async () => {
+    const { p, call: callT } = await partiallyPaid('40');
+    expect((await callT('GET', `/payments/${p.id}/refundable/`)).body).toMatchObject({ received: '40', refundable: '0' });
+    const refused = await callT('POST', `/payments/${p.id}/refunds/`, { body: { address: DEST } });
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'invalid_state']);
+    expect(refused.body.error.message).toMatch(/once it has expired/);
+  });
+
+  it('past its expiry, its first refund settles it in one transaction: failed, its deposits credited less the fee, the refund held', async () => {
+    const { p, call: callT, tenantId } = await partiallyPaid('40');
+    await expire((await dynamoPayments.get(tenantId, p.id)) as PaymentState);
+    expect((await callT('GET', `/payments/${p.id}/refundable/`)).body).toMatchObject({ received: '40', refunded: '0', refundable: '39' });
+    // Never credited: the merchant's balance has nothing of it yet.
+    expect(await getBalance(tenantId, 'main', 'USDTERC20')).toMatchObject({ amount: '0', locked: '0' });
+    const res = await callT('POST', `/payments/${p.id}/refunds/`, { body: { amount: '20', address: DEST } });
+    expect([res.status, res.body.status, res.body.amount]).toEqual([201, 'pending', '20']);
+    expect(await getBalance(tenantId, 'main', 'USDTERC20')).toMatchObject({ amount: '19', locked: '20' });
+    const payment = await callT('GET', `/payments/${p.id}/`);
+    expect([payment.body.status, payment.body.refunded_amount]).toEqual(['failed', '20']);
+    // From then on an ordinary refund of the credit: 19 left, then nothing.
+    expect((await callT('GET', `/payments/${p.id}/refundable/`)).body).toMatchObject({ refunded: '20', refundable: '19' });
+    const rest = await callT('POST', `/payments/${p.id}/refunds/`, { body: { address: DEST } });
+    expect([rest.status, rest.body.amount]).toEqual([201, '19']);
+    expect(await getBalance(tenantId, 'main', 'USDTERC20')).toMatchObject({ amount: '0', locked: '39' });
+    const more = await callT('POST', `/payments/${p.id}/refunds/`, { body: { amount: '1', address: DEST } });
+    expect([more.status, more.body.error.code]).toEqual([409, 'invalid_state']);
+    // Cancelling the first gives its 20 back to the balance: the merchant keeps what it does not refund.
+    expect((await callT('POST', `/refunds/${res.body.id as string}/cancel/`)).status).toBe(200);
+    expect(await getBalance(tenantId, 'main', 'USDTERC20')).toMatchObject({ amount: '20', locked: '19' });
+  });
+
+  it('a refused settling refund writes nothing: the payment stays partially paid and uncredited', async () => {
+    const { p, call: callT, tenantId } = await partiallyPaid('40');
+    await expire((await dynamoPayments.get(tenantId, p.id)) as PaymentState);
+    const res = await callT('POST', `/payments/${p.id}/refunds/`, { body: { amount: '39.01', address: DEST } });
+    expect([res.status, res.body.error.code]).toEqual([400, 'invalid_request']);
+    expect((await dynamoPayments.get(tenantId, p.id))?.status).toBe('partially_paid');
+    expect(await getBalance(tenantId, 'main', 'USDTERC20')).toMatchObject({ amount: '0', locked: '0' });
   });
 });
 

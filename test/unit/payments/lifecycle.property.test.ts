@@ -26,6 +26,7 @@ const FACT_KINDS: readonly FactKind[] = [
   'expire',
   'cancel',
   'edit',
+  'settle_for_refund',
 ];
 
 /**
@@ -41,7 +42,7 @@ const ALLOWED: Readonly<Record<PaymentStatus, readonly FactKind[]>> = {
   expired: ['deposit', 'confirmations', 'deposit_mined', 'reorg', 'edit'],
   failed: ['deposit', 'confirmations', 'deposit_mined'],
   cancelled: ['deposit', 'confirmations', 'deposit_mined'],
-  partially_paid: ['deposit', 'confirmations', 'deposit_mined', 'reorg', 'edit'],
+  partially_paid: ['deposit', 'confirmations', 'deposit_mined', 'reorg', 'edit', 'settle_for_refund'],
 };
 
 /** What the guards say of a fact. */
@@ -67,6 +68,8 @@ function guardAllows(p: PaymentState, fact: PaymentFact): boolean {
       return isCancellable(p);
     case 'edit':
       return isEditable(p.status);
+    case 'settle_for_refund':
+      return p.status === 'partially_paid' && Date.parse(p.expiryTime) <= T0.getTime();
   }
 }
 
@@ -226,6 +229,8 @@ const sampleFact = (kind: FactKind): PaymentFact => {
       return { kind, txHash: '0xs', usdRate: '1' };
     case 'edit':
       return { kind, changes: { orderId: 'o' } };
+    case 'settle_for_refund':
+      return { kind, refundHold: '0', usdRate: '1' };
     default:
       return { kind };
   }
@@ -236,7 +241,9 @@ describe('payment lifecycle (property)', () => {
     const base = stored(opened('25', '0.25', true), null);
     for (const status of PAYMENT_STATUSES) {
       for (const kind of FACT_KINDS) {
-        const p: PaymentState = { ...base, status, deposits: kind === 'cancel' ? [] : [deposit('d1', 25_000_000n, 'confirmed')] };
+        // Past its expiry (a partially paid payment is then settled by a refund).
+        const deposits = kind === 'cancel' ? [] : [deposit('d1', 25_000_000n, 'confirmed')];
+        const p: PaymentState = { ...base, status, deposits, expiryTime: T0.toISOString() };
         const fact = sampleFact(kind);
         const allowed = ALLOWED[status].includes(kind);
         expect([status, kind, guardAllows(p, fact)]).toEqual([status, kind, allowed]);

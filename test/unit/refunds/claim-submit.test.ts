@@ -46,6 +46,9 @@ function setup(amount: string, isNew: boolean) {
     },
     dueClaims: async () => [],
     claim: async (token) => (token === TOKEN ? { tenantId: 't1', refundId: 'r1' } : null),
+    creationItems: () => {
+      throw new Error('a claim never creates a refund');
+    },
     changeItems: () => {
       throw new Error('not used by a claim');
     },

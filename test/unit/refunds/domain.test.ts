@@ -59,35 +59,59 @@ function mainAfter(start: string | Balance, effects: readonly (RefundEffect | Wi
 
 describe('refundable', () => {
   it('a completed payment: everything the merchant was credited, never what was received before the fee', () => {
-    const r = refundable(completed('25'), '0');
+    const r = refundable(completed('25'), '0', now);
     expect(r).toMatchObject({ base: '24.75', received: '25', refunded: '0', refundable: '24.75', suggested: '24.75', why: null });
   });
 
   it('an overpaid payment suggests its excess, and the rest of the credit stays refundable', () => {
-    const r = refundable(completed('30'), '0');
+    const r = refundable(completed('30'), '0', now);
     expect(r).toMatchObject({ base: '29.75', refundable: '29.75', suggested: '5' });
     // After 4 refunded, only 1 of the excess is suggested; after 27, what is left (2.75) caps it.
-    expect(refundable(completed('30'), '4').suggested).toBe('5');
-    expect(refundable(completed('30'), '27')).toMatchObject({ refundable: '2.75', suggested: '2.75' });
+    expect(refundable(completed('30'), '4', now).suggested).toBe('5');
+    expect(refundable(completed('30'), '27', now)).toMatchObject({ refundable: '2.75', suggested: '2.75' });
   });
 
-  it('a payment that expired partially paid, or was paid too late, was never credited: nothing is refundable, and why', () => {
-    const partial = aPayment({ status: 'partially_paid', flags: ['underpaid'], deposits: [aDeposit('d1', '10', { status: 'confirmed' })] }, now);
-    const r = refundable(partial, '0');
-    expect(r).toMatchObject({ base: '0', received: '10', refundable: '0', suggested: '0' });
-    expect(r.why).toMatch(/partially_paid payment was not credited/);
+  it('a payment partially paid: not refundable while it may still be paid in full; past its expiry, its first refund settles it', () => {
+    const deposits = [aDeposit('d1', '10', { status: 'confirmed' })];
+    const open = aPayment({ status: 'partially_paid', flags: ['underpaid'], deposits, expiryTime: new Date(now.getTime() + 60_000).toISOString() }, now);
+    const early = refundable(open, '0', now);
+    expect(early).toMatchObject({ base: '0', received: '10', refundable: '0', suggested: '0', settles: false });
+    expect(early.why).toMatch(/once it has expired/);
+    expect(() => requireRefundable('1', early, 'USDTERC20')).toThrow(ConflictError);
+    // Past its expiry: its confirmed deposits less the platform fee (0.25), all of it suggested, settled by the refund.
+    const expired = { ...open, expiryTime: new Date(now.getTime() - 1).toISOString() };
+    expect(refundable(expired, '0', now)).toMatchObject({ base: '9.75', refundable: '9.75', suggested: '9.75', settles: true, why: null });
+    // Once settled (failed, credited), it is refunded as any credited payment is, never settled twice.
+    const settled = paymentTransition(expired, { kind: 'settle_for_refund', refundHold: '4', usdRate: '1' }, now);
+    expect(settled.state).toMatchObject({ status: 'failed', merchantReceived: '9.75', merchantReceivedUsd: '9.75' });
+    expect(refundable(settled.state, '4', now)).toMatchObject({ base: '9.75', refundable: '5.75', settles: false });
+    // The credit: 5.75 to main, 4 to main's locked part (the refund's hold), the fee to the platform.
+    const entry = settled.effects.find((e) => e.kind === 'post_entry');
+    expect(entry?.kind === 'post_entry' && mainAfter('0', [entry])).toEqual({ amount: '5.75', pending: '0', locked: '4' });
+    expect(() => paymentTransition(expired, { kind: 'settle_for_refund', refundHold: '9.76', usdRate: null }, now)).toThrow(RangeError);
+    expect(() => paymentTransition(open, { kind: 'settle_for_refund', refundHold: '1', usdRate: null }, now)).toThrow(ConflictError);
+  });
+
+  it('a payment paid too late or never paid was never credited: nothing is refundable, and why', () => {
     const tooLate = aPayment({ status: 'expired', flags: ['paid_late'], deposits: [aDeposit('d1', '25', { status: 'uncredited' })] }, now);
-    expect(refundable(tooLate, '0')).toMatchObject({ base: '0', received: '0', refundable: '0' });
-    expect(() => requireRefundable('1', refundable(tooLate, '0'), 'USDTERC20')).toThrow(ConflictError);
+    const r = refundable(tooLate, '0', now);
+    expect(r).toMatchObject({ base: '0', received: '0', refundable: '0', settles: false });
+    expect(r.why).toMatch(/expired payment was not credited/);
+    expect(() => requireRefundable('1', r, 'USDTERC20')).toThrow(ConflictError);
+  });
+
+  it('a refund held by its payment credit posts no hold of its own', () => {
+    expect(openRefund(draft({ heldInCredit: true }), now).effects).toEqual([]);
+    expect(openRefund(draft(), now).effects).toHaveLength(1);
   });
 
   it('a payment paid late within the watch window and completed is refundable in full', () => {
     const late = completed('25', { flags: ['paid_late'], deposits: [aDeposit('d1', '25', { status: 'confirmed', late: true })] });
-    expect(refundable(late, '0').refundable).toBe('24.75');
+    expect(refundable(late, '0', now).refundable).toBe('24.75');
   });
 
   it('refuses more than is left, with what is left in the error', () => {
-    const r = refundable(completed('25'), '20');
+    const r = refundable(completed('25'), '20', now);
     expect(r.refundable).toBe('4.75');
     expect(() => requireRefundable('4.75', r, 'USDTERC20')).not.toThrow();
     const error = (() => {
@@ -112,7 +136,7 @@ describe('refundable', () => {
           for (const c of cents) {
             const amount = (c / 100).toFixed(2);
             try {
-              requireRefundable(amount, refundable(p, refunded), p.currency);
+              requireRefundable(amount, refundable(p, refunded, now), p.currency);
               refunded = add(refunded, amount);
             } catch {
               // refused
@@ -127,9 +151,9 @@ describe('refundable', () => {
 
   it('follows the payment: nothing while it is open, its credit once the sweep completes it', () => {
     const p = aPayment({ status: 'sending', deposits: [aDeposit('d1', '25', { status: 'confirmed' })] }, now);
-    expect(refundable(p, '0').refundable).toBe('0');
+    expect(refundable(p, '0', now).refundable).toBe('0');
     const done = paymentTransition(p, { kind: 'sweep_completed', txHash: '0xs', usdRate: null }, now).state;
-    expect(refundable(done, '0').refundable).toBe('24.75');
+    expect(refundable(done, '0', now).refundable).toBe('24.75');
   });
 });
 
