@@ -13,7 +13,7 @@ export const TABLE = {
   /**
    * Sparse global secondary indexes (an item appears only if it has the index's key attributes):
    * - gsi1: per-tenant lists ordered by creation time (payments, withdrawals, apps, tenants)
-   * - gsi2: per-tenant lists ordered by amount, and secondary lookups (order id, client id)
+   * - gsi2: per-tenant lists ordered by amount, and secondary lookups (order id, client id); a tenant's refunds by time
    * - gsi3: work queues ordered by due time (payments by expiry, withdrawals by status)
    */
   indexes: [

@@ -20,6 +20,7 @@ import { custodyCommands } from './cli/custody.js';
 import { UsageError, boolOpt, intOpt, json, limitOpt, need, scopesOpt, str } from './cli/command.js';
 import type { CommandGroup, Values } from './cli/command.js';
 import { devCommands } from './cli/dev.js';
+import { refundCommands } from './cli/refund.js';
 import { statsText } from './cli/stats.js';
 import type { TransactionStats } from '../shared/domain/transactions.js';
 import { transactionsRuntime } from '../shared/runtime/transactions.js';
@@ -220,6 +221,7 @@ const commands: Record<string, CommandGroup> = {
   },
   balance: balanceCommands,
   wallet: walletCommands,
+  refund: refundCommands,
   work: workCommands,
   custody: custodyCommands,
   dev: devCommands,

@@ -28,7 +28,7 @@
  * | payment             | TENANT#<tid>                | PAYMENT#<id>               | gsi3: PAYMENTS#WAITING#<network>#<native|token> / <expiry>#<tid>#<id> (while waiting); `state` deflated against the payment dictionary (shared/store/payment-item.ts); each change's events in one outbox item |
  * | payment list entry  | TENANT#<tid>                | PAYLIST#<id>               | gsi1: TENANT#<tid>#PAYMENTS / <created_at>#<id>; gsi2: TENANT#<tid>#PAYMENTS_BY_AMOUNT / <usd sort>#<id>; the filters a status change leaves alone (currency, network, token, order id, creation time, USD amount) |
  * | withdrawal          | TENANT#<tid>                | WITHDRAWAL#<id>            | gsi1: TENANT#<tid>#WITHDRAWALS / <created_at>#<id>; gsi2: TENANT#<tid>#WITHDRAWALS_BY_AMOUNT / <amount sort>#<id>; gsi3: WITHDRAWALS#<PENDING|PROCESSING|REVIEW|SOLANA> / <created_at>#<tid>#<id> (its work queue while pending or processing: `workQueueOf`) |
- * | refund              | TENANT#<tid>                | REFUND#<id>                | gsi1: TENANT#<tid>#PAYMENT#<pid>#REFUNDS / <created_at>#<id>; gsi3 (while awaiting its address): REFUNDS#AWAITING / <claim_expires_at>#<tid>#<id> |
+ * | refund              | TENANT#<tid>                | REFUND#<id>                | gsi1: TENANT#<tid>#PAYMENT#<pid>#REFUNDS / <created_at>#<id>; gsi2: TENANT#<tid>#REFUNDS / <created_at>#<id>; gsi3 (while awaiting its address): REFUNDS#AWAITING / <claim_expires_at>#<tid>#<id> |
  * | payment's refunded total | TENANT#<tid>           | REFUNDED#<payment id>      | `refunded` and `remaining` (of the payment's credit), moved in each refund's accept / release transaction |
  * | refund claim link   | REFUNDCLAIM#<token>         | CLAIM                      | -> tenant and refund (written with the refund; the claim page's only lookup) |
  * | daily withdrawal total | TENANT#<tid>              | WITHDRAWALS#DAY#<yyyy-mm-dd> | TTL 3 days (kept in the creation transaction) |
@@ -385,9 +385,9 @@ export const keys = {
 } as const;
 
 /**
- * Refunds (shared/store/refunds.ts): the record, its payment's list (gsi1), the claim expirer's queue (gsi3), the
- * payment's refunded total, the claim link. An object of its own beside `keys`, so the Lambdas that never touch a
- * refund do not carry it (every bundle takes `keys` whole).
+ * Refunds (shared/store/refunds.ts): the record, its payment's list (gsi1), its tenant's list (gsi2), the claim
+ * expirer's queue (gsi3), the payment's refunded total, the claim link. An object of its own beside `keys`, so the
+ * Lambdas that never touch a refund do not carry it (every bundle takes `keys` whole).
  */
 export const refundKeys = {
   refund: (tenantId: string, refundId: string): Key => ({ pk: tenantPk(tenantId), sk: `REFUND#${refundId}` }),
@@ -396,6 +396,12 @@ export const refundKeys = {
     gsi1sk: `${createdAt}#${refundId}`,
   }),
   refundsOfPaymentPartition: (tenantId: string, paymentId: string): string => `${tenantPk(tenantId)}#PAYMENT#${paymentId}#REFUNDS`,
+  /** gsi2 of every refund: the tenant's refunds by creation (the operator's list). */
+  refundOfTenant: (tenantId: string, createdAt: string, refundId: string) => ({
+    gsi2pk: `${tenantPk(tenantId)}#REFUNDS`,
+    gsi2sk: `${createdAt}#${refundId}`,
+  }),
+  refundsOfTenantPartition: (tenantId: string): string => `${tenantPk(tenantId)}#REFUNDS`,
   /** gsi3 of a refund awaiting its address, by claim deadline (the expirer reads those due). */
   refundAwaiting: (claimExpiresAt: string | null, tenantId: string, refundId: string): Record<string, string> =>
     claimExpiresAt === null ? {} : { gsi3pk: REFUND_AWAITING_PK, gsi3sk: `${claimExpiresAt}#${tenantId}#${refundId}` },

@@ -4,7 +4,7 @@ import { normalize } from '../domain/money.js';
 import type { RefundChange, RefundEffect, RefundState } from '../domain/refunds.js';
 import { overRefundable } from '../domain/refunds.js';
 import type { WriteItem } from '../usecases/ports.js';
-import type { RefundCreation, RefundRepository } from '../usecases/refunds/ports.js';
+import type { RefundCreation, RefundRepository, TenantRefundsQuery } from '../usecases/refunds/ports.js';
 import { aggregateOutbox, commitAggregate, loadState, nextVersion, outboxItems, stateAttributes, stateOf, versionedPut } from './aggregate.js';
 import { db, queryAll, tableName } from './client.js';
 import { refundKeys as keys } from './keys.js';
@@ -14,8 +14,8 @@ import { decimalText, storedDecimal } from './values.js';
 
 /**
  * Refunds on the single table (shared/store/aggregate.ts: the state beside the attributes its indexes read; every save
- * conditioned on the version). Indexes (shared/store/keys.ts): gsi1 per payment by creation, gsi3 the claim expirer's
- * queue while a refund awaits its address.
+ * conditioned on the version). Indexes (shared/store/keys.ts): gsi1 per payment by creation, gsi2 per tenant by
+ * creation, gsi3 the claim expirer's queue while a refund awaits its address.
  *
  * The payment's refunded total is an item of its own (`REFUNDED#<payment id>`): `refunded`, and `remaining` of the
  * payment's credit. Accepting a refund lowers `remaining` by its amount under the condition `remaining >= amount` (the
@@ -31,6 +31,7 @@ function refundItem(r: RefundState): Stored {
   return {
     ...keys.refund(r.tenantId, r.id),
     ...keys.refundOfPayment(r.tenantId, r.paymentId, r.createdAt, r.id),
+    ...keys.refundOfTenant(r.tenantId, r.createdAt, r.id),
     ...keys.refundAwaiting(r.status === 'awaiting_address' ? r.claimExpiresAt : null, r.tenantId, r.id),
     ...stateAttributes(TYPE, r),
     tenant_id: r.tenantId,
@@ -193,6 +194,27 @@ async function listByPayment(tenantId: string, paymentId: string): Promise<Refun
   return items.map(refundFromItem);
 }
 
+/** A page of the tenant's refunds, newest first (gsi2), before the cursor's; the status is filtered as items are read. */
+async function listByTenant(tenantId: string, query: TenantRefundsQuery): Promise<{ refunds: RefundState[]; more: boolean }> {
+  const before = query.cursor ? keys.refundOfTenant(tenantId, query.cursor.createdAt, query.cursor.id).gsi2sk : null;
+  const items = await queryAll(
+    {
+      TableName: tableName(),
+      IndexName: 'gsi2',
+      KeyConditionExpression: before === null ? 'gsi2pk = :pk' : 'gsi2pk = :pk AND gsi2sk < :before',
+      ...(query.status === undefined ? {} : { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } }),
+      ExpressionAttributeValues: {
+        ':pk': keys.refundsOfTenantPartition(tenantId),
+        ...(before === null ? {} : { ':before': before }),
+        ...(query.status === undefined ? {} : { ':status': query.status }),
+      },
+      ScanIndexForward: false,
+    },
+    query.limit + 1,
+  );
+  return { refunds: items.slice(0, query.limit).map(refundFromItem), more: items.length > query.limit };
+}
+
 async function dueClaims(time: string, limit: number): Promise<RefundState[]> {
   const items = await queryAll(
     {
@@ -216,6 +238,7 @@ async function claim(token: string): Promise<{ tenantId: string; refundId: strin
 export const dynamoRefunds: RefundRepository = {
   get: (tenantId, refundId) => loadState<RefundState>(keys.refund(tenantId, refundId), TYPE),
   listByPayment,
+  listByTenant,
   refunded: async (tenantId, paymentId) => (await totals(tenantId, paymentId))?.refunded ?? '0',
   create,
   creationItems,

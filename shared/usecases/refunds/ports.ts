@@ -1,6 +1,6 @@
 import type { ServedNetworks } from '../../domain/currencies.js';
 import type { Decimal } from '../../domain/money.js';
-import type { RefundChange, RefundState } from '../../domain/refunds.js';
+import type { RefundChange, RefundState, RefundStatus } from '../../domain/refunds.js';
 import type { LedgerPort } from '../ledger/ports.js';
 import type { PaymentRepository } from '../payments/ports.js';
 import type { WriteItem } from '../ports.js';
@@ -22,10 +22,19 @@ export interface RefundCreation {
   readonly alsoWrite?: (stored: RefundState) => readonly WriteItem[];
 }
 
+/** A page of a tenant's refunds: newest first, after `cursor` (the refund the previous page ended with). */
+export interface TenantRefundsQuery {
+  readonly status?: RefundStatus;
+  readonly limit: number;
+  readonly cursor?: { readonly createdAt: string; readonly id: string };
+}
+
 export interface RefundRepository {
   get(tenantId: string, refundId: string): Promise<RefundState | null>;
   /** A payment's refunds, oldest first (a per-payment index, never a Scan). */
   listByPayment(tenantId: string, paymentId: string): Promise<RefundState[]>;
+  /** A tenant's refunds, newest first (a per-tenant index, never a Scan); `more` when refunds follow the page. */
+  listByTenant(tenantId: string, query: TenantRefundsQuery): Promise<{ readonly refunds: RefundState[]; readonly more: boolean }>;
   /** The payment's refunded total: its refunds accepted and not released (0 when it has none). */
   refunded(tenantId: string, paymentId: string): Promise<Decimal>;
   /**

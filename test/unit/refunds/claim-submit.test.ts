@@ -38,6 +38,7 @@ function setup(amount: string, isNew: boolean) {
   const refunds: RefundRepository = {
     get: async () => stored,
     listByPayment: async () => [stored],
+    listByTenant: async () => ({ refunds: [stored], more: false }),
     refunded: async () => amount,
     create: async () => stored,
     save: async (_previous, change) => {
