@@ -151,6 +151,8 @@ export interface StackHandle {
   readonly s3: LocalS3;
   readonly pollers: Pollers | undefined;
   readonly http: LocalHttpServer | undefined;
+  /** The local TRON node (its chain's balances and helpers) when the part runs. */
+  readonly tron: TronNode | undefined;
   /** The local Solana node (its chain, mint, faucet and helpers) when the part runs. */
   readonly solana: SolanaNode | undefined;
   /** The local Bitcoin node (its chain, faucet and helpers) when the part runs. */
@@ -425,7 +427,7 @@ export async function startStack(options: StackOptions = {}): Promise<StackHandl
       startedAt: new Date().toISOString(),
     };
     await writeJson(join(dataDir, 'stack.json'), stackJson);
-    return { apiUrl: stackJson.apiUrl, env, stackJson, dataDir, dynamodb, sqs, s3, pollers, http, solana, btc, stop };
+    return { apiUrl: stackJson.apiUrl, env, stackJson, dataDir, dynamodb, sqs, s3, pollers, http, tron, solana, btc, stop };
   } catch (error) {
     await stop();
     throw error;
