@@ -69,7 +69,14 @@ export const refundRoutes = [
       const tenantId = principalOf(req).tenant.id;
       return present(
         await createRefund(
-          { tenantId, paymentId: req.params.transaction_id, body: req.body, now: req.now, idempotency: req.idempotency?.with(present) ?? null },
+          {
+            tenantId,
+            paymentId: req.params.transaction_id,
+            body: req.body,
+            now: req.now,
+            origin: originOf(req, deps),
+            idempotency: req.idempotency?.with(present) ?? null,
+          },
           deps,
         ),
       );

@@ -55,6 +55,8 @@ export interface RefundState {
   /** The claim page's token (128 random bits, base64url) while the customer has to enter the address; else null. */
   readonly claimToken: string | null;
   readonly claimExpiresAt: string | null;
+  /** The origin its claim link is given on (the deployment's public base URL, or the host the merchant called). */
+  readonly claimOrigin: string | null;
   /** The customer account the payment credited and the refund is held on. */
   readonly account: CustomerAccount;
   /** The payment's callback URL, where variant-A events also go. */
@@ -174,7 +176,10 @@ export interface RefundChange {
   readonly effects: readonly RefundEffect[];
 }
 
-/** The refund as webhooks and the API show it (`claimUrl`: the claim page's URL while it awaits an address). */
+/** The claim page of a refund on `origin`. */
+export const claimUrl = (origin: string, token: string): string => `${origin.replace(/\/$/, '')}/refund-claims/${token}`;
+
+/** The refund as webhooks show it (`claim_url`: the claim page while it awaits an address). */
 export function refundPayload(r: RefundState, previous: RefundStatus | null): Record<string, unknown> {
   return {
     refund_id: r.id,
@@ -186,6 +191,7 @@ export function refundPayload(r: RefundState, previous: RefundStatus | null): Re
     network_fee: r.networkFee,
     amount_sent: r.amountSent,
     address: r.address,
+    claim_url: awaitsAddress(r) && r.claimToken !== null && r.claimOrigin ? claimUrl(r.claimOrigin, r.claimToken) : null,
     claim_expires_at: r.claimExpiresAt,
     transaction_hash: r.transactionHash,
     reason: r.reason,
@@ -208,6 +214,8 @@ export type RefundDraft = Pick<
 > & {
   /** Required without an address: the claim page's token. */
   readonly claimToken: string | null;
+  /** Without an address: the origin of its claim link (null: none known, the webhooks then carry no claim_url). */
+  readonly claimOrigin?: string | null;
   /** With an address: the withdrawal that pays it, written with it. */
   readonly withdrawalId?: string | null;
   /** The payment's credit, committed with the refund, holds its amount (so the refund posts no hold of its own). */
@@ -224,9 +232,10 @@ export function openRefund(draft: RefundDraft, now: Date, claimHours = CLAIM_HOU
   if (draft.address === null && draft.withdrawalId) throw new TypeError('a refund without an address has no withdrawal');
   const at = now.toISOString();
   const awaiting = draft.address === null;
-  const { heldInCredit, ...fields } = draft;
+  const { heldInCredit, claimOrigin, ...fields } = draft;
   const state: RefundState = {
     ...fields,
+    claimOrigin: draft.address === null ? (claimOrigin ?? null) : null,
     status: awaiting ? 'awaiting_address' : 'pending',
     claimToken: awaiting ? draft.claimToken : null,
     claimExpiresAt: awaiting ? new Date(now.getTime() + claimHours * 3600_000).toISOString() : null,

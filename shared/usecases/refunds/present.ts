@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { RefundState } from '../../domain/refunds.js';
+import { claimUrl } from '../../domain/refunds.js';
 
 /** A refund as the API shows it (issue 27's record); amounts are decimal strings in the payment's currency. */
 export const RefundRecord = z
@@ -31,9 +32,6 @@ export const Refundable = z
     minimum: z.string().describe('The smallest refund: the network minimum of what is sent plus the network fee'),
   })
   .meta({ id: 'Refundable' });
-
-/** The claim page of a refund, on the deployment's public origin. */
-export const claimUrl = (origin: string, token: string): string => `${origin.replace(/\/$/, '')}/refund-claims/${token}`;
 
 export function refundRecord(r: RefundState, origin: string): z.output<typeof RefundRecord> {
   return {

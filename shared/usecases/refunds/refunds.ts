@@ -84,6 +84,8 @@ export interface CreateRefundInput {
   readonly paymentId: string;
   readonly body: CreateRefundBody;
   readonly now: Date;
+  /** The origin claim links are given on (the webhooks' claim_url). */
+  readonly origin?: string | null;
   readonly idempotency?: IdempotencyGuard<RefundState> | null;
 }
 
@@ -135,6 +137,7 @@ export async function createRefund(input: CreateRefundInput, deps: RefundsDeps):
       account,
       callbackUrl: payment.callbackUrl,
       claimToken: body.address === undefined ? randomBytes(16).toString('base64url') : null,
+      claimOrigin: input.origin ?? null,
       withdrawalId,
       heldInCredit: r.settles,
     },

@@ -8,6 +8,7 @@ import { debitEntry } from '../../../shared/domain/ledger.js';
 import { getBalance, postEntry } from '../../../shared/store/ledger.js';
 import { dynamoPayments } from '../../../shared/store/payments.js';
 import { apiGroupHandlers } from '../../support/api-groups.js';
+import { outboxChanges } from '../../support/outbox.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import type { Handler } from '../payments/support.js';
 import { caller, putFixedRates, servingEth, tenantWithToken } from '../payments/support.js';
@@ -180,6 +181,10 @@ describe('POST /payments/{id}/refunds/', () => {
     expect(res.body).toMatchObject({ status: 'awaiting_address', amount: '50', address: null });
     expect(res.body.claim_url).toMatch(/^https:\/\/pay\.example\.com\/refund-claims\/[A-Za-z0-9_-]{22}$/);
     expect(Date.parse(res.body.claim_expires_at as string) - Date.parse(res.body.created_at as string)).toBe(72 * 3600_000);
+    // refund.created and refund_status_update carry the same link, for the merchant to hand on.
+    const events = (await outboxChanges(`refund:${res.body.id as string}:`)).flat();
+    expect(events.map((e) => e.type).sort()).toEqual(['refund.created', 'refund_status_update']);
+    for (const e of events) expect(e.payload).toMatchObject({ status: 'awaiting_address', claim_url: res.body.claim_url });
   });
 
   it('honours the Idempotency-Key: the same answer, one refund, one hold; another body with the key is 422', async () => {
