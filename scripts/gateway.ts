@@ -116,8 +116,9 @@ const commands: Record<string, CommandGroup> = {
     },
     configure: {
       usage:
-        'tenant configure TENANT_ID [--requests-per-hour N] [--payment-creations-per-hour N] [--expiry-minutes N] [--fee PERCENT] [--fee-paid-by-user true|false] [--ip-whitelist "1.2.3.4,10.0.0.0/8"] [--ip-whitelist-enabled true|false] [--scopes "read write admin"] [--max-payment-amount USD|default] [--daily-payment-limit USD|default] [--max-withdrawal-amount USD|default] [--daily-withdrawal-limit USD|default] [--json]',
-      summary: "Change a tenant's rate limits, fees, IP allow-list, maximum scopes or USD limits (`default`: the platform's).",
+        'tenant configure TENANT_ID [--requests-per-hour N] [--payment-creations-per-hour N] [--expiry-minutes N] [--fee PERCENT] [--fee-paid-by-user true|false] [--ip-whitelist "1.2.3.4,10.0.0.0/8"] [--ip-whitelist-enabled true|false] [--scopes "read write admin"] [--max-payment-amount USD|default] [--daily-payment-limit USD|default] [--max-withdrawal-amount USD|default] [--daily-withdrawal-limit USD|default] [--auto-refund-excess true|false] [--auto-refund-threshold-usd USD] [--json]',
+      summary:
+        "Change a tenant's rate limits, fees, IP allow-list, maximum scopes, USD limits (`default`: the platform's) or automatic refunds of overpayments' excess.",
       options: {
         'requests-per-hour': str,
         'payment-creations-per-hour': str,
@@ -131,6 +132,8 @@ const commands: Record<string, CommandGroup> = {
         'daily-payment-limit': str,
         'max-withdrawal-amount': str,
         'daily-withdrawal-limit': str,
+        'auto-refund-excess': str,
+        'auto-refund-threshold-usd': str,
         json,
       },
       run: async (v, [id]) =>
@@ -157,6 +160,14 @@ const commands: Record<string, CommandGroup> = {
               max_withdrawal_amount: limitOpt(v, 'max-withdrawal-amount'),
               daily_withdrawal_limit: limitOpt(v, 'daily-withdrawal-limit'),
             },
+            ...(v['auto-refund-excess'] === undefined && v['auto-refund-threshold-usd'] === undefined
+              ? {}
+              : {
+                  auto_refund_excess: {
+                    enabled: boolOpt(v, 'auto-refund-excess'),
+                    threshold_usd: typeof v['auto-refund-threshold-usd'] === 'string' ? v['auto-refund-threshold-usd'] : undefined,
+                  },
+                }),
           },
           tenantsRuntime(),
         ),

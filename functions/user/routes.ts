@@ -1,12 +1,19 @@
 import * as z from 'zod';
-import { READ } from '../../shared/domain/scopes.js';
+import { READ, READ_WRITE } from '../../shared/domain/scopes.js';
 import { ok, principalOf, routesOf } from '../../shared/http/route.js';
-import { getProfile } from '../../shared/usecases/user/get-profile.js';
+import { getProfile, updateProfile } from '../../shared/usecases/user/get-profile.js';
+import { AutoRefundExcessPatch } from '../../shared/usecases/tenants/manage-tenants.js';
 import type { UserPorts } from '../../shared/usecases/user/ports.js';
 
 const route = routesOf<UserPorts>();
 
 const nullableDecimal = z.string().nullable();
+
+const AutoRefundExcessRecord = z
+  .object({ enabled: z.boolean(), threshold_usd: z.string() })
+  .describe(
+    "Beyond spec 2.8 (DESIGN section 12): when enabled, an overpaid payment's excess worth at least threshold_usd (at the payment's own price) is refunded through a claim link opened as the payment completes; its claim_url is in refund.created",
+  );
 
 export const TenantRecord = z.object({
   id: z.string().uuid(),
@@ -35,8 +42,11 @@ export const TenantRecord = z.object({
     total_volume_usd: z.string(),
     active_currencies: z.number().int(),
   }),
+  auto_refund_excess: AutoRefundExcessRecord,
   features: z.object({ multi_wallet: z.boolean(), instant_withdrawals: z.boolean(), custom_fees: z.boolean(), webhook_retry: z.boolean() }),
 });
+
+const UpdateProfileBody = z.object({ auto_refund_excess: AutoRefundExcessPatch.optional() }).strict().meta({ id: 'UpdateProfile' });
 
 export const userRoutes = [
   route({
@@ -47,6 +57,24 @@ export const userRoutes = [
     doc: { summary: 'The tenant record (full form)', tags: ['User'], responses: { 200: { description: 'Tenant', schema: TenantRecord } } },
     handle: async (req, deps) => {
       const profile = await getProfile({ tenant: principalOf(req).tenant, now: req.now }, deps);
+      const answer: z.output<typeof TenantRecord> = { ...profile, ip_whitelist: [...profile.ip_whitelist] };
+      return ok(answer);
+    },
+  }),
+  route({
+    method: 'PATCH',
+    path: '/user/me/',
+    auth: 'bearer',
+    scopes: READ_WRITE,
+    body: UpdateProfileBody,
+    doc: {
+      summary: 'Change the settings the tenant sets itself',
+      description: 'auto_refund_excess: {enabled?, threshold_usd?}; the fields given replace the current ones. Other fields of the record are set by the operator.',
+      tags: ['User'],
+      responses: { 200: { description: 'Tenant', schema: TenantRecord } },
+    },
+    handle: async (req, deps) => {
+      const profile = await updateProfile({ tenant: principalOf(req).tenant, body: req.body, now: req.now }, deps);
       const answer: z.output<typeof TenantRecord> = { ...profile, ip_whitelist: [...profile.ip_whitelist] };
       return ok(answer);
     },

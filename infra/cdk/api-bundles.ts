@@ -16,8 +16,9 @@ import { GatewayStack } from './gateway-stack.js';
 
 /**
  * Most bytes of each API function's minified `index.mjs`: 60 KB for the two that need nothing (`$default`, v0.9),
- * 300 KB for the others, but 310 KB for the two that read every chain's rules: withdrawals (address codecs of every
- * family, pricing, the tenant's USD limits) and custody-sync (three chains' readers); each of them holds, like every
+ * 300 KB for the others, but 310 KB for the three that read every chain's rules: withdrawals (address codecs of every
+ * family, pricing, the tenant's USD limits), refunds (the same address codecs and payout pricing, and the payment's
+ * transitions: a refund settles a payment left partially paid) and custody-sync (three chains' readers); each of them holds, like every
  * API bundle, the one error wording and the closed-query check of every request. The custody group is served by three Lambdas so that custody, which serves accounts,
  * deposit addresses with their QR codes, balances and transfers, holds no chain client: its sync (custody-sync, which
  * reads three chains: EVM JSON-RPC, TronGrid, Solana with the Ed25519 curve of its token accounts) and its
@@ -26,7 +27,7 @@ import { GatewayStack } from './gateway-stack.js';
  */
 export function bundleBudget(name: string): number {
   if (name === 'not-found' || name === 'legacy') return 60_000;
-  return name === 'withdrawals' || name === 'custody-sync' ? 310_000 : 300_000;
+  return name === 'withdrawals' || name === 'refunds' || name === 'custody-sync' ? 310_000 : 300_000;
 }
 
 /** Packages no API bundle may hold: chain clients and signing libraries are the workers' (item 1 of issue 16). */

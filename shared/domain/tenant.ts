@@ -24,6 +24,25 @@ export function withPlatformLimits(tenant: Tenant, platform: TenantLimits): Tena
   return { ...tenant, settings: { ...tenant.settings, limits: effectiveLimits(tenant.settings.limits, platform) } };
 }
 
+/**
+ * `auto_refund_excess`: when an overpaid payment completes, a claim-link refund of its excess is opened in the
+ * transaction that credits it, where the excess is worth at least `threshold_usd` at the payment's own price (and is
+ * at least the smallest refund the network allows). Off by default.
+ */
+export interface AutoRefundExcess {
+  readonly enabled: boolean;
+  /** USD, a decimal string with at most 2 decimals. */
+  readonly threshold_usd: string;
+}
+
+export const DEFAULT_AUTO_REFUND_EXCESS: AutoRefundExcess = Object.freeze({ enabled: false, threshold_usd: '1' });
+
+/** A change of the setting: the fields given replace the current ones. */
+export const patchAutoRefundExcess = (current: AutoRefundExcess, patch: Partial<AutoRefundExcess>): AutoRefundExcess => ({
+  enabled: patch.enabled ?? current.enabled,
+  threshold_usd: patch.threshold_usd ?? current.threshold_usd,
+});
+
 export interface TenantSettings {
   /** Platform fee, percent as a decimal string ("1" is 1 %). */
   readonly transaction_fee: string;
@@ -34,6 +53,7 @@ export interface TenantSettings {
   readonly is_ip_whitelist_enabled: boolean;
   readonly ip_whitelist: readonly string[];
   readonly limits: TenantLimits;
+  readonly auto_refund_excess: AutoRefundExcess;
 }
 
 /** A change of settings: the fields given replace the stored ones; each limit given replaces that limit only. */
@@ -80,6 +100,7 @@ export function defaultSettings(defaults: TenantDefaults): TenantSettings {
     is_ip_whitelist_enabled: false,
     ip_whitelist: [],
     limits: { daily_payment_limit: null, daily_withdrawal_limit: null, max_payment_amount: null, max_withdrawal_amount: null },
+    auto_refund_excess: DEFAULT_AUTO_REFUND_EXCESS,
   };
 }
 

@@ -22,6 +22,7 @@ import type { ChainTxRuntime } from './chain-tx.js';
 import { chainTxRuntime } from './chain-tx.js';
 import { rpcUrl, servedNetworks } from './currencies.js';
 import { factoryOf, scannerRuntime } from './payments.js';
+import { excessRefundsRuntime } from './refunds.js';
 
 /**
  * The chain-scanner worker wired from configuration: every network this deployment takes payments on
@@ -78,6 +79,7 @@ export function scannersRuntime(cfg: Config = config(), chainTx: ChainTxRuntime 
   };
   return {
     ...scannerRuntime(cfg),
+    excessRefund: excessRefundsRuntime(cfg),
     networks: scannedNetworks(cfg),
     mempoolBudget: cfg.BTC_MEMPOOL_LOOKUPS_PER_PASS,
     sourceFor(n) {

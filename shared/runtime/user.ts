@@ -1,4 +1,5 @@
 import { dynamoLedger } from '../store/ledger.js';
+import { dynamoTenants } from '../store/tenants.js';
 import { dynamoUsage } from '../store/usage.js';
 import { dynamoWallets } from '../store/wallets.js';
 import type { BalancesPorts } from '../usecases/balances/ports.js';
@@ -21,5 +22,6 @@ export function userRuntime(): UserGroupPorts {
     statistics: dynamoTenantStatistics,
     ledger: dynamoLedger,
     wallets: async (tenantId) => (await dynamoWallets.all(tenantId)).map((w) => ({ walletId: w.walletId, name: w.name })),
+    tenants: dynamoTenants,
   };
 }

@@ -1,6 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '../domain/scopes.js';
-import type { SettingsPatch, Tenant, TenantSettings, TenantStatus } from '../domain/tenant.js';
+import type { AutoRefundExcess, SettingsPatch, Tenant, TenantSettings, TenantStatus } from '../domain/tenant.js';
+import { DEFAULT_AUTO_REFUND_EXCESS } from '../domain/tenant.js';
 import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 import type { TenantRepository } from '../usecases/tenants/ports.js';
@@ -29,6 +30,8 @@ export function tenantFromItem(item: Stored): Tenant {
       requests_per_hour: integer(settings.requests_per_hour),
       payment_creations_per_hour: integer(settings.payment_creations_per_hour),
       payment_expiry_minutes: integer(settings.payment_expiry_minutes),
+      // Tenants created before the setting existed have it off.
+      auto_refund_excess: (settings.auto_refund_excess as AutoRefundExcess | undefined) ?? DEFAULT_AUTO_REFUND_EXCESS,
     },
   };
 }

@@ -121,6 +121,17 @@ export interface PaymentsDeps {
   readonly clock: Clock;
   /** A payment's refunded total (the refunds' store); absent: a deployment or test without refunds, where it is 0. */
   readonly refunded?: (tenantId: string, paymentId: string) => Promise<Decimal>;
+  /**
+   * The refund a completing payment opens with its credit (a tenant's `auto_refund_excess`: the overpayment's excess;
+   * shared/usecases/refunds/auto.ts), or null; absent: none is ever opened.
+   */
+  readonly excessRefund?: (payment: PaymentState, now: Date) => Promise<RefundWithCredit | null>;
+}
+
+/** A refund opened with a payment's credit: `hold` of the credit held for it, `items` its writes in the same transaction. */
+export interface RefundWithCredit {
+  readonly hold: Decimal;
+  readonly items: readonly WriteItem[];
 }
 
 /** A sweep into the treasury of the deposits at some forwarders (their CREATE2 salts), one call. */

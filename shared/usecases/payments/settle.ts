@@ -95,7 +95,7 @@ export function planSweeps(due: readonly DueSweep[], maxSalts: number): DueSweep
   return [...batches, ...alone];
 }
 
-type SettleDeps = Pick<PaymentsDeps, 'payments' | 'rates' | 'contracts' | 'clock'>;
+type SettleDeps = Pick<PaymentsDeps, 'payments' | 'rates' | 'contracts' | 'clock' | 'excessRefund'>;
 
 export interface SweepDeps extends SettleDeps {
   readonly sweep: SweepPort;
@@ -187,7 +187,7 @@ export async function strandedSweeps(sending: readonly PaymentState[], deps: Pic
 export async function completePayment(
   payment: PaymentState,
   sweepTxHash: string,
-  deps: Pick<PaymentsDeps, 'payments' | 'rates'>,
+  deps: Pick<PaymentsDeps, 'payments' | 'rates' | 'excessRefund'>,
   now: Date,
 ): Promise<PaymentState> {
   return completeWith(payment, sweepTxHash, usdRatesOf(await currentRates(deps.rates, now)), deps, now);
@@ -197,14 +197,17 @@ async function completeWith(
   payment: PaymentState,
   sweepTxHash: string,
   rates: UsdRates,
-  deps: Pick<PaymentsDeps, 'payments'>,
+  deps: Pick<PaymentsDeps, 'payments' | 'excessRefund'>,
   now: Date,
 ): Promise<PaymentState> {
   const fact = { kind: 'sweep_completed', txHash: sweepTxHash, usdRate: usdRate(payment.currency, rates) ?? null } as const;
+  // A refund of the excess the tenant has opened automatically commits with the credit that holds it.
+  const refund = (await deps.excessRefund?.(payment, now)) ?? null;
   try {
-    return await deps.payments.save(payment, transition(payment, fact, now), now);
+    return await deps.payments.save(payment, transition(payment, { ...fact, refundHold: refund?.hold }, now), now, refund?.items);
   } catch (error) {
     if (!(error instanceof WalletGoneError)) throw error;
+    // Credited to main instead: the refund, held on the wallet it names, is not opened (the merchant may open one).
     return deps.payments.save(payment, transition(payment, { ...fact, walletGone: true }, now), now);
   }
 }
@@ -217,7 +220,7 @@ async function completeWith(
 export async function onSweepResult(
   reference: string,
   result: { ok: true; txHash: string } | { ok: false },
-  deps: Pick<PaymentsDeps, 'payments' | 'rates'>,
+  deps: Pick<PaymentsDeps, 'payments' | 'rates' | 'excessRefund'>,
   now: Date,
 ): Promise<PaymentState | null> {
   const m = /^payment:([^:]+):([^:]+)$/.exec(reference);
@@ -250,7 +253,7 @@ export interface SweepBatchSettlement {
 export async function onSweepBatchResult(
   requestId: string,
   result: { ok: true; txHash: string } | { ok: false },
-  deps: Pick<PaymentsDeps, 'payments' | 'rates'> & { readonly sweeps: SweepRequestRecords },
+  deps: Pick<PaymentsDeps, 'payments' | 'rates' | 'excessRefund'> & { readonly sweeps: SweepRequestRecords },
   now: Date,
 ): Promise<SweepBatchSettlement> {
   const batch = await deps.sweeps.get(requestId);

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { NotFoundError } from '../../domain/errors.js';
 import { isValidIpOrCidr } from '../../domain/ip.js';
 import { SCOPES, sortScopes } from '../../domain/scopes.js';
-import { LIMIT_NAMES, TENANT_STATUSES, type LimitName, type Tenant, type SettingsPatch } from '../../domain/tenant.js';
+import { LIMIT_NAMES, patchAutoRefundExcess, TENANT_STATUSES, type LimitName, type Tenant, type SettingsPatch } from '../../domain/tenant.js';
 import type { TenantsPorts } from './ports.js';
 
 type Deps = Pick<TenantsPorts, 'tenants'>;
@@ -33,6 +33,11 @@ const usdLimit = z
   .refine((v) => !/^0+(\.0+)?$/.test(v), 'Must be above zero (suspend the tenant to stop it).')
   .nullable();
 
+/** A USD threshold: cents at most, zero allowed (every excess the network can pay back). */
+export const usdThreshold = z.string().regex(/^\d+(\.\d{1,2})?$/, 'Must be a USD amount with at most 2 decimals.');
+/** A change of `auto_refund_excess`: the fields given replace the current ones. */
+export const AutoRefundExcessPatch = z.object({ enabled: z.boolean().optional(), threshold_usd: usdThreshold.optional() }).strict();
+
 export const ConfigureTenantInput = z.object({
   tenant_id: z.string().uuid(),
   requests_per_hour: z.number().int().positive().optional(),
@@ -44,11 +49,17 @@ export const ConfigureTenantInput = z.object({
   ip_whitelist: z.array(z.string().refine(isValidIpOrCidr, 'Must be an IP address or CIDR range.')).optional(),
   scopes: z.array(z.enum(SCOPES)).min(1).optional(),
   limits: z.object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, usdLimit.optional()])) as Record<LimitName, z.ZodOptional<typeof usdLimit>>).optional(),
+  auto_refund_excess: AutoRefundExcessPatch.optional(),
 });
 
 export async function configureTenant(raw: z.input<typeof ConfigureTenantInput>, deps: Deps): Promise<Tenant> {
-  const { tenant_id: tenantId, scopes, limits, ...settings } = ConfigureTenantInput.parse(raw);
-  const patch: SettingsPatch = { ...settings, ...(limits ? { limits } : {}) };
+  const { tenant_id: tenantId, scopes, limits, auto_refund_excess: autoRefund, ...settings } = ConfigureTenantInput.parse(raw);
+  const current = autoRefund ? (await requireTenant(tenantId, deps)).settings.auto_refund_excess : null;
+  const patch: SettingsPatch = {
+    ...settings,
+    ...(limits ? { limits } : {}),
+    ...(autoRefund && current ? { auto_refund_excess: patchAutoRefundExcess(current, autoRefund) } : {}),
+  };
   const updated = await deps.tenants.updateSettings(tenantId, patch);
   if (!updated) throw new NotFoundError(`No tenant ${tenantId}.`);
   if (scopes) await deps.tenants.setAllowedScopes(tenantId, sortScopes(scopes));

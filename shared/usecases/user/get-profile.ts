@@ -1,7 +1,8 @@
 import { MAIN } from '../../domain/ledger.js';
 import { isPositive, toFixed } from '../../domain/money.js';
-import type { ApiUsage, Tenant } from '../../domain/tenant.js';
-import { hasCustomFees } from '../../domain/tenant.js';
+import type { ApiUsage, AutoRefundExcess, Tenant } from '../../domain/tenant.js';
+import { hasCustomFees, patchAutoRefundExcess } from '../../domain/tenant.js';
+import { NotFoundError } from '../../domain/errors.js';
 import type { UserPorts } from './ports.js';
 
 /** The tenant record of spec section 2.8 (full form). */
@@ -21,6 +22,8 @@ export interface TenantProfile {
   readonly ip_whitelist: readonly string[];
   readonly api_usage: ApiUsage;
   readonly limits: Tenant['settings']['limits'];
+  /** Beyond spec 2.8: refunds of overpayments' excess opened automatically (DESIGN section 12). */
+  readonly auto_refund_excess: AutoRefundExcess;
   readonly statistics: {
     readonly total_payments: number;
     readonly total_withdrawals: number;
@@ -68,6 +71,7 @@ export async function getProfile(input: GetProfileInput, deps: UserPorts): Promi
     api_usage: usage,
     // The limits that apply: the tenant's own, else the platform's (the principal carries them resolved).
     limits: tenant.settings.limits,
+    auto_refund_excess: tenant.settings.auto_refund_excess,
     statistics: {
       total_payments: totals.payments,
       total_withdrawals: totals.withdrawals,
@@ -83,4 +87,23 @@ export async function getProfile(input: GetProfileInput, deps: UserPorts): Promi
       webhook_retry: webhook.url !== null || webhook.subscriptions > 0,
     },
   };
+}
+
+export interface UpdateProfileInput {
+  readonly tenant: Tenant;
+  readonly body: { readonly auto_refund_excess?: Partial<AutoRefundExcess> | undefined };
+  readonly now: Date;
+}
+
+/**
+ * `PATCH /user/me/`: the settings a merchant changes itself (`auto_refund_excess`; the rest of the record is the
+ * operator's), the fields given replacing the current ones; answers the record as `GET /user/me/` does.
+ */
+export async function updateProfile(input: UpdateProfileInput, deps: UserPorts): Promise<TenantProfile> {
+  const patch = input.body.auto_refund_excess;
+  if (!patch) return getProfile(input, deps);
+  const auto = patchAutoRefundExcess(input.tenant.settings.auto_refund_excess, patch);
+  const updated = await deps.tenants.updateSettings(input.tenant.id, { auto_refund_excess: auto });
+  if (!updated) throw new NotFoundError('Tenant not found.', { tenant_id: input.tenant.id });
+  return getProfile({ tenant: updated, now: input.now }, deps);
 }

@@ -2,6 +2,7 @@ import type { Decimal } from '../../domain/money.js';
 import type { ApiUsage } from '../../domain/tenant.js';
 import type { BalancesPorts } from '../balances/ports.js';
 import type { LedgerPort } from '../ledger/ports.js';
+import type { TenantRepository } from '../tenants/ports.js';
 
 /** What the profile needs: the tenant's API usage and its webhook settings (variant A). */
 export interface UsageReader {
@@ -29,4 +30,6 @@ export interface UserPorts {
   readonly ledger: Pick<LedgerPort, 'balances'>;
   /** The tenant's wallets, where this deployment serves them (`features.multi_wallet`). */
   readonly wallets?: BalancesPorts['wallets'];
+  /** The tenant records, for the settings a merchant changes itself (`PATCH /user/me/`). */
+  readonly tenants: Pick<TenantRepository, 'updateSettings'>;
 }

@@ -13,6 +13,7 @@ const NEEDS_NO_KEY: Readonly<Record<string, string>> = {
   'POST /rates/calculate/': 'computes',
   'POST /user/webhooks/': 'sets the webhook settings; a repeat sets the same',
   'PATCH /user/webhooks/': 'sets the webhook settings; a repeat sets the same',
+  'PATCH /user/me/': 'sets the settings the tenant sets itself; a repeat sets the same',
   'POST /user/webhooks/test/': 'sends a test event; moves nothing',
   'POST /user/webhooks': 'a subscription is unique per URL (a repeat is refused)',
   'DELETE /user/webhooks': 'deletes; a repeat finds nothing to delete',

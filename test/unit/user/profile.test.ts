@@ -20,7 +20,8 @@ const noWebhook = async (): Promise<WebhookProfile> => ({ url: null, secret: nul
 const noTotals = { read: async () => ({ payments: 0, withdrawals: 0, volumeUsd: '0' }) };
 
 function ports(overrides: Partial<UserPorts> = {}): UserPorts {
-  return { usage: noUsage, webhookProfile: noWebhook, statistics: noTotals, ledger: new InMemoryLedger(), ...overrides };
+  const tenants = { updateSettings: async () => null };
+  return { usage: noUsage, webhookProfile: noWebhook, statistics: noTotals, ledger: new InMemoryLedger(), tenants, ...overrides };
 }
 
 describe('GET /user/me/ (use case)', () => {
