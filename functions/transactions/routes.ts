@@ -21,7 +21,7 @@ export const transactionRoutes: readonly AnyRoute<TransactionsPorts & ExportsPor
     doc: {
       summary: 'Every money movement of the tenant',
       description:
-        'Payments, withdrawals, wallet transfers and operator adjustments in one list, newest first. Filters: type (payment, withdrawal, transfer, adjustment), status (of that type), currency, wallet_id (a wallet uuid), date_from and date_to (ISO 8601 on created_at, inclusive; a date alone covers its UTC day). Pages with limit (default 50, at most 200) and offset, or with the next_cursor of the previous page as cursor. A bad filter is 400 invalid_request naming the field.',
+        'Payments, withdrawals, wallet transfers, operator adjustments, custody movements and refunds in one list, newest first. Filters: type (payment, withdrawal, transfer, adjustment, custody, refund), status (of that type), currency, wallet_id (a wallet uuid), date_from and date_to (ISO 8601 on created_at, inclusive; a date alone covers its UTC day). Pages with limit (default 50, at most 200) and offset, or with the next_cursor of the previous page as cursor. A bad filter is 400 invalid_request naming the field.',
       tags,
       responses: {
         200: { description: '{transactions[], total, limit, offset, next_cursor}', schema: TransactionList },

@@ -6,6 +6,8 @@ import type { Decimal } from './money.js';
 import { add, isNegative, isZero, neg, sub, sum } from './money.js';
 import type { PaymentState } from './payments.js';
 import { merchantCredit, PAYMENT_STATUSES, received } from './payments.js';
+import type { RefundState } from './refunds.js';
+import { REFUND_STATUSES } from './refunds.js';
 import type { WalletTransferState } from './wallets.js';
 import { TRANSFER_STATUSES } from './wallets.js';
 import type { WithdrawalState } from './withdrawals.js';
@@ -18,7 +20,7 @@ import { WITHDRAWAL_STATUSES } from './withdrawals.js';
  * one, so the list and the statistics always agree with the movements.
  */
 
-export const TRANSACTION_TYPES = ['payment', 'withdrawal', 'transfer', 'adjustment', 'custody'] as const;
+export const TRANSACTION_TYPES = ['payment', 'withdrawal', 'transfer', 'adjustment', 'custody', 'refund'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 export const isTransactionType = (t: string): t is TransactionType => (TRANSACTION_TYPES as readonly string[]).includes(t);
 
@@ -29,6 +31,7 @@ export const STATUSES_BY_TYPE: Readonly<Record<TransactionType, readonly string[
   transfer: TRANSFER_STATUSES,
   adjustment: ['completed'],
   custody: [...new Set([...CUSTODY_TRANSFER_STATUSES, ...CUSTODY_DEPOSIT_STATUSES, ...WITHDRAWAL_STATUSES])],
+  refund: REFUND_STATUSES,
 };
 /** Whether a movement of this type can have this status (a history filter naming both must agree). */
 export const isStatusOfType = (type: TransactionType, status: string): boolean => STATUSES_BY_TYPE[type].includes(status);
@@ -36,11 +39,12 @@ export const isStatusOfType = (type: TransactionType, status: string): boolean =
 /**
  * One movement as the history shows it. Amounts are exact decimal strings:
  * - `amount`: the movement's gross amount (a payment's amount asked, or received once paid; a withdrawal's amount
- *   the recipient gets; a transfer's or an adjustment's amount);
- * - `fee`: what the gateway charged (a payment's platform fee; a withdrawal's network and platform fees);
+ *   the recipient gets; a transfer's or an adjustment's amount; a refund's amount, network fee included);
+ * - `fee`: what the gateway charged (a payment's platform fee; a withdrawal's network and platform fees; a refund's
+ *   network fee, deducted from its amount);
  * - `net_amount`: what the movement did to the balance it belongs to, unsigned (a payment credits amount less
- *   fee; a withdrawal debits amount plus fees; a transfer and an adjustment move `amount`); `direction` says
- *   which way (`in` or `out` of that balance).
+ *   fee; a withdrawal debits amount plus fees; a transfer, an adjustment and a refund move `amount`); `direction`
+ *   says which way (`in` or `out` of that balance).
  */
 export interface TransactionRecord {
   readonly id: string;
@@ -216,6 +220,35 @@ function custodyWithdrawalTransaction(w: WithdrawalState, accountId: string): Tr
     order_id: w.customId,
     custom_id: accountId,
     wallet_id: null,
+  };
+}
+
+/**
+ * A refund of a payment (DESIGN section 12): what leaves the balance the payment credited, from its acceptance (the
+ * hold) to its end. `amount` is the refund's amount (what the merchant gives back, the network fee included; at
+ * completion what was charged), `fee` its network fee (the estimate until completion, then what the chain took),
+ * `net_amount` the amount again; the payment it gives back is named in `custom_id` (as an adjustment names what it
+ * refers to). Its payout withdrawal has no record of its own: the movement is the refund's, counted once. It has no
+ * USD value of its own (null).
+ */
+export function refundTransaction(r: RefundState): TransactionRecord {
+  return {
+    id: r.id,
+    type: 'refund',
+    status: r.status,
+    subtype: null,
+    direction: 'out',
+    currency: r.currency,
+    amount: r.amount,
+    fee: r.networkFee,
+    net_amount: r.amount,
+    amount_usd: null,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+    transaction_hash: r.transactionHash,
+    order_id: null,
+    custom_id: r.paymentId,
+    wallet_id: walletIdOf(r.account),
   };
 }
 

@@ -181,7 +181,7 @@ export async function commitAggregate(
 ): Promise<void> {
   const writes = [write.put, ...(write.items ?? [])];
   // Unconditioned, after the items `refused` names by index.
-  const history = write.history ? historyItems(write.tenantId, write.history.previous, write.history.next) : [];
+  const history = write.history ? historyItems(write.tenantId, write.history.previous, write.history.next, writes) : [];
   try {
     if (write.entry) {
       await postEntry({

@@ -3,6 +3,7 @@ import type { Decimal } from '../domain/money.js';
 import { normalize } from '../domain/money.js';
 import type { RefundChange, RefundEffect, RefundState } from '../domain/refunds.js';
 import { overRefundable } from '../domain/refunds.js';
+import { refundTransaction } from '../domain/transactions.js';
 import type { WriteItem } from '../usecases/ports.js';
 import type { RefundCreation, RefundRepository, TenantRefundsQuery } from '../usecases/refunds/ports.js';
 import { aggregateOutbox, commitAggregate, loadState, nextVersion, outboxItems, stateAttributes, stateOf, versionedPut } from './aggregate.js';
@@ -10,6 +11,7 @@ import { db, queryAll, tableName } from './client.js';
 import { refundKeys as keys } from './keys.js';
 import type { TransactItem } from './transact.js';
 import { asTransactItem, asWriteItem } from './transact.js';
+import { historyItems } from './transactions.js';
 import { decimalText, storedDecimal } from './values.js';
 
 /**
@@ -22,6 +24,8 @@ import { decimalText, storedDecimal } from './values.js';
  * first refund starts it at the credit), in the same transaction as the refund, its hold, its claim link, its events
  * and its Idempotency-Key record: concurrent refunds of one payment can never add up to more than its credit.
  * Releasing a refund's hold (cancel, expiry, failure) gives the amount back in the transaction that releases it.
+ * Every write of a refund carries its transaction-history record (`refundTransaction`, type `refund`) and the
+ * statistics' delta; its payout withdrawal writes none of its own.
  */
 
 type Stored = Record<string, unknown>;
@@ -115,6 +119,7 @@ async function create(creation: RefundCreation, now: Date): Promise<RefundState>
       outbox: outboxOf(r, creation.change, now),
       items,
       ...entryOf(creation.change),
+      history: { previous: null, next: refundTransaction(r) },
       now,
     },
     async (index) =>
@@ -127,8 +132,8 @@ async function create(creation: RefundCreation, now: Date): Promise<RefundState>
 
 /**
  * The writes that create a refund whose hold is in its payment's credit (posted by the payment's save): the refund,
- * the payment's refunded total, its claim link, its events and `alsoWrite`, to commit in the payment's transaction.
- * Returns the refund as it will be stored.
+ * the payment's refunded total, its claim link, its events, `alsoWrite` and its history record, to commit in the
+ * payment's transaction. Returns the refund as it will be stored.
  */
 function creationItems(creation: RefundCreation, now: Date): { stored: RefundState; items: WriteItem[] } {
   if (creation.change.effects.some((e) => e.kind === 'post_entry')) throw new RangeError('a refund holding its own amount commits through create');
@@ -139,6 +144,7 @@ function creationItems(creation: RefundCreation, now: Date): { stored: RefundSta
     ...claimItem(r),
     ...outboxItems(outboxOf(r, creation.change, now)),
     ...(creation.alsoWrite?.(r) ?? []).map(asTransactItem),
+    ...historyItems(r.tenantId, null, refundTransaction(r)),
   ];
   return { stored: r, items: items.map(asWriteItem) };
 }
@@ -154,6 +160,7 @@ async function save(previous: RefundState, change: RefundChange, now: Date, also
     outbox: outboxOf(r, change, now),
     items: [...(unrefund ? [refundedTotalLower(r, unrefund.amount)] : []), ...(alsoWrite?.(r) ?? []).map(asTransactItem)],
     ...entryOf(change),
+    history: { previous: refundTransaction(previous), next: refundTransaction(r) },
     now,
   });
   return r;
@@ -161,8 +168,8 @@ async function save(previous: RefundState, change: RefundChange, now: Date, also
 
 /**
  * The writes of a change that posts no entry (a refund followed by its withdrawal, whose entries move the money):
- * its versioned item, its events and the payment's refunded total where the amount comes back, to commit in the
- * withdrawal's transaction. Returns the refund as it will be stored.
+ * its versioned item, its events, the payment's refunded total where the amount comes back and its history record, to
+ * commit in the withdrawal's transaction. Returns the refund as it will be stored.
  */
 function changeItems(previous: RefundState, change: RefundChange, now: Date): { stored: RefundState; items: WriteItem[] } {
   if (change.effects.some((e) => e.kind === 'post_entry')) throw new RangeError('a refund change with an entry commits through save');
@@ -172,6 +179,7 @@ function changeItems(previous: RefundState, change: RefundChange, now: Date): { 
     versionedPut(refundItem(r), previous.version),
     ...outboxItems(outboxOf(r, change, now)),
     ...(unrefund ? [refundedTotalLower(r, unrefund.amount)] : []),
+    ...historyItems(r.tenantId, refundTransaction(previous), refundTransaction(r)),
   ];
   return { stored: r, items: items.map(asWriteItem) };
 }

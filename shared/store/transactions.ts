@@ -39,16 +39,38 @@ function recordItem(tenantId: string, r: TransactionRecord): Record<string, unkn
   };
 }
 
-/** The writes that keep the history and the statistics true for a change of a movement, for its transaction. */
-export function historyItems(tenantId: string, previous: TransactionRecord | null, next: TransactionRecord): TransactItem[] {
+/** `pk|sk` of the item a transaction item writes or checks. */
+function keyText(item: TransactItem): string | null {
+  const key = (item.Put?.Item ?? item.Update?.Key ?? item.Delete?.Key ?? item.ConditionCheck?.Key) as Record<string, unknown> | undefined;
+  return key ? `${String(key.pk)}|${String(key.sk)}` : null;
+}
+
+/**
+ * The writes that keep the history and the statistics true for a change of a movement, for its transaction.
+ * `alongside`: the other items of that transaction. A transaction may carry two movements (a refund created in its
+ * payment's save) and may not touch one item twice, so each counter goes to a random shard that none of them
+ * updates already.
+ */
+export function historyItems(
+  tenantId: string,
+  previous: TransactionRecord | null,
+  next: TransactionRecord,
+  alongside: readonly TransactItem[] = [],
+): TransactItem[] {
   const items: TransactItem[] = [{ Put: { TableName: tableName(), Item: recordItem(tenantId, next) } }];
   const delta = Object.entries(statsDelta(previous, next));
   if (delta.length === 0) return items;
+  const taken = new Set(alongside.map(keyText));
+  const free = (keyOf: (shard: number) => { pk: string; sk: string }) => {
+    const first = randomInt(STATS_SHARDS);
+    for (let i = 0; i < STATS_SHARDS; i++) {
+      const key = keyOf((first + i) % STATS_SHARDS);
+      if (!taken.has(`${key.pk}|${key.sk}`)) return key;
+    }
+    throw new RangeError(`every statistics shard of tenant ${tenantId} is already in the transaction`);
+  };
   // The same delta on the movement's day and on all time (the tenant's totals, `/user/me/`).
-  for (const key of [
-    keys.transactionStats(tenantId, statsDay(next), randomInt(STATS_SHARDS)),
-    keys.transactionStatsAllTime(tenantId, randomInt(STATS_SHARDS)),
-  ]) {
+  for (const key of [free((shard) => keys.transactionStats(tenantId, statsDay(next), shard)), free((shard) => keys.transactionStatsAllTime(tenantId, shard))]) {
     items.push({
       Update: {
         TableName: tableName(),

@@ -1,3 +1,4 @@
+import type { TransactionRecord } from '../domain/transactions.js';
 import { withdrawalTransaction } from '../domain/transactions.js';
 import { DailyLimitError } from '../domain/errors.js';
 import type { WithdrawalChange, WithdrawalState } from '../domain/withdrawals.js';
@@ -49,18 +50,28 @@ const entryOf = (change: WithdrawalChange) => {
 };
 
 /**
+ * The history of a withdrawal's change: its record before (null: new) and after. A refund's payout has none: the
+ * movement is the refund's, recorded by the refund's own writes (shared/store/refunds.ts), so it is counted once.
+ */
+function historyOf(previous: WithdrawalState | null, w: WithdrawalState): { previous: TransactionRecord | null; next: TransactionRecord } | null {
+  if (w.refundId) return null;
+  return { previous: previous === null ? null : withdrawalTransaction(previous), next: withdrawalTransaction(w) };
+}
+
+const withHistory = (history: ReturnType<typeof historyOf>) => (history === null ? {} : { history });
+
+const historyWrites = (w: WithdrawalState, history: ReturnType<typeof historyOf>): TransactItem[] =>
+  history === null ? [] : historyItems(w.tenantId, history.previous, history.next);
+
+/**
  * The writes that create a withdrawal whose money another aggregate's transaction moves (a refund's payout: the
- * refund's hold is its hold): its item, its events and its history row, to commit in that transaction. A change
- * that posts an entry is refused here: its entry would be lost.
+ * refund's hold is its hold): its item, its events and its history row (none for a refund's payout: `historyOf`), to
+ * commit in that transaction. A change that posts an entry is refused here: its entry would be lost.
  */
 export function withdrawalCreationItems(change: WithdrawalChange, now: Date): WriteItem[] {
   if (change.effects.some((e) => e.kind === 'post_entry')) throw new RangeError('a withdrawal created with an entry needs dynamoWithdrawals.create');
   const w = nextVersion(change.state, null);
-  const items: TransactItem[] = [
-    versionedPut(withdrawalItem(w), null),
-    ...outboxItems(outboxOf(w, change, now)),
-    ...historyItems(w.tenantId, null, withdrawalTransaction(w)),
-  ];
+  const items: TransactItem[] = [versionedPut(withdrawalItem(w), null), ...outboxItems(outboxOf(w, change, now)), ...historyWrites(w, historyOf(null, w))];
   return items.map(asWriteItem);
 }
 
@@ -74,7 +85,7 @@ export function withdrawalChangeItems(previous: WithdrawalState, change: Withdra
   const items: TransactItem[] = [
     versionedPut(withdrawalItem(w), previous.version),
     ...outboxItems(outboxOf(w, change, now)),
-    ...historyItems(w.tenantId, withdrawalTransaction(previous), withdrawalTransaction(w)),
+    ...historyWrites(w, historyOf(previous, w)),
   ];
   return { stored: w, items: items.map(asWriteItem) };
 }
@@ -97,7 +108,7 @@ async function create(creation: WithdrawalCreation, now: Date): Promise<Withdraw
       outbox: outboxOf(w, creation.change, now),
       items,
       ...entryOf(creation.change),
-      history: { previous: null, next: withdrawalTransaction(w) },
+      ...withHistory(historyOf(null, w)),
       now,
     },
     (index) =>
@@ -125,7 +136,7 @@ async function save(
     outbox: outboxOf(w, change, now),
     items: (alsoWrite?.(w) ?? []).map(asTransactItem),
     ...entryOf(change),
-    history: { previous: withdrawalTransaction(previous), next: withdrawalTransaction(w) },
+    ...withHistory(historyOf(previous, w)),
     now,
   });
   return w;

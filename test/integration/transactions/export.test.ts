@@ -248,7 +248,7 @@ describe('tenancy', () => {
 
 describe('requests', () => {
   it('refuses a bad filter with 400 invalid_request naming each field, and date_from after date_to naming date_to', async () => {
-    const bad = await call('POST', '/transactions/export/', { body: { format: 'xml', type: 'refund', currency: 'NOPE', wallet_id: 7, date_from: 'soon' } });
+    const bad = await call('POST', '/transactions/export/', { body: { format: 'xml', type: 'deposit', currency: 'NOPE', wallet_id: 7, date_from: 'soon' } });
     expect([bad.status, bad.body.error.code]).toEqual([400, 'invalid_request']);
     expect(Object.keys(bad.body.error.details).sort()).toEqual(['currency', 'date_from', 'format', 'type', 'wallet_id']);
     const reversed = await call('POST', '/transactions/export/', { body: { date_from: '2026-02-01', date_to: '2026-01-31' } });

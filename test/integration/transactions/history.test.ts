@@ -258,7 +258,7 @@ it('refuses bad filters naming each field, and shows another tenant nothing', as
     expect(res.body.error.code).toBe('invalid_request');
     return Object.keys(res.body.error.details).sort();
   };
-  expect(await bad({ type: 'refund' })).toEqual(['type']);
+  expect(await bad({ type: 'deposit' })).toEqual(['type']);
   expect(await bad({ type: 'payment', status: 'pending' })).toEqual(['status']);
   expect(await bad({ status: 'lost', currency: 'NOPE' })).toEqual(['currency', 'status']);
   expect(await bad({ date_from: '2026-02-01', date_to: '2026-01-01' })).toEqual(['date_to']);

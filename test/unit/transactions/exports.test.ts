@@ -106,7 +106,7 @@ describe('requesting an export', () => {
   });
 
   it('refuses a bad format or filter naming each field, and date_from after date_to naming date_to', async () => {
-    const parsed = ExportRequestBody.safeParse({ format: 'xml', type: 'refund', currency: 'NOPE', wallet_id: '12', date_from: 'yesterday' });
+    const parsed = ExportRequestBody.safeParse({ format: 'xml', type: 'deposit', currency: 'NOPE', wallet_id: '12', date_from: 'yesterday' });
     expect(parsed.success).toBe(false);
     const fields = new Set(parsed.error?.issues.map((i) => i.path.join('.')));
     expect(fields).toEqual(new Set(['format', 'type', 'currency', 'wallet_id', 'date_from']));
