@@ -32,6 +32,7 @@ const refund = {
   reason: null,
   claimToken: 'token',
   claimExpiresAt: '2026-03-04T10:00:00.000Z',
+  claimOrigin: null,
   account: 'main',
   callbackUrl: null,
   withdrawalId: null,

@@ -23,6 +23,7 @@ const awaiting: RefundState = {
   reason: 'returned goods',
   claimToken: 'token',
   claimExpiresAt: '2026-03-04T10:00:00.000Z',
+  claimOrigin: null,
   account: 'main',
   callbackUrl: 'https://shop.example/cb',
   withdrawalId: null,
