@@ -46,13 +46,25 @@ import { refundsRuntime } from '../../shared/runtime/refunds.js';
 import { dynamoRefunds } from '../../shared/store/refunds.js';
 import { dynamoWithdrawals } from '../../shared/store/withdrawals.js';
 import { followingRefunds } from '../../shared/usecases/refunds/payout.js';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { Browser } from 'puppeteer-core';
+import { CLAIM_MESSAGES } from '../../functions/refund-claims/claim-i18n.js';
+import { serveClaim } from '../../functions/refund-claims/claim-serve.js';
+import type { ClaimPageDeps } from '../../functions/refund-claims/claim-serve.js';
+import { API_FUNCTIONS } from '../../infra/definition.js';
+import { startHttpServer } from '../../infra/local/http-server.js';
+import type { LocalHttpServer } from '../../infra/local/http-server.js';
+import { clientRateLimiter } from '../../shared/http/client-rate-limit.js';
+import { formatAmount } from '../../shared/http/public-pages.js';
+import { launchBrowser } from '../support/browser.js';
 
 const getCustodyDeposit = dynamoCustodyDeposits.get;
 
 /**
  * End to end on anvil: a payment from creation to completed (the merchant's balance credited exactly, the
  * treasury holding the swept tokens), and the hard cases: two deposits in one block, underpayment then
- * top-up, overpayment, wrong token, payment after expiry, and a reorganised deposit (snapshot/revert).
+ * top-up, overpayment, wrong token, payment after expiry, and a reorganised deposit (snapshot/revert); an
+ * overpayment's excess refunded through its claim page in Chromium and paid on chain.
  */
 let stack: TestStack;
 let provider: JsonRpcProvider;
@@ -69,6 +81,9 @@ let chainResults: typeof ChainResults;
 let chainScanner: typeof ChainScanner;
 let merchant: { tenantId: string; bearer: string };
 let call: ReturnType<typeof caller>;
+/** The refund's claim page over HTTP, and the browser its payer opens it in. */
+let claimServer: LocalHttpServer | undefined;
+let browser: Browser | undefined;
 
 const units = (n: number) => BigInt(n) * 1_000_000n;
 const mine = (n = 1) => provider.send('anvil_mine', [`0x${n.toString(16)}`]);
@@ -128,6 +143,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await browser?.close();
+  await claimServer?.close();
   chain?.close();
   provider?.destroy();
   kms?.destroy();
@@ -273,7 +290,7 @@ describe('a payment on anvil', () => {
     expect(await balance()).toBe(before);
   });
 
-  it("an overpayment's excess is refunded to the payer's own wallet through the batcher and the chain-tx engine", async () => {
+  it("an overpayment's excess is refunded through its claim link: the payer enters their wallet on the claim page in Chromium, the batcher and the chain-tx engine pay it", async () => {
     // Before the tests that send through the chain-tx engine: this payment's sweep signs with the hot wallet directly
     // (scanDeps), so the engine's first nonce must be read after it.
     // The deployment with the hot wallet's key: ETH withdrawals, and so refunds, are paid out.
@@ -282,6 +299,16 @@ describe('a payment on anvil', () => {
       EVM_RPC_URLS: JSON.stringify({ ETH: stack.stackJson.rpcUrls.ETH }),
       TOKEN_CONTRACTS: JSON.stringify({ USDTERC20: usdt }),
       HOT_WALLET_KEY_ID: stack.env.SIGNING_KEY_ID ?? '',
+    });
+    // Its claim page (the refund-claims Lambda's serveClaim) behind the local API Gateway stand-in, over HTTP.
+    const claimFunction = API_FUNCTIONS.find((f) => f.name === 'refund-claims');
+    if (!claimFunction) throw new Error('no refund-claims function in the definition');
+    const claims: ClaimPageDeps = { refunds: refundsRuntime(paying), limiter: clientRateLimiter(paying.CHECKOUT_REQUESTS_PER_MINUTE) };
+    claimServer = await startHttpServer({
+      port: 0,
+      functions: [
+        { name: claimFunction.name, routes: claimFunction.routes, handler: (event) => serveClaim(event as APIGatewayProxyEventV2, claims, new Date()) },
+      ],
     });
     const hot = await new KmsSigner(kms, stack.env.SIGNING_KEY_ID ?? '', provider).getAddress();
     const engineDeps = chainTxRuntime(cfg).deps;
@@ -294,9 +321,29 @@ describe('a payment on anvil', () => {
     await mine();
     await scan();
     expect(await getPayment(merchant.tenantId, id)).toMatchObject({ status: 'completed', flags: ['overpaid'] });
-    const refunds = caller(createApi(refundRoutes, refundsRuntime(paying)), () => merchant.bearer);
-    const made = await refunds('POST', `/payments/${id}/refunds/`, { body: { address: payer.address, reason: 'overpaid' } });
-    expect([made.status, made.body.status, made.body.amount]).toEqual([201, 'pending', '35']);
+    // The refunds API gives claim links on the claim page's server.
+    const refunds = caller(createApi(refundRoutes, refundsRuntime({ ...paying, PUBLIC_BASE_URL: claimServer.url })), () => merchant.bearer);
+    // No address: the merchant hands the payer the claim link.
+    const made = await refunds('POST', `/payments/${id}/refunds/`, { body: { reason: 'overpaid' } });
+    expect([made.status, made.body.status, made.body.amount]).toEqual([201, 'awaiting_address', '35']);
+    const claimUrl = made.body.claim_url as string;
+    expect(claimUrl.startsWith(`${claimServer.url}/refund-claims/`)).toBe(true);
+
+    // The payer opens it in a browser, types their wallet's address twice and sends the page's form (no script).
+    browser = await launchBrowser();
+    const tab = await browser.newPage();
+    expect((await tab.goto(claimUrl, { waitUntil: 'load' }))?.status()).toBe(200);
+    expect(await tab.$eval('main', (m) => m.getAttribute('data-state'))).toBe('open');
+    expect(await tab.$eval('#amount', (d) => d.textContent)).toBe('35 USDT');
+    await tab.type('#address', payer.address);
+    await tab.type('#address_confirmation', payer.address);
+    await Promise.all([tab.waitForNavigation({ waitUntil: 'load' }), tab.click('#submit')]);
+    expect(tab.url()).toBe(claimUrl);
+    expect(await tab.$eval('main', (m) => m.getAttribute('data-state'))).toBe('set');
+    expect(await tab.$eval('#status', (s) => s.textContent)).toBe(CLAIM_MESSAGES.en.pending);
+    expect(await tab.$('form')).toBeNull();
+    expect((await refunds('GET', `/refunds/${made.body.id as string}/`)).body).toMatchObject({ status: 'pending', address: payer.address });
+
     const token = new Contract(usdt, ERC20_ABI, provider).getFunction('balanceOf');
     const payerBefore = (await token(payer.address)) as bigint;
     const report = await runWithdrawalBatch({
@@ -324,6 +371,15 @@ describe('a payment on anvil', () => {
     // The payer's own wallet received amount_sent on chain; the merchant paid exactly the refund.
     expect(((await token(payer.address)) as bigint) - payerBefore).toBe(toBaseUnits(String(done.amount_sent), 6));
     expect(await getBalance(merchant.tenantId, 'main', 'USDTERC20')).toMatchObject({ amount: sub(add(before, '59.75'), '35') });
+
+    // The claim page, reloaded, shows the refund sent: to the address, in the transaction, for amount_sent.
+    expect((await tab.reload({ waitUntil: 'load' }))?.status()).toBe(200);
+    expect(await tab.$eval('main', (m) => [m.getAttribute('data-state'), m.getAttribute('data-status')])).toEqual(['set', 'completed']);
+    expect(await tab.$eval('#status', (s) => s.textContent)).toBe(CLAIM_MESSAGES.en.completed);
+    expect(await tab.$eval('#address', (a) => a.textContent)).toBe(payer.address);
+    expect(await tab.$eval('#transaction', (h) => h.textContent)).toBe(tx?.mined?.hash);
+    expect(await tab.$eval('#amount-sent', (d) => d.textContent)).toBe(`${formatAmount(String(done.amount_sent), 'en')} USDT`);
+    expect(await tab.$('form')).toBeNull();
   });
 
   it('`dev pay` pays what is due from a funded test account; the sweep goes through the chain-tx engine', async () => {

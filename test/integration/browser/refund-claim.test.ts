@@ -18,7 +18,8 @@ import { caller, putFixedRates, servingEth, tenantWithToken } from '../payments/
  * handler): a merchant's claim-link refund of an overpayment's excess, the link opened, the address typed twice and
  * sent with the page's form (no script), and the page then shows the refund pending; the API agrees. The payment and
  * the refund are made in the test's process on the stack's table (the stack here runs no chain); the payout is not
- * part of this test.
+ * part of this test: test/e2e/payments.test.ts takes a claim link through this page in Chromium to the payout on anvil
+ * (batcher, chain-tx engine, chain results) and the page showing the refund sent.
  */
 const SETUP_TIMEOUT = 120_000;
 const DEST = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
