@@ -11,7 +11,7 @@ import { dynamoLedger } from '../store/ledger.js';
 import type { CustodyPorts, CustodyProvider } from '../usecases/custody/ports.js';
 import { tokenContract } from './currencies.js';
 import { custodyKmsClient } from './custody-kms.js';
-import { factoryAddresses, factoryOf } from './payments.js';
+import { factoryAddresses, factoryOf } from './deposit-addresses.js';
 import { ratesRuntime } from './rates.js';
 
 /**

@@ -2,20 +2,19 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import { dynamoCustodyDeposits } from '../store/custody.js';
 import type { Config } from '../config/config.js';
 import { config } from '../config/config.js';
-import { depositAddress, forwarderImplementationAddress, saltFor } from '../chain/evm/create2.js';
-import { tronDepositAddress } from '../chain/tron/create2.js';
 import { depositAddress as btcDepositAddress, depositTag } from '../chain/btc/p2wsh.js';
 import { systemClock } from '../domain/clock.js';
 import type { CurrencyDefinition } from '../domain/currencies.js';
 import { NETWORKS } from '../domain/currencies.js';
 import { dynamoPayments } from '../store/payments.js';
-import { dynamoRefunds } from '../store/refunds.js';
+import { refundedTotal } from '../store/refunds.js';
 import { dynamoWalletDirectory } from '../store/wallets.js';
 import { dynamoScanCursors } from '../store/scanner.js';
 import type { ScannerDeps } from '../usecases/scanner/scan.js';
 import type { DepositAddressSource, PaymentSettings, PaymentsDeps, TokenContracts } from '../usecases/payments/ports.js';
 import type { WalletDirectory } from '../usecases/wallets/ports.js';
 import { btcHotPublicKey } from './btc.js';
+import { factoryAddresses } from './deposit-addresses.js';
 import { servedNetworks, tokenContract } from './currencies.js';
 import { confirmationsPolicy } from './confirmations.js';
 import { ratesRuntime } from './rates.js';
@@ -30,9 +29,6 @@ import { ratesRuntime } from './rates.js';
 /** A directory where no wallet exists (deployments and tests without wallets). */
 export const noWallets: WalletDirectory = { exists: async () => false };
 
-/** The forwarder factory of a network in this deployment. */
-export const factoryOf = (cfg: Config, network: string): string | undefined => cfg.FORWARDER_FACTORIES[network] || undefined;
-
 /**
  * A Bitcoin deposit address (DESIGN section 12): the P2WSH output over `<tag> OP_DROP <hot key> OP_CHECKSIG`, the tag
  * `depositTag(tenant, payment)`, the key the hot wallet's KMS key (read once per process), the prefix the deployment's
@@ -41,25 +37,6 @@ export const factoryOf = (cfg: Config, network: string): string | undefined => c
 async function btcAddressFor(cfg: Config, tenantId: string, paymentId: string): Promise<{ address: string; salt: string }> {
   const key = await btcHotPublicKey(cfg);
   return { address: btcDepositAddress(tenantId, paymentId, key, cfg.BTC_NETWORK).address, salt: bytesToHex(depositTag(tenantId, paymentId)) };
-}
-
-/**
- * Deposit addresses from the forwarder factories: CREATE2 on EVM networks (the same salt on every network), and
- * on TRON with `FORWARDER_IMPLEMENTATION_TRX` (base58) and TRON's CREATE2 preimage (0x41). Which networks are
- * served is `servedNetworks` (shared/runtime/currencies.ts); a network without a factory here is never served.
- */
-export function factoryAddresses(cfg: Config): DepositAddressSource {
-  return {
-    async addressFor(network, tenantId, paymentId) {
-      const family = NETWORKS[network as keyof typeof NETWORKS]?.family;
-      const factory = factoryOf(cfg, network);
-      const salt = saltFor(tenantId, paymentId);
-      if (factory && family === 'evm') return { address: depositAddress(factory, forwarderImplementationAddress(factory), salt), salt };
-      const implementation = cfg.FORWARDER_IMPLEMENTATION_TRX;
-      if (factory && family === 'tron' && implementation) return { address: tronDepositAddress(factory, implementation, salt), salt };
-      throw new Error(`No forwarder factory configured for ${network}`);
-    },
-  };
 }
 
 /**
@@ -100,7 +77,7 @@ export function paymentsRuntime(cfg: Config = config()): PaymentsDeps {
     served: servedNetworks(cfg),
     settings: paymentSettings(cfg),
     clock: systemClock,
-    refunded: dynamoRefunds.refunded,
+    refunded: refundedTotal,
   };
 }
 

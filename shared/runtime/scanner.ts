@@ -21,7 +21,8 @@ import { factoryCalls } from '../chain/evm/factory-calls.js';
 import type { ChainTxRuntime } from './chain-tx.js';
 import { chainTxRuntime } from './chain-tx.js';
 import { rpcUrl, servedNetworks } from './currencies.js';
-import { factoryOf, scannerRuntime } from './payments.js';
+import { factoryOf } from './deposit-addresses.js';
+import { scannerRuntime } from './payments.js';
 import { excessRefundsRuntime } from './refunds.js';
 
 /**

@@ -243,11 +243,14 @@ async function claim(token: string): Promise<{ tenantId: string; refundId: strin
   return Item ? { tenantId: String(Item.tenant_id), refundId: String(Item.refund_id) } : null;
 }
 
+/** A payment's refunded total: its refunds accepted and not released ('0' without refunds). */
+export const refundedTotal = async (tenantId: string, paymentId: string): Promise<Decimal> => (await totals(tenantId, paymentId))?.refunded ?? '0';
+
 export const dynamoRefunds: RefundRepository = {
   get: (tenantId, refundId) => loadState<RefundState>(keys.refund(tenantId, refundId), TYPE),
   listByPayment,
   listByTenant,
-  refunded: async (tenantId, paymentId) => (await totals(tenantId, paymentId))?.refunded ?? '0',
+  refunded: refundedTotal,
   create,
   creationItems,
   save,

@@ -14,7 +14,7 @@ import type { EvmChainPort } from '../../../shared/chain/evm/scanner.js';
 import { config, resetConfig } from '../../../shared/config/config.js';
 import type { PaymentState } from '../../../shared/domain/payments.js';
 import { scannerRuntime } from '../../../shared/runtime/payments.js';
-import { factoryOf } from '../../../shared/runtime/payments.js';
+import { factoryOf } from '../../../shared/runtime/deposit-addresses.js';
 import { dynamoChainTxStore } from '../../../shared/store/chain-tx.js';
 import { getBalance, listAllEntries } from '../../../shared/store/ledger.js';
 import { getPayment } from '../../../shared/store/payments.js';

@@ -22,7 +22,8 @@ import { followChainTx } from '../../../shared/usecases/chain-tx/follow-chain-tx
 import { processChainTx } from '../../../shared/usecases/chain-tx/process-chain-tx.js';
 import { requestChainTx } from '../../../shared/usecases/chain-tx/request-chain-tx.js';
 import { config } from '../../../shared/config/config.js';
-import { factoryOf, scannerRuntime } from '../../../shared/runtime/payments.js';
+import { factoryOf } from '../../../shared/runtime/deposit-addresses.js';
+import { scannerRuntime } from '../../../shared/runtime/payments.js';
 import { withdrawalsRuntime } from '../../../shared/runtime/withdrawals.js';
 import { batcherDeps } from '../../support/withdrawals.js';
 import { initCursor, scanOnce } from '../../../shared/usecases/scanner/scan.js';
