@@ -1,7 +1,7 @@
 import type { CheckoutView } from '../../shared/domain/checkout.js';
 import { isPayable } from '../../shared/domain/checkout.js';
 import { isPositive } from '../../shared/domain/money.js';
-import { escapeHtml } from '../../shared/http/public-pages.js';
+import { escapeHtml, messageShell, pageShell } from '../../shared/http/public-pages.js';
 import { SCRIPT, STYLE } from './assets.js';
 import type { Locale, Messages } from './i18n.js';
 import { MESSAGES, fill, formatAmount, formatDate, formatPrice } from './i18n.js';
@@ -40,23 +40,7 @@ export function assetLabel(view: Pick<CheckoutView, 'token' | 'networkName' | 's
   return view.standard ? `${on} (${view.standard})` : on;
 }
 
-function shell(locale: Locale, title: string, body: string): string {
-  return `<!doctype html>
-<html lang="${locale}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-${body}
-</body>
-</html>
-`;
-}
+const shell = (locale: Locale, title: string, body: string): string => pageShell(locale, title, STYLE, body);
 
 export interface PageInput {
   readonly view: CheckoutView;
@@ -116,5 +100,5 @@ ${view.orderId ? `<p class="order">${e(fill(t.order, { order: view.orderId }))}<
 
 /** A page with a heading and one sentence: unknown checkout ids (404) and too many requests (429). */
 export function messagePage(locale: Locale, title: string, text: string): string {
-  return shell(locale, title, `<main><section class="card"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></section></main>`);
+  return messageShell(locale, title, STYLE, text);
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ClaimView } from '../../shared/usecases/refunds/claim.js';
 import type { Locale } from '../../shared/http/public-pages.js';
-import { escapeHtml as e, fill, formatAmount, formatDate, PAGE_STYLE } from '../../shared/http/public-pages.js';
+import { escapeHtml as e, fill, formatAmount, formatDate, messageShell, PAGE_STYLE, pageShell } from '../../shared/http/public-pages.js';
 import type { ClaimMessages } from './claim-i18n.js';
 import { CLAIM_MESSAGES } from './claim-i18n.js';
 
@@ -43,23 +43,7 @@ export function claimStatusText(view: Pick<ClaimView, 'state' | 'status'>, t: Cl
   }
 }
 
-function shell(locale: Locale, title: string, body: string): string {
-  return `<!doctype html>
-<html lang="${locale}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex">
-<title>${e(title)}</title>
-<style>${CLAIM_STYLE}</style>
-</head>
-<body>
-${body}
-</body>
-</html>
-`;
-}
+const shell = (locale: Locale, title: string, body: string): string => pageShell(locale, title, CLAIM_STYLE, body);
 
 /** What the customer entered, shown back with the error of a refused submission. */
 export interface ClaimFormInput {
@@ -124,5 +108,5 @@ ${claimForm}
 
 /** A page with a heading and one sentence: unknown claims (404), too many requests (429), failures (500). */
 export function claimMessagePage(locale: Locale, title: string, text: string): string {
-  return shell(locale, title, `<main><section class="card"><h1>${e(title)}</h1><p>${e(text)}</p></section></main>`);
+  return messageShell(locale, title, CLAIM_STYLE, text);
 }

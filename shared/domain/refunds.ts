@@ -222,6 +222,20 @@ export type RefundDraft = Pick<
   readonly heldInCredit?: boolean;
 };
 
+/** A draft of a refund of `p`: its tenant, currency and network, the account its credit went to, its callback URL. */
+export const refundDraftOf = (
+  p: PaymentState,
+  fields: Omit<RefundDraft, 'tenantId' | 'paymentId' | 'currency' | 'network' | 'account' | 'callbackUrl'>,
+): RefundDraft => ({
+  ...fields,
+  tenantId: p.tenantId,
+  paymentId: p.id,
+  currency: p.currency as CurrencyCode,
+  network: p.network,
+  account: refundAccount(p),
+  callbackUrl: p.callbackUrl,
+});
+
 /**
  * A new refund: `pending` with an address, else `awaiting_address` with a claim token valid `claimHours`; its amount
  * held on its account by the same transaction, announced by `refund.created`.

@@ -95,3 +95,26 @@ button:focus-visible,.button:focus-visible,input:focus-visible,textarea:focus-vi
 .live{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 [hidden]{display:none!important}
 `;
+
+/** A public page: the document around `body`, in `locale`, with its one inline style sheet (no other origin). */
+export function pageShell(locale: Locale, title: string, style: string, body: string): string {
+  return `<!doctype html>
+<html lang="${locale}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex">
+<title>${escapeHtml(title)}</title>
+<style>${style}</style>
+</head>
+<body>
+${body}
+</body>
+</html>
+`;
+}
+
+/** A public page with a heading and one sentence (an unknown link, too many requests, a failure). */
+export const messageShell = (locale: Locale, title: string, style: string, text: string): string =>
+  pageShell(locale, title, style, `<main><section class="card"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></section></main>`);

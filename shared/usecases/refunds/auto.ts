@@ -4,7 +4,7 @@ import { findCurrency } from '../../domain/currencies.js';
 import { div, isPositive, lt, min, mul, sub } from '../../domain/money.js';
 import type { PaymentState } from '../../domain/payments.js';
 import { merchantCredit, received } from '../../domain/payments.js';
-import { openRefund, refundAccount } from '../../domain/refunds.js';
+import { openRefund, refundDraftOf } from '../../domain/refunds.js';
 import type { AutoRefundExcess } from '../../domain/tenant.js';
 import type { RefundWithCredit } from '../payments/ports.js';
 import type { WithdrawalFeeDeps } from '../withdrawals/network-fees.js';
@@ -46,23 +46,17 @@ export async function excessRefund(payment: PaymentState, deps: ExcessRefundDeps
   const networkFee = await networkFeeOf(currency, undefined, deps);
   if (lt(excess, smallestRefund(currency, undefined, networkFee))) return null;
   const change = openRefund(
-    {
+    refundDraftOf(payment, {
       id: randomUUID(),
-      tenantId: payment.tenantId,
-      paymentId: payment.id,
-      currency: currency.code,
-      network: currency.network,
       amount: excess,
       networkFee,
       address: null,
       memo: null,
       reason: AUTO_REFUND_REASON,
-      account: refundAccount(payment),
-      callbackUrl: payment.callbackUrl,
       claimToken: randomBytes(16).toString('base64url'),
       claimOrigin: deps.publicBaseUrl,
       heldInCredit: true,
-    },
+    }),
     now,
   );
   return { hold: excess, items: deps.refunds.creationItems({ change, base: credit }, now).items };

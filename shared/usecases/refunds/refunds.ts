@@ -9,7 +9,7 @@ import { add, div, isPositive, lt, parseDecimal, sub } from '../../domain/money.
 import type { PaymentState } from '../../domain/payments.js';
 import { transition as paymentTransition } from '../../domain/payments.js';
 import type { RefundState } from '../../domain/refunds.js';
-import { openRefund, refundable, refundAccount, requireRefundable, transition } from '../../domain/refunds.js';
+import { openRefund, refundable, refundAccount, refundDraftOf, requireRefundable, transition } from '../../domain/refunds.js';
 import { openRefundPayout, transition as withdrawalTransition } from '../../domain/withdrawals.js';
 import { requirePayment } from '../payments/read-payments.js';
 import type { IdempotencyGuard, WriteItem } from '../ports.js';
@@ -123,24 +123,18 @@ export async function createRefund(input: CreateRefundInput, deps: RefundsDeps):
     if (lt(before.amount, amount)) throw insufficient(before.amount);
   }
   const change = openRefund(
-    {
+    refundDraftOf(payment, {
       id: randomUUID(),
-      tenantId: payment.tenantId,
-      paymentId: payment.id,
-      currency: currency.code,
-      network: currency.network,
       amount,
       networkFee,
       address: body.address ?? null,
       memo: body.memo ?? null,
       reason: body.reason ?? null,
-      account,
-      callbackUrl: payment.callbackUrl,
       claimToken: body.address === undefined ? randomBytes(16).toString('base64url') : null,
       claimOrigin: input.origin ?? null,
       withdrawalId,
       heldInCredit: r.settles,
-    },
+    }),
     now,
   );
   const payout = withdrawalId === null ? [] : deps.payouts.creationItems(payoutOf(change.state, withdrawalId, currency, networkFee, now), now);

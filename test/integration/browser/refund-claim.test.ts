@@ -1,17 +1,13 @@
 import type { Browser } from 'puppeteer-core';
-import { API_FUNCTIONS } from '../../../infra/definition.js';
-import { compileRoute, Router } from '../../../infra/local/http/router.js';
 import { CLAIM_MESSAGES } from '../../../functions/refund-claims/claim-i18n.js';
 import type { PaymentState } from '../../../shared/domain/payments.js';
-import { transition } from '../../../shared/domain/payments.js';
-import { toBaseUnits } from '../../../shared/domain/money.js';
-import { dynamoPayments } from '../../../shared/store/payments.js';
-import { apiGroupHandlers } from '../../support/api-groups.js';
 import { launchBrowser, recordRequests } from '../../support/browser.js';
 import { startTestStack } from '../../support/stack.js';
 import type { TestStack } from '../../support/stack.js';
 import type { Handler } from '../payments/support.js';
 import { caller, putFixedRates, servingEth, tenantWithToken } from '../payments/support.js';
+import type { Merchant } from '../refunds/support.js';
+import { paid as paidPayment, routedApi } from '../refunds/support.js';
 
 /**
  * The refund claim page in a real Chromium, served by the local stack's HTTP server (the refunds Lambda's own
@@ -35,14 +31,7 @@ beforeAll(async () => {
   await putFixedRates();
   merchant = await tenantWithToken('Claim Books');
   // The merchant's side in process, on the stack's table, as a deployment serving Ethereum would answer it.
-  const groups = apiGroupHandlers(servingEth({ PUBLIC_BASE_URL: stack.apiUrl, HOT_WALLET_KEY_ID: 'hot-wallet-key' }));
-  const payments = groups.payments as unknown as Handler;
-  const refunds = groups.refunds as unknown as Handler;
-  const router = new Router(
-    API_FUNCTIONS.filter((f) => f.name === 'payments' || f.name === 'refunds').flatMap((f) => f.routes.map((key) => compileRoute(key, { name: f.name }))),
-  );
-  const handler: Handler = (event, context) =>
-    (router.match(event.requestContext.http.method, event.rawPath)?.route.target.name === 'refunds' ? refunds : payments)(event, context);
+  const handler: Handler = routedApi(servingEth({ PUBLIC_BASE_URL: stack.apiUrl, HOT_WALLET_KEY_ID: 'hot-wallet-key' }), ['payments', 'refunds']);
   call = caller(handler, () => merchant.bearer);
   browser = await launchBrowser();
 }, SETUP_TIMEOUT);
@@ -52,37 +41,8 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** A 100 USDTERC20 payment of tenant A (1 % fee, the merchant's) that received `got` and completed: credited `got - 1`. */
-async function paid(got: string, who: { tenantId: string; call: ReturnType<typeof caller> } = { tenantId: merchant.tenantId, call }): Promise<PaymentState> {
-  const res = await who.call('POST', '/payments/', { body: { amount: '100', currency: 'USDTERC20' } });
-  expect(res.status).toBe(201);
-  const now = new Date();
-  let p = (await dynamoPayments.get(who.tenantId, res.body.transaction_id as string)) as PaymentState;
-  const deposit = {
-    id: `ETH:0x${p.id.replace(/-/g, '')}:0`,
-    currency: 'USDTERC20',
-    amount: got,
-    amountBase: toBaseUnits(got, 6).toString(),
-    txHash: `0x${p.id.replace(/-/g, '')}`,
-    logIndex: 0,
-    blockNumber: 10,
-    blockHash: '0xb',
-    confirmations: 1,
-    detectedAt: now.toISOString(),
-    status: 'pending' as const,
-    late: false,
-  };
-  for (const fact of [
-    { kind: 'deposit', deposit },
-    { kind: 'confirmations', byDeposit: { [deposit.id]: 12 }, confirmationsNeeded: 12, tolerancePercent: '0' },
-    { kind: 'sweep_started' },
-    { kind: 'sweep_completed', txHash: '0xsweep', usdRate: '1' },
-  ] as const) {
-    p = await dynamoPayments.save(p, transition(p, fact, now), now);
-  }
-  expect(p.status).toBe('completed');
-  return p;
-}
+/** A 100 USDTERC20 payment (1 % fee, the merchant's) that received `got` and completed: credited `got - 1`. */
+const paid = (got: string, who: Merchant = { tenantId: merchant.tenantId, call }): Promise<PaymentState> => paidPayment(who, got);
 
 it('a customer opens the claim link, enters the address twice, and sees the refund pending', async () => {
   const p = await paid('120');

@@ -1,17 +1,15 @@
-import { API_FUNCTIONS } from '../../../infra/definition.js';
-import { compileRoute, Router } from '../../../infra/local/http/router.js';
 import { resetConfig } from '../../../shared/config/config.js';
 import type { PaymentState } from '../../../shared/domain/payments.js';
-import { transition } from '../../../shared/domain/payments.js';
-import { add, sub, toBaseUnits } from '../../../shared/domain/money.js';
+import { add, sub } from '../../../shared/domain/money.js';
 import { debitEntry } from '../../../shared/domain/ledger.js';
 import { getBalance, postEntry } from '../../../shared/store/ledger.js';
 import { dynamoPayments } from '../../../shared/store/payments.js';
-import { apiGroupHandlers } from '../../support/api-groups.js';
 import { outboxChanges } from '../../support/outbox.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import type { Handler } from '../payments/support.js';
 import { caller, putFixedRates, servingEth, tenantWithToken } from '../payments/support.js';
+import type { Merchant } from './support.js';
+import { paid as paidPayment, paymentOf, routedApi } from './support.js';
 
 /**
  * The refund endpoints over the payments Lambda's handler on DynamoDB Local: what is refundable, creation with and
@@ -32,15 +30,8 @@ beforeAll(async () => {
   await putFixedRates();
   a = await tenantWithToken('Refunds A');
   b = await tenantWithToken('Refunds B');
-  const groups = apiGroupHandlers(servingEth({ PUBLIC_BASE_URL: 'https://pay.example.com', HOT_WALLET_KEY_ID: 'hot-wallet-key' }));
   // The payments and refunds Lambdas, as API Gateway routes to them (infra/definition.ts).
-  const payments = groups.payments as unknown as Handler;
-  const refunds = groups.refunds as unknown as Handler;
-  const router = new Router(
-    API_FUNCTIONS.filter((f) => f.name === 'payments' || f.name === 'refunds').flatMap((f) => f.routes.map((key) => compileRoute(key, { name: f.name }))),
-  );
-  handler = (event, context) =>
-    (router.match(event.requestContext.http.method, event.rawPath)?.route.target.name === 'refunds' ? refunds : payments)(event, context);
+  handler = routedApi(servingEth({ PUBLIC_BASE_URL: 'https://pay.example.com', HOT_WALLET_KEY_ID: 'hot-wallet-key' }), ['payments', 'refunds']);
   call = caller(handler, () => a.bearer);
   callB = caller(handler, () => b.bearer);
 });
@@ -50,36 +41,7 @@ afterAll(async () => {
 });
 
 /** A 100 USDTERC20 payment of tenant A (1 % fee, the merchant's) that received `got` and completed: credited `got - 1`. */
-async function paid(got: string, who: { tenantId: string; call: ReturnType<typeof caller> } = { tenantId: a.tenantId, call }): Promise<PaymentState> {
-  const res = await who.call('POST', '/payments/', { body: { amount: '100', currency: 'USDTERC20' } });
-  expect(res.status).toBe(201);
-  const now = new Date();
-  let p = (await dynamoPayments.get(who.tenantId, res.body.transaction_id as string)) as PaymentState;
-  const deposit = {
-    id: `ETH:0x${p.id.replace(/-/g, '')}:0`,
-    currency: 'USDTERC20',
-    amount: got,
-    amountBase: toBaseUnits(got, 6).toString(),
-    txHash: `0x${p.id.replace(/-/g, '')}`,
-    logIndex: 0,
-    blockNumber: 10,
-    blockHash: '0xb',
-    confirmations: 1,
-    detectedAt: now.toISOString(),
-    status: 'pending' as const,
-    late: false,
-  };
-  for (const fact of [
-    { kind: 'deposit', deposit },
-    { kind: 'confirmations', byDeposit: { [deposit.id]: 12 }, confirmationsNeeded: 12, tolerancePercent: '0' },
-    { kind: 'sweep_started' },
-    { kind: 'sweep_completed', txHash: '0xsweep', usdRate: '1' },
-  ] as const) {
-    p = await dynamoPayments.save(p, transition(p, fact, now), now);
-  }
-  expect(p.status).toBe('completed');
-  return p;
-}
+const paid = (got: string, who: Merchant = { tenantId: a.tenantId, call }): Promise<PaymentState> => paidPayment(who, got);
 
 const usdt = () => getBalance(a.tenantId, 'main', 'USDTERC20');
 
@@ -87,26 +49,7 @@ const usdt = () => getBalance(a.tenantId, 'main', 'USDTERC20');
 async function partiallyPaid(got: string): Promise<{ p: PaymentState; call: ReturnType<typeof caller>; tenantId: string }> {
   const t = await tenantWithToken(`Partial ${got}`);
   const callT = caller(handler, () => t.bearer);
-  const res = await callT('POST', '/payments/', { body: { amount: '100', currency: 'USDTERC20' } });
-  const now = new Date();
-  let p = (await dynamoPayments.get(t.tenantId, res.body.transaction_id as string)) as PaymentState;
-  const deposit = {
-    id: `ETH:0x${p.id.replace(/-/g, '')}:0`,
-    currency: 'USDTERC20',
-    amount: got,
-    amountBase: toBaseUnits(got, 6).toString(),
-    txHash: `0x${p.id.replace(/-/g, '')}`,
-    logIndex: 0,
-    blockNumber: 10,
-    blockHash: '0xb',
-    confirmations: 1,
-    detectedAt: now.toISOString(),
-    status: 'pending' as const,
-    late: false,
-  };
-  p = await dynamoPayments.save(p, transition(p, { kind: 'deposit', deposit }, now), now);
-  const confirmations = { kind: 'confirmations', byDeposit: { [deposit.id]: 12 }, confirmationsNeeded: 12, tolerancePercent: '0' } as const;
-  p = await dynamoPayments.save(p, transition(p, confirmations, now), now);
+  const p = await paymentOf({ tenantId: t.tenantId, call: callT }, got, 'confirmed');
   expect(p.status).toBe('partially_paid');
   return { p, call: callT, tenantId: t.tenantId };
 }
@@ -298,7 +241,7 @@ describe('the race', () => {
 describe('a deployment that does not pay out on the network', () => {
   it('refuses the refund up front: 400 unsupported_blockchain, nothing held', async () => {
     const p = await paid('100');
-    const notPaying = caller(apiGroupHandlers(servingEth()).refunds as unknown as Handler, () => a.bearer);
+    const notPaying = caller(routedApi(servingEth(), ['refunds']), () => a.bearer);
     const res = await notPaying('POST', `/payments/${p.id}/refunds/`, { body: { amount: '20', address: DEST } });
     expect([res.status, res.body.error.code, res.body.error.details]).toEqual([400, 'unsupported_blockchain', { blockchain: 'ETH' }]);
     expect((await call('GET', `/payments/${p.id}/refunds/`)).body.results).toEqual([]);

@@ -1,24 +1,19 @@
 import { jest } from '@jest/globals';
-import { API_FUNCTIONS } from '../../../infra/definition.js';
-import { compileRoute, Router } from '../../../infra/local/http/router.js';
 import { resetConfig } from '../../../shared/config/config.js';
 import type { Config } from '../../../shared/config/config.js';
-import { toBaseUnits } from '../../../shared/domain/money.js';
 import type { PaymentState } from '../../../shared/domain/payments.js';
-import { transition } from '../../../shared/domain/payments.js';
 import { paymentsRuntime } from '../../../shared/runtime/payments.js';
 import { excessRefundsRuntime } from '../../../shared/runtime/refunds.js';
 import { getBalance } from '../../../shared/store/ledger.js';
-import { dynamoPayments } from '../../../shared/store/payments.js';
 import { dynamoRefunds } from '../../../shared/store/refunds.js';
 import { completePayment } from '../../../shared/usecases/payments/settle.js';
 import { AUTO_REFUND_REASON } from '../../../shared/usecases/refunds/auto.js';
 import { main } from '../../../scripts/gateway.js';
-import { apiGroupHandlers } from '../../support/api-groups.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { outboxChanges } from '../../support/outbox.js';
 import type { Handler } from '../payments/support.js';
 import { caller, putFixedRates, servingEth, tenantWithToken } from '../payments/support.js';
+import { paymentOf, routedApi } from './support.js';
 
 /**
  * `auto_refund_excess` on DynamoDB Local: the merchant sets it with `PATCH /user/me/` (the operator with `tenant
@@ -35,10 +30,7 @@ beforeAll(async () => {
   resetConfig();
   await putFixedRates();
   cfg = servingEth({ PUBLIC_BASE_URL: 'https://pay.example.com', HOT_WALLET_KEY_ID: 'hot-wallet-key' });
-  const groups = apiGroupHandlers(cfg);
-  const names = ['payments', 'refunds', 'user'];
-  const router = new Router(API_FUNCTIONS.filter((f) => names.includes(f.name)).flatMap((f) => f.routes.map((key) => compileRoute(key, { name: f.name }))));
-  handler = (event, context) => (groups[router.match(event.requestContext.http.method, event.rawPath)?.route.target.name ?? 'payments'] as unknown as Handler)(event, context);
+  handler = routedApi(cfg, ['payments', 'refunds', 'user']);
 });
 
 afterAll(async () => {
@@ -52,32 +44,8 @@ async function merchant(name: string) {
 
 /** A 100 USDTERC20 payment (fee 1, the merchant's) that received `got`, confirmed and swept: completed by the use case. */
 async function completedWith(m: Awaited<ReturnType<typeof merchant>>, got: string): Promise<PaymentState> {
-  const res = await m.call('POST', '/payments/', { body: { amount: '100', currency: 'USDTERC20' } });
-  expect(res.status).toBe(201);
-  const now = new Date();
-  let p = (await dynamoPayments.get(m.tenantId, res.body.transaction_id as string)) as PaymentState;
-  const deposit = {
-    id: `ETH:0x${p.id.replace(/-/g, '')}:0`,
-    currency: 'USDTERC20',
-    amount: got,
-    amountBase: toBaseUnits(got, 6).toString(),
-    txHash: `0x${p.id.replace(/-/g, '')}`,
-    logIndex: 0,
-    blockNumber: 10,
-    blockHash: '0xb',
-    confirmations: 1,
-    detectedAt: now.toISOString(),
-    status: 'pending' as const,
-    late: false,
-  };
-  for (const fact of [
-    { kind: 'deposit', deposit },
-    { kind: 'confirmations', byDeposit: { [deposit.id]: 12 }, confirmationsNeeded: 12, tolerancePercent: '0' },
-    { kind: 'sweep_started' },
-  ] as const) {
-    p = await dynamoPayments.save(p, transition(p, fact, now), now);
-  }
-  const done = await completePayment(p, '0xsweep', { ...paymentsRuntime(cfg), excessRefund: excessRefundsRuntime(cfg) }, now);
+  const sending = await paymentOf(m, got, 'sending');
+  const done = await completePayment(sending, '0xsweep', { ...paymentsRuntime(cfg), excessRefund: excessRefundsRuntime(cfg) }, new Date());
   expect(done.status).toBe('completed');
   return done;
 }

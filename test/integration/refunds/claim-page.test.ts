@@ -1,22 +1,18 @@
-import { API_FUNCTIONS } from '../../../infra/definition.js';
-import { compileRoute, Router } from '../../../infra/local/http/router.js';
 import { serveClaim } from '../../../functions/refund-claims/claim-serve.js';
 import type { ClaimPageDeps } from '../../../functions/refund-claims/claim-serve.js';
 import { CLAIM_MESSAGES } from '../../../functions/refund-claims/claim-i18n.js';
 import { resetConfig } from '../../../shared/config/config.js';
 import type { PaymentState } from '../../../shared/domain/payments.js';
-import { transition } from '../../../shared/domain/payments.js';
-import { toBaseUnits } from '../../../shared/domain/money.js';
 import { clientRateLimiter } from '../../../shared/http/client-rate-limit.js';
 import { refundsRuntime } from '../../../shared/runtime/refunds.js';
-import { dynamoPayments } from '../../../shared/store/payments.js';
 import { dynamoRefunds } from '../../../shared/store/refunds.js';
 import { expireRefundClaims } from '../../../shared/usecases/refunds/expire.js';
-import { apiGroupHandlers } from '../../support/api-groups.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { apiEvent } from '../../unit/http/event.js';
 import type { Handler } from '../payments/support.js';
 import { caller, putFixedRates, servingEth, tenantWithToken } from '../payments/support.js';
+import type { Merchant } from './support.js';
+import { paid as paidPayment, routedApi } from './support.js';
 
 /**
  * The refund claim page over its handler on DynamoDB Local: a claim link opened, the address entered twice and set
@@ -38,14 +34,7 @@ beforeAll(async () => {
   await putFixedRates();
   a = await tenantWithToken('Claims A');
   const cfg = servingEth({ PUBLIC_BASE_URL: 'https://pay.example.com', HOT_WALLET_KEY_ID: 'hot-wallet-key' });
-  const groups = apiGroupHandlers(cfg);
-  const payments = groups.payments as unknown as Handler;
-  const refunds = groups.refunds as unknown as Handler;
-  const router = new Router(
-    API_FUNCTIONS.filter((f) => f.name === 'payments' || f.name === 'refunds').flatMap((f) => f.routes.map((key) => compileRoute(key, { name: f.name }))),
-  );
-  handler = (event, context) =>
-    (router.match(event.requestContext.http.method, event.rawPath)?.route.target.name === 'refunds' ? refunds : payments)(event, context);
+  handler = routedApi(cfg, ['payments', 'refunds']);
   call = caller(handler, () => a.bearer);
   deps = { refunds: refundsRuntime(cfg), limiter: clientRateLimiter(100_000) };
 });
@@ -54,37 +43,8 @@ afterAll(async () => {
   await table?.stop();
 });
 
-/** A 100 USDTERC20 payment of tenant A (1 % fee, the merchant's) that received `got` and completed: credited `got - 1`. */
-async function paid(got: string, who: { tenantId: string; call: ReturnType<typeof caller> } = { tenantId: a.tenantId, call }): Promise<PaymentState> {
-  const res = await who.call('POST', '/payments/', { body: { amount: '100', currency: 'USDTERC20' } });
-  expect(res.status).toBe(201);
-  const now = new Date();
-  let p = (await dynamoPayments.get(who.tenantId, res.body.transaction_id as string)) as PaymentState;
-  const deposit = {
-    id: `ETH:0x${p.id.replace(/-/g, '')}:0`,
-    currency: 'USDTERC20',
-    amount: got,
-    amountBase: toBaseUnits(got, 6).toString(),
-    txHash: `0x${p.id.replace(/-/g, '')}`,
-    logIndex: 0,
-    blockNumber: 10,
-    blockHash: '0xb',
-    confirmations: 1,
-    detectedAt: now.toISOString(),
-    status: 'pending' as const,
-    late: false,
-  };
-  for (const fact of [
-    { kind: 'deposit', deposit },
-    { kind: 'confirmations', byDeposit: { [deposit.id]: 12 }, confirmationsNeeded: 12, tolerancePercent: '0' },
-    { kind: 'sweep_started' },
-    { kind: 'sweep_completed', txHash: '0xsweep', usdRate: '1' },
-  ] as const) {
-    p = await dynamoPayments.save(p, transition(p, fact, now), now);
-  }
-  expect(p.status).toBe('completed');
-  return p;
-}
+/** A 100 USDTERC20 payment (1 % fee, the merchant's) that received `got` and completed: credited `got - 1`. */
+const paid = (got: string, who: Merchant = { tenantId: a.tenantId, call }): Promise<PaymentState> => paidPayment(who, got);
 
 interface Claim {
   id: string;

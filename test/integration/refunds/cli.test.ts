@@ -1,22 +1,19 @@
 import { jest } from '@jest/globals';
-import { API_FUNCTIONS } from '../../../infra/definition.js';
-import { compileRoute, Router } from '../../../infra/local/http/router.js';
 import { main } from '../../../scripts/gateway.js';
 import { resetConfig } from '../../../shared/config/config.js';
-import { add, sub, toBaseUnits } from '../../../shared/domain/money.js';
+import { add, sub } from '../../../shared/domain/money.js';
 import type { PaymentState } from '../../../shared/domain/payments.js';
-import { transition } from '../../../shared/domain/payments.js';
 import { transition as withdrawalTransition } from '../../../shared/domain/withdrawals.js';
 import { getBalance } from '../../../shared/store/ledger.js';
-import { dynamoPayments } from '../../../shared/store/payments.js';
 import { dynamoRefunds } from '../../../shared/store/refunds.js';
 import { dynamoWithdrawals } from '../../../shared/store/withdrawals.js';
 import { followingRefunds } from '../../../shared/usecases/refunds/payout.js';
 import { settleWithdrawal } from '../../../shared/usecases/withdrawals/settle.js';
-import { apiGroupHandlers } from '../../support/api-groups.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import type { Handler } from '../payments/support.js';
 import { caller, putFixedRates, servingEth, tenantWithToken } from '../payments/support.js';
+import type { Merchant } from './support.js';
+import { paid as paidPayment, routedApi } from './support.js';
 
 /**
  * The operator CLI's refund commands on DynamoDB Local, beside the refund endpoints: `refund list` (a tenant's
@@ -42,14 +39,7 @@ beforeAll(async () => {
   await putFixedRates();
   a = await tenantWithToken('Refund CLI A');
   b = await tenantWithToken('Refund CLI B');
-  const groups = apiGroupHandlers(servingEth({ HOT_WALLET_KEY_ID: 'hot-wallet-key' }));
-  const payments = groups.payments as unknown as Handler;
-  const refunds = groups.refunds as unknown as Handler;
-  const router = new Router(
-    API_FUNCTIONS.filter((f) => f.name === 'payments' || f.name === 'refunds').flatMap((f) => f.routes.map((key) => compileRoute(key, { name: f.name }))),
-  );
-  const handler: Handler = (event, context) =>
-    (router.match(event.requestContext.http.method, event.rawPath)?.route.target.name === 'refunds' ? refunds : payments)(event, context);
+  const handler: Handler = routedApi(servingEth({ HOT_WALLET_KEY_ID: 'hot-wallet-key' }), ['payments', 'refunds']);
   call = caller(handler, () => a.bearer);
   callB = caller(handler, () => b.bearer);
 });
@@ -62,36 +52,7 @@ afterAll(async () => {
 });
 
 /** A 100 USDTERC20 payment (1 % fee, the merchant's) that received `got` and completed: credited `got - 1`. */
-async function paid(got: string, who: { tenantId: string; call: ReturnType<typeof caller> } = { tenantId: a.tenantId, call }): Promise<PaymentState> {
-  const res = await who.call('POST', '/payments/', { body: { amount: '100', currency: 'USDTERC20' } });
-  expect(res.status).toBe(201);
-  const now = new Date();
-  let p = (await dynamoPayments.get(who.tenantId, res.body.transaction_id as string)) as PaymentState;
-  const deposit = {
-    id: `ETH:0x${p.id.replace(/-/g, '')}:0`,
-    currency: 'USDTERC20',
-    amount: got,
-    amountBase: toBaseUnits(got, 6).toString(),
-    txHash: `0x${p.id.replace(/-/g, '')}`,
-    logIndex: 0,
-    blockNumber: 10,
-    blockHash: '0xb',
-    confirmations: 1,
-    detectedAt: now.toISOString(),
-    status: 'pending' as const,
-    late: false,
-  };
-  for (const fact of [
-    { kind: 'deposit', deposit },
-    { kind: 'confirmations', byDeposit: { [deposit.id]: 12 }, confirmationsNeeded: 12, tolerancePercent: '0' },
-    { kind: 'sweep_started' },
-    { kind: 'sweep_completed', txHash: '0xsweep', usdRate: '1' },
-  ] as const) {
-    p = await dynamoPayments.save(p, transition(p, fact, now), now);
-  }
-  expect(p.status).toBe('completed');
-  return p;
-}
+const paid = (got: string, who: Merchant = { tenantId: a.tenantId, call }): Promise<PaymentState> => paidPayment(who, got);
 
 const usdt = () => getBalance(a.tenantId, 'main', 'USDTERC20');
 

@@ -1,10 +1,6 @@
-import { API_FUNCTIONS } from '../../../infra/definition.js';
-import { compileRoute, Router } from '../../../infra/local/http/router.js';
 import { resetConfig } from '../../../shared/config/config.js';
 import type { Config } from '../../../shared/config/config.js';
-import type { PaymentFact, PaymentState } from '../../../shared/domain/payments.js';
-import { transition } from '../../../shared/domain/payments.js';
-import { toBaseUnits } from '../../../shared/domain/money.js';
+import type { PaymentState } from '../../../shared/domain/payments.js';
 import type { WithdrawalState } from '../../../shared/domain/withdrawals.js';
 import { transition as withdrawalTransition } from '../../../shared/domain/withdrawals.js';
 import { exportsRuntime } from '../../../shared/runtime/exports.js';
@@ -15,12 +11,12 @@ import { followingRefunds } from '../../../shared/usecases/refunds/payout.js';
 import { EXPORT_COLUMNS } from '../../../shared/usecases/transactions/export-format.js';
 import { runExport } from '../../../shared/usecases/transactions/run-export.js';
 import { settleWithdrawal } from '../../../shared/usecases/withdrawals/settle.js';
-import { apiGroupHandlers } from '../../support/api-groups.js';
 import { parseCsv } from '../../support/csv.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { InMemoryExportFiles } from '../../support/fakes/transactions.js';
 import type { Handler } from '../payments/support.js';
 import { caller, putFixedRates, servingEth, tenantWithToken } from '../payments/support.js';
+import { paid as paidPayment, paymentOf, routedApi } from './support.js';
 
 /**
  * Refunds in the transaction history on DynamoDB Local, over the payments, refunds, withdrawals and transactions
@@ -44,15 +40,7 @@ beforeAll(async () => {
   await putFixedRates();
   a = await tenantWithToken('Refund history');
   cfg = servingEth({ PUBLIC_BASE_URL: 'https://pay.example.com', HOT_WALLET_KEY_ID: 'hot-wallet-key' });
-  const groups = apiGroupHandlers(cfg) as unknown as Record<string, Handler>;
-  const names = ['payments', 'refunds', 'withdrawals', 'transactions'];
-  const router = new Router(API_FUNCTIONS.filter((f) => names.includes(f.name)).flatMap((f) => f.routes.map((key) => compileRoute(key, { name: f.name }))));
-  handler = (event, context) => {
-    const name = router.match(event.requestContext.http.method, event.rawPath)?.route.target.name ?? 'payments';
-    const target = groups[name];
-    if (!target) throw new Error(`no handler ${name}`);
-    return target(event, context);
-  };
+  handler = routedApi(cfg, ['payments', 'refunds', 'withdrawals', 'transactions']);
   call = caller(handler, () => a.bearer);
 });
 
@@ -60,41 +48,8 @@ afterAll(async () => {
   await table?.stop();
 });
 
-/** A deposit of `got` USDTERC20 to the payment, confirmed; then swept and completed when `complete`. */
-async function deposited(p: PaymentState, got: string, complete: boolean): Promise<PaymentState> {
-  const now = new Date();
-  const deposit = {
-    id: `ETH:0x${p.id.replace(/-/g, '')}:0`,
-    currency: 'USDTERC20',
-    amount: got,
-    amountBase: toBaseUnits(got, 6).toString(),
-    txHash: `0x${p.id.replace(/-/g, '')}`,
-    logIndex: 0,
-    blockNumber: 10,
-    blockHash: '0xb',
-    confirmations: 1,
-    detectedAt: now.toISOString(),
-    status: 'pending' as const,
-    late: false,
-  };
-  const facts: PaymentFact[] = [
-    { kind: 'deposit', deposit },
-    { kind: 'confirmations', byDeposit: { [deposit.id]: 12 }, confirmationsNeeded: 12, tolerancePercent: '0' },
-    ...(complete ? ([{ kind: 'sweep_started' }, { kind: 'sweep_completed', txHash: '0xsweep', usdRate: '1' }] as const) : []),
-  ];
-  let s = p;
-  for (const fact of facts) s = await dynamoPayments.save(s, transition(s, fact, now), now);
-  return s;
-}
-
 /** A 100 USDTERC20 payment (1 % fee, the merchant's) that received 120 and completed: credited 119. */
-async function paid(): Promise<PaymentState> {
-  const res = await call('POST', '/payments/', { body: { amount: '100', currency: 'USDTERC20' } });
-  expect(res.status).toBe(201);
-  const p = await deposited((await dynamoPayments.get(a.tenantId, res.body.transaction_id as string)) as PaymentState, '120', true);
-  expect(p.status).toBe('completed');
-  return p;
-}
+const paid = (): Promise<PaymentState> => paidPayment({ tenantId: a.tenantId, call }, '120');
 
 const list = async (query: Record<string, string> = {}): Promise<{ transactions: Row[]; total: number }> => {
   const res = await call('GET', '/transactions/transactions/', { query: { limit: '200', ...query } });
@@ -171,8 +126,7 @@ describe('a refund in the history', () => {
     // Two movements in one transaction, each with its statistics counters: never on one shard (DynamoDB refuses that).
     const ids: string[] = [];
     for (let i = 0; i < 8; i++) {
-      const res = await call('POST', '/payments/', { body: { amount: '100', currency: 'USDTERC20' } });
-      const partial = await deposited((await dynamoPayments.get(a.tenantId, res.body.transaction_id as string)) as PaymentState, '50', false);
+      const partial = await paymentOf({ tenantId: a.tenantId, call }, '50', 'confirmed');
       expect(partial.status).toBe('partially_paid');
       const expired = await dynamoPayments.save(
         partial,

@@ -1,13 +1,9 @@
-import { API_FUNCTIONS } from '../../../infra/definition.js';
-import { compileRoute, Router } from '../../../infra/local/http/router.js';
 import { resetConfig } from '../../../shared/config/config.js';
 import type { PaymentState } from '../../../shared/domain/payments.js';
-import { transition } from '../../../shared/domain/payments.js';
-import { add, sub, toBaseUnits } from '../../../shared/domain/money.js';
+import { add, sub } from '../../../shared/domain/money.js';
 import type { WithdrawalState } from '../../../shared/domain/withdrawals.js';
 import { transition as withdrawalTransition } from '../../../shared/domain/withdrawals.js';
 import { getBalance } from '../../../shared/store/ledger.js';
-import { dynamoPayments } from '../../../shared/store/payments.js';
 import { dynamoRefunds } from '../../../shared/store/refunds.js';
 import { dynamoWithdrawals } from '../../../shared/store/withdrawals.js';
 import { followingRefunds } from '../../../shared/usecases/refunds/payout.js';
@@ -15,10 +11,11 @@ import { refundsRuntime } from '../../../shared/runtime/refunds.js';
 import type { RefundsDeps } from '../../../shared/usecases/refunds/ports.js';
 import { setRefundAddress } from '../../../shared/usecases/refunds/refunds.js';
 import { settleWithdrawal } from '../../../shared/usecases/withdrawals/settle.js';
-import { apiGroupHandlers } from '../../support/api-groups.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import type { Handler } from '../payments/support.js';
 import { caller, putFixedRates, servingEth, tenantWithToken } from '../payments/support.js';
+import type { Merchant } from './support.js';
+import { paid as paidPayment, routedApi } from './support.js';
 
 /**
  * Refunds paid out through the withdrawal engine, on DynamoDB Local over the payments, refunds and withdrawals
@@ -41,15 +38,7 @@ beforeAll(async () => {
   a = await tenantWithToken('Refund payouts');
   const cfg = servingEth({ PUBLIC_BASE_URL: 'https://pay.example.com', HOT_WALLET_KEY_ID: 'hot-wallet-key' });
   refundDeps = refundsRuntime(cfg);
-  const groups = apiGroupHandlers(cfg) as unknown as Record<string, Handler>;
-  const names = ['payments', 'refunds', 'withdrawals'];
-  const router = new Router(API_FUNCTIONS.filter((f) => names.includes(f.name)).flatMap((f) => f.routes.map((key) => compileRoute(key, { name: f.name }))));
-  const handler: Handler = (event, context) => {
-    const name = router.match(event.requestContext.http.method, event.rawPath)?.route.target.name ?? 'payments';
-    const target = groups[name];
-    if (!target) throw new Error(`no handler ${name}`);
-    return target(event, context);
-  };
+  const handler: Handler = routedApi(cfg, ['payments', 'refunds', 'withdrawals']);
   call = caller(handler, () => a.bearer);
 });
 
@@ -57,37 +46,8 @@ afterAll(async () => {
   await table?.stop();
 });
 
-/** A 100 USDTERC20 payment of tenant A (1 % fee, the merchant's) that received `got` and completed: credited `got - 1`. */
-async function paid(got: string, who: { tenantId: string; call: ReturnType<typeof caller> } = { tenantId: a.tenantId, call }): Promise<PaymentState> {
-  const res = await who.call('POST', '/payments/', { body: { amount: '100', currency: 'USDTERC20' } });
-  expect(res.status).toBe(201);
-  const now = new Date();
-  let p = (await dynamoPayments.get(who.tenantId, res.body.transaction_id as string)) as PaymentState;
-  const deposit = {
-    id: `ETH:0x${p.id.replace(/-/g, '')}:0`,
-    currency: 'USDTERC20',
-    amount: got,
-    amountBase: toBaseUnits(got, 6).toString(),
-    txHash: `0x${p.id.replace(/-/g, '')}`,
-    logIndex: 0,
-    blockNumber: 10,
-    blockHash: '0xb',
-    confirmations: 1,
-    detectedAt: now.toISOString(),
-    status: 'pending' as const,
-    late: false,
-  };
-  for (const fact of [
-    { kind: 'deposit', deposit },
-    { kind: 'confirmations', byDeposit: { [deposit.id]: 12 }, confirmationsNeeded: 12, tolerancePercent: '0' },
-    { kind: 'sweep_started' },
-    { kind: 'sweep_completed', txHash: '0xsweep', usdRate: '1' },
-  ] as const) {
-    p = await dynamoPayments.save(p, transition(p, fact, now), now);
-  }
-  expect(p.status).toBe('completed');
-  return p;
-}
+/** A 100 USDTERC20 payment (1 % fee, the merchant's) that received `got` and completed: credited `got - 1`. */
+const paid = (got: string, who: Merchant = { tenantId: a.tenantId, call }): Promise<PaymentState> => paidPayment(who, got);
 
 const usdt = () => getBalance(a.tenantId, 'main', 'USDTERC20');
 

@@ -1,21 +1,17 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { API_FUNCTIONS, WORKER_FUNCTIONS } from '../../../infra/definition.js';
-import { compileRoute, Router } from '../../../infra/local/http/router.js';
-import type { PaymentFact, PaymentState } from '../../../shared/domain/payments.js';
-import { transition } from '../../../shared/domain/payments.js';
-import { toBaseUnits } from '../../../shared/domain/money.js';
+import { WORKER_FUNCTIONS } from '../../../infra/definition.js';
+import type { PaymentState } from '../../../shared/domain/payments.js';
 import { webhooksRuntime } from '../../../shared/runtime/webhooks.js';
-import { dynamoPayments } from '../../../shared/store/payments.js';
 import { createSettings } from '../../../shared/usecases/webhooks/create-settings.js';
 import { createSubscription } from '../../../shared/usecases/webhooks/create-subscription.js';
 import { updateSettings } from '../../../shared/usecases/webhooks/update-settings.js';
-import { apiGroupHandlers } from '../../support/api-groups.js';
 import { startTestStack } from '../../support/stack.js';
 import type { TestStack } from '../../support/stack.js';
 import type { Handler } from '../payments/support.js';
 import { caller, putFixedRates, servingEth, tenantWithToken } from '../payments/support.js';
 import { startReceiver, type Received, type Receiver, until } from '../webhooks/support.js';
+import { paid as paidPayment, routedApi } from './support.js';
 
 /**
  * Refund webhooks delivered end to end on the local stack: a refund created and cancelled through the refunds
@@ -44,15 +40,7 @@ beforeAll(async () => {
   [defaultUrl, callback, subscriber] = await Promise.all([startReceiver(() => 200), startReceiver(() => 200), startReceiver(() => 200)]);
   a = await tenantWithToken('Refund webhooks');
   const cfg = servingEth({ PUBLIC_BASE_URL: 'https://pay.example.com', HOT_WALLET_KEY_ID: 'hot-wallet-key' });
-  const groups = apiGroupHandlers(cfg) as unknown as Record<string, Handler>;
-  const names = ['payments', 'refunds'];
-  const router = new Router(API_FUNCTIONS.filter((f) => names.includes(f.name)).flatMap((f) => f.routes.map((key) => compileRoute(key, { name: f.name }))));
-  const handler: Handler = (event, context) => {
-    const name = router.match(event.requestContext.http.method, event.rawPath)?.route.target.name ?? 'payments';
-    const target = groups[name];
-    if (!target) throw new Error(`no handler ${name}`);
-    return target(event, context);
-  };
+  const handler: Handler = routedApi(cfg, ['payments', 'refunds']);
   call = caller(handler, () => a.bearer);
 
   // The production webhook wiring from the stack's configuration (DynamoDB Local, the local KMS endpoint).
@@ -69,35 +57,8 @@ afterAll(async () => {
 });
 
 /** A 100 USDTERC20 payment (1 % fee, the merchant's) that received 120 and completed: credited 119. */
-async function paid(callbackUrl: string | null): Promise<PaymentState> {
-  const res = await call('POST', '/payments/', { body: { amount: '100', currency: 'USDTERC20', ...(callbackUrl ? { callback_url: callbackUrl } : {}) } });
-  expect(res.status).toBe(201);
-  let p = (await dynamoPayments.get(a.tenantId, res.body.transaction_id as string)) as PaymentState;
-  const now = new Date();
-  const deposit = {
-    id: `ETH:0x${p.id.replace(/-/g, '')}:0`,
-    currency: 'USDTERC20',
-    amount: '120',
-    amountBase: toBaseUnits('120', 6).toString(),
-    txHash: `0x${p.id.replace(/-/g, '')}`,
-    logIndex: 0,
-    blockNumber: 10,
-    blockHash: '0xb',
-    confirmations: 1,
-    detectedAt: now.toISOString(),
-    status: 'pending' as const,
-    late: false,
-  };
-  const facts: PaymentFact[] = [
-    { kind: 'deposit', deposit },
-    { kind: 'confirmations', byDeposit: { [deposit.id]: 12 }, confirmationsNeeded: 12, tolerancePercent: '0' },
-    { kind: 'sweep_started' },
-    { kind: 'sweep_completed', txHash: '0xsweep', usdRate: '1' },
-  ];
-  for (const fact of facts) p = await dynamoPayments.save(p, transition(p, fact, now), now);
-  expect(p.status).toBe('completed');
-  return p;
-}
+const paid = (callbackUrl: string | null): Promise<PaymentState> =>
+  paidPayment({ tenantId: a.tenantId, call }, '120', callbackUrl ? { callback_url: callbackUrl } : {});
 
 const arrived = (receiver: Receiver, eventId: string) => until(eventId, () => receiver.received.find((r) => r.headers['webhook-id'] === eventId), 30_000);
 
