@@ -84,6 +84,9 @@ describe('an overpaid payment completing for a tenant with auto_refund_excess', 
     const p = await completedWith(m, '120');
     // Credited 119 (120 less the fee of 1), the excess of 20 held for the refund in the same entry.
     expect(await getBalance(m.tenantId, 'main', 'USDTERC20')).toMatchObject({ amount: '99', locked: '20' });
+    // The merchant sees the hold while it lasts.
+    const shown = (await m.call('GET', '/user/balances/')).body.account.USDTERC20;
+    expect(shown).toMatchObject({ available_balance: '99.000000', locked_amount: '20.000000' });
     const refunds = await dynamoRefunds.listByPayment(m.tenantId, p.id);
     expect(refunds.map((r) => [r.status, r.amount, r.reason])).toEqual([['awaiting_address', '20', AUTO_REFUND_REASON]]);
     const listed = await m.call('GET', `/payments/${p.id}/refunds/`);
@@ -97,6 +100,7 @@ describe('an overpaid payment completing for a tenant with auto_refund_excess', 
     // Cancelled, the excess is the merchant's.
     expect((await m.call('POST', `/refunds/${refunds[0]?.id as string}/cancel/`)).status).toBe(200);
     expect(await getBalance(m.tenantId, 'main', 'USDTERC20')).toMatchObject({ amount: '119', locked: '0' });
+    expect((await m.call('GET', '/user/balances/')).body.account.USDTERC20).toMatchObject({ available_balance: '119.000000', locked_amount: '0.000000' });
   });
 
   it('opens none below the threshold, below the network smallest refund, for an exact payment, or with the setting off', async () => {
