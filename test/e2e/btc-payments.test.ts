@@ -1,75 +1,30 @@
-import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { hexToBytes } from '@noble/hashes/utils.js';
-import { p2wpkh, Transaction } from '@scure/btc-signer';
-import type { handler as ChainScanner } from '../../functions/chain-scanner/handler.js';
-import { REGTEST, startBitcoinNode } from '../../infra/local/bitcoin.js';
-import type { BitcoinNode } from '../../infra/local/bitcoin.js';
-import { resetConfig } from '../../shared/config/config.js';
 import { dynamoHotCoins } from '../../shared/store/btc-coins.js';
 import { getBalance } from '../../shared/store/ledger.js';
 import { getPayment } from '../../shared/store/payments.js';
-import { caller, putFixedRates, tenantWithToken } from '../integration/payments/support.js';
+import { caller, tenantWithToken } from '../integration/payments/support.js';
 import { outboxChanges } from '../support/outbox.js';
-import { startTestStack } from '../support/stack.js';
-import type { TestStack } from '../support/stack.js';
+import { customerWallet, elsewhereAddress, local as localOf, startBtcStack } from './btc-support.js';
+import type { BtcStack, Customer } from './btc-support.js';
 
 /**
  * BTC payments on the local stack (DynamoDB Local, the KMS server with the hot wallet's key) and the local Bitcoin
  * node behind its Esplora API, through the handlers as deployed: the payments API and the chain-scanner worker. The
- * customer is a wallet of the test's own (a P2WPKH key, funded by the node's `/_local/fund`, its payments built and
- * signed here with @scure/btc-signer, broadcast with `POST /tx`). The node is started here with blocks mined on the
- * test's word (`/_local/mine`), the one difference from the stack's own (which mines every 2 s): whether a payment is
- * first seen in the mempool or in a block is then the test's to say.
+ * customer is a wallet of the test's own (./btc-support.ts); the node mines on the test's word (`/_local/mine`), the
+ * one difference from the stack's own (which mines every 2 s): whether a payment is first seen in the mempool or in
+ * a block is then the test's to say.
  */
-let stack: TestStack;
-let node: BitcoinNode;
-let chainScanner: typeof ChainScanner;
+let btc: BtcStack;
+let customer: Customer;
 let call: ReturnType<typeof caller>;
 let merchant: { tenantId: string; bearer: string };
 
-const customerKey = secp256k1.utils.randomSecretKey();
-const customer = p2wpkh(secp256k1.getPublicKey(customerKey, true), REGTEST);
-const elsewhere = p2wpkh(secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true), REGTEST);
+const elsewhere = elsewhereAddress();
 
-async function local(path: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${node.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  expect(res.status).toBe(200);
-  return (await res.json()) as Record<string, unknown>;
-}
+const local = (path: string, body: unknown) => localOf(btc.node, path, body);
 const mine = (blocks = 1) => local('/_local/mine', { blocks });
+const pass = () => btc.pass();
 
-/** One pass of the chain-scanner worker (a budget of about a second: one pass a network). */
-const pass = () => chainScanner(undefined, { getRemainingTimeInMillis: () => 16_000 });
-
-/** A coin of the customer's: funded by the faucet, mined. */
-async function fundedCoin(amount: bigint): Promise<{ txid: string; vout: number; amount: bigint }> {
-  const { txid } = (await local('/_local/fund', { address: customer.address, amount: amount.toString() })) as { txid: string };
-  await mine();
-  const utxos = (await (await fetch(`${node.url}/address/${customer.address}/utxo`)).json()) as { txid: string; vout: number; value: number }[];
-  const coin = utxos.find((u) => u.txid === txid);
-  if (!coin) throw new Error(`the faucet's payment ${txid} is not among the customer's coins`);
-  return { txid, vout: coin.vout, amount: BigInt(coin.value) };
-}
-
-/** Spends `coin`: `value` to `to`, the rest less `fee` back to the customer; `sequence` below 0xfffffffe signals BIP125. */
-function spend(coin: { txid: string; vout: number; amount: bigint }, to: string, value: bigint, fee: bigint, sequence: number): Transaction {
-  const tx = new Transaction();
-  tx.addInput({ txid: hexToBytes(coin.txid), index: coin.vout, witnessUtxo: { script: customer.script, amount: coin.amount }, sequence });
-  tx.addOutputAddress(to, value, REGTEST);
-  tx.addOutputAddress(customer.address as string, coin.amount - value - fee, REGTEST);
-  tx.sign(customerKey);
-  tx.finalize();
-  return tx;
-}
-
-async function broadcast(tx: Transaction): Promise<string> {
-  const res = await fetch(`${node.url}/tx`, { method: 'POST', body: tx.hex });
-  const text = await res.text();
-  expect([res.status, text]).toEqual([200, tx.id]);
-  return text;
-}
-
-const sats = (btc: string): bigint => BigInt(Math.round(Number(btc) * 1e8));
+const sats = (amount: string): bigint => BigInt(Math.round(Number(amount) * 1e8));
 
 /** The `deposit_received` payloads the payment's changes wrote (numbers as the outbox keeps them: read as numbers). */
 async function depositsReceived(id: string): Promise<Record<string, unknown>[]> {
@@ -78,25 +33,15 @@ async function depositsReceived(id: string): Promise<Record<string, unknown>[]> 
 }
 
 beforeAll(async () => {
-  stack = await startTestStack({ pollers: false, http: false });
-  node = await startBitcoinNode({ autoMine: false });
-  // The deployment's Bitcoin settings, as the stack sets them for its own node (bitcoinEnv), before the handlers load.
-  Object.assign(process.env, { BTC_API_URL: node.url, BTC_NETWORK: 'local' });
-  resetConfig();
-  ({ handler: chainScanner } = await import('../../functions/chain-scanner/handler.js'));
+  btc = await startBtcStack();
+  customer = customerWallet(btc.node);
   const { handler } = await import('../../functions/payments/handler.js');
-  await putFixedRates();
   merchant = await tenantWithToken('Local BTC merchant');
   call = caller(handler, () => merchant.bearer);
-  // The scanner's cursor starts at the tip on its first pass.
-  await pass();
 });
 
 afterAll(async () => {
-  await node?.close();
-  await stack?.stop();
-  delete process.env.BTC_API_URL;
-  delete process.env.BTC_NETWORK;
+  await btc?.stop();
 });
 
 describe('BTC payments on the local stack', () => {
@@ -108,10 +53,10 @@ describe('BTC payments on the local stack', () => {
     const address = created.body.address as string;
     expect(address).toMatch(/^bcrt1q/);
 
-    const coin = await fundedCoin(1_000_000n);
-    const paid = spend(coin, address, sats(created.body.amount_crypto), 1_000n, 0xffffffff);
+    const coin = await customer.fundedCoin(1_000_000n);
+    const paid = customer.spend(coin, address, sats(created.body.amount_crypto), 1_000n, 0xffffffff);
     const broadcastAt = Date.now();
-    const txid = await broadcast(paid);
+    const txid = await customer.broadcast(paid);
     await pass();
     const seenAfterMs = Date.now() - broadcastAt;
     const seen = await call('GET', `/payments/${id}/`);
@@ -144,16 +89,16 @@ describe('BTC payments on the local stack', () => {
     const created = await call('POST', '/payments/', { body: { amount: '60', currency: 'BTC' } });
     const id = created.body.transaction_id as string;
     const before = (await getBalance(merchant.tenantId, 'main', 'BTC')).amount;
-    const coin = await fundedCoin(1_000_000n);
-    const first = spend(coin, created.body.address as string, sats(created.body.amount_crypto), 1_000n, 0xfffffffd);
-    const firstId = await broadcast(first);
+    const coin = await customer.fundedCoin(1_000_000n);
+    const first = customer.spend(coin, created.body.address as string, sats(created.body.amount_crypto), 1_000n, 0xfffffffd);
+    const firstId = await customer.broadcast(first);
     await pass();
     expect((await call('GET', `/payments/${id}/`)).body).toMatchObject({ status: 'confirming', transaction_hash: firstId });
     expect(await depositsReceived(id)).toEqual([expect.objectContaining({ replaceable: true, confirmations: 0 })]);
 
     // The same coin spent again, elsewhere, at a higher fee: the node replaces the first (BIP125).
-    const replacement = spend(coin, elsewhere.address as string, sats(created.body.amount_crypto), 5_000n, 0xfffffffd);
-    await broadcast(replacement);
+    const replacement = customer.spend(coin, elsewhere, sats(created.body.amount_crypto), 5_000n, 0xfffffffd);
+    await customer.broadcast(replacement);
     await pass();
     const back = await call('GET', `/payments/${id}/`);
     expect(back.body).toMatchObject({ status: 'waiting', transaction_hash: null, payment_history: [] });
@@ -178,8 +123,8 @@ describe('BTC payments on the local stack', () => {
   it('a reorganisation that drops the paying transaction undoes its deposit: the payment returns to waiting', async () => {
     const created = await call('POST', '/payments/', { body: { amount: '60', currency: 'BTC' } });
     const id = created.body.transaction_id as string;
-    const coin = await fundedCoin(1_000_000n);
-    const txid = await broadcast(spend(coin, created.body.address as string, sats(created.body.amount_crypto), 1_000n, 0xffffffff));
+    const coin = await customer.fundedCoin(1_000_000n);
+    const txid = await customer.broadcast(customer.spend(coin, created.body.address as string, sats(created.body.amount_crypto), 1_000n, 0xffffffff));
     await mine();
     await pass();
     expect((await call('GET', `/payments/${id}/`)).body).toMatchObject({
