@@ -25,8 +25,9 @@ export interface ApiFunction {
    */
   readonly access?: 'public-read' | 'public-page';
   /**
-   * Files (relative to the repository root) shipped beside the bundle's `index.mjs` rather than bundled: data a
-   * route reads when first asked (the OpenAPI document), which the Lambda would otherwise parse at every cold start.
+   * Files (relative to the repository root) shipped beside the bundle's `index.mjs`, under their own names, rather
+   * than bundled: data a route reads when first asked (the OpenAPI document, the docs page's script), which the
+   * Lambda would otherwise parse at every cold start.
    */
   readonly files?: readonly string[];
 }
@@ -79,7 +80,8 @@ export const API_FUNCTIONS: readonly ApiFunction[] = [
     name: 'system',
     entry: 'functions/system/handler.ts',
     routes: [...group('status'), ...group('maintenance'), 'ANY /openapi.json', ...group('docs')],
-    files: ['functions/system/openapi.json'],
+    // The OpenAPI document, and Scalar's API reference that renders it at /docs/ (functions/system/reference-bundle.ts).
+    files: ['functions/system/openapi.json', 'node_modules/@scalar/api-reference/dist/browser/standalone.js'],
   },
   { name: 'currencies', entry: 'functions/currencies/handler.ts', routes: [...group('currencies'), ...group('rates')] },
   { name: 'legacy', entry: 'functions/legacy/handler.ts', routes: group('v0') },

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { API_FORBIDDEN_PACKAGES, bundleBudget, synthApiBundles } from '../../infra/cdk/api-bundles.js';
+import { REFERENCE_BUNDLE_FILE } from '../../functions/system/reference-bundle.js';
 import { API_FUNCTIONS } from '../../infra/definition.js';
 
 /**
@@ -79,4 +80,12 @@ test('the OpenAPI document ships beside the system bundle, read when first asked
   expect(system && existsSync(join(system.dir, 'openapi.json'))).toBe(true);
   expect(system?.sources).not.toContain('functions/system/openapi.json');
   expect(readFileSync(join(system?.dir ?? '', 'openapi.json'), 'utf8')).toBe(readFileSync('functions/system/openapi.json', 'utf8'));
+});
+
+test("the docs page's script (Scalar's API reference) ships beside the system bundle under its own name, not inside it", () => {
+  const system = byName.get('system');
+  const shipped = join(system?.dir ?? '', 'standalone.js');
+  expect(existsSync(shipped)).toBe(true);
+  expect(readFileSync(shipped, 'utf8')).toBe(readFileSync(REFERENCE_BUNDLE_FILE, 'utf8'));
+  expect((system?.sources ?? []).filter((s) => s.includes('@scalar/'))).toEqual([]);
 });

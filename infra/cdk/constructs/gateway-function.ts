@@ -20,7 +20,10 @@ export interface GatewayFunctionProps {
   readonly timeout: Duration;
   readonly memorySize?: number;
   readonly environment: Readonly<Record<string, string>>;
-  /** Files relative to `rootDir` copied beside the bundle (`index.mjs`), read by the function at run time. */
+  /**
+   * Files relative to `rootDir` (a package's included: `node_modules/@scope/...`) copied beside the bundle
+   * (`index.mjs`) under their own names, read by the function at run time.
+   */
   readonly files?: readonly string[];
   /**
    * Whether Node maps stack traces through the bundle's source map itself (`NODE_OPTIONS=--enable-source-maps`,
@@ -40,7 +43,7 @@ export class GatewayFunction extends NodejsFunction {
     if (isAbsolute(props.entry)) throw new Error(`Entry "${props.entry}" must be relative to the repository root`);
     const files = props.files ?? [];
     for (const file of files) {
-      if (isAbsolute(file) || file.split(/[\\/]/).includes('..') || !/^[\w./-]+$/.test(file)) {
+      if (isAbsolute(file) || file.split(/[\\/]/).includes('..') || !/^[\w@./-]+$/.test(file)) {
         throw new Error(`File "${file}" must be a plain path inside the repository root`);
       }
     }

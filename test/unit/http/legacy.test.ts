@@ -6,10 +6,14 @@ import { slashVariants, spellingsOf } from '../../../shared/http/router.js';
 import { API_ROUTE_TABLES, samplePath } from '../../support/route-tables.js';
 import { apiEvent, lambdaContext } from './event.js';
 
-/** v0.9 (spec section 9): 410 with the flat body, and a message naming where each endpoint went in v1.0. */
+/**
+ * v0.9 (spec section 9): 410 with the flat body, and a message naming where each endpoint went in v1.0. The v1.0
+ * endpoints are the documented routes (not the docs page's script).
+ */
 const v1Routes = Object.entries(API_ROUTE_TABLES)
   .filter(([name]) => name !== 'legacy')
-  .flatMap(([, routes]) => routes as readonly AnyRoute[]);
+  .flatMap(([, routes]) => routes as readonly AnyRoute[])
+  .filter((r) => r.doc);
 const v1Paths = new Set(v1Routes.map((r) => r.path));
 const variants = slashVariants(v1Routes);
 
