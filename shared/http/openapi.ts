@@ -146,7 +146,9 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: DocumentInfo): o
       : undefined;
     const responses: Record<string, { description: string; content?: Record<string, { schema: ZodType }> }> = {};
     for (const [status, response] of Object.entries(route.doc.responses)) {
-      responses[status] = { description: response.description, ...(response.schema ? { content: { 'application/json': { schema: response.schema } } } : {}) };
+      // Every error answer is the envelope (spec 7.1) unless the route names its own body (OAuth's RFC 6749 errors).
+      const schema = response.schema ?? (Number(status) >= 400 ? ErrorEnvelope : undefined);
+      responses[status] = { description: response.description, ...(schema ? { content: { 'application/json': { schema } } } : {}) };
     }
     if (route.auth !== 'public') {
       for (const [status, description] of Object.entries(STANDARD_ERRORS)) {

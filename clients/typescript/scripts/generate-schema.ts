@@ -6,33 +6,16 @@ import { format, resolveConfig } from 'prettier';
 
 /**
  * src/schema.ts: the types of functions/system/openapi.json, by openapi-typescript, in the repository's Prettier
- * style. Every error answer of the gateway is the interface's envelope (spec section 7.1): an error response the
- * document lists without a body is given the ErrorEnvelope schema, so `error` is typed on every status. `npm run generate --workspace=@gateway/client` writes it; test/unit/client/schema.test.ts fails while the
- * committed file differs from what this renders.
+ * style (the document gives every error answer its body: the envelope, or OAuth's), so `error` is typed on every
+ * status. `npm run build:openapi` (or `npm run generate --workspace=@gateway/client`) writes it;
+ * test/unit/client/schema.test.ts fails while the committed file differs from what this renders.
  */
 const PACKAGE = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const SCHEMA_FILE = resolve(PACKAGE, 'src/schema.ts');
 export const OPENAPI_FILE = resolve(PACKAGE, '../../functions/system/openapi.json');
 
-interface Operation {
-  responses?: Record<string, { content?: unknown }>;
-}
-
-function withErrorEnvelopes(document: OpenAPI3): OpenAPI3 {
-  for (const item of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values(item)) {
-      for (const [status, response] of Object.entries((operation as Operation).responses ?? {})) {
-        if (Number(status) >= 400 && response.content === undefined) {
-          response.content = { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } };
-        }
-      }
-    }
-  }
-  return document;
-}
-
 export async function renderSchema(): Promise<string> {
-  const document = withErrorEnvelopes(JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as OpenAPI3);
+  const document = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as OpenAPI3;
   const text = `${COMMENT_HEADER}${astToString(await openapiTS(document, { silent: true }))}`;
   return format(text, { ...(await resolveConfig(SCHEMA_FILE)), filepath: SCHEMA_FILE });
 }
