@@ -168,7 +168,11 @@ async function hmac(key: Uint8Array, data: Uint8Array): Promise<Uint8Array> {
 }
 
 /** A copy as an ArrayBuffer (Web Crypto's BufferSource, whatever the Uint8Array's backing store). */
-const asBuffer = (bytes: Uint8Array): ArrayBuffer => bytes.slice().buffer as ArrayBuffer;
+/**
+ * The bytes alone, in an ArrayBuffer of their own: `Uint8Array.prototype.slice` copies, where a Node Buffer's own
+ * `slice` is a view into its shared pool (whose `.buffer` holds other bytes too).
+ */
+const asBuffer = (bytes: Uint8Array): ArrayBuffer => Uint8Array.prototype.slice.call(bytes).buffer as ArrayBuffer;
 
 /** Constant time in the content: every byte is compared, whatever the first difference. */
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -71,6 +71,11 @@ describe('verifyWebhook', () => {
     const bytes = new TextEncoder().encode(bodyA);
     await expect(verifyWebhook(bytes, signed(bodyA, 'x'), secret)).resolves.toMatchObject({ event: 'payment_status_update' });
     await expect(verifyWebhook(Buffer.from(bodyB), signed(bodyB, 'standard'), secret)).resolves.toMatchObject({ id });
+    // A small Buffer is a view into Node's shared pool: only its own bytes are signed.
+    const pooled = Buffer.from(bodyA);
+    expect(pooled.buffer.byteLength).toBeGreaterThan(pooled.byteLength);
+    await expect(verifyWebhook(pooled, signed(bodyA, 'x'), secret)).resolves.toMatchObject({ event: 'payment_status_update' });
+    await expect(verifyWebhook(Buffer.concat([pooled]), signed(bodyA, 'x'), secret)).resolves.toMatchObject({ event: 'payment_status_update' });
   });
 
   it('verifies with any of several secrets (rotation), in both styles', async () => {
