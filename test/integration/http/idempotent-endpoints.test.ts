@@ -18,6 +18,7 @@ import { creditAdjustment } from '../../../shared/usecases/ledger/credit-adjustm
 import { custodyApi } from '../../support/custody.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { withdrawalsApi } from '../../support/withdrawals.js';
+import { paid, routedApi } from '../refunds/support.js';
 import { caller, type Answer, type Handler, putFixedRates, servingEth, tenantWithToken } from '../payments/support.js';
 
 /**
@@ -201,6 +202,44 @@ const CASES: readonly Case[] = [
     effect: (before, after) => {
       expect(count(after, 'WTRANSFER#') - count(before, 'WTRANSFER#')).toBe(1);
       expect(Object.values(after.balances)).toEqual([expect.objectContaining({ amount: '93', locked: '7' })]);
+    },
+  },
+  {
+    endpoint: 'POST /payments/{transaction_id}/refunds/',
+    status: 201,
+    api: () => routedApi(cfg, ['payments', 'refunds']),
+    prepare: async (t, call) => {
+      const p = await paid({ tenantId: t.tenantId, call }, '120');
+      return {
+        request: { method: 'POST', path: `/payments/${p.id}/refunds/`, body: { amount: '20', address: DEST } },
+        other: { method: 'POST', path: `/payments/${p.id}/refunds/`, body: { amount: '21', address: DEST } },
+        balances: [['main', 'USDTERC20']],
+      };
+    },
+    effect: (before, after) => {
+      expect(count(after, 'REFUND#') - count(before, 'REFUND#')).toBe(1);
+      // Credited 119; 20 held, once.
+      expect(after.balances['main USDTERC20']).toMatchObject({ amount: '99', locked: '20' });
+    },
+  },
+  {
+    endpoint: 'POST /refunds/{refund_id}/cancel/',
+    status: 200,
+    api: () => routedApi(cfg, ['payments', 'refunds']),
+    prepare: async (t, call) => {
+      const p = await paid({ tenantId: t.tenantId, call }, '120');
+      const refund = async () => (await call('POST', `/payments/${p.id}/refunds/`, { body: { amount: '20' } })).body.id as string;
+      const [one, two] = [await refund(), await refund()];
+      return {
+        request: { method: 'POST', path: `/refunds/${one}/cancel/` },
+        other: { method: 'POST', path: `/refunds/${two}/cancel/` },
+        balances: [['main', 'USDTERC20']],
+      };
+    },
+    // The cancel returns one of the two holds; the other refund keeps its own.
+    effect: (before, after) => {
+      expect(before.balances['main USDTERC20']).toMatchObject({ amount: '79', locked: '40' });
+      expect(after.balances['main USDTERC20']).toMatchObject({ amount: '99', locked: '20' });
     },
   },
   {
