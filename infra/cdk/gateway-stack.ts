@@ -3,8 +3,9 @@ import type { StackProps } from 'aws-cdk-lib';
 import { TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { EventSourceMapping, FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
 import { parseConfig } from '../../shared/config/config.js';
@@ -14,12 +15,14 @@ import { METRIC_NAMES, METRIC_NAMESPACES } from '../../shared/observability/metr
 import { API_FUNCTIONS, QUEUES, WORKER_FUNCTIONS, queueUrlEnv } from '../definition.js';
 import type { ApiFunction, QueueDefinition, QueueName, WorkerFunction } from '../definition.js';
 import { ROUTED_RECORDS } from '../table.js';
+import { acknowledge, arnToken, policyOf, REASONS } from './acknowledge.js';
 import { GatewayAlarms } from './constructs/alarms.js';
-import { GatewayExportsBucket } from './constructs/exports-bucket.js';
+import { EXPORT_OBJECT_PREFIX, GatewayExportsBucket } from './constructs/exports-bucket.js';
 import { GatewayFunction } from './constructs/gateway-function.js';
 import { GatewayHttpApi } from './constructs/http-api.js';
+import type { RouteAccess } from './constructs/http-api.js';
 import { GatewayKeys } from './constructs/keys.js';
-import { GatewayQueues } from './constructs/queues.js';
+import { DLQ_REDRIVE_REASON, GatewayQueues, MAX_RETENTION } from './constructs/queues.js';
 import { SolanaKeys } from './constructs/solana-keys.js';
 import { GatewayTable } from './constructs/table.js';
 
@@ -111,6 +114,12 @@ export const HOT_KEY_READERS: readonly string[] = ['payments'];
 /** Transaction exports: the worker writes the files, the transactions API presigns their downloads; only they see the bucket. */
 export const EXPORTS_WORKER = 'transaction-exports';
 export const EXPORTS_API = 'transactions';
+/** Custody's Solana keys: one per account, created at run time, so their grants name `key/*` under conditions. */
+const SOLANA_KEYS_FINDING = 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:kms:<AWS::Region>:<AWS::AccountId>:key/*]';
+const SOLANA_KEYS_REASON =
+  "Custody's Ed25519 keys are created at run time, one per Solana account, so no ARN is known at deploy: the statements on key/* hold only under conditions on the key spec (ECC_NIST_EDWARDS25519), usage and the gateway's own tags, which only these keys carry (constructs/solana-keys.ts).";
+const EXPORT_FILES_REASON =
+  'Export files are named per tenant and job at run time (shared/domain/exports.ts exportObjectKey): the grant covers the exports/ prefix of the one exports bucket, nothing else.';
 const writesExports = (worker: WorkerFunction): boolean =>
   worker.name === EXPORTS_WORKER || (worker.trigger.kind === 'queue' && worker.trigger.queue === 'transaction-exports');
 
@@ -164,9 +173,23 @@ export class GatewayStack extends Stack {
     };
 
     /** Grants every function gets: its data, and sending to any queue (outbox fan-out, re-enqueue). */
+    const tableIndexes = `AwsSolutions-IAM5[Resource::${arnToken(table)}/index/*]`;
+    /** The secrets key's grantEncryptDecrypt, with its wildcard actions acknowledged. */
+    const grantSecrets = (fn: GatewayFunction): void => {
+      keys.secretsKey.grantEncryptDecrypt(fn);
+      const reason = `grantEncryptDecrypt on the secrets key (webhook and client secrets): %s stands for its variants (with or without plaintext, and the ReEncryptFrom/To pair), on that one key's ARN only.`;
+      acknowledge(policyOf(fn), 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]', reason.replace('%s', 'kms:GenerateDataKey*'));
+      acknowledge(policyOf(fn), 'AwsSolutions-IAM5[Action::kms:ReEncrypt*]', reason.replace('%s', 'kms:ReEncrypt*'));
+    };
+    /** Functions only ever invoked synchronously (API Gateway, event source mappings): a function DLQ would see nothing. */
+    const synchronous = (fn: GatewayFunction): void => acknowledge(fn.node.defaultChild ?? fn, 'Serverless-LambdaDLQ', REASONS.syncInvocation);
+    const routeAccess = (def: ApiFunction): RouteAccess =>
+      def.access !== undefined ? 'public' : def.name === 'auth' ? 'token-endpoint' : def.routes.every((r) => r === '$default') ? 'fallback' : 'oauth';
+
     const baseline = (name: string, fn: GatewayFunction): void => {
       this.functions.set(name, fn);
       table.grantReadWriteData(fn);
+      acknowledge(policyOf(fn), tableIndexes, REASONS.tableIndexes);
       for (const q of queues.all) q.queue.grantSendMessages(fn);
       alarms.watchFunction(name, fn);
     };
@@ -191,8 +214,10 @@ export class GatewayStack extends Stack {
         });
         this.functions.set(def.name, fn);
         table.grantReadData(fn);
+        acknowledge(policyOf(fn), tableIndexes, REASONS.tableIndexes);
         alarms.watchFunction(def.name, fn);
-        api.addRoutes(def.name, fn, def.routes);
+        synchronous(fn);
+        api.addRoutes(def.name, fn, def.routes, routeAccess(def));
         continue;
       }
       const fn = new GatewayFunction(this, `Api${pascal(def.name)}`, {
@@ -205,14 +230,39 @@ export class GatewayStack extends Stack {
         sourceMapsAtLoad: false,
       });
       baseline(def.name, fn);
-      keys.secretsKey.grantEncryptDecrypt(fn);
-      if (def.solanaKeys === 'create') solanaKeys.grantCreate(fn);
+      synchronous(fn);
+      grantSecrets(fn);
+      if (def.solanaKeys === 'create') {
+        solanaKeys.grantCreate(fn);
+        acknowledge(policyOf(fn), SOLANA_KEYS_FINDING, SOLANA_KEYS_REASON);
+        acknowledge(
+          policyOf(fn),
+          'AwsSolutions-IAM5[Resource::*]',
+          `${REASONS.xray} And kms:CreateKey (with the TagResource it needs) acts on a key that does not exist yet, so it has no ARN to name: the statements are conditioned on the Ed25519 key spec, SIGN_VERIFY usage, AWS-made key material and the gateway's own tags (constructs/solana-keys.ts).`,
+        );
+      }
       if (HOT_KEY_READERS.includes(def.name)) keys.grantPublicKey(fn);
       if (def.name === EXPORTS_API) {
         exportsBucket.grantReadExports(fn);
+        acknowledge(policyOf(fn), `AwsSolutions-IAM5[Resource::${arnToken(exportsBucket.bucket)}/${EXPORT_OBJECT_PREFIX}*]`, EXPORT_FILES_REASON);
         fn.addEnvironment('EXPORT_BUCKET', exportsBucket.bucket.bucketName);
       }
-      api.addRoutes(def.name, fn, def.routes);
+      api.addRoutes(def.name, fn, def.routes, routeAccess(def));
+    }
+
+    // The scheduled workers are the only functions invoked asynchronously (by EventBridge): an event EventBridge
+    // could not deliver, or one the function failed after Lambda's own retries, lands here and pages.
+    const scheduleFailures = definition.workers.some((w) => w.trigger.kind === 'schedule')
+      ? new Queue(this, 'ScheduleFailures', { retentionPeriod: MAX_RETENTION, encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true })
+      : undefined;
+    if (scheduleFailures) {
+      acknowledge(scheduleFailures, 'Serverless-SQSRedrivePolicy', DLQ_REDRIVE_REASON);
+      acknowledge(
+        scheduleFailures,
+        'AwsSolutions-SQS3',
+        'The dead-letter queue of the schedules (EventBridge target DLQ and the scheduled functions\' DLQ): SQS3 recognises only queues named in another queue\'s redrive policy as DLQs.',
+      );
+      alarms.watchQueueDepth('schedule-failures-depth', 'A scheduled run was not delivered or failed for good (schedule failures queue)', scheduleFailures);
     }
 
     let failureAlarmed = false;
@@ -223,16 +273,20 @@ export class GatewayStack extends Stack {
         description: `Payment gateway (${stage}) worker: ${def.name}`,
         timeout: Duration.seconds(def.timeoutSeconds),
         environment,
+        ...(def.trigger.kind === 'schedule' && scheduleFailures ? { deadLetterQueue: scheduleFailures } : {}),
       });
       baseline(def.name, fn);
+      if (def.trigger.kind !== 'schedule') synchronous(fn);
       if (def.signs) keys.grantSign(fn);
       if (def.solanaKeys === 'sign') {
         solanaKeys.grantSign(fn);
+        acknowledge(policyOf(fn), SOLANA_KEYS_FINDING, SOLANA_KEYS_REASON);
         keys.grantSolanaFeePayer(fn);
       }
-      if (needsSecretsKey(def)) keys.secretsKey.grantEncryptDecrypt(fn);
+      if (needsSecretsKey(def)) grantSecrets(fn);
       if (writesExports(def)) {
         exportsBucket.grantWriteExports(fn);
+        acknowledge(policyOf(fn), `AwsSolutions-IAM5[Resource::${arnToken(exportsBucket.bucket)}/${EXPORT_OBJECT_PREFIX}*]`, EXPORT_FILES_REASON);
         fn.addEnvironment('EXPORT_BUCKET', exportsBucket.bucket.bucketName);
       }
 
@@ -243,7 +297,13 @@ export class GatewayStack extends Stack {
             description: `Runs ${def.name} every ${trigger.everyMinutes} minute(s)`,
             schedule: Schedule.rate(Duration.minutes(trigger.everyMinutes)),
             // A missed tick is not worth replaying once the next one is due.
-            targets: [new LambdaFunction(fn, { retryAttempts: 2, maxEventAge: Duration.minutes(Math.max(1, trigger.everyMinutes)) })],
+            targets: [
+              new LambdaFunction(fn, {
+                retryAttempts: 2,
+                maxEventAge: Duration.minutes(Math.max(1, trigger.everyMinutes)),
+                ...(scheduleFailures ? { deadLetterQueue: scheduleFailures } : {}),
+              }),
+            ],
           });
           break;
         case 'queue':
@@ -256,6 +316,13 @@ export class GatewayStack extends Stack {
               ...(trigger.maxConcurrency !== undefined ? { maxConcurrency: trigger.maxConcurrency } : {}),
             }),
           );
+          for (const mapping of fn.node.children.filter((c) => c instanceof EventSourceMapping)) {
+            acknowledge(
+              mapping,
+              'Serverless-LambdaEventSourceMappingDestination',
+              `Lambda offers on-failure destinations for stream and Kafka sources only, not SQS: a message that keeps failing moves to the ${trigger.queue} queue's dead-letter queue by its redrive policy (maxReceiveCount), which alarms.`,
+            );
+          }
           break;
         case 'stream': {
           const failures = queues.get(STREAM_FAILURE_QUEUE).queue;

@@ -2,6 +2,7 @@ import type { CfnElement } from 'aws-cdk-lib';
 import { QUEUES, WORKER_FUNCTIONS } from '../../infra/definition.js';
 import type { ApiFunction, WorkerFunction } from '../../infra/definition.js';
 import { EXPORTS_API, EXPORTS_WORKER } from '../../infra/cdk/gateway-stack.js';
+import { ACCESS_LOG_RETENTION_DAYS } from '../../infra/cdk/constructs/exports-bucket.js';
 import type { GatewayDefinition } from '../../infra/cdk/gateway-stack.js';
 import { EXPORT_RETENTION_DAYS } from '../../shared/domain/exports.js';
 import { buildStack, envRef, outputRef, props, referencedIds, refId, resources, roleOf, statements } from './support.js';
@@ -30,7 +31,9 @@ const functionId = (name: string): string => {
   return stack.getLogicalId(fn.node.defaultChild as CfnElement);
 };
 const buckets = resources(template, 'AWS::S3::Bucket');
-const [bucketId = '', bucket] = Object.entries(buckets)[0] ?? [];
+const bucketId = outputRef(template, 'ExportBucketName');
+const bucket = buckets[bucketId];
+const logBucketId = refId((bucket?.Properties?.LoggingConfiguration as { DestinationBucketName?: unknown } | undefined)?.DestinationBucketName) ?? '';
 const onBucket = () => statements(template).filter((s) => referencedIds(s.resource).has(bucketId));
 const holders = (actionPrefix: string) =>
   new Set(
@@ -40,8 +43,8 @@ const holders = (actionPrefix: string) =>
   );
 
 describe('the exports bucket', () => {
-  test('is the only bucket, private, S3-encrypted, and retained', () => {
-    expect(Object.keys(buckets)).toHaveLength(1);
+  test('is one of two buckets (the other its access logs), private, S3-encrypted, and retained', () => {
+    expect(Object.keys(buckets).sort()).toEqual([bucketId, logBucketId].sort());
     expect(bucket?.Properties).toMatchObject({
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
       OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
@@ -75,6 +78,27 @@ describe('the exports bucket', () => {
       expect.arrayContaining([{ Bool: { 'aws:SecureTransport': 'false' } }, { NumericLessThan: { 's3:TlsVersion': 1.2 } }]),
     );
     expect(document.Statement.filter((s) => s.Effect === 'Allow')).toEqual([]);
+  });
+});
+
+describe('the access logs of the exports bucket', () => {
+  test('go to a private, S3-encrypted, TLS-only log bucket of their own, kept a year and retained', () => {
+    expect(bucket?.Properties?.LoggingConfiguration).toEqual({ DestinationBucketName: { Ref: logBucketId }, LogFilePrefix: 'exports-bucket/' });
+    const logs = buckets[logBucketId];
+    expect(logs?.Properties).toMatchObject({
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      LifecycleConfiguration: { Rules: [{ Id: 'expire-access-logs', Status: 'Enabled', ExpirationInDays: ACCESS_LOG_RETENTION_DAYS }] },
+    });
+    expect([logs?.DeletionPolicy, logs?.UpdateReplacePolicy]).toEqual(['Retain', 'Retain']);
+    const policy = Object.values(resources(template, 'AWS::S3::BucketPolicy')).find((p) => refId(p.Properties?.Bucket) === logBucketId);
+    const document = policy?.Properties?.PolicyDocument as { Statement: { Effect: string; Action: unknown; Condition: unknown; Principal?: unknown }[] };
+    expect(document.Statement.filter((s) => s.Effect === 'Deny').map((s) => s.Condition)).toEqual(
+      expect.arrayContaining([{ Bool: { 'aws:SecureTransport': 'false' } }, { NumericLessThan: { 's3:TlsVersion': 1.2 } }]),
+    );
+    // The only writer it allows is S3's log delivery.
+    expect(document.Statement.filter((s) => s.Effect === 'Allow').map((s) => s.Principal)).toEqual([{ Service: 'logging.s3.amazonaws.com' }]);
   });
 });
 

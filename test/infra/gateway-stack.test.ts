@@ -2,6 +2,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import type { CfnElement } from 'aws-cdk-lib';
 import { API_FUNCTIONS, QUEUES, queueUrlEnv, WORKER_FUNCTIONS } from '../../infra/definition.js';
 import { TABLE } from '../../infra/table.js';
+import { ACCESS_LOG_FORMAT, ROUTE_THROTTLES, STAGE_THROTTLE } from '../../infra/cdk/constructs/http-api.js';
 import { buildStack, envRef, outputRef, props, referencedIds, refId, resources, roleOf, STAGE, statements } from './support.js';
 
 // One synthesis of the real definition for the whole file.
@@ -84,11 +85,11 @@ describe('API functions', () => {
     expect(variables.NODE_OPTIONS).toBe('--enable-source-maps');
   });
 
-  test.each(PIPELINED.map((f) => [f.name]))('%s runs Node.js 22 on arm64 with the shared environment', (name) => {
+  test.each(PIPELINED.map((f) => [f.name]))('%s runs Node.js 24 on arm64 with the shared environment', (name) => {
     const id = functionId(name);
     const properties = props(template, id);
     expect(properties).toMatchObject({
-      Runtime: 'nodejs22.x',
+      Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
       Handler: 'index.handler',
       Environment: { Variables: { STAGE, ALLOW_LOOPBACK_CALLBACKS: 'false' } },
@@ -253,9 +254,73 @@ describe('HTTP API', () => {
     }
   });
 
+  describe('its stage', () => {
+    const stages = Object.values(resources(template, 'AWS::ApiGatewayV2::Stage')).map((r) => r.Properties ?? {});
+    const stage = stages[0] ?? {};
+
+    test('is the one $default stage, auto-deployed', () => {
+      expect(stages).toHaveLength(1);
+      expect(stage).toMatchObject({ StageName: '$default', AutoDeploy: true });
+    });
+
+    test('writes one JSON access log line per request to its log group: request id, route, status, latencies, source IP', () => {
+      const settings = stage.AccessLogSettings as { DestinationArn: unknown; Format: string };
+      const logGroupId = refId(settings.DestinationArn, 'Arn') ?? '';
+      expect(resources(template, 'AWS::Logs::LogGroup')[logGroupId]?.Properties).toMatchObject({ RetentionInDays: 365 });
+      const format = JSON.parse(settings.Format) as Record<string, string>;
+      expect(format).toEqual(ACCESS_LOG_FORMAT);
+      expect(format).toMatchObject({
+        requestId: '$context.requestId',
+        routeKey: '$context.routeKey',
+        status: '$context.status',
+        latency: '$context.responseLatency',
+        integrationLatency: '$context.integrationLatency',
+        sourceIp: '$context.identity.sourceIp',
+      });
+      // No authorizer runs, so the stage has no tenant to log (the handlers log it with the same request id).
+      expect(Object.values(format).filter((v) => v.includes('authorizer'))).toEqual([]);
+    });
+
+    test('throttles every route, and the token endpoint, checkout and refund claim pages tighter', () => {
+      expect(stage.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: STAGE_THROTTLE.rate, ThrottlingBurstLimit: STAGE_THROTTLE.burst });
+      const expected = Object.fromEntries(
+        API_FUNCTIONS.flatMap((f) => {
+          const throttle = ROUTE_THROTTLES[f.name];
+          return throttle ? f.routes.map((key) => [key, { ThrottlingRateLimit: throttle.rate, ThrottlingBurstLimit: throttle.burst }]) : [];
+        }),
+      );
+      expect(Object.keys(expected).sort()).toEqual(['ANY /checkout', 'ANY /checkout/{proxy+}', 'ANY /o', 'ANY /o/{proxy+}', 'ANY /refund-claims', 'ANY /refund-claims/{proxy+}']);
+      expect(stage.RouteSettings).toEqual(expected);
+      for (const throttle of Object.values(ROUTE_THROTTLES)) {
+        expect(throttle.rate).toBeLessThan(STAGE_THROTTLE.rate);
+        expect(throttle.burst).toBeLessThan(STAGE_THROTTLE.burst);
+      }
+    });
+
+    test('is created after the routes its settings name', () => {
+      const stageResource = Object.values(resources(template, 'AWS::ApiGatewayV2::Stage'))[0] as { DependsOn?: string[] };
+      const routeIds = Object.entries(resources(template, 'AWS::ApiGatewayV2::Route'))
+        .filter(([, r]) => Object.keys(stage.RouteSettings as object).includes(String(r.Properties?.RouteKey)))
+        .map(([id]) => id);
+      expect(routeIds).toHaveLength(6);
+      expect(stageResource.DependsOn).toEqual(expect.arrayContaining(routeIds));
+    });
+  });
+
   test('outputs its URL', () => {
     template.hasOutput('ApiUrl', { Value: { 'Fn::GetAtt': [Match.anyValue(), 'ApiEndpoint'] } });
     expect(resources(template, 'AWS::ApiGatewayV2::Api')[refId(outputValue('ApiUrl'), 'ApiEndpoint') ?? '']).toBeDefined();
+  });
+});
+
+describe('tracing', () => {
+  test('every function is traced by X-Ray (active), and may send its segments', () => {
+    const functions = resources(template, 'AWS::Lambda::Function');
+    for (const [id, fn] of Object.entries(functions)) {
+      expect([id, fn.Properties?.TracingConfig]).toEqual([id, { Mode: 'Active' }]);
+      const role = roleOf(template, id);
+      expect(statements(template).some((s) => s.roles.includes(role) && s.actions.includes('xray:PutTraceSegments'))).toBe(true);
+    }
   });
 });
 
@@ -263,8 +328,9 @@ describe('queues', () => {
   const queues = resources(template, 'AWS::SQS::Queue');
   const alarms = Object.values(resources(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties ?? {});
 
-  test('one queue and one dead-letter queue per definition', () => {
-    expect(Object.keys(queues)).toHaveLength(2 * QUEUES.length);
+  test('one queue and one dead-letter queue per definition, and the dead-letter queue of the schedules', () => {
+    // And one for the schedules (EventBridge's and the scheduled functions' dead letters).
+    expect(Object.keys(queues)).toHaveLength(2 * QUEUES.length + 1);
   });
 
   test.each(QUEUES.map((q) => [q.name, q]))('%s has its DLQ, redrive policy, SSE and DLQ alarm', (_name, q) => {

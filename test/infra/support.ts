@@ -12,8 +12,11 @@ export const CDK_CONTEXT = (JSON.parse(readFileSync(new URL('../../cdk.json', im
 
 export const STAGE = 'test';
 
+/** A stage the stack treats as production (deletion protection, retention): what the best-practice checks look at. */
+export const PROD_STAGE = 'prod';
+
 /**
- * Builds the stack with bundling skipped. NodejsFunction still insists that each entry and the lock file
+ * Builds the stack with bundling skipped (stage STAGE unless `extra` names another). NodejsFunction still insists that each entry and the lock file
  * exist, and the real handlers are written elsewhere, so entries resolve against a throwaway root of stubs.
  */
 export function buildStack(
@@ -28,7 +31,7 @@ export function buildStack(
       writeFileSync(join(rootDir, entry), 'export const handler = async () => undefined;\n');
     }
     const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [] } });
-    const stack = new GatewayStack(app, 'GatewayTest', { ...extra, stage: STAGE, definition, rootDir });
+    const stack = new GatewayStack(app, 'GatewayTest', { stage: STAGE, ...extra, definition, rootDir });
     return { stack, template: Template.fromStack(stack) };
   } finally {
     rmSync(rootDir, { recursive: true, force: true });

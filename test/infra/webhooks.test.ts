@@ -18,7 +18,7 @@ describe('webhook delivery infrastructure', () => {
 
   test('the webhook-delivery worker consumes its queue in batches of 10 with partial batch failures', () => {
     expect(worker).toMatchObject({ entry: 'functions/webhook-delivery/handler.ts', trigger: { kind: 'queue', queue: 'webhook-delivery', batchSize: 10 } });
-    expect(props(template, fnId('webhook-delivery'))).toMatchObject({ Runtime: 'nodejs22.x', Timeout: worker?.timeoutSeconds });
+    expect(props(template, fnId('webhook-delivery'))).toMatchObject({ Runtime: 'nodejs24.x', Timeout: worker?.timeoutSeconds });
     const mapping = Object.values(resources(template, 'AWS::Lambda::EventSourceMapping'))
       .map((m) => m.Properties ?? {})
       .find((m) => refId(m.FunctionName) === fnId('webhook-delivery'));

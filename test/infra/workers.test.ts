@@ -39,8 +39,8 @@ const mappingOf = (name: string): Record<string, unknown> | undefined => mapping
 const statementsOf = (name: string) => statements(template).filter((s) => s.roles.includes(roleOf(template, functionId(name))));
 
 describe('every worker', () => {
-  test.each(definition.workers.map((w) => [w.name, w]))('%s is a Node.js 22 arm64 Lambda with its own timeout', (name, w) => {
-    expect(props(template, functionId(name))).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Timeout: w.timeoutSeconds });
+  test.each(definition.workers.map((w) => [w.name, w]))('%s is a Node.js 24 arm64 Lambda with its own timeout', (name, w) => {
+    expect(props(template, functionId(name))).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: w.timeoutSeconds });
   });
 
   test('has an Errors alarm', () => {
@@ -84,6 +84,25 @@ describe('schedule trigger', () => {
     expect(rules[0]?.State).toBe('ENABLED');
     const targets = rules[0]?.Targets as { Arn: unknown }[];
     expect(targets.map((t) => refId(t.Arn, 'Arn'))).toEqual([functionId(scheduled.name)]);
+  });
+
+  test('what EventBridge cannot deliver, and what the worker fails after its retries, goes to the schedules\' DLQ, which alarms', () => {
+    const rule = Object.values(resources(template, 'AWS::Events::Rule'))[0]?.Properties ?? {};
+    const [target] = rule.Targets as { DeadLetterConfig?: { Arn: unknown }; RetryPolicy?: unknown }[];
+    const dlq = refId(target?.DeadLetterConfig?.Arn, 'Arn') ?? '';
+    expect(props(template, dlq)).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: MAX_RETENTION.toSeconds() });
+    expect(refId((props(template, functionId(scheduled.name)).DeadLetterConfig as { TargetArn: unknown }).TargetArn, 'Arn')).toBe(dlq);
+    // EventBridge may send to it (the queue's policy), and so may the worker (its role).
+    const queuePolicies = Object.values(resources(template, 'AWS::SQS::QueuePolicy')).filter((p) => referencedIds(p.Properties?.Queues).has(dlq));
+    const allowed = queuePolicies.flatMap((p) => (p.Properties?.PolicyDocument as { Statement: { Effect: string; Principal?: unknown }[] }).Statement.filter((s) => s.Effect === 'Allow'));
+    expect(allowed.map((s) => s.Principal)).toEqual([{ Service: 'events.amazonaws.com' }]);
+    expect(statementsOf(scheduled.name).some((s) => s.actions.includes('sqs:SendMessage') && referencedIds(s.resource).has(dlq))).toBe(true);
+    const alarms = Object.values(resources(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties ?? {});
+    expect(alarms.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && referencedIds(a.Dimensions).has(dlq))).toHaveLength(1);
+  });
+
+  test('the other functions are invoked synchronously and have no DLQ of their own', () => {
+    for (const name of [consumer.name, router.name, apiFunction.name]) expect(props(template, functionId(name)).DeadLetterConfig).toBeUndefined();
   });
 
   test('EventBridge may invoke it', () => {

@@ -1,9 +1,11 @@
 import type { Duration } from 'aws-cdk-lib';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { isAbsolute, join, resolve } from 'node:path';
+import { acknowledge, IAM4_LAMBDA_BASIC, policyOf, REASONS } from '../acknowledge.js';
 
 /**
  * esbuild emits ESM, but some dependencies still call `require` (CommonJS interop, e.g. for Node built-ins);
@@ -32,12 +34,21 @@ export interface GatewayFunctionProps {
    * (shared/observability/stack-map.ts).
    */
   readonly sourceMapsAtLoad?: boolean;
+  /**
+   * Where Lambda puts an asynchronous event (a schedule's) once its own retries are spent. Only for functions
+   * invoked asynchronously: the others are acknowledged as synchronous (REASONS.syncInvocation).
+   */
+  readonly deadLetterQueue?: IQueue;
 }
 
-/** One Lambda of the gateway: Node.js 22 on arm64, bundled locally by esbuild as minified ESM. */
+/** The newest Node.js runtime Lambda offers (and aws-cdk-lib knows), and the esbuild target matching it. */
+export const RUNTIME = Runtime.NODEJS_24_X;
+export const ESBUILD_TARGET = 'node24';
+
 /** The SDK packages taken from the Lambda runtime instead of the bundle. */
 export const AWS_SDK_IN_RUNTIME = ['@aws-sdk/client-*', '@aws-sdk/lib-dynamodb', '@aws-sdk/util-dynamodb'];
 
+/** One Lambda of the gateway: Node.js 24 on arm64, bundled locally by esbuild as minified ESM, traced by X-Ray. */
 export class GatewayFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
     if (isAbsolute(props.entry)) throw new Error(`Entry "${props.entry}" must be relative to the repository root`);
@@ -54,12 +65,14 @@ export class GatewayFunction extends NodejsFunction {
       handler: 'handler',
       projectRoot: props.rootDir,
       depsLockFilePath: join(props.rootDir, 'package-lock.json'),
-      runtime: Runtime.NODEJS_22_X,
+      runtime: RUNTIME,
       architecture: Architecture.ARM_64,
       description: props.description,
       timeout: props.timeout,
       memorySize: props.memorySize ?? 1024,
       logGroup,
+      tracing: Tracing.ACTIVE,
+      ...(props.deadLetterQueue ? { deadLetterQueue: props.deadLetterQueue } : {}),
       environment: { ...props.environment, ...(props.sourceMapsAtLoad === false ? {} : { NODE_OPTIONS: '--enable-source-maps' }) },
       bundling: {
         format: OutputFormat.ESM,
@@ -68,12 +81,12 @@ export class GatewayFunction extends NodejsFunction {
         // Stack traces need the mappings, not the sources: a map without them is a fraction of the size, and Node
         // reads it at load where NODE_OPTIONS=--enable-source-maps (the API functions map theirs when logging).
         sourcesContent: false,
-        target: 'node22',
+        target: ESBUILD_TARGET,
         // Local esbuild only: synth must work offline and without Docker.
         forceDockerBundling: false,
         mainFields: ['module', 'main'],
         banner: ESM_REQUIRE_BANNER,
-        // The Node.js 22 runtime ships the AWS SDK v3 clients and the DynamoDB document client; what else the
+        // The Node.js runtime ships the AWS SDK v3 clients and the DynamoDB document client; what else the
         // functions use from the SDK (the S3 presigner of the export downloads) is bundled with them.
         externalModules: AWS_SDK_IN_RUNTIME,
         ...(files.length > 0
@@ -87,5 +100,7 @@ export class GatewayFunction extends NodejsFunction {
           : {}),
       },
     });
+    acknowledge(this.role?.node.defaultChild ?? this, IAM4_LAMBDA_BASIC, REASONS.lambdaBasic);
+    acknowledge(policyOf(this), 'AwsSolutions-IAM5[Resource::*]', REASONS.xray);
   }
 }

@@ -2,6 +2,11 @@ import { Duration } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { QueueDefinition, QueueName } from '../../definition.js';
+import { acknowledge } from '../acknowledge.js';
+
+/** A dead-letter queue has no dead-letter queue of its own: its messages wait for a human (and page one). */
+export const DLQ_REDRIVE_REASON =
+  'A dead-letter queue: nothing consumes it, its messages wait (14 days) for an operator to inspect and redrive them, and its depth alarms; a redrive policy of its own would only move them further away.';
 
 /** The longest retention SQS allows. */
 export const MAX_RETENTION = Duration.days(14);
@@ -45,6 +50,7 @@ export class GatewayQueues extends Construct {
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
       });
+      acknowledge(deadLetterQueue, 'Serverless-SQSRedrivePolicy', DLQ_REDRIVE_REASON);
       const queue = new Queue(this, definition.name, {
         visibilityTimeout: Duration.seconds(visibility),
         // A queue nothing consumes (e.g. the stream's on-failure queue) waits for a human: keep its messages as
