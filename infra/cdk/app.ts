@@ -5,7 +5,8 @@ import { GatewayStack } from './gateway-stack.js';
  * `cdk synth|deploy [-c stage=dev] [-c alarmEmail=ops@example.com] [-c publicBaseUrl=https://api.example.com] [-c evmRpcUrls='{"ETH":"https://..."}']
  *  [-c hotWalletMinBalance='{"ETH":"0.05"}'] [-c sweepStuckMinutes=15] [-c withdrawalStuckMinutes=30] [-c redriveAfterMinutes=10]
  *  [-c forwarderFactories='{"ETH":"0x...","TRX":"T..."}'] [-c forwarderImplementationTrx=T...] [-c tronApiUrl=https://api.trongrid.io]
- *  [-c btcApiUrl=https://blockstream.info/api] [-c btcNetwork=mainnet|testnet]
+ *  [-c btcApiUrl=https://blockstream.info/api] [-c btcNetwork=mainnet|testnet] [-c solanaRpcUrl=https://api.mainnet-beta.solana.com]
+ *  [-c platformLimits='{"max_payment_amount":"50000.00"}']
  *  [-c tokenContracts='{"USDTERC20":"0x..."}'] [-c withdrawalBatchContract=0x...]`;
  * the stage can also come from $STAGE. `local` is the embedded stack (infra/local), never a deployment.
  */
@@ -45,6 +46,8 @@ const btcNetwork = context('btcNetwork');
 if (btcNetwork !== undefined && btcNetwork !== 'mainnet' && btcNetwork !== 'testnet') {
   throw new Error(`Invalid btcNetwork "${btcNetwork}": mainnet or testnet (local is the embedded stack's)`);
 }
+/** Solana JSON-RPC (`SOLANA_RPC_URL`): custody's SOL addresses and the fee payer key; off without it. */
+const solanaRpcUrl = context('solanaRpcUrl');
 /** The hot wallet's BatchPayout contract (infra/local/dev/deploy.ts `deployBatchPayout`): ERC-20 withdrawals go in batches. */
 const withdrawalBatchContract = context('withdrawalBatchContract');
 const withdrawalStuckMinutes = minutes('withdrawalStuckMinutes');
@@ -71,6 +74,7 @@ const stack = new GatewayStack(app, `PaymentGateway-${stage}`, {
     ...(tronApiUrl ? { tronApiUrl } : {}),
     ...(btcApiUrl ? { btcApiUrl } : {}),
     ...(btcNetwork ? { btcNetwork } : {}),
+    ...(solanaRpcUrl ? { solanaRpcUrl } : {}),
     ...(tokenContracts ? { tokenContracts } : {}),
     ...(withdrawalBatchContract ? { withdrawalBatchContract } : {}),
   },

@@ -17,6 +17,7 @@ import type { ApiFunction, QueueDefinition, QueueName, WorkerFunction } from '..
 import { ROUTED_RECORDS } from '../table.js';
 import { acknowledge, arnToken, policyOf, REASONS } from './acknowledge.js';
 import { GatewayAlarms } from './constructs/alarms.js';
+import { GatewayDashboard } from './constructs/dashboard.js';
 import { EXPORT_OBJECT_PREFIX, GatewayExportsBucket } from './constructs/exports-bucket.js';
 import { GatewayFunction } from './constructs/gateway-function.js';
 import { GatewayHttpApi } from './constructs/http-api.js';
@@ -358,6 +359,7 @@ export class GatewayStack extends Stack {
 
     for (const q of queues.all) alarms.watchDeadLetterQueue(q.definition.name, q.deadLetterQueue);
     operationalAlarms(alarms, definition.workers);
+    new GatewayDashboard(this, 'Dashboard', { stage, api: api.api, routes: definition.api.flatMap((d) => d.routes), queues: queues.all });
 
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the HTTP API', value: api.url });
     new CfnOutput(this, 'TableName', { value: table.tableName });

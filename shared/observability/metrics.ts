@@ -12,6 +12,10 @@ export const METRIC_NAMESPACES = {
   chainTx: 'Gateway/ChainTx',
   /** Work that should move by itself and did not (sweeps, withdrawals). */
   operations: 'Gateway/Operations',
+  /** Webhook delivery attempts (both lanes). */
+  webhooks: 'Gateway/Webhooks',
+  /** The chain scanner's progress. */
+  scanner: 'Gateway/Scanner',
 } as const;
 
 export const METRIC_NAMES = {
@@ -29,6 +33,12 @@ export const METRIC_NAMES = {
   acceptedWorkStuck: 'AcceptedWorkStuck',
   /** Accepted work whose message the monitor sent again this run (Count; 0 included). */
   acceptedWorkRedriven: 'AcceptedWorkRedriven',
+  /** 1 per webhook attempt answered with a 2xx, 0 per other attempt (Average: success rate; SampleCount: attempts); no dimension. */
+  webhookAttemptSucceeded: 'WebhookAttemptSucceeded',
+  /** Milliseconds from a webhook attempt's request to its answer (or its failure); no dimension. */
+  webhookAttemptLatency: 'WebhookAttemptLatency',
+  /** Blocks between a network's tip and its scanner's cursor at the end of the scanner's run (Count, per network). */
+  scannerBlocksBehind: 'ScannerBlocksBehind',
 } as const;
 
 /** The dimension every gateway metric carries (network code: ETH, POLYGON, ...). */
@@ -36,7 +46,7 @@ export const NETWORK_DIMENSION = 'network';
 /** The dimension of the reconciler's metrics: the kind of work (wallet_transfer, transaction_export, withdrawal). */
 export const WORK_DIMENSION = 'work';
 
-export type MetricUnit = 'Count' | 'None';
+export type MetricUnit = 'Count' | 'None' | 'Milliseconds';
 
 export interface MetricDatum {
   readonly name: string;

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { NETWORKS } from '../../domain/currencies.js';
+import { emitMetrics, METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from '../../observability/metrics.js';
+import type { EmitMetrics } from '../../observability/metrics.js';
 import type { SweepPort } from '../payments/ports.js';
 import type { DepositSource } from '../deposits/ports.js';
 import type { ScannerDeps, ScanReport } from './scan.js';
@@ -26,6 +28,8 @@ export interface ScannersDeps extends ScannerDeps {
   sweepFor(network: ScannedNetwork): SweepPort;
   /** Mempool lookups per pass on a UTXO network (default `DEFAULT_MEMPOOL_BUDGET`). */
   readonly mempoolBudget?: number;
+  /** Where each network's lag goes at the end of its loop (default: EMF lines, shared/observability/metrics.ts). */
+  readonly emit?: EmitMetrics;
 }
 
 export interface LoopOptions {
@@ -50,11 +54,15 @@ export async function runScanners(options: LoopOptions, deps: ScannersDeps): Pro
       const scan = { ...deps, source, sweep: deps.sweepFor(n), mempoolRotation };
       const pause = options.pauseMs ?? Math.min(NETWORKS[network as keyof typeof NETWORKS].blockTimeMs, 2_000);
       try {
+        let last: ScanReport | undefined;
         do {
-          reports.push(await scanOnce(network, scan));
+          last = await scanOnce(network, scan);
+          reports.push(last);
           if (elapsed() + pause >= options.budgetMs) break;
           await new Promise((r) => setTimeout(r, pause));
         } while (elapsed() < options.budgetMs);
+        // One value per network and run (not per pass): where the cursor stands when the run ends.
+        (deps.emit ?? emitMetrics)(METRIC_NAMESPACES.scanner, { [NETWORK_DIMENSION]: network }, [{ name: METRIC_NAMES.scannerBlocksBehind, value: last.behind }]);
       } finally {
         source.close();
         await deps.cursors.releaseLease(network, owner);

@@ -61,6 +61,8 @@ export interface ScanReport {
   readonly settled: number;
   /** Mempool lookups of this pass (UTXO networks). */
   readonly mempoolLookups: number;
+  /** Blocks between the tip read by this pass and the cursor after it. */
+  readonly behind: number;
 }
 
 /** Starts (or restarts) a network's cursor at `block` (the last block considered scanned). */
@@ -177,5 +179,5 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
   // 5. Confirmations and settlement of open payments, then custody deposits.
   const settled = await payments.settle(source, deps);
   await followCustodyDeposits(network, head, { ...deps, chain: source }, now);
-  return { network, from, to, logs: transfers, recorded: payments.recorded + custodyRecorded, rewoundTo, reorged, settled, mempoolLookups };
+  return { network, from, to, logs: transfers, recorded: payments.recorded + custodyRecorded, rewoundTo, reorged, settled, mempoolLookups, behind: Math.max(0, head - to) };
 }

@@ -28,6 +28,8 @@ import {
   subscriptionMatches,
 } from '../../domain/webhooks.js';
 import type { Delivery, Destination, Subscription, WebhookSettings } from '../../domain/webhooks.js';
+import { emitMetrics, METRIC_NAMES, METRIC_NAMESPACES } from '../../observability/metrics.js';
+import type { EmitMetrics } from '../../observability/metrics.js';
 import { isRejected } from '../settled.js';
 import { TenantGate } from './first-lane.js';
 import type { DeliveryPorts, QueuedMessage, WebhookAnswer } from './ports.js';
@@ -69,7 +71,10 @@ import { signatureHeaders } from './signing.js';
  */
 
 /** What the delivery worker needs: the ports of ./ports.ts. */
-export type DeliveryDeps = DeliveryPorts;
+export type DeliveryDeps = DeliveryPorts & {
+  /** Where each attempt's outcome and latency go (default: EMF lines, shared/observability/metrics.ts). */
+  readonly emit?: EmitMetrics;
+};
 
 /** A claimed attempt is ours for this long (the worker's timeout is shorter; the SQS visibility longer). */
 export const LEASE_MS = 60_000;
@@ -456,6 +461,10 @@ async function recordAttempt(
       error: answer.error ?? (succeeded ? null : `HTTP ${answer.statusCode}`),
       succeeded,
     }),
+  ]);
+  (deps.emit ?? emitMetrics)(METRIC_NAMESPACES.webhooks, {}, [
+    { name: METRIC_NAMES.webhookAttemptSucceeded, value: succeeded ? 1 : 0 },
+    { name: METRIC_NAMES.webhookAttemptLatency, value: answer.latencyMs, unit: 'Milliseconds' },
   ]);
   if (target.mark?.kind === 'subscription')
     await deps.webhookSubscriptions.recordAttempt(delivery.tenantId, target.mark.id, succeeded, now, SUBSCRIPTION_FAILURE_LIMIT);

@@ -15,6 +15,7 @@ import type {
   WebhookSettingsRepository,
   WebhookSubscriptionRepository,
 } from '../../../shared/usecases/webhooks/ports.js';
+import type { EmitMetrics } from '../../../shared/observability/metrics.js';
 import { VirtualClock } from '../clock.js';
 
 /**
@@ -262,8 +263,17 @@ export const fakeSecretBox: SecretBox = {
   },
 };
 
+/** One metrics line a use case printed: its namespace, dimensions and values by name. */
+export interface RecordedMetrics {
+  readonly namespace: string;
+  readonly dimensions: Readonly<Record<string, string>>;
+  readonly values: Readonly<Record<string, number>>;
+}
+
 export interface FakeWebhooks {
-  readonly deps: WebhookPorts;
+  readonly deps: WebhookPorts & { readonly emit: EmitMetrics };
+  /** The metrics the delivery worker printed (instead of EMF lines on stdout). */
+  readonly metrics: RecordedMetrics[];
   readonly clock: VirtualClock;
   readonly events: InMemorySecurityEvents;
   readonly settings: InMemoryWebhookSettings;
@@ -287,7 +297,11 @@ export function fakeWebhooks(options: { clock?: VirtualClock; sender?: ScriptedS
   const queue = new RecordingQueue();
   const retryQueue = options.separateRetryQueue ? new RecordingQueue() : queue;
   const sender = options.sender ?? new ScriptedSender(200);
-  const deps: WebhookPorts = {
+  const metrics: RecordedMetrics[] = [];
+  const deps: FakeWebhooks['deps'] = {
+    emit: (namespace, dimensions, values) => {
+      metrics.push({ namespace, dimensions, values: Object.fromEntries(values.map((v) => [v.name, v.value])) });
+    },
     clock,
     webhookSettings: settings,
     webhookSubscriptions: subscriptions,
@@ -300,5 +314,5 @@ export function fakeWebhooks(options: { clock?: VirtualClock; sender?: ScriptedS
     retryQueue,
     callbacks: { allowLoopback: false, resolve: async () => ['93.184.216.34'] },
   };
-  return { deps, clock, events, settings, subscriptions, deliveries, attempts, queue, retryQueue, sender };
+  return { deps, metrics, clock, events, settings, subscriptions, deliveries, attempts, queue, retryQueue, sender };
 }

@@ -10,6 +10,9 @@ import { expirePayments } from '../../../shared/usecases/payments/expire.js';
 import { evmDepositSource } from '../../../shared/chain/evm/deposit-source.js';
 import type { ScanDeps } from '../../../shared/usecases/scanner/scan.js';
 import { initCursor, scanOnce } from '../../../shared/usecases/scanner/scan.js';
+import { runScanners } from '../../../shared/usecases/scanner/run-scanners.js';
+import type { EmitMetrics } from '../../../shared/observability/metrics.js';
+import { METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from '../../../shared/observability/metrics.js';
 import type { SweepOutcome, SweepPort, SweepRequest } from '../../../shared/usecases/payments/settle.js';
 import { onSweepBatchResult, onSweepResult, sweepReference } from '../../../shared/usecases/payments/settle.js';
 import type { FakePayments } from '../../support/fakes/payments.js';
@@ -474,5 +477,27 @@ describe('scanOnce and settlement', () => {
     expect(await onSweepBatchResult(second, { ok: true, txHash: '0xswept' }, settlement, fake.clock.now())).toMatchObject({ completed: 0, unchanged: 1 });
     expect(await fake.payments.get('t1', p.id)).toEqual(done);
     expect(fake.ledger.entries).toHaveLength(1);
+  });
+});
+
+describe('runScanners', () => {
+  it("prints each network's blocks behind the tip once per run, where its cursor stands after the last pass", async () => {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const chain = new FakeChain(100);
+    const sweep = new FakeSweep({ status: 'done', txHash: '0xsweep' });
+    await initCursor('ETH', 100, scanDeps(fake, chain, sweep));
+    chain.head = 1_000;
+    const printed: Parameters<EmitMetrics>[] = [];
+    const emit: EmitMetrics = (...args) => {
+      printed.push(args);
+    };
+    const network = { network: 'ETH', family: 'evm', url: 'http://eth.invalid' };
+    // A budget of 0: one pass, the default range of 500 blocks (101-600) of the 900 new ones.
+    const reports = await runScanners(
+      { budgetMs: 0, pauseMs: 0 },
+      { ...fake, networks: [network], sourceFor: () => evmDepositSource(chain), sweepFor: () => sweep, emit },
+    );
+    expect(reports).toEqual([expect.objectContaining({ from: 101, to: 600, behind: 400 })]);
+    expect(printed).toEqual([[METRIC_NAMESPACES.scanner, { [NETWORK_DIMENSION]: 'ETH' }, [{ name: METRIC_NAMES.scannerBlocksBehind, value: 400 }]]]);
   });
 });

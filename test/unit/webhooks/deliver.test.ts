@@ -4,6 +4,7 @@ import { createSettings } from '../../../shared/usecases/webhooks/create-setting
 import { createSubscription } from '../../../shared/usecases/webhooks/create-subscription.js';
 import { signatureHeaders } from '../../../shared/usecases/webhooks/signing.js';
 import { DeliveryMessage, handleWebhookMessage, LEASE_MS, subscriptionDeliveryId, variantADeliveryId } from '../../../shared/usecases/webhooks/deliver.js';
+import { METRIC_NAMES, METRIC_NAMESPACES } from '../../../shared/observability/metrics.js';
 import type { FakeWebhooks } from '../../support/fakes/webhooks.js';
 import { fakeWebhooks, ScriptedSender } from '../../support/fakes/webhooks.js';
 
@@ -64,6 +65,21 @@ describe('deliver', () => {
     await handleWebhookMessage(body, f.deps);
     await drain(f);
     expect(f.sender.requests).toHaveLength(1);
+  });
+
+  it('prints each attempt\'s outcome (1 answered 2xx, else 0) and latency, without dimensions', async () => {
+    const f = fakeWebhooks({ sender: new ScriptedSender(503, 200) });
+    await createSettings(actor, { callback_url: 'https://hooks.example.com/a' }, f.clock.now(), f.deps);
+    await handleWebhookMessage(eventBody(f, 'payment_status_update').body, f.deps);
+    await drain(f);
+    expect(f.sender.requests).toHaveLength(2);
+    expect(f.metrics).toEqual(
+      [0, 1].map((ok) => ({
+        namespace: METRIC_NAMESPACES.webhooks,
+        dimensions: {},
+        values: { [METRIC_NAMES.webhookAttemptSucceeded]: ok, [METRIC_NAMES.webhookAttemptLatency]: 1 },
+      })),
+    );
   });
 
   it('retries a failing receiver on the schedule (delays over 900 s relayed) and fails the delivery after the fifth retry', async () => {
