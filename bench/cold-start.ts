@@ -51,7 +51,7 @@ export interface ColdStartBench {
 const placeholder = (name: string): string =>
   /URL/.test(name) ? `https://${name.toLowerCase().replace(/_/g, '-')}.bench.invalid/` : `bench-${name.toLowerCase().replace(/_/g, '-')}`;
 
-/** What a Lambda's process sees: the function's variables, and those the Node.js 22 runtime sets. */
+/** What a Lambda's process sees: the function's variables, and those the Node.js 24 runtime sets. */
 function lambdaEnvironment(bundle: ApiBundle, name = bundle.name): Record<string, string> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -59,7 +59,7 @@ function lambdaEnvironment(bundle: ApiBundle, name = bundle.name): Record<string
     TZ: ':UTC',
     AWS_REGION: 'us-east-1',
     AWS_DEFAULT_REGION: 'us-east-1',
-    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
     AWS_LAMBDA_FUNCTION_NAME: name,
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
     AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',

@@ -84,7 +84,12 @@ describe('emitMetrics', () => {
   });
 
   it('the names the alarms use are the documented ones', () => {
-    expect(METRIC_NAMESPACES).toEqual({ chainTx: 'Gateway/ChainTx', operations: 'Gateway/Operations' });
+    expect(METRIC_NAMESPACES).toEqual({
+      chainTx: 'Gateway/ChainTx',
+      operations: 'Gateway/Operations',
+      webhooks: 'Gateway/Webhooks',
+      scanner: 'Gateway/Scanner',
+    });
     expect(METRIC_NAMES).toEqual({
       insufficientGas: 'ChainTxInsufficientGas',
       hotWalletBalance: 'HotWalletBalance',
@@ -93,6 +98,9 @@ describe('emitMetrics', () => {
       withdrawalsStuck: 'WithdrawalsStuck',
       acceptedWorkStuck: 'AcceptedWorkStuck',
       acceptedWorkRedriven: 'AcceptedWorkRedriven',
+      webhookAttemptSucceeded: 'WebhookAttemptSucceeded',
+      webhookAttemptLatency: 'WebhookAttemptLatency',
+      scannerBlocksBehind: 'ScannerBlocksBehind',
     });
   });
 });
