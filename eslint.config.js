@@ -9,7 +9,18 @@ const FUNCTION_FOLDERS = readdirSync('functions', { withFileTypes: true })
   .map((d) => d.name);
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'cdk.out/**', '.local/**', 'contracts/build/**', 'clients/typescript/dist/**', '**/*.js', '!eslint.config.js', '!jest.config.js'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'cdk.out/**',
+      '.local/**',
+      'contracts/build/**',
+      'clients/typescript/dist/**',
+      '**/*.js',
+      '!eslint.config.js',
+      '!jest.config.js',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -69,7 +69,8 @@ export const userRoutes = [
     body: UpdateProfileBody,
     doc: {
       summary: 'Change the settings the tenant sets itself',
-      description: 'auto_refund_excess: {enabled?, threshold_usd?}; the fields given replace the current ones. Other fields of the record are set by the operator.',
+      description:
+        'auto_refund_excess: {enabled?, threshold_usd?}; the fields given replace the current ones. Other fields of the record are set by the operator.',
       tags: ['User'],
       responses: { 200: { description: 'Tenant', schema: TenantRecord } },
     },

@@ -25,17 +25,15 @@ export function arnToken(element: IConstruct): string {
   return `<${Stack.of(cfn).getLogicalId(cfn)}.Arn>`;
 }
 
-export const IAM4_LAMBDA_BASIC =
-  'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]';
+export const IAM4_LAMBDA_BASIC = 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]';
 
 /** Reasons shared by several acknowledgements. */
 export const REASONS = {
   lambdaBasic:
-    'AWSLambdaBasicExecutionRole is the managed policy for writing the function\'s own logs (logs:CreateLogStream, logs:PutLogEvents); AWS maintains it and it grants nothing else.',
-  xray:
-    'X-Ray: xray:PutTraceSegments and xray:PutTelemetryRecords, which active tracing adds, support no resource-level permissions ("*" is the only resource IAM accepts for them).',
+    "AWSLambdaBasicExecutionRole is the managed policy for writing the function's own logs (logs:CreateLogStream, logs:PutLogEvents); AWS maintains it and it grants nothing else.",
+  xray: 'X-Ray: xray:PutTraceSegments and xray:PutTelemetryRecords, which active tracing adds, support no resource-level permissions ("*" is the only resource IAM accepts for them).',
   tableIndexes:
     'The table grants (grantReadWriteData, grantReadData) cover the indexes of this one table (table/<name>/index/*) so that Query can read its GSIs; every index of the table is read by the same code paths, none of another table.',
   syncInvocation:
-    'Invoked synchronously (by API Gateway or an event source mapping), never asynchronously: a function DLQ only receives failed asynchronous events. API failures are the caller\'s answer; a queue message that keeps failing moves to its queue\'s DLQ by the redrive policy; stream records go to the on-failure queue.',
+    "Invoked synchronously (by API Gateway or an event source mapping), never asynchronously: a function DLQ only receives failed asynchronous events. API failures are the caller's answer; a queue message that keeps failing moves to its queue's DLQ by the redrive policy; stream records go to the on-failure queue.",
 } as const;

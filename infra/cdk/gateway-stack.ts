@@ -261,7 +261,7 @@ export class GatewayStack extends Stack {
       acknowledge(
         scheduleFailures,
         'AwsSolutions-SQS3',
-        'The dead-letter queue of the schedules (EventBridge target DLQ and the scheduled functions\' DLQ): SQS3 recognises only queues named in another queue\'s redrive policy as DLQs.',
+        "The dead-letter queue of the schedules (EventBridge target DLQ and the scheduled functions' DLQ): SQS3 recognises only queues named in another queue's redrive policy as DLQs.",
       );
       alarms.watchQueueDepth('schedule-failures-depth', 'A scheduled run was not delivered or failed for good (schedule failures queue)', scheduleFailures);
     }

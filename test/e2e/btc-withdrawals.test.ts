@@ -160,13 +160,18 @@ describe('BTC refunds on the local stack', () => {
     const fee = refundable.body.estimated_network_fee as string;
     const currency = findCurrency('BTC');
     if (!currency) throw new Error('no BTC in the catalogue');
-    const largestDust = fromBaseUnits(Object.values(BTC_DUST_LIMITS).reduce((a, b) => (a > b ? a : b)), 8);
+    const largestDust = fromBaseUnits(
+      Object.values(BTC_DUST_LIMITS).reduce((a, b) => (a > b ? a : b)),
+      8,
+    );
     expect(refundable.body).toMatchObject({ currency: 'BTC', minimum: add(max(withdrawalMinimum(currency), largestDust), fee) });
     expect(gte(refundable.body.minimum as string, add(largestDust, fee))).toBe(true);
     expect(lte(refundable.body.minimum as string, refundable.body.refundable as string)).toBe(true);
 
     // Below the minimum: 422 below_minimum, nothing held.
-    const tooSmall = await refunds('POST', `/payments/${id}/refunds/`, { body: { amount: sub(refundable.body.minimum as string, '0.00000001'), address: refundTo } });
+    const tooSmall = await refunds('POST', `/payments/${id}/refunds/`, {
+      body: { amount: sub(refundable.body.minimum as string, '0.00000001'), address: refundTo },
+    });
     expect([tooSmall.status, tooSmall.body.error.code]).toEqual([422, 'below_minimum']);
     expect(tooSmall.body.error.details).toMatchObject({ minimum: refundable.body.minimum, network_fee: fee, currency: 'BTC' });
     expect(await balance()).toBe(credited);

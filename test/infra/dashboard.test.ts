@@ -108,7 +108,11 @@ describe('the CloudWatch dashboard', () => {
   });
 
   test('withdrawals waiting and stuck work, from the monitor and follower metrics', () => {
-    expect(lines('Withdrawals waiting').map((l) => l[1])).toEqual([METRIC_NAMES.withdrawalsStuck, METRIC_NAMES.acceptedWorkStuck, METRIC_NAMES.insufficientGas]);
+    expect(lines('Withdrawals waiting').map((l) => l[1])).toEqual([
+      METRIC_NAMES.withdrawalsStuck,
+      METRIC_NAMES.acceptedWorkStuck,
+      METRIC_NAMES.insufficientGas,
+    ]);
     expect(lines('Stuck work').map((l) => l[1])).toEqual([METRIC_NAMES.sweepsStuck, METRIC_NAMES.acceptedWorkStuck, METRIC_NAMES.acceptedWorkRedriven]);
   });
 });

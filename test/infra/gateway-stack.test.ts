@@ -289,7 +289,14 @@ describe('HTTP API', () => {
           return throttle ? f.routes.map((key) => [key, { ThrottlingRateLimit: throttle.rate, ThrottlingBurstLimit: throttle.burst }]) : [];
         }),
       );
-      expect(Object.keys(expected).sort()).toEqual(['ANY /checkout', 'ANY /checkout/{proxy+}', 'ANY /o', 'ANY /o/{proxy+}', 'ANY /refund-claims', 'ANY /refund-claims/{proxy+}']);
+      expect(Object.keys(expected).sort()).toEqual([
+        'ANY /checkout',
+        'ANY /checkout/{proxy+}',
+        'ANY /o',
+        'ANY /o/{proxy+}',
+        'ANY /refund-claims',
+        'ANY /refund-claims/{proxy+}',
+      ]);
       expect(stage.RouteSettings).toEqual(expected);
       for (const throttle of Object.values(ROUTE_THROTTLES)) {
         expect(throttle.rate).toBeLessThan(STAGE_THROTTLE.rate);

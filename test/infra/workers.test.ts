@@ -86,7 +86,7 @@ describe('schedule trigger', () => {
     expect(targets.map((t) => refId(t.Arn, 'Arn'))).toEqual([functionId(scheduled.name)]);
   });
 
-  test('what EventBridge cannot deliver, and what the worker fails after its retries, goes to the schedules\' DLQ, which alarms', () => {
+  test("what EventBridge cannot deliver, and what the worker fails after its retries, goes to the schedules' DLQ, which alarms", () => {
     const rule = Object.values(resources(template, 'AWS::Events::Rule'))[0]?.Properties ?? {};
     const [target] = rule.Targets as { DeadLetterConfig?: { Arn: unknown }; RetryPolicy?: unknown }[];
     const dlq = refId(target?.DeadLetterConfig?.Arn, 'Arn') ?? '';
@@ -94,7 +94,9 @@ describe('schedule trigger', () => {
     expect(refId((props(template, functionId(scheduled.name)).DeadLetterConfig as { TargetArn: unknown }).TargetArn, 'Arn')).toBe(dlq);
     // EventBridge may send to it (the queue's policy), and so may the worker (its role).
     const queuePolicies = Object.values(resources(template, 'AWS::SQS::QueuePolicy')).filter((p) => referencedIds(p.Properties?.Queues).has(dlq));
-    const allowed = queuePolicies.flatMap((p) => (p.Properties?.PolicyDocument as { Statement: { Effect: string; Principal?: unknown }[] }).Statement.filter((s) => s.Effect === 'Allow'));
+    const allowed = queuePolicies.flatMap((p) =>
+      (p.Properties?.PolicyDocument as { Statement: { Effect: string; Principal?: unknown }[] }).Statement.filter((s) => s.Effect === 'Allow'),
+    );
     expect(allowed.map((s) => s.Principal)).toEqual([{ Service: 'events.amazonaws.com' }]);
     expect(statementsOf(scheduled.name).some((s) => s.actions.includes('sqs:SendMessage') && referencedIds(s.resource).has(dlq))).toBe(true);
     const alarms = Object.values(resources(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties ?? {});

@@ -43,7 +43,7 @@ export class GatewayExportsBucket extends Construct {
     acknowledge(
       this.accessLogs,
       'AwsSolutions-S1',
-      'The log bucket of the exports bucket\'s server access logs: logging its own accesses would log the log deliveries themselves; S3 writes to it, operators read it.',
+      "The log bucket of the exports bucket's server access logs: logging its own accesses would log the log deliveries themselves; S3 writes to it, operators read it.",
     );
     this.bucket = new Bucket(this, 'Bucket', {
       serverAccessLogsBucket: this.accessLogs,

@@ -53,7 +53,7 @@ export type RouteAccess = 'oauth' | 'token-endpoint' | 'public' | 'fallback';
 
 const AUTHORIZER_REASONS: Record<RouteAccess, string> = {
   oauth:
-    'OAuth 2.0 client-credentials tokens are checked in the handler\'s pipeline, not by an API Gateway authorizer: the tokens are the gateway\'s own (table-backed and revocable at once, which a cached authorizer answer would not honour), and the scopes a request needs are per route and method inside the group the route key covers.',
+    "OAuth 2.0 client-credentials tokens are checked in the handler's pipeline, not by an API Gateway authorizer: the tokens are the gateway's own (table-backed and revocable at once, which a cached authorizer answer would not honour), and the scopes a request needs are per route and method inside the group the route key covers.",
   'token-endpoint':
     'The OAuth token endpoint group: clients authenticate here with their client credentials to obtain a token, so no token can be required in front of it; it has the tightest throttle of the stage.',
   public:

@@ -62,7 +62,9 @@ export async function runScanners(options: LoopOptions, deps: ScannersDeps): Pro
           await new Promise((r) => setTimeout(r, pause));
         } while (elapsed() < options.budgetMs);
         // One value per network and run (not per pass): where the cursor stands when the run ends.
-        (deps.emit ?? emitMetrics)(METRIC_NAMESPACES.scanner, { [NETWORK_DIMENSION]: network }, [{ name: METRIC_NAMES.scannerBlocksBehind, value: last.behind }]);
+        (deps.emit ?? emitMetrics)(METRIC_NAMESPACES.scanner, { [NETWORK_DIMENSION]: network }, [
+          { name: METRIC_NAMES.scannerBlocksBehind, value: last.behind },
+        ]);
       } finally {
         source.close();
         await deps.cursors.releaseLease(network, owner);

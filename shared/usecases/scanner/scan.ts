@@ -179,5 +179,16 @@ export async function scanOnce(network: string, deps: ScanDeps): Promise<ScanRep
   // 5. Confirmations and settlement of open payments, then custody deposits.
   const settled = await payments.settle(source, deps);
   await followCustodyDeposits(network, head, { ...deps, chain: source }, now);
-  return { network, from, to, logs: transfers, recorded: payments.recorded + custodyRecorded, rewoundTo, reorged, settled, mempoolLookups, behind: Math.max(0, head - to) };
+  return {
+    network,
+    from,
+    to,
+    logs: transfers,
+    recorded: payments.recorded + custodyRecorded,
+    rewoundTo,
+    reorged,
+    settled,
+    mempoolLookups,
+    behind: Math.max(0, head - to),
+  };
 }

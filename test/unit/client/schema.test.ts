@@ -9,7 +9,9 @@ describe("the client's generated types", () => {
     expect(rendered).toContain("'/payments/': {");
     expect(rendered).toContain('export interface webhooks {');
     if (committed !== rendered) {
-      throw new Error('clients/typescript/src/schema.ts is stale: run `npm run build:openapi` (or `npm run generate --workspace=@gateway/client`) and commit it.');
+      throw new Error(
+        'clients/typescript/src/schema.ts is stale: run `npm run build:openapi` (or `npm run generate --workspace=@gateway/client`) and commit it.',
+      );
     }
     expect(committed).toBe(rendered);
   });

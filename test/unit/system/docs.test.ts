@@ -19,7 +19,12 @@ const packageFile = readFileSync(REFERENCE_BUNDLE_FILE, 'utf8');
 
 /** The policy's directives by name. */
 const directives = (policy: string): Record<string, string> =>
-  Object.fromEntries(policy.split(';').map((d) => d.trim().split(/\s+/)).map(([name = '', ...values]) => [name, values.join(' ')]));
+  Object.fromEntries(
+    policy
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name = '', ...values]) => [name, values.join(' ')]),
+  );
 
 describe('GET /docs/', () => {
   it('answers a page that loads the reference from this origin, under a strict policy', async () => {

@@ -67,7 +67,7 @@ describe('deliver', () => {
     expect(f.sender.requests).toHaveLength(1);
   });
 
-  it('prints each attempt\'s outcome (1 answered 2xx, else 0) and latency, without dimensions', async () => {
+  it("prints each attempt's outcome (1 answered 2xx, else 0) and latency, without dimensions", async () => {
     const f = fakeWebhooks({ sender: new ScriptedSender(503, 200) });
     await createSettings(actor, { callback_url: 'https://hooks.example.com/a' }, f.clock.now(), f.deps);
     await handleWebhookMessage(eventBody(f, 'payment_status_update').body, f.deps);
