@@ -1,9 +1,9 @@
 import { resetConfig } from '../../../shared/config/config.js';
 import { refundTransaction } from '../../../shared/domain/transactions.js';
-import type { RefundState } from '../../../shared/domain/refunds.js';
 import { keys } from '../../../shared/store/keys.js';
 import type { TransactItem } from '../../../shared/store/transact.js';
 import { historyItems } from '../../../shared/store/transactions.js';
+import { aRefund } from '../../support/fixtures/refunds.js';
 
 /**
  * The history writes of a movement that shares its transaction with another (a refund created in its payment's save):
@@ -17,31 +17,7 @@ beforeAll(() => {
   resetConfig();
 });
 
-const refund = {
-  id: 'r1',
-  tenantId: 't1',
-  paymentId: 'p1',
-  status: 'awaiting_address',
-  currency: 'USDTERC20',
-  network: 'ETH',
-  amount: '20',
-  networkFee: '3',
-  amountSent: null,
-  address: null,
-  memo: null,
-  reason: null,
-  claimToken: 'token',
-  claimExpiresAt: '2026-03-04T10:00:00.000Z',
-  claimOrigin: null,
-  account: 'main',
-  callbackUrl: null,
-  withdrawalId: null,
-  transactionHash: null,
-  failureReason: null,
-  createdAt: '2026-03-01T10:00:00.000Z',
-  updatedAt: '2026-03-01T10:00:00.000Z',
-  version: 1,
-} satisfies RefundState;
+const refund = aRefund();
 
 const updatedKeys = (items: readonly TransactItem[]) => items.flatMap((i) => (i.Update ? [`${String(i.Update.Key?.sk)}`] : []));
 

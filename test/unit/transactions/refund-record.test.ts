@@ -2,37 +2,13 @@ import type { RefundState } from '../../../shared/domain/refunds.js';
 import { REFUND_STATUSES, transition } from '../../../shared/domain/refunds.js';
 import { isStatusOfType, refundTransaction, statsDelta, STATUSES_BY_TYPE, TRANSACTION_TYPES } from '../../../shared/domain/transactions.js';
 import { presentTransaction } from '../../../shared/usecases/transactions/present.js';
+import { aRefund } from '../../support/fixtures/refunds.js';
 
 /** A refund's record in the transaction history: type `refund`, out of the balance the payment credited, counted once. */
 
-const created = new Date('2026-03-01T10:00:00Z');
 const later = new Date('2026-03-01T11:00:00Z');
 
-const awaiting: RefundState = {
-  id: 'r1',
-  tenantId: 't1',
-  paymentId: 'p1',
-  status: 'awaiting_address',
-  currency: 'USDTERC20',
-  network: 'ETH',
-  amount: '20',
-  networkFee: '3',
-  amountSent: null,
-  address: null,
-  memo: null,
-  reason: 'returned goods',
-  claimToken: 'token',
-  claimExpiresAt: '2026-03-04T10:00:00.000Z',
-  claimOrigin: null,
-  account: 'main',
-  callbackUrl: 'https://shop.example/cb',
-  withdrawalId: null,
-  transactionHash: null,
-  failureReason: null,
-  createdAt: created.toISOString(),
-  updatedAt: created.toISOString(),
-  version: 1,
-};
+const awaiting: RefundState = aRefund({ reason: 'returned goods', callbackUrl: 'https://shop.example/cb' });
 
 it('is a type of the history whose statuses are the refund statuses', () => {
   expect(TRANSACTION_TYPES).toContain('refund');
