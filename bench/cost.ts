@@ -110,7 +110,9 @@ function install(): void {
     if (current && typeof options === 'object' && options !== null && !(options instanceof URL)) {
       const o = options as { port?: unknown; method?: string; headers?: Record<string, unknown> };
       const service = servicePorts.get(Number(o.port));
-      if (service) {
+      // GetQueueAttributes: only the local queue source asks it (the stand-in for Lambda's event source mapping).
+      const asked = Object.entries(o.headers ?? {}).find(([k]) => k.toLowerCase() === 'x-amz-target')?.[1];
+      if (service && asked !== 'AmazonSQS.GetQueueAttributes') {
         const target = Object.entries(o.headers ?? {}).find(([k]) => k.toLowerCase() === 'x-amz-target')?.[1];
         const operation = typeof target === 'string' ? (target.split('.').pop() ?? target) : (o.method ?? 'GET');
         const key = `${service} ${operation}`;
