@@ -143,10 +143,24 @@ export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: 
       usd: ((t.apiRequests * k * P.ACCESS_LOG_BYTES) / GB) * (P.LOGS_PER_GB_INGESTED + 12 * P.LOGS_PER_GB_MONTH_STORED),
       estimated: true,
     },
+    {
+      item: 'DynamoDB write request units: further items of transactions (2 each)',
+      count: 2 * t.furtherTransactItems * k,
+      unit: '$0.625/M',
+      usd: 2 * t.furtherTransactItems * k * P.DYNAMODB_PER_WRU,
+      estimated: true,
+    },
     { item: 'EventBridge custom events (the code puts none)', count: 0, unit: '$1.00/M', usd: 0 },
   ];
   print(`Cost: variable, per 1,000 completed payments (${m.payments} lifecycles counted on the local stack, scaled)`, variable);
   const x = total(variable);
+  const per = (name: string): string => fmt((t.invocations[name]?.count ?? 0) / m.payments, 1);
+  console.log(
+    `  (per payment: invocations payments ${per('payments')}, event-router ${per('event-router')}, webhook-delivery ${per('webhook-delivery')}; ${fmt(t.tableCalls / m.payments, 1)} table calls)`,
+  );
+  console.log(
+    "  (not counted: GSI writes; items over 1 KB; the OAuth token (one an hour per merchant); the sweep's path in production (PAYMENT_SWEEPS=engine: chain-tx and chain-results invocations and their messages; the local stack signs it in the scanner); the payments Lambda timed as the whole HTTP round trip, an upper bound)",
+  );
 
   /* ---------- fixed ---------- */
   const fixed: Row[] = [];

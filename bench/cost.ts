@@ -36,6 +36,7 @@ import { CURRENCIES } from '../shared/domain/currencies.js';
 import { toBaseUnits } from '../shared/domain/money.js';
 import type { CapacityMeter, Units } from '../shared/store/client.js';
 import { meterCapacity } from '../shared/store/client.js';
+import { traceCalls } from '../shared/store/call-trace.js';
 import { getPayment } from '../shared/store/payments.js';
 import { factoryOf } from '../shared/runtime/deposit-addresses.js';
 import { scannerRuntime } from '../shared/runtime/payments.js';
@@ -59,13 +60,27 @@ export interface Tally {
   readonly invocations: Record<string, { count: number; billedMs: number }>;
   units: Units;
   tableCalls: number;
+  /**
+   * Items of TransactWriteItems beyond each call's first: DynamoDB Local answers 2 units for a transaction whatever
+   * its items, DynamoDB bills 2 per item (per KB): at least 2 more units each.
+   */
+  furtherTransactItems: number;
   apiRequests: number;
   logBytes: number;
   /** EMF metrics printed: `namespace metric dimension=value,...`. */
   readonly metrics: Set<string>;
 }
 
-const newTally = (): Tally => ({ requests: {}, invocations: {}, units: { read: 0, write: 0 }, tableCalls: 0, apiRequests: 0, logBytes: 0, metrics: new Set() });
+const newTally = (): Tally => ({
+  requests: {},
+  invocations: {},
+  units: { read: 0, write: 0 },
+  tableCalls: 0,
+  furtherTransactItems: 0,
+  apiRequests: 0,
+  logBytes: 0,
+  metrics: new Set(),
+});
 
 export interface IdleWorker {
   readonly name: string;
@@ -254,6 +269,7 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
   const provider = new JsonRpcProvider(rpc, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 10 });
   const kms = new KMSClient({ region: config().AWS_REGION, maxAttempts: 3 });
   const meter = meterCapacity();
+  const trace = traceCalls();
   const chain = jsonRpcChain(rpc);
   try {
     const made = await createTenant({ name: 'Bench cost' }, tenantsRuntime());
@@ -331,11 +347,19 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
           statusRead = { read: after.read - before.read, write: after.write - before.write, calls: after.calls - before.calls };
         }
       });
-      if (i === 0) statusReads = 0;
+      if (i === 0) {
+        statusReads = 0;
+        trace.reset();
+      }
     }
     outbox.sink.tally = null;
     lifecycle.units = { read: lifecycle.units.read - statusReads * statusRead.read, write: lifecycle.units.write - statusReads * statusRead.write };
     lifecycle.tableCalls -= statusReads * statusRead.calls;
+    lifecycle.furtherTransactItems = trace
+      .calls()
+      .filter((c) => c.command === 'TransactWriteItemsCommand')
+      .reduce((n, c) => n + Math.max(0, ((c.input.TransactItems as unknown[] | undefined)?.length ?? 1) - 1), 0);
+    trace.stop();
     if (!lifecycle.invocations['webhook-delivery']) throw new Error('no webhook was delivered: the tenant has no webhook receiver');
 
     /* ---------- idle: each scheduled worker, as its schedule invokes it ---------- */
@@ -381,6 +405,7 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
         invocations: Object.fromEntries(Object.entries(tally.invocations).map(([k, v]) => [k, { count: v.count * per, billedMs: v.billedMs * per }])),
         units: { read: tally.units.read * per, write: tally.units.write * per },
         tableCalls: tally.tableCalls * per,
+        furtherTransactItems: 0,
         apiRequests: 0,
         logBytes: tally.logBytes * per,
         metrics: tally.metrics,
@@ -401,6 +426,7 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
     return { payments: lifecycles, lifecycle, idle, inventory, elapsedSeconds: (Date.now() - t0) / 1000 };
   } finally {
     current = null;
+    trace.stop();
     meter.stop();
     chain.close();
     kms.destroy();
