@@ -1,7 +1,8 @@
 /**
  * Published AWS prices, us-east-1, on-demand, free tiers NOT applied (a gateway account may have used them up).
- * Each constant names the page it comes from and the date the figure was taken from it; re-check the pages
- * before quoting a figure as current.
+ * Each constant names the page that publishes it and the date it was written down here (2026-11-27), from the
+ * prices those pages list (DynamoDB's on-demand prices as cut on 2024-11-01); the pages were not fetched again on
+ * that date, so re-check them before quoting a figure as current.
  */
 
 /** Lambda, arm64 (GatewayFunction builds every function for arm64), first 6 billion GB-s a month. 2026-11-27, https://aws.amazon.com/lambda/pricing/ */
