@@ -159,7 +159,7 @@ export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: 
     `  (per payment: invocations payments ${per('payments')}, event-router ${per('event-router')}, webhook-delivery ${per('webhook-delivery')}; ${fmt(t.tableCalls / m.payments, 1)} table calls)`,
   );
   console.log(
-    "  (not counted: GSI writes; items over 1 KB; the OAuth token (one an hour per merchant); the sweep's path in production (PAYMENT_SWEEPS=engine: chain-tx and chain-results invocations and their messages; the local stack signs it in the scanner); the payments Lambda timed as the whole HTTP round trip, an upper bound)",
+    "  (not counted: GSI writes beyond what DynamoDB Local reports; items over 1 KB; the OAuth token (one an hour per merchant); the sweep's path in production (PAYMENT_SWEEPS=engine: chain-tx and chain-results invocations and their messages; the local stack signs it in the scanner); the payments Lambda timed as the whole HTTP round trip, an upper bound)",
   );
 
   /* ---------- fixed ---------- */
