@@ -9,7 +9,7 @@
  * interval mining for those two figures (default: automine, as the local stack).
  * BENCH_HISTORY_RECORDS the movements of the tenant whose history pages are read (default 5000).
  * BENCH_ONLY selects figures, comma-separated: user-me, ledger, payments, webhooks, chain-tx, transactions, payment-lifecycle,
- * checkout, cold-start, sweep-gas, btc, btc-payouts. btc: Bitcoin scanner calls for one block with 10 and 10,000 open BTC payments; btc-payouts: vbytes per payout of a 50-withdrawal BTC batch and KMS calls per batch. cold-start: each API Lambda's bundle (as CDK ships it) and its import in 5 fresh Node processes.
+ * checkout, cold-start, sweep-gas, btc, btc-payouts, cost. cost: what AWS would bill per 1,000 completed payments (BENCH_COST_PAYMENTS lifecycles counted, default 30) and per idle month (bench/cost.ts). btc: Bitcoin scanner calls for one block with 10 and 10,000 open BTC payments; btc-payouts: vbytes per payout of a 50-withdrawal BTC batch and KMS calls per batch. cold-start: each API Lambda's bundle (as CDK ships it) and its import in 5 fresh Node processes.
  */
 import { startTableOnly } from '../infra/local/table-only.js';
 import { benchBatchPayouts, benchChainTx } from './chain-tx.js';
@@ -17,6 +17,8 @@ import { benchBtcScanner } from './btc-scanner.js';
 import { benchBtcPayouts } from './btc-payouts.js';
 import { benchCheckout } from './checkout.js';
 import { benchColdStart } from './cold-start.js';
+import { benchCost } from './cost.js';
+import { printCost } from './cost-report.js';
 import { benchLedger } from './ledger.js';
 import { benchPaymentLifecycle } from './payment-lifecycle.js';
 import { benchPayments } from './payments.js';
@@ -51,6 +53,7 @@ const FIGURES = [
   'sweep-gas',
   'btc',
   'btc-payouts',
+  'cost',
 ];
 const only = (process.env.BENCH_ONLY ?? '')
   .split(',')
@@ -323,6 +326,8 @@ async function main(): Promise<void> {
   }
 
   if (selected('payment-lifecycle')) await printPaymentLifecycle();
+
+  if (selected('cost')) printCost(await benchCost({ payments: Number(process.env.BENCH_COST_PAYMENTS ?? 30) }));
 
   if (selected('checkout')) {
     const c = await benchCheckout(seconds);

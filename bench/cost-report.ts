@@ -1,0 +1,224 @@
+/**
+ * Prices what bench/cost.ts counted (bench/prices.ts) and prints the breakdown and the two cost lines.
+ */
+import type { CostMeasurement, IdleWorker, Tally } from './cost.js';
+import * as P from './prices.js';
+
+interface Row {
+  readonly item: string;
+  readonly count: number;
+  readonly unit: string;
+  readonly usd: number;
+  /** Not counted on the stack: taken from a documented behaviour or a format (said in the table). */
+  readonly estimated?: boolean;
+}
+
+const GB = 1024 ** 3;
+const ASYMMETRIC = new Set(['Sign', 'GetPublicKey', 'Verify']);
+const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const usd = (n: number): string => (n === 0 ? '0' : n < 0.0001 ? n.toExponential(2) : fmt(n, n < 1 ? 4 : 2));
+
+function print(title: string, rows: readonly Row[]): void {
+  const cells = [
+    ['', 'count', 'unit price', 'USD'],
+    ...rows.map((r) => [`${r.item}${r.estimated ? ' (est.)' : ''}`, fmt(r.count, r.count < 10 ? 2 : 0), r.unit, usd(r.usd)]),
+  ];
+  const widths = [0, 1, 2, 3].map((i) => Math.max(...cells.map((c) => (c[i] ?? '').length)));
+  console.log(`\n${title}`);
+  for (const c of cells) console.log(`  ${c.map((v, i) => (i === 0 ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0))).join('  ')}`);
+}
+
+const total = (rows: readonly Row[]): number => rows.reduce((s, r) => s + r.usd, 0);
+
+/** What dominates: the largest kinds of cost (rows summed by kind, whatever function they are of), by share of the total. */
+function dominates(rows: readonly Row[]): string {
+  const sum = total(rows);
+  const kinds = new Map<string, number>();
+  for (const r of rows) {
+    const kind = r.item
+      .replace(/^[\w-]+: (?=Lambda|X-Ray|DynamoDB|SQS|KMS|CloudWatch)/, '')
+      .replace(/^Lambda GB-s.*/, 'Lambda duration')
+      .replace(/ \(.*$/, '');
+    kinds.set(kind, (kinds.get(kind) ?? 0) + r.usd);
+  }
+  return [...kinds]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .filter(([, v]) => v > 0)
+    .map(([kind, v]) => `${kind} ${fmt((100 * v) / sum, 0)} %`)
+    .join(', ');
+}
+
+/** The rows of one tally's requests, units and logs, each count multiplied by `k`. */
+function serviceRows(t: Tally, k: number, memoryMbOf: (name: string) => number, logMonths: number): Row[] {
+  const rows: Row[] = [];
+  const invocations = Object.values(t.invocations).reduce((n, v) => n + v.count, 0) * k;
+  rows.push({ item: 'Lambda requests', count: invocations, unit: '$0.20/M', usd: invocations * P.LAMBDA_PER_REQUEST });
+  for (const [name, v] of Object.entries(t.invocations)) {
+    const gbSeconds = ((v.billedMs / 1000) * memoryMbOf(name)) / 1024;
+    rows.push({
+      item: `Lambda GB-s: ${name} (${memoryMbOf(name)} MB arm64)`,
+      count: gbSeconds * k,
+      unit: '$0.0000133334/GB-s',
+      usd: gbSeconds * k * P.LAMBDA_ARM64_PER_GB_SECOND,
+    });
+  }
+  rows.push({ item: 'X-Ray traces (one per invocation)', count: invocations, unit: '$5.00/M', usd: invocations * P.XRAY_PER_TRACE });
+  rows.push({ item: 'DynamoDB read request units', count: t.units.read * k, unit: '$0.125/M', usd: t.units.read * k * P.DYNAMODB_PER_RRU });
+  rows.push({ item: 'DynamoDB write request units', count: t.units.write * k, unit: '$0.625/M', usd: t.units.write * k * P.DYNAMODB_PER_WRU });
+  const sqs = Object.entries(t.requests).filter(([key]) => key.startsWith('sqs ') && key !== 'sqs ReceiveMessage');
+  const sqsCount = sqs.reduce((n, [, v]) => n + v, 0) * k;
+  if (sqsCount > 0)
+    rows.push({ item: `SQS requests (${sqs.map(([key]) => key.slice(4)).join(', ')})`, count: sqsCount, unit: '$0.40/M', usd: sqsCount * P.SQS_PER_REQUEST });
+  for (const [key, v] of Object.entries(t.requests).filter(([key]) => key.startsWith('kms '))) {
+    const op = key.slice(4);
+    const asymmetric = ASYMMETRIC.has(op);
+    const price = asymmetric ? P.KMS_PER_ASYMMETRIC_REQUEST : P.KMS_PER_SYMMETRIC_REQUEST;
+    rows.push({ item: `KMS ${op}${asymmetric ? ' (asymmetric)' : ''}`, count: v * k, unit: asymmetric ? '$0.15/10k' : '$0.03/10k', usd: v * k * price });
+  }
+  for (const [key, v] of Object.entries(t.requests).filter(([key]) => key.startsWith('s3 '))) {
+    const put = key !== 's3 GET' && key !== 's3 HEAD';
+    rows.push({ item: `S3 ${key.slice(3)}`, count: v * k, unit: put ? '$0.005/1k' : '$0.0004/1k', usd: v * k * (put ? P.S3_PER_PUT : P.S3_PER_GET) });
+  }
+  const printed = t.logBytes * k;
+  rows.push({ item: 'CloudWatch Logs: bytes the handlers print', count: printed, unit: '$0.50/GB', usd: (printed / GB) * P.LOGS_PER_GB_INGESTED });
+  const platform = invocations * P.LAMBDA_PLATFORM_LOG_BYTES;
+  rows.push({
+    item: 'CloudWatch Logs: START/END/REPORT bytes',
+    count: platform,
+    unit: '$0.50/GB',
+    usd: (platform / GB) * P.LOGS_PER_GB_INGESTED,
+    estimated: true,
+  });
+  rows.push({
+    item: `CloudWatch Logs storage (${logMonths} month kept)`,
+    count: (printed + platform) / GB,
+    unit: '$0.03/GB-mo',
+    usd: ((printed + platform) / GB) * logMonths * P.LOGS_PER_GB_MONTH_STORED,
+  });
+  return rows;
+}
+
+/** An idle worker's tally for a month of once-a-minute invocations (loopers: per second measured, over their billed seconds). */
+function monthOf(w: IdleWorker): { tally: Tally; k: number } {
+  if (!w.loops) return { tally: w.perInvocation, k: P.MINUTES_PER_MONTH };
+  // Per measured second, taken over the billed seconds; one invocation a minute, billed whole.
+  const perSecond = w.billedSeconds / Math.max(w.measuredSeconds, 1e-9);
+  const t = w.perInvocation;
+  const tally: Tally = {
+    ...t,
+    requests: Object.fromEntries(Object.entries(t.requests).map(([key, v]) => [key, v * perSecond])),
+    invocations: Object.fromEntries(Object.entries(t.invocations).map(([key, v]) => [key, { count: v.count, billedMs: w.billedSeconds * 1000 }])),
+    units: { read: t.units.read * perSecond, write: t.units.write * perSecond },
+    logBytes: t.logBytes * perSecond,
+  };
+  return { tally, k: P.MINUTES_PER_MONTH };
+}
+
+export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: number } {
+  const memory = new Map(m.inventory.functions.map((f) => [f.name, f.memoryMb]));
+  const memoryMbOf = (name: string): number => memory.get(name.split(' ')[0] ?? name) ?? 1024;
+  const arm = m.inventory.functions.every((f) => f.architecture === 'arm64');
+  if (!arm) throw new Error('a function is not arm64: bench/prices.ts prices arm64 only');
+
+  /* ---------- variable ---------- */
+  const k = 1000 / m.payments;
+  const t = m.lifecycle;
+  const receives = Object.entries(t.invocations)
+    .filter(([name]) => name === 'webhook-delivery')
+    .reduce((n, [, v]) => n + v.count, 0);
+  const variable: Row[] = [
+    { item: 'API Gateway HTTP API requests', count: t.apiRequests * k, unit: '$1.00/M', usd: t.apiRequests * k * P.HTTP_API_PER_REQUEST },
+    ...serviceRows(t, k, memoryMbOf, 1),
+    {
+      item: 'SQS ReceiveMessage that returned a batch (one per queue-triggered invocation)',
+      count: receives * k,
+      unit: '$0.40/M',
+      usd: receives * k * P.SQS_PER_REQUEST,
+    },
+    {
+      item: 'CloudWatch Logs: HTTP API access log lines',
+      count: t.apiRequests * k * P.ACCESS_LOG_BYTES,
+      unit: '$0.50/GB',
+      usd: ((t.apiRequests * k * P.ACCESS_LOG_BYTES) / GB) * (P.LOGS_PER_GB_INGESTED + 12 * P.LOGS_PER_GB_MONTH_STORED),
+      estimated: true,
+    },
+    {
+      item: 'DynamoDB write request units: further items of transactions (2 each)',
+      count: 2 * t.furtherTransactItems * k,
+      unit: '$0.625/M',
+      usd: 2 * t.furtherTransactItems * k * P.DYNAMODB_PER_WRU,
+      estimated: true,
+    },
+    { item: 'EventBridge custom events (the code puts none)', count: 0, unit: '$1.00/M', usd: 0 },
+  ];
+  print(`Cost: variable, per 1,000 completed payments (${m.payments} lifecycles counted on the local stack, scaled)`, variable);
+  const x = total(variable);
+  const per = (name: string): string => fmt((t.invocations[name]?.count ?? 0) / m.payments, 1);
+  console.log(
+    `  (per payment: invocations payments ${per('payments')}, event-router ${per('event-router')}, webhook-delivery ${per('webhook-delivery')}; ${fmt(t.tableCalls / m.payments, 1)} table calls)`,
+  );
+  console.log(
+    "  (not counted: GSI writes beyond what DynamoDB Local reports; items over 1 KB; the OAuth token (one an hour per merchant); the sweep's path in production (PAYMENT_SWEEPS=engine: chain-tx and chain-results invocations and their messages; the local stack signs it in the scanner); the payments Lambda timed as the whole HTTP round trip, an upper bound)",
+  );
+
+  /* ---------- fixed ---------- */
+  const fixed: Row[] = [];
+  for (const w of m.idle) {
+    const { tally, k: n } = monthOf(w);
+    const rows = serviceRows(tally, n, memoryMbOf, 1).filter((r) => r.count > 0);
+    for (const r of rows) fixed.push({ ...r, item: `${w.name}: ${r.item.replace(/^Lambda GB-s: [^(]*/, 'Lambda GB-s ')}` });
+  }
+  const idleReceives = m.inventory.sqsMappings * P.SQS_IDLE_RECEIVES_PER_MAPPING_MONTH;
+  fixed.push({
+    item: `SQS idle long polls of ${m.inventory.sqsMappings} queue event source mappings`,
+    count: idleReceives,
+    unit: '$0.40/M',
+    usd: idleReceives * P.SQS_PER_REQUEST,
+    estimated: true,
+  });
+  fixed.push({ item: 'KMS keys (stack)', count: m.inventory.kmsKeys, unit: '$1/key-mo', usd: m.inventory.kmsKeys * P.KMS_PER_KEY_MONTH });
+  fixed.push({ item: 'CloudWatch alarms', count: m.inventory.alarms, unit: '$0.10/mo', usd: m.inventory.alarms * P.ALARM_PER_MONTH });
+  const paidDashboards = Math.max(0, m.inventory.dashboards - P.FREE_DASHBOARDS);
+  fixed.push({
+    item: `CloudWatch dashboards (${m.inventory.dashboards}; first ${P.FREE_DASHBOARDS} of the account free)`,
+    count: m.inventory.dashboards,
+    unit: '$3/mo',
+    usd: paidDashboards * P.DASHBOARD_PER_MONTH,
+  });
+  const metrics = new Set([...m.lifecycle.metrics, ...m.idle.flatMap((w) => [...w.perInvocation.metrics])]);
+  fixed.push({ item: 'Custom metrics (EMF) the runs printed', count: metrics.size, unit: '$0.30/mo', usd: metrics.size * P.CUSTOM_METRIC_PER_MONTH });
+  fixed.push({
+    item: `EventBridge schedules (${m.inventory.scheduleRules} rules, default bus)`,
+    count: m.inventory.scheduleRules * P.MINUTES_PER_MONTH,
+    unit: 'free',
+    usd: 0,
+  });
+  print('Cost: fixed, a 30-day month idle (schedules measured idle on the local stack, scaled to a run a minute)', fixed);
+  const y = total(fixed);
+  const failed = m.idle.filter((w) => w.failed !== null);
+  for (const w of m.idle.filter((i) => i.returnedEarly))
+    console.log(`  (${w.name} returned after ${fmt(w.measuredSeconds, 2)} s instead of looping: billed as measured, once a minute)`);
+  for (const w of failed) console.log(`  (${w.name}: its idle run failed (${w.failed}); its figures are those of the failing run)`);
+  const loopers = m.idle.filter((w) => w.loops);
+  console.log(
+    `  (${loopers.map((w) => `${w.name} loops for ${fmt(w.billedSeconds)} s of every minute: measured ${fmt(w.measuredSeconds, 1)} s idle, its units, requests and logs taken per second`).join('; ')}; the others: mean of ${m.idle.find((w) => !w.loops)?.runs ?? 0} warm idle runs each)`,
+  );
+  console.log(
+    `  (stack synthesised: ${m.inventory.functions.length} functions, all arm64 at ${[...new Set(m.inventory.functions.map((f) => f.memoryMb))].join('/')} MB, ${m.inventory.functions.filter((f) => f.tracing).length} traced; ${m.inventory.alarms} alarms; ${m.inventory.kmsKeys} KMS keys; ${m.inventory.queues} queues; ${m.inventory.logGroups} log groups)`,
+  );
+
+  const fee = 0.005 * 25 * 1000;
+  console.log(`\ncost: variable USD ${fmt(x, 4)} per 1,000 completed payments (${dominates(variable)})`);
+  console.log(`cost: fixed USD ${fmt(y, 2)} per month idle (${dominates(fixed)})`);
+  console.log(`cost: USD ${fmt(x, 4)} is ${fmt((100 * x) / fee, 3)} % of the 0.5 % fee on 1,000 payments of 25 USD (USD ${fmt(fee)})`);
+  console.log(
+    `cost: per Solana custody account USD ${fmt(P.KMS_PER_KEY_MONTH, 2)} a month (its own KMS key); its share of custody-solana's polling is not measured (the bench opens no custody account)`,
+  );
+  console.log(`cost: goals x <= 0.05: ${x <= 0.05 ? 'met' : 'NOT met'}; y <= 15: ${y <= 15 ? 'met' : 'NOT met'}`);
+  console.log(
+    '  (excluded: chain RPC providers and gas; DynamoDB storage, backups (PITR) and stream reads by Lambda (free); data transfer; free tiers not applied)',
+  );
+  console.log(`  (${fmt(m.elapsedSeconds, 0)} s)`);
+  return { variableUsd: x, fixedUsd: y };
+}

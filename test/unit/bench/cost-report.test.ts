@@ -1,0 +1,95 @@
+import { jest } from '@jest/globals';
+import type { CostMeasurement, IdleWorker, Tally } from '../../../bench/cost.js';
+import { printCost } from '../../../bench/cost-report.js';
+
+const tally = (over: Partial<Tally> = {}): Tally => ({
+  requests: {},
+  invocations: {},
+  units: { read: 0, write: 0 },
+  tableCalls: 0,
+  furtherTransactItems: 0,
+  apiRequests: 0,
+  logBytes: 0,
+  metrics: new Set(),
+  ...over,
+});
+
+const idle = (over: Partial<IdleWorker>): IdleWorker => ({
+  name: 'monitor',
+  perInvocation: tally(),
+  runs: 3,
+  loops: false,
+  returnedEarly: false,
+  measuredSeconds: 0,
+  billedSeconds: 0,
+  failed: null,
+  ...over,
+});
+
+const inventory = {
+  functions: [
+    { name: 'payments', memoryMb: 1024, architecture: 'arm64', tracing: true },
+    { name: 'monitor', memoryMb: 512, architecture: 'arm64', tracing: true },
+    { name: 'chain-scanner', memoryMb: 1024, architecture: 'arm64', tracing: true },
+  ],
+  alarms: 10,
+  kmsKeys: 2,
+  dashboards: 1,
+  logGroups: 3,
+  queues: 2,
+  sqsMappings: 0,
+  scheduleRules: 2,
+};
+
+function run(m: CostMeasurement): { lines: string[]; result: { variableUsd: number; fixedUsd: number } } {
+  const lines: string[] = [];
+  const spy = jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
+  try {
+    return { lines, result: printCost(m) };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+describe('printCost', () => {
+  it('scales the counted lifecycles to 1,000 payments and prices each service', () => {
+    // 2 payments: 2 API requests, 2 invocations of 1,000 ms at 1024 MB, 4 write units, 2 asymmetric KMS signs.
+    const lifecycle = tally({
+      apiRequests: 2,
+      invocations: { payments: { count: 2, billedMs: 2_000 } },
+      units: { read: 0, write: 4 },
+      requests: { 'kms Sign': 2 },
+    });
+    const { lines, result } = run({ payments: 2, lifecycle, idle: [], inventory, elapsedSeconds: 1 });
+    // Per 1,000: 1,000 API requests (0.001), 1,000 Lambda requests (0.0002), 1,000 GB-s (0.0133334),
+    // 1,000 traces (0.005), 2,000 WRU (0.00125), 1,000 Sign (0.015), platform log bytes.
+    const platformLogs = ((1000 * 448) / 1024 ** 3) * (0.5 + 0.03);
+    const accessLogs = ((1000 * 506) / 1024 ** 3) * (0.5 + 12 * 0.03);
+    const expected = 0.001 + 0.0002 + 0.0133334 + 0.005 + 0.00125 + 0.015 + platformLogs + accessLogs;
+    expect(result.variableUsd).toBeCloseTo(expected, 8);
+    expect(lines.map((l) => l.trim())).toContain(
+      `cost: variable USD ${expected.toFixed(4)} per 1,000 completed payments (KMS Sign 41 %, Lambda duration 37 %, X-Ray traces 14 %)`,
+    );
+    expect(lines.some((l) => l.startsWith('cost: USD ') && l.includes('of the 0.5 % fee on 1,000 payments of 25 USD (USD 125)'))).toBe(true);
+  });
+
+  it('bills a looping worker its whole budget every minute and takes its per-second units over it', () => {
+    const scanner = idle({
+      name: 'chain-scanner',
+      loops: true,
+      measuredSeconds: 5,
+      billedSeconds: 60,
+      runs: 1,
+      perInvocation: tally({ invocations: { 'chain-scanner': { count: 1, billedMs: 5_000 } }, units: { read: 0, write: 10 } }),
+    });
+    const { result, lines } = run({ payments: 1, lifecycle: tally(), idle: [scanner], inventory, elapsedSeconds: 1 });
+    const minutes = 30 * 24 * 60;
+    const lambda = minutes * 60 * 1 * 0.0000133334 + minutes * 0.2e-6 + minutes * 5e-6;
+    const writes = 10 * 12 * minutes * 0.625e-6;
+    const platformLogs = ((minutes * 448) / 1024 ** 3) * (0.5 + 0.03);
+    const fixed = lambda + writes + platformLogs + 2 * 1 + 10 * 0.1;
+    expect(result.fixedUsd).toBeCloseTo(fixed, 6);
+    expect(lines.some((l) => l.startsWith(`cost: fixed USD ${fixed.toFixed(2)} per month idle (Lambda duration`))).toBe(true);
+    expect(lines).toContain('cost: goals x <= 0.05: met; y <= 15: NOT met');
+  });
+});
