@@ -71,7 +71,8 @@ export interface Tally {
   readonly metrics: Set<string>;
 }
 
-const newTally = (): Tally => ({
+/** An empty tally (`over` replaces fields). */
+export const newTally = (over: Partial<Tally> = {}): Tally => ({
   requests: {},
   invocations: {},
   units: { read: 0, write: 0 },
@@ -80,6 +81,7 @@ const newTally = (): Tally => ({
   apiRequests: 0,
   logBytes: 0,
   metrics: new Set(),
+  ...over,
 });
 
 export interface IdleWorker {

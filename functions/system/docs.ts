@@ -116,7 +116,7 @@ export const docsRoutes = [
       const gzip = acceptsGzip(req.headers['accept-encoding']);
       return {
         status: 200,
-        body: gzip ? bundle.gzip : bundle.plain,
+        body: gzip ? bundle.gzip() : bundle.plain,
         headers: {
           ...COMMON_HEADERS,
           'Content-Type': 'text/javascript; charset=utf-8',

@@ -31,8 +31,8 @@ export interface ReferenceBundle {
   readonly name: string;
   /** The prelude, then the package's file: served as text (in base64 it would near Lambda's 6 MB answer limit). */
   readonly plain: string;
-  /** The same, gzipped: served in base64. */
-  readonly gzip: Uint8Array;
+  /** The same, gzipped (compressed when first asked for, not for the page that only names the bundle): served in base64. */
+  gzip(): Uint8Array;
 }
 
 const isMissing = (error: unknown): boolean => (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
@@ -50,12 +50,13 @@ async function readFirst(urls: readonly URL[]): Promise<Buffer> {
 
 let loaded: Promise<ReferenceBundle> | undefined;
 
-/** The bundle, read, named and compressed once per Lambda (a failed read is tried again on the next request). */
+/** The bundle, read and named once per Lambda (a failed read is tried again on the next request). */
 export const referenceBundle = (): Promise<ReferenceBundle> =>
   (loaded ??= readFirst(CANDIDATES).then(
     (file) => {
       const plain = REFERENCE_BUNDLE_PRELUDE + file.toString('utf8');
-      return { name: `scalar.${createHash('sha256').update(plain).digest('hex').slice(0, 16)}.js`, plain, gzip: gzipSync(plain) };
+      let gzipped: Uint8Array | undefined;
+      return { name: `scalar.${createHash('sha256').update(plain).digest('hex').slice(0, 16)}.js`, plain, gzip: () => (gzipped ??= gzipSync(plain)) };
     },
     (error: unknown) => {
       loaded = undefined;

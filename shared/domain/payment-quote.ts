@@ -1,7 +1,8 @@
 import type { CurrencyDefinition } from './currencies.js';
 import { paymentSplit } from './fees.js';
-import { ROUND_PAYABLE, toBaseUnits, toFixed } from './money.js';
+import { div, isPositive, ROUND_PAYABLE, toBaseUnits, toFixed } from './money.js';
 import type { Decimal } from './money.js';
+import type { PaymentState } from './payments.js';
 import type { UsdRates } from './rates.js';
 import { convert, FIAT_PRECISION } from './rates.js';
 
@@ -46,3 +47,7 @@ export function quote(input: PriceInput): Quote {
     amountBase: toBaseUnits(split.customerPays, input.currency.decimals),
   };
 }
+
+/** The USD value of one unit of a payment's currency at the price it was made for (null for a zero amount). */
+export const quotedUsdRate = (p: Pick<PaymentState, 'amountUsd' | 'amountCrypto'>): Decimal | null =>
+  isPositive(p.amountCrypto) ? div(p.amountUsd, p.amountCrypto, 18, 'down') : null;

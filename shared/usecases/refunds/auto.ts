@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ServedNetworks } from '../../domain/currencies.js';
 import { findCurrency } from '../../domain/currencies.js';
-import { div, isPositive, lt, min, mul, sub } from '../../domain/money.js';
+import { isPositive, lt, min, mul, sub } from '../../domain/money.js';
+import { quotedUsdRate } from '../../domain/payment-quote.js';
 import type { PaymentState } from '../../domain/payments.js';
 import { merchantCredit, received } from '../../domain/payments.js';
 import { openRefund, refundDraftOf } from '../../domain/refunds.js';
@@ -40,9 +41,8 @@ export async function excessRefund(payment: PaymentState, deps: ExcessRefundDeps
   const confirmed = received(payment, 'confirmed');
   const credit = merchantCredit(payment, confirmed).net;
   const excess = min(sub(confirmed, payment.amountCrypto), credit);
-  if (!isPositive(excess) || !isPositive(payment.amountCrypto)) return null;
-  const worthUsd = mul(excess, div(payment.amountUsd, payment.amountCrypto, 18, 'down'));
-  if (lt(worthUsd, setting.threshold_usd)) return null;
+  const usdRate = quotedUsdRate(payment);
+  if (!isPositive(excess) || usdRate === null || lt(mul(excess, usdRate), setting.threshold_usd)) return null;
   const networkFee = await networkFeeOf(currency, undefined, deps);
   if (lt(excess, smallestRefund(currency, undefined, networkFee))) return null;
   const change = openRefund(

@@ -5,9 +5,10 @@ import type { CurrencyDefinition } from '../../domain/currencies.js';
 import { findCurrency } from '../../domain/currencies.js';
 import { GatewayError, InsufficientBalanceError, NotFoundError } from '../../domain/errors.js';
 import type { Decimal } from '../../domain/money.js';
-import { add, div, isPositive, lt, parseDecimal, sub } from '../../domain/money.js';
+import { add, lt, parseDecimal, sub } from '../../domain/money.js';
 import type { PaymentState } from '../../domain/payments.js';
 import { transition as paymentTransition } from '../../domain/payments.js';
+import { quotedUsdRate } from '../../domain/payment-quote.js';
 import type { RefundState } from '../../domain/refunds.js';
 import { openRefund, refundable, refundAccount, refundDraftOf, requireRefundable, transition } from '../../domain/refunds.js';
 import { openRefundPayout, transition as withdrawalTransition } from '../../domain/withdrawals.js';
@@ -156,8 +157,7 @@ export async function createRefund(input: CreateRefundInput, deps: RefundsDeps):
  * refund is then an ordinary one of the credited payment).
  */
 async function settleWith(payment: PaymentState, creation: RefundCreation, now: Date, deps: Pick<RefundsDeps, 'payments' | 'refunds'>): Promise<RefundState> {
-  const usdRate = isPositive(payment.amountCrypto) ? div(payment.amountUsd, payment.amountCrypto, 18, 'down') : null;
-  const settled = paymentTransition(payment, { kind: 'settle_for_refund', refundHold: creation.change.state.amount, usdRate }, now);
+  const settled = paymentTransition(payment, { kind: 'settle_for_refund', refundHold: creation.change.state.amount, usdRate: quotedUsdRate(payment) }, now);
   const { stored, items } = deps.refunds.creationItems(creation, now);
   await deps.payments.save(payment, settled, now, items);
   return stored;

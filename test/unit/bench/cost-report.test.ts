@@ -1,18 +1,9 @@
 import { jest } from '@jest/globals';
-import type { CostMeasurement, IdleWorker, Tally } from '../../../bench/cost.js';
+import type { CostMeasurement, IdleWorker } from '../../../bench/cost.js';
+import { newTally } from '../../../bench/cost.js';
 import { printCost } from '../../../bench/cost-report.js';
 
-const tally = (over: Partial<Tally> = {}): Tally => ({
-  requests: {},
-  invocations: {},
-  units: { read: 0, write: 0 },
-  tableCalls: 0,
-  furtherTransactItems: 0,
-  apiRequests: 0,
-  logBytes: 0,
-  metrics: new Set(),
-  ...over,
-});
+const tally = newTally;
 
 const idle = (over: Partial<IdleWorker>): IdleWorker => ({
   name: 'monitor',
