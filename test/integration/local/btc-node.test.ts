@@ -386,8 +386,10 @@ describe('double spends and BIP125', () => {
     const refused = await broadcast(cheap.hex);
     expect(refused.status).toBe(400);
     expect(refused.text).toContain(`insufficient fee, rejecting replacement ${cheap.id}, less fees than conflicting txs; 1900 < 2000`);
-    const sameRate = spendWpkh(w, [coin], [{ script: wpkhWallet().script, amount: 99_000n }], RBF);
-    expect((await broadcast(sameRate.hex)).text).toContain('new feerate');
+    // A lower rate than the transaction it replaces (900 against 1,000 sat over about the same size; the same fee
+    // would not do, as a signature of 71 or 72 bytes moves the size by one): refused on the feerate.
+    const lowerRate = spendWpkh(w, [coin], [{ script: wpkhWallet().script, amount: 99_100n }], RBF);
+    expect((await broadcast(lowerRate.hex)).text).toContain('new feerate');
     // Adding an unconfirmed input the replaced transaction did not spend from: refused (BIP125 rule 2).
     const extra = await fund(w.address, 20_000n);
     const adds = spendWpkh(w, [coin, extra], [{ script: wpkhWallet().script, amount: 110_000n }], RBF);
