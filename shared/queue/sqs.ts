@@ -5,6 +5,7 @@ import type { QueueSender } from '../usecases/events/ports.js';
 import type { QueueName } from '../domain/queues.js';
 import type { QueueMessage } from '../domain/queues.js';
 import { queueUrlEnv } from '../domain/queues.js';
+import { traced } from '../observability/client-tracing.js';
 
 /**
  * The SQS sender. One client per process (created on first use; `AWS_ENDPOINT_URL_SQS` points it at the
@@ -19,7 +20,7 @@ const sdk = () => import('@aws-sdk/client-sqs');
 
 export async function sqs(): Promise<SQSClient> {
   const { SQSClient } = await sdk();
-  client ??= new SQSClient({ region: config().AWS_REGION, maxAttempts: 5 });
+  client ??= traced(new SQSClient({ region: config().AWS_REGION, maxAttempts: 5 }));
   return client;
 }
 

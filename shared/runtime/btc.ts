@@ -1,6 +1,7 @@
 import type { Config } from '../config/config.js';
 import { kmsBtcPublicKey, readOnce } from '../chain/btc/hot-key.js';
 import type { BtcNetwork } from '../chain/btc/p2wsh.js';
+import { traced } from '../observability/client-tracing.js';
 
 /**
  * Bitcoin as this deployment runs it: the network (`BTC_NETWORK`, from the stage by default: its addresses' prefix)
@@ -19,7 +20,7 @@ export function btcHotPublicKey(cfg: Config): Promise<Uint8Array> {
   if (!read) {
     read = readOnce(async () => {
       const { KMSClient } = await import('@aws-sdk/client-kms');
-      return kmsBtcPublicKey(new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 }), keyId);
+      return kmsBtcPublicKey(traced(new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 })), keyId);
     });
     readers.set(keyId, read);
   }

@@ -15,6 +15,7 @@ import { systemClock } from '../domain/clock.js';
 import type { ChainTxDeps } from '../usecases/chain-tx/ports.js';
 import { isTronNetwork } from '../usecases/chain-tx/tron.js';
 import type { HotWalletDeps } from '../usecases/monitoring/hot-wallet.js';
+import { traced } from '../observability/client-tracing.js';
 
 /**
  * The chain-transaction engine wired from configuration: DynamoDB store, one JSON-RPC provider per network
@@ -40,7 +41,7 @@ export interface ChainTxRuntime {
 }
 
 export function chainTxRuntime(cfg: Config = config()): ChainTxRuntime {
-  const kms = new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 });
+  const kms = traced(new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 }));
   const signer = new KmsTxSigner(kms);
   const evmChainOf: (network: string) => ChainPort = evmChainsOf(cfg.EVM_RPC_URLS);
   const tronUrl = cfg.TRON_API_URL;

@@ -1,5 +1,6 @@
 import type { KMSClient } from '@aws-sdk/client-kms';
 import type { Config } from '../config/config.js';
+import { traced } from '../observability/client-tracing.js';
 
 let kms: Promise<KMSClient> | undefined;
 
@@ -9,4 +10,4 @@ let kms: Promise<KMSClient> | undefined;
  * the custody API starts without it.
  */
 export const custodyKmsClient = (cfg: Config): Promise<KMSClient> =>
-  (kms ??= import('@aws-sdk/client-kms').then(({ KMSClient }) => new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 })));
+  (kms ??= import('@aws-sdk/client-kms').then(({ KMSClient }) => traced(new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 }))));

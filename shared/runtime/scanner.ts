@@ -24,6 +24,7 @@ import { rpcUrl, servedNetworks } from './currencies.js';
 import { factoryOf } from './deposit-addresses.js';
 import { scannerRuntime } from './payments.js';
 import { excessRefundsRuntime } from './refunds.js';
+import { traced } from '../observability/client-tracing.js';
 
 /**
  * The chain-scanner worker wired from configuration: every network this deployment takes payments on
@@ -74,7 +75,7 @@ export function scannersRuntime(cfg: Config = config(), chainTx: ChainTxRuntime 
         maxSalts: n.family === 'tron' ? cfg.TRON_SWEEP_BATCH_MAX_SALTS : cfg.SWEEP_BATCH_MAX_SALTS,
       });
     }
-    kms ??= new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 });
+    kms ??= traced(new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 }));
     const provider = new JsonRpcProvider(n.url, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 250 });
     return directFactorySweep(factories, new KmsSigner(kms, keyId, provider), cfg.SWEEP_BATCH_MAX_SALTS);
   };

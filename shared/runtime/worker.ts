@@ -2,6 +2,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Log } from '../observability/logger.js';
 import { childLogger, errorField } from '../observability/logger.js';
+import { withTrace } from '../observability/tracing.js';
 
 /**
  * The adapters between Lambda and the gateway's workers: SQS and DynamoDB-stream batches on
@@ -13,6 +14,9 @@ import { childLogger, errorField } from '../observability/logger.js';
  *
  * A new worker: `export const handler = sqsWorker('name', async (record, log) => { ... })` (or `scheduledWorker`,
  * `streamBatchWorker`) in `functions/<name>/handler.ts`, its use case wired once at module scope.
+ *
+ * Each invocation is traced (shared/observability/tracing.ts): a `## <name>` subsegment annotated with the worker,
+ * the batch size and the records that failed.
  */
 
 /** Thrown by a worker for a message that must simply come back later (logged at debug, not as an error). */
@@ -45,7 +49,15 @@ export function sqsWorker(name: string, handle: (record: SQSRecord, log: Log) =>
         throw error;
       }
     };
-    return processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false, processInParallel: options.parallel ?? false });
+    return withTrace(name, { worker: name, records: event.Records.length }, async (trace) => {
+      const answer = await processPartialResponse(event, recordHandler, processor, {
+        context,
+        throwOnFullBatchFailure: false,
+        processInParallel: options.parallel ?? false,
+      });
+      trace.annotate({ failed: answer.batchItemFailures.length });
+      return answer;
+    });
   };
 }
 
@@ -59,13 +71,16 @@ export function streamBatchWorker(
 ): StreamWorkerHandler {
   return async (event, context) => {
     const log = childLogger({ worker: name }, context);
-    const failed = await handleBatch(event.Records, log);
-    const processor = new BatchProcessor(EventType.DynamoDBStreams);
-    const recordHandler = async (record: DynamoDBRecord): Promise<void> => {
-      const sequence = sequenceOf(record);
-      if (failed.has(sequence)) throw new Error(`record ${sequence} to be retried`);
-    };
-    return processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false, processInParallel: false });
+    return withTrace(name, { worker: name, records: event.Records.length }, async (trace) => {
+      const failed = await handleBatch(event.Records, log);
+      trace.annotate({ failed: failed.size });
+      const processor = new BatchProcessor(EventType.DynamoDBStreams);
+      const recordHandler = async (record: DynamoDBRecord): Promise<void> => {
+        const sequence = sequenceOf(record);
+        if (failed.has(sequence)) throw new Error(`record ${sequence} to be retried`);
+      };
+      return processPartialResponse(event, recordHandler, processor, { context, throwOnFullBatchFailure: false, processInParallel: false });
+    });
   };
 }
 
@@ -107,15 +122,17 @@ export function scheduledWorker<R>(name: string, run: (scheduled: ScheduledRun, 
       remainingMs,
       budgetMs: (marginMs, minMs = 0) => Math.max(minMs, remainingMs(SCHEDULE_PERIOD_MS) - marginMs),
     };
-    let result: R;
-    try {
-      result = await run(scheduled, log);
-    } catch (error) {
-      log.error('scheduled run failed', { error: errorField(error), duration_ms: Date.now() - started });
-      throw error;
-    }
-    log.info('scheduled run done', { result, duration_ms: Date.now() - started });
-    return result;
+    return withTrace(name, { worker: name }, async () => {
+      let result: R;
+      try {
+        result = await run(scheduled, log);
+      } catch (error) {
+        log.error('scheduled run failed', { error: errorField(error), duration_ms: Date.now() - started });
+        throw error;
+      }
+      log.info('scheduled run done', { result, duration_ms: Date.now() - started });
+      return result;
+    });
   };
 }
 

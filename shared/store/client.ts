@@ -3,6 +3,7 @@ import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config/config.js';
 import type { Key } from './keys.js';
+import { traced } from '../observability/client-tracing.js';
 
 /**
  * The document client, created once per process. Numbers are read wrapped (`wrapNumbers`) so that no
@@ -12,7 +13,7 @@ let client: DynamoDBDocumentClient | undefined;
 
 export function db(): DynamoDBDocumentClient {
   if (!client) {
-    client = DynamoDBDocumentClient.from(new DynamoDBClient({ region: config().AWS_REGION, maxAttempts: 5 }), {
+    client = DynamoDBDocumentClient.from(traced(new DynamoDBClient({ region: config().AWS_REGION, maxAttempts: 5 })), {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
       unmarshallOptions: { wrapNumbers: true },
     });

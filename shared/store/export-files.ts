@@ -1,5 +1,6 @@
 import type { CompletedPart, S3Client } from '@aws-sdk/client-s3';
 import type { ExportFiles, ExportUpload } from '../usecases/transactions/export-ports.js';
+import { traced } from '../observability/client-tracing.js';
 
 /**
  * Export files in S3 (the local stack: an S3-compatible server, infra/local/s3.ts). A file is streamed: text is
@@ -27,11 +28,13 @@ const MAX_PARTS = 10_000;
  */
 export async function exportsS3Client(options: { readonly region: string; readonly endpoint?: string | undefined }): Promise<S3Client> {
   const { S3Client } = await s3Sdk();
-  return new S3Client({
-    region: options.region,
-    maxAttempts: 5,
-    ...(options.endpoint !== undefined ? { endpoint: options.endpoint, forcePathStyle: true } : {}),
-  });
+  return traced(
+    new S3Client({
+      region: options.region,
+      maxAttempts: 5,
+      ...(options.endpoint !== undefined ? { endpoint: options.endpoint, forcePathStyle: true } : {}),
+    }),
+  );
 }
 
 class S3Upload implements ExportUpload {

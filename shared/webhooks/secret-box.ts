@@ -1,5 +1,6 @@
 import type { KMSClient } from '@aws-sdk/client-kms';
 import type { SecretBox } from '../usecases/webhooks/ports.js';
+import { traced } from '../observability/client-tracing.js';
 
 /**
  * Webhook secrets at rest: encrypted with the KMS key `SECRETS_KEY_ID` (the local stack's KMS endpoint through
@@ -24,7 +25,7 @@ export function createKmsSecretBox(options: KmsSecretBoxOptions): SecretBox {
   const sdk = () => import('@aws-sdk/client-kms');
   const kms = async (): Promise<KMSClient> => {
     const { KMSClient } = await sdk();
-    return (client ??= new KMSClient({ region: options.region, maxAttempts: 5 }));
+    return (client ??= traced(new KMSClient({ region: options.region, maxAttempts: 5 })));
   };
   const cache = new Map<string, { plain: string; until: number }>();
   const keyId = (): string => {

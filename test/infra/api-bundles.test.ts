@@ -75,6 +75,11 @@ test('at load, a bundle imports from the runtime only the DynamoDB clients: othe
   }
 });
 
+test('no API bundle holds the X-Ray SDK: Lambda traces the API functions, Powertools Tracer only the workers', () => {
+  const withTracer = bundles.filter((b) => b.sources.some((s) => s.includes('node_modules/aws-xray-sdk-core/') || s === 'shared/observability/tracing.ts'));
+  expect(withTracer.map((b) => b.name)).toEqual([]);
+});
+
 test('the OpenAPI document ships beside the system bundle, read when first asked, not inside it', () => {
   const system = byName.get('system');
   expect(system && existsSync(join(system.dir, 'openapi.json'))).toBe(true);
