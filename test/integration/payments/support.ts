@@ -77,7 +77,13 @@ export interface Answer {
   headers: Record<string, string>;
 }
 
-export function caller(handler: Handler, bearer: () => string) {
+/**
+ * Calls `handler` as API Gateway would. `remainingMs` is the time each call's Lambda has (30 s by default): a
+ * test that sends many requests at once runs here, in one process, what would be as many Lambdas, each with its
+ * own time; such a test gives each call the time the whole burst may take on a loaded machine.
+ */
+export function caller(handler: Handler, bearer: () => string, { remainingMs }: { readonly remainingMs?: number } = {}) {
+  const context = remainingMs === undefined ? lambdaContext : ({ ...lambdaContext, getRemainingTimeInMillis: () => remainingMs } as typeof lambdaContext);
   return async (
     method: string,
     path: string,
@@ -94,7 +100,7 @@ export function caller(handler: Handler, bearer: () => string) {
         headers,
         ...(options.query ? { query: options.query } : {}),
       }),
-      lambdaContext,
+      context,
     )) as APIGatewayProxyStructuredResultV2 & { body?: string; headers: Record<string, string> };
     return { status: res.statusCode ?? 0, body: res.body ? JSON.parse(res.body) : null, headers: res.headers };
   };

@@ -244,7 +244,8 @@ describe('withdrawals', () => {
   it('accepts exactly as many of 100 concurrent withdrawals as the balance covers', async () => {
     const t = await tenantWithToken('Concurrent');
     const handler = withdrawalsApi();
-    const c = caller(handler, () => t.bearer);
+    // A hundred Lambdas' worth of requests in this one process: each is given the time the burst may take.
+    const c = caller(handler, () => t.bearer, { remainingMs: 300_000 });
     // Each withdrawal of 10 USDTTRC20 holds 10 + 1 network + 0.1 platform = 11.1.
     await fund(t.tenantId, 'USDTTRC20', '111');
     const answers = await Promise.all(
