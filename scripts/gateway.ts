@@ -21,6 +21,7 @@ import { UsageError, boolOpt, intOpt, json, limitOpt, need, scopesOpt, str } fro
 import type { CommandGroup, Values } from './cli/command.js';
 import { devCommands } from './cli/dev.js';
 import { refundCommands } from './cli/refund.js';
+import { sandboxCommands } from './cli/sandbox.js';
 import { statsText } from './cli/stats.js';
 import type { TransactionStats } from '../shared/domain/transactions.js';
 import { transactionsRuntime } from '../shared/runtime/transactions.js';
@@ -233,6 +234,7 @@ const commands: Record<string, CommandGroup> = {
   balance: balanceCommands,
   wallet: walletCommands,
   refund: refundCommands,
+  sandbox: sandboxCommands,
   work: workCommands,
   custody: custodyCommands,
   dev: devCommands,
@@ -277,7 +279,7 @@ export async function main(argv: string[]): Promise<number> {
       console.log(`Usage: npm run gateway -- ${cmd.usage}\n\n${cmd.summary}`);
       return 0;
     }
-    target();
+    if (!cmd.tableFree) target();
     const result = await cmd.run(values as Values, positionals);
     console.log((values as Values).json || !cmd.text ? JSON.stringify(result, null, 2) : cmd.text(result));
     return 0;

@@ -14,6 +14,8 @@ export interface Command {
   readonly summary: string;
   readonly options: Options;
   run(values: Values, positionals: string[]): Promise<unknown>;
+  /** Talks to neither the local stack nor the deployment's table (e.g. it deploys contracts on a chain). */
+  readonly tableFree?: boolean;
   /** Text printed without --json. */
   text?(result: unknown): string;
 }
