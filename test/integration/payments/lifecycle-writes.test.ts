@@ -8,7 +8,9 @@ import { messageBody } from '../../../shared/store/outbox.js';
 import { dynamoPayments } from '../../../shared/store/payments.js';
 import { dynamoWebhookDeliveries } from '../../../shared/store/webhooks/deliveries.js';
 import { dynamoWebhookAttempts } from '../../../shared/store/webhooks/attempts.js';
+import { routeEvents } from '../../../shared/usecases/events/route-events.js';
 import { handleWebhookMessage, variantADeliveryId } from '../../../shared/usecases/webhooks/deliver.js';
+import { FakeQueueSender, RecordingLog } from '../../support/fakes/events.js';
 import { createSettings } from '../../../shared/usecases/webhooks/create-settings.js';
 import { createHttpSender } from '../../../shared/webhooks/http-sender.js';
 import { VirtualClock } from '../../support/clock.js';
@@ -21,7 +23,8 @@ import { fakeSecretBox, startReceiver, storeDeps, VirtualQueue, type Receiver } 
 /**
  * The table writes of one payment's lifecycle, counted item by item as DynamoDB bills them (test/support/write-units.ts):
  * creation, the deposit (confirming), its confirmations (confirmed), the sweep (sending), its completion with the
- * merchant credited, and the webhooks of every event delivered to a receiver that answers 200 at once. The figure is
+ * merchant credited, and the webhooks of every event routed as the event router does (one webhook-delivery message a
+ * change) and delivered to a receiver that answers 200 at once. The figure is
  * deterministic; it fails if an item grows past a write unit or a write comes back. docs/benchmarks.md ("Writes of
  * one payment") lists the items.
  */
@@ -111,7 +114,13 @@ describe('the writes of one payment lifecycle', () => {
     trace.reset();
     const changes = await outboxChanges(`payment:${p.id}:`);
     const events = changes.flat();
-    for (const e of events) expect(await handleWebhookMessage(messageBody(e), deps)).toBe('done');
+    // As the event router sends them: the webhook events of one change (one outbox item) in one message.
+    const queue = new FakeQueueSender();
+    const records = changes.flatMap((change, i) => change.map((event) => ({ id: `record-${i}`, event, body: messageBody(event) })));
+    expect([...(await routeEvents(records, { queue, log: new RecordingLog() }))]).toEqual([]);
+    const messages = queue.sentTo('webhook-delivery');
+    expect(messages).toHaveLength(changes.length);
+    for (const m of messages) expect(await handleWebhookMessage(m.body, deps)).toBe('done');
     const webhooks = await writtenItems(trace.calls());
 
     // Every webhook event delivered once and recorded: the delivery read back whole, its attempt logged with the body.
