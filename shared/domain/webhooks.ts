@@ -110,6 +110,21 @@ export function queueDelaySeconds(dueAt: Date, now: Date): number {
 }
 
 /**
+ * The queue whose consumer takes the webhook events of one committed change (one outbox item) as one message: the
+ * event router sends a change's events to `webhook-delivery` together, so a payment's change (a deposit with its
+ * status update, a completion with its merge and status updates) is one message and one invocation, not one per
+ * event. The worker plans them side by side, as it would plan them arriving in one batch; a message that fails
+ * comes back whole, and the events planned already find their deliveries (created conditionally) and send nothing twice.
+ */
+export const CHANGE_MESSAGE_QUEUE = 'webhook-delivery';
+
+/**
+ * The text of a change message (`{"kind":"webhook_events","v":1,"events":[...]}`, parsed by
+ * shared/usecases/webhooks/deliver.ts): the events' own message bodies (JSON objects, numbers kept as written) as they are.
+ */
+export const changeMessageBody = (bodies: readonly string[]): string => `{"kind":"webhook_events","v":1,"events":[${bodies.join(',')}]}`;
+
+/**
  * The text of a delivery message (`{"kind":"webhook_delivery","v":1,...}`, parsed by `DeliveryMessage` in
  * shared/usecases/webhooks/deliver.ts): attempt `attempt` of a delivery, due at `due_at`; `hop` counts relays of a
  * delay longer than SQS holds; `lease` is the claim a first-lane hand-over passes on.

@@ -293,6 +293,10 @@ export const keys = {
     pk: tenantPk(tenantId),
     sk: `WHLOG#${at}#${deliveryId}#${attempt}`,
   }),
+  /** The delivery id an item's sk names (`WHDELIVERY#<delivery>`), stored nowhere else on the item. */
+  webhookDeliveryIdOf: (sk: string): string => sk.slice('WHDELIVERY#'.length),
+  /** The delivery id an attempt-log sk names (`WHLOG#<at>#<delivery>#<n>`: `at` holds no '#'), stored nowhere else on the item. */
+  webhookAttemptDeliveryIdOf: (sk: string): string => sk.slice(sk.indexOf('#', 'WHLOG#'.length) + 1, sk.lastIndexOf('#')),
   webhookAttemptSk: (at: string): string => `WHLOG#${at}`,
   webhookAttemptPrefix: 'WHLOG#',
 

@@ -6,9 +6,12 @@ import type { AttemptLogRepository } from '../../usecases/webhooks/ports.js';
 import { db, tableName } from '../client.js';
 import { keys } from '../keys.js';
 import { decimalText } from '../values.js';
-import { deliveryRefFields, optionalText, storedInteger, ttlAfterDays } from './common.js';
+import { deliveryRefFields, optionalText, packBody, storedBody, storedInteger, ttlAfterDays, webhookIdAttribute } from './common.js';
 
-/** The attempt log (`WHLOG#<at>#<delivery>#<n>`, TTL 30 days): one item per attempt, listed newest first. */
+/**
+ * The attempt log (`WHLOG#<at>#<delivery>#<n>`, TTL 30 days): one item per attempt, listed newest first; the request
+ * body packed and the delivery id only in the sk, as on the delivery item.
+ */
 
 const AttemptItem = z
   .object({
@@ -16,7 +19,7 @@ const AttemptItem = z
     url: z.string(),
     attempt: storedInteger,
     at: z.string(),
-    request_body: z.string(),
+    request_body: storedBody,
     status_code: z.unknown(),
     latency_ms: z.unknown().transform((value) => Number(decimalText(value))),
     response_excerpt: z.string().optional(),
@@ -25,10 +28,10 @@ const AttemptItem = z
   })
   .transform((item): AttemptLog => ({
     tenantId: item.tenant_id,
-    deliveryId: item.delivery_id,
+    deliveryId: item.delivery_id ?? keys.webhookAttemptDeliveryIdOf(item.sk),
     eventId: item.event_id,
     eventType: item.event_type,
-    webhookId: item.webhook_id,
+    webhookId: item.webhook_id ?? item.event_id,
     url: item.url,
     attempt: item.attempt,
     at: item.at,
@@ -49,14 +52,13 @@ export const dynamoWebhookAttempts: AttemptLogRepository = {
           ...keys.webhookAttempt(log.tenantId, log.at, log.deliveryId, log.attempt),
           type: 'webhook_attempt',
           tenant_id: log.tenantId,
-          delivery_id: log.deliveryId,
           event_id: log.eventId,
           event_type: log.eventType,
-          webhook_id: log.webhookId,
+          ...webhookIdAttribute(log.webhookId, log.eventId),
           url: log.url,
           attempt: log.attempt,
           at: log.at,
-          request_body: log.requestBody,
+          request_body: packBody(log.requestBody),
           status_code: log.statusCode,
           latency_ms: String(log.latencyMs),
           response_excerpt: log.responseExcerpt,

@@ -7,11 +7,12 @@ import { db, tableName } from '../client.js';
 import { keys } from '../keys.js';
 import { integer } from '../values.js';
 import { isConditionalCheckFailed } from '../transact.js';
-import { deliveryRefFields, optionalText, storedInteger, ttlAfterDays } from './common.js';
+import { deliveryRefFields, optionalText, packBody, storedBody, storedInteger, ttlAfterDays, webhookIdAttribute } from './common.js';
 
 /**
  * Deliveries (`WHDELIVERY#<delivery id>`, TTL 30 days): one per event and destination, keyed by that natural id
- * and created conditionally; attempts are claimed with a lease and relays of early messages are guarded, so
+ * and created conditionally (the body packed, the delivery id only in the sk: under 1 KB, one write unit, for a
+ * payment's events); attempts are claimed with a lease and relays of early messages are guarded, so
  * copies of a queue message never send twice after a recorded success.
  */
 
@@ -25,7 +26,7 @@ const DeliveryItem = z
   .object({
     ...deliveryRefFields,
     destination: DestinationItem,
-    body: z.string(),
+    body: storedBody,
     status: z.enum(DELIVERY_STATUSES),
     attempts: storedInteger,
     created_at: z.string(),
@@ -35,10 +36,10 @@ const DeliveryItem = z
   })
   .transform((item): Delivery => ({
     tenantId: item.tenant_id,
-    deliveryId: item.delivery_id,
+    deliveryId: item.delivery_id ?? keys.webhookDeliveryIdOf(item.sk),
     eventId: item.event_id,
     eventType: item.event_type,
-    webhookId: item.webhook_id,
+    webhookId: item.webhook_id ?? item.event_id,
     destination: item.destination,
     body: item.body,
     status: item.status,
@@ -66,12 +67,11 @@ export const dynamoWebhookDeliveries: WebhookDeliveryRepository = {
             ...keys.webhookDelivery(delivery.tenantId, delivery.deliveryId),
             type: 'webhook_delivery',
             tenant_id: delivery.tenantId,
-            delivery_id: delivery.deliveryId,
             event_id: delivery.eventId,
             event_type: delivery.eventType,
-            webhook_id: delivery.webhookId,
+            ...webhookIdAttribute(delivery.webhookId, delivery.eventId),
             destination: delivery.destination,
-            body: delivery.body,
+            body: packBody(delivery.body),
             status: delivery.status,
             attempts: delivery.attempts,
             created_at: delivery.createdAt,

@@ -1,6 +1,7 @@
 import type { OutboxEvent } from '../../domain/events.js';
 import { queuesFor } from '../../domain/events.js';
 import type { QueueMessage, QueueName } from '../../domain/queues.js';
+import { CHANGE_MESSAGE_QUEUE, changeMessageBody } from '../../domain/webhooks.js';
 import type { EventsPorts } from './ports.js';
 
 /**
@@ -9,7 +10,8 @@ import type { EventsPorts } from './ports.js';
  * so the event id travels in the body and consumers deduplicate on it.
  *
  * Each record is named by its id (the stream sequence number); the events of one outbox item (all those of one
- * committed change, shared/store/stream-events.ts) share their record's id. The answer is the ids of the records to retry:
+ * committed change, shared/store/stream-events.ts) share their record's id; to `webhook-delivery` they go as one message
+ * (CHANGE_MESSAGE_QUEUE in shared/domain/webhooks.ts). The answer is the ids of the records to retry:
  * those whose message a queue did not accept and those that could not be read. The stream mapping retries from
  * the first of them (bisecting, then the on-failure queue), so re-sent events are normal. A type no queue
  * consumes is dropped with a warning.
@@ -42,7 +44,22 @@ export async function routeEvents(records: readonly RoutableRecord[], deps: Pick
     }
   }
   for (const [queue, messages] of byQueue) {
-    for (const id of await deps.queue.sendBatch(queue, messages)) failures.add(id);
+    const sent = queue === CHANGE_MESSAGE_QUEUE ? byChange(messages) : messages;
+    for (const id of await deps.queue.sendBatch(queue, sent)) failures.add(id);
   }
   return failures;
+}
+
+/**
+ * The messages of one record (the events of one committed change) as one message (`changeMessageBody`, in their
+ * order), named by the record and carrying the first event's attributes; a record of one event keeps its own message.
+ */
+function byChange(messages: readonly QueueMessage[]): QueueMessage[] {
+  const byRecord = new Map<string, { first: QueueMessage; bodies: string[] }>();
+  for (const m of messages) {
+    const group = byRecord.get(m.id);
+    if (group) group.bodies.push(m.body);
+    else byRecord.set(m.id, { first: m, bodies: [m.body] });
+  }
+  return [...byRecord.values()].map(({ first, bodies }) => (bodies.length === 1 ? first : { ...first, body: changeMessageBody(bodies) }));
 }

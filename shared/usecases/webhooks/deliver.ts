@@ -39,7 +39,8 @@ import { signatureHeaders } from './signing.js';
  * How events become deliveries (DESIGN sections 6, 7).
  *
  * 1. The event router forwards each committed outbox event to the `webhook-delivery` queue, body
- *    `{event_id, tenant_id, type, occurred_at, payload}` (functions/event-router/handler.ts, `messageBody`).
+ *    `{event_id, tenant_id, type, occurred_at, payload}` (functions/event-router/handler.ts, `messageBody`); the
+ *    events of one change as one message `{"kind":"webhook_events","v":1,"events":[...]}` (`changeMessageBody`).
  * 2. The worker PLANS it, from one fresh read of the tenant's configuration (the variant-A settings for a
  *    delivery event, the subscriptions for a subscription event; the events of one change, planned side by side,
  *    share it: shared/runtime/webhooks.ts `sharedReads`): envelope A to the payload's `callback_url` if
@@ -121,12 +122,24 @@ export const retryLane = (): DeliveryLane => ({ kind: 'retry', gate: new TenantG
 
 const stringifyExact = (value: unknown): string => stringify(value) ?? 'null';
 
-/** A queue message: an outbox event from the router, or one of our delivery messages. */
-export function parseWebhookMessage(body: string): { kind: 'event'; event: EventMessage } | { kind: 'delivery'; message: DeliveryMessage } {
+/** The router's message of one change's events (`changeMessageBody`, shared/domain/webhooks.ts), as read losslessly. */
+const ChangeMessage = z.object({
+  kind: z.literal('webhook_events'),
+  v: z.custom((v) => String(v) === '1', 'Expected version 1'),
+  events: z.array(z.unknown()).min(1),
+});
+
+/** A queue message: an outbox event from the router, the events of one change from the router, or one of our delivery messages. */
+export function parseWebhookMessage(
+  body: string,
+): { kind: 'event'; event: EventMessage } | { kind: 'events'; events: EventMessage[] } | { kind: 'delivery'; message: DeliveryMessage } {
   const value: unknown = parse(body);
   if (value !== null && typeof value === 'object' && 'kind' in value && value.kind === 'webhook_delivery') {
     const plain: unknown = JSON.parse(body);
     return { kind: 'delivery', message: DeliveryMessage.parse(plain) };
+  }
+  if (value !== null && typeof value === 'object' && 'kind' in value && value.kind === 'webhook_events') {
+    return { kind: 'events', events: ChangeMessage.parse(value).events.map((e) => EventMessage.parse(e)) };
   }
   return { kind: 'event', event: EventMessage.parse(value) };
 }
@@ -141,6 +154,13 @@ export async function handleWebhookMessage(body: string, deps: DeliveryDeps, lan
   const message = parseWebhookMessage(body);
   if (message.kind === 'event') {
     await planDeliveries(message.event, deps, lane);
+    return 'done';
+  }
+  if (message.kind === 'events') {
+    // Side by side, as events arriving in one batch; the message comes back whole if one of them failed to run.
+    const runs = await Promise.allSettled(message.events.map((event) => planDeliveries(event, deps, lane)));
+    const failed = runs.find(isRejected);
+    if (failed) throw failed.reason;
     return 'done';
   }
   const delivery = message.message;

@@ -1,5 +1,6 @@
 import type { OutboxEvent } from '../../../shared/domain/events.js';
 import { EVENTS } from '../../../shared/domain/events.js';
+import { changeMessageBody } from '../../../shared/domain/webhooks.js';
 import type { RoutableRecord } from '../../../shared/usecases/events/route-events.js';
 import { routeEvents } from '../../../shared/usecases/events/route-events.js';
 import { FakeQueueSender, RecordingLog } from '../../support/fakes/events.js';
@@ -37,6 +38,36 @@ describe('routeEvents (the event router use case)', () => {
       attributes: { event_type: 'payment_status_update', tenant_id: 't1', event_id: 'e1' },
     });
     expect(log.lines).toEqual([]);
+  });
+
+  it('sends the webhook events of one record (one change) to webhook-delivery as one message, in their order; other queues one per event', async () => {
+    const queue = new FakeQueueSender();
+    const records = [
+      routable('s1', event('e1', EVENTS.depositReceived)),
+      routable('s1', event('e2', EVENTS.paymentStatusUpdate)),
+      routable('s1', event('e3', EVENTS.chainTxConfirmed)),
+      routable('s1', event('e4', EVENTS.chainTxFailed)),
+      routable('s2', event('e5', EVENTS.paymentStatusUpdate)),
+    ];
+    const bodyOf = (r: RoutableRecord | undefined) => (r && 'body' in r ? r.body : '');
+    expect([...(await routeEvents(records, { queue, log: new RecordingLog() }))]).toEqual([]);
+    expect(queue.sentTo('webhook-delivery')).toEqual([
+      {
+        id: 's1',
+        body: changeMessageBody([bodyOf(records[0]), bodyOf(records[1])]),
+        attributes: { event_type: 'deposit_received', tenant_id: 't1', event_id: 'e1' },
+      },
+      { id: 's2', body: bodyOf(records[4]), attributes: { event_type: 'payment_status_update', tenant_id: 't1', event_id: 'e5' } },
+    ]);
+    expect(JSON.parse(queue.sentTo('webhook-delivery')[0]?.body ?? '')).toEqual({
+      kind: 'webhook_events',
+      v: 1,
+      events: [
+        { event_id: 'e1', type: 'deposit_received' },
+        { event_id: 'e2', type: 'payment_status_update' },
+      ],
+    });
+    expect(queue.sentTo('chain-results').map((m) => m.body)).toEqual([bodyOf(records[2]), bodyOf(records[3])]);
   });
 
   it('answers the records whose message a queue refused, and only those', async () => {

@@ -11,6 +11,7 @@ import { queueUrlEnv } from '../../../infra/definition.js';
 import { handler } from '../../../functions/event-router/handler.js';
 import { messageBody } from '../../../shared/store/outbox.js';
 import { queuesFor } from '../../../shared/domain/events.js';
+import { changeMessageBody } from '../../../shared/domain/webhooks.js';
 import { resetConfig } from '../../../shared/config/config.js';
 import { resetSqs } from '../../../shared/queue/sqs.js';
 import { outboxChangeItem, outboxEvent, outboxEventFromItem, outboxEventsOfItem, outboxPutItem } from '../../../shared/store/outbox.js';
@@ -140,7 +141,7 @@ describe('event router', () => {
     expect(result.batchItemFailures).toEqual([]);
   });
 
-  it("sends every event of a change's outbox item, each with its own id and body, named by the record, as Lambda passes it (base64 binary)", async () => {
+  it("sends every event of a change's outbox item, its own body each, as one webhook-delivery message named by the record, as Lambda passes it (base64 binary)", async () => {
     sqs.on(SendMessageBatchCommand).callsFake((input: { Entries: { Id: string }[] }) => ({
       Successful: input.Entries.map((e) => ({ Id: e.Id, MessageId: `id-${e.Id}`, MD5OfMessageBody: 'x' })),
       Failed: [],
@@ -156,8 +157,8 @@ describe('event router', () => {
     } as DynamoDBRecord;
     const result = await handler({ Records: [change, payment] });
     const entries = sqs.commandCalls(SendMessageBatchCommand).flatMap((c) => c.args[0].input.Entries ?? []);
-    expect(entries.map((e) => e.MessageBody)).toEqual(events.map(messageBody));
-    expect(entries.map((e) => e.MessageAttributes?.event_id?.StringValue)).toEqual(events.map((e) => e.eventId));
+    expect(entries.map((e) => e.MessageBody)).toEqual([changeMessageBody(events.map(messageBody))]);
+    expect(entries.map((e) => e.MessageAttributes?.event_id?.StringValue)).toEqual([events[0]?.eventId]);
     expect(result.batchItemFailures).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { deliveryMessageBody, MAX_QUEUE_DELAY_SECONDS, RETRY_DELAYS_SECONDS } from '../../../shared/domain/webhooks.js';
+import { changeMessageBody, deliveryMessageBody, MAX_QUEUE_DELAY_SECONDS, RETRY_DELAYS_SECONDS } from '../../../shared/domain/webhooks.js';
 import { createSettings } from '../../../shared/usecases/webhooks/create-settings.js';
 import { createSubscription } from '../../../shared/usecases/webhooks/create-subscription.js';
 import { signatureHeaders } from '../../../shared/usecases/webhooks/signing.js';
@@ -243,5 +243,22 @@ describe('deliver', () => {
     expect(f.sender.requests.map((r) => [r.url, JSON.parse(r.body).data])).toEqual([['https://shop.example.com/cb', { transaction_id: 'p-2' }]]);
     // Unsigned without variant-A settings, but with its id and timestamp.
     expect(f.sender.requests[0]?.headers).toEqual({ 'webhook-id': eventId, 'webhook-timestamp': String(Math.floor(f.clock.now().getTime() / 1000)) });
+  });
+
+  it("plans the events of one change's message side by side, and a copy of the message sends none of them again", async () => {
+    const f = fakeWebhooks();
+    await createSettings(actor, { callback_url: 'https://hooks.example.com/a' }, f.clock.now(), f.deps);
+    const deposit = eventBody(f, 'deposit_received', { transaction_id: 'p-1', amount: 'AMOUNT' });
+    const status = eventBody(f, 'payment_status_update');
+    const message = changeMessageBody([deposit.body.replace('"AMOUNT"', '25.000000000000000001'), status.body]);
+    expect(await handleWebhookMessage(message, f.deps)).toBe('done');
+    expect(await handleWebhookMessage(message, f.deps)).toBe('done');
+    await drain(f);
+    expect(f.sender.requests.map((r) => r.headers['webhook-id']).sort()).toEqual([deposit.eventId, status.eventId].sort());
+    // Numbers as the router read them, not rounded on the way.
+    expect(f.sender.requests.find((r) => r.headers['webhook-id'] === deposit.eventId)?.body).toContain('"amount":25.000000000000000001');
+    for (const { eventId } of [deposit, status])
+      expect(await f.deliveries.get('t-1', variantADeliveryId(eventId))).toMatchObject({ status: 'succeeded', attempts: 1 });
+    await expect(handleWebhookMessage(changeMessageBody([status.body, '{"event_id":"x"}']), f.deps)).rejects.toThrow();
   });
 });
