@@ -173,9 +173,10 @@ contract SubscriptionCollector {
         if (msg.sender != collector) revert NotCollector();
         bytes32 id = mandateId(m);
         (uint256 reason, uint256 next) = _check(_state[id], m.perChargeCap, m.perPeriodCap, m.periodSeconds, m.start, period, amount);
-        if (reason == 0 && !_transferFrom(m.token, m.subscriber, m.payee, amount)) reason = TRANSFER_FAILED;
         if (reason != 0) revert ChargeRefused(reason);
+        // Recorded before the token is called (a token or a subscriber hook re-entering sees the charge made).
         _state[id] = next;
+        if (!_transferFrom(m.token, m.subscriber, m.payee, amount)) revert ChargeRefused(TRANSFER_FAILED);
         emit Charged(id, period, amount);
     }
 
@@ -202,18 +203,26 @@ contract SubscriptionCollector {
         }
     }
 
-    /// @dev One charge of a batch: checks, transfers, records; false (and `ChargeFailed`) when not made.
+    /// @dev One charge of a batch: checks, records, transfers; false (and `ChargeFailed`) when not made.
     function _chargePacked(address token, address payee, uint256 w0, uint256 w1, uint256 w2) private returns (bool) {
         bytes32 id = _packedId(token, payee, w0, w1, w2);
         uint128 amount = uint128(w2 >> 128);
         uint64 period = uint64(w2 >> 64);
-        (uint256 reason, uint256 next) = _check(_state[id], uint128(w1 >> 128), uint128(w1), uint32(w0), uint64(w0 >> 32), period, amount);
-        if (reason == 0 && !_transferFrom(token, address(uint160(w0 >> 96)), payee, amount)) reason = TRANSFER_FAILED;
+        uint256 before = _state[id];
+        (uint256 reason, uint256 next) = _check(before, uint128(w1 >> 128), uint128(w1), uint32(w0), uint64(w0 >> 32), period, amount);
+        if (reason == 0) {
+            // Recorded before the token is called (a token or a subscriber hook re-entering sees the charge made),
+            // put back when the transfer fails.
+            _state[id] = next;
+            if (!_transferFrom(token, address(uint160(w0 >> 96)), payee, amount)) {
+                _state[id] = before;
+                reason = TRANSFER_FAILED;
+            }
+        }
         if (reason != 0) {
             emit ChargeFailed(id, period, amount, reason);
             return false;
         }
-        _state[id] = next;
         emit Charged(id, period, amount);
         return true;
     }
