@@ -284,6 +284,28 @@ describe('SubscriptionCollector on anvil', () => {
     expect((await revertOf((c as JsonRpcSigner).address, collector, again)).name).toBe('MandateRevokedAlready');
   });
 
+  it('a contract wallet authorises by ERC-1271: its owner signs, the gateway submits, the wallet is charged', async () => {
+    const walletOwner = subscribers[5] as JsonRpcSigner;
+    const artifact = loadArtifact('ContractWallet');
+    const deployed = await new ContractFactory(artifact.abi as InterfaceAbi, artifact.bytecode, owner).deploy(walletOwner.address);
+    await deployed.waitForDeployment();
+    const wallet = await deployed.getAddress();
+    const execute = new Interface(artifact.abi as InterfaceAbi);
+    await mintTestToken(owner, usdt, wallet, 2n * AMOUNT);
+    const t = { ...(await terms(walletOwner)), subscriber: wallet };
+    const setup = collectorSetup({ chainId, collector, terms: t, allowance: 2n * AMOUNT });
+    await send(walletOwner, wallet, execute.encodeFunctionData('execute', [setup.approve.to, setup.approve.data]));
+    const typed = setup.typedData;
+    const stranger = await (subscribers[0] as JsonRpcSigner).signTypedData(typed.domain, typed.types, typed.message);
+    expect((await revertOf(hot.address, collector, authorizeWithSignatureData(t, stranger))).name).toBe('BadSignature');
+    const signature = await walletOwner.signTypedData(typed.domain, typed.types, typed.message);
+    expect(collectorEventsOf((await send(hot, collector, authorizeWithSignatureData(t, signature))).logs, collector)).toMatchObject([
+      { type: 'authorized', mandateId: mandateId(t), terms: t },
+    ]);
+    expect(chargeOutcomesOf((await batch([{ mandate: t, period: 0n, amount: AMOUNT }])).logs, collector)).toMatchObject([{ ok: true }]);
+    expect(await balanceOf(usdt, wallet)).toBe(AMOUNT);
+  });
+
   it('charges a USDT-style token (no return value) and reports its refusal', async () => {
     const artifact = loadArtifact('NoReturnToken');
     const deployed = await new ContractFactory(artifact.abi as InterfaceAbi, artifact.bytecode, owner).deploy();
