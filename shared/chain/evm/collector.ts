@@ -5,7 +5,7 @@
  * `MandateRevoked`, and the token's `Approval` of the collector). No build artifacts; no I/O.
  * How it works, for merchants and subscribers: docs/subscriptions-pull.md.
  */
-import { Interface, TypedDataEncoder, getAddress, id } from 'ethers';
+import { Interface, TypedDataEncoder, getAddress, id, zeroPadValue } from 'ethers';
 import type { ReceiptLog } from './batch-payout.js';
 import { ERC20_ABI } from './abi.js';
 
@@ -404,6 +404,17 @@ export function collectorEventsOf(logs: readonly CollectorReceiptLog[], collecto
   return out;
 }
 
+/**
+ * The `eth_getLogs` filters that find every log `collectorEventsOf` reads: the collector's own events, and the
+ * `Approval` events of any token whose spender is the collector (topic 2). Add `fromBlock`/`toBlock` (and, for the
+ * approvals, `address` to narrow them to the offered tokens).
+ */
+export function collectorLogFilters(collector: string): { address?: string; topics: (string | null)[] }[] {
+  const address = getAddress(collector.toLowerCase());
+  const approval = erc20Iface.getEvent('Approval')?.topicHash as string;
+  return [{ address, topics: [] }, { topics: [approval, null, zeroPadValue(address, 32).toLowerCase()] }];
+}
+
 /** The outcome of each charge of a mined `chargeBatch`, in the batch's order (every charge emits one event). */
 export type ChargeOutcome =
   | { readonly ok: true; readonly mandateId: string; readonly period: bigint; readonly amount: bigint }
@@ -429,6 +440,7 @@ export const collectorCalls = {
   chargeBatch: chargeBatchData,
   decodeChargeBatch: decodeChargeBatchData,
   events: collectorEventsOf,
+  logFilters: collectorLogFilters,
   outcomes: chargeOutcomesOf,
   maxCharges: COLLECTOR_MAX_CHARGES,
 } as const;

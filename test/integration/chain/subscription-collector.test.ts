@@ -13,6 +13,7 @@ import {
   chargeData,
   chargeOutcomesOf,
   collectorEventsOf,
+  collectorLogFilters,
   collectorSetup,
   mandateDigest,
   mandateId,
@@ -324,6 +325,36 @@ describe('SubscriptionCollector on anvil', () => {
     expect(await balanceOf(token, payee.address)).toBe(AMOUNT);
     expect(await balanceOf(token, s.address)).toBe(1n);
     expect(await state(t)).toEqual([1n, 0n, AMOUNT]);
+  });
+
+  it("finds every mandate's approval and authorisation of a block range with the log filters", async () => {
+    const from = await provider.getBlockNumber();
+    const s = subscribers[3] as JsonRpcSigner;
+    const t = await terms(s);
+    await subscribe(s, t, 5n * AMOUNT);
+    // An approval of another spender is not the collector's.
+    await send(s, usdt, new Interface(ERC20_ABI).encodeFunctionData('approve', [payee.address, 1n]));
+    const logs = (await Promise.all(collectorLogFilters(collector).map((f) => provider.getLogs({ ...f, fromBlock: from + 1 })))).flat();
+    logs.sort((a, b) => a.blockNumber - b.blockNumber || a.index - b.index);
+    expect(collectorEventsOf(logs, collector).map((e) => e.type)).toEqual(['approval', 'authorized']);
+  });
+
+  it('refuses malformed batches: words not three a charge, more than 256 charges, a token without code', async () => {
+    const data = (token: string, words: bigint[]) => iface.encodeFunctionData('chargeBatch', [token, payee.address, words]);
+    expect((await revertOf(hot.address, collector, data(usdt, [1n, 2n, 3n, 4n]))).name).toBe('MalformedCharges');
+    expect(
+      (
+        await revertOf(
+          hot.address,
+          collector,
+          data(
+            usdt,
+            Array.from({ length: 3 * 257 }, () => 1n),
+          ),
+        )
+      ).name,
+    ).toBe('TooManyCharges');
+    expect((await revertOf(hot.address, collector, data(payee.address, [1n, 2n, 3n]))).name).toBe('NotAContract');
   });
 
   it('keeps the human-readable ABI in step with the compiled contract', () => {
