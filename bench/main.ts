@@ -9,7 +9,7 @@
  * interval mining for those two figures (default: automine, as the local stack).
  * BENCH_HISTORY_RECORDS the movements of the tenant whose history pages are read (default 5000).
  * BENCH_ONLY selects figures, comma-separated: user-me, ledger, payments, webhooks, chain-tx, transactions, payment-lifecycle,
- * checkout, cold-start, sweep-gas, btc, btc-payouts, cost. cost: what AWS would bill per 1,000 completed payments (BENCH_COST_PAYMENTS lifecycles counted, default 30) and per idle month (bench/cost.ts). btc: Bitcoin scanner calls for one block with 10 and 10,000 open BTC payments; btc-payouts: vbytes per payout of a 50-withdrawal BTC batch and KMS calls per batch. cold-start: each API Lambda's bundle (as CDK ships it) and its import in 5 fresh Node processes.
+ * checkout, cold-start, sweep-gas, collector-gas, btc, btc-payouts, cost. cost: what AWS would bill per 1,000 completed payments (BENCH_COST_PAYMENTS lifecycles counted, default 30) and per idle month (bench/cost.ts). btc: Bitcoin scanner calls for one block with 10 and 10,000 open BTC payments; btc-payouts: vbytes per payout of a 50-withdrawal BTC batch and KMS calls per batch. cold-start: each API Lambda's bundle (as CDK ships it) and its import in 5 fresh Node processes.
  */
 import { startTableOnly } from '../infra/local/table-only.js';
 import { benchBatchPayouts, benchChainTx } from './chain-tx.js';
@@ -17,6 +17,7 @@ import { benchBtcScanner } from './btc-scanner.js';
 import { benchBtcPayouts } from './btc-payouts.js';
 import { benchCheckout } from './checkout.js';
 import { benchColdStart } from './cold-start.js';
+import { benchCollectorGas } from './collector-gas.js';
 import { benchCost } from './cost.js';
 import { printCost } from './cost-report.js';
 import { benchLedger } from './ledger.js';
@@ -51,6 +52,7 @@ const FIGURES = [
   'checkout',
   'cold-start',
   'sweep-gas',
+  'collector-gas',
   'btc',
   'btc-payouts',
   'cost',
@@ -296,6 +298,26 @@ async function main(): Promise<void> {
       ['plain transfer: whole balance to the treasury (what a flush moves)', fmt(Number(g.transferToTreasuryGas)), '', '1.00x', ''],
       ['plain transfer to a new holder', fmt(Number(g.transferToNewHolderGas)), '', '', '1.00x'],
     ]);
+  }
+
+  if (selected('collector-gas')) {
+    const g = await benchCollectorGas({ charges: 50 });
+    const x = (gas: bigint, base: bigint): string => `${fmt(Number(gas) / Number(base), 3)}x`;
+    table(
+      `Subscription pulls: gas per charge, ${g.charges} approved subscribers charged by ONE SubscriptionCollector chargeBatch (test USDT, finite allowances), vs plain ERC-20 transfers (same anvil)`,
+      [
+        ['', 'gas', 'per charge', 'ratio to payee', 'ratio new holder'],
+        [
+          `chargeBatch of ${g.charges}`,
+          fmt(Number(g.batchGas)),
+          fmt(Number(g.perCharge)),
+          x(g.perCharge, g.transferToPayeeGas),
+          x(g.perCharge, g.transferToNewHolderGas),
+        ],
+        ['plain transfer to the payee, a holder (a pushed payment; goal <= 0.7x)', fmt(Number(g.transferToPayeeGas)), '', '1.000x', ''],
+        ['plain transfer to a new holder', fmt(Number(g.transferToNewHolderGas)), '', '', '1.000x'],
+      ],
+    );
   }
 
   if (selected('transactions')) {

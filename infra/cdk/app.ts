@@ -7,7 +7,7 @@ import { GatewayStack } from './gateway-stack.js';
  *  [-c forwarderFactories='{"ETH":"0x...","TRX":"T..."}'] [-c forwarderImplementationTrx=T...] [-c tronApiUrl=https://api.trongrid.io]
  *  [-c btcApiUrl=https://blockstream.info/api] [-c btcNetwork=mainnet|testnet] [-c solanaRpcUrl=https://api.mainnet-beta.solana.com]
  *  [-c platformLimits='{"max_payment_amount":"50000.00"}']
- *  [-c tokenContracts='{"USDTERC20":"0x..."}'] [-c withdrawalBatchContract=0x...]`;
+ *  [-c tokenContracts='{"USDTERC20":"0x..."}'] [-c withdrawalBatchContract=0x...] [-c subscriptionCollectorContract=0x...]`;
  * the stage can also come from $STAGE. `local` is the embedded stack (infra/local), never a deployment.
  */
 const app = new App();
@@ -50,6 +50,8 @@ if (btcNetwork !== undefined && btcNetwork !== 'mainnet' && btcNetwork !== 'test
 const solanaRpcUrl = context('solanaRpcUrl');
 /** The hot wallet's BatchPayout contract (infra/local/dev/deploy.ts `deployBatchPayout`): ERC-20 withdrawals go in batches. */
 const withdrawalBatchContract = context('withdrawalBatchContract');
+/** The hot wallet's SubscriptionCollector (infra/local/dev/deploy.ts `deploySubscriptionCollector`): pull subscriptions. */
+const subscriptionCollectorContract = context('subscriptionCollectorContract');
 const withdrawalStuckMinutes = minutes('withdrawalStuckMinutes');
 const redriveAfterMinutes = minutes('redriveAfterMinutes');
 /** `-c platformLimits='{"max_payment_amount":"50000.00"}'`: the platform's default tenant limits in USD. */
@@ -77,6 +79,7 @@ const stack = new GatewayStack(app, `PaymentGateway-${stage}`, {
     ...(solanaRpcUrl ? { solanaRpcUrl } : {}),
     ...(tokenContracts ? { tokenContracts } : {}),
     ...(withdrawalBatchContract ? { withdrawalBatchContract } : {}),
+    ...(subscriptionCollectorContract ? { subscriptionCollectorContract } : {}),
   },
 });
 Tags.of(stack).add('service', 'payment-gateway');

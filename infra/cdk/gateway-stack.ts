@@ -79,6 +79,8 @@ export interface GatewayStackProps extends StackProps {
     readonly tokenContracts?: Readonly<Record<string, string>>;
     /** `WITHDRAWAL_BATCH_CONTRACT`: the hot wallet's BatchPayout contract, the same address on every EVM network. */
     readonly withdrawalBatchContract?: string;
+    /** `SUBSCRIPTION_COLLECTOR_CONTRACT`: the SubscriptionCollector charged by the hot wallet, the same address on every EVM network. */
+    readonly subscriptionCollectorContract?: string;
   };
   /** `HOT_WALLET_MIN_BALANCE`: minimum native balance of the hot wallet per network, `{"ETH":"0.05"}` (default none). */
   readonly hotWalletMinBalance?: Readonly<Record<string, string>>;
@@ -168,6 +170,7 @@ export class GatewayStack extends Stack {
       ...(keys.solanaFeePayerKey ? { SOLANA_FEE_PAYER_KEY_ID: keys.solanaFeePayerKey.keyId } : {}),
       ...(props.chains?.tokenContracts ? { TOKEN_CONTRACTS: JSON.stringify(props.chains.tokenContracts) } : {}),
       ...(props.chains?.withdrawalBatchContract ? { WITHDRAWAL_BATCH_CONTRACT: props.chains.withdrawalBatchContract } : {}),
+      ...(props.chains?.subscriptionCollectorContract ? { SUBSCRIPTION_COLLECTOR_CONTRACT: props.chains.subscriptionCollectorContract } : {}),
       ...monitoring,
       ...limitsEnvironment(props),
       ...Object.fromEntries(queues.all.map((q) => [queueUrlEnv(q.definition.name), q.queue.queueUrl])),

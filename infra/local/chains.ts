@@ -12,7 +12,7 @@ import { tronAddressFromBytes } from '../../shared/domain/chain-addresses.js';
 import { CURRENCY_LIST, NETWORKS } from '../../shared/domain/currencies.js';
 import type { NetworkCode, NetworkDefinition } from '../../shared/domain/currencies.js';
 import type { AnvilInstance } from './anvil.js';
-import { deployBatchPayout, deployTestToken, ensureForwarderFactory, mintTestToken } from './dev/deploy.js';
+import { deployBatchPayout, deploySubscriptionCollector, deployTestToken, ensureForwarderFactory, mintTestToken } from './dev/deploy.js';
 import type { TestTokenSpec } from './dev/deploy.js';
 import type { Logger } from './log.js';
 import { startTronNode } from './tron.js';
@@ -152,6 +152,8 @@ export interface LocalContracts {
   readonly forwarderImplementation: string;
   /** The hot wallet's batch payout contract (contracts/BatchPayout.sol), at the same address on every chain. */
   readonly batchPayout: string;
+  /** The subscription collector charged by the hot wallet (contracts/SubscriptionCollector.sol), same address on every chain. */
+  readonly subscriptionCollector: string;
   readonly hotWallet: string;
   readonly owner: string;
   readonly treasury: string;
@@ -163,6 +165,7 @@ interface ChainDeployment {
   readonly factory: string;
   readonly implementation: string;
   readonly batchPayout: string;
+  readonly subscriptionCollector: string;
   readonly hotWallet: string;
   readonly owner: string;
   readonly treasury: string;
@@ -184,6 +187,8 @@ async function deployOnChain(chain: LocalEvmChain, kms: KMSClient, signingKeyId:
     const factory = await ensureForwarderFactory(owner, { owner: owner.address, hotWallet, treasury: treasury.address });
     // Pays many ERC-20 withdrawals in one transaction once the hot wallet has approved it for a token (the batcher asks).
     const batchPayout = await deployBatchPayout(owner, { hotWallet });
+    // Pulls approved subscribers' charges, only when the hot wallet calls it (pull subscriptions).
+    const subscriptionCollector = await deploySubscriptionCollector(owner, { collector: hotWallet });
     const tokens: Record<string, string> = {};
     for (const [symbol, spec] of Object.entries(localTestTokens(chain.network))) tokens[symbol] = await deployTestToken(owner, spec);
     // The hot wallet pays gas for sweeps and withdrawals ...
@@ -200,6 +205,7 @@ async function deployOnChain(chain: LocalEvmChain, kms: KMSClient, signingKeyId:
       factory: factory.factory,
       implementation: factory.implementation,
       batchPayout: batchPayout.address,
+      subscriptionCollector: subscriptionCollector.address,
       hotWallet,
       owner: owner.address,
       treasury: treasury.address,
@@ -224,10 +230,12 @@ export async function deployContracts(chains: readonly LocalEvmChain[], kms: KMS
     const d = deployments[i] as ChainDeployment;
     if (d.factory !== first.factory) throw new Error(`the forwarder factory is at ${d.factory} on ${chain.network}, not ${first.factory}`);
     if (d.batchPayout !== first.batchPayout) throw new Error(`the batch payout contract is at ${d.batchPayout} on ${chain.network}, not ${first.batchPayout}`);
+    if (d.subscriptionCollector !== first.subscriptionCollector)
+      throw new Error(`the subscription collector is at ${d.subscriptionCollector} on ${chain.network}, not ${first.subscriptionCollector}`);
     networks[chain.network] = { chainId: chain.chainId, tokens: d.tokens };
   });
   log.info(
-    `contracts: factory ${first.factory}, batch payout ${first.batchPayout} on ${chains.map((c) => c.network).join(', ')}; tokens ${chains
+    `contracts: factory ${first.factory}, batch payout ${first.batchPayout}, subscription collector ${first.subscriptionCollector} on ${chains.map((c) => c.network).join(', ')}; tokens ${chains
       .map((c) => `${c.network} ${Object.keys(networks[c.network]?.tokens ?? {}).join('/') || '-'}`)
       .join(', ')}`,
   );
@@ -235,6 +243,7 @@ export async function deployContracts(chains: readonly LocalEvmChain[], kms: KMS
     forwarderFactory: first.factory,
     forwarderImplementation: first.implementation,
     batchPayout: first.batchPayout,
+    subscriptionCollector: first.subscriptionCollector,
     hotWallet: first.hotWallet,
     owner: first.owner,
     treasury: first.treasury,
@@ -245,7 +254,7 @@ export async function deployContracts(chains: readonly LocalEvmChain[], kms: KMS
 
 /**
  * What the handlers learn of the local EVM chains: `EVM_RPC_URLS` for every network, and once the contracts
- * are deployed, `FORWARDER_FACTORIES` for every network, `WITHDRAWAL_BATCH_CONTRACT` and `TOKEN_CONTRACTS` mapping each catalogue currency
+ * are deployed, `FORWARDER_FACTORIES` for every network, `WITHDRAWAL_BATCH_CONTRACT`, `SUBSCRIPTION_COLLECTOR_CONTRACT` and `TOKEN_CONTRACTS` mapping each catalogue currency
  * with a contract to the test token of its network and symbol.
  */
 export function evmEnv(chains: readonly LocalEvmChain[], contracts: LocalContracts | undefined): Record<string, string> {
@@ -253,6 +262,7 @@ export function evmEnv(chains: readonly LocalEvmChain[], contracts: LocalContrac
   if (!contracts) return env;
   env.FORWARDER_FACTORIES = JSON.stringify(Object.fromEntries(chains.map((c) => [c.network, contracts.forwarderFactory])));
   env.WITHDRAWAL_BATCH_CONTRACT = contracts.batchPayout;
+  env.SUBSCRIPTION_COLLECTOR_CONTRACT = contracts.subscriptionCollector;
   const tokens: Record<string, string> = {};
   for (const currency of CURRENCY_LIST) {
     const address = contracts.networks[currency.network]?.tokens[currency.token];

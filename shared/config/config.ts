@@ -169,6 +169,16 @@ const schema = z.object({
     .string()
     .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
     .optional(),
+  /**
+   * The subscription collector charged by the hot wallet (contracts/SubscriptionCollector.sol; the same address on
+   * every EVM network, deployed by `deploySubscriptionCollector` with the hot wallet's address). Pull subscriptions
+   * are offered where it is set: their `setup` names it, subscribers approve it, and each period's charges go out
+   * in `chargeBatch` calls signed by the hot wallet.
+   */
+  SUBSCRIPTION_COLLECTOR_CONTRACT: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
+    .optional(),
   /** The most withdrawals in one batch payout (the contract takes up to 256). */
   WITHDRAWAL_BATCH_MAX_ITEMS: z.coerce.number().int().min(2).max(256).default(50),
   /**

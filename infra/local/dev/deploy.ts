@@ -12,6 +12,7 @@ import { AbiCoder, Interface, ZeroHash, concat, getAddress, getBytes, parseEther
 import type { BytesLike, ContractRunner, InterfaceAbi, Provider, Signer } from 'ethers';
 import { BATCH_PAYOUT_ABI, FORWARDER_FACTORY_ABI, TEST_TOKEN_ABI } from '../../../shared/chain/evm/abi.js';
 import { loadArtifact } from '../../../shared/chain/evm/artifacts.js';
+import { SUBSCRIPTION_COLLECTOR_ABI } from '../../../shared/chain/evm/collector.js';
 import { create2Address, forwarderImplementationAddress, initCodeHash } from '../../../shared/chain/evm/create2.js';
 
 export const CREATE2_DEPLOYER_ADDRESS = '0x4e59b44847b379578588920cA78FbF26c0B4956C';
@@ -215,6 +216,34 @@ export async function deployBatchPayout(signer: Signer, options: { hotWallet: st
   const hotWallet = getAddress(String(await call(signer, deployment.address, BATCH_PAYOUT_ABI, 'hotWallet')));
   if (hotWallet !== getAddress(options.hotWallet))
     throw new DeploymentError(`batch payout ${deployment.address} pays for ${hotWallet}, not ${options.hotWallet}`);
+  return deployment;
+}
+
+// ------------------------------------------------------------------------------------------------ subscription collector
+
+/** Salt of the subscription collector's deployment through the proxy. */
+export const SUBSCRIPTION_COLLECTOR_SALT = ZeroHash;
+
+/** Creation code of SubscriptionCollector with its one constructor argument (the key allowed to charge). */
+export function subscriptionCollectorInitCode(collector: string): string {
+  const args = AbiCoder.defaultAbiCoder().encode(['address'], [getAddress(collector)]);
+  return concat([loadArtifact('SubscriptionCollector').bytecode, args]);
+}
+
+/** Where the subscription collector charged by `collector` is (or will be) on every EVM chain (reads the build artifact). */
+export function predictSubscriptionCollector(collector: string): string {
+  return predictDeterministicAddress(subscriptionCollectorInitCode(collector), SUBSCRIPTION_COLLECTOR_SALT);
+}
+
+/**
+ * Deploys the subscription collector charged by `collector` (the hot wallet's KMS key) deterministically (skipped when
+ * already there; any funded account may send it). Subscribers approve it and authorise their mandates themselves.
+ */
+export async function deploySubscriptionCollector(signer: Signer, options: { collector: string }): Promise<DeterministicDeployment> {
+  const deployment = await deployDeterministic(signer, subscriptionCollectorInitCode(options.collector), SUBSCRIPTION_COLLECTOR_SALT);
+  const collector = getAddress(String(await call(signer, deployment.address, SUBSCRIPTION_COLLECTOR_ABI, 'collector')));
+  if (collector !== getAddress(options.collector))
+    throw new DeploymentError(`subscription collector ${deployment.address} is charged by ${collector}, not ${options.collector}`);
   return deployment;
 }
 
