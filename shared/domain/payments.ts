@@ -301,6 +301,7 @@ export function statusUpdatePayload(p: PaymentState, previous: PaymentStatus | n
     payment_history: historyOf(p),
     flags: [...p.flags],
     metadata: { updated_at: p.updatedAt },
+    ...(p.paymentLinkId === undefined ? {} : { payment_link_id: p.paymentLinkId }),
   };
 }
 

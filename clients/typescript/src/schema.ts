@@ -7219,6 +7219,7 @@ export interface webhooks {
             price_currency?: string | null;
             confirmations?: number;
             flags?: string[];
+            payment_link_id?: string;
             callback_url?: string | null;
           } & {
             [key: string]: unknown;
@@ -7663,6 +7664,7 @@ export interface webhooks {
             price_currency?: string | null;
             confirmations?: number;
             flags?: string[];
+            payment_link_id?: string;
             callback_url?: string | null;
           } & {
             [key: string]: unknown;
@@ -7722,6 +7724,7 @@ export interface webhooks {
             price_currency?: string | null;
             confirmations?: number;
             flags?: string[];
+            payment_link_id?: string;
             callback_url?: string | null;
           } & {
             [key: string]: unknown;
@@ -7779,6 +7782,7 @@ export interface webhooks {
             price_currency?: string | null;
             confirmations?: number;
             flags?: string[];
+            payment_link_id?: string;
             callback_url?: string | null;
           } & {
             [key: string]: unknown;
@@ -7838,6 +7842,7 @@ export interface webhooks {
             price_currency?: string | null;
             confirmations?: number;
             flags?: string[];
+            payment_link_id?: string;
             callback_url?: string | null;
           } & {
             [key: string]: unknown;
@@ -7895,6 +7900,7 @@ export interface webhooks {
             price_currency?: string | null;
             confirmations?: number;
             flags?: string[];
+            payment_link_id?: string;
             callback_url?: string | null;
           } & {
             [key: string]: unknown;

@@ -11,6 +11,7 @@ import { getBalance } from '../../../shared/store/ledger.js';
 import { dynamoPayments } from '../../../shared/store/payments.js';
 import { completePayment } from '../../../shared/usecases/payments/settle.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
+import { outboxChanges } from '../../support/outbox.js';
 import { apiEvent } from '../../unit/http/event.js';
 import { caller, putFixedRates, servingEth, tenantWithToken } from '../payments/support.js';
 import { received, routedApi } from '../refunds/support.js';
@@ -243,6 +244,9 @@ describe('max_completions', () => {
     expect(await getBalance(merchant.tenantId, 'main', 'USDTERC20')).toMatchObject({ amount: '99' });
     const flagged = await own('GET', `/payments/${done.find((p) => p.flags.includes('payment_link_over_limit'))?.id}/`);
     expect([flagged.body.status, flagged.body.flags, flagged.body.merchant_received]).toEqual(['completed', ['payment_link_over_limit'], '9.9']);
+    // Announced: its payment.completed webhook names the link and carries the flag.
+    const announced = (await outboxChanges(`payment:${flagged.body.transaction_id as string}:`)).flat().find((e) => e.type === 'payment.completed');
+    expect(announced?.payload).toMatchObject({ status: 'completed', flags: ['payment_link_over_limit'], payment_link_id: made.body.id });
 
     // The link now opens nothing, and says so.
     const shown = await page('GET', path);
