@@ -95,6 +95,10 @@ export const API_FUNCTIONS: readonly ApiFunction[] = [
     routes: ['ANY /payments/{transaction_id}/refundable', 'ANY /payments/{transaction_id}/refunds', ...group('refunds')],
   },
   { name: 'refund-claims', entry: 'functions/refund-claims/handler.ts', routes: group('refund-claims'), access: 'public-page' },
+  // Payment links (issue 30): the merchant's endpoints, and the public page `/pay/<slug>` in a Lambda of its own (it
+  // opens payments for its visitors, so it is not a public-read page).
+  { name: 'payment-links', entry: 'functions/payment-links/handler.ts', routes: group('payment-links') },
+  { name: 'payment-link-pages', entry: 'functions/payment-link-pages/handler.ts', routes: group('pay'), access: 'public-page' },
   { name: 'withdrawals', entry: 'functions/withdrawals/handler.ts', routes: group('withdrawal') },
   { name: 'wallets', entry: 'functions/wallets/handler.ts', routes: group('wallets') },
   { name: 'transactions', entry: 'functions/transactions/handler.ts', routes: group('transactions') },

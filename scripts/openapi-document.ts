@@ -3,6 +3,7 @@ import { currencyRoutes } from '../functions/currencies/routes.js';
 import { legacyRoutes } from '../functions/legacy/routes.js';
 import { paymentRoutes } from '../functions/payments/routes.js';
 import { refundRoutes } from '../functions/refunds/routes.js';
+import { paymentLinkRoutes } from '../functions/payment-links/routes.js';
 import { systemRoutes } from '../functions/system/routes.js';
 import { balanceRoutes } from '../functions/user/balances-routes.js';
 import { userRoutes } from '../functions/user/routes.js';
@@ -32,6 +33,8 @@ export const documentedRoutes = (): readonly AnyRoute<never>[] => [
   ...paymentRoutes,
   // Refunds (DESIGN section 12), a Lambda of their own.
   ...refundRoutes,
+  // Payment links (issue 30), a Lambda of their own.
+  ...paymentLinkRoutes,
   ...withdrawalRoutes,
   ...walletRoutes,
   ...transactionRoutes,

@@ -23,7 +23,8 @@ import { GatewayStack } from './gateway-stack.js';
  * deposit addresses with their QR codes, balances and transfers, holds no chain client: its sync (custody-sync, which
  * reads three chains: EVM JSON-RPC, TronGrid, Solana with the Ed25519 curve of its token accounts) and its
  * withdrawals (custody-withdrawals) are Lambdas of their own. So is the public refund claim page (refund-claims): the
- * merchant's refund endpoints start without its pages.
+ * merchant's refund endpoints start without its pages; and the payment link page (payment-link-pages), beside the
+ * merchant's payment-links endpoints.
  */
 export function bundleBudget(name: string): number {
   if (name === 'not-found' || name === 'legacy') return 60_000;

@@ -37,6 +37,8 @@ function buildPayloadSchemas() {
     price_currency: z.string().nullable().optional(),
     confirmations: count.optional(),
     flags: z.array(z.string()).optional(),
+    /** A payment a payment link opened: the link (absent otherwise). */
+    payment_link_id: z.string().optional(),
     callback_url: z.string().nullable().optional(),
   });
 

@@ -36,7 +36,7 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 /** Statuses the list filter accepts (spec 4.3, plus the two DESIGN section 10 adds). */
 export const LIST_FILTER_STATUSES = ['waiting', 'confirming', 'completed', 'expired', 'failed', 'cancelled', 'partially_paid'] as const;
 
-export const PAYMENT_FLAGS = ['underpaid', 'overpaid', 'paid_late', 'wrong_token'] as const;
+export const PAYMENT_FLAGS = ['underpaid', 'overpaid', 'paid_late', 'wrong_token', 'payment_link_over_limit'] as const;
 export type PaymentFlag = (typeof PAYMENT_FLAGS)[number];
 
 /** Terminal: nothing moves it any more (an expired payment can still be paid late, see `acceptsDeposits`). */
@@ -141,6 +141,8 @@ export interface PaymentState {
    * alone). Absent on a payment never swept in a batch (a single sweep's reference is `payment:<tenant>:<id>`).
    */
   readonly sweepReference?: string;
+  /** The payment link whose visit opened it (shared/domain/payment-links.ts); absent otherwise. */
+  readonly paymentLinkId?: string;
   /** Optimistic lock: every save conditions on it and increments it. */
   readonly version: number;
 }
@@ -197,6 +199,8 @@ export type PaymentFact =
       readonly walletGone?: boolean;
       /** Of the credit, held at once for a refund opened with it (an overpayment's excess given back automatically). */
       readonly refundHold?: Decimal;
+      /** Of a payment link whose limit was reached meanwhile: completed and credited all the same, flagged. */
+      readonly linkOverLimit?: boolean;
     }
   /**
    * A payment left partially paid past its expiry is settled by its first refund: failed, its confirmed deposits
@@ -297,6 +301,7 @@ export function statusUpdatePayload(p: PaymentState, previous: PaymentStatus | n
     payment_history: historyOf(p),
     flags: [...p.flags],
     metadata: { updated_at: p.updatedAt },
+    ...(p.paymentLinkId === undefined ? {} : { payment_link_id: p.paymentLinkId }),
   };
 }
 
@@ -510,7 +515,13 @@ export function transition(p: PaymentState, fact: PaymentFact, now: Date): Payme
           payload: depositMergedPayload(p, d, fact.txHash),
         });
       }
-      const state = withStatus(p, 'completed', now, events, { sweepTxHash: fact.txHash, merchantReceived: net, merchantReceivedUsd: usdOf(net, fact.usdRate) });
+      const flags = fact.linkOverLimit ? addFlag(p.flags, 'payment_link_over_limit') : [...p.flags];
+      const state = withStatus(p, 'completed', now, events, {
+        sweepTxHash: fact.txHash,
+        merchantReceived: net,
+        merchantReceivedUsd: usdOf(net, fact.usdRate),
+        flags,
+      });
       return same(state, creditEntry(p, { sweep_tx: fact.txHash }, fact.walletGone === true, fact.refundHold));
     }
     case 'settle_for_refund': {

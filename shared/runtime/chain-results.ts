@@ -17,6 +17,7 @@ import { payoutCalls } from '../chain/evm/batch-payout.js';
 import { dynamoChainTxStore } from '../store/chain-tx.js';
 import { paymentsRuntime } from './payments.js';
 import { excessRefundsRuntime } from './refunds.js';
+import { linkCompletionsRuntime } from './payment-links.js';
 import { withdrawalsRuntime } from './withdrawals.js';
 import { dynamoRefunds } from '../store/refunds.js';
 import { dynamoWithdrawals } from '../store/withdrawals.js';
@@ -27,7 +28,7 @@ import { followingRefunds } from '../usecases/refunds/payout.js';
  * payout's through the receipt on the network's `EVM_RPC_URLS` endpoint).
  */
 export function chainResultsRuntime(cfg: Config = config()): ChainResultPorts {
-  const payments = { ...paymentsRuntime(cfg), excessRefund: excessRefundsRuntime(cfg) };
+  const payments = { ...paymentsRuntime(cfg), excessRefund: excessRefundsRuntime(cfg), linkCompletion: linkCompletionsRuntime() };
   // A refund follows the withdrawal that pays it (completed or failed in the same transaction).
   const withdrawals = { ...withdrawalsRuntime(cfg), withdrawals: followingRefunds(dynamoWithdrawals, dynamoRefunds) };
   // A batch payout's settlement reads its receipt (the items' outcomes): one provider per network, on first use.

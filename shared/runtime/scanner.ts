@@ -25,6 +25,7 @@ import { factoryOf } from './deposit-addresses.js';
 import { scannerRuntime } from './payments.js';
 import { excessRefundsRuntime } from './refunds.js';
 import { traced } from '../observability/client-tracing.js';
+import { linkCompletionsRuntime } from './payment-links.js';
 
 /**
  * The chain-scanner worker wired from configuration: every network this deployment takes payments on
@@ -82,6 +83,7 @@ export function scannersRuntime(cfg: Config = config(), chainTx: ChainTxRuntime 
   return {
     ...scannerRuntime(cfg),
     excessRefund: excessRefundsRuntime(cfg),
+    linkCompletion: linkCompletionsRuntime(),
     networks: scannedNetworks(cfg),
     mempoolBudget: cfg.BTC_MEMPOOL_LOOKUPS_PER_PASS,
     sourceFor(n) {

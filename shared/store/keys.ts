@@ -31,6 +31,9 @@
  * | refund              | TENANT#<tid>                | REFUND#<id>                | gsi1: TENANT#<tid>#PAYMENT#<pid>#REFUNDS / <created_at>#<id>; gsi2: TENANT#<tid>#REFUNDS / <created_at>#<id>; gsi3 (while awaiting its address): REFUNDS#AWAITING / <claim_expires_at>#<tid>#<id> |
  * | payment's refunded total | TENANT#<tid>           | REFUNDED#<payment id>      | `refunded` and `remaining` (of the payment's credit), moved in each refund's accept / release transaction |
  * | refund claim link   | REFUNDCLAIM#<token>         | CLAIM                      | -> tenant and refund (written with the refund; the claim page's only lookup) |
+ * | payment link        | TENANT#<tid>                | PAYLINK#<id>               | gsi1: TENANT#<tid>#PAYLINKS / <created_at>#<id>; `completed_count`, `over_limit_count` moved by completing payments |
+ * | payment link page   | PAYLINKPAGE#<slug>          | PAYLINKPAGE                | -> tenant and link (written with the link; the link page's only lookup) |
+ * | link's payment      | TENANT#<tid>                | PAYLINKPAY#<link id>#<created_at>#<payment id> | written with the payment a visit opens (the link's payments list) |
  * | daily withdrawal total | TENANT#<tid>              | WITHDRAWALS#DAY#<yyyy-mm-dd> | TTL 3 days (kept in the creation transaction) |
  * | deposit address     | ADDRESS#<family>#<lower addr> | ADDRESS                  | scanner's BatchGetItem               |
  * | checkout page       | CHECKOUT#<checkout id>      | CHECKOUT                   | -> tenant and payment (written with the payment; the checkout Lambda's only lookup) |
@@ -414,4 +417,21 @@ export const refundKeys = {
   refundsDueBy: dueBy,
   paymentRefunded: (tenantId: string, paymentId: string): Key => ({ pk: tenantPk(tenantId), sk: `REFUNDED#${paymentId}` }),
   refundClaim: (token: string): Key => ({ pk: `REFUNDCLAIM#${token}`, sk: 'CLAIM' }),
+} as const;
+
+/**
+ * Payment links (shared/store/payment-links.ts): the link, its tenant's list (gsi1), the public page's lookup by slug,
+ * and one entry per payment the link opened (its payments list, oldest first). An object of its own beside `keys`,
+ * like `refundKeys`.
+ */
+export const paymentLinkKeys = {
+  link: (tenantId: string, linkId: string): Key => ({ pk: tenantPk(tenantId), sk: `PAYLINK#${linkId}` }),
+  linkList: (tenantId: string, createdAt: string, linkId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#PAYLINKS`, gsi1sk: `${createdAt}#${linkId}` }),
+  linkListPartition: (tenantId: string): string => `${tenantPk(tenantId)}#PAYLINKS`,
+  linkPage: (slug: string): Key => ({ pk: `PAYLINKPAGE#${slug}`, sk: 'PAYLINKPAGE' }),
+  linkPayment: (tenantId: string, linkId: string, createdAt: string, paymentId: string): Key => ({
+    pk: tenantPk(tenantId),
+    sk: `PAYLINKPAY#${linkId}#${createdAt}#${paymentId}`,
+  }),
+  linkPaymentPrefix: (tenantId: string, linkId: string) => ({ pk: tenantPk(tenantId), skPrefix: `PAYLINKPAY#${linkId}#` }),
 } as const;

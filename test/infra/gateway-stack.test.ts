@@ -281,7 +281,7 @@ describe('HTTP API', () => {
       expect(Object.values(format).filter((v) => v.includes('authorizer'))).toEqual([]);
     });
 
-    test('throttles every route, and the token endpoint, checkout and refund claim pages tighter', () => {
+    test('throttles every route, and the token endpoint, checkout, refund claim and payment link pages tighter', () => {
       expect(stage.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: STAGE_THROTTLE.rate, ThrottlingBurstLimit: STAGE_THROTTLE.burst });
       const expected = Object.fromEntries(
         API_FUNCTIONS.flatMap((f) => {
@@ -294,6 +294,8 @@ describe('HTTP API', () => {
         'ANY /checkout/{proxy+}',
         'ANY /o',
         'ANY /o/{proxy+}',
+        'ANY /pay',
+        'ANY /pay/{proxy+}',
         'ANY /refund-claims',
         'ANY /refund-claims/{proxy+}',
       ]);
@@ -309,7 +311,7 @@ describe('HTTP API', () => {
       const routeIds = Object.entries(resources(template, 'AWS::ApiGatewayV2::Route'))
         .filter(([, r]) => Object.keys(stage.RouteSettings as object).includes(String(r.Properties?.RouteKey)))
         .map(([id]) => id);
-      expect(routeIds).toHaveLength(6);
+      expect(routeIds).toHaveLength(8);
       expect(stageResource.DependsOn).toEqual(expect.arrayContaining(routeIds));
     });
   });

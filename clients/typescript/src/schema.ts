@@ -3392,6 +3392,551 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/payment-links/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List payment links
+     * @description Newest first, limit (default 20, at most 100) a page; next_cursor names the next page (null on the last).
+     *
+     *     Scopes: read.
+     */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          /** @description The previous page's next_cursor */
+          cursor?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description {results[], next_cursor} */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              results: components['schemas']['PaymentLink'][];
+              next_cursor: string | null;
+            };
+          };
+        };
+        /** @description invalid_request (details map each field to its messages) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description authentication_failed */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description permission_denied (details.required_scopes, details.token_scopes), account_suspended, ip_not_allowed */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description rate_limit_exceeded (Retry-After, X-RateLimit-*) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Create a payment link
+     * @description A public page (url) many payers use: each payer who asks to pay on it gets a fresh ordinary payment (its own deposit address, the rate of that moment, the normal expiry) carrying payment_link_id. Either amount (with price_currency) or allow_custom_amount with optional min_amount and max_amount. currencies: the codes the payer chooses from; each must be payable here (422 invalid_currency). max_completions is exact: the link counts a completion in the completing payment's own transaction; a payment opened before the limit was reached that completes after it is still credited, flagged payment_link_over_limit and counted in over_limit_count.
+     *
+     *     Scopes: read write.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Printable ASCII. The same key and body replay the first answer for 24 h (`Idempotent-Replayed: true`); another request with the key is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_conflict`. */
+          'Idempotency-Key'?: string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          'application/json': components['schemas']['CreatePaymentLink'];
+        };
+      };
+      responses: {
+        /** @description The link */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PaymentLink'];
+          };
+        };
+        /** @description invalid_request, details per field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description authentication_failed */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description permission_denied (details.required_scopes, details.token_scopes), account_suspended, ip_not_allowed */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description idempotency_conflict (Idempotency-Key) */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description invalid_currency (details.field, supported_currencies); idempotency_key_reused (Idempotency-Key) */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description rate_limit_exceeded (Retry-After, X-RateLimit-*) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/payment-links/{link_id}/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retrieve a payment link
+     * @description Scopes: read.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          link_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The link */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PaymentLink'];
+          };
+        };
+        /** @description invalid_request (details map each field to its messages) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description authentication_failed */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description permission_denied (details.required_scopes, details.token_scopes), account_suspended, ip_not_allowed */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description Unknown, or another tenant's */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description rate_limit_exceeded (Retry-After, X-RateLimit-*) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a payment link
+     * @description name, description, max_completions (never below completed_count), expires_at, success_url, metadata; null clears a field. Its price and currencies never change (create another link). A deactivated link: 409 invalid_state.
+     *
+     *     Scopes: read write.
+     */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          link_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          'application/json': components['schemas']['UpdatePaymentLink'];
+        };
+      };
+      responses: {
+        /** @description The link */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PaymentLink'];
+          };
+        };
+        /** @description invalid_request, details per field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description authentication_failed */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description permission_denied (details.required_scopes, details.token_scopes), account_suspended, ip_not_allowed */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description Unknown, or another tenant's */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description invalid_state: deactivated, or changed meanwhile */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description rate_limit_exceeded (Retry-After, X-RateLimit-*) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+      };
+    };
+    trace?: never;
+  };
+  '/payment-links/{link_id}/deactivate/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Deactivate a payment link
+     * @description For good: its page opens no more payments and says so. Payments already open are not touched. Repeating it changes nothing.
+     *
+     *     Scopes: read write.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Printable ASCII. The same key and body replay the first answer for 24 h (`Idempotent-Replayed: true`); another request with the key is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_conflict`. */
+          'Idempotency-Key'?: string;
+        };
+        path: {
+          link_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The link, inactive */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PaymentLink'];
+          };
+        };
+        /** @description invalid_request (details map each field to its messages) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description authentication_failed */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description permission_denied (details.required_scopes, details.token_scopes), account_suspended, ip_not_allowed */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description Unknown, or another tenant's */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description idempotency_conflict (Idempotency-Key) */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description idempotency_key_reused (Idempotency-Key) */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description rate_limit_exceeded (Retry-After, X-RateLimit-*) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/payment-links/{link_id}/payments/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A payment link's payments
+     * @description The payments its page opened, oldest first, limit (default 20, at most 100) a page; next_cursor names the next page.
+     *
+     *     Scopes: read.
+     */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          /** @description The previous page's next_cursor */
+          cursor?: string;
+        };
+        header?: never;
+        path: {
+          link_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description {results[], next_cursor} */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              results: components['schemas']['Payment'][];
+              next_cursor: string | null;
+            };
+          };
+        };
+        /** @description invalid_request (details map each field to its messages) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description authentication_failed */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description permission_denied (details.required_scopes, details.token_scopes), account_suspended, ip_not_allowed */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description Unknown, or another tenant's */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description rate_limit_exceeded (Retry-After, X-RateLimit-*) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/withdrawal/validate-address/': {
     parameters: {
       query?: never;
@@ -6674,6 +7219,7 @@ export interface webhooks {
             price_currency?: string | null;
             confirmations?: number;
             flags?: string[];
+            payment_link_id?: string;
             callback_url?: string | null;
           } & {
             [key: string]: unknown;
@@ -7118,6 +7664,7 @@ export interface webhooks {
             price_currency?: string | null;
             confirmations?: number;
             flags?: string[];
+            payment_link_id?: string;
             callback_url?: string | null;
           } & {
             [key: string]: unknown;
@@ -7177,6 +7724,7 @@ export interface webhooks {
             price_currency?: string | null;
             confirmations?: number;
             flags?: string[];
+            payment_link_id?: string;
             callback_url?: string | null;
           } & {
             [key: string]: unknown;
@@ -7234,6 +7782,7 @@ export interface webhooks {
             price_currency?: string | null;
             confirmations?: number;
             flags?: string[];
+            payment_link_id?: string;
             callback_url?: string | null;
           } & {
             [key: string]: unknown;
@@ -7293,6 +7842,7 @@ export interface webhooks {
             price_currency?: string | null;
             confirmations?: number;
             flags?: string[];
+            payment_link_id?: string;
             callback_url?: string | null;
           } & {
             [key: string]: unknown;
@@ -7350,6 +7900,7 @@ export interface webhooks {
             price_currency?: string | null;
             confirmations?: number;
             flags?: string[];
+            payment_link_id?: string;
             callback_url?: string | null;
           } & {
             [key: string]: unknown;
@@ -8318,9 +8869,11 @@ export interface components {
       }[];
       merchant_received_usd: string | null;
       merchant_received: string | null;
-      flags: ('underpaid' | 'overpaid' | 'paid_late' | 'wrong_token')[];
+      flags: ('underpaid' | 'overpaid' | 'paid_late' | 'wrong_token' | 'payment_link_over_limit')[];
       /** @description What the payment's refunds hold or paid back (refunds released by a cancel, expiry or failure do not count); 0 without refunds */
       refunded_amount: string;
+      /** @description The payment link whose page opened the payment; null for a payment created otherwise */
+      payment_link_id: string | null;
     };
     PaymentStatusRequest: {
       /** Format: uuid */
@@ -8395,6 +8948,85 @@ export interface components {
       address?: string;
       memo?: string;
       reason?: string;
+    };
+    PaymentLink: {
+      /** Format: uuid */
+      id: string;
+      /**
+       * Format: uri
+       * @description The public page: a payer opens it, chooses a currency (and the amount where allowed) and pays
+       */
+      url: string;
+      name: string;
+      description: string | null;
+      /** @enum {string} */
+      status: 'active' | 'inactive' | 'expired' | 'completed';
+      /** @description The price in price_currency; null with allow_custom_amount */
+      amount: string | null;
+      price_currency: string;
+      allow_custom_amount: boolean;
+      min_amount: string | null;
+      max_amount: string | null;
+      currencies: string[];
+      max_completions: number | null;
+      /** @description Completed payments counted against max_completions (exact) */
+      completed_count: number;
+      /** @description Payments opened before the limit was reached that completed after it: credited, flagged payment_link_over_limit */
+      over_limit_count: number;
+      expires_at: string | null;
+      success_url: string | null;
+      metadata: {
+        [key: string]: string;
+      };
+      deactivated_at: string | null;
+      created_at: string;
+      updated_at: string;
+    };
+    CreatePaymentLink: {
+      /** @description What the payer sees on the page, and the payments' order_description */
+      name: string;
+      description?: string;
+      /**
+       * Format: decimal
+       * @description The price in price_currency; omitted with allow_custom_amount
+       */
+      amount?: string;
+      /** @description USD (default), EUR or GBP */
+      price_currency?: string;
+      /** @description The payer enters the amount on the page, within min_amount and max_amount */
+      allow_custom_amount?: boolean;
+      /**
+       * Format: decimal
+       * @description Decimal amount (JSON number or string).
+       */
+      min_amount?: string;
+      /**
+       * Format: decimal
+       * @description Decimal amount (JSON number or string).
+       */
+      max_amount?: string;
+      /** @description Currency codes the payer chooses from (one: the page offers no choice) */
+      currencies: string[];
+      /** @description Completed payments after which the link stops opening payments (exact) */
+      max_completions?: number;
+      expires_at?: string;
+      /** @description Where the checkout sends the payer once paid (HTTPS) */
+      success_url?: string;
+      /** @description Up to 20 keys of your own, returned as given */
+      metadata?: {
+        [key: string]: string;
+      };
+    };
+    UpdatePaymentLink: {
+      name?: string;
+      description?: string | null;
+      max_completions?: number;
+      expires_at?: string | null;
+      success_url?: string | null;
+      /** @description Up to 20 keys of your own, returned as given */
+      metadata?: {
+        [key: string]: string;
+      };
     };
     AddressValidation: {
       is_valid: boolean;

@@ -16,13 +16,14 @@ export interface Throttle {
 export const STAGE_THROTTLE: Throttle = { rate: 500, burst: 1000 };
 /**
  * Tighter limits for the routes anyone can reach without a token: the OAuth token endpoint (client secrets are
- * guessed there), the hosted checkout and the refund claim page (public links). Keyed by the owning API function's
+ * guessed there), the hosted checkout, the refund claim page and the payment link page (public links). Keyed by the owning API function's
  * name in infra/definition.ts; each of its route keys gets the limit.
  */
 export const ROUTE_THROTTLES: Readonly<Record<string, Throttle>> = {
   auth: { rate: 20, burst: 40 },
   checkout: { rate: 100, burst: 200 },
   'refund-claims': { rate: 20, burst: 40 },
+  'payment-link-pages': { rate: 20, burst: 40 },
 };
 
 /**

@@ -10,7 +10,7 @@ import { openPayment } from '../../domain/payments.js';
 import { quote } from '../../domain/payment-quote.js';
 import type { Tenant } from '../../domain/tenant.js';
 import { checkCallbackUrlSyntax } from '../../net/callback-url.js';
-import type { IdempotencyGuard, UsageGuard } from '../ports.js';
+import type { IdempotencyGuard, UsageGuard, WriteItem } from '../ports.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
 import { checkAmountAndCurrency, decimal, integerInput } from '../schema.js';
 import type { PaymentsDeps } from './ports.js';
@@ -73,6 +73,8 @@ export interface CreatePaymentInput {
   readonly idempotency?: IdempotencyGuard<PaymentState> | null;
   /** The request's count, committed with the payment (its condition keeps the tenant's hourly limits). */
   readonly usage?: UsageGuard | null;
+  /** The payment link whose visit opens it (shared/usecases/payment-links/visit.ts), and that link's writes. */
+  readonly link?: { readonly id: string; readonly items: (stored: PaymentState) => readonly WriteItem[] } | null;
 }
 
 export async function createPayment(input: CreatePaymentInput, deps: PaymentsDeps): Promise<PaymentState> {
@@ -112,6 +114,7 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
   const { address, salt } = await deps.addresses.addressFor(currency.network, tenant.id, id);
   const expiryMinutes = body.expiry_minutes ?? settings.payment_expiry_minutes;
   const guard = input.idempotency;
+  const link = input.link;
   const change = openPayment(
     {
       id,
@@ -141,6 +144,7 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
       successUrl,
       cancelUrl,
       expiryTime: new Date(now.getTime() + expiryMinutes * 60_000).toISOString(),
+      ...(input.link ? { paymentLinkId: input.link.id } : {}),
     },
     now,
   );
@@ -150,7 +154,7 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
       family: currency.family,
       dailyLimitUsd: settings.limits.daily_payment_limit,
       count: input.usage ?? null,
-      ...(guard ? { alsoWrite: (stored: PaymentState) => [guard.completeItem(stored)] } : {}),
+      ...(guard || link ? { alsoWrite: (stored: PaymentState) => [...(guard ? [guard.completeItem(stored)] : []), ...(link?.items(stored) ?? [])] } : {}),
     },
     now,
   );

@@ -126,6 +126,18 @@ export interface PaymentsDeps {
    * shared/usecases/refunds/auto.ts), or null; absent: none is ever opened.
    */
   readonly excessRefund?: (payment: PaymentState, now: Date) => Promise<RefundWithCredit | null>;
+  /**
+   * The completion of a payment a payment link opened (shared/usecases/payment-links/completion.ts): whether it is
+   * counted or over the link's limit, and the write that moves the link's counter in the payment's own transaction;
+   * null for a payment of no link. Absent: no link is ever counted (a deployment or test without links).
+   */
+  readonly linkCompletion?: (payment: PaymentState) => Promise<LinkCompletion | null>;
+}
+
+/** A link's count moved with a completing payment: `overLimit` when the limit was reached before it (flagged). */
+export interface LinkCompletion {
+  readonly overLimit: boolean;
+  readonly items: readonly WriteItem[];
 }
 
 /** A refund opened with a payment's credit: `hold` of the credit held for it, `items` its writes in the same transaction. */

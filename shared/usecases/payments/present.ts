@@ -56,6 +56,7 @@ export const PaymentRecord = CreateRecord.extend({
   refunded_amount: z
     .string()
     .describe("What the payment's refunds hold or paid back (refunds released by a cancel, expiry or failure do not count); 0 without refunds"),
+  payment_link_id: z.string().nullable().describe('The payment link whose page opened the payment; null for a payment created otherwise'),
 }).meta({ id: 'Payment' });
 export const ListItem = z
   .object({
@@ -160,5 +161,6 @@ export function paymentRecord(p: PaymentState, links: PaymentLinks, refunded: De
     merchant_received: p.merchantReceived,
     flags: [...p.flags],
     refunded_amount: refunded,
+    payment_link_id: p.paymentLinkId ?? null,
   };
 }

@@ -95,7 +95,11 @@ export function planSweeps(due: readonly DueSweep[], maxSalts: number): DueSweep
   return [...batches, ...alone];
 }
 
-type SettleDeps = Pick<PaymentsDeps, 'payments' | 'rates' | 'contracts' | 'clock' | 'excessRefund'>;
+type SettleDeps = Pick<PaymentsDeps, 'payments' | 'rates' | 'contracts' | 'clock' | 'excessRefund' | 'linkCompletion'>;
+/** The ports a completion writes through: the payment, a refund opened with its credit, its link's count. */
+type CompletionDeps = Pick<PaymentsDeps, 'payments' | 'excessRefund' | 'linkCompletion'>;
+/** Reads of a link's count before a completion gives up (each retry follows another completion of the link). */
+const LINK_ATTEMPTS = 6;
 
 export interface SweepDeps extends SettleDeps {
   readonly sweep: SweepPort;
@@ -187,28 +191,38 @@ export async function strandedSweeps(sending: readonly PaymentState[], deps: Pic
 export async function completePayment(
   payment: PaymentState,
   sweepTxHash: string,
-  deps: Pick<PaymentsDeps, 'payments' | 'rates' | 'excessRefund'>,
+  deps: Pick<PaymentsDeps, 'payments' | 'rates'> & CompletionDeps,
   now: Date,
 ): Promise<PaymentState> {
   return completeWith(payment, sweepTxHash, usdRatesOf(await currentRates(deps.rates, now)), deps, now);
 }
 
-async function completeWith(
-  payment: PaymentState,
-  sweepTxHash: string,
-  rates: UsdRates,
-  deps: Pick<PaymentsDeps, 'payments' | 'excessRefund'>,
-  now: Date,
-): Promise<PaymentState> {
+async function completeWith(payment: PaymentState, sweepTxHash: string, rates: UsdRates, deps: CompletionDeps, now: Date): Promise<PaymentState> {
   const fact = { kind: 'sweep_completed', txHash: sweepTxHash, usdRate: usdRate(payment.currency, rates) ?? null } as const;
   // A refund of the excess the tenant has opened automatically commits with the credit that holds it.
   const refund = (await deps.excessRefund?.(payment, now)) ?? null;
-  try {
-    return await deps.payments.save(payment, transition(payment, { ...fact, refundHold: refund?.hold }, now), now, refund?.items);
-  } catch (error) {
-    if (!(error instanceof WalletGoneError)) throw error;
-    // Credited to main instead: the refund, held on the wallet it names, is not opened (the merchant may open one).
-    return deps.payments.save(payment, transition(payment, { ...fact, walletGone: true }, now), now);
+  for (let attempt = 1; ; attempt++) {
+    // A payment link's count moves in this transaction, conditioned on what was read (counted, or over the limit).
+    const link = (await deps.linkCompletion?.(payment)) ?? null;
+    const linked = { linkOverLimit: link?.overLimit === true };
+    const items = link?.items ?? [];
+    try {
+      try {
+        return await deps.payments.save(payment, transition(payment, { ...fact, ...linked, refundHold: refund?.hold }, now), now, [
+          ...(refund?.items ?? []),
+          ...items,
+        ]);
+      } catch (error) {
+        if (!(error instanceof WalletGoneError)) throw error;
+        // Credited to main instead: the refund, held on the wallet it names, is not opened (the merchant may open one).
+        return await deps.payments.save(payment, transition(payment, { ...fact, ...linked, walletGone: true }, now), now, items);
+      }
+    } catch (error) {
+      // Refused while the payment is as read: the link's count moved since it was read (another of its payments
+      // completed). Read it again; any other refusal (the payment moved) stands.
+      if (!link || !(error instanceof ConflictError) || attempt >= LINK_ATTEMPTS) throw error;
+      if ((await deps.payments.get(payment.tenantId, payment.id))?.version !== payment.version) throw error;
+    }
   }
 }
 
@@ -220,7 +234,7 @@ async function completeWith(
 export async function onSweepResult(
   reference: string,
   result: { ok: true; txHash: string } | { ok: false },
-  deps: Pick<PaymentsDeps, 'payments' | 'rates' | 'excessRefund'>,
+  deps: Pick<PaymentsDeps, 'payments' | 'rates'> & CompletionDeps,
   now: Date,
 ): Promise<PaymentState | null> {
   const m = /^payment:([^:]+):([^:]+)$/.exec(reference);
@@ -253,7 +267,7 @@ export interface SweepBatchSettlement {
 export async function onSweepBatchResult(
   requestId: string,
   result: { ok: true; txHash: string } | { ok: false },
-  deps: Pick<PaymentsDeps, 'payments' | 'rates' | 'excessRefund'> & { readonly sweeps: SweepRequestRecords },
+  deps: Pick<PaymentsDeps, 'payments' | 'rates'> & CompletionDeps & { readonly sweeps: SweepRequestRecords },
   now: Date,
 ): Promise<SweepBatchSettlement> {
   const batch = await deps.sweeps.get(requestId);

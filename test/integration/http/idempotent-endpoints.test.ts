@@ -243,6 +243,37 @@ const CASES: readonly Case[] = [
     },
   },
   {
+    endpoint: 'POST /payment-links/',
+    status: 201,
+    api: () => routedApi(cfg, ['payment-links']),
+    prepare: async () => ({
+      request: { method: 'POST', path: '/payment-links/', body: { name: 'Ticket', amount: '25', currencies: ['USDTERC20'] } },
+      other: { method: 'POST', path: '/payment-links/', body: { name: 'Ticket', amount: '26', currencies: ['USDTERC20'] } },
+      balances: [],
+    }),
+    effect: created('PAYLINK#'),
+  },
+  {
+    endpoint: 'POST /payment-links/{link_id}/deactivate/',
+    status: 200,
+    api: () => routedApi(cfg, ['payment-links']),
+    prepare: async (_t, call) => {
+      const link = async () => (await call('POST', '/payment-links/', { body: { name: 'Ticket', amount: '25', currencies: ['USDTERC20'] } })).body.id as string;
+      const [one, two] = [await link(), await link()];
+      return {
+        request: { method: 'POST', path: `/payment-links/${one}/deactivate/` },
+        other: { method: 'POST', path: `/payment-links/${two}/deactivate/` },
+        balances: [],
+      };
+    },
+    // One of the two links is deactivated.
+    effect: (before, after) => {
+      const off = (s: Snapshot) =>
+        Object.entries(s.items).filter(([sk, item]) => sk.startsWith('PAYLINK#') && (item as { deactivated_at?: string }).deactivated_at);
+      expect([off(before).length, off(after).length]).toEqual([0, 1]);
+    },
+  },
+  {
     endpoint: 'POST /transactions/export/',
     status: 202,
     api: () => createApi(transactionRoutes, transactionsRuntime(cfg)),

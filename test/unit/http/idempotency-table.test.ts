@@ -21,6 +21,7 @@ const NEEDS_NO_KEY: Readonly<Record<string, string>> = {
   'POST /payments/status/': 'reads',
   'POST /payments/estimate/': 'computes',
   'PATCH /payments/{transaction_id}/': 'sets descriptive fields; a repeat sets the same',
+  'PATCH /payment-links/{link_id}/': "sets a link's fields; a repeat sets the same",
   'POST /payments/{transaction_id}/cancel/': 'a waiting payment without a deposit holds no money; a repeat is 409 invalid_state',
   'POST /withdrawal/validate-address/': 'computes',
   'POST /withdrawal/estimate/': 'computes',
@@ -50,6 +51,8 @@ describe('Idempotency-Key', () => {
   it('is honoured by every POST that creates or moves money', () => {
     expect([...idempotentEndpoints()].sort()).toEqual(
       [
+        'POST /payment-links/',
+        'POST /payment-links/{link_id}/deactivate/',
         'POST /payments/',
         'POST /payments/{transaction_id}/refunds/',
         'POST /refunds/{refund_id}/cancel/',
