@@ -14,6 +14,8 @@ const idle = (over: Partial<IdleWorker>): IdleWorker => ({
   measuredSeconds: 0,
   billedSeconds: 0,
   failed: null,
+  loopBudgetSeconds: null,
+  memory: null,
   ...over,
 });
 
@@ -30,6 +32,7 @@ const inventory = {
   queues: 2,
   sqsMappings: 0,
   scheduleRules: 2,
+  sampling: null,
 };
 
 function run(m: CostMeasurement): { lines: string[]; result: { variableUsd: number; fixedUsd: number } } {
