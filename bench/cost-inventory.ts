@@ -27,6 +27,8 @@ export interface StackInventory {
   /** Event source mappings on SQS queues (each long-polls its queue while idle). */
   readonly sqsMappings: number;
   readonly scheduleRules: number;
+  /** The stack's X-Ray sampling rule (infra/cdk/constructs/tracing.ts); null without one (every invocation priced as traced). */
+  readonly sampling: { readonly ruleName: string; readonly reservoirPerSecond: number; readonly fixedRate: number } | null;
 }
 
 interface Resource {
@@ -77,6 +79,14 @@ export function stackInventory(): StackInventory {
       const arn = r.Properties?.EventSourceArn as { 'Fn::GetAtt'?: [string, string] } | undefined;
       return arn?.['Fn::GetAtt'] !== undefined && queueIds.has(arn['Fn::GetAtt'][0]);
     }).length;
+    const rules = of('AWS::XRay::SamplingRule')
+      .map((r) => (r.Properties?.SamplingRule ?? {}) as { RuleName?: string; Priority?: number; ReservoirSize?: number; FixedRate?: number })
+      .sort((a, b) => (a.Priority ?? 10_000) - (b.Priority ?? 10_000));
+    const rule = rules[0];
+    const sampling =
+      rule && typeof rule.ReservoirSize === 'number' && typeof rule.FixedRate === 'number'
+        ? { ruleName: rule.RuleName ?? '', reservoirPerSecond: rule.ReservoirSize, fixedRate: rule.FixedRate }
+        : null;
     return {
       functions,
       alarms: of('AWS::CloudWatch::Alarm').length,
@@ -86,6 +96,7 @@ export function stackInventory(): StackInventory {
       queues: queueIds.size,
       sqsMappings,
       scheduleRules: of('AWS::Events::Rule').filter((r) => r.Properties?.ScheduleExpression !== undefined).length,
+      sampling,
     };
   } finally {
     rmSync(rootDir, { recursive: true, force: true });

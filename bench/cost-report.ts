@@ -49,8 +49,14 @@ function dominates(rows: readonly Row[]): string {
     .join(', ');
 }
 
+/** What share of the invocations X-Ray traces, and how the table names it. */
+interface Traced {
+  readonly share: number;
+  readonly label: string;
+}
+
 /** The rows of one tally's requests, units and logs, each count multiplied by `k`. */
-function serviceRows(t: Tally, k: number, memoryMbOf: (name: string) => number, logMonths: number): Row[] {
+function serviceRows(t: Tally, k: number, memoryMbOf: (name: string) => number, logMonths: number, traced: Traced): Row[] {
   const rows: Row[] = [];
   const invocations = Object.values(t.invocations).reduce((n, v) => n + v.count, 0) * k;
   rows.push({ item: 'Lambda requests', count: invocations, unit: '$0.20/M', usd: invocations * P.LAMBDA_PER_REQUEST });
@@ -63,7 +69,8 @@ function serviceRows(t: Tally, k: number, memoryMbOf: (name: string) => number, 
       usd: gbSeconds * k * P.LAMBDA_ARM64_PER_GB_SECOND,
     });
   }
-  rows.push({ item: 'X-Ray traces (one per invocation)', count: invocations, unit: '$5.00/M', usd: invocations * P.XRAY_PER_TRACE });
+  const traces = invocations * traced.share;
+  rows.push({ item: `X-Ray traces (${traced.label})`, count: traces, unit: '$5.00/M', usd: traces * P.XRAY_PER_TRACE });
   rows.push({ item: 'DynamoDB read request units', count: t.units.read * k, unit: '$0.125/M', usd: t.units.read * k * P.DYNAMODB_PER_RRU });
   rows.push({ item: 'DynamoDB write request units', count: t.units.write * k, unit: '$0.625/M', usd: t.units.write * k * P.DYNAMODB_PER_WRU });
   const sqs = Object.entries(t.requests).filter(([key]) => key.startsWith('sqs ') && key !== 'sqs ReceiveMessage');
@@ -124,12 +131,19 @@ export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: 
   /* ---------- variable ---------- */
   const k = 1000 / m.payments;
   const t = m.lifecycle;
+  const rule = m.inventory.sampling;
+  const pct = (x: number): string => `${fmt(100 * x, x < 0.01 ? 1 : 0)} %`;
+  // Per payment, what traffic adds is sampled at the rule's fixed rate: the reservoir's traces a second are taken by
+  // whatever runs first in each second (idle, the schedules; busy, anything), a bounded cost priced below.
+  const variableTraced: Traced = rule
+    ? { share: rule.fixedRate, label: `sampled at ${pct(rule.fixedRate)}, rule ${rule.ruleName}` }
+    : { share: 1, label: 'one per invocation: no sampling rule in the stack' };
   const receives = Object.entries(t.invocations)
     .filter(([name]) => name === 'webhook-delivery')
     .reduce((n, [, v]) => n + v.count, 0);
   const variable: Row[] = [
     { item: 'API Gateway HTTP API requests', count: t.apiRequests * k, unit: '$1.00/M', usd: t.apiRequests * k * P.HTTP_API_PER_REQUEST },
-    ...serviceRows(t, k, memoryMbOf, 1),
+    ...serviceRows(t, k, memoryMbOf, 1, variableTraced),
     {
       item: 'SQS ReceiveMessage that returned a batch (one per queue-triggered invocation)',
       count: receives * k,
@@ -164,9 +178,21 @@ export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: 
 
   /* ---------- fixed ---------- */
   const fixed: Row[] = [];
+  // Idle, the scheduled runs' invocations a second against the rule: the reservoir takes up to its traces a second,
+  // the fixed rate a share of the rest.
+  const idlePerSecond = m.idle.reduce((n, w) => n + Object.values(monthOf(w).tally.invocations).reduce((c, v) => c + v.count, 0), 0) / 60;
+  const idleTraced: Traced = rule
+    ? {
+        share:
+          idlePerSecond === 0
+            ? 0
+            : (Math.min(idlePerSecond, rule.reservoirPerSecond) + rule.fixedRate * Math.max(0, idlePerSecond - rule.reservoirPerSecond)) / idlePerSecond,
+        label: `${fmt(idlePerSecond, 2)} invocations/s idle within the reservoir of ${rule.reservoirPerSecond}/s`,
+      }
+    : { share: 1, label: 'one per invocation: no sampling rule in the stack' };
   for (const w of m.idle) {
     const { tally, k: n } = monthOf(w);
-    const rows = serviceRows(tally, n, memoryMbOf, 1).filter((r) => r.count > 0);
+    const rows = serviceRows(tally, n, memoryMbOf, 1, idleTraced).filter((r) => r.count > 0);
     for (const r of rows) fixed.push({ ...r, item: `${w.name}: ${r.item.replace(/^Lambda GB-s: [^(]*/, 'Lambda GB-s ')}` });
   }
   const idleReceives = m.inventory.sqsMappings * P.SQS_IDLE_RECEIVES_PER_MAPPING_MONTH;
@@ -188,6 +214,18 @@ export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: 
   });
   const metrics = new Set([...m.lifecycle.metrics, ...m.idle.flatMap((w) => [...w.perInvocation.metrics])]);
   fixed.push({ item: 'Custom metrics (EMF) the runs printed', count: metrics.size, unit: '$0.30/mo', usd: metrics.size * P.CUSTOM_METRIC_PER_MONTH });
+  const metricLines = (set: ReadonlySet<string>): string => {
+    const byName = new Map<string, string[]>();
+    for (const m of set) {
+      const [namespace = '', name = '', dims = ''] = m.split(' ');
+      const key = `${namespace} ${name}`;
+      byName.set(key, [...(byName.get(key) ?? []), dims === '' ? '(none)' : dims]);
+    }
+    return [...byName]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([key, dims]) => `${key} [${dims.sort().join('; ')}]`)
+      .join(', ');
+  };
   fixed.push({
     item: `EventBridge schedules (${m.inventory.scheduleRules} rules, default bus)`,
     count: m.inventory.scheduleRules * P.MINUTES_PER_MONTH,
@@ -197,17 +235,32 @@ export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: 
   print('Cost: fixed, a 30-day month idle (schedules measured idle on the local stack, scaled to a run a minute)', fixed);
   const y = total(fixed);
   const failed = m.idle.filter((w) => w.failed !== null);
-  for (const w of m.idle.filter((i) => i.returnedEarly))
-    console.log(`  (${w.name} returned after ${fmt(w.measuredSeconds, 2)} s instead of looping: billed as measured, once a minute)`);
+  const early = m.idle.filter((i) => i.returnedEarly);
+  if (early.length > 0)
+    console.log(
+      `  (nothing to watch, one pass and out instead of a loop: ${early.map((w) => `${w.name} ${fmt(w.measuredSeconds, 2)} s`).join(', ')}; billed as measured, once a minute)`,
+    );
   for (const w of failed) console.log(`  (${w.name}: its idle run failed (${w.failed}); its figures are those of the failing run)`);
   const loopers = m.idle.filter((w) => w.loops);
-  console.log(
-    `  (${loopers.map((w) => `${w.name} loops for ${fmt(w.billedSeconds)} s of every minute: measured ${fmt(w.measuredSeconds, 1)} s idle, its units, requests and logs taken per second`).join('; ')}; the others: mean of ${m.idle.find((w) => !w.loops)?.runs ?? 0} warm idle runs each)`,
+  const loopNotes = loopers.map(
+    (w) =>
+      `${w.name} loops for ${fmt(w.billedSeconds)} s of every minute: measured ${fmt(w.measuredSeconds, 1)} s idle, its units, requests and logs taken per second`,
   );
+  console.log(`  (${[...loopNotes, `each worker: a cold run left out, then the mean of up to 3 warm idle runs`].join('; ')})`);
+  for (const w of m.idle.filter((i) => i.memory !== null)) {
+    const mem = w.memory as NonNullable<IdleWorker['memory']>;
+    console.log(
+      `  (${w.name}: peak resident set ${fmt(mem.peakRssMb)} MB, heap used ${fmt(mem.heapUsedMb)} MB after an idle run, alone in a Node process with tsx; deployed at ${memoryMbOf(w.name)} MB)`,
+    );
+  }
   console.log(
     `  (stack synthesised: ${m.inventory.functions.length} functions, all arm64 at ${[...new Set(m.inventory.functions.map((f) => f.memoryMb))].join('/')} MB, ${m.inventory.functions.filter((f) => f.tracing).length} traced; ${m.inventory.alarms} alarms; ${m.inventory.kmsKeys} KMS keys; ${m.inventory.queues} queues; ${m.inventory.logGroups} log groups)`,
   );
 
+  const idleMetrics = new Set(m.idle.flatMap((w) => [...w.perInvocation.metrics]));
+  console.log(`  (custom metrics of the idle runs, ${idleMetrics.size}: ${metricLines(idleMetrics)})`);
+  const lifecycleOnly = new Set([...m.lifecycle.metrics].filter((x) => !idleMetrics.has(x)));
+  console.log(`  (custom metrics the lifecycles added, ${lifecycleOnly.size}: ${metricLines(lifecycleOnly)})`);
   const fee = 0.005 * 25 * 1000;
   console.log(`\ncost: variable USD ${fmt(x, 4)} per 1,000 completed payments (${dominates(variable)})`);
   console.log(`cost: fixed USD ${fmt(y, 2)} per month idle (${dominates(fixed)})`);
@@ -215,6 +268,25 @@ export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: 
   console.log(
     `cost: per Solana custody account USD ${fmt(P.KMS_PER_KEY_MONTH, 2)} a month (its own KMS key); its share of custody-solana's polling is not measured (the bench opens no custody account)`,
   );
+  // While there is work (a payment waiting or open, a chain transaction in flight, a custody SOL address), a looping
+  // worker loops its whole budget again: neither idle nor per payment (shared by every payment open meanwhile), a
+  // ceiling whatever the volume. Its Lambda duration, at the deployed memory:
+  const busy = m.idle.filter((w) => w.loopBudgetSeconds !== null);
+  const ceiling = busy.map((w) => ({
+    name: w.name,
+    usd: ((w.loopBudgetSeconds ?? 0) * memoryMbOf(w.name) * P.MINUTES_PER_MONTH * P.LAMBDA_ARM64_PER_GB_SECOND) / 1024,
+  }));
+  if (ceiling.length > 0)
+    console.log(
+      `cost: busy ceiling: while there is work a looping worker loops its minute again, Lambda duration up to USD ${fmt(
+        ceiling.reduce((n, c) => n + c.usd, 0),
+        2,
+      )} a month more (${ceiling.map((c) => `${c.name} ${fmt(c.usd, 2)}`).join(', ')}), whatever the number of payments`,
+    );
+  if (rule)
+    console.log(
+      `cost: X-Ray reservoir: ${rule.reservoirPerSecond} trace/s beyond the idle runs' is taken by traffic, at most USD ${fmt(rule.reservoirPerSecond * 86_400 * 30 * P.XRAY_PER_TRACE, 2)} a month whatever the volume (rule ${rule.ruleName}: ${rule.reservoirPerSecond}/s, then ${pct(rule.fixedRate)})`,
+    );
   console.log(`cost: goals x <= 0.05: ${x <= 0.05 ? 'met' : 'NOT met'}; y <= 15: ${y <= 15 ? 'met' : 'NOT met'}`);
   console.log(
     '  (excluded: chain RPC providers and gas; DynamoDB storage, backups (PITR) and stream reads by Lambda (free); data transfer; free tiers not applied)',

@@ -17,7 +17,9 @@
  *
  * Prices: bench/prices.ts. Pricing and printing: bench/cost-report.ts.
  */
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type * as Http from 'node:http';
 import type { Context } from 'aws-lambda';
 import { Contract, JsonRpcProvider } from 'ethers';
@@ -96,6 +98,13 @@ export interface IdleWorker {
   readonly measuredSeconds: number;
   readonly billedSeconds: number;
   readonly failed: string | null;
+  /** A worker meant to loop: the seconds of each minute it loops while it has work (timeout less margin); else null. */
+  readonly loopBudgetSeconds: number | null;
+  /**
+   * Peak memory of the worker run alone in a fresh Node process (tsx, not the bundle: an upper bound), MB: resident
+   * set (what Lambda's memory limit bounds) and V8 heap used after the run; null where not measured.
+   */
+  readonly memory: { readonly peakRssMb: number; readonly heapUsedMb: number } | null;
 }
 
 export interface CostMeasurement {
@@ -226,6 +235,34 @@ function outboxWorkers(): { workers: PollerWorker[]; settle(): Promise<void>; si
       while (inFlight > 0 || Date.now() - last < 1_000) await sleep(50);
     },
   };
+}
+
+/**
+ * A scheduled worker's idle run in a fresh Node process (the stack's environment, inherited), as its schedule
+ * invokes it: its peak resident set (`process.resourceUsage().maxRSS`) and heap used after the run. Run through
+ * tsx (the TypeScript loader adds its own few MB), so an upper bound of what the bundled function needs.
+ */
+async function workerMemory(name: string, remainingMs: number): Promise<{ peakRssMb: number; heapUsedMb: number }> {
+  const code = [
+    `const { handler } = await import(${JSON.stringify(new URL(`../functions/${name}/handler.ts`, import.meta.url).href)});`,
+    'const startedAt = Date.now();',
+    `await handler({ time: new Date().toISOString() }, { awsRequestId: 'bench-memory', functionName: ${JSON.stringify(name)}, getRemainingTimeInMillis: () => ${remainingMs} - (Date.now() - startedAt) });`,
+    'const out = { peakRssMb: process.resourceUsage().maxRSS / 1024, heapUsedMb: process.memoryUsage().heapUsed / 1024 / 1024 };',
+    "process.stderr.write('\\nMEMORY ' + JSON.stringify(out) + '\\n');",
+    'process.exit(0);',
+  ].join('\n');
+  // Asynchronous: the stack's stand-ins (SQS, KMS, the chain APIs) answer from this process's event loop.
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    cwd: fileURLToPath(new URL('../', import.meta.url)),
+    env: { ...process.env, LOCAL_METRICS: 'false' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const status = await new Promise<number | null>((resolve, reject) => child.on('error', reject).on('close', resolve));
+  const line = stderr.split('\n').find((l) => l.startsWith('MEMORY '));
+  if (!line) throw new Error(`no memory figure from ${name} (exit ${status}): ${stderr.slice(0, 3000)}`);
+  return JSON.parse(line.slice('MEMORY '.length)) as { peakRssMb: number; heapUsedMb: number };
 }
 
 /** Scheduled workers that loop for their whole invocation, with the margin they leave (functions/<name>/handler.ts). */
@@ -375,7 +412,7 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
       // pass its budget: it gets a budget of two pauses and a bit, so that it loops as in its minute.
       const seconds = w.name === 'custody-solana' ? Math.max(loopSeconds, 2 * config().CUSTODY_SOLANA_POLL_SECONDS + 1) : loopSeconds;
       const remaining = loops ? margin + seconds * 1000 : w.timeoutSeconds * 1000;
-      const runs = loops ? 1 : 3;
+      let runs = 0;
       const tally = newTally();
       let failed: string | null = null;
       let measuredMs = 0;
@@ -394,13 +431,18 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
           invoked(t, w.name, ms);
           return ms;
         };
-        // A looper holds its lease to the end of its budget (a second run would find it held and return): one run,
-        // counted. The others: a cold run, uncounted, then the warm ones.
-        if (!loops) await invoke(newTally());
-        for (let i = 0; i < runs; i++) measuredMs += await invoke(tally);
+        // A cold run, uncounted (module-scope work: clients, the hot wallet's public key), then up to 3 warm ones; a
+        // looper that loops its whole budget is measured once (it released its lease: the next run could go on).
+        await invoke(newTally());
+        while (runs < 3) {
+          measuredMs += await invoke(tally);
+          runs++;
+          if (loops && measuredMs >= 500 * seconds) break;
+        }
       } catch (error) {
         failed = error instanceof Error ? error.message : String(error);
       }
+      runs = Math.max(1, runs);
       const per = 1 / runs;
       const scaled: Tally = {
         requests: Object.fromEntries(Object.entries(tally.requests).map(([k, v]) => [k, v * per])),
@@ -412,8 +454,11 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
         logBytes: tally.logBytes * per,
         metrics: tally.metrics,
       };
-      // A looper that returned well before its budget (nothing configured for it, or its lease held) is billed as it ran.
-      const looped = loops && measuredMs >= 500 * seconds;
+      // A looper that returned well before its budget (nothing to watch, nothing configured for it, or its lease held)
+      // is billed as it ran.
+      const looped = loops && measuredMs * per >= 500 * seconds;
+      let memory: IdleWorker['memory'] = null;
+      if (loops && !failed) memory = await workerMemory(w.name, remaining);
       idle.push({
         name: w.name,
         perInvocation: scaled,
@@ -423,6 +468,8 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
         measuredSeconds: (measuredMs * per) / 1000,
         billedSeconds: looped ? w.timeoutSeconds - margin / 1000 : (measuredMs * per) / 1000,
         failed,
+        loopBudgetSeconds: loops ? w.timeoutSeconds - margin / 1000 : null,
+        memory,
       });
     }
     return { payments: lifecycles, lifecycle, idle, inventory, elapsedSeconds: (Date.now() - t0) / 1000 };

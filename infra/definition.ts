@@ -53,6 +53,11 @@ export interface WorkerFunction {
   readonly trigger: WorkerTrigger;
   /** Seconds; also the visibility timeout floor of its queue. */
   readonly timeoutSeconds: number;
+  /**
+   * Memory in MB (default 1024, GatewayFunction's). Set lower only for a worker that waits on I/O, from its peak
+   * memory as `BENCH_ONLY=cost npm run bench` measures it (docs/benchmarks.md, "Cost").
+   */
+  readonly memoryMb?: number;
   /** Signs chain transactions with the hot-wallet KMS key (only these workers get kms:Sign). */
   readonly signs?: boolean;
   /** Signs Solana messages with custody's Ed25519 keys (SolanaKeys.grantSign). */
@@ -135,9 +140,19 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
     entry: 'functions/chain-tx-follower/handler.ts',
     trigger: { kind: 'schedule', everyMinutes: 1 },
     timeoutSeconds: 70,
+    // Waits on RPC and DynamoDB: 161 MB peak resident set idle, measured through tsx (docs/benchmarks.md, "Cost").
+    memoryMb: 256,
     signs: true,
   },
-  { name: 'chain-scanner', entry: 'functions/chain-scanner/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 75, signs: true },
+  // Waits on RPC and DynamoDB: 185 MB peak resident set idle through tsx; room for the open payments' lists when busy.
+  {
+    name: 'chain-scanner',
+    entry: 'functions/chain-scanner/handler.ts',
+    trigger: { kind: 'schedule', everyMinutes: 1 },
+    timeoutSeconds: 75,
+    memoryMb: 384,
+    signs: true,
+  },
   {
     name: 'withdrawal-batcher',
     entry: 'functions/withdrawal-batcher/handler.ts',
@@ -167,6 +182,8 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
     entry: 'functions/custody-solana/handler.ts',
     trigger: { kind: 'schedule', everyMinutes: 1 },
     timeoutSeconds: 75,
+    // Waits on the Solana RPC and DynamoDB: 135 MB peak resident set idle, measured through tsx.
+    memoryMb: 256,
     solanaKeys: 'sign',
   },
   // One export per invocation: a large history takes minutes to page through and stream to S3.

@@ -25,6 +25,7 @@ import type { RouteAccess } from './constructs/http-api.js';
 import { GatewayKeys } from './constructs/keys.js';
 import { DLQ_REDRIVE_REASON, GatewayQueues, MAX_RETENTION } from './constructs/queues.js';
 import { SolanaKeys } from './constructs/solana-keys.js';
+import { GatewayTracing } from './constructs/tracing.js';
 import { GatewayTable } from './constructs/table.js';
 
 /** Everything the stack is built from; tests inject their own, the app uses infra/definition.ts. */
@@ -147,6 +148,7 @@ export class GatewayStack extends Stack {
     });
     const api = new GatewayHttpApi(this, 'Api', { stage });
     const alarms = new GatewayAlarms(this, 'Alarms', { stage, ...(props.alarmEmail ? { email: props.alarmEmail } : {}) });
+    new GatewayTracing(this, 'Tracing', { stage });
     const monitoring = monitoringEnvironment(props);
 
     const environment: Record<string, string> = {
@@ -276,6 +278,7 @@ export class GatewayStack extends Stack {
         rootDir,
         description: `Payment gateway (${stage}) worker: ${def.name}`,
         timeout: Duration.seconds(def.timeoutSeconds),
+        ...(def.memoryMb !== undefined ? { memorySize: def.memoryMb } : {}),
         environment,
         ...(def.trigger.kind === 'schedule' && scheduleFailures ? { deadLetterQueue: scheduleFailures } : {}),
       });
@@ -362,7 +365,14 @@ export class GatewayStack extends Stack {
 
     for (const q of queues.all) alarms.watchDeadLetterQueue(q.definition.name, q.deadLetterQueue);
     operationalAlarms(alarms, definition.workers);
-    new GatewayDashboard(this, 'Dashboard', { stage, api: api.api, routes: definition.api.flatMap((d) => d.routes), queues: queues.all });
+    const follower = this.functions.get(FOLLOWER_WORKER);
+    new GatewayDashboard(this, 'Dashboard', {
+      stage,
+      api: api.api,
+      routes: definition.api.flatMap((d) => d.routes),
+      queues: queues.all,
+      ...(follower ? { hotWalletLogs: follower.logGroup } : {}),
+    });
 
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the HTTP API', value: api.url });
     new CfnOutput(this, 'TableName', { value: table.tableName });
@@ -420,7 +430,8 @@ function operationalAlarms(alarms: GatewayAlarms, workers: readonly WorkerFuncti
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     alarms.watchMetric('hot-wallet-below-minimum', {
-      description: "The hot wallet's native balance is below HOT_WALLET_MIN_BALANCE on a network (metric HotWalletBalance per network): fund it",
+      description:
+        "The hot wallet's native balance is below HOT_WALLET_MIN_BALANCE on a network (its 'hot wallet balance' log lines, the dashboard's hot wallet graph): fund it",
       namespace: METRIC_NAMESPACES.chainTx,
       metricName: METRIC_NAMES.hotWalletBelowMinimum,
       treatMissingData: TreatMissingData.NOT_BREACHING,

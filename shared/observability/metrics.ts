@@ -21,8 +21,6 @@ export const METRIC_NAMESPACES = {
 export const METRIC_NAMES = {
   /** Chain-tx requests waiting because the hot wallet cannot pay for gas (Count; only printed when > 0). */
   insufficientGas: 'ChainTxInsufficientGas',
-  /** The hot wallet's native balance, in native units (ETH, not wei); per network only. */
-  hotWalletBalance: 'HotWalletBalance',
   /** 1 when the hot wallet's native balance is below `HOT_WALLET_MIN_BALANCE` of the network, else 0. */
   hotWalletBelowMinimum: 'HotWalletBelowMinimum',
   /** Payments in `sending` longer than `SWEEP_STUCK_MINUTES` (Count; 0 included). */
@@ -54,9 +52,12 @@ export interface MetricDatum {
   /** Default `Count`. */
   readonly unit?: MetricUnit;
   /**
-   * Also publish the value without any dimension (EMF's empty dimension set), so one alarm watches every
-   * network without knowing the networks at deploy time. Only for values whose maximum across networks means
-   * something (counts, 0/1 flags), never for balances in different coins.
+   * Publish the value ONLY without any dimension (EMF's empty dimension set): one metric, whatever the networks
+   * or kinds of work, that one alarm watches without knowing them at deploy time. The record's dimensions stay in
+   * the line as plain fields (Logs Insights finds which network or work it was), not as metric dimensions: each
+   * dimension value would be one more custom metric billed every month (USD 0.30 each), and no alarm or graph
+   * reads them per value. Only for values whose maximum across networks means something (counts, 0/1 flags),
+   * never for balances in different coins.
    */
   readonly aggregate?: boolean;
 }
@@ -90,10 +91,7 @@ export function emfRecord(
   });
   const aggregated = metrics.filter((m) => m.aggregate === true);
   const plain = metrics.filter((m) => m.aggregate !== true);
-  const directives = [
-    ...(aggregated.length > 0 ? [directive(aggregated, keys.length > 0 ? [keys, []] : [[]])] : []),
-    ...(plain.length > 0 ? [directive(plain, [keys])] : []),
-  ];
+  const directives = [...(aggregated.length > 0 ? [directive(aggregated, [[]])] : []), ...(plain.length > 0 ? [directive(plain, [keys])] : [])];
   return {
     _aws: { Timestamp: timestamp, CloudWatchMetrics: directives },
     ...dimensions,

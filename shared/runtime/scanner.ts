@@ -1,3 +1,4 @@
+import { networkWatching } from '../store/scanner.js';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { JsonRpcProvider } from 'ethers';
 import type { Config } from '../config/config.js';
@@ -86,6 +87,7 @@ export function scannersRuntime(cfg: Config = config(), chainTx: ChainTxRuntime 
     linkCompletion: linkCompletionsRuntime(),
     networks: scannedNetworks(cfg),
     mempoolBudget: cfg.BTC_MEMPOOL_LOOKUPS_PER_PASS,
+    watching: networkWatching,
     sourceFor(n) {
       const family = SCANNED_FAMILIES[n.family];
       if (!family) throw new Error(`No deposit source for the ${n.family} family`);

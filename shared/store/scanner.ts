@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
 import type { ScanCursor, ScanCursorStore } from '../usecases/scanner/ports.js';
 import { keys } from './keys.js';
@@ -77,6 +77,34 @@ export async function releaseLease(network: string, owner: string): Promise<void
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
   }
+}
+
+/**
+ * Whether a network has something its scanner watches closely: a payment waiting (native coin or token) or open
+ * on it, or a custody deposit still confirming. One single-item query per work queue (gsi3), asked in turn and
+ * stopping at the first hit: at most four queries, about 0.5 read units each on empty queues.
+ */
+export async function networkWatching(network: string): Promise<boolean> {
+  const partitions = [
+    keys.paymentQueuePartition({ kind: 'open', network }),
+    keys.paymentQueuePartition({ kind: 'waiting', network, asset: 'token' }),
+    keys.paymentQueuePartition({ kind: 'waiting', network, asset: 'native' }),
+    keys.custodyDepositQueuePartition(network),
+  ];
+  for (const pk of partitions) {
+    const { Count } = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi3',
+        KeyConditionExpression: 'gsi3pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        Select: 'COUNT',
+        Limit: 1,
+      }),
+    );
+    if ((Count ?? 0) > 0) return true;
+  }
+  return false;
 }
 
 export const dynamoScanCursors: ScanCursorStore = { get: getCursor, move: moveCursor, acquireLease, releaseLease };

@@ -1,5 +1,5 @@
 import { API_FUNCTIONS, QUEUES } from '../../infra/definition.js';
-import { API_STAGE } from '../../infra/cdk/constructs/dashboard.js';
+import { API_STAGE, HOT_WALLET_BALANCE_QUERY } from '../../infra/cdk/constructs/dashboard.js';
 import { METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from '../../shared/observability/metrics.js';
 import { buildStack, refId, resources, STAGE } from './support.js';
 
@@ -100,19 +100,27 @@ describe('the CloudWatch dashboard', () => {
     ]);
   });
 
-  test.each([
-    ['Scanners: blocks behind the tip', METRIC_NAMESPACES.scanner, METRIC_NAMES.scannerBlocksBehind, 'Maximum'],
-    ['Hot wallet: native balance', METRIC_NAMESPACES.chainTx, METRIC_NAMES.hotWalletBalance, 'Minimum'],
-  ])('%s: one line per network, whatever networks print', (title, namespace, name, stat) => {
-    expect(expressions(title)).toEqual([`SEARCH('{${namespace},${NETWORK_DIMENSION}} MetricName="${name}"', '${stat}', 300)`]);
+  test.each([['Scanners: blocks behind the tip', METRIC_NAMESPACES.scanner, METRIC_NAMES.scannerBlocksBehind, 'Maximum']])(
+    '%s: one line per network, whatever networks print',
+    (title, namespace, name, stat) => {
+      expect(expressions(title)).toEqual([`SEARCH('{${namespace},${NETWORK_DIMENSION}} MetricName="${name}"', '${stat}', 300)`]);
+    },
+  );
+
+  test("hot wallet balance: a Logs Insights line per network over the follower's log group (no metric per network)", () => {
+    const logs = widgets.filter((w) => w.type === 'log');
+    expect(logs).toHaveLength(1);
+    const query = String(logs[0]?.properties.query);
+    const follower = Object.entries(resources(template, 'AWS::Lambda::Function')).find(([, f]) =>
+      String(f.Properties?.Description).endsWith(': chain-tx-follower'),
+    );
+    const logGroup = refId((follower?.[1].Properties?.LoggingConfig as { LogGroup: unknown }).LogGroup);
+    expect(query).toContain(`SOURCE '<${logGroup}>'`);
+    expect(query).toContain(HOT_WALLET_BALANCE_QUERY.join('\n| '));
   });
 
   test('withdrawals waiting and stuck work, from the monitor and follower metrics', () => {
-    expect(lines('Withdrawals waiting').map((l) => l[1])).toEqual([
-      METRIC_NAMES.withdrawalsStuck,
-      METRIC_NAMES.acceptedWorkStuck,
-      METRIC_NAMES.insufficientGas,
-    ]);
+    expect(lines('Withdrawals waiting').map((l) => l[1])).toEqual([METRIC_NAMES.withdrawalsStuck, METRIC_NAMES.insufficientGas]);
     expect(lines('Stuck work').map((l) => l[1])).toEqual([METRIC_NAMES.sweepsStuck, METRIC_NAMES.acceptedWorkStuck, METRIC_NAMES.acceptedWorkRedriven]);
   });
 });

@@ -3,6 +3,7 @@ import type { CfnElement } from 'aws-cdk-lib';
 import { API_FUNCTIONS, QUEUES, queueUrlEnv, WORKER_FUNCTIONS } from '../../infra/definition.js';
 import { TABLE } from '../../infra/table.js';
 import { ACCESS_LOG_FORMAT, ROUTE_THROTTLES, STAGE_THROTTLE } from '../../infra/cdk/constructs/http-api.js';
+import { TRACE_SAMPLING } from '../../infra/cdk/constructs/tracing.js';
 import { buildStack, envRef, outputRef, props, referencedIds, refId, resources, roleOf, STAGE, statements } from './support.js';
 
 // One synthesis of the real definition for the whole file.
@@ -330,6 +331,36 @@ describe('tracing', () => {
       const role = roleOf(template, id);
       expect(statements(template).some((s) => s.roles.includes(role) && s.actions.includes('xray:PutTraceSegments'))).toBe(true);
     }
+  });
+});
+
+describe('trace sampling', () => {
+  test("one X-Ray sampling rule, for the stack's services: a reservoir a second then a fixed share, as TRACE_SAMPLING says", () => {
+    const rules = Object.values(resources(template, 'AWS::XRay::SamplingRule'));
+    expect(rules).toHaveLength(1);
+    const rule = rules[0]?.Properties?.SamplingRule as Record<string, unknown>;
+    expect(rule).toMatchObject({
+      RuleName: `gateway-${STAGE}`,
+      ReservoirSize: TRACE_SAMPLING.reservoirPerSecond,
+      FixedRate: TRACE_SAMPLING.fixedRate,
+      ServiceType: '*',
+      ResourceARN: '*',
+      Version: 1,
+    });
+    expect(TRACE_SAMPLING.fixedRate).toBeLessThan(1);
+    // Not every service of the account: those named after the stack (its functions).
+    expect(String(rule.ServiceName)).toMatch(/^[\w-]+-\*$/);
+  });
+});
+
+describe('memory', () => {
+  test('a worker that sets its memory gets it; the others keep 1024 MB', () => {
+    const functions = Object.values(resources(template, 'AWS::Lambda::Function'));
+    for (const w of WORKER_FUNCTIONS) {
+      const fn = functions.find((f) => String(f.Properties?.Description).endsWith(`worker: ${w.name}`));
+      expect([w.name, fn?.Properties?.MemorySize]).toEqual([w.name, w.memoryMb ?? 1024]);
+    }
+    expect(WORKER_FUNCTIONS.filter((w) => w.memoryMb !== undefined).map((w) => w.name)).toEqual(['chain-tx-follower', 'chain-scanner', 'custody-solana']);
   });
 });
 

@@ -1,10 +1,11 @@
 import { Duration } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Dashboard, GraphWidget, MathExpression, Metric, Stats, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
+import { Dashboard, GraphWidget, LogQueryVisualizationType, LogQueryWidget, MathExpression, Metric, Stats, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IMetric, IWidget } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { AcceptedWorkKind } from '../../../shared/domain/reconcile.js';
-import { METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION, WORK_DIMENSION } from '../../../shared/observability/metrics.js';
+import { HOT_WALLET_BALANCE_LINE } from '../../../shared/usecases/monitoring/hot-wallet.js';
+import { METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from '../../../shared/observability/metrics.js';
 import type { RouteKey } from '../../definition.js';
 import type { GatewayQueue } from './queues.js';
 
@@ -13,8 +14,6 @@ const WIDTH = 12;
 const HEIGHT = 6;
 /** The HTTP API's stage: the default one (http-api.ts leaves createDefaultStage on). */
 export const API_STAGE = '$default';
-/** The work kind of the reconciler's metrics that is a withdrawal (shared/usecases/monitoring/reconcile.ts). */
-const WITHDRAWAL_WORK: AcceptedWorkKind = 'withdrawal';
 
 export interface GatewayDashboardProps {
   readonly stage: string;
@@ -22,13 +21,24 @@ export interface GatewayDashboardProps {
   /** Every route key of the API, one line each in the per-route graphs. */
   readonly routes: readonly RouteKey[];
   readonly queues: readonly GatewayQueue[];
+  /** The chain-tx follower's log group: its `hot wallet balance` lines (shared/usecases/monitoring/hot-wallet.ts). */
+  readonly hotWalletLogs?: ILogGroup;
 }
+
+/** The Logs Insights query of the hot wallet's balance per network: the lowest of each 5 minutes. */
+export const HOT_WALLET_BALANCE_QUERY = [
+  'fields @timestamp, network, balance_value',
+  `filter message = "${HOT_WALLET_BALANCE_LINE}"`,
+  'stats min(balance_value) by bin(5m), network',
+];
 
 /**
  * One CloudWatch dashboard of the stack: the API by route, the queues and their dead-letter queues, webhook
  * deliveries, the chain scanners, the hot wallet and the withdrawals. The gateway's own metrics are named from
  * shared/observability/metrics.ts, where the handlers that print them (as EMF lines) take their names too; the
- * per-network ones are SEARCH expressions, so a network shows up once it prints, without a redeploy.
+ * per-network ones are SEARCH expressions, so a network shows up once it prints, without a redeploy. The counts of
+ * stuck and re-driven work have no per-network or per-kind metric (one metric each: which network or kind is in the
+ * monitor's log lines); a scanner prints its lag only when it is behind the tip (no line: caught up).
  */
 export class GatewayDashboard extends Construct {
   readonly dashboard: Dashboard;
@@ -100,14 +110,22 @@ export class GatewayDashboard extends Construct {
     );
     this.dashboard.addWidgets(
       graph('Scanners: blocks behind the tip, per network', [perNetwork(METRIC_NAMESPACES.scanner, METRIC_NAMES.scannerBlocksBehind, Stats.MAXIMUM)]),
-      graph('Hot wallet: native balance per network', [perNetwork(METRIC_NAMESPACES.chainTx, METRIC_NAMES.hotWalletBalance, Stats.MINIMUM)]),
+      ...(props.hotWalletLogs
+        ? [
+            new LogQueryWidget({
+              title: 'Hot wallet: native balance per network (follower log lines)',
+              logGroupNames: [props.hotWalletLogs.logGroupName],
+              queryLines: HOT_WALLET_BALANCE_QUERY,
+              view: LogQueryVisualizationType.LINE,
+              width: WIDTH,
+              height: HEIGHT,
+            }),
+          ]
+        : []),
     );
     this.dashboard.addWidgets(
       graph('Withdrawals waiting', [
         gateway(METRIC_NAMESPACES.operations, METRIC_NAMES.withdrawalsStuck, Stats.MAXIMUM, 'processing too long'),
-        gateway(METRIC_NAMESPACES.operations, METRIC_NAMES.acceptedWorkStuck, Stats.MAXIMUM, 'accepted, not moved after a re-drive', {
-          [WORK_DIMENSION]: WITHDRAWAL_WORK,
-        }),
         gateway(METRIC_NAMESPACES.chainTx, METRIC_NAMES.insufficientGas, Stats.MAXIMUM, 'chain transactions waiting for gas'),
       ]),
       graph('Stuck work', [

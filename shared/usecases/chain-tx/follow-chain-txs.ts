@@ -121,6 +121,11 @@ export async function followChainTx(start: ChainTx, deps: ChainTxDeps, stats: Fo
 
 /** One pass over a network's open requests. */
 export async function followOnce(network: string, deps: ChainTxDeps): Promise<FollowStats> {
+  return (await followPass(network, deps)).stats;
+}
+
+/** One pass, and how many open requests it listed (none: nothing for the loop to wait for). */
+async function followPass(network: string, deps: ChainTxDeps): Promise<{ stats: FollowStats; listed: number }> {
   const stats = emptyStats();
   const open = await deps.store.listOpen(network);
   const now = deps.clock().getTime();
@@ -140,7 +145,7 @@ export async function followOnce(network: string, deps: ChainTxDeps): Promise<Fo
       }
     }
   }
-  return stats;
+  return { stats, listed: open.length };
 }
 
 export interface FollowOptions {
@@ -154,23 +159,33 @@ export interface FollowOptions {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * The follower's loop for one network: holds the network's lease (one follower at a time), runs `followOnce`
- * every `pollMs` until `until`, and prints the insufficient-gas metric (CloudWatch EMF) when requests wait
- * for gas. Returns null when another follower holds the lease.
+ * The follower's loop for one network: holds the network's lease (one follower at a time), runs a pass every
+ * `pollMs` until `until` while the network has open requests, and prints the insufficient-gas metric (CloudWatch
+ * EMF) when requests wait for gas. A pass that lists no open request ends the loop: nothing is in flight, and a
+ * request made meanwhile is processed by the chain-tx worker and followed from the next run (a minute at most).
+ * The lease is renewed only once half of it has passed (not on every pass: each renewal is a write). A network
+ * with no open request is one read: no lease, no pass. Returns null when another follower holds the lease.
  */
 export async function followChainTxs(network: string, deps: ChainTxDeps, options: FollowOptions): Promise<FollowStats | null> {
   const owner = options.owner ?? randomUUID();
   const leaseSeconds = options.leaseSeconds ?? 90;
   const total = emptyStats();
+  // Nothing open: nothing to follow, and no lease taken (a write) for it.
+  if ((await deps.store.listOpen(network)).length === 0) return total;
+  let leased = deps.clock().getTime();
   if (!(await deps.store.acquireLease(network, owner, deps.clock(), leaseSeconds))) return null;
   try {
     for (;;) {
-      const stats = await followOnce(network, deps);
+      const { stats, listed } = await followPass(network, deps);
       for (const key of Object.keys(total) as (keyof FollowStats)[]) total[key] += stats[key];
       emitGasMetric(network, stats.waitingForGas);
+      if (listed === 0) break;
       if (deps.clock().getTime() + (options.pollMs ?? 1000) >= options.until.getTime()) break;
       await sleep(options.pollMs ?? 1000);
-      if (!(await deps.store.acquireLease(network, owner, deps.clock(), leaseSeconds))) break;
+      if (deps.clock().getTime() - leased >= (leaseSeconds * 1000) / 2) {
+        leased = deps.clock().getTime();
+        if (!(await deps.store.acquireLease(network, owner, deps.clock(), leaseSeconds))) break;
+      }
     }
   } finally {
     await deps.store.releaseLease(network, owner);

@@ -24,6 +24,8 @@ export interface SolanaPollerDeps extends SolanaDepositDeps {
  * The custody-solana worker's loop, like the chain scanner's: hold the `SOL` lease and poll every address again
  * and again for most of the invocation (EventBridge fires at most once a minute), `pauseMs` between passes; each
  * pass then signs, sends and follows custody's SOL withdrawals (./solana-withdrawals.ts), under the same lease.
+ * With no custody SOL address and no SOL withdrawal queued, the run is one pass (two queries), not a loop: an
+ * address or a withdrawal made meanwhile is taken up by the next run, a minute at most.
  */
 export async function runSolanaPoller(
   options: { readonly budgetMs: number; readonly pauseMs: number; readonly concurrency?: number },
@@ -43,11 +45,15 @@ export async function runSolanaPoller(
       passes++;
       recorded += r.recorded;
       credited += r.credited;
-      if (deps.withdrawals) {
+      // Withdrawals to send or follow: asked with one single-item query when no address is polled anyway.
+      const withdrawing = deps.withdrawals ? r.addresses > 0 || (await deps.withdrawals.withdrawals.queued('solana', 1)).length > 0 : false;
+      if (deps.withdrawals && withdrawing) {
         await sendSolanaWithdrawals(deps.withdrawals).catch((error: unknown) =>
           logger.error('custody solana withdrawals pass failed', { error: errorField(error) }),
         );
       }
+      // Nothing to poll and nothing to send: one pass for this run, not a loop.
+      if (r.addresses === 0 && !withdrawing) break;
       if (elapsed() + options.pauseMs >= options.budgetMs) break;
       await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
     } while (elapsed() < options.budgetMs);

@@ -6,14 +6,19 @@ import { emitMetrics, METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from 
 import { errorField, logger } from '../../observability/logger.js';
 
 /**
- * The hot wallet's native balance per network, printed once per chain-tx follower invocation:
- * `HotWalletBalance` (native units, per network) and `HotWalletBelowMinimum` (0/1, per network and across
- * networks). A network without a minimum in `HOT_WALLET_MIN_BALANCE` still reports its balance, with
- * `HotWalletBelowMinimum` 0: the alarm exists everywhere and fires only where a minimum is set.
+ * The hot wallet's native balance per network, once per chain-tx follower invocation: a `hot wallet balance` log
+ * line per network (its balance in native units: the dashboard's Logs Insights table and graph read it) and the
+ * `HotWalletBelowMinimum` metric (0/1, one metric across networks: the network is a field of the line, not a
+ * dimension). A network without a minimum in `HOT_WALLET_MIN_BALANCE` still reports its balance, with
+ * `HotWalletBelowMinimum` 0: the alarm exists everywhere and fires only where a minimum is set. The balance is not
+ * a metric: one per network would be a custom metric each (USD 0.30 a month) that no alarm reads.
  *
  * Never throws: a metric must not break the follower. A failure (no key, KMS or RPC down) is logged and the
  * network's values are left out for that minute.
  */
+
+/** The message of the line each network's balance is logged on (the dashboard's query filters on it). */
+export const HOT_WALLET_BALANCE_LINE = 'hot wallet balance';
 
 export interface HotWalletDeps {
   /** The hot wallet's address (derived from its KMS key; cache it, it never changes). */
@@ -62,9 +67,9 @@ export async function reportHotWallet(allNetworks: readonly string[], deps: HotW
         const units = await deps.balance(network, address);
         const check = checkWalletBalance(units, nativeDecimals(network), deps.minimums[network]);
         emit(METRIC_NAMESPACES.chainTx, { [NETWORK_DIMENSION]: network }, [
-          { name: METRIC_NAMES.hotWalletBalance, value: check.balanceValue, unit: 'None' },
           { name: METRIC_NAMES.hotWalletBelowMinimum, value: check.belowMinimum ? 1 : 0, aggregate: true },
         ]);
+        logger.info(HOT_WALLET_BALANCE_LINE, { network, address, balance: check.balance, balance_value: check.balanceValue, minimum: check.minimum });
         if (check.belowMinimum) {
           logger.warn('hot wallet below minimum', { network, address, balance: check.balance, minimum: check.minimum });
         }

@@ -11,7 +11,10 @@ import { scanOnce } from './scan.js';
 /**
  * The chain-scanner worker's loop: per network the deployment scans (an endpoint and a factory), hold the
  * network's lease and scan repeatedly for most of the invocation (EventBridge fires at most once a minute),
- * pausing about a block time between passes.
+ * pausing about a block time between passes, while the network has something to watch (`watching`). A network
+ * with nothing waiting, open or confirming gets ONE pass a run: every block is still read (a late deposit to an
+ * expired payment's address, a custody deposit: found within the minute), but the loop does not spin; a pass that
+ * recorded a deposit, or a payment that appears meanwhile, keeps (or, next run, starts) the sub-minute loop.
  */
 export interface ScannedNetwork {
   readonly network: string;
@@ -30,6 +33,11 @@ export interface ScannersDeps extends ScannerDeps {
   readonly mempoolBudget?: number;
   /** Where each network's lag goes at the end of its loop (default: EMF lines, shared/observability/metrics.ts). */
   readonly emit?: EmitMetrics;
+  /**
+   * Whether the network has something to watch closely: a payment waiting or open on it, a custody deposit still
+   * confirming (a few single-item queries). Without it, a loop scans for its whole budget (as every network did).
+   */
+  watching?(network: string): Promise<boolean>;
 }
 
 export interface LoopOptions {
@@ -37,6 +45,9 @@ export interface LoopOptions {
   readonly budgetMs: number;
   readonly pauseMs?: number;
 }
+
+/** A pass that recorded nothing, settled nothing and reached the tip. */
+const quiet = (r: ScanReport): boolean => r.recorded === 0 && r.settled === 0 && r.behind === 0;
 
 export async function runScanners(options: LoopOptions, deps: ScannersDeps): Promise<ScanReport[]> {
   const owner = randomUUID();
@@ -59,12 +70,17 @@ export async function runScanners(options: LoopOptions, deps: ScannersDeps): Pro
           last = await scanOnce(network, scan);
           reports.push(last);
           if (elapsed() + pause >= options.budgetMs) break;
-          await new Promise((r) => setTimeout(r, pause));
+          // The question's time is taken off the pause: a network being watched loses none to it.
+          const asked = Date.now();
+          if (quiet(last) && deps.watching && !(await deps.watching(network))) break;
+          await new Promise((r) => setTimeout(r, Math.max(0, pause - (Date.now() - asked))));
         } while (elapsed() < options.budgetMs);
-        // One value per network and run (not per pass): where the cursor stands when the run ends.
-        (deps.emit ?? emitMetrics)(METRIC_NAMESPACES.scanner, { [NETWORK_DIMENSION]: network }, [
-          { name: METRIC_NAMES.scannerBlocksBehind, value: last.behind },
-        ]);
+        // One value per network and run (not per pass): where the cursor stands when the run ends; only when it is
+        // behind the tip (nothing alarms on it: a caught-up network prints no line and bills no metric that month).
+        if (last.behind > 0)
+          (deps.emit ?? emitMetrics)(METRIC_NAMESPACES.scanner, { [NETWORK_DIMENSION]: network }, [
+            { name: METRIC_NAMES.scannerBlocksBehind, value: last.behind },
+          ]);
       } finally {
         source.close();
         await deps.cursors.releaseLease(network, owner);

@@ -4,7 +4,8 @@ import { parseConfig } from '../../../shared/config/config.js';
 import { scannerRuntime } from '../../../shared/runtime/payments.js';
 import { db, tableName } from '../../../shared/store/client.js';
 import { keys } from '../../../shared/store/keys.js';
-import { acquireLease, releaseLease } from '../../../shared/store/scanner.js';
+import { acquireLease, networkWatching, releaseLease } from '../../../shared/store/scanner.js';
+import { traceCalls } from '../../../shared/store/call-trace.js';
 import { evmDepositSource } from '../../../shared/chain/evm/deposit-source.js';
 import type { ScannerDeps } from '../../../shared/usecases/scanner/scan.js';
 import { initCursor, scanOnce } from '../../../shared/usecases/scanner/scan.js';
@@ -118,5 +119,34 @@ describe('chain scanner', () => {
     expect(await acquireLease('POLYGON', 'b', new Date(until.getTime() + 1), new Date(until.getTime() + 60_000))).toBe(true);
     await releaseLease('POLYGON', 'b');
     expect(await acquireLease('POLYGON', 'a', now, until)).toBe(true);
+  });
+});
+
+describe('networkWatching (whether a scanner loops or runs one pass)', () => {
+  const queued = (pk: string, id: string) => ({
+    PutRequest: { Item: { pk: `TEST#${id}`, sk: 'TEST', type: 'test', gsi3pk: pk, gsi3sk: `2026-01-01T00:00:00.000Z#t#${id}` } },
+  });
+
+  it('asks the four work queues with single-item queries, nothing else, and says whether any holds an item', async () => {
+    const trace = traceCalls();
+    try {
+      expect(await networkWatching('BASE')).toBe(false);
+      expect(trace.calls().map((c) => [c.command, c.input.Limit, c.input.Select])).toEqual(Array.from({ length: 4 }, () => ['QueryCommand', 1, 'COUNT']));
+      for (const [pk, id] of [
+        [keys.custodyDepositQueuePartition('BASE'), 'custody'],
+        [keys.paymentQueuePartition({ kind: 'waiting', network: 'BASE', asset: 'native' }), 'native'],
+        [keys.paymentQueuePartition({ kind: 'waiting', network: 'BASE', asset: 'token' }), 'token'],
+        [keys.paymentQueuePartition({ kind: 'open', network: 'BASE' }), 'open'],
+      ] as const) {
+        await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: [queued(pk, id)] } }));
+        trace.reset();
+        expect([id, await networkWatching('BASE')]).toEqual([id, true]);
+        // The first hit ends the questions: an open payment is found with one query.
+        if (id === 'open') expect(trace.calls()).toHaveLength(1);
+      }
+      expect(await networkWatching('ARB')).toBe(false);
+    } finally {
+      trace.stop();
+    }
   });
 });

@@ -14,6 +14,8 @@ const idle = (over: Partial<IdleWorker>): IdleWorker => ({
   measuredSeconds: 0,
   billedSeconds: 0,
   failed: null,
+  loopBudgetSeconds: null,
+  memory: null,
   ...over,
 });
 
@@ -30,6 +32,7 @@ const inventory = {
   queues: 2,
   sqsMappings: 0,
   scheduleRules: 2,
+  sampling: null,
 };
 
 function run(m: CostMeasurement): { lines: string[]; result: { variableUsd: number; fixedUsd: number } } {
@@ -82,5 +85,18 @@ describe('printCost', () => {
     expect(result.fixedUsd).toBeCloseTo(fixed, 6);
     expect(lines.some((l) => l.startsWith(`cost: fixed USD ${fixed.toFixed(2)} per month idle (Lambda duration`))).toBe(true);
     expect(lines).toContain('cost: goals x <= 0.05: met; y <= 15: NOT met');
+  });
+
+  it("prices traces at the sampling rule's rate per payment, and idle runs within its reservoir as all traced", () => {
+    const lifecycle = tally({ apiRequests: 1, invocations: { payments: { count: 10, billedMs: 10 } } });
+    const monitor = idle({ perInvocation: tally({ invocations: { monitor: { count: 1, billedMs: 100 } } }) });
+    const sampled = { ...inventory, sampling: { ruleName: 'gateway-test', reservoirPerSecond: 1, fixedRate: 0.05 } };
+    const { lines } = run({ payments: 1, lifecycle, idle: [monitor], inventory: sampled, elapsedSeconds: 1 });
+    const row = (prefix: string): string[] => (lines.find((l) => l.trim().startsWith(prefix)) ?? '').trim().split(/\s{2,}/);
+    // 10,000 invocations per 1,000 payments, 5 % traced: 500 traces, USD 0.0025.
+    expect(row('X-Ray traces (sampled at 5 %')).toEqual(['X-Ray traces (sampled at 5 %, rule gateway-test)', '500', '$5.00/M', '0.0025']);
+    // One run a minute is far under 1 a second: every one traced, 43,200 a month.
+    expect(row('monitor: X-Ray traces')[1]).toBe('43,200');
+    expect(lines.some((l) => l.startsWith('cost: X-Ray reservoir: 1 trace/s') && l.includes('USD 12.96'))).toBe(true);
   });
 });

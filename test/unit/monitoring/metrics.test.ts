@@ -14,14 +14,14 @@ describe('emfRecord', () => {
     });
   });
 
-  it('an aggregate metric is also published without dimensions; a plain one is not', () => {
+  it('an aggregate metric is published only without dimensions (its dimensions stay as fields); a plain one with them', () => {
     const record = emfRecord('Gateway/Test', { network: 'ETH' }, [
       { name: 'Balance', value: 0.5, unit: 'None' },
       { name: 'Below', value: 1, aggregate: true },
     ]);
     const directives = (record._aws as { CloudWatchMetrics: unknown[] }).CloudWatchMetrics;
     expect(directives).toEqual([
-      { Namespace: 'Gateway/Test', Dimensions: [['network'], []], Metrics: [{ Name: 'Below', Unit: 'Count' }] },
+      { Namespace: 'Gateway/Test', Dimensions: [[]], Metrics: [{ Name: 'Below', Unit: 'Count' }] },
       { Namespace: 'Gateway/Test', Dimensions: [['network']], Metrics: [{ Name: 'Balance', Unit: 'None' }] },
     ]);
     expect(record).toMatchObject({ network: 'ETH', Balance: 0.5, Below: 1 });
@@ -92,7 +92,6 @@ describe('emitMetrics', () => {
     });
     expect(METRIC_NAMES).toEqual({
       insufficientGas: 'ChainTxInsufficientGas',
-      hotWalletBalance: 'HotWalletBalance',
       hotWalletBelowMinimum: 'HotWalletBelowMinimum',
       sweepsStuck: 'PaymentSweepsStuck',
       withdrawalsStuck: 'WithdrawalsStuck',

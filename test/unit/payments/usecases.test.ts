@@ -501,3 +501,82 @@ describe('runScanners', () => {
     expect(printed).toEqual([[METRIC_NAMESPACES.scanner, { [NETWORK_DIMENSION]: 'ETH' }, [{ name: METRIC_NAMES.scannerBlocksBehind, value: 400 }]]]);
   });
 });
+
+describe('runScanners, idle', () => {
+  /** The cursor store's calls (each a table call in production) and the `watching` questions, counted. */
+  function counted(fake: FakePayments, answers: boolean[]) {
+    const calls: string[] = [];
+    const cursors = fake.cursors;
+    const store = {
+      get: (network: string) => (calls.push('get'), cursors.get(network)),
+      move: (...args: Parameters<typeof cursors.move>) => (calls.push('move'), cursors.move(...args)),
+      acquireLease: (...args: Parameters<typeof cursors.acquireLease>) => (calls.push('acquireLease'), cursors.acquireLease(...args)),
+      releaseLease: (...args: Parameters<typeof cursors.releaseLease>) => (calls.push('releaseLease'), cursors.releaseLease(...args)),
+    };
+    const watching = async (): Promise<boolean> => {
+      calls.push('watching');
+      return answers.shift() ?? false;
+    };
+    return { calls, store, watching };
+  }
+
+  it('a network with nothing to watch gets one pass and the loop ends: no spinning, no write of a pass that changed nothing', async () => {
+    // The clock does not move: only `watching` can end the loop before its (minute-long) budget.
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const chain = new FakeChain(100);
+    const sweep = new FakeSweep({ status: 'done', txHash: '0xsweep' });
+    await initCursor('ETH', 100, scanDeps(fake, chain, sweep));
+    const { calls, store, watching } = counted(fake, []);
+    const network = { network: 'ETH', family: 'evm', url: 'http://eth.invalid' };
+    const printed: unknown[] = [];
+    const reports = await runScanners(
+      { budgetMs: 60_000, pauseMs: 0 },
+      {
+        ...fake,
+        cursors: store,
+        networks: [network],
+        sourceFor: () => evmDepositSource(chain),
+        sweepFor: () => sweep,
+        watching,
+        emit: (...a) => printed.push(a),
+      },
+    );
+    expect(reports).toHaveLength(1);
+    // Lease, cursor read, lease released; asked once; no cursor move (no new block), no lag printed (caught up).
+    expect(calls).toEqual(['acquireLease', 'get', 'watching', 'releaseLease']);
+    expect(printed).toEqual([]);
+  });
+
+  it('keeps its sub-minute loop while the network has something to watch, and stops once it has none', async () => {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const chain = new FakeChain(100);
+    const sweep = new FakeSweep({ status: 'done', txHash: '0xsweep' });
+    await initCursor('ETH', 100, scanDeps(fake, chain, sweep));
+    const { calls, store, watching } = counted(fake, [true, true]);
+    const network = { network: 'ETH', family: 'evm', url: 'http://eth.invalid' };
+    const reports = await runScanners(
+      { budgetMs: 60_000, pauseMs: 0 },
+      { ...fake, cursors: store, networks: [network], sourceFor: () => evmDepositSource(chain), sweepFor: () => sweep, watching },
+    );
+    expect(reports).toHaveLength(3);
+    expect(calls.filter((c) => c === 'watching')).toHaveLength(3);
+  });
+
+  it('a pass that found a deposit is followed by another without asking (the payment is being watched)', async () => {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const chain = new FakeChain(100);
+    const sweep = new FakeSweep({ status: 'done', txHash: '0xsweep' });
+    await initCursor('ETH', 100, scanDeps(fake, chain, sweep));
+    const created = await create(fake);
+    chain.transfer(created.address, 25_000_000n, 101);
+    chain.head = 101;
+    const { calls, store, watching } = counted(fake, []);
+    const network = { network: 'ETH', family: 'evm', url: 'http://eth.invalid' };
+    const reports = await runScanners(
+      { budgetMs: 60_000, pauseMs: 0 },
+      { ...fake, cursors: store, networks: [network], sourceFor: () => evmDepositSource(chain), sweepFor: () => sweep, watching },
+    );
+    expect(reports.map((r) => r.recorded)).toEqual([1, 0]);
+    expect(calls.filter((c) => c === 'watching')).toHaveLength(1);
+  });
+});
