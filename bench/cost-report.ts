@@ -1,7 +1,7 @@
 /**
  * Prices what bench/cost.ts counted (bench/prices.ts) and prints the breakdown and the two cost lines.
  */
-import type { CostMeasurement, IdleWorker, Tally } from './cost.js';
+import type { CostMeasurement, IdleWorker, Tally } from './cost-tally.js';
 import * as P from './prices.js';
 
 interface Row {

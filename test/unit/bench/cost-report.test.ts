@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
-import type { CostMeasurement, IdleWorker } from '../../../bench/cost.js';
-import { newTally } from '../../../bench/cost.js';
+import type { CostMeasurement, IdleWorker } from '../../../bench/cost-tally.js';
+import { newTally } from '../../../bench/cost-tally.js';
 import { printCost } from '../../../bench/cost-report.js';
 
 const tally = newTally;
