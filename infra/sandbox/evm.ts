@@ -5,7 +5,7 @@
  * catalogue's decimals, minted to whom the operator names. Everything goes through the deterministic CREATE2
  * deployer already present on those networks, so a second run deploys nothing and the addresses are the local
  * stack's and the same on every test network. What it answers is the stage's context values
- * (`forwarderFactories`, `withdrawalBatchContract`, `tokenContracts`).
+ * (`forwarderFactories`, `withdrawalBatchContract`, `subscriptionCollectorContract`, `tokenContracts`).
  *
  * It refuses a chain whose id is not the network's test network: no mainnet deployment by mistake.
  */
@@ -14,7 +14,14 @@ import { CURRENCY_LIST, NETWORKS } from '../../shared/domain/currencies.js';
 import type { NetworkCode } from '../../shared/domain/currencies.js';
 import { ERC20_ABI } from '../../shared/chain/evm/abi.js';
 import { localTestTokens } from '../local/chains.js';
-import { deployBatchPayout, deployTestToken, ensureCreate2Deployer, ensureForwarderFactory, mintTestToken } from '../local/dev/deploy.js';
+import {
+  deployBatchPayout,
+  deploySubscriptionCollector,
+  deployTestToken,
+  ensureCreate2Deployer,
+  ensureForwarderFactory,
+  mintTestToken,
+} from '../local/dev/deploy.js';
 
 export interface SandboxEvmOptions {
   readonly network: string;
@@ -37,6 +44,8 @@ export interface SandboxEvmDeployment {
   readonly forwarderFactory: string;
   readonly forwarderImplementation: string;
   readonly withdrawalBatchContract: string;
+  /** The subscription collector the hot wallet charges (pull subscriptions). */
+  readonly subscriptionCollectorContract: string;
   /** Token contracts by catalogue currency code (only with `testTokens`). */
   readonly tokenContracts: Record<string, string>;
   /** Base units minted by this run, by currency code and recipient. */
@@ -76,6 +85,7 @@ export async function deploySandboxEvm(options: SandboxEvmOptions): Promise<Sand
     await ensureCreate2Deployer(deployer);
     const factory = await ensureForwarderFactory(deployer, { owner: await deployer.getAddress(), hotWallet, treasury });
     const batchPayout = await deployBatchPayout(deployer, { hotWallet });
+    const collector = await deploySubscriptionCollector(deployer, { collector: hotWallet });
     const tokenContracts: Record<string, string> = {};
     const minted: Record<string, Record<string, string>> = {};
     if (options.testTokens) {
@@ -102,6 +112,7 @@ export async function deploySandboxEvm(options: SandboxEvmOptions): Promise<Sand
       forwarderFactory: factory.factory,
       forwarderImplementation: factory.implementation,
       withdrawalBatchContract: batchPayout.address,
+      subscriptionCollectorContract: collector.address,
       tokenContracts,
       minted,
     };
@@ -115,9 +126,11 @@ export function sandboxContext(deployments: readonly SandboxEvmDeployment[]): st
   const factories = Object.fromEntries(deployments.map((d) => [d.network, d.forwarderFactory]));
   const tokens = Object.assign({}, ...deployments.map((d) => d.tokenContracts)) as Record<string, string>;
   const batch = [...new Set(deployments.map((d) => d.withdrawalBatchContract))];
+  const collectors = [...new Set(deployments.map((d) => d.subscriptionCollectorContract))];
   return [
     `-c forwarderFactories='${JSON.stringify(factories)}'`,
     ...(Object.keys(tokens).length > 0 ? [`-c tokenContracts='${JSON.stringify(tokens)}'`] : []),
     ...(batch.length === 1 ? [`-c withdrawalBatchContract=${batch[0]}`] : []),
+    ...(collectors.length === 1 ? [`-c subscriptionCollectorContract=${collectors[0]}`] : []),
   ];
 }

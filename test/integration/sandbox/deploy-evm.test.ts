@@ -64,6 +64,7 @@ interface Deployed {
   chainId: number;
   forwarderFactory: string;
   withdrawalBatchContract: string;
+  subscriptionCollectorContract: string;
   tokenContracts: Record<string, string>;
   minted: Record<string, Record<string, string>>;
   context: string[];
@@ -124,7 +125,10 @@ describe('sandbox deploy-evm', () => {
         `-c forwarderFactories='${JSON.stringify({ ETH: first.forwarderFactory })}'`,
         `-c tokenContracts='${JSON.stringify(first.tokenContracts)}'`,
         `-c withdrawalBatchContract=${first.withdrawalBatchContract}`,
+        `-c subscriptionCollectorContract=${first.subscriptionCollectorContract}`,
       ]);
+      const collector = new Contract(first.subscriptionCollectorContract, ['function collector() view returns (address)'], provider);
+      expect(await collector.getFunction('collector')()).toBe(HOT_WALLET);
     },
     TIMEOUT,
   );
