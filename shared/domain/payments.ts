@@ -141,6 +141,8 @@ export interface PaymentState {
    * alone). Absent on a payment never swept in a batch (a single sweep's reference is `payment:<tenant>:<id>`).
    */
   readonly sweepReference?: string;
+  /** Issue 30: the subscription whose period (cycle, from 0) this payment bills; absent on every other payment. */
+  readonly subscription?: { readonly id: string; readonly cycle: number };
   /** Optimistic lock: every save conditions on it and increments it. */
   readonly version: number;
 }

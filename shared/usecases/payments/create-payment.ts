@@ -10,7 +10,7 @@ import { openPayment } from '../../domain/payments.js';
 import { quote } from '../../domain/payment-quote.js';
 import type { Tenant } from '../../domain/tenant.js';
 import { checkCallbackUrlSyntax } from '../../net/callback-url.js';
-import type { IdempotencyGuard, UsageGuard } from '../ports.js';
+import type { IdempotencyGuard, UsageGuard, WriteItem } from '../ports.js';
 import { currentRates, usdRatesOf } from '../rates/current-rates.js';
 import { checkAmountAndCurrency, decimal, integerInput } from '../schema.js';
 import type { PaymentsDeps } from './ports.js';
@@ -73,6 +73,8 @@ export interface CreatePaymentInput {
   readonly idempotency?: IdempotencyGuard<PaymentState> | null;
   /** The request's count, committed with the payment (its condition keeps the tenant's hourly limits). */
   readonly usage?: UsageGuard | null;
+  /** Issue 30: the subscription period the payment bills, and the writes of its advance, committed with the payment. */
+  readonly subscription?: { readonly id: string; readonly cycle: number; readonly alsoWrite: (stored: PaymentState) => readonly WriteItem[] } | null;
 }
 
 export async function createPayment(input: CreatePaymentInput, deps: PaymentsDeps): Promise<PaymentState> {
@@ -141,6 +143,7 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
       successUrl,
       cancelUrl,
       expiryTime: new Date(now.getTime() + expiryMinutes * 60_000).toISOString(),
+      ...(input.subscription ? { subscription: { id: input.subscription.id, cycle: input.subscription.cycle } } : {}),
     },
     now,
   );
@@ -150,7 +153,7 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
       family: currency.family,
       dailyLimitUsd: settings.limits.daily_payment_limit,
       count: input.usage ?? null,
-      ...(guard ? { alsoWrite: (stored: PaymentState) => [guard.completeItem(stored)] } : {}),
+      alsoWrite: (stored: PaymentState) => [...(guard ? [guard.completeItem(stored)] : []), ...(input.subscription?.alsoWrite(stored) ?? [])],
     },
     now,
   );
