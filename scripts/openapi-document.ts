@@ -3,6 +3,7 @@ import { currencyRoutes } from '../functions/currencies/routes.js';
 import { legacyRoutes } from '../functions/legacy/routes.js';
 import { paymentRoutes } from '../functions/payments/routes.js';
 import { refundRoutes } from '../functions/refunds/routes.js';
+import { subscriptionRoutes } from '../functions/subscriptions/routes.js';
 import { systemRoutes } from '../functions/system/routes.js';
 import { balanceRoutes } from '../functions/user/balances-routes.js';
 import { userRoutes } from '../functions/user/routes.js';
@@ -32,6 +33,8 @@ export const documentedRoutes = (): readonly AnyRoute<never>[] => [
   ...paymentRoutes,
   // Refunds (DESIGN section 12), a Lambda of their own.
   ...refundRoutes,
+  // Plans and subscriptions (issue 30), a Lambda of their own.
+  ...subscriptionRoutes,
   ...withdrawalRoutes,
   ...walletRoutes,
   ...transactionRoutes,

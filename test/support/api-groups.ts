@@ -8,6 +8,7 @@ import { custodySyncRuntime } from '../../shared/runtime/custody-sync.js';
 import { custodyWithdrawalsRuntime } from '../../shared/runtime/custody-withdrawals.js';
 import { paymentsRuntime } from '../../shared/runtime/payments.js';
 import { refundsRuntime } from '../../shared/runtime/refunds.js';
+import { subscriptionsRuntime } from '../../shared/runtime/subscriptions.js';
 import { systemRuntime } from '../../shared/runtime/system.js';
 import { transactionsRuntime } from '../../shared/runtime/transactions.js';
 import { userRuntime } from '../../shared/runtime/user.js';
@@ -37,6 +38,7 @@ export function apiGroupHandlers(cfg: Config): Record<string, ReturnType<typeof 
     legacy: {},
     payments: paymentsRuntime(cfg),
     refunds: refundsRuntime(cfg),
+    subscriptions: subscriptionsRuntime(cfg),
     withdrawals: withdrawalsRuntime(cfg),
     wallets: walletsRuntime(cfg),
     transactions: transactionsRuntime(cfg),

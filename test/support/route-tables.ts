@@ -3,6 +3,7 @@ import { currencyRoutes } from '../../functions/currencies/routes.js';
 import { legacyRoutes } from '../../functions/legacy/routes.js';
 import { paymentRoutes } from '../../functions/payments/routes.js';
 import { refundRoutes } from '../../functions/refunds/routes.js';
+import { subscriptionRoutes } from '../../functions/subscriptions/routes.js';
 import { docsRoutes } from '../../functions/system/docs.js';
 import { systemRoutes } from '../../functions/system/routes.js';
 import { balanceRoutes } from '../../functions/user/balances-routes.js';
@@ -28,6 +29,7 @@ export const API_ROUTE_TABLES: Readonly<Record<string, readonly AnyRoute<never>[
   legacy: legacyRoutes,
   payments: paymentRoutes,
   refunds: refundRoutes,
+  subscriptions: subscriptionRoutes,
   withdrawals: withdrawalRoutes,
   wallets: walletRoutes,
   transactions: transactionRoutes,

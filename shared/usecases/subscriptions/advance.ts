@@ -1,9 +1,6 @@
-import type { PaymentChange, PaymentState } from '../../domain/payments.js';
 import type { AdvanceStep, SubscriptionState } from '../../domain/subscriptions.js';
 import { nextActionAt, nextStep, transition } from '../../domain/subscriptions.js';
-import type { WriteItem } from '../ports.js';
-import type { PaymentRepository } from '../payments/ports.js';
-import type { SubscriptionRepository, SubscriptionsDeps } from './ports.js';
+import type { SubscriptionsDeps } from './ports.js';
 import type { Now } from './subscriptions.js';
 import { endSubscription, nowFor, openCycle } from './subscriptions.js';
 
@@ -72,19 +69,4 @@ export async function advanceDue(real: Date, deps: AdvanceDeps, origin: string, 
   let steps = 0;
   for (const d of due) steps += await advanceSubscription(d.tenantId, d.id, real, deps, origin, d.dueAt);
   return { due: due.length, steps };
-}
-
-/**
- * The payment repository of a worker that completes payments, wrapped so that a subscription's payment calls its
- * subscription in within the transaction that completes it (`SubscriptionRepository.callInItem`).
- */
-export function callingIn(payments: PaymentRepository, subscriptions: Pick<SubscriptionRepository, 'callInItem'>): PaymentRepository {
-  return {
-    ...payments,
-    save(previous: PaymentState, change: PaymentChange, now: Date, alsoWrite: readonly WriteItem[] = []) {
-      const sub = change.state.subscription;
-      const completes = sub !== undefined && change.state.status === 'completed' && previous.status !== 'completed';
-      return payments.save(previous, change, now, completes ? [...alsoWrite, subscriptions.callInItem(change.state.tenantId, sub.id, now)] : alsoWrite);
-    },
-  };
 }
