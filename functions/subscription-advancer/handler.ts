@@ -11,8 +11,8 @@ const origin = config().PUBLIC_BASE_URL ?? '';
  * EventBridge, every minute (issue 30): the subscriptions whose next action is due, each taken as far as its clock
  * says (shared/usecases/subscriptions/advance.ts). One empty index query when nothing is due.
  */
-export const handler = scheduledWorker('subscription-advancer', async ({ time }): Promise<{ due: number; steps: number }> => {
+export const handler = scheduledWorker('subscription-advancer', async ({ time }, log): Promise<{ due: number; steps: number; failed: number }> => {
   const clock = deps.payments.clock.now();
   const now = time !== null && time.getTime() >= clock.getTime() ? time : clock;
-  return advanceDue(now, deps, origin);
+  return advanceDue(now, deps, origin, log);
 });

@@ -1,3 +1,4 @@
+import type { Log } from '../../observability/logger.js';
 import type { AdvanceStep, SubscriptionState } from '../../domain/subscriptions.js';
 import { nextActionAt, nextStep, transition } from '../../domain/subscriptions.js';
 import type { SubscriptionsDeps } from './ports.js';
@@ -62,11 +63,29 @@ async function step(s: SubscriptionState, kind: AdvanceStep, now: Now, deps: Adv
   }
 }
 
-/** The advancer's run: every subscription due by now (the furthest test clock ahead outside production), up to `limit`. */
-export async function advanceDue(real: Date, deps: AdvanceDeps, origin: string, limit = 100): Promise<{ readonly due: number; readonly steps: number }> {
+/**
+ * The advancer's run: every subscription due by now (the furthest test clock ahead outside production), up to `limit`.
+ * One that cannot advance (its period's payment refused: a price now below the currency's minimum, the tenant's
+ * daily limit) is logged and stays due, retried at the next run; the others go on.
+ */
+export async function advanceDue(
+  real: Date,
+  deps: AdvanceDeps,
+  origin: string,
+  log?: Pick<Log, 'error'>,
+  limit = 100,
+): Promise<{ readonly due: number; readonly steps: number; readonly failed: number }> {
   const horizon = new Date(real.getTime() + (await deps.clocks.maxOffsetMs()));
   const due = await deps.subscriptions.due(horizon.toISOString(), limit);
   let steps = 0;
-  for (const d of due) steps += await advanceSubscription(d.tenantId, d.id, real, deps, origin, d.dueAt);
-  return { due: due.length, steps };
+  let failed = 0;
+  for (const d of due) {
+    try {
+      steps += await advanceSubscription(d.tenantId, d.id, real, deps, origin, d.dueAt);
+    } catch (error) {
+      failed++;
+      log?.error('subscription not advanced', { tenant_id: d.tenantId, subscription_id: d.id, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return { due: due.length, steps, failed };
 }
