@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { checkoutUrl } from '../../domain/checkout.js';
 import { findCurrency } from '../../domain/currencies.js';
 import type { Decimal } from '../../domain/money.js';
 import { toFixed } from '../../domain/money.js';
@@ -88,7 +89,7 @@ export interface PaymentLinks {
   checkoutUrl(checkoutId: string): string;
 }
 
-export const paymentLinks = (origin: string): PaymentLinks => ({ checkoutUrl: (id) => `${origin.replace(/\/$/, '')}/checkout/${id}` });
+export const paymentLinks = (origin: string): PaymentLinks => ({ checkoutUrl: (id) => checkoutUrl(origin, id) });
 
 const display = (p: PaymentState): string => toFixed(p.amountCrypto, findCurrency(p.currency)?.displayPrecision ?? 8, 'up');
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
+import { checkoutUrl } from '../../domain/checkout.js';
 import type { PaymentState } from '../../domain/payments.js';
 import { isCancellable, transition as paymentTransition } from '../../domain/payments.js';
 import type { SubscriptionChange, SubscriptionFact, SubscriptionState } from '../../domain/subscriptions.js';
@@ -8,7 +9,6 @@ import { COLLECTIONS, cyclePeriod, openSubscription, transition } from '../../do
 import type { Tenant } from '../../domain/tenant.js';
 import type { IdempotencyGuard, WriteItem } from '../ports.js';
 import { createPayment } from '../payments/create-payment.js';
-import { paymentLinks } from '../payments/present.js';
 import type { SubscriptionsDeps } from './ports.js';
 import { requirePlan } from './plans.js';
 
@@ -69,10 +69,9 @@ export async function openCycle(
   const period = cyclePeriod(s, index);
   // The payment stays payable until the cycle lapses: its due time plus the grace days, on the tenant's clock.
   const expiryMinutes = Math.max(1, Math.ceil((period.expiresAt.getTime() - now.tenant.getTime()) / 60_000));
-  const links = paymentLinks(args.origin);
   let stored: SubscriptionState | null = null;
   const alsoWrite = (payment: PaymentState): readonly WriteItem[] => {
-    const fact: SubscriptionFact = { kind: 'open_cycle', paymentId: payment.id, checkoutUrl: links.checkoutUrl(payment.checkoutId) };
+    const fact: SubscriptionFact = { kind: 'open_cycle', paymentId: payment.id, checkoutUrl: checkoutUrl(args.origin, payment.checkoutId) };
     const change = merge(args.prior, transition(s, fact, now.tenant));
     const writes = deps.subscriptions.changeItems(args.previous, change, now.real);
     stored = writes.stored;
