@@ -9445,6 +9445,13 @@ export interface components {
       flags: ('underpaid' | 'overpaid' | 'paid_late' | 'wrong_token')[];
       /** @description What the payment's refunds hold or paid back (refunds released by a cancel, expiry or failure do not count); 0 without refunds */
       refunded_amount: string;
+      /**
+       * Format: uuid
+       * @description The subscription whose period this payment bills (GET /subscriptions/{id}/cycles/); null for any other payment
+       */
+      subscription_id: string | null;
+      /** @description That period's index, from 0; null for any other payment */
+      subscription_cycle: number | null;
     };
     PaymentStatusRequest: {
       /** Format: uuid */

@@ -57,6 +57,12 @@ export const PaymentRecord = CreateRecord.extend({
   refunded_amount: z
     .string()
     .describe("What the payment's refunds hold or paid back (refunds released by a cancel, expiry or failure do not count); 0 without refunds"),
+  subscription_id: z
+    .string()
+    .uuid()
+    .nullable()
+    .describe('The subscription whose period this payment bills (GET /subscriptions/{id}/cycles/); null for any other payment'),
+  subscription_cycle: z.number().int().nullable().describe("That period's index, from 0; null for any other payment"),
 }).meta({ id: 'Payment' });
 export const ListItem = z
   .object({
@@ -161,5 +167,7 @@ export function paymentRecord(p: PaymentState, links: PaymentLinks, refunded: De
     merchant_received: p.merchantReceived,
     flags: [...p.flags],
     refunded_amount: refunded,
+    subscription_id: p.subscription?.id ?? null,
+    subscription_cycle: p.subscription?.cycle ?? null,
   };
 }

@@ -111,6 +111,7 @@ describe('push subscriptions', () => {
     const payment0 = (await dynamoPayments.get(a.tenantId, paymentId)) as PaymentState;
     expect(payment0.subscription).toEqual({ id, cycle: 0 });
     expect(payment0.priceAmount).toBe('10');
+    expect((await call('GET', `/payments/${paymentId}/`)).body).toMatchObject({ subscription_id: id, subscription_cycle: 0, price_amount: '10' });
 
     // Period 1 paid in time: active.
     await pay(paymentId);
