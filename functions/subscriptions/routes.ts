@@ -10,6 +10,7 @@ import {
   cycleRecord,
   page,
   PageParams,
+  pageOf,
   pageQuery,
   PlanRecord,
   planRecord,
@@ -65,14 +66,14 @@ export const subscriptionRoutes = [
     query: PageParams,
     doc: {
       summary: "The tenant's plans",
-      description: 'Newest first; `starting_after` the last id of the previous page.',
+      description: "Newest first; `cursor`: the previous page's next_cursor.",
       tags: plansTag,
       responses: { 200: { description: 'A page', schema: page(PlanRecord) } },
     },
     handle: async (req, deps) => {
       const tenantId = principalOf(req).tenant.id;
       const { plans, more } = await deps.plans.list(tenantId, await pageQuery(req.query, (id) => deps.plans.get(tenantId, id)));
-      return ok({ results: plans.map(planRecord), has_more: more });
+      return ok(pageOf(plans, more, planRecord));
     },
   }),
   route({
@@ -135,7 +136,7 @@ export const subscriptionRoutes = [
       const tenantId = principalOf(req).tenant.id;
       const query = await pageQuery(req.query, (id) => deps.subscriptions.get(tenantId, id));
       const { subscriptions, more } = await deps.subscriptions.list(tenantId, { ...query, ...(req.query.status ? { status: req.query.status } : {}) });
-      return ok({ results: subscriptions.map(subscriptionRecord), has_more: more });
+      return ok(pageOf(subscriptions, more, subscriptionRecord));
     },
   }),
   route({

@@ -3419,7 +3419,7 @@ export interface paths {
     };
     /**
      * The tenant's plans
-     * @description Newest first; `starting_after` the last id of the previous page.
+     * @description Newest first; `cursor`: the previous page's next_cursor.
      *
      *     Scopes: read.
      */
@@ -3427,7 +3427,7 @@ export interface paths {
       parameters: {
         query?: {
           limit?: number;
-          starting_after?: string;
+          cursor?: string;
         };
         header?: never;
         path?: never;
@@ -3443,7 +3443,8 @@ export interface paths {
           content: {
             'application/json': {
               results: components['schemas']['Plan'][];
-              has_more: boolean;
+              /** @description The cursor of the next page; null on the last */
+              next_cursor: string | null;
             };
           };
         };
@@ -3682,7 +3683,7 @@ export interface paths {
       parameters: {
         query?: {
           limit?: number;
-          starting_after?: string;
+          cursor?: string;
           status?: 'incomplete' | 'trialing' | 'active' | 'past_due' | 'canceled' | 'expired';
         };
         header?: never;
@@ -3699,7 +3700,8 @@ export interface paths {
           content: {
             'application/json': {
               results: components['schemas']['Subscription'][];
-              has_more: boolean;
+              /** @description The cursor of the next page; null on the last */
+              next_cursor: string | null;
             };
           };
         };

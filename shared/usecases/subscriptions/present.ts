@@ -104,21 +104,28 @@ export const subscriptionRecord = (s: SubscriptionState): z.output<typeof Subscr
   created_at: s.createdAt,
 });
 
-/** `?limit=&starting_after=<id>`: newest first, after the record named. */
+/** `?limit=&cursor=`: newest first; `cursor` is the previous page's `next_cursor` (the id of its last record). */
 export const PageParams = z.object({
   limit: queryInteger(1, 100).optional(),
-  starting_after: z.string().uuid('Not an id of this list.').optional(),
+  cursor: z.string().uuid('Not a cursor of this list.').optional(),
 });
 
 export const SubscriptionListParams = PageParams.extend({ status: z.enum(SUBSCRIPTION_STATUSES).optional() });
 
-export const page = <T extends z.ZodType>(item: T) => z.object({ results: z.array(item), has_more: z.boolean() });
+export const page = <T extends z.ZodType>(item: T) =>
+  z.object({ results: z.array(item), next_cursor: z.string().nullable().describe('The cursor of the next page; null on the last') });
 
-/** The page query of `params`: the cursor is the record `starting_after` names (unknown: from the start). */
+/** A page's answer: its records and, when more follow, the cursor of the next page (its last record's id). */
+export const pageOf = <S extends { readonly id: string }, R>(records: readonly S[], more: boolean, present: (s: S) => R) => ({
+  results: records.map(present),
+  next_cursor: more ? (records.at(-1)?.id ?? null) : null,
+});
+
+/** The page query of `params`: the cursor names the record the page starts after (unknown: from the start). */
 export async function pageQuery(
   params: z.output<typeof PageParams>,
   lookup: (id: string) => Promise<{ readonly createdAt: string; readonly id: string } | null>,
 ): Promise<PageQuery> {
-  const after = params.starting_after === undefined ? null : await lookup(params.starting_after);
+  const after = params.cursor === undefined ? null : await lookup(params.cursor);
   return { limit: params.limit ?? 20, ...(after ? { cursor: { createdAt: after.createdAt, id: after.id } } : {}) };
 }

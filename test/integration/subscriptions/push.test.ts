@@ -223,8 +223,33 @@ describe('push subscriptions', () => {
     expect(unknown.status).toBe(404);
     const bad = await call('POST', '/plans/', { body: { name: 'x', amount: '-1', currency: 'USDTERC20', interval: 'fortnight' } });
     expect(bad.status).toBe(400);
-    const list = await call('GET', '/plans/');
-    expect(list.body.results.map((p: { id: string }) => p.id)).toContain(planId);
+  });
+
+  it("lists plans and subscriptions newest first, page by page with next_cursor, never another tenant's", async () => {
+    const made = [];
+    for (const name of ['P1', 'P2', 'P3']) {
+      made.push((await call('POST', '/plans/', { body: { name, amount: '20', currency: 'USDTERC20', interval: 'week' } })).body.id as string);
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await call('GET', '/plans/', { query: { limit: '2', ...(cursor ? { cursor } : {}) } });
+      expect(res.status).toBe(200);
+      expect(res.body.results.length).toBeLessThanOrEqual(2);
+      seen.push(...res.body.results.map((p: { id: string }) => p.id));
+      cursor = res.body.next_cursor;
+    } while (cursor);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.slice(0, 3)).toEqual([...made].reverse());
+    expect(seen).toContain(planId);
+
+    const b = await tenantWithToken('Subscriptions B');
+    const callB = caller(routedApi(cfg, ['subscriptions']), () => b.bearer);
+    expect((await callB('GET', '/plans/')).body).toEqual({ results: [], next_cursor: null });
+    expect((await callB('GET', `/plans/${planId}/`)).status).toBe(404);
+    const subs = await call('GET', '/subscriptions/', { query: { status: 'canceled' } });
+    expect(subs.body.results.length).toBeGreaterThan(0);
+    expect(subs.body.results.every((s: { status: string }) => s.status === 'canceled')).toBe(true);
   });
 
   it('production ignores the test clock', async () => {
