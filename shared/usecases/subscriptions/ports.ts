@@ -73,3 +73,32 @@ export interface SubscriptionsDeps {
   /** The checkout page's origin (the deployment's public base URL; without one, the request's host). */
   readonly settings: { readonly publicBaseUrl: string | null };
 }
+
+/**
+ * Pull collection's port (issue 30; designed, not yet wired: `collection: "pull"` is refused until a chain adapter in
+ * shared/chain/evm implements it over the collector contract). The use case calls it; it never encodes ABI. Caps are
+ * the plan's amount per charge and per period, enforced again by the contract.
+ */
+export interface Collector {
+  /**
+   * What `POST /subscriptions/` answers as `setup` for a pull subscription: the collector and token addresses on the
+   * plan's network, the caps in the token's units, and the calldata the subscriber signs (the approval, and the
+   * registration that ties the subscriber's address to the subscription so its approval can be told from others').
+   */
+  setup(input: { readonly subscriptionId: string; readonly currency: string; readonly amount: string }): Promise<{
+    readonly network: string;
+    readonly collector: string;
+    readonly token: string;
+    readonly perChargeCap: string;
+    readonly perPeriodCap: string;
+    readonly calls: readonly { readonly to: string; readonly data: string }[];
+  }>;
+  /** The subscriber's registration and allowance as the chain shows them (null: not seen yet): the advancer activates on it. */
+  approvalSeen(input: { readonly subscriptionId: string; readonly currency: string }): Promise<{ readonly owner: string; readonly allowance: string } | null>;
+  /**
+   * The period's charge, keyed by `reference` (the period's key): the chain-tx request that makes the collector
+   * transfer `amount` from `owner`, as writes committed in the transaction of the subscription's advance, so a period
+   * is charged at most once; its result comes back through the chain-results queue as a cycle paid or failed.
+   */
+  chargeItems(input: { readonly reference: string; readonly currency: string; readonly owner: string; readonly amount: string }): readonly WriteItem[];
+}
