@@ -7,7 +7,7 @@ import { systemClock } from '../domain/clock.js';
 import type { CurrencyDefinition } from '../domain/currencies.js';
 import { NETWORKS } from '../domain/currencies.js';
 import { dynamoPayments } from '../store/payments.js';
-import { dynamoSubscriptions } from '../store/subscriptions.js';
+import { subscriptionCallInItem } from '../store/subscription-call-in.js';
 import { callingIn } from '../usecases/subscriptions/call-in.js';
 import { refundedTotal } from '../store/refunds.js';
 import { dynamoWalletDirectory } from '../store/wallets.js';
@@ -72,7 +72,7 @@ export function paymentSettings(cfg: Config): PaymentSettings {
 export function paymentsRuntime(cfg: Config = config()): PaymentsDeps {
   return {
     // A subscription's payment calls its subscription in when it completes (issue 30).
-    payments: callingIn(dynamoPayments, dynamoSubscriptions),
+    payments: callingIn(dynamoPayments, { callInItem: subscriptionCallInItem }),
     rates: ratesRuntime(cfg),
     wallets: dynamoWalletDirectory,
     addresses: paymentAddresses(cfg),

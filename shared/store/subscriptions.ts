@@ -7,6 +7,7 @@ import { aggregateOutbox, commitAggregate, nextVersion, outboxItems, stateAttrib
 import { db, queryAll, tableName } from './client.js';
 import { subscriptionKeys as keys } from './keys.js';
 import { listPage } from './plans.js';
+import { subscriptionCallInItem } from './subscription-call-in.js';
 import type { TransactItem } from './transact.js';
 import { asTransactItem, asWriteItem } from './transact.js';
 
@@ -107,20 +108,6 @@ async function due(time: string, limit: number): Promise<Array<{ tenantId: strin
     .map((item) => ({ tenantId: String(item.tenant_id), id: String(item.subscription_id), dueAt: String(item.gsi3sk).split('#')[0] ?? '' }));
 }
 
-function callInItem(tenantId: string, id: string, now: Date): WriteItem {
-  const due = keys.subscriptionDue(now.toISOString(), tenantId, id);
-  return asWriteItem({
-    Update: {
-      TableName: tableName(),
-      Key: keys.subscription(tenantId, id),
-      UpdateExpression: 'SET gsi3pk = :pk, gsi3sk = :sk ADD #v :one',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#v': 'version' },
-      ExpressionAttributeValues: { ':pk': due.gsi3pk, ':sk': due.gsi3sk, ':one': 1 },
-    },
-  });
-}
-
 export const dynamoSubscriptions: SubscriptionRepository = {
   get,
   async list(tenantId, query) {
@@ -137,7 +124,7 @@ export const dynamoSubscriptions: SubscriptionRepository = {
   },
   save,
   due,
-  callInItem,
+  callInItem: subscriptionCallInItem,
 };
 
 const DAY_MS = 86_400_000;
