@@ -8,6 +8,7 @@ import { dynamoSubscriptions, dynamoTenantClocks } from '../../../shared/store/s
 import { subscriptionsRuntime } from '../../../shared/runtime/subscriptions.js';
 import { advanceDue, advanceSubscription } from '../../../shared/usecases/subscriptions/advance.js';
 import { callingIn } from '../../../shared/usecases/subscriptions/call-in.js';
+import { nowFor, openCycle } from '../../../shared/usecases/subscriptions/subscriptions.js';
 import { outboxChanges } from '../../support/outbox.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { caller, putFixedRates, servingEth, tenantWithToken } from '../payments/support.js';
@@ -211,6 +212,35 @@ describe('push subscriptions', () => {
       (listed.body.data ?? listed.body.results ?? []).map((p: { transaction_id: string }) => dynamoPayments.get(a.tenantId, p.transaction_id)),
     );
     expect(subPayments.filter((p) => p?.subscription?.id === id && p.subscription.cycle === 1)).toHaveLength(1);
+  });
+
+  it('two openings of one period from the same read: one commits, the other is refused, one payment is left', async () => {
+    await clockAt(0);
+    const { id, paymentId } = await subscribe();
+    await pay(paymentId);
+    await advance();
+    const s = await dynamoSubscriptions.get(a.tenantId, id);
+    if (!s) throw new Error('no subscription');
+    await clockAfter(s.currentPeriodEnd, 0.01);
+    const d = deps();
+    const tenant = await d.tenants.get(a.tenantId);
+    if (!tenant) throw new Error('no tenant');
+    const now = await nowFor(a.tenantId, new Date(), d);
+    const open = () => openCycle({ previous: s, state: s, prior: null, tenant, now, origin: ORIGIN }, d);
+    const outcomes = await Promise.allSettled([open(), open()]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const list = await cycles(id);
+    expect(list.map((c) => c.index)).toEqual([0, 1]);
+    const listed = await call('GET', '/payments/', { query: { limit: '100' } });
+    const all = await Promise.all(
+      (listed.body.data ?? listed.body.results ?? []).map((p: { transaction_id: string }) => dynamoPayments.get(a.tenantId, p.transaction_id)),
+    );
+    expect(
+      all
+        .filter((p) => p?.subscription?.id === id)
+        .map((p) => p?.subscription?.cycle)
+        .sort(),
+    ).toEqual([0, 1]);
   });
 
   it('refuses pull collection, an unknown plan and bad input in the error envelope', async () => {
