@@ -99,6 +99,8 @@ export const API_FUNCTIONS: readonly ApiFunction[] = [
     entry: 'functions/refunds/handler.ts',
     routes: ['ANY /payments/{transaction_id}/refundable', 'ANY /payments/{transaction_id}/refunds', ...group('refunds')],
   },
+  // Plans and subscriptions (issue 30).
+  { name: 'subscriptions', entry: 'functions/subscriptions/handler.ts', routes: [...group('plans'), ...group('subscriptions')] },
   { name: 'refund-claims', entry: 'functions/refund-claims/handler.ts', routes: group('refund-claims'), access: 'public-page' },
   // Payment links (issue 30): the merchant's endpoints, and the public page `/pay/<slug>` in a Lambda of its own (it
   // opens payments for its visitors, so it is not a public-read page).
@@ -161,6 +163,8 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
     signs: true,
   },
   { name: 'payment-expirer', entry: 'functions/payment-expirer/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 30 },
+  // Issue 30: subscriptions whose next action is due (a period to open, a cycle paid, past due or lapsed).
+  { name: 'subscription-advancer', entry: 'functions/subscription-advancer/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 60 },
   {
     name: 'chain-results',
     entry: 'functions/chain-results/handler.ts',

@@ -4,6 +4,7 @@ import { legacyRoutes } from '../functions/legacy/routes.js';
 import { paymentRoutes } from '../functions/payments/routes.js';
 import { refundRoutes } from '../functions/refunds/routes.js';
 import { paymentLinkRoutes } from '../functions/payment-links/routes.js';
+import { subscriptionRoutes } from '../functions/subscriptions/routes.js';
 import { systemRoutes } from '../functions/system/routes.js';
 import { balanceRoutes } from '../functions/user/balances-routes.js';
 import { userRoutes } from '../functions/user/routes.js';
@@ -35,6 +36,8 @@ export const documentedRoutes = (): readonly AnyRoute<never>[] => [
   ...refundRoutes,
   // Payment links (issue 30), a Lambda of their own.
   ...paymentLinkRoutes,
+  // Plans and subscriptions (issue 30), a Lambda of their own.
+  ...subscriptionRoutes,
   ...withdrawalRoutes,
   ...walletRoutes,
   ...transactionRoutes,

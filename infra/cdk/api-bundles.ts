@@ -24,11 +24,13 @@ import { GatewayStack } from './gateway-stack.js';
  * reads three chains: EVM JSON-RPC, TronGrid, Solana with the Ed25519 curve of its token accounts) and its
  * withdrawals (custody-withdrawals) are Lambdas of their own. So is the public refund claim page (refund-claims): the
  * merchant's refund endpoints start without its pages; and the payment link page (payment-link-pages), beside the
- * merchant's payment-links endpoints.
+ * merchant's payment-links endpoints. Subscriptions (issue 30) also get 310 KB: each period opens an ordinary payment
+ * through the payment creation use case (its pricing, every family's deposit address), beside the plan and
+ * subscription schemas.
  */
 export function bundleBudget(name: string): number {
   if (name === 'not-found' || name === 'legacy') return 60_000;
-  return name === 'withdrawals' || name === 'refunds' || name === 'custody-sync' ? 310_000 : 300_000;
+  return name === 'withdrawals' || name === 'refunds' || name === 'custody-sync' || name === 'subscriptions' ? 310_000 : 300_000;
 }
 
 /** Packages no API bundle may hold: chain clients and signing libraries are the workers' (item 1 of issue 16). */

@@ -66,4 +66,19 @@ export const devCommands: CommandGroup = {
       return `sent ${d.amount} ${d.currency} to ${d.address}: ${d.transaction_hash}`;
     },
   },
+  clock: {
+    usage: 'dev clock advance --tenant TENANT_ID --days N [--json]',
+    summary:
+      "Move a tenant's subscription clock N days ahead (outside production only) and run the subscription advancer once: renewals, past due and expiry show in seconds.",
+    options: { tenant: str, days: str, json },
+    run: async (values, positionals) => {
+      if (positionals[0] !== 'advance') throw new Error('usage: dev clock advance --tenant TENANT_ID --days N');
+      const { devClockAdvance } = await import('../../infra/local/dev/dev-clock.js');
+      return devClockAdvance(need(values, 'tenant'), Number(need(values, 'days')));
+    },
+    text: (r) => {
+      const c = r as { tenant_id: string; offset_days: number; tenant_now: string; due: number; steps: number; failed: number };
+      return `tenant ${c.tenant_id}: clock ${c.offset_days} days ahead (${c.tenant_now}); ${c.due} subscriptions due, ${c.steps} steps taken, ${c.failed} refused`;
+    },
+  },
 };

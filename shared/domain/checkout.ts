@@ -145,3 +145,6 @@ export function checkoutView(p: PaymentState, ctx: CheckoutContext): CheckoutVie
     cancelUrl: state === 'paid' ? null : p.cancelUrl,
   };
 }
+
+/** The hosted checkout page of a payment (its `checkout_id`) on `origin`, the API's host. */
+export const checkoutUrl = (origin: string, checkoutId: string): string => `${origin.replace(/\/$/, '')}/checkout/${checkoutId}`;

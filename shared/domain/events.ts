@@ -180,7 +180,15 @@ function buildPayloadSchemas() {
    * `refundPayload` writes every field of the record; the schema checks those consumers rely on, kept short: every Lambda carries it).
    */
   const RefundStatusPayload = z.looseObject({ refund_id: z.string().min(1), payment_id: z.string().min(1), status: z.string().min(1), amount: decimal });
+  // Issue 30, subscriptions: `subscription_status_update` and the `subscription.*` family (shared/domain/subscriptions.ts `subscriptionPayload`).
+  const SubscriptionPayload = z.looseObject({
+    subscription_id: z.string().min(1),
+    plan_id: z.string().min(1),
+    status: z.string().min(1),
+    cycle: z.number().int(),
+  });
   return {
+    SubscriptionPayload,
     PaymentStatusPayload,
     RefundStatusPayload,
     DepositReceivedPayload,
@@ -259,6 +267,15 @@ export const EVENT_CATALOGUE = {
   'wallet.balance_changed': tenant('WalletBalancePayload'),
   'security.login_attempt': tenant('LoginAttemptPayload'),
   'security.settings_changed': tenant('SettingsChangedPayload'),
+  // Issue 30, subscriptions: envelope A to the default URL, and the `subscription.*` family.
+  subscription_status_update: tenant('SubscriptionPayload'),
+  'subscription.created': tenant('SubscriptionPayload'),
+  'subscription.activated': tenant('SubscriptionPayload'),
+  'subscription.cycle_opened': tenant('SubscriptionPayload'),
+  'subscription.renewed': tenant('SubscriptionPayload'),
+  'subscription.past_due': tenant('SubscriptionPayload'),
+  'subscription.canceled': tenant('SubscriptionPayload'),
+  'subscription.expired': tenant('SubscriptionPayload'),
   // Internal: the chain-transaction engine.
   'chain_tx.requested': internal('ChainTxRequestedPayload', ['transfers']),
   'chain_tx.confirmed': internal('ChainTxResultPayload', ['chain-results']),
@@ -312,6 +329,15 @@ export const EVENTS = {
   chainTxFailed: 'chain_tx.failed',
   walletTransferAccepted: 'wallet_transfer.accepted',
   transactionExportRequested: 'transaction_export.requested',
+  // Issue 30, subscriptions.
+  subscriptionStatusUpdate: 'subscription_status_update',
+  subscriptionCreated: 'subscription.created',
+  subscriptionActivated: 'subscription.activated',
+  subscriptionCycleOpened: 'subscription.cycle_opened',
+  subscriptionRenewed: 'subscription.renewed',
+  subscriptionPastDue: 'subscription.past_due',
+  subscriptionCanceled: 'subscription.canceled',
+  subscriptionExpired: 'subscription.expired',
 } as const satisfies Readonly<Record<string, EventType>>;
 
 // Compile-time completeness: every webhook event of shared/domain/webhooks.ts has its line in the catalogue and a name.

@@ -143,6 +143,8 @@ export interface PaymentState {
   readonly sweepReference?: string;
   /** The payment link whose visit opened it (shared/domain/payment-links.ts); absent otherwise. */
   readonly paymentLinkId?: string;
+  /** Issue 30: the subscription whose period (cycle, from 0) this payment bills; absent on every other payment. */
+  readonly subscription?: { readonly id: string; readonly cycle: number };
   /** Optimistic lock: every save conditions on it and increments it. */
   readonly version: number;
 }

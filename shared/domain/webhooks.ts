@@ -14,6 +14,8 @@ export const DELIVERY_EVENTS = [
   'custody_deposit_update',
   'custody_withdrawal_update',
   'refund_status_update',
+  // Issue 30.
+  'subscription_status_update',
 ] as const;
 export type DeliveryEvent = (typeof DELIVERY_EVENTS)[number];
 
@@ -43,6 +45,15 @@ export const SUBSCRIPTION_EVENTS = [
   'security.login_attempt',
   'security.settings_changed',
   'security.all',
+  // Issue 30.
+  'subscription.created',
+  'subscription.activated',
+  'subscription.cycle_opened',
+  'subscription.renewed',
+  'subscription.past_due',
+  'subscription.canceled',
+  'subscription.expired',
+  'subscription.all',
 ] as const;
 export type SubscriptionEvent = (typeof SUBSCRIPTION_EVENTS)[number];
 

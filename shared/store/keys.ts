@@ -435,3 +435,31 @@ export const paymentLinkKeys = {
   }),
   linkPaymentPrefix: (tenantId: string, linkId: string) => ({ pk: tenantPk(tenantId), skPrefix: `PAYLINKPAY#${linkId}#` }),
 } as const;
+
+/* ---------------------------------------------------------------- issue 30: plans, subscriptions, test clocks */
+// | plan                | TENANT#<tid>                | PLAN#<id>                  | gsi1: TENANT#<tid>#PLANS / <created_at>#<id> |
+// | subscription        | TENANT#<tid>                | SUB#<id>                   | gsi1: TENANT#<tid>#SUBS / <created_at>#<id>; gsi3 (while it has a next action): SUBS#DUE / <next action at>#<tid>#<id> |
+// | subscription cycle  | TENANT#<tid>                | SUBCYCLE#<sub id>#<period, 6 digits> | the period's key: created once, in the transaction of its payment and the subscription's advance |
+// | tenant test clock   | TENANT#<tid>                | CLOCK                      | gsi1: CLOCKS / <tid> (offset honoured outside production only) |
+const SUBSCRIPTIONS_DUE_PK = 'SUBS#DUE';
+const CLOCKS_PK = 'CLOCKS';
+
+export const subscriptionKeys = {
+  plan: (tenantId: string, planId: string): Key => ({ pk: tenantPk(tenantId), sk: `PLAN#${planId}` }),
+  planOfTenant: (tenantId: string, createdAt: string, planId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#PLANS`, gsi1sk: `${createdAt}#${planId}` }),
+  subscription: (tenantId: string, id: string): Key => ({ pk: tenantPk(tenantId), sk: `SUB#${id}` }),
+  subscriptionOfTenant: (tenantId: string, createdAt: string, id: string) => ({ gsi1pk: `${tenantPk(tenantId)}#SUBS`, gsi1sk: `${createdAt}#${id}` }),
+  /** gsi3 of a subscription with a next action (the advancer reads those due). */
+  subscriptionDue: (at: string | null, tenantId: string, id: string): Record<string, string> =>
+    at === null ? {} : { gsi3pk: SUBSCRIPTIONS_DUE_PK, gsi3sk: `${at}#${tenantId}#${id}` },
+  subscriptionsDuePartition: (): string => SUBSCRIPTIONS_DUE_PK,
+  subscriptionsDueBy: dueBy,
+  cycle: (tenantId: string, subscriptionId: string, index: number): Key => ({
+    pk: tenantPk(tenantId),
+    sk: `SUBCYCLE#${subscriptionId}#${String(index).padStart(6, '0')}`,
+  }),
+  cyclesPrefix: (tenantId: string, subscriptionId: string) => ({ pk: tenantPk(tenantId), skPrefix: `SUBCYCLE#${subscriptionId}#` }),
+  clock: (tenantId: string): Key => ({ pk: tenantPk(tenantId), sk: 'CLOCK' }),
+  clockOfTenant: (tenantId: string) => ({ gsi1pk: CLOCKS_PK, gsi1sk: tenantId }),
+  clocksPartition: (): string => CLOCKS_PK,
+} as const;

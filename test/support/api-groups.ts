@@ -9,6 +9,7 @@ import { custodyWithdrawalsRuntime } from '../../shared/runtime/custody-withdraw
 import { paymentsRuntime } from '../../shared/runtime/payments.js';
 import { refundsRuntime } from '../../shared/runtime/refunds.js';
 import { paymentLinksRuntime } from '../../shared/runtime/payment-links.js';
+import { subscriptionsRuntime } from '../../shared/runtime/subscriptions.js';
 import { systemRuntime } from '../../shared/runtime/system.js';
 import { transactionsRuntime } from '../../shared/runtime/transactions.js';
 import { userRuntime } from '../../shared/runtime/user.js';
@@ -39,6 +40,7 @@ export function apiGroupHandlers(cfg: Config): Record<string, ReturnType<typeof 
     payments: paymentsRuntime(cfg),
     refunds: refundsRuntime(cfg),
     'payment-links': paymentLinksRuntime(cfg),
+    subscriptions: subscriptionsRuntime(cfg),
     withdrawals: withdrawalsRuntime(cfg),
     wallets: walletsRuntime(cfg),
     transactions: transactionsRuntime(cfg),

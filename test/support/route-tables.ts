@@ -4,6 +4,7 @@ import { legacyRoutes } from '../../functions/legacy/routes.js';
 import { paymentRoutes } from '../../functions/payments/routes.js';
 import { refundRoutes } from '../../functions/refunds/routes.js';
 import { paymentLinkRoutes } from '../../functions/payment-links/routes.js';
+import { subscriptionRoutes } from '../../functions/subscriptions/routes.js';
 import { docsRoutes } from '../../functions/system/docs.js';
 import { systemRoutes } from '../../functions/system/routes.js';
 import { balanceRoutes } from '../../functions/user/balances-routes.js';
@@ -30,6 +31,7 @@ export const API_ROUTE_TABLES: Readonly<Record<string, readonly AnyRoute<never>[
   payments: paymentRoutes,
   refunds: refundRoutes,
   'payment-links': paymentLinkRoutes,
+  subscriptions: subscriptionRoutes,
   withdrawals: withdrawalRoutes,
   wallets: walletRoutes,
   transactions: transactionRoutes,

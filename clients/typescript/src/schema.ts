@@ -1339,6 +1339,7 @@ export interface paths {
                 | 'custody_deposit_update'
                 | 'custody_withdrawal_update'
                 | 'refund_status_update'
+                | 'subscription_status_update'
               )[];
             };
           };
@@ -1499,6 +1500,7 @@ export interface paths {
                 | 'custody_deposit_update'
                 | 'custody_withdrawal_update'
                 | 'refund_status_update'
+                | 'subscription_status_update'
               )[];
             };
           };
@@ -1689,6 +1691,14 @@ export interface paths {
                   | 'security.login_attempt'
                   | 'security.settings_changed'
                   | 'security.all'
+                  | 'subscription.created'
+                  | 'subscription.activated'
+                  | 'subscription.cycle_opened'
+                  | 'subscription.renewed'
+                  | 'subscription.past_due'
+                  | 'subscription.canceled'
+                  | 'subscription.expired'
+                  | 'subscription.all'
                 )[];
                 /** @enum {string} */
                 status: 'active' | 'inactive';
@@ -1799,6 +1809,14 @@ export interface paths {
                 | 'security.login_attempt'
                 | 'security.settings_changed'
                 | 'security.all'
+                | 'subscription.created'
+                | 'subscription.activated'
+                | 'subscription.cycle_opened'
+                | 'subscription.renewed'
+                | 'subscription.past_due'
+                | 'subscription.canceled'
+                | 'subscription.expired'
+                | 'subscription.all'
               )[];
               /** @enum {string} */
               status: 'active' | 'inactive';
@@ -3910,6 +3928,722 @@ export interface paths {
           };
         };
         /** @description Unknown, or another tenant's */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description rate_limit_exceeded (Retry-After, X-RateLimit-*) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/plans/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The tenant's plans
+     * @description Newest first; `cursor`: the previous page's next_cursor.
+     *
+     *     Scopes: read.
+     */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          cursor?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              results: components['schemas']['Plan'][];
+              /** @description The cursor of the next page; null on the last */
+              next_cursor: string | null;
+            };
+          };
+        };
+        /** @description invalid_request (details map each field to its messages) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description authentication_failed */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description permission_denied (details.required_scopes, details.token_scopes), account_suspended, ip_not_allowed */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description rate_limit_exceeded (Retry-After, X-RateLimit-*) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Create a plan
+     * @description A plan prices one period: amount in price_currency (USD by default), paid in currency, every interval_count intervals; trial_days before the first period, grace_days (default 3) a period stays payable once past due. Plans do not change: a new price is a new plan.
+     *
+     *     Scopes: read write.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Printable ASCII. The same key and body replay the first answer for 24 h (`Idempotent-Replayed: true`); another request with the key is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_conflict`. */
+          'Idempotency-Key'?: string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          'application/json': components['schemas']['CreatePlan'];
+        };
+      };
+      responses: {
+        /** @description The plan */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Plan'];
+          };
+        };
+        /** @description invalid_request, invalid_currency */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description authentication_failed */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description permission_denied (details.required_scopes, details.token_scopes), account_suspended, ip_not_allowed */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description idempotency_conflict (Idempotency-Key) */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description idempotency_key_reused (Idempotency-Key) */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description rate_limit_exceeded (Retry-After, X-RateLimit-*) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/plans/{plan_id}/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retrieve a plan
+     * @description Scopes: read.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          plan_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The plan */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Plan'];
+          };
+        };
+        /** @description invalid_request (details map each field to its messages) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description authentication_failed */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description permission_denied (details.required_scopes, details.token_scopes), account_suspended, ip_not_allowed */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description Unknown, or another tenant's */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description rate_limit_exceeded (Retry-After, X-RateLimit-*) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/subscriptions/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The tenant's subscriptions
+     * @description Newest first, optionally of one status.
+     *
+     *     Scopes: read.
+     */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          cursor?: string;
+          status?: 'incomplete' | 'trialing' | 'active' | 'past_due' | 'canceled' | 'expired';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              results: components['schemas']['Subscription'][];
+              /** @description The cursor of the next page; null on the last */
+              next_cursor: string | null;
+            };
+          };
+        };
+        /** @description invalid_request (details map each field to its messages) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description authentication_failed */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description permission_denied (details.required_scopes, details.token_scopes), account_suspended, ip_not_allowed */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description rate_limit_exceeded (Retry-After, X-RateLimit-*) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Subscribe a customer to a plan
+     * @description push: with trial_days, trialing until the trial ends; otherwise incomplete, its first period's payment opened at once (setup.checkout_url, also announced by subscription.cycle_opened). Each period opens an ordinary payment of the plan's price, due 24 hours after the period starts; unpaid then, the subscription is past_due, and expired once grace_days more pass unpaid. pull is refused (400 invalid_request on collection) until the collector contract is deployed.
+     *
+     *     Scopes: read write.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Printable ASCII. The same key and body replay the first answer for 24 h (`Idempotent-Replayed: true`); another request with the key is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_conflict`. */
+          'Idempotency-Key'?: string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          'application/json': components['schemas']['CreateSubscription'];
+        };
+      };
+      responses: {
+        /** @description The subscription */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Subscription'];
+          };
+        };
+        /** @description invalid_request (collection pull; the plan price below the currency minimum), invalid_currency */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description authentication_failed */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description permission_denied (details.required_scopes, details.token_scopes), account_suspended, ip_not_allowed */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description Unknown plan */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description idempotency_conflict (Idempotency-Key) */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description idempotency_key_reused (Idempotency-Key) */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description rate_limit_exceeded (Retry-After, X-RateLimit-*) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/subscriptions/{subscription_id}/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retrieve a subscription
+     * @description Scopes: read.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          subscription_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The subscription */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Subscription'];
+          };
+        };
+        /** @description invalid_request (details map each field to its messages) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description authentication_failed */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description permission_denied (details.required_scopes, details.token_scopes), account_suspended, ip_not_allowed */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description Unknown, or another tenant's */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description rate_limit_exceeded (Retry-After, X-RateLimit-*) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/subscriptions/{subscription_id}/cancel/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a subscription
+     * @description Now (default): canceled, its open period's payment cancelled while nothing was paid to it. at_period_end: it ends with its current period, no period opens after. 409 invalid_state once canceled or expired.
+     *
+     *     Scopes: read write.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Printable ASCII. The same key and body replay the first answer for 24 h (`Idempotent-Replayed: true`); another request with the key is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_conflict`. */
+          'Idempotency-Key'?: string;
+        };
+        path: {
+          subscription_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          'application/json': components['schemas']['CancelSubscription'];
+        };
+      };
+      responses: {
+        /** @description The subscription */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Subscription'];
+          };
+        };
+        /** @description invalid_request (details map each field to its messages) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description authentication_failed */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description permission_denied (details.required_scopes, details.token_scopes), account_suspended, ip_not_allowed */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description invalid_state; idempotency_conflict (Idempotency-Key) */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description idempotency_key_reused (Idempotency-Key) */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description rate_limit_exceeded (Retry-After, X-RateLimit-*) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/subscriptions/{subscription_id}/cycles/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A subscription's cycles
+     * @description One record per period billed, oldest first: its payment, status and amount.
+     *
+     *     Scopes: read.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          subscription_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description {results[]} */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              results: components['schemas']['SubscriptionCycle'][];
+            };
+          };
+        };
+        /** @description invalid_request (details map each field to its messages) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description authentication_failed */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description permission_denied (details.required_scopes, details.token_scopes), account_suspended, ip_not_allowed */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorEnvelope'];
+          };
+        };
+        /** @description Unknown subscription */
         404: {
           headers: {
             [name: string]: unknown;
@@ -8677,6 +9411,398 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  subscription_status_update: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * subscription_status_update
+     * @description Variant A (section 6.1): `{event, data, timestamp}` to the callback URL of the object, else the tenant URL of `/user/webhooks/`.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The event's `data` */
+      requestBody?: {
+        content: {
+          'application/json': {
+            subscription_id: string;
+            plan_id: string;
+            status: string;
+            cycle: number;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the delivery; anything else is retried (section 6.3). */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * subscription.created
+     * @description Variant B (section 6.2): `{id, event, created_at, data}` to each active subscription of `/user/webhooks` that names it or its `.all`.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The event's `data` */
+      requestBody?: {
+        content: {
+          'application/json': {
+            subscription_id: string;
+            plan_id: string;
+            status: string;
+            cycle: number;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the delivery; anything else is retried (section 6.3). */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.activated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * subscription.activated
+     * @description Variant B (section 6.2): `{id, event, created_at, data}` to each active subscription of `/user/webhooks` that names it or its `.all`.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The event's `data` */
+      requestBody?: {
+        content: {
+          'application/json': {
+            subscription_id: string;
+            plan_id: string;
+            status: string;
+            cycle: number;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the delivery; anything else is retried (section 6.3). */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.cycle_opened': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * subscription.cycle_opened
+     * @description Variant B (section 6.2): `{id, event, created_at, data}` to each active subscription of `/user/webhooks` that names it or its `.all`.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The event's `data` */
+      requestBody?: {
+        content: {
+          'application/json': {
+            subscription_id: string;
+            plan_id: string;
+            status: string;
+            cycle: number;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the delivery; anything else is retried (section 6.3). */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.renewed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * subscription.renewed
+     * @description Variant B (section 6.2): `{id, event, created_at, data}` to each active subscription of `/user/webhooks` that names it or its `.all`.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The event's `data` */
+      requestBody?: {
+        content: {
+          'application/json': {
+            subscription_id: string;
+            plan_id: string;
+            status: string;
+            cycle: number;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the delivery; anything else is retried (section 6.3). */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.past_due': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * subscription.past_due
+     * @description Variant B (section 6.2): `{id, event, created_at, data}` to each active subscription of `/user/webhooks` that names it or its `.all`.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The event's `data` */
+      requestBody?: {
+        content: {
+          'application/json': {
+            subscription_id: string;
+            plan_id: string;
+            status: string;
+            cycle: number;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the delivery; anything else is retried (section 6.3). */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.canceled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * subscription.canceled
+     * @description Variant B (section 6.2): `{id, event, created_at, data}` to each active subscription of `/user/webhooks` that names it or its `.all`.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The event's `data` */
+      requestBody?: {
+        content: {
+          'application/json': {
+            subscription_id: string;
+            plan_id: string;
+            status: string;
+            cycle: number;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the delivery; anything else is retried (section 6.3). */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.expired': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * subscription.expired
+     * @description Variant B (section 6.2): `{id, event, created_at, data}` to each active subscription of `/user/webhooks` that names it or its `.all`.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The event's `data` */
+      requestBody?: {
+        content: {
+          'application/json': {
+            subscription_id: string;
+            plan_id: string;
+            status: string;
+            cycle: number;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the delivery; anything else is retried (section 6.3). */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
@@ -8874,6 +10000,13 @@ export interface components {
       refunded_amount: string;
       /** @description The payment link whose page opened the payment; null for a payment created otherwise */
       payment_link_id: string | null;
+      /**
+       * Format: uuid
+       * @description The subscription whose period this payment bills (GET /subscriptions/{id}/cycles/); null for any other payment
+       */
+      subscription_id: string | null;
+      /** @description That period's index, from 0; null for any other payment */
+      subscription_cycle: number | null;
     };
     PaymentStatusRequest: {
       /** Format: uuid */
@@ -9027,6 +10160,104 @@ export interface components {
       metadata?: {
         [key: string]: string;
       };
+    };
+    Plan: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      amount: string;
+      price_currency: string;
+      currency: string;
+      /** @enum {string} */
+      interval: 'day' | 'week' | 'month' | 'year';
+      interval_count: number;
+      trial_days: number;
+      grace_days: number;
+      created_at: string;
+    };
+    CreatePlan: {
+      name: string;
+      /**
+       * Format: decimal
+       * @description The price of one period, in price_currency.
+       */
+      amount: string;
+      /** @description Fiat code of the price; USD when absent. */
+      price_currency?: string;
+      /** @description The pay currency each period is paid in (a code of GET /currencies/). */
+      currency: string;
+      /** @enum {string} */
+      interval: 'day' | 'week' | 'month' | 'year';
+      interval_count?: number;
+      trial_days?: number;
+      grace_days?: number;
+    };
+    Subscription: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      plan_id: string;
+      /** @enum {string} */
+      status: 'incomplete' | 'trialing' | 'active' | 'past_due' | 'canceled' | 'expired';
+      customer_reference: string;
+      email: string | null;
+      /** @enum {string} */
+      collection: 'push' | 'pull';
+      current_period_start: string;
+      current_period_end: string;
+      trial_end: string | null;
+      cancel_at_period_end: boolean;
+      canceled_at: string | null;
+      ended_at: string | null;
+      /** @description push: the open period's payment to pay (its checkout page); null when none is awaited */
+      setup: {
+        /** Format: uuid */
+        payment_id: string;
+        checkout_url: string;
+        due_at: string;
+      } | null;
+      created_at: string;
+    };
+    CreateSubscription: {
+      /** Format: uuid */
+      plan_id: string;
+      /** @description The merchant's name for the customer (an account id). */
+      customer_reference: string;
+      /**
+       * Format: email
+       * @description The customer's e-mail, carried by each period's payment.
+       */
+      email?: string;
+      /**
+       * @description push: each period opens a payment whose checkout_url the customer pays.
+       * @enum {string}
+       */
+      collection: 'push' | 'pull';
+    };
+    CancelSubscription: {
+      /** @description true: the subscription ends with its current period; false (default): now. */
+      at_period_end?: boolean;
+    };
+    SubscriptionCycle: {
+      /** @description The period, from 0 (the first paid period) */
+      index: number;
+      period_start: string;
+      period_end: string;
+      amount: string;
+      price_currency: string;
+      currency: string;
+      /**
+       * Format: uuid
+       * @description The ordinary payment that bills the period
+       */
+      payment_id: string;
+      checkout_url: string;
+      /** @enum {string} */
+      status: 'open' | 'paid' | 'unpaid' | 'canceled';
+      /** @description Unpaid past it, the subscription is past_due */
+      due_at: string;
+      /** @description Unpaid past it, the subscription is expired (due_at + grace_days) */
+      expires_at: string;
     };
     AddressValidation: {
       is_valid: boolean;

@@ -75,6 +75,8 @@ export interface CreatePaymentInput {
   readonly usage?: UsageGuard | null;
   /** The payment link whose visit opens it (shared/usecases/payment-links/visit.ts), and that link's writes. */
   readonly link?: { readonly id: string; readonly items: (stored: PaymentState) => readonly WriteItem[] } | null;
+  /** Issue 30: the subscription period the payment bills, and the writes of its advance, committed with the payment. */
+  readonly subscription?: { readonly id: string; readonly cycle: number; readonly alsoWrite: (stored: PaymentState) => readonly WriteItem[] } | null;
 }
 
 export async function createPayment(input: CreatePaymentInput, deps: PaymentsDeps): Promise<PaymentState> {
@@ -145,6 +147,7 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
       cancelUrl,
       expiryTime: new Date(now.getTime() + expiryMinutes * 60_000).toISOString(),
       ...(input.link ? { paymentLinkId: input.link.id } : {}),
+      ...(input.subscription ? { subscription: { id: input.subscription.id, cycle: input.subscription.cycle } } : {}),
     },
     now,
   );
@@ -154,7 +157,11 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
       family: currency.family,
       dailyLimitUsd: settings.limits.daily_payment_limit,
       count: input.usage ?? null,
-      ...(guard || link ? { alsoWrite: (stored: PaymentState) => [...(guard ? [guard.completeItem(stored)] : []), ...(link?.items(stored) ?? [])] } : {}),
+      alsoWrite: (stored: PaymentState) => [
+        ...(guard ? [guard.completeItem(stored)] : []),
+        ...(link?.items(stored) ?? []),
+        ...(input.subscription?.alsoWrite(stored) ?? []),
+      ],
     },
     now,
   );

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { checkoutUrl } from '../../domain/checkout.js';
 import { findCurrency } from '../../domain/currencies.js';
 import type { Decimal } from '../../domain/money.js';
 import { toFixed } from '../../domain/money.js';
@@ -57,6 +58,12 @@ export const PaymentRecord = CreateRecord.extend({
     .string()
     .describe("What the payment's refunds hold or paid back (refunds released by a cancel, expiry or failure do not count); 0 without refunds"),
   payment_link_id: z.string().nullable().describe('The payment link whose page opened the payment; null for a payment created otherwise'),
+  subscription_id: z
+    .string()
+    .uuid()
+    .nullable()
+    .describe('The subscription whose period this payment bills (GET /subscriptions/{id}/cycles/); null for any other payment'),
+  subscription_cycle: z.number().int().nullable().describe("That period's index, from 0; null for any other payment"),
 }).meta({ id: 'Payment' });
 export const ListItem = z
   .object({
@@ -89,7 +96,7 @@ export interface PaymentLinks {
   checkoutUrl(checkoutId: string): string;
 }
 
-export const paymentLinks = (origin: string): PaymentLinks => ({ checkoutUrl: (id) => `${origin.replace(/\/$/, '')}/checkout/${id}` });
+export const paymentLinks = (origin: string): PaymentLinks => ({ checkoutUrl: (id) => checkoutUrl(origin, id) });
 
 const display = (p: PaymentState): string => toFixed(p.amountCrypto, findCurrency(p.currency)?.displayPrecision ?? 8, 'up');
 
@@ -162,5 +169,7 @@ export function paymentRecord(p: PaymentState, links: PaymentLinks, refunded: De
     flags: [...p.flags],
     refunded_amount: refunded,
     payment_link_id: p.paymentLinkId ?? null,
+    subscription_id: p.subscription?.id ?? null,
+    subscription_cycle: p.subscription?.cycle ?? null,
   };
 }

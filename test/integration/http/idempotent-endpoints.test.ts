@@ -104,7 +104,63 @@ const withdrawal = async (call: Call): Promise<string> => {
   return made.body.id as string;
 };
 
+/** A monthly plan of 20 USD paid in USDTERC20 (issue 30). */
+const plan = async (call: Call): Promise<string> =>
+  (await call('POST', '/plans/', { body: { name: 'Monthly', amount: '20', currency: 'USDTERC20', interval: 'month' } })).body.id as string;
+
 const CASES: readonly Case[] = [
+  {
+    endpoint: 'POST /plans/',
+    status: 201,
+    api: () => routedApi(cfg, ['subscriptions']),
+    prepare: async () => ({
+      request: { method: 'POST', path: '/plans/', body: { name: 'Monthly', amount: '20', currency: 'USDTERC20', interval: 'month' } },
+      other: { method: 'POST', path: '/plans/', body: { name: 'Yearly', amount: '200', currency: 'USDTERC20', interval: 'year' } },
+      balances: [],
+    }),
+    effect: created('PLAN#'),
+  },
+  {
+    endpoint: 'POST /subscriptions/',
+    status: 201,
+    api: () => routedApi(cfg, ['subscriptions']),
+    prepare: async (_t, call) => {
+      const id = await plan(call);
+      return {
+        request: { method: 'POST', path: '/subscriptions/', body: { plan_id: id, customer_reference: 'c-1', collection: 'push' } },
+        other: { method: 'POST', path: '/subscriptions/', body: { plan_id: id, customer_reference: 'c-2', collection: 'push' } },
+        balances: [],
+      };
+    },
+    // One subscription, its first period's cycle and that period's payment.
+    effect: (before, after) => {
+      expect(['SUB#', 'SUBCYCLE#', 'PAYMENT#'].map((p) => count(after, p) - count(before, p))).toEqual([1, 1, 1]);
+    },
+  },
+  {
+    endpoint: 'POST /subscriptions/{subscription_id}/cancel/',
+    status: 200,
+    api: () => routedApi(cfg, ['subscriptions']),
+    prepare: async (_t, call) => {
+      const id = await plan(call);
+      const subscribe = async () =>
+        (await call('POST', '/subscriptions/', { body: { plan_id: id, customer_reference: 'c', collection: 'push' } })).body.id as string;
+      const [one, two] = [await subscribe(), await subscribe()];
+      return {
+        request: { method: 'POST', path: `/subscriptions/${one}/cancel/`, body: {} },
+        other: { method: 'POST', path: `/subscriptions/${two}/cancel/`, body: {} },
+        balances: [],
+      };
+    },
+    effect: (before, after) => {
+      const statuses = (s: Snapshot) =>
+        Object.values(s.items)
+          .filter((i) => String((i as { sk: string }).sk).startsWith('SUB#'))
+          .map((i) => (i as { status: string }).status);
+      expect(statuses(before).sort()).toEqual(['incomplete', 'incomplete']);
+      expect(statuses(after).sort()).toEqual(['canceled', 'incomplete']);
+    },
+  },
   {
     endpoint: 'POST /payments/',
     status: 201,

@@ -44,6 +44,7 @@ describe('create settings (POST /user/webhooks/)', () => {
         'custody_deposit_update',
         'custody_withdrawal_update',
         'refund_status_update',
+        'subscription_status_update',
       ],
     });
     expect(await getWebhookProfile('t-1', f.deps)).toEqual({ url: 'https://hooks.example.com/b', secret: first.secret.slice(0, 12), subscriptions: 0 });

@@ -13,7 +13,7 @@ describe('create subscription (POST /user/webhooks)', () => {
     const created = await createSubscription(actor, { url: 'https://hooks.example.com/b', description: 'orders' }, f.clock.now(), f.deps);
     expect(created).toMatchObject({
       url: 'https://hooks.example.com/b',
-      event_types: ['payment.all', 'withdrawal.all', 'refund.all', 'wallet.all', 'security.all'],
+      event_types: ['payment.all', 'withdrawal.all', 'refund.all', 'wallet.all', 'security.all', 'subscription.all'],
       status: 'active',
       created_at: f.clock.now().toISOString(),
       last_triggered_at: null,

@@ -1,0 +1,18 @@
+import { config } from '../../shared/config/config.js';
+import { subscriptionsRuntime } from '../../shared/runtime/subscriptions.js';
+import { scheduledWorker } from '../../shared/runtime/worker.js';
+import { advanceDue } from '../../shared/usecases/subscriptions/advance.js';
+
+const deps = subscriptionsRuntime();
+/** Checkout links of the periods it opens: on the deployment's public base URL (relative without one). */
+const origin = config().PUBLIC_BASE_URL ?? '';
+
+/**
+ * EventBridge, every minute (issue 30): the subscriptions whose next action is due, each taken as far as its clock
+ * says (shared/usecases/subscriptions/advance.ts). One empty index query when nothing is due.
+ */
+export const handler = scheduledWorker('subscription-advancer', async ({ time }, log): Promise<{ due: number; steps: number; failed: number }> => {
+  const clock = deps.payments.clock.now();
+  const now = time !== null && time.getTime() >= clock.getTime() ? time : clock;
+  return advanceDue(now, deps, origin, log);
+});

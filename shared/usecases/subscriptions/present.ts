@@ -1,0 +1,131 @@
+import * as z from 'zod';
+import { PLAN_INTERVALS } from '../../domain/plans.js';
+import type { PlanState } from '../../domain/plans.js';
+import type { CycleRecord, SubscriptionState } from '../../domain/subscriptions.js';
+import { SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.js';
+import { queryInteger } from '../schema.js';
+import type { PageQuery } from './ports.js';
+
+/** Plans, subscriptions and cycles as the API shows them (issue 30); amounts are decimal strings. */
+export const PlanRecord = z
+  .object({
+    id: z.string().uuid(),
+    name: z.string(),
+    amount: z.string(),
+    price_currency: z.string(),
+    currency: z.string(),
+    interval: z.enum(PLAN_INTERVALS),
+    interval_count: z.number().int(),
+    trial_days: z.number().int(),
+    grace_days: z.number().int(),
+    created_at: z.string(),
+  })
+  .meta({ id: 'Plan' });
+
+export const planRecord = (p: PlanState): z.output<typeof PlanRecord> => ({
+  id: p.id,
+  name: p.name,
+  amount: p.amount,
+  price_currency: p.priceCurrency,
+  currency: p.currency,
+  interval: p.interval,
+  interval_count: p.intervalCount,
+  trial_days: p.trialDays,
+  grace_days: p.graceDays,
+  created_at: p.createdAt,
+});
+
+export const CycleRecordSchema = z
+  .object({
+    index: z.number().int().describe('The period, from 0 (the first paid period)'),
+    period_start: z.string(),
+    period_end: z.string(),
+    amount: z.string(),
+    price_currency: z.string(),
+    currency: z.string(),
+    payment_id: z.string().uuid().describe('The ordinary payment that bills the period'),
+    checkout_url: z.string(),
+    status: z.enum(['open', 'paid', 'unpaid', 'canceled']),
+    due_at: z.string().describe('Unpaid past it, the subscription is past_due'),
+    expires_at: z.string().describe('Unpaid past it, the subscription is expired (due_at + grace_days)'),
+  })
+  .meta({ id: 'SubscriptionCycle' });
+
+export const cycleRecord = (c: CycleRecord): z.output<typeof CycleRecordSchema> => ({
+  index: c.index,
+  period_start: c.periodStart,
+  period_end: c.periodEnd,
+  amount: c.amount,
+  price_currency: c.priceCurrency,
+  currency: c.currency,
+  payment_id: c.paymentId,
+  checkout_url: c.checkoutUrl,
+  status: c.status,
+  due_at: c.dueAt,
+  expires_at: c.expiresAt,
+});
+
+export const SubscriptionRecord = z
+  .object({
+    id: z.string().uuid(),
+    plan_id: z.string().uuid(),
+    status: z.enum(SUBSCRIPTION_STATUSES),
+    customer_reference: z.string(),
+    email: z.string().nullable(),
+    collection: z.enum(['push', 'pull']),
+    current_period_start: z.string(),
+    current_period_end: z.string(),
+    trial_end: z.string().nullable(),
+    cancel_at_period_end: z.boolean(),
+    canceled_at: z.string().nullable(),
+    ended_at: z.string().nullable(),
+    setup: z
+      .object({ payment_id: z.string().uuid(), checkout_url: z.string(), due_at: z.string() })
+      .nullable()
+      .describe("push: the open period's payment to pay (its checkout page); null when none is awaited"),
+    created_at: z.string(),
+  })
+  .meta({ id: 'Subscription' });
+
+export const subscriptionRecord = (s: SubscriptionState): z.output<typeof SubscriptionRecord> => ({
+  id: s.id,
+  plan_id: s.planId,
+  status: s.status,
+  customer_reference: s.customerReference,
+  email: s.email,
+  collection: s.collection,
+  current_period_start: s.currentPeriodStart,
+  current_period_end: s.currentPeriodEnd,
+  trial_end: s.trialEnd,
+  cancel_at_period_end: s.cancelAtPeriodEnd,
+  canceled_at: s.canceledAt,
+  ended_at: s.endedAt,
+  setup: s.openCycle ? { payment_id: s.openCycle.paymentId, checkout_url: s.openCycle.checkoutUrl, due_at: s.openCycle.dueAt } : null,
+  created_at: s.createdAt,
+});
+
+/** `?limit=&cursor=`: newest first; `cursor` is the previous page's `next_cursor` (the id of its last record). */
+export const PageParams = z.object({
+  limit: queryInteger(1, 100).optional(),
+  cursor: z.string().uuid('Not a cursor of this list.').optional(),
+});
+
+export const SubscriptionListParams = PageParams.extend({ status: z.enum(SUBSCRIPTION_STATUSES).optional() });
+
+export const page = <T extends z.ZodType>(item: T) =>
+  z.object({ results: z.array(item), next_cursor: z.string().nullable().describe('The cursor of the next page; null on the last') });
+
+/** A page's answer: its records and, when more follow, the cursor of the next page (its last record's id). */
+export const pageOf = <S extends { readonly id: string }, R>(records: readonly S[], more: boolean, present: (s: S) => R) => ({
+  results: records.map(present),
+  next_cursor: more ? (records.at(-1)?.id ?? null) : null,
+});
+
+/** The page query of `params`: the cursor names the record the page starts after (unknown: from the start). */
+export async function pageQuery(
+  params: z.output<typeof PageParams>,
+  lookup: (id: string) => Promise<{ readonly createdAt: string; readonly id: string } | null>,
+): Promise<PageQuery> {
+  const after = params.cursor === undefined ? null : await lookup(params.cursor);
+  return { limit: params.limit ?? 20, ...(after ? { cursor: { createdAt: after.createdAt, id: after.id } } : {}) };
+}

@@ -1,0 +1,133 @@
+import fc from 'fast-check';
+import { addMonths, periodBoundary, periodOf } from '../../../shared/domain/plans.js';
+import type { PlanState } from '../../../shared/domain/plans.js';
+import type { SubscriptionState } from '../../../shared/domain/subscriptions.js';
+import { cyclePeriod, nextActionAt, nextStep, openSubscription, transition } from '../../../shared/domain/subscriptions.js';
+
+/** Plans' period arithmetic and the subscription's transitions, pure. */
+const at = (iso: string) => new Date(iso);
+const plan = (over: Partial<PlanState> = {}): PlanState => ({
+  id: 'plan-1',
+  tenantId: 't',
+  name: 'Monthly',
+  amount: '10',
+  priceCurrency: 'USD',
+  currency: 'USDTERC20',
+  interval: 'month',
+  intervalCount: 1,
+  trialDays: 0,
+  graceDays: 3,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  version: 1,
+  ...over,
+});
+
+describe('period arithmetic', () => {
+  it('clamps months at their end relative to the anchor, never drifting', () => {
+    const anchor = at('2026-01-31T10:00:00.000Z');
+    const p = plan();
+    expect([1, 2, 3, 13].map((i) => periodBoundary(anchor, p, i).toISOString())).toEqual([
+      '2026-02-28T10:00:00.000Z',
+      '2026-03-31T10:00:00.000Z',
+      '2026-04-30T10:00:00.000Z',
+      '2027-02-28T10:00:00.000Z',
+    ]);
+    expect(addMonths(at('2028-01-31T00:00:00.000Z'), 1).toISOString()).toBe('2028-02-29T00:00:00.000Z');
+  });
+
+  it('counts days, weeks, years and interval_count', () => {
+    const anchor = at('2024-02-29T00:00:00.000Z');
+    expect(periodBoundary(anchor, plan({ interval: 'day', intervalCount: 3 }), 2).toISOString()).toBe('2024-03-06T00:00:00.000Z');
+    expect(periodBoundary(anchor, plan({ interval: 'week', intervalCount: 2 }), 1).toISOString()).toBe('2024-03-14T00:00:00.000Z');
+    expect(periodBoundary(anchor, plan({ interval: 'year', intervalCount: 1 }), 1).toISOString()).toBe('2025-02-28T00:00:00.000Z');
+    expect(periodBoundary(anchor, plan({ interval: 'year', intervalCount: 1 }), 4).toISOString()).toBe('2028-02-29T00:00:00.000Z');
+    expect(periodBoundary(anchor, plan({ interval: 'month', intervalCount: 3 }), 1).toISOString()).toBe('2024-05-29T00:00:00.000Z');
+  });
+
+  it('periods tile time: each starts where the previous ended, lasts at least 28 days a month and at most 31, and keeps the time of day', () => {
+    fc.assert(
+      fc.property(fc.date({ min: at('2000-01-01'), max: at('2099-12-31'), noInvalidDate: true }), fc.integer({ min: 0, max: 200 }), (anchor, i) => {
+        const p = plan();
+        const { start, end } = periodOf(anchor, p, i);
+        const next = periodOf(anchor, p, i + 1);
+        const days = (end.getTime() - start.getTime()) / 86_400_000;
+        expect(next.start.getTime()).toBe(end.getTime());
+        expect(days).toBeGreaterThanOrEqual(28);
+        expect(days).toBeLessThanOrEqual(31);
+        expect(end.getUTCHours()).toBe(anchor.getUTCHours());
+        expect(end.getUTCDate()).toBe(Math.min(anchor.getUTCDate(), new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth() + 1, 0)).getUTCDate()));
+      }),
+    );
+  });
+});
+
+describe('subscription transitions', () => {
+  const now = at('2026-01-31T10:00:00.000Z');
+  const created = (over: Partial<PlanState> = {}) => ({
+    ...openSubscription({ id: 's', tenantId: 't', plan: plan(over), customerReference: 'c', email: null, collection: 'push' }, now).state,
+    version: 1,
+  });
+  const open = (s: SubscriptionState, when = now) => ({
+    ...transition(s, { kind: 'open_cycle', paymentId: 'p', checkoutUrl: 'u' }, when).state,
+    version: s.version + 1,
+  });
+
+  it('opens a first cycle at once without a trial, and after the trial with one', () => {
+    const s = created();
+    expect(s.status).toBe('incomplete');
+    expect(nextStep(s, now, false)).toBe('open_cycle');
+    const c = transition(s, { kind: 'open_cycle', paymentId: 'p', checkoutUrl: 'u' }, now);
+    expect(c.cycle).toMatchObject({ created: true, record: { index: 0, dueAt: '2026-02-01T10:00:00.000Z', expiresAt: '2026-02-04T10:00:00.000Z' } });
+    expect(c.events.map((e) => e.type)).toEqual(['subscription.cycle_opened', 'subscription_status_update']);
+
+    const t = created({ trialDays: 14 });
+    expect(t).toMatchObject({ status: 'trialing', currentPeriodEnd: '2026-02-14T10:00:00.000Z' });
+    expect(nextStep(t, at('2026-02-14T09:59:59.000Z'), false)).toBeNull();
+    expect(nextStep(t, at('2026-02-14T10:00:00.000Z'), false)).toBe('open_cycle');
+    expect(cyclePeriod(t, 0).start.toISOString()).toBe('2026-02-14T10:00:00.000Z');
+  });
+
+  it('paid: activated the first time, renewed after; unpaid: past_due at the due time, expired after the grace', () => {
+    const s = open(created());
+    const active = transition(s, { kind: 'paid' }, now);
+    expect(active.state.status).toBe('active');
+    expect(active.events[0]?.type).toBe('subscription.activated');
+    expect(active.cycle?.record.status).toBe('paid');
+    expect(nextActionAt(active.state)).toBe('2026-02-28T10:00:00.000Z');
+
+    const second = open({ ...active.state, version: 3 }, at('2026-02-28T10:00:00.000Z'));
+    expect(second.openCycle?.index).toBe(1);
+    expect(nextStep(second, at('2026-03-01T09:00:00.000Z'), false)).toBeNull();
+    expect(nextStep(second, at('2026-03-01T10:00:00.000Z'), false)).toBe('overdue');
+    const pastDue = transition(second, { kind: 'overdue' }, at('2026-03-01T10:00:00.000Z')).state;
+    expect(pastDue.status).toBe('past_due');
+    expect(nextActionAt(pastDue)).toBe('2026-03-04T10:00:00.000Z');
+    expect(transition(pastDue, { kind: 'paid' }, now).events[0]?.type).toBe('subscription.renewed');
+    expect(nextStep(pastDue, at('2026-03-04T10:00:00.000Z'), false)).toBe('lapse');
+    const expired = transition(pastDue, { kind: 'lapse' }, at('2026-03-04T10:00:00.000Z'));
+    expect(expired.state.status).toBe('expired');
+    expect(expired.cycle?.record.status).toBe('unpaid');
+    expect(nextActionAt(expired.state)).toBeNull();
+    expect(() => transition(expired.state, { kind: 'open_cycle', paymentId: 'q', checkoutUrl: 'u' }, now)).toThrow('expired');
+  });
+
+  it('cancel at period end: no cycle opens, canceled when the period ends; cancel now: ends at once', () => {
+    const active = { ...transition(open(created()), { kind: 'paid' }, now).state, version: 3 };
+    const marked = transition(active, { kind: 'cancel', atPeriodEnd: true }, now).state;
+    expect(marked).toMatchObject({ status: 'active', cancelAtPeriodEnd: true });
+    expect(nextStep(marked, at('2026-02-28T10:00:00.000Z'), false)).toBe('end_period');
+    expect(() => transition(marked, { kind: 'open_cycle', paymentId: 'q', checkoutUrl: 'u' }, now)).toThrow();
+    expect(transition(marked, { kind: 'end_period' }, now).state.status).toBe('canceled');
+    const now2 = transition(open(created()), { kind: 'cancel', atPeriodEnd: false }, now);
+    expect(now2.state.status).toBe('canceled');
+    expect(now2.cycle?.record.status).toBe('canceled');
+  });
+
+  it('gives every event of one cycle its own natural key, so a replayed change writes the same events', () => {
+    const s = open(created());
+    const a = transition(s, { kind: 'paid' }, now);
+    const b = transition(s, { kind: 'paid' }, now);
+    expect(a.events.map((e) => e.key)).toEqual(b.events.map((e) => e.key));
+    expect(a.events[0]?.key).toBe('activated:0');
+  });
+});
