@@ -147,7 +147,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: DocumentInfo): o
     const responses: Record<string, { description: string; content?: Record<string, { schema: ZodType }> }> = {};
     for (const [status, response] of Object.entries(route.doc.responses)) {
       // Every error answer is the envelope (spec 7.1) unless the route names its own body (OAuth's RFC 6749 errors).
-      const schema = response.schema ?? (Number(status) >= 400 ? ErrorEnvelope : undefined);
+      const schema = response.schema?.() ?? (Number(status) >= 400 ? ErrorEnvelope : undefined);
       responses[status] = { description: response.description, ...(schema ? { content: { 'application/json': { schema } } } : {}) };
     }
     if (route.auth !== 'public') {

@@ -1,5 +1,6 @@
 import type { ZodType } from 'zod';
 import type { ErrorCode, ErrorCodeAlias } from '../domain/errors.js';
+import type { SchemaGetter } from '../domain/lazy-schema.js';
 import type { StoredRates } from '../domain/rates.js';
 import type { Scope } from '../domain/scopes.js';
 import type { Tenant } from '../domain/tenant.js';
@@ -82,8 +83,11 @@ export interface RouteDoc {
   readonly summary: string;
   readonly description?: string;
   readonly tags: readonly string[];
-  /** Response bodies by status, for the OpenAPI document. */
-  readonly responses: Readonly<Record<number, { readonly description: string; readonly schema?: ZodType }>>;
+  /**
+   * Response bodies by status, for the OpenAPI document. Each schema is a getter (`lazySchema`, shared/domain/lazy-schema.ts):
+   * nothing at run time reads an answer's schema, so it is built when the document is generated, not at a Lambda's cold start.
+   */
+  readonly responses: Readonly<Record<number, { readonly description: string; readonly schema?: SchemaGetter }>>;
 }
 
 /**
