@@ -16,6 +16,7 @@ import {
 import { DELIVERY_EVENTS } from '../domain/webhooks.js';
 import { WITHDRAWAL_STATUSES } from '../domain/withdrawals.js';
 import type { AnyRoute } from './route.js';
+import { requestSchema } from './route.js';
 
 /**
  * The OpenAPI 3.1 document, generated from the same route definitions and zod schemas that validate
@@ -137,10 +138,12 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: DocumentInfo): o
     const names = [...route.path.matchAll(/\{(\w+)\+?\}/g)].map((m) => m[1] ?? '');
     const params = names.length > 0 ? z.object(Object.fromEntries(names.map((n) => [n, z.string()]))) : undefined;
     const bodyTypes = route.bodyTypes ?? ['json'];
-    const body = route.body
+    const bodySchema = requestSchema(route.body);
+    const query = requestSchema(route.query);
+    const body = bodySchema
       ? {
           content: Object.fromEntries(
-            bodyTypes.map((t) => [t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded', { schema: route.body as ZodType }]),
+            bodyTypes.map((t) => [t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded', { schema: bodySchema as ZodType }]),
           ),
         }
       : undefined;
@@ -174,7 +177,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: DocumentInfo): o
       security,
       request: {
         ...(params ? { params } : {}),
-        ...(route.query ? { query: route.query as unknown as z.ZodObject } : {}),
+        ...(query ? { query: query as unknown as z.ZodObject } : {}),
         ...(route.idempotent ? { headers: IdempotencyHeaders } : {}),
         ...(body ? { body } : {}),
       },

@@ -8,6 +8,7 @@ import { dateBound, isoDate, queryInteger } from '../schema.js';
 import type { TransactionFilter, TransactionsPorts } from './ports.js';
 import { presentTransaction } from './present.js';
 import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
 const EVERY_STATUS = [...new Set(Object.values(STATUSES_BY_TYPE).flat())];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -59,22 +60,24 @@ export function transactionFilterOf(q: {
 }
 
 /** `GET /transactions/transactions/` query. */
-export const ListTransactionsQuery = z
-  .object({
-    ...TransactionFilterFields,
-    limit: queryInteger(1, 200).optional(),
-    offset: queryInteger(0, 100_000).optional(),
-    cursor: z.string().trim().min(1).max(2000).optional(),
-  })
-  .check(
-    z.superRefine((q, ctx) => {
-      // The cursor says where the page starts: an offset beside it would be ignored, so it is refused.
-      if (q.cursor !== undefined && q.offset !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['offset'], message: WORDING.contradicts('cursor', 'the cursor says where the page starts.') });
-      }
-    }),
-  );
-export type ListTransactionsQuery = z.output<typeof ListTransactionsQuery>;
+export const ListTransactionsQuery = lazySchema(() =>
+  z
+    .object({
+      ...TransactionFilterFields,
+      limit: queryInteger(1, 200).optional(),
+      offset: queryInteger(0, 100_000).optional(),
+      cursor: z.string().trim().min(1).max(2000).optional(),
+    })
+    .check(
+      z.superRefine((q, ctx) => {
+        // The cursor says where the page starts: an offset beside it would be ignored, so it is refused.
+        if (q.cursor !== undefined && q.offset !== undefined) {
+          ctx.addIssue({ code: 'custom', path: ['offset'], message: WORDING.contradicts('cursor', 'the cursor says where the page starts.') });
+        }
+      }),
+    ),
+);
+export type ListTransactionsQuery = LazyOutput<typeof ListTransactionsQuery>;
 
 export const TransactionItem = lazySchema(() =>
   z
