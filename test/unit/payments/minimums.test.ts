@@ -31,7 +31,7 @@ function at(usd: Record<string, string>, fiat: Record<string, string> = {}): Fak
   return { ...fake, rates: { ...fake.rates, store: { ...fake.rates.store, current: async () => snapshot } } };
 }
 
-const create = (fake: FakePayments, body: Record<string, unknown>) => createPayment({ body: CreatePaymentBody.parse(body), tenant, now: T0 }, fake);
+const create = (fake: FakePayments, body: Record<string, unknown>) => createPayment({ body: CreatePaymentBody().parse(body), tenant, now: T0 }, fake);
 
 describe('a payment below its minimum', () => {
   it('keeps the rule, and gives the minimum in the price currency and in USD, rounded up to the cent', async () => {
