@@ -26,6 +26,9 @@ import { median } from './round-trips.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
+/** Issue 29 item 4: every API bundle's median import at most this many times the baseline's, elapsed and CPU. */
+export const COLD_START_GOAL = 1.25;
+
 export interface ColdStartRow {
   readonly name: string;
   /** Bytes of the minified `index.mjs`. */
@@ -123,4 +126,22 @@ export async function benchColdStart(options: { readonly rounds?: number } = {})
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
+}
+
+export interface ColdStartVerdict {
+  /** The bundle whose median import takes the most times the baseline's elapsed time, and that ratio. */
+  readonly slowest: { readonly name: string; readonly ratio: number };
+  /** The same for CPU time. */
+  readonly slowestCpu: { readonly name: string; readonly ratio: number };
+  /** Both ratios within `COLD_START_GOAL`. */
+  readonly met: boolean;
+}
+
+/** The slowest bundle against the baseline, by elapsed and by CPU time, and whether both hold the goal. */
+export function coldStartVerdict(bench: ColdStartBench): ColdStartVerdict {
+  const worst = (ratio: (r: ColdStartRow) => number) =>
+    bench.rows.reduce((w, r) => (ratio(r) > w.ratio ? { name: r.name, ratio: ratio(r) } : w), { name: '-', ratio: 0 });
+  const slowest = worst((r) => r.importMs / bench.baselineMs);
+  const slowestCpu = worst((r) => r.cpuMs / bench.baselineCpuMs);
+  return { slowest, slowestCpu, met: slowest.ratio <= COLD_START_GOAL && slowestCpu.ratio <= COLD_START_GOAL };
 }

@@ -16,7 +16,7 @@ import { benchBatchPayouts, benchChainTx } from './chain-tx.js';
 import { benchBtcScanner } from './btc-scanner.js';
 import { benchBtcPayouts } from './btc-payouts.js';
 import { benchCheckout } from './checkout.js';
-import { benchColdStart } from './cold-start.js';
+import { benchColdStart, COLD_START_GOAL, coldStartVerdict } from './cold-start.js';
 import { benchCollectorGas } from './collector-gas.js';
 import { benchCost } from './cost.js';
 import { printCost } from './cost-report.js';
@@ -388,7 +388,7 @@ async function main(): Promise<void> {
   if (selected('cold-start')) {
     const c = await benchColdStart();
     table(
-      `Cold start: each API Lambda's index.mjs as CDK bundles it, median import of ${c.rounds} fresh Node processes (Lambda environment) vs @aws-sdk/lib-dynamodb + client-dynamodb alone`,
+      `Cold start: each API Lambda's index.mjs as CDK bundles it, median import of ${c.rounds} fresh Node processes (Lambda environment) vs @aws-sdk/lib-dynamodb + client-dynamodb alone (goal: each ratio <= ${fmt(COLD_START_GOAL, 2)})`,
       [
         ['', 'bytes', 'budget', 'import ms', 'ratio', 'CPU ms', 'CPU ratio'],
         ['baseline: lib-dynamodb + client-dynamodb', '', '', fmt(c.baselineMs, 1), '1.00', fmt(c.baselineCpuMs, 1), '1.00'],
@@ -405,6 +405,10 @@ async function main(): Promise<void> {
     );
     console.log(
       `  (Node ${c.node}, ${c.cpus} CPUs; the import alone, from just before import() to its settling, and the process's CPU time meanwhile; a first round discarded)`,
+    );
+    const v = coldStartVerdict(c);
+    console.log(
+      `cold start: slowest import ${fmt(v.slowest.ratio, 2)} times the baseline (${v.slowest.name}), CPU ${fmt(v.slowestCpu.ratio, 2)} times (${v.slowestCpu.name}); goal <= ${fmt(COLD_START_GOAL, 2)}: ${v.met ? 'met' : 'NOT met'}`,
     );
   }
 }

@@ -6,26 +6,30 @@ import { appsOf, CreateAppInput, createApp, removeApp } from '../../shared/useca
 import { clientAuthFrom, issueToken, TokenRequest } from '../../shared/usecases/auth/issue-token.js';
 import type { AuthPorts } from '../../shared/usecases/auth/ports.js';
 import { RevokeRequest, revokeToken } from '../../shared/usecases/auth/revoke-token.js';
+import { lazySchema } from '../../shared/domain/lazy-schema.js';
+import type { LazyOutput } from '../../shared/domain/lazy-schema.js';
 
 const route = routesOf<AuthPorts>();
 
 const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
-const TokenAnswer = z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int(), scope: z.string() });
-const OAuthErrorBody = z.object({ error: z.string(), error_description: z.string() });
-const AppRecord = z.object({
-  id: z.string().uuid(),
-  name: z.string(),
-  client_id: z.string(),
-  scopes: z.array(z.string()),
-  created_at: z.string(),
-});
+const TokenAnswer = lazySchema(() => z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int(), scope: z.string() }));
+const OAuthErrorBody = lazySchema(() => z.object({ error: z.string(), error_description: z.string() }));
+const AppRecord = lazySchema(() =>
+  z.object({
+    id: z.string().uuid(),
+    name: z.string(),
+    client_id: z.string(),
+    scopes: z.array(z.string()),
+    created_at: z.string(),
+  }),
+);
 
-const AppList = z.object({ results: z.array(AppRecord), count: z.number().int() });
-const CreatedApp = AppRecord.extend({ client_secret: z.string() });
+const AppList = lazySchema(() => z.object({ results: z.array(AppRecord()), count: z.number().int() }));
+const CreatedApp = lazySchema(() => AppRecord().extend({ client_secret: z.string() }));
 const AppId = z.object({ id: z.string() });
 
-const presentApp = (app: OAuthApp): z.output<typeof AppRecord> => ({
+const presentApp = (app: OAuthApp): LazyOutput<typeof AppRecord> => ({
   id: app.id,
   name: app.name,
   client_id: app.clientId,
@@ -52,7 +56,7 @@ export const authRoutes = [
       },
     },
     handle: async (req, deps): Promise<RouteResult> => {
-      const answer: z.output<typeof TokenAnswer> = await issueToken(req.body, clientAuthFrom(req.headers.authorization, req.body), req.now, deps);
+      const answer: LazyOutput<typeof TokenAnswer> = await issueToken(req.body, clientAuthFrom(req.headers.authorization, req.body), req.now, deps);
       return ok(answer, noStore);
     },
   }),
@@ -81,7 +85,7 @@ export const authRoutes = [
     doc: { summary: 'List OAuth applications', tags: ['Authentication'], responses: { 200: { description: 'Applications', schema: AppList } } },
     handle: async (req, deps) => {
       const apps = await appsOf(principalOf(req).tenant.id, deps);
-      const answer: z.output<typeof AppList> = { results: apps.map(presentApp), count: apps.length };
+      const answer: LazyOutput<typeof AppList> = { results: apps.map(presentApp), count: apps.length };
       return ok(answer);
     },
   }),
@@ -100,7 +104,7 @@ export const authRoutes = [
     handle: async (req, deps) => {
       const principal = principalOf(req);
       const { app, clientSecret } = await createApp(req.body, { tenantId: principal.tenant.id, scopes: principal.scopes }, req.now, deps);
-      const answer: z.output<typeof CreatedApp> = { ...presentApp(app), client_secret: clientSecret };
+      const answer: LazyOutput<typeof CreatedApp> = { ...presentApp(app), client_secret: clientSecret };
       return created(answer);
     },
   }),

@@ -9,61 +9,73 @@ import { ConvertAmountQuery, convertAmount } from '../../shared/usecases/rates/c
 import { getRate } from '../../shared/usecases/rates/get-rate.js';
 import { listRates } from '../../shared/usecases/rates/list-rates.js';
 import { checkQueryForms } from '../../shared/usecases/schema.js';
+import { lazySchema } from '../../shared/domain/lazy-schema.js';
+import type { LazyOutput } from '../../shared/domain/lazy-schema.js';
 
 /** Currencies and rates (spec 4.2). Thin: parse, call one use case, answer. */
 
-const CurrencyRecord = z.object({
-  currency: z.string(),
-  name: z.string().optional(),
-  token: z.string().optional().describe('lowercase'),
-  blockchain: z.string().optional().describe('lowercase network code'),
-  is_popular: z.boolean().optional(),
-  is_stable: z.boolean().optional(),
-  min_amount: z.string().optional(),
-  max_amount: z.string().optional(),
-  min_amount_usd: z.string().nullable().optional(),
-  max_amount_usd: z.string().nullable().optional(),
-});
-const CurrencyList = z.object({ currencies: z.union([z.array(z.string()), z.array(CurrencyRecord)]) });
+const CurrencyRecord = lazySchema(() =>
+  z.object({
+    currency: z.string(),
+    name: z.string().optional(),
+    token: z.string().optional().describe('lowercase'),
+    blockchain: z.string().optional().describe('lowercase network code'),
+    is_popular: z.boolean().optional(),
+    is_stable: z.boolean().optional(),
+    min_amount: z.string().optional(),
+    max_amount: z.string().optional(),
+    min_amount_usd: z.string().nullable().optional(),
+    max_amount_usd: z.string().nullable().optional(),
+  }),
+);
+const CurrencyList = lazySchema(() => z.object({ currencies: z.union([z.array(z.string()), z.array(CurrencyRecord())]) }));
 
-const AllRates = z.object({ base_currency: z.literal('USD'), rates: z.record(z.string(), z.string()), last_updated: z.string(), next_update: z.string() });
+const AllRates = lazySchema(() =>
+  z.object({ base_currency: z.literal('USD'), rates: z.record(z.string(), z.string()), last_updated: z.string(), next_update: z.string() }),
+);
 /** A number written from its exact decimal text (shared/domain/json-number.ts), published as a JSON number. */
-const exactNumber = z.custom<JsonNumber>((value) => value instanceof JsonNumber).meta({ type: 'number' });
-const Conversion = z.object({
-  currency_from: z.string(),
-  currency_to: z.string(),
-  amount: exactNumber,
-  estimated_amount: exactNumber.describe('What the customer sends: the converted amount, plus the fee when the customer pays it'),
-  rate: exactNumber,
-  fee_percentage: exactNumber.optional(),
-  fee_amount: exactNumber.optional(),
-  timestamp: z.string().optional(),
-});
-const SingleRate = z.object({
-  currency: z.string(),
-  rate_usd: z.string(),
-  change_24h: z.string(),
-  change_24h_percent: z.string(),
-  high_24h: z.string(),
-  low_24h: z.string(),
-  volume_24h: z.string(),
-  market_cap: z.string(),
-  last_updated: z.string(),
-});
-const Calculation = z.object({
-  from_currency: z.string(),
-  from_amount: z.string(),
-  to_currency: z.string(),
-  to_amount: z.string().describe('Before fees'),
-  exchange_rate: z.string(),
-  fee_amount: z.string(),
-  fee_currency: z.string(),
-  total_amount: z.string().describe('What the customer sends'),
-  rate_expires_at: z.string(),
-  calculation_timestamp: z.string(),
-});
+const exactNumber = lazySchema(() => z.custom<JsonNumber>((value) => value instanceof JsonNumber).meta({ type: 'number' }));
+const Conversion = lazySchema(() =>
+  z.object({
+    currency_from: z.string(),
+    currency_to: z.string(),
+    amount: exactNumber(),
+    estimated_amount: exactNumber().describe('What the customer sends: the converted amount, plus the fee when the customer pays it'),
+    rate: exactNumber(),
+    fee_percentage: exactNumber().optional(),
+    fee_amount: exactNumber().optional(),
+    timestamp: z.string().optional(),
+  }),
+);
+const SingleRate = lazySchema(() =>
+  z.object({
+    currency: z.string(),
+    rate_usd: z.string(),
+    change_24h: z.string(),
+    change_24h_percent: z.string(),
+    high_24h: z.string(),
+    low_24h: z.string(),
+    volume_24h: z.string(),
+    market_cap: z.string(),
+    last_updated: z.string(),
+  }),
+);
+const Calculation = lazySchema(() =>
+  z.object({
+    from_currency: z.string(),
+    from_amount: z.string(),
+    to_currency: z.string(),
+    to_amount: z.string().describe('Before fees'),
+    exchange_rate: z.string(),
+    fee_amount: z.string(),
+    fee_currency: z.string(),
+    total_amount: z.string().describe('What the customer sends'),
+    rate_expires_at: z.string(),
+    calculation_timestamp: z.string(),
+  }),
+);
 
-const RatesAnswer = z.union([AllRates, Conversion]);
+const RatesAnswer = lazySchema(() => z.union([AllRates(), Conversion()]));
 /** A currency code in the path (the use case answers 404 for one it does not know). */
 const CurrencyParam = z.object({ currency: z.string().min(1) });
 
@@ -92,7 +104,7 @@ export const currencyRoutes = [
       responses: { 200: { description: 'Currencies', schema: CurrencyList } },
     },
     handle: async (req, deps) => {
-      const list: z.output<typeof CurrencyList> = await listCurrencies({ tenantId: principalOf(req).tenant.id, query: req.query, now: req.now }, deps);
+      const list: LazyOutput<typeof CurrencyList> = await listCurrencies({ tenantId: principalOf(req).tenant.id, query: req.query, now: req.now }, deps);
       return ok(list);
     },
   }),
@@ -112,7 +124,7 @@ export const currencyRoutes = [
     handle: async (req, deps) => {
       const { currency_to: to } = req.query;
       const { settings } = principalOf(req).tenant;
-      const answer: z.output<typeof RatesAnswer> =
+      const answer: LazyOutput<typeof RatesAnswer> =
         to === undefined
           ? await listRates({ now: req.now }, deps)
           : await convertAmount({ query: { ...req.query, currency_to: to }, settings, now: req.now }, deps.rates);
@@ -131,7 +143,7 @@ export const currencyRoutes = [
       responses: { 200: { description: 'Rate', schema: SingleRate }, 404: { description: 'not_found (details.currency)' } },
     },
     handle: async (req, deps) => {
-      const rate: z.output<typeof SingleRate> = await getRate({ currency: req.params.currency, now: req.now }, deps.rates);
+      const rate: LazyOutput<typeof SingleRate> = await getRate({ currency: req.params.currency, now: req.now }, deps.rates);
       return ok(rate);
     },
   }),
@@ -149,7 +161,7 @@ export const currencyRoutes = [
       responses: { 200: { description: 'Calculation', schema: Calculation }, 422: { description: 'invalid_currency' } },
     },
     handle: async (req, deps) => {
-      const calculation: z.output<typeof Calculation> = await calculateRate(
+      const calculation: LazyOutput<typeof Calculation> = await calculateRate(
         { body: req.body, settings: principalOf(req).tenant.settings, now: req.now },
         deps.rates,
       );

@@ -14,6 +14,7 @@ import {
   CustodyTransferRecord,
 } from '../../shared/usecases/custody/present.js';
 import { CustodyTransferBody, custodyTransfer } from '../../shared/usecases/custody/transfer.js';
+import { lazySchema } from '../../shared/domain/lazy-schema.js';
 
 /**
  * What the custody Lambda serves of the custody group: accounts with their balances and deposit addresses, and
@@ -58,7 +59,7 @@ export const custodyAccountRoutes = [
       summary: 'List custody accounts',
       description: 'Oldest first; skip (default 0), limit (default 10, at most 100), status (active, inactive). An array.',
       tags,
-      responses: { 200: { description: 'Accounts', schema: z.array(CustodyAccountRecord) } },
+      responses: { 200: { description: 'Accounts', schema: lazySchema(() => z.array(CustodyAccountRecord())) } },
     },
     handle: async (req, deps) => ok(await listAccounts(principalOf(req).tenant.id, req.query, deps)),
   }),
@@ -125,7 +126,7 @@ export const custodyAccountRoutes = [
     doc: {
       summary: "The account's deposit addresses",
       tags,
-      responses: { 200: { description: 'Addresses', schema: z.array(CustodyAddressRecord) }, 404: notFound },
+      responses: { 200: { description: 'Addresses', schema: lazySchema(() => z.array(CustodyAddressRecord())) }, 404: notFound },
     },
     handle: async (req, deps) => ok(await listAddresses(principalOf(req).tenant.id, req.params.accountId, deps)),
   }),

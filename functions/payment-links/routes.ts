@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { PaymentLinkState } from '../../shared/domain/payment-links.js';
 import type { PaymentState } from '../../shared/domain/payments.js';
+import { lazySchema } from '../../shared/domain/lazy-schema.js';
 import { READ, READ_WRITE } from '../../shared/domain/scopes.js';
 import { created, ok, principalOf, routesOf } from '../../shared/http/route.js';
 import {
@@ -27,8 +28,8 @@ const route = routesOf<PaymentLinksDeps>();
 const originOf = (req: { readonly headers: Readonly<Record<string, string | undefined>> }, deps: PaymentLinksDeps): string =>
   deps.settings.publicBaseUrl ?? `${req.headers['x-forwarded-proto'] ?? 'https'}://${req.headers.host ?? 'localhost'}`;
 
-const LinkPage = z.object({ results: z.array(PaymentLinkRecord), next_cursor: z.string().nullable() });
-const PaymentsPage = z.object({ results: z.array(PaymentRecord), next_cursor: z.string().nullable() });
+const LinkPage = lazySchema(() => z.object({ results: z.array(PaymentLinkRecord()), next_cursor: z.string().nullable() }));
+const PaymentsPage = lazySchema(() => z.object({ results: z.array(PaymentRecord()), next_cursor: z.string().nullable() }));
 
 export const paymentLinkRoutes = [
   route({

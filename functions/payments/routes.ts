@@ -10,36 +10,43 @@ import { withRatesRead } from '../../shared/usecases/rates/current-rates.js';
 import type { PaymentLinks } from '../../shared/usecases/payments/present.js';
 import { CreateRecord, createRecord, ListItem, PaymentRecord, paymentLinks, paymentRecord } from '../../shared/usecases/payments/present.js';
 import { ListPaymentsQuery, listPayments, requirePayment, StatusBody } from '../../shared/usecases/payments/read-payments.js';
+import { lazySchema } from '../../shared/domain/lazy-schema.js';
 
-const PageA = z.object({ count: z.number().int(), next: z.string().nullable(), previous: z.string().nullable(), results: z.array(ListItem) });
-const PageB = z.object({ total: z.number().int(), limit: z.number().int(), offset: z.number().int(), results: z.array(ListItem) });
-const Estimate = z.object({
-  price_amount: z.string(),
-  price_currency: z.string(),
-  currency: z.string(),
-  blockchain: z.string(),
-  token: z.string(),
-  amount_crypto: z.string(),
-  fee_amount: z.string(),
-  fee_percentage: z.string(),
-  merchant_receives: z.string(),
-  amount_usd: z.string(),
-  rate: z.string(),
-  is_fee_paid_by_user: z.boolean(),
-  min_amount: z.string(),
-  max_amount: z.string(),
-  rate_timestamp: z.string(),
-});
-const MinAmount = z.object({
-  currency: z.string(),
-  min_amount: z.number(),
-  max_amount: z.number(),
-  blockchain: z.string(),
-  token: z.string(),
-  min_amount_usd: z.number().nullable().describe('The minimum in USD, rounded up to the cent: a payment priced at it is never below the minimum'),
-  min_amount_price: z.number().nullable().describe('The same in `price_currency`'),
-  price_currency: z.string().describe('The query parameter, default USD'),
-});
+const PageA = lazySchema(() =>
+  z.object({ count: z.number().int(), next: z.string().nullable(), previous: z.string().nullable(), results: z.array(ListItem()) }),
+);
+const PageB = lazySchema(() => z.object({ total: z.number().int(), limit: z.number().int(), offset: z.number().int(), results: z.array(ListItem()) }));
+const Estimate = lazySchema(() =>
+  z.object({
+    price_amount: z.string(),
+    price_currency: z.string(),
+    currency: z.string(),
+    blockchain: z.string(),
+    token: z.string(),
+    amount_crypto: z.string(),
+    fee_amount: z.string(),
+    fee_percentage: z.string(),
+    merchant_receives: z.string(),
+    amount_usd: z.string(),
+    rate: z.string(),
+    is_fee_paid_by_user: z.boolean(),
+    min_amount: z.string(),
+    max_amount: z.string(),
+    rate_timestamp: z.string(),
+  }),
+);
+const MinAmount = lazySchema(() =>
+  z.object({
+    currency: z.string(),
+    min_amount: z.number(),
+    max_amount: z.number(),
+    blockchain: z.string(),
+    token: z.string(),
+    min_amount_usd: z.number().nullable().describe('The minimum in USD, rounded up to the cent: a payment priced at it is never below the minimum'),
+    min_amount_price: z.number().nullable().describe('The same in `price_currency`'),
+    price_currency: z.string().describe('The query parameter, default USD'),
+  }),
+);
 const tags = ['Payments'];
 const route = routesOf<PaymentsDeps>();
 /** Links on the deployment's public base URL; without one configured, on the host the request came to. */
@@ -95,7 +102,12 @@ export const paymentRoutes = [
       description:
         'Variant B (limit/offset; filters status, currency, blockchain, token) when limit or offset is given; else variant A (page/page_size, filters, ordering).',
       tags,
-      responses: { 200: { description: 'Variant A {count,next,previous,results} or variant B {total,limit,offset,results}', schema: z.union([PageA, PageB]) } },
+      responses: {
+        200: {
+          description: 'Variant A {count,next,previous,results} or variant B {total,limit,offset,results}',
+          schema: lazySchema(() => z.union([PageA(), PageB()])),
+        },
+      },
     },
     handle: async (req, deps) => ok(await listPayments(principalOf(req).tenant.id, req.query, req.path, linksOf(req, deps), deps)),
   }),

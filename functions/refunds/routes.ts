@@ -13,6 +13,7 @@ import {
   RefundPath,
   requireRefund,
 } from '../../shared/usecases/refunds/refunds.js';
+import { lazySchema } from '../../shared/domain/lazy-schema.js';
 
 /** Refunds (DESIGN section 12, beside the interface's groups): a payment's refunds and the refunds themselves. */
 const tags = ['Refunds'];
@@ -92,7 +93,7 @@ export const refundRoutes = [
       summary: "A payment's refunds",
       tags,
       responses: {
-        200: { description: '{results[]}, oldest first', schema: z.object({ results: z.array(RefundRecord) }) },
+        200: { description: '{results[]}, oldest first', schema: lazySchema(() => z.object({ results: z.array(RefundRecord()) })) },
         404: { description: 'Unknown payment' },
       },
     },

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { PlanState } from '../../shared/domain/plans.js';
+import { lazySchema } from '../../shared/domain/lazy-schema.js';
 import { READ, READ_WRITE } from '../../shared/domain/scopes.js';
 import type { SubscriptionState } from '../../shared/domain/subscriptions.js';
 import { created, ok, principalOf, routesOf } from '../../shared/http/route.js';
@@ -35,6 +36,8 @@ const route = routesOf<SubscriptionsDeps>();
 /** Checkout links on the deployment's public base URL; without one configured, on the host the request came to. */
 const originOf = (req: { readonly headers: Readonly<Record<string, string | undefined>> }, deps: SubscriptionsDeps): string =>
   deps.settings.publicBaseUrl ?? `${req.headers['x-forwarded-proto'] ?? 'https'}://${req.headers.host ?? 'localhost'}`;
+
+const CyclesPage = lazySchema(() => z.object({ results: z.array(CycleRecordSchema()) }));
 
 export const subscriptionRoutes = [
   route({
@@ -190,7 +193,7 @@ export const subscriptionRoutes = [
       description: 'One record per period billed, oldest first: its payment, status and amount.',
       tags,
       responses: {
-        200: { description: '{results[]}', schema: z.object({ results: z.array(CycleRecordSchema) }) },
+        200: { description: '{results[]}', schema: CyclesPage },
         404: { description: 'Unknown subscription' },
       },
     },

@@ -2,15 +2,19 @@ import * as z from 'zod';
 import { ok, routesOf } from '../../shared/http/route.js';
 import { checkHealth } from '../../shared/usecases/system/health.js';
 import type { SystemPorts } from '../../shared/usecases/system/ports.js';
+import { lazySchema } from '../../shared/domain/lazy-schema.js';
+import type { LazyOutput } from '../../shared/domain/lazy-schema.js';
 
 const route = routesOf<SystemPorts>();
 
-const Status = z.object({ status: z.enum(['ok', 'degraded']), time: z.string() });
-const Maintenance = z.object({
-  maintenance: z.boolean(),
-  message: z.string().nullable(),
-  scheduled: z.array(z.object({ starts_at: z.string(), ends_at: z.string(), description: z.string() })),
-});
+const Status = lazySchema(() => z.object({ status: z.enum(['ok', 'degraded']), time: z.string() }));
+const Maintenance = lazySchema(() =>
+  z.object({
+    maintenance: z.boolean(),
+    message: z.string().nullable(),
+    scheduled: z.array(z.object({ starts_at: z.string(), ends_at: z.string(), description: z.string() })),
+  }),
+);
 
 export const systemRoutes = [
   route({
@@ -25,7 +29,7 @@ export const systemRoutes = [
     },
     handle: async (req, deps) => {
       const healthy = await checkHealth(deps);
-      const body: z.output<typeof Status> = { status: healthy ? 'ok' : 'degraded', time: req.now.toISOString() };
+      const body: LazyOutput<typeof Status> = { status: healthy ? 'ok' : 'degraded', time: req.now.toISOString() };
       return { status: healthy ? 200 : 503, body };
     },
   }),
@@ -41,7 +45,7 @@ export const systemRoutes = [
       },
     },
     handle: async () => {
-      const body: z.output<typeof Maintenance> = { maintenance: false, message: null, scheduled: [] };
+      const body: LazyOutput<typeof Maintenance> = { maintenance: false, message: null, scheduled: [] };
       return ok(body);
     },
   }),

@@ -5,29 +5,37 @@ import { BalanceHistoryQuery, getBalanceHistory } from '../../shared/usecases/ba
 import { BalancesView, getBalances } from '../../shared/usecases/balances/get-balances.js';
 import { getPlatformFees } from '../../shared/usecases/balances/get-platform-fees.js';
 import type { BalancesPorts } from '../../shared/usecases/balances/ports.js';
+import { lazySchema } from '../../shared/domain/lazy-schema.js';
+import type { LazyOutput } from '../../shared/domain/lazy-schema.js';
 
 /** Balance routes of the `user` group (spec 2.7, 4.6), served by functions/user/handler.ts beside the others. */
 
 const route = routesOf<BalancesPorts>();
 
-const HistoryRecord = z.object({
-  id: z.string().describe('Journal entry id'),
-  type: z.string(),
-  currency: z.string(),
-  amount: z.string().describe('Signed change of the available amount'),
-  locked_amount: z.string().describe('Signed change of the amount held for pending withdrawals'),
-  pending_amount: z.string().describe('Signed change of the amount still confirming'),
-  reference: z.object({ type: z.string(), id: z.string() }).nullable(),
-  description: z.string().nullable(),
-  created_at: z.string(),
-});
+const HistoryRecord = lazySchema(() =>
+  z.object({
+    id: z.string().describe('Journal entry id'),
+    type: z.string(),
+    currency: z.string(),
+    amount: z.string().describe('Signed change of the available amount'),
+    locked_amount: z.string().describe('Signed change of the amount held for pending withdrawals'),
+    pending_amount: z.string().describe('Signed change of the amount still confirming'),
+    reference: z.object({ type: z.string(), id: z.string() }).nullable(),
+    description: z.string().nullable(),
+    created_at: z.string(),
+  }),
+);
 
-const BalanceHistory = z.object({ count: z.number().int(), limit: z.number().int(), offset: z.number().int(), results: z.array(HistoryRecord) });
+const BalanceHistory = lazySchema(() =>
+  z.object({ count: z.number().int(), limit: z.number().int(), offset: z.number().int(), results: z.array(HistoryRecord()) }),
+);
 
-const PlatformFees = z.object({
-  fees: z.record(z.string(), z.object({ platform_fees: z.string(), network_fees: z.string() })),
-  currencies_count: z.number().int(),
-});
+const PlatformFees = lazySchema(() =>
+  z.object({
+    fees: z.record(z.string(), z.object({ platform_fees: z.string(), network_fees: z.string() })),
+    currencies_count: z.number().int(),
+  }),
+);
 
 export const balanceRoutes = [
   route({
@@ -61,7 +69,7 @@ export const balanceRoutes = [
       },
     },
     handle: async (req, deps) => {
-      const history: z.output<typeof BalanceHistory> = await getBalanceHistory({ tenantId: principalOf(req).tenant.id, query: req.query }, deps);
+      const history: LazyOutput<typeof BalanceHistory> = await getBalanceHistory({ tenantId: principalOf(req).tenant.id, query: req.query }, deps);
       return ok(history);
     },
   }),
@@ -77,7 +85,7 @@ export const balanceRoutes = [
       responses: { 200: { description: 'Platform fees', schema: PlatformFees } },
     },
     handle: async (_req, deps) => {
-      const fees: z.output<typeof PlatformFees> = await getPlatformFees(deps);
+      const fees: LazyOutput<typeof PlatformFees> = await getPlatformFees(deps);
       return ok(fees);
     },
   }),

@@ -13,6 +13,7 @@ import { WalletRecord } from '../../shared/usecases/wallets/present.js';
 import { TransferHistory, TransferHistoryBody, transferHistory } from '../../shared/usecases/wallets/transfer-history.js';
 import { UpdateWalletBody, updateWallet } from '../../shared/usecases/wallets/update-wallet.js';
 import { lookupWalletBalances, walletBalance, WalletBalances, WalletBalancesBody } from '../../shared/usecases/wallets/wallet-balances.js';
+import { lazySchema } from '../../shared/domain/lazy-schema.js';
 
 const tags = ['Wallets'];
 const route = routesOf<WalletsPorts>();
@@ -58,7 +59,9 @@ export const walletRoutes = [
       summary: 'List wallets (sub-accounts)',
       description: 'By id, ascending; limit (default 50, at most 100) and offset. total counts every wallet of the tenant.',
       tags,
-      responses: { 200: { description: '{accounts[], total}', schema: z.object({ accounts: z.array(WalletRecord), total: z.number().int() }) } },
+      responses: {
+        200: { description: '{accounts[], total}', schema: lazySchema(() => z.object({ accounts: z.array(WalletRecord()), total: z.number().int() })) },
+      },
     },
     handle: async (req, deps) => ok(await listWallets(principalOf(req).tenant.id, req.query, deps)),
   }),

@@ -24,6 +24,7 @@ import {
   withdrawalLimits,
 } from '../../shared/usecases/withdrawals/estimate.js';
 import { ValidateAddressBody, validateAddress } from '../../shared/usecases/withdrawals/validate-address.js';
+import { lazySchema } from '../../shared/domain/lazy-schema.js';
 
 const tags = ['Withdrawals'];
 const route = routesOf<WithdrawalsDeps>();
@@ -32,33 +33,37 @@ const WithdrawalPath = z.object({ withdrawal_id: z.string().uuid('Not a withdraw
 /** Spec 4.4: the list and the minimum check answer 401 `unauthorized` and 403 `forbidden`. */
 const AUTH_ALIASES: ErrorOverrides = { authentication_failed: { code: 'unauthorized' }, permission_denied: { code: 'forbidden' } };
 
-const AddressValidation = z
-  .object({
-    is_valid: z.boolean(),
-    address: z.string(),
-    type: z.string().nullable(),
-    blockchain: z.string().nullable(),
-    token: z.string().nullable(),
-    currency: z.string().nullable(),
-    error_message: z.string().nullable(),
-    warning: z.string().nullable(),
-  })
-  .meta({ id: 'AddressValidation' });
-const Estimate = z
-  .object({
-    withdrawal_id: z.null(),
-    status: z.literal('estimate'),
-    amount: z.string(),
-    requested_amount: z.string(),
-    fee: z.string(),
-    platform_fee: z.string(),
-    network_fee: z.string(),
-    total_deducted: z.string(),
-    blockchain: z.string(),
-    token: z.string(),
-    currency: z.string(),
-  })
-  .meta({ id: 'WithdrawalEstimate' });
+const AddressValidation = lazySchema(() =>
+  z
+    .object({
+      is_valid: z.boolean(),
+      address: z.string(),
+      type: z.string().nullable(),
+      blockchain: z.string().nullable(),
+      token: z.string().nullable(),
+      currency: z.string().nullable(),
+      error_message: z.string().nullable(),
+      warning: z.string().nullable(),
+    })
+    .meta({ id: 'AddressValidation' }),
+);
+const Estimate = lazySchema(() =>
+  z
+    .object({
+      withdrawal_id: z.null(),
+      status: z.literal('estimate'),
+      amount: z.string(),
+      requested_amount: z.string(),
+      fee: z.string(),
+      platform_fee: z.string(),
+      network_fee: z.string(),
+      total_deducted: z.string(),
+      blockchain: z.string(),
+      token: z.string(),
+      currency: z.string(),
+    })
+    .meta({ id: 'WithdrawalEstimate' }),
+);
 
 export const withdrawalReadRoutes = [
   route({
@@ -187,7 +192,12 @@ export const withdrawalRoutes = [
     doc: {
       summary: 'List withdrawals',
       tags,
-      responses: { 200: { description: '{withdrawals[], total}', schema: z.object({ withdrawals: z.array(WithdrawalListItem), total: z.number().int() }) } },
+      responses: {
+        200: {
+          description: '{withdrawals[], total}',
+          schema: lazySchema(() => z.object({ withdrawals: z.array(WithdrawalListItem()), total: z.number().int() })),
+        },
+      },
     },
     handle: async (req, deps) => ok(await listWithdrawals(principalOf(req).tenant.id, req.query, deps)),
   }),

@@ -16,6 +16,7 @@ import {
 import { DELIVERY_EVENTS } from '../domain/webhooks.js';
 import { WITHDRAWAL_STATUSES } from '../domain/withdrawals.js';
 import type { AnyRoute } from './route.js';
+import { requestSchema } from './route.js';
 
 /**
  * The OpenAPI 3.1 document, generated from the same route definitions and zod schemas that validate
@@ -137,17 +138,19 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: DocumentInfo): o
     const names = [...route.path.matchAll(/\{(\w+)\+?\}/g)].map((m) => m[1] ?? '');
     const params = names.length > 0 ? z.object(Object.fromEntries(names.map((n) => [n, z.string()]))) : undefined;
     const bodyTypes = route.bodyTypes ?? ['json'];
-    const body = route.body
+    const bodySchema = requestSchema(route.body);
+    const query = requestSchema(route.query);
+    const body = bodySchema
       ? {
           content: Object.fromEntries(
-            bodyTypes.map((t) => [t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded', { schema: route.body as ZodType }]),
+            bodyTypes.map((t) => [t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded', { schema: bodySchema as ZodType }]),
           ),
         }
       : undefined;
     const responses: Record<string, { description: string; content?: Record<string, { schema: ZodType }> }> = {};
     for (const [status, response] of Object.entries(route.doc.responses)) {
       // Every error answer is the envelope (spec 7.1) unless the route names its own body (OAuth's RFC 6749 errors).
-      const schema = response.schema ?? (Number(status) >= 400 ? ErrorEnvelope : undefined);
+      const schema = response.schema?.() ?? (Number(status) >= 400 ? ErrorEnvelope : undefined);
       responses[status] = { description: response.description, ...(schema ? { content: { 'application/json': { schema } } } : {}) };
     }
     if (route.auth !== 'public') {
@@ -174,7 +177,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: DocumentInfo): o
       security,
       request: {
         ...(params ? { params } : {}),
-        ...(route.query ? { query: route.query as unknown as z.ZodObject } : {}),
+        ...(query ? { query: query as unknown as z.ZodObject } : {}),
         ...(route.idempotent ? { headers: IdempotencyHeaders } : {}),
         ...(body ? { body } : {}),
       },

@@ -1,5 +1,6 @@
 import type { ZodType } from 'zod';
 import type { ErrorCode, ErrorCodeAlias } from '../domain/errors.js';
+import type { SchemaGetter } from '../domain/lazy-schema.js';
 import type { StoredRates } from '../domain/rates.js';
 import type { Scope } from '../domain/scopes.js';
 import type { Tenant } from '../domain/tenant.js';
@@ -82,8 +83,11 @@ export interface RouteDoc {
   readonly summary: string;
   readonly description?: string;
   readonly tags: readonly string[];
-  /** Response bodies by status, for the OpenAPI document. */
-  readonly responses: Readonly<Record<number, { readonly description: string; readonly schema?: ZodType }>>;
+  /**
+   * Response bodies by status, for the OpenAPI document. Each schema is a getter (`lazySchema`, shared/domain/lazy-schema.ts):
+   * nothing at run time reads an answer's schema, so it is built when the document is generated, not at a Lambda's cold start.
+   */
+  readonly responses: Readonly<Record<number, { readonly description: string; readonly schema?: SchemaGetter }>>;
 }
 
 /**
@@ -100,10 +104,13 @@ export interface Route<Q = unknown, B = unknown, D = unknown, P = Readonly<Recor
   readonly path: string;
   readonly auth: AuthMode;
   readonly scopes?: readonly Scope[];
-  /** Schema of the path parameters; a value it refuses answers 404 `not_found` (the path names nothing). */
-  readonly params?: ZodType<P>;
-  readonly query?: ZodType<Q>;
-  readonly body?: ZodType<B>;
+  /**
+   * Schema of the path parameters; a value it refuses answers 404 `not_found` (the path names nothing). Like `query`
+   * and `body`, a schema or a getter of one (`lazySchema`), which a route's first request builds (`requestSchema`).
+   */
+  readonly params?: RequestSchema<P>;
+  readonly query?: RequestSchema<Q>;
+  readonly body?: RequestSchema<B>;
   /** Accepted body encodings; default JSON only. */
   readonly bodyTypes?: readonly ('json' | 'form')[];
   /** Rate bucket in addition to the per-tenant request limit (e.g. payment creations). */
@@ -120,6 +127,19 @@ export interface Route<Q = unknown, B = unknown, D = unknown, P = Readonly<Recor
   readonly errorFormat?: ErrorFormat;
   readonly doc?: RouteDoc;
   handle(request: RouteRequest<Q, B, P>, deps: D): Promise<RouteResult>;
+}
+
+/**
+ * A route's request schema: the schema itself, or a getter of it (`lazySchema(() => z.object(...))`,
+ * shared/domain/lazy-schema.ts) so that a Lambda builds only the schemas of the routes it serves, on their first request.
+ */
+export type RequestSchema<T> = ZodType<T> | SchemaGetter<ZodType<T>>;
+
+/** The schema a route field names (built now if it is a getter; the getter keeps it). */
+export function requestSchema<T>(field: RequestSchema<T>): ZodType<T>;
+export function requestSchema<T>(field: RequestSchema<T> | undefined): ZodType<T> | undefined;
+export function requestSchema<T>(field: RequestSchema<T> | undefined): ZodType<T> | undefined {
+  return typeof field === 'function' ? field() : field;
 }
 
 /** A route as the pipeline holds it: schemas erased, deps kept. */

@@ -34,7 +34,7 @@ async function tenantFor(tenantId: string | undefined) {
 
 export async function devPayment(input: DevPaymentInput): Promise<ReturnType<typeof createRecord>> {
   const tenant = await tenantFor(input.tenantId);
-  const body = CreatePaymentBody.parse({
+  const body = CreatePaymentBody().parse({
     amount: input.amount,
     currency: input.currency,
     ...(input.description !== undefined ? { order_description: input.description } : {}),

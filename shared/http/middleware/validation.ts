@@ -2,6 +2,7 @@ import type * as z from 'zod';
 import { GatewayError, ValidationError } from '../../domain/errors.js';
 import { WORDING, wordingOf } from '../../domain/errors-wording.js';
 import type { AnyRoute } from '../route.js';
+import { requestSchema } from '../route.js';
 import type { ApiEvent, RequestState } from './request.js';
 
 /**
@@ -16,9 +17,9 @@ import type { ApiEvent, RequestState } from './request.js';
  */
 export function validateRequest(route: AnyRoute, event: ApiEvent, state: RequestState): { params: unknown; query: unknown; body: unknown } {
   return {
-    params: validateParams(route.params, state.params, event.rawPath),
+    params: validateParams(requestSchema(route.params), state.params, event.rawPath),
     query: validateQuery(route, event.queryStringParameters ?? {}),
-    body: validate(route.body, state.body, 'body'),
+    body: validate(requestSchema(route.body), state.body, 'body'),
   };
 }
 
@@ -65,19 +66,22 @@ const KNOWN = new WeakMap<AnyRoute, ReadonlySet<string>>();
 /** The parameters a route takes: its query schema's (none without one). */
 export function queryParameters(route: AnyRoute): ReadonlySet<string> {
   let known = KNOWN.get(route);
-  if (!known) KNOWN.set(route, (known = new Set(route.query ? parameterNames(route.query) : [])));
+  if (!known) {
+    const query = requestSchema(route.query);
+    KNOWN.set(route, (known = new Set(query ? parameterNames(query) : [])));
+  }
   return known;
 }
 
 function validateQuery(route: AnyRoute, query: Readonly<Record<string, string | undefined>>): unknown {
-  if (route.errorFormat === 'legacy' || route.errorFormat === 'oauth') return validate(route.query, query, 'query');
+  if (route.errorFormat === 'legacy' || route.errorFormat === 'oauth') return validate(requestSchema(route.query), query, 'query');
   const known = queryParameters(route);
   const unknown = Object.keys(query).filter((key) => !known.has(key));
-  if (unknown.length === 0) return validate(route.query, query, 'query');
+  if (unknown.length === 0) return validate(requestSchema(route.query), query, 'query');
   // Every problem at once: the unknown parameters, and what the route's schema says of the ones it takes.
   const fields = Object.fromEntries(unknown.map((key) => [key, [WORDING.unknownParameter]]));
   const rest = Object.fromEntries(Object.entries(query).filter(([key]) => known.has(key)));
-  const parsed = route.query?.safeParse(rest, { error: wordingOf });
+  const parsed = requestSchema(route.query)?.safeParse(rest, { error: wordingOf });
   throw new ValidationError(parsed && !parsed.success ? issuesByField(parsed.error.issues, 'query', fields) : fields);
 }
 

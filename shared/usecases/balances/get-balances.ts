@@ -5,6 +5,8 @@ import { add, isZero } from '../../domain/money.js';
 import { parseInput } from '../ledger/input.js';
 import { showAmount } from './format.js';
 import type { BalancesPorts } from './ports.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
 /**
  * `GET /user/balances/` (2.7). Every entry, of the main account and of each wallet, shows the same four figures:
@@ -15,29 +17,33 @@ import type { BalancesPorts } from './ports.js';
  */
 export const GetBalancesInput = z.object({ tenantId: z.string().min(1) });
 
-export const BalanceEntry = z.object({
-  amount: z.string().describe('Owned: available plus locked'),
-  pending_amount: z.string().describe('Incoming, not yet confirmed'),
-  available_balance: z.string().describe('Usable now'),
-  locked_amount: z.string().describe('Held for pending withdrawals and transfers'),
-});
-type BalanceEntry = z.output<typeof BalanceEntry>;
+export const BalanceEntry = lazySchema(() =>
+  z.object({
+    amount: z.string().describe('Owned: available plus locked'),
+    pending_amount: z.string().describe('Incoming, not yet confirmed'),
+    available_balance: z.string().describe('Usable now'),
+    locked_amount: z.string().describe('Held for pending withdrawals and transfers'),
+  }),
+);
+type BalanceEntry = LazyOutput<typeof BalanceEntry>;
 
-export const BalancesView = z
-  .object({
-    account: z.record(z.string(), BalanceEntry),
-    sub_accounts: z.record(
-      z.string(),
-      z.object({
-        total_amount: z.string(),
-        total_pending: z.string(),
-        accounts: z.array(BalanceEntry.extend({ account_name: z.string(), account_id: z.string() })),
-      }),
-    ),
-    statistics: z.object({ currencies_count: z.number().int(), subaccounts_count: z.number().int() }),
-  })
-  .meta({ id: 'Balances' });
-export type BalancesView = z.output<typeof BalancesView>;
+export const BalancesView = lazySchema(() =>
+  z
+    .object({
+      account: z.record(z.string(), BalanceEntry()),
+      sub_accounts: z.record(
+        z.string(),
+        z.object({
+          total_amount: z.string(),
+          total_pending: z.string(),
+          accounts: z.array(BalanceEntry().extend({ account_name: z.string(), account_id: z.string() })),
+        }),
+      ),
+      statistics: z.object({ currencies_count: z.number().int(), subaccounts_count: z.number().int() }),
+    })
+    .meta({ id: 'Balances' }),
+);
+export type BalancesView = LazyOutput<typeof BalancesView>;
 
 export type { WalletInfo } from './ports.js';
 export type BalancesDeps = Pick<BalancesPorts, 'ledger' | 'wallets'>;

@@ -11,6 +11,8 @@ import type { CustodyChainSource, CustodyPorts } from './ports.js';
 import { confirmCustodyDeposit, recordCustodyDeposit } from './scan-deposits.js';
 import type { SolanaAddressRead } from './solana-deposits.js';
 import { applySolanaRead, readSolanaAddress } from './solana-deposits.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
 /**
  * `POST /custody/accounts/:accountId/sync`: re-reads the account's addresses on their chains now, records every
@@ -43,13 +45,15 @@ interface ChainRead {
 type Read = ChainRead | ({ readonly kind: 'sol' } & SolanaAddressRead);
 
 /** The answer (spec 2.10's sync): `message` says what was found. */
-export const CustodySyncRecord = z.object({
-  success: z.literal(true),
-  account_id: z.string(),
-  last_synced: z.string().describe('ISO 8601'),
-  message: z.string().describe('How many addresses were read, new deposits found and deposits credited'),
-});
-export type SyncAnswer = z.infer<typeof CustodySyncRecord>;
+export const CustodySyncRecord = lazySchema(() =>
+  z.object({
+    success: z.literal(true),
+    account_id: z.string(),
+    last_synced: z.string().describe('ISO 8601'),
+    message: z.string().describe('How many addresses were read, new deposits found and deposits credited'),
+  }),
+);
+export type SyncAnswer = LazyOutput<typeof CustodySyncRecord>;
 
 /** The address's transfers on its chain (null: a chain this deployment does not read). */
 async function readAddress(a: CustodyAddressState, deps: SyncDeps, opened: CustodyChainSource[]): Promise<Read | null> {

@@ -26,6 +26,7 @@ import { priceWithdrawal } from '../withdrawals/network-fees.js';
 import { requireAddress } from '../withdrawals/resolve.js';
 import { findAccount } from './find-account.js';
 import type { CustodyWithdrawalPorts } from './ports.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
 
 /** `POST /custody/withdraw` body (spec 4.8): amount a number of USDT, fees deducted from it. */
 export const CustodyWithdrawBody = z
@@ -41,29 +42,31 @@ export const CustodyWithdrawBody = z
   .meta({ id: 'CustodyWithdrawRequest' });
 export type CustodyWithdrawBody = z.output<typeof CustodyWithdrawBody>;
 
-export const CustodyWithdrawalRecord = z
-  .object({
-    withdrawal_id: z.string(),
-    account_id: z.string(),
-    blockchain: z.enum(CUSTODY_BLOCKCHAINS),
-    amount: z.number().meta({ description: 'What leaves the account, in USDT (fees included).' }),
-    fee: z.number().meta({ description: 'Network and platform fees, deducted from amount.' }),
-    net_amount: z.number().meta({ description: 'What the destination receives.' }),
-    destination_address: z.string(),
-    status: z.string().meta({ description: 'pending, processing, completed, failed, cancelled or rejected.' }),
-    review: z
-      .object({ status: z.enum(['awaiting_review', 'approved', 'rejected']), reasons: z.array(z.string()) })
-      .nullable()
-      .meta({
-        description:
-          "The security review the tenant's policy asked for (amount_over_threshold, rolling_total_over_threshold: the account's last 24 hours with it would pass the threshold, destination_not_allowed); null when none.",
-      }),
-    created_at: z.string(),
-    estimated_completion_time: z.string().nullable().meta({ description: 'Null while it waits for review: no time can be promised then.' }),
-    custom_id: z.string().nullable(),
-    transaction_hash: z.string().nullable().meta({ description: 'The chain transaction that paid it; null until completed.' }),
-  })
-  .meta({ id: 'CustodyWithdrawal' });
+export const CustodyWithdrawalRecord = lazySchema(() =>
+  z
+    .object({
+      withdrawal_id: z.string(),
+      account_id: z.string(),
+      blockchain: z.enum(CUSTODY_BLOCKCHAINS),
+      amount: z.number().meta({ description: 'What leaves the account, in USDT (fees included).' }),
+      fee: z.number().meta({ description: 'Network and platform fees, deducted from amount.' }),
+      net_amount: z.number().meta({ description: 'What the destination receives.' }),
+      destination_address: z.string(),
+      status: z.string().meta({ description: 'pending, processing, completed, failed, cancelled or rejected.' }),
+      review: z
+        .object({ status: z.enum(['awaiting_review', 'approved', 'rejected']), reasons: z.array(z.string()) })
+        .nullable()
+        .meta({
+          description:
+            "The security review the tenant's policy asked for (amount_over_threshold, rolling_total_over_threshold: the account's last 24 hours with it would pass the threshold, destination_not_allowed); null when none.",
+        }),
+      created_at: z.string(),
+      estimated_completion_time: z.string().nullable().meta({ description: 'Null while it waits for review: no time can be promised then.' }),
+      custom_id: z.string().nullable(),
+      transaction_hash: z.string().nullable().meta({ description: 'The chain transaction that paid it; null until completed.' }),
+    })
+    .meta({ id: 'CustodyWithdrawal' }),
+);
 
 /**
  * A custody withdrawal as the custody group shows it, created or read (`GET /custody/withdrawals/{id}`): its own

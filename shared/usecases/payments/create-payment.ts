@@ -15,6 +15,8 @@ import { currentRates, usdRatesOf } from '../rates/current-rates.js';
 import { checkAmountAndCurrency, decimal, integerInput } from '../schema.js';
 import type { PaymentsDeps } from './ports.js';
 import { resolvePayCurrency, resolvePriceCurrency } from './resolve.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
 /**
  * `POST /payments/`: every body form of spec 4.3 (amount + currency; blockchain + token; price_amount /
@@ -23,28 +25,30 @@ import { resolvePayCurrency, resolvePriceCurrency } from './resolve.js';
  * `payment.created` event, the idempotency record and the request's count commit in ONE transaction.
  */
 /** The fields of a creation body, before the cross-field rules (the estimate body picks from them). */
-export const CreatePaymentFields = z.object({
-  amount: decimal({ maxScale: 8, positive: true }).optional(),
-  price_amount: decimal({ maxScale: 8, positive: true }).optional(),
-  currency: z.string().trim().min(1).max(20).optional(),
-  pay_currency: z.string().trim().min(1).max(20).optional(),
-  blockchain: z.string().trim().min(1).max(20).optional(),
-  token: z.string().trim().min(1).max(20).optional(),
-  price_currency: z.string().trim().min(1).max(10).optional(),
-  order_id: z.string().max(100).optional(),
-  order_description: z.string().max(1000).optional(),
-  callback_url: z.string().max(2048).optional(),
-  success_url: z.string().max(2048).optional().describe('Where the hosted checkout page sends the customer once paid (HTTPS).'),
-  cancel_url: z.string().max(2048).optional().describe('Where the hosted checkout page lets the customer go back unpaid (HTTPS).'),
-  custom_id: z.string().max(64).optional(),
-  is_fixed_rate: z.boolean().optional(),
-  is_fee_paid_by_user: z.boolean().optional(),
-  customer_email: z.string().email().max(254).optional(),
-  wallet_id: z.string().min(1).max(64).optional(),
-  expiry_minutes: integerInput.pipe(z.number().int().min(1, 'Must be at least 1.').max(1440, 'Must be at most 1440.')).optional(),
-});
-export const CreatePaymentBody = CreatePaymentFields.check(checkAmountAndCurrency).meta({ id: 'CreatePayment' });
-export type CreatePaymentBody = z.output<typeof CreatePaymentBody>;
+export const CreatePaymentFields = lazySchema(() =>
+  z.object({
+    amount: decimal({ maxScale: 8, positive: true }).optional(),
+    price_amount: decimal({ maxScale: 8, positive: true }).optional(),
+    currency: z.string().trim().min(1).max(20).optional(),
+    pay_currency: z.string().trim().min(1).max(20).optional(),
+    blockchain: z.string().trim().min(1).max(20).optional(),
+    token: z.string().trim().min(1).max(20).optional(),
+    price_currency: z.string().trim().min(1).max(10).optional(),
+    order_id: z.string().max(100).optional(),
+    order_description: z.string().max(1000).optional(),
+    callback_url: z.string().max(2048).optional(),
+    success_url: z.string().max(2048).optional().describe('Where the hosted checkout page sends the customer once paid (HTTPS).'),
+    cancel_url: z.string().max(2048).optional().describe('Where the hosted checkout page lets the customer go back unpaid (HTTPS).'),
+    custom_id: z.string().max(64).optional(),
+    is_fixed_rate: z.boolean().optional(),
+    is_fee_paid_by_user: z.boolean().optional(),
+    customer_email: z.string().email().max(254).optional(),
+    wallet_id: z.string().min(1).max(64).optional(),
+    expiry_minutes: integerInput.pipe(z.number().int().min(1, 'Must be at least 1.').max(1440, 'Must be at most 1440.')).optional(),
+  }),
+);
+export const CreatePaymentBody = lazySchema(() => CreatePaymentFields().check(checkAmountAndCurrency).meta({ id: 'CreatePayment' }));
+export type CreatePaymentBody = LazyOutput<typeof CreatePaymentBody>;
 
 /**
  * 400 `invalid_request` for a price below the currency's minimum, with the minimum in the merchant's terms:

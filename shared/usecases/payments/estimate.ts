@@ -9,25 +9,30 @@ import { checkAmountAndCurrency } from '../schema.js';
 import { CreatePaymentFields } from './create-payment.js';
 import type { PaymentsDeps } from './ports.js';
 import { resolvePayCurrency, resolvePriceCurrency } from './resolve.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
 /**
  * `POST /payments/estimate/`: what a payment of this price would ask the customer, without creating it.
  * `GET /payments/min-amount/`: a currency's payment bounds (JSON numbers, spec 4.3).
  */
 /** The pricing fields of a payment's creation body: what a payment of this price would ask. */
-export const EstimateBody = CreatePaymentFields.pick({
-  amount: true,
-  price_amount: true,
-  currency: true,
-  pay_currency: true,
-  blockchain: true,
-  token: true,
-  price_currency: true,
-  is_fee_paid_by_user: true,
-})
-  .check(checkAmountAndCurrency)
-  .meta({ id: 'EstimatePayment' });
-export type EstimateBody = z.output<typeof EstimateBody>;
+export const EstimateBody = lazySchema(() =>
+  CreatePaymentFields()
+    .pick({
+      amount: true,
+      price_amount: true,
+      currency: true,
+      pay_currency: true,
+      blockchain: true,
+      token: true,
+      price_currency: true,
+      is_fee_paid_by_user: true,
+    })
+    .check(checkAmountAndCurrency)
+    .meta({ id: 'EstimatePayment' }),
+);
+export type EstimateBody = LazyOutput<typeof EstimateBody>;
 
 export async function estimatePayment(body: EstimateBody, tenant: Tenant, now: Date, deps: PaymentsDeps): Promise<Record<string, unknown>> {
   const raw = body.amount ?? body.price_amount;

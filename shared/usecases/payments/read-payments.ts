@@ -9,6 +9,8 @@ import { checkQueryForms, decimal, queryInteger } from '../schema.js';
 import type { PaymentFilter, PaymentQuery, PaymentsDeps } from './ports.js';
 import type { PaymentLinks } from './present.js';
 import { listItem } from './present.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
 /** `GET /payments/{id}/`, `POST /payments/status/` and `GET /payments/` (variants A and B, DESIGN section 10). */
 
@@ -30,35 +32,37 @@ const isoDate = z
   .refine((v) => !Number.isNaN(Date.parse(v)), WORDING.format('date'))
   .transform((v) => new Date(v).toISOString());
 
-export const ListPaymentsQuery = z
-  .object({
-    page: queryInteger(1, 1_000_000).optional(),
-    page_size: queryInteger(1, 100).optional(),
-    status: z.enum(LIST_FILTER_STATUSES).optional(),
-    pay_currency: z.string().max(20).optional(),
-    order_id: z.string().max(100).optional(),
-    created_after: isoDate.optional(),
-    created_before: isoDate.optional(),
-    amount_min: decimal({ maxScale: 2 }).optional(),
-    amount_max: decimal({ maxScale: 2 }).optional(),
-    ordering: z.enum(['created_at', '-created_at', 'amount', '-amount']).optional(),
-    limit: queryInteger(1, 100).optional(),
-    offset: queryInteger(0, 1_000_000).optional(),
-    currency: z.string().max(20).optional(),
-    blockchain: z.string().max(20).optional(),
-    token: z.string().max(20).optional(),
-  })
-  .check(
-    // Variant B (the offset form) when limit or offset is given, else variant A (the page form): DESIGN section 10.
-    checkQueryForms(
-      { name: 'offset form', by: ['limit', 'offset'], takes: ['currency', 'blockchain', 'token'] },
-      {
-        name: 'page form',
-        takes: ['page', 'page_size', 'pay_currency', 'order_id', 'created_after', 'created_before', 'amount_min', 'amount_max', 'ordering'],
-      },
+export const ListPaymentsQuery = lazySchema(() =>
+  z
+    .object({
+      page: queryInteger(1, 1_000_000).optional(),
+      page_size: queryInteger(1, 100).optional(),
+      status: z.enum(LIST_FILTER_STATUSES).optional(),
+      pay_currency: z.string().max(20).optional(),
+      order_id: z.string().max(100).optional(),
+      created_after: isoDate.optional(),
+      created_before: isoDate.optional(),
+      amount_min: decimal({ maxScale: 2 }).optional(),
+      amount_max: decimal({ maxScale: 2 }).optional(),
+      ordering: z.enum(['created_at', '-created_at', 'amount', '-amount']).optional(),
+      limit: queryInteger(1, 100).optional(),
+      offset: queryInteger(0, 1_000_000).optional(),
+      currency: z.string().max(20).optional(),
+      blockchain: z.string().max(20).optional(),
+      token: z.string().max(20).optional(),
+    })
+    .check(
+      // Variant B (the offset form) when limit or offset is given, else variant A (the page form): DESIGN section 10.
+      checkQueryForms(
+        { name: 'offset form', by: ['limit', 'offset'], takes: ['currency', 'blockchain', 'token'] },
+        {
+          name: 'page form',
+          takes: ['page', 'page_size', 'pay_currency', 'order_id', 'created_after', 'created_before', 'amount_min', 'amount_max', 'ordering'],
+        },
+      ),
     ),
-  );
-export type ListPaymentsQuery = z.output<typeof ListPaymentsQuery>;
+);
+export type ListPaymentsQuery = LazyOutput<typeof ListPaymentsQuery>;
 
 export interface PageA {
   readonly count: number;

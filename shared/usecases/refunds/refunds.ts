@@ -19,6 +19,8 @@ import { feesForAddress } from '../withdrawals/network-fees.js';
 import { minimumTo } from '../withdrawals/resolve.js';
 import { addressTypeOfCurrency } from '../withdrawals/validate-address.js';
 import type { RefundCreation, RefundsDeps } from './ports.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
 /**
  * Refunds of a payment (DESIGN section 12, issue 27): what is refundable, the creation (held at once, within the
@@ -27,15 +29,17 @@ import type { RefundCreation, RefundsDeps } from './ports.js';
  * that makes it pending (the batcher then sends it like any withdrawal; the refund follows it: payout.ts).
  */
 
-export const CreateRefundBody = z
-  .object({
-    amount: decimal({ positive: true }).optional(),
-    address: z.string().trim().min(1).max(255).optional(),
-    memo: z.string().trim().min(1).max(255).optional(),
-    reason: z.string().max(500).optional(),
-  })
-  .meta({ id: 'CreateRefund' });
-export type CreateRefundBody = z.output<typeof CreateRefundBody>;
+export const CreateRefundBody = lazySchema(() =>
+  z
+    .object({
+      amount: decimal({ positive: true }).optional(),
+      address: z.string().trim().min(1).max(255).optional(),
+      memo: z.string().trim().min(1).max(255).optional(),
+      reason: z.string().max(500).optional(),
+    })
+    .meta({ id: 'CreateRefund' }),
+);
+export type CreateRefundBody = LazyOutput<typeof CreateRefundBody>;
 
 /** A refund named in a path: its id (anything else names no refund: 404). */
 export const RefundPath = z.object({ refund_id: z.string().uuid('Not a refund id.') });

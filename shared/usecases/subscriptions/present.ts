@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput, SchemaGetter } from '../../domain/lazy-schema.js';
 import { PLAN_INTERVALS } from '../../domain/plans.js';
 import type { PlanState } from '../../domain/plans.js';
 import type { CycleRecord, SubscriptionState } from '../../domain/subscriptions.js';
@@ -7,22 +9,24 @@ import { queryInteger } from '../schema.js';
 import type { PageQuery } from './ports.js';
 
 /** Plans, subscriptions and cycles as the API shows them (issue 30); amounts are decimal strings. */
-export const PlanRecord = z
-  .object({
-    id: z.string().uuid(),
-    name: z.string(),
-    amount: z.string(),
-    price_currency: z.string(),
-    currency: z.string(),
-    interval: z.enum(PLAN_INTERVALS),
-    interval_count: z.number().int(),
-    trial_days: z.number().int(),
-    grace_days: z.number().int(),
-    created_at: z.string(),
-  })
-  .meta({ id: 'Plan' });
+export const PlanRecord = lazySchema(() =>
+  z
+    .object({
+      id: z.string().uuid(),
+      name: z.string(),
+      amount: z.string(),
+      price_currency: z.string(),
+      currency: z.string(),
+      interval: z.enum(PLAN_INTERVALS),
+      interval_count: z.number().int(),
+      trial_days: z.number().int(),
+      grace_days: z.number().int(),
+      created_at: z.string(),
+    })
+    .meta({ id: 'Plan' }),
+);
 
-export const planRecord = (p: PlanState): z.output<typeof PlanRecord> => ({
+export const planRecord = (p: PlanState): LazyOutput<typeof PlanRecord> => ({
   id: p.id,
   name: p.name,
   amount: p.amount,
@@ -35,23 +39,25 @@ export const planRecord = (p: PlanState): z.output<typeof PlanRecord> => ({
   created_at: p.createdAt,
 });
 
-export const CycleRecordSchema = z
-  .object({
-    index: z.number().int().describe('The period, from 0 (the first paid period)'),
-    period_start: z.string(),
-    period_end: z.string(),
-    amount: z.string(),
-    price_currency: z.string(),
-    currency: z.string(),
-    payment_id: z.string().uuid().describe('The ordinary payment that bills the period'),
-    checkout_url: z.string(),
-    status: z.enum(['open', 'paid', 'unpaid', 'canceled']),
-    due_at: z.string().describe('Unpaid past it, the subscription is past_due'),
-    expires_at: z.string().describe('Unpaid past it, the subscription is expired (due_at + grace_days)'),
-  })
-  .meta({ id: 'SubscriptionCycle' });
+export const CycleRecordSchema = lazySchema(() =>
+  z
+    .object({
+      index: z.number().int().describe('The period, from 0 (the first paid period)'),
+      period_start: z.string(),
+      period_end: z.string(),
+      amount: z.string(),
+      price_currency: z.string(),
+      currency: z.string(),
+      payment_id: z.string().uuid().describe('The ordinary payment that bills the period'),
+      checkout_url: z.string(),
+      status: z.enum(['open', 'paid', 'unpaid', 'canceled']),
+      due_at: z.string().describe('Unpaid past it, the subscription is past_due'),
+      expires_at: z.string().describe('Unpaid past it, the subscription is expired (due_at + grace_days)'),
+    })
+    .meta({ id: 'SubscriptionCycle' }),
+);
 
-export const cycleRecord = (c: CycleRecord): z.output<typeof CycleRecordSchema> => ({
+export const cycleRecord = (c: CycleRecord): LazyOutput<typeof CycleRecordSchema> => ({
   index: c.index,
   period_start: c.periodStart,
   period_end: c.periodEnd,
@@ -65,29 +71,31 @@ export const cycleRecord = (c: CycleRecord): z.output<typeof CycleRecordSchema> 
   expires_at: c.expiresAt,
 });
 
-export const SubscriptionRecord = z
-  .object({
-    id: z.string().uuid(),
-    plan_id: z.string().uuid(),
-    status: z.enum(SUBSCRIPTION_STATUSES),
-    customer_reference: z.string(),
-    email: z.string().nullable(),
-    collection: z.enum(['push', 'pull']),
-    current_period_start: z.string(),
-    current_period_end: z.string(),
-    trial_end: z.string().nullable(),
-    cancel_at_period_end: z.boolean(),
-    canceled_at: z.string().nullable(),
-    ended_at: z.string().nullable(),
-    setup: z
-      .object({ payment_id: z.string().uuid(), checkout_url: z.string(), due_at: z.string() })
-      .nullable()
-      .describe("push: the open period's payment to pay (its checkout page); null when none is awaited"),
-    created_at: z.string(),
-  })
-  .meta({ id: 'Subscription' });
+export const SubscriptionRecord = lazySchema(() =>
+  z
+    .object({
+      id: z.string().uuid(),
+      plan_id: z.string().uuid(),
+      status: z.enum(SUBSCRIPTION_STATUSES),
+      customer_reference: z.string(),
+      email: z.string().nullable(),
+      collection: z.enum(['push', 'pull']),
+      current_period_start: z.string(),
+      current_period_end: z.string(),
+      trial_end: z.string().nullable(),
+      cancel_at_period_end: z.boolean(),
+      canceled_at: z.string().nullable(),
+      ended_at: z.string().nullable(),
+      setup: z
+        .object({ payment_id: z.string().uuid(), checkout_url: z.string(), due_at: z.string() })
+        .nullable()
+        .describe("push: the open period's payment to pay (its checkout page); null when none is awaited"),
+      created_at: z.string(),
+    })
+    .meta({ id: 'Subscription' }),
+);
 
-export const subscriptionRecord = (s: SubscriptionState): z.output<typeof SubscriptionRecord> => ({
+export const subscriptionRecord = (s: SubscriptionState): LazyOutput<typeof SubscriptionRecord> => ({
   id: s.id,
   plan_id: s.planId,
   status: s.status,
@@ -112,8 +120,8 @@ export const PageParams = z.object({
 
 export const SubscriptionListParams = PageParams.extend({ status: z.enum(SUBSCRIPTION_STATUSES).optional() });
 
-export const page = <T extends z.ZodType>(item: T) =>
-  z.object({ results: z.array(item), next_cursor: z.string().nullable().describe('The cursor of the next page; null on the last') });
+export const page = <T extends z.ZodType>(item: SchemaGetter<T>) =>
+  lazySchema(() => z.object({ results: z.array(item()), next_cursor: z.string().nullable().describe('The cursor of the next page; null on the last') }));
 
 /** A page's answer: its records and, when more follow, the cursor of the next page (its last record's id). */
 export const pageOf = <S extends { readonly id: string }, R>(records: readonly S[], more: boolean, present: (s: S) => R) => ({

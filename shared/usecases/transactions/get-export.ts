@@ -3,6 +3,8 @@ import { NotFoundError } from '../../domain/errors.js';
 import type { ExportState } from '../../domain/exports.js';
 import { EXPORT_FORMATS, EXPORT_STATUSES, isCompleted, isExpired } from '../../domain/exports.js';
 import type { ExportsPorts } from './export-ports.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
 /**
  * `GET /transactions/export/{export_id}/`: the job as the merchant sees it; once completed, a presigned download URL
@@ -10,33 +12,35 @@ import type { ExportsPorts } from './export-ports.js';
  * another tenant's, or one past its retention (7 days, when its file is gone) is 404 `not_found`.
  */
 
-const nullableText = z.string().nullable();
+const nullableText = lazySchema(() => z.string().nullable());
 
-export const ExportRecord = z
-  .object({
-    export_id: z.string().uuid(),
-    status: z.enum(EXPORT_STATUSES),
-    format: z.enum(EXPORT_FORMATS),
-    rows: z.number().int().meta({ description: 'Transactions in the file; 0 until completed.' }),
-    bytes: z.number().int().meta({ description: 'Size of the file; 0 until completed.' }),
-    created_at: z.string(),
-    completed_at: nullableText,
-    failure_reason: nullableText,
-    download_url: nullableText.meta({ description: 'A presigned GET of the file, only when completed; signed anew on every read.' }),
-    expires_at: nullableText.meta({ description: 'When download_url stops working.' }),
-    filters: z
-      .object({
-        type: nullableText,
-        status: nullableText,
-        currency: nullableText,
-        wallet_id: nullableText,
-        date_from: nullableText.meta({ description: 'Inclusive ISO 8601 bound on created_at (a date alone covers its whole UTC day).' }),
-        date_to: nullableText,
-      })
-      .meta({ description: 'The filters applied; null: none.' }),
-  })
-  .meta({ id: 'TransactionExport' });
-export type ExportRecord = z.output<typeof ExportRecord>;
+export const ExportRecord = lazySchema(() =>
+  z
+    .object({
+      export_id: z.string().uuid(),
+      status: z.enum(EXPORT_STATUSES),
+      format: z.enum(EXPORT_FORMATS),
+      rows: z.number().int().meta({ description: 'Transactions in the file; 0 until completed.' }),
+      bytes: z.number().int().meta({ description: 'Size of the file; 0 until completed.' }),
+      created_at: z.string(),
+      completed_at: nullableText(),
+      failure_reason: nullableText(),
+      download_url: nullableText().meta({ description: 'A presigned GET of the file, only when completed; signed anew on every read.' }),
+      expires_at: nullableText().meta({ description: 'When download_url stops working.' }),
+      filters: z
+        .object({
+          type: nullableText(),
+          status: nullableText(),
+          currency: nullableText(),
+          wallet_id: nullableText(),
+          date_from: nullableText().meta({ description: 'Inclusive ISO 8601 bound on created_at (a date alone covers its whole UTC day).' }),
+          date_to: nullableText(),
+        })
+        .meta({ description: 'The filters applied; null: none.' }),
+    })
+    .meta({ id: 'TransactionExport' }),
+);
+export type ExportRecord = LazyOutput<typeof ExportRecord>;
 
 export const ExportParams = z.object({ export_id: z.string().uuid() });
 

@@ -7,6 +7,8 @@ import { isStatusOfType, STATUSES_BY_TYPE, TRANSACTION_TYPES } from '../../domai
 import { dateBound, isoDate, queryInteger } from '../schema.js';
 import type { TransactionFilter, TransactionsPorts } from './ports.js';
 import { presentTransaction } from './present.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
 const EVERY_STATUS = [...new Set(Object.values(STATUSES_BY_TYPE).flat())];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -58,58 +60,64 @@ export function transactionFilterOf(q: {
 }
 
 /** `GET /transactions/transactions/` query. */
-export const ListTransactionsQuery = z
-  .object({
-    ...TransactionFilterFields,
-    limit: queryInteger(1, 200).optional(),
-    offset: queryInteger(0, 100_000).optional(),
-    cursor: z.string().trim().min(1).max(2000).optional(),
-  })
-  .check(
-    z.superRefine((q, ctx) => {
-      // The cursor says where the page starts: an offset beside it would be ignored, so it is refused.
-      if (q.cursor !== undefined && q.offset !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['offset'], message: WORDING.contradicts('cursor', 'the cursor says where the page starts.') });
-      }
-    }),
-  );
-export type ListTransactionsQuery = z.output<typeof ListTransactionsQuery>;
+export const ListTransactionsQuery = lazySchema(() =>
+  z
+    .object({
+      ...TransactionFilterFields,
+      limit: queryInteger(1, 200).optional(),
+      offset: queryInteger(0, 100_000).optional(),
+      cursor: z.string().trim().min(1).max(2000).optional(),
+    })
+    .check(
+      z.superRefine((q, ctx) => {
+        // The cursor says where the page starts: an offset beside it would be ignored, so it is refused.
+        if (q.cursor !== undefined && q.offset !== undefined) {
+          ctx.addIssue({ code: 'custom', path: ['offset'], message: WORDING.contradicts('cursor', 'the cursor says where the page starts.') });
+        }
+      }),
+    ),
+);
+export type ListTransactionsQuery = LazyOutput<typeof ListTransactionsQuery>;
 
-export const TransactionItem = z
-  .object({
-    id: z.string(),
-    type: z.enum(TRANSACTION_TYPES),
-    status: z.string(),
-    subtype: z
-      .string()
-      .nullable()
-      .meta({ description: 'to_sub / to_master for transfers, credit / debit for adjustments, transfer / deposit / withdrawal for custody movements.' }),
-    direction: z.enum(['in', 'out']).meta({ description: 'Into or out of the balance the movement belongs to (wallet_id, or main).' }),
-    currency: z.string(),
-    amount: z.string(),
-    fee: z.string(),
-    net_amount: z
-      .string()
-      .meta({ description: 'What the movement did to its balance, unsigned: a payment credits amount less fee, a withdrawal debits amount plus fees.' }),
-    amount_usd: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
-    transaction_hash: z.string().nullable(),
-    order_id: z.string().nullable(),
-    custom_id: z.string().nullable(),
-    wallet_id: z.string().nullable(),
-  })
-  .meta({ id: 'TransactionRecord' });
+export const TransactionItem = lazySchema(() =>
+  z
+    .object({
+      id: z.string(),
+      type: z.enum(TRANSACTION_TYPES),
+      status: z.string(),
+      subtype: z
+        .string()
+        .nullable()
+        .meta({ description: 'to_sub / to_master for transfers, credit / debit for adjustments, transfer / deposit / withdrawal for custody movements.' }),
+      direction: z.enum(['in', 'out']).meta({ description: 'Into or out of the balance the movement belongs to (wallet_id, or main).' }),
+      currency: z.string(),
+      amount: z.string(),
+      fee: z.string(),
+      net_amount: z
+        .string()
+        .meta({ description: 'What the movement did to its balance, unsigned: a payment credits amount less fee, a withdrawal debits amount plus fees.' }),
+      amount_usd: z.string().nullable(),
+      created_at: z.string(),
+      updated_at: z.string(),
+      transaction_hash: z.string().nullable(),
+      order_id: z.string().nullable(),
+      custom_id: z.string().nullable(),
+      wallet_id: z.string().nullable(),
+    })
+    .meta({ id: 'TransactionRecord' }),
+);
 
-export const TransactionList = z
-  .object({
-    transactions: z.array(TransactionItem),
-    total: z.number().int().meta({ description: 'Every movement matching the filters.' }),
-    limit: z.number().int(),
-    offset: z.number().int(),
-    next_cursor: z.string().nullable().meta({ description: 'Pass as cursor for the next page; null on the last.' }),
-  })
-  .meta({ id: 'TransactionList' });
+export const TransactionList = lazySchema(() =>
+  z
+    .object({
+      transactions: z.array(TransactionItem()),
+      total: z.number().int().meta({ description: 'Every movement matching the filters.' }),
+      limit: z.number().int(),
+      offset: z.number().int(),
+      next_cursor: z.string().nullable().meta({ description: 'Pass as cursor for the next page; null on the last.' }),
+    })
+    .meta({ id: 'TransactionList' }),
+);
 
 const DEFAULT_LIMIT = 50;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;

@@ -6,6 +6,8 @@ import type { IdempotencyGuard } from '../ports.js';
 import type { ExportsPorts } from './export-ports.js';
 import { TransactionFilterFields, transactionFilterOf } from './list-transactions.js';
 import type { TransactionFilter } from './ports.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
 /**
  * `POST /transactions/export/` (spec 4.7 leaves its shapes open): records an export job and its
@@ -21,15 +23,17 @@ export const ExportRequestBody = z
   .meta({ id: 'TransactionExportRequest' });
 export type ExportRequestBody = z.output<typeof ExportRequestBody>;
 
-export const ExportAccepted = z
-  .object({
-    export_id: z.string().uuid(),
-    status: z.literal('pending'),
-    format: z.enum(EXPORT_FORMATS),
-    created_at: z.string(),
-  })
-  .meta({ id: 'TransactionExportAccepted' });
-export type ExportAccepted = z.output<typeof ExportAccepted>;
+export const ExportAccepted = lazySchema(() =>
+  z
+    .object({
+      export_id: z.string().uuid(),
+      status: z.literal('pending'),
+      format: z.enum(EXPORT_FORMATS),
+      created_at: z.string(),
+    })
+    .meta({ id: 'TransactionExportAccepted' }),
+);
+export type ExportAccepted = LazyOutput<typeof ExportAccepted>;
 
 export const acknowledgeExport = (e: ExportState): ExportAccepted => ({ export_id: e.id, status: 'pending', format: e.format, created_at: e.createdAt });
 

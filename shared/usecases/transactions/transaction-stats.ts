@@ -4,6 +4,7 @@ import { WORDING } from '../../domain/errors-wording.js';
 import { statsOf } from '../../domain/transactions.js';
 import { isoDate } from '../schema.js';
 import type { TransactionsPorts } from './ports.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
 
 /** `GET /transactions/stats/` query: a period of whole UTC days (a date-time names its day); default the last 30. */
 export const TransactionStatsQuery = z.object({ date_from: isoDate.optional(), date_to: isoDate.optional() });
@@ -14,21 +15,23 @@ const MAX_DAYS = 3660;
 const DAY_MS = 86_400_000;
 const dayOf = (value: string): string => (/^\d{4}-\d{2}-\d{2}$/.test(value) ? value : new Date(value).toISOString().slice(0, 10));
 
-const counts = z.object({ total: z.number().int(), by_status: z.record(z.string(), z.number().int()) });
-const amounts = z.object({ amount: z.string(), fees: z.string() });
-export const TransactionStats = z
-  .object({
-    date_from: z.string().meta({ description: 'First UTC day of the period (inclusive).' }),
-    date_to: z.string().meta({ description: 'Last UTC day of the period (inclusive).' }),
-    counts: z.record(z.string(), counts).meta({ description: 'Per type: movements created in the period, in total and by their current status.' }),
-    volume: z
-      .record(z.string(), z.record(z.string(), amounts))
-      .meta({ description: 'Per currency, per type: the amount and fees of the completed movements.' }),
-    volume_usd: z.record(z.string(), z.string()).meta({ description: 'Per type: the USD value (fixed at creation) of completed movements that have one.' }),
-    total_volume_usd: z.string(),
-    fees: z.record(z.string(), z.string()).meta({ description: 'Per currency: fees of completed movements.' }),
-  })
-  .meta({ id: 'TransactionStats' });
+const counts = lazySchema(() => z.object({ total: z.number().int(), by_status: z.record(z.string(), z.number().int()) }));
+const amounts = lazySchema(() => z.object({ amount: z.string(), fees: z.string() }));
+export const TransactionStats = lazySchema(() =>
+  z
+    .object({
+      date_from: z.string().meta({ description: 'First UTC day of the period (inclusive).' }),
+      date_to: z.string().meta({ description: 'Last UTC day of the period (inclusive).' }),
+      counts: z.record(z.string(), counts()).meta({ description: 'Per type: movements created in the period, in total and by their current status.' }),
+      volume: z
+        .record(z.string(), z.record(z.string(), amounts()))
+        .meta({ description: 'Per currency, per type: the amount and fees of the completed movements.' }),
+      volume_usd: z.record(z.string(), z.string()).meta({ description: 'Per type: the USD value (fixed at creation) of completed movements that have one.' }),
+      total_volume_usd: z.string(),
+      fees: z.record(z.string(), z.string()).meta({ description: 'Per currency: fees of completed movements.' }),
+    })
+    .meta({ id: 'TransactionStats' }),
+);
 
 /**
  * Statistics of the movements created in a period, from the per-day counters kept in the movements' own

@@ -11,6 +11,8 @@ import type { IdempotencyGuard } from '../ports.js';
 import { decimal } from '../schema.js';
 import { findWallet, WalletReference } from './find-wallet.js';
 import type { WalletsPorts } from './ports.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
 /**
  * `POST /wallets/transfer-to-user/` (main -> wallet, `to_sub`) and `POST /wallets/withdraw-to-master/` (wallet ->
@@ -28,10 +30,10 @@ export const TransferBody = z
   .meta({ id: 'WalletTransferRequest' });
 export type TransferBody = z.output<typeof TransferBody>;
 
-export const TransferAcknowledgement = z
-  .object({ status: z.literal('accepted'), transfer_id: z.string(), message: z.string() })
-  .meta({ id: 'WalletTransferAccepted' });
-export type TransferAcknowledgement = z.output<typeof TransferAcknowledgement>;
+export const TransferAcknowledgement = lazySchema(() =>
+  z.object({ status: z.literal('accepted'), transfer_id: z.string(), message: z.string() }).meta({ id: 'WalletTransferAccepted' }),
+);
+export type TransferAcknowledgement = LazyOutput<typeof TransferAcknowledgement>;
 
 export const acknowledge = (t: WalletTransferState): TransferAcknowledgement => ({
   status: 'accepted',

@@ -5,15 +5,19 @@ import type { IdempotencyGuard } from '../ports.js';
 import type { WalletsPorts } from './ports.js';
 import type { WalletRecord } from './present.js';
 import { walletRecord } from './present.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
 /** `POST /wallets/` (spec 4.5): {name (required), external_id (unique per tenant)}. Announces `wallet.created`. */
-export const CreateWalletBody = z
-  .object({
-    name: z.string().max(100),
-    external_id: z.string().max(100).nullable().optional(),
-  })
-  .meta({ id: 'CreateWallet' });
-export type CreateWalletBody = z.output<typeof CreateWalletBody>;
+export const CreateWalletBody = lazySchema(() =>
+  z
+    .object({
+      name: z.string().max(100),
+      external_id: z.string().max(100).nullable().optional(),
+    })
+    .meta({ id: 'CreateWallet' }),
+);
+export type CreateWalletBody = LazyOutput<typeof CreateWalletBody>;
 
 /** A new wallet, stored with its event and, when guarded, the Idempotency-Key record in ONE transaction. */
 export async function createWallet(

@@ -4,6 +4,7 @@ import { findWallet, WalletReference } from './find-wallet.js';
 import { integerInput } from '../schema.js';
 import type { WalletsPorts } from './ports.js';
 import { WalletTransferRecord, walletTransferRecord } from './present.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
 
 /** `POST /wallets/transfer-history/` (spec 4.5): the tenant's transfers, newest first, filtered, paged. */
 export const TransferHistoryBody = z
@@ -18,7 +19,9 @@ export const TransferHistoryBody = z
   .meta({ id: 'WalletTransferHistoryRequest' });
 export type TransferHistoryBody = z.output<typeof TransferHistoryBody>;
 
-export const TransferHistory = z.object({ transfers: z.array(WalletTransferRecord), total: z.number().int() }).meta({ id: 'WalletTransferHistory' });
+export const TransferHistory = lazySchema(() =>
+  z.object({ transfers: z.array(WalletTransferRecord()), total: z.number().int() }).meta({ id: 'WalletTransferHistory' }),
+);
 
 export async function transferHistory(tenantId: string, body: TransferHistoryBody, deps: Pick<WalletsPorts, 'wallets' | 'transfers'>) {
   const walletId = body.wallet_id === undefined ? undefined : (await findWallet(tenantId, body.wallet_id, deps)).walletId;

@@ -4,15 +4,19 @@ import { findWallet } from './find-wallet.js';
 import type { WalletsPorts } from './ports.js';
 import type { WalletRecord } from './present.js';
 import { walletRecord } from './present.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
 /** `PATCH /wallets/{wallet_id}/` (spec 4.5): the wallet's settings, `name` and `external_id` (null clears it). */
-export const UpdateWalletBody = z
-  .object({
-    name: z.string().max(100).optional(),
-    external_id: z.string().max(100).nullable().optional(),
-  })
-  .meta({ id: 'UpdateWallet' });
-export type UpdateWalletBody = z.output<typeof UpdateWalletBody>;
+export const UpdateWalletBody = lazySchema(() =>
+  z
+    .object({
+      name: z.string().max(100).optional(),
+      external_id: z.string().max(100).nullable().optional(),
+    })
+    .meta({ id: 'UpdateWallet' }),
+);
+export type UpdateWalletBody = LazyOutput<typeof UpdateWalletBody>;
 
 export async function updateWallet(
   tenantId: string,

@@ -5,9 +5,13 @@ import { findWallet, WalletReference } from './find-wallet.js';
 import type { WalletsPorts } from './ports.js';
 import type { WalletState } from '../../domain/wallets.js';
 import { WalletRecord, walletBalances } from './present.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
 /** `GET /wallets/{wallet_id}/balance/` and `POST /wallets/balances/`: one wallet's balances. */
-export const WalletBalances = WalletRecord.pick({ id: true, wallet_id: true, name: true, external_id: true, balances: true }).meta({ id: 'WalletBalances' });
+export const WalletBalances = lazySchema(() =>
+  WalletRecord().pick({ id: true, wallet_id: true, name: true, external_id: true, balances: true }).meta({ id: 'WalletBalances' }),
+);
 
 export const WalletBalancesBody = z.object({ wallet_id: WalletReference.optional(), external_id: z.string().optional() }).meta({ id: 'WalletBalancesLookup' });
 export type WalletBalancesBody = z.output<typeof WalletBalancesBody>;
@@ -16,11 +20,11 @@ export async function walletBalance(
   tenantId: string,
   reference: string,
   deps: Pick<WalletsPorts, 'wallets' | 'ledger'>,
-): Promise<z.output<typeof WalletBalances>> {
+): Promise<LazyOutput<typeof WalletBalances>> {
   return balancesOf(tenantId, await findWallet(tenantId, reference, deps), deps);
 }
 
-async function balancesOf(tenantId: string, wallet: WalletState, deps: Pick<WalletsPorts, 'ledger'>): Promise<z.output<typeof WalletBalances>> {
+async function balancesOf(tenantId: string, wallet: WalletState, deps: Pick<WalletsPorts, 'ledger'>): Promise<LazyOutput<typeof WalletBalances>> {
   return {
     id: wallet.id,
     wallet_id: wallet.walletId,

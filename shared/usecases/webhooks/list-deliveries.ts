@@ -5,12 +5,16 @@ import { DELIVERY_LOG_DAYS } from '../../domain/webhooks.js';
 import type { AttemptPosition, WebhookPorts } from './ports.js';
 import { attemptView } from './views.js';
 import type { AttemptListView } from './views.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
-export const ListAttemptsInput = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().max(500).optional().describe('Opaque: the next_cursor of the previous page'),
-});
-export type ListAttemptsInput = z.infer<typeof ListAttemptsInput>;
+export const ListAttemptsInput = lazySchema(() =>
+  z.object({
+    limit: z.coerce.number().int().min(1).max(100).default(50),
+    cursor: z.string().max(500).optional().describe('Opaque: the next_cursor of the previous page'),
+  }),
+);
+export type ListAttemptsInput = LazyOutput<typeof ListAttemptsInput>;
 
 /**
  * The cursor of the attempt log: base64url of `{t, at, d, n}` (tenant, and the last attempt listed). It is

@@ -7,18 +7,22 @@ import type { SealedSecret } from './common.js';
 import type { Actor, WebhookPorts } from './ports.js';
 import { settingsView } from './views.js';
 import type { SettingsView } from './views.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
-export const PatchSettingsInput = z.object({
-  webhook_url: z.unknown().optional(),
-  webhook_secret: z
-    .string()
-    .optional()
-    .describe(
-      '`rotate` for a new random secret (shown whole once), or a secret of your own (stored encrypted, shown masked): at least 32 characters of printable ASCII without spaces, or `whsec_` + base64 of at least 24 bytes',
-    ),
-  enabled_events: z.unknown().optional(),
-});
-export type PatchSettingsInput = z.infer<typeof PatchSettingsInput>;
+export const PatchSettingsInput = lazySchema(() =>
+  z.object({
+    webhook_url: z.unknown().optional(),
+    webhook_secret: z
+      .string()
+      .optional()
+      .describe(
+        '`rotate` for a new random secret (shown whole once), or a secret of your own (stored encrypted, shown masked): at least 32 characters of printable ASCII without spaces, or `whsec_` + base64 of at least 24 bytes',
+      ),
+    enabled_events: z.unknown().optional(),
+  }),
+);
+export type PatchSettingsInput = LazyOutput<typeof PatchSettingsInput>;
 
 const enabledEventsOf = (raw: unknown): string[] =>
   eventTypeList(raw, 'enabled_events', { nonEmpty: false, isKnown: isDeliveryEvent, allowed: DELIVERY_EVENTS });

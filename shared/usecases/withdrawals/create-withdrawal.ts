@@ -15,6 +15,8 @@ import { checkWithdrawalLimits } from './limits.js';
 import { priceWithdrawal } from './network-fees.js';
 import type { WithdrawalsDeps } from './ports.js';
 import { requireAddress, requireMinimum, resolveWithdrawalCurrency } from './resolve.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
 /**
  * `POST /withdrawal/` (spec 4.4): crypto form (amount + currency + address) or fiat form (price_amount +
@@ -23,22 +25,24 @@ import { requireAddress, requireMinimum, resolveWithdrawalCurrency } from './res
  * ONE ledger transaction moves `amount + fees` from the main account's `amount` pocket to `locked` (conditioned:
  * never below zero) together with the withdrawal item, its events and the idempotency record.
  */
-export const CreateWithdrawalBody = z
-  .object({
-    amount: decimal({ positive: true }).optional(),
-    currency: z.string().trim().min(1).max(20).optional(),
-    price_amount: decimal({ maxScale: 8, positive: true }).optional(),
-    price_currency: z.string().trim().min(1).max(10).optional(),
-    blockchain: z.string().trim().min(1).max(20).optional(),
-    token: z.string().trim().min(1).max(20).optional(),
-    address: z.string().trim().min(1).max(255),
-    account_id: z.string().min(1).max(64).optional(),
-    custom_id: z.string().max(64).optional(),
-    callback_url: z.string().max(2048).optional(),
-  })
-  .check(checkAmountAndCurrency)
-  .meta({ id: 'CreateWithdrawal' });
-export type CreateWithdrawalBody = z.output<typeof CreateWithdrawalBody>;
+export const CreateWithdrawalBody = lazySchema(() =>
+  z
+    .object({
+      amount: decimal({ positive: true }).optional(),
+      currency: z.string().trim().min(1).max(20).optional(),
+      price_amount: decimal({ maxScale: 8, positive: true }).optional(),
+      price_currency: z.string().trim().min(1).max(10).optional(),
+      blockchain: z.string().trim().min(1).max(20).optional(),
+      token: z.string().trim().min(1).max(20).optional(),
+      address: z.string().trim().min(1).max(255),
+      account_id: z.string().min(1).max(64).optional(),
+      custom_id: z.string().max(64).optional(),
+      callback_url: z.string().max(2048).optional(),
+    })
+    .check(checkAmountAndCurrency)
+    .meta({ id: 'CreateWithdrawal' }),
+);
+export type CreateWithdrawalBody = LazyOutput<typeof CreateWithdrawalBody>;
 
 export interface CreateWithdrawalInput {
   readonly body: CreateWithdrawalBody;

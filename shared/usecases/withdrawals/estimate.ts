@@ -13,6 +13,8 @@ import type { PricedWithdrawal } from './network-fees.js';
 import { priceWithdrawal } from './network-fees.js';
 import type { CatalogueDeps, WithdrawalsDeps } from './ports.js';
 import { addressProblem, minimumTo, requireAddress, resolveWithdrawalCurrency, withdrawableCurrencies } from './resolve.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
 /**
  * Read-only withdrawal answers (spec 4.4): estimate (record 2.3), fee estimate, minimum amount (variant A by
@@ -24,18 +26,20 @@ import { addressProblem, minimumTo, requireAddress, resolveWithdrawalCurrency, w
 const activation = (p: PricedWithdrawal): Record<string, unknown> =>
   p.isNewAddress === true ? { is_new_address: true, address_activation_fee: eight(p.activationFee ?? '0') } : {};
 
-export const EstimateWithdrawalBody = z
-  .object({
-    amount: decimalInput,
-    currency: z.string().trim().min(1).max(20).optional(),
-    blockchain: z.string().trim().min(1).max(20).optional(),
-    token: z.string().trim().min(1).max(20).optional(),
-    address: z.string().max(255).optional(),
-    final_amount: z.boolean().optional(),
-  })
-  .check(checkCurrencyAgreement)
-  .meta({ id: 'EstimateWithdrawal' });
-export type EstimateWithdrawalBody = z.output<typeof EstimateWithdrawalBody>;
+export const EstimateWithdrawalBody = lazySchema(() =>
+  z
+    .object({
+      amount: decimalInput,
+      currency: z.string().trim().min(1).max(20).optional(),
+      blockchain: z.string().trim().min(1).max(20).optional(),
+      token: z.string().trim().min(1).max(20).optional(),
+      address: z.string().max(255).optional(),
+      final_amount: z.boolean().optional(),
+    })
+    .check(checkCurrencyAgreement)
+    .meta({ id: 'EstimateWithdrawal' }),
+);
+export type EstimateWithdrawalBody = LazyOutput<typeof EstimateWithdrawalBody>;
 
 export async function estimateWithdrawal(
   body: EstimateWithdrawalBody,
@@ -79,10 +83,10 @@ export async function estimateWithdrawal(
   };
 }
 
-export const FeeEstimateBody = z
-  .object({ amount: decimalInput, currency: z.string().trim().min(1).max(20), address: z.string().max(255).optional() })
-  .meta({ id: 'WithdrawalFeeEstimate' });
-export type FeeEstimateBody = z.output<typeof FeeEstimateBody>;
+export const FeeEstimateBody = lazySchema(() =>
+  z.object({ amount: decimalInput, currency: z.string().trim().min(1).max(20), address: z.string().max(255).optional() }).meta({ id: 'WithdrawalFeeEstimate' }),
+);
+export type FeeEstimateBody = LazyOutput<typeof FeeEstimateBody>;
 
 export async function feeEstimate(
   body: FeeEstimateBody,
@@ -114,15 +118,17 @@ export async function feeEstimate(
  */
 export const MIN_AMOUNT_BLOCKCHAINS = ['ETH', 'BSC', 'TRX', 'SOL', 'ARB', 'BASE', 'BTC', 'LTC', 'DOGE', 'MATIC', 'AVAX', 'XRP', 'ADA'] as const;
 
-export const MinWithdrawalBody = z
-  .object({
-    currency: z.string().trim().min(1).max(20).optional(),
-    blockchain: z.string().trim().min(1).max(20).optional(),
-    token: z.string().trim().min(1).max(20).optional(),
-  })
-  .check(checkCurrencyAgreement)
-  .meta({ id: 'WithdrawalMinAmount' });
-export type MinWithdrawalBody = z.output<typeof MinWithdrawalBody>;
+export const MinWithdrawalBody = lazySchema(() =>
+  z
+    .object({
+      currency: z.string().trim().min(1).max(20).optional(),
+      blockchain: z.string().trim().min(1).max(20).optional(),
+      token: z.string().trim().min(1).max(20).optional(),
+    })
+    .check(checkCurrencyAgreement)
+    .meta({ id: 'WithdrawalMinAmount' }),
+);
+export type MinWithdrawalBody = LazyOutput<typeof MinWithdrawalBody>;
 
 /** A currency this deployment sends withdrawals of, with the minimum the withdrawal applies. */
 interface SentCurrency {

@@ -10,20 +10,24 @@ import { dateBound, isoDate, queryInteger } from '../schema.js';
 import type { IdempotencyGuard } from '../ports.js';
 import type { WithdrawalRepository, WithdrawalsDeps } from './ports.js';
 import { withdrawalListItem, withdrawalRecord } from './present.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
 /** `GET /withdrawal/` query (spec 4.4). */
-export const ListWithdrawalsQuery = z.object({
-  limit: queryInteger(1, 100).optional(),
-  offset: queryInteger(0, 1_000_000).optional(),
-  status: z.enum([...WITHDRAWAL_STATUSES, ...LIST_ONLY_STATUSES]).optional(),
-  blockchain: z.string().trim().min(1).max(20).optional(),
-  token: z.string().trim().min(1).max(20).optional(),
-  start_date: isoDate.optional(),
-  end_date: isoDate.optional(),
-  custom_id: z.string().max(64).optional(),
-  sort: z.enum(['created_asc', 'created_desc', 'amount_asc', 'amount_desc']).optional(),
-});
-export type ListWithdrawalsQuery = z.output<typeof ListWithdrawalsQuery>;
+export const ListWithdrawalsQuery = lazySchema(() =>
+  z.object({
+    limit: queryInteger(1, 100).optional(),
+    offset: queryInteger(0, 1_000_000).optional(),
+    status: z.enum([...WITHDRAWAL_STATUSES, ...LIST_ONLY_STATUSES]).optional(),
+    blockchain: z.string().trim().min(1).max(20).optional(),
+    token: z.string().trim().min(1).max(20).optional(),
+    start_date: isoDate.optional(),
+    end_date: isoDate.optional(),
+    custom_id: z.string().max(64).optional(),
+    sort: z.enum(['created_asc', 'created_desc', 'amount_asc', 'amount_desc']).optional(),
+  }),
+);
+export type ListWithdrawalsQuery = LazyOutput<typeof ListWithdrawalsQuery>;
 
 export async function listWithdrawals(tenantId: string, q: ListWithdrawalsQuery, deps: Pick<WithdrawalsDeps, 'withdrawals'>): Promise<Record<string, unknown>> {
   const sort = q.sort ?? 'created_desc';

@@ -5,19 +5,23 @@ import type { CurrencyDefinition } from '../../domain/currencies.js';
 import { findCurrency } from '../../domain/currencies.js';
 import { ValidationError } from '../../domain/errors.js';
 import { WORDING } from '../../domain/errors-wording.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 
 /** `POST /withdrawal/validate-address/` (spec 4.4): the address type comes from `type`, else `blockchain`, else `currency`. */
-export const ValidateAddressBody = z
-  .object({
-    address: z.string().max(255),
-    currency: z.string().trim().min(1).max(20).optional(),
-    blockchain: z.string().trim().min(1).max(20).optional(),
-    type: z.string().trim().min(1).max(20).optional(),
-    token: z.string().trim().min(1).max(20).optional(),
-    memo: z.string().max(255).optional(),
-  })
-  .meta({ id: 'ValidateAddress' });
-export type ValidateAddressBody = z.output<typeof ValidateAddressBody>;
+export const ValidateAddressBody = lazySchema(() =>
+  z
+    .object({
+      address: z.string().max(255),
+      currency: z.string().trim().min(1).max(20).optional(),
+      blockchain: z.string().trim().min(1).max(20).optional(),
+      type: z.string().trim().min(1).max(20).optional(),
+      token: z.string().trim().min(1).max(20).optional(),
+      memo: z.string().max(255).optional(),
+    })
+    .meta({ id: 'ValidateAddress' }),
+);
+export type ValidateAddressBody = LazyOutput<typeof ValidateAddressBody>;
 
 export interface AddressValidation {
   readonly is_valid: boolean;

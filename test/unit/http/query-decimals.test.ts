@@ -16,7 +16,7 @@ const call = async (query: Record<string, string>) =>
   (await api(apiEvent('GET', '/list/', { query }), lambdaContext)) as APIGatewayProxyStructuredResultV2 & { body: string };
 
 const DECIMAL_QUERIES: ReadonlyArray<[string, z.ZodType, readonly string[]]> = [
-  ['GET /payments/', ListPaymentsQuery, ['amount_min', 'amount_max']],
+  ['GET /payments/', ListPaymentsQuery(), ['amount_min', 'amount_max']],
   ['GET /rates/convert-amount/', ConvertAmountQuery, ['amount', 'fee_percentage']],
 ];
 

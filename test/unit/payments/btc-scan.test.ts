@@ -142,7 +142,7 @@ async function world(settings: Partial<PaymentSettings> = {}, rotation?: Mempool
 
 /** A BTC payment of 60 USD: 0.001 BTC at the fake's 60,000 USD a coin, fee paid by the merchant. */
 async function btcPayment(w: World, body: Partial<CreatePaymentBody> = {}): Promise<PaymentState> {
-  return createPayment({ body: CreatePaymentBody.parse({ amount: '60', currency: 'BTC', ...body }), tenant, now: w.fake.clock.now() }, w.fake);
+  return createPayment({ body: CreatePaymentBody().parse({ amount: '60', currency: 'BTC', ...body }), tenant, now: w.fake.clock.now() }, w.fake);
 }
 
 const stored = async (w: World, p: PaymentState): Promise<PaymentState> => (await w.fake.payments.get(p.tenantId, p.id)) as PaymentState;

@@ -31,7 +31,7 @@ function at(usd: Record<string, string>, fiat: Record<string, string> = {}): Fak
   return { ...fake, rates: { ...fake.rates, store: { ...fake.rates.store, current: async () => snapshot } } };
 }
 
-const create = (fake: FakePayments, body: Record<string, unknown>) => createPayment({ body: CreatePaymentBody.parse(body), tenant, now: T0 }, fake);
+const create = (fake: FakePayments, body: Record<string, unknown>) => createPayment({ body: CreatePaymentBody().parse(body), tenant, now: T0 }, fake);
 
 describe('a payment below its minimum', () => {
   it('keeps the rule, and gives the minimum in the price currency and in USD, rounded up to the cent', async () => {
@@ -114,7 +114,7 @@ describe('POST /withdrawal/min-amount/ variant B', () => {
     for (const currency of sent) {
       for (const blockchain of [currency.network, ...NETWORKS[currency.network].aliases]) {
         for (const name of [blockchain, blockchain.toLowerCase()]) {
-          const answer = minWithdrawal(MinWithdrawalBody.parse({ blockchain: name, token: currency.token.toLowerCase() }), deps);
+          const answer = minWithdrawal(MinWithdrawalBody().parse({ blockchain: name, token: currency.token.toLowerCase() }), deps);
           expect([currency.code, String(answer.min_amount), answer.token]).toEqual([currency.code, currency.minWithdrawal, currency.token]);
         }
       }
@@ -123,26 +123,26 @@ describe('POST /withdrawal/min-amount/ variant B', () => {
 
   it('defaults the token to USDT where the network has it, else its native coin: ARB, POLYGON, MATIC, TRON, BSC, SOL', () => {
     const deps = fakeWithdrawals({ served: serving(CHAIN_NETWORKS) });
-    const min = (blockchain: string) => minWithdrawal(MinWithdrawalBody.parse({ blockchain }), deps);
+    const min = (blockchain: string) => minWithdrawal(MinWithdrawalBody().parse({ blockchain }), deps);
     expect(min('ARB')).toMatchObject({ blockchain: 'ARB', token: 'USDT' });
     expect(String(min('ARB').min_amount)).toBe(CURRENCIES.USDTARB.minWithdrawal);
     expect(String(min('POLYGON').min_amount)).toBe(CURRENCIES.USDTPOLYGON.minWithdrawal);
     expect(String(min('MATIC').min_amount)).toBe(CURRENCIES.USDTPOLYGON.minWithdrawal);
     expect(String(min('tron').min_amount)).toBe(CURRENCIES.USDTTRC20.minWithdrawal);
     expect(String(min('BEP20').min_amount)).toBe(CURRENCIES.USDTBSC.minWithdrawal);
-    expect(String(minWithdrawal(MinWithdrawalBody.parse({ blockchain: 'MATIC', token: 'MATIC' }), deps).min_amount)).toBe(CURRENCIES.MATIC.minWithdrawal);
+    expect(String(minWithdrawal(MinWithdrawalBody().parse({ blockchain: 'MATIC', token: 'MATIC' }), deps).min_amount)).toBe(CURRENCIES.MATIC.minWithdrawal);
     // SOL: custody's USDT, sent from custody accounts only, at the custody minimum.
     expect(min('SOL')).toMatchObject({ blockchain: 'SOL', token: 'USDT' });
     expect(String(min('solana').min_amount)).toBe(CURRENCIES.USDTSOL.minWithdrawal);
     // Where USDT is not sent, the native coin.
     const noPolygonUsdt = fakeWithdrawals({ served: serving(CHAIN_NETWORKS, CHAIN_NETWORKS, ['USDTPOLYGON']) });
-    expect(minWithdrawal(MinWithdrawalBody.parse({ blockchain: 'POLYGON' }), noPolygonUsdt)).toMatchObject({ token: 'MATIC', blockchain: 'POLYGON' });
+    expect(minWithdrawal(MinWithdrawalBody().parse({ blockchain: 'POLYGON' }), noPolygonUsdt)).toMatchObject({ token: 'MATIC', blockchain: 'POLYGON' });
     // Nothing sent there (named by the interface or reached without a catalogue currency): unsupported_blockchain, never a
     // token the client did not send; with a token, unsupported_token; named by nobody: unsupported_blockchain.
     for (const chain of ['BTC', 'BASE', 'LTC']) {
       expect(() => min(chain)).toThrow(expect.objectContaining({ code: 'unsupported_blockchain', message: expect.not.stringMatching(/token/i) }));
     }
-    expect(() => minWithdrawal(MinWithdrawalBody.parse({ blockchain: 'BTC', token: 'BTC' }), deps)).toThrow(
+    expect(() => minWithdrawal(MinWithdrawalBody().parse({ blockchain: 'BTC', token: 'BTC' }), deps)).toThrow(
       expect.objectContaining({ code: 'unsupported_token' }),
     );
     expect(() => min('DOT')).toThrow(expect.objectContaining({ code: 'unsupported_blockchain' }));

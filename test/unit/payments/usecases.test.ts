@@ -188,7 +188,8 @@ describe('createPayment', () => {
 
 describe('CreatePaymentBody', () => {
   const fields = (body: unknown) =>
-    CreatePaymentBody.safeParse(body)
+    CreatePaymentBody()
+      .safeParse(body)
       .error?.issues.map((i) => i.path.join('.'))
       .sort();
 

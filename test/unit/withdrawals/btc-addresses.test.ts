@@ -119,7 +119,7 @@ describe('Bitcoin addresses', () => {
   });
 
   it('validate-address answers for the deployment network, by currency, blockchain or type', () => {
-    const validate = (body: Record<string, unknown>, btcNetwork: BtcNetwork) => validateAddress(ValidateAddressBody.parse(body), { btcNetwork });
+    const validate = (body: Record<string, unknown>, btcNetwork: BtcNetwork) => validateAddress(ValidateAddressBody().parse(body), { btcNetwork });
     const taproot = 'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0';
     expect(validate({ address: taproot, currency: 'BTC' }, 'mainnet')).toEqual({
       is_valid: true,
@@ -232,7 +232,7 @@ describe('a BTC withdrawal on a regtest deployment', () => {
       entry: creditEntry({ account: MAIN, type: 'adjustment', currency: 'BTC', amount: '1', reason: 'test funding' }),
       now: T0,
     });
-    const create = (body: Record<string, unknown>) => createWithdrawal({ body: CreateWithdrawalBody.parse(body), tenant, now: T0 }, fake);
+    const create = (body: Record<string, unknown>) => createWithdrawal({ body: CreateWithdrawalBody().parse(body), tenant, now: T0 }, fake);
     return { fake, create };
   }
 
@@ -254,19 +254,21 @@ describe('a BTC withdrawal on a regtest deployment', () => {
       code: 'below_minimum',
       details: { minimum: BTC.minWithdrawal, requested: '0.0001', currency: 'BTC' },
     });
-    await expect(estimateWithdrawal(EstimateWithdrawalBody.parse({ amount: '0.0001', currency: 'BTC', address: REGTEST }), tenant, fake)).rejects.toMatchObject(
+    await expect(
+      estimateWithdrawal(EstimateWithdrawalBody().parse({ amount: '0.0001', currency: 'BTC', address: REGTEST }), tenant, fake),
+    ).rejects.toMatchObject({
+      code: 'invalid_request',
+      details: { minimum: BTC.minWithdrawal, currency: 'BTC' },
+    });
+    await expect(estimateWithdrawal(EstimateWithdrawalBody().parse({ amount: '0.01', currency: 'BTC', address: TESTNET }), tenant, fake)).rejects.toMatchObject(
       {
         code: 'invalid_request',
-        details: { minimum: BTC.minWithdrawal, currency: 'BTC' },
+        message: expect.stringMatching(/^The address is not a valid BTC address: This is a Bitcoin testnet address; this gateway pays Bitcoin regtest/),
+        details: { address: TESTNET, blockchain: 'BTC' },
       },
     );
-    await expect(estimateWithdrawal(EstimateWithdrawalBody.parse({ amount: '0.01', currency: 'BTC', address: TESTNET }), tenant, fake)).rejects.toMatchObject({
-      code: 'invalid_request',
-      message: expect.stringMatching(/^The address is not a valid BTC address: This is a Bitcoin testnet address; this gateway pays Bitcoin regtest/),
-      details: { address: TESTNET, blockchain: 'BTC' },
-    });
-    expect(validateAddress(ValidateAddressBody.parse({ address: REGTEST, currency: 'BTC' }), fake.served)).toMatchObject({ is_valid: true, type: 'BTC' });
-    expect(validateAddress(ValidateAddressBody.parse({ address: TESTNET, currency: 'BTC' }), fake.served)).toMatchObject({ is_valid: false });
+    expect(validateAddress(ValidateAddressBody().parse({ address: REGTEST, currency: 'BTC' }), fake.served)).toMatchObject({ is_valid: true, type: 'BTC' });
+    expect(validateAddress(ValidateAddressBody().parse({ address: TESTNET, currency: 'BTC' }), fake.served)).toMatchObject({ is_valid: false });
     expect(await fake.withdrawals.list(tenant.id, { by: 'created', ascending: true })).toEqual([]);
   });
 });

@@ -82,7 +82,7 @@ describe('configuration WITHDRAWAL_NETWORK_FEES', () => {
   });
 
   it('an override changes the estimate, the fee estimate and the limits (read from configuration)', async () => {
-    const body = EstimateWithdrawalBody.parse({ amount: '100', currency: 'USDTERC20', final_amount: true });
+    const body = EstimateWithdrawalBody().parse({ amount: '100', currency: 'USDTERC20', final_amount: true });
     expect(await estimateWithdrawal(body, tenant, depsOf(undefined))).toMatchObject({
       network_fee: '3.00000000',
       fee: '4.00000000',
@@ -96,13 +96,13 @@ describe('configuration WITHDRAWAL_NETWORK_FEES', () => {
       fee: '2.50000000',
       total_deducted: '102.50000000',
     });
-    const gross = EstimateWithdrawalBody.parse({ amount: '102.5', currency: 'USDTERC20' });
+    const gross = EstimateWithdrawalBody().parse({ amount: '102.5', currency: 'USDTERC20' });
     expect(await estimateWithdrawal(gross, tenant, overridden)).toMatchObject({
       amount: '100.00000000',
       network_fee: '1.50000000',
       total_deducted: '102.50000000',
     });
-    expect(await feeEstimate(FeeEstimateBody.parse({ amount: '100', currency: 'USDTERC20' }), tenant, overridden)).toMatchObject({
+    expect(await feeEstimate(FeeEstimateBody().parse({ amount: '100', currency: 'USDTERC20' }), tenant, overridden)).toMatchObject({
       network_fee: '1.50000000',
       total_deducted: '102.50000000',
     });

@@ -38,7 +38,7 @@ async function deployment() {
 describe('a currency this deployment does not send', () => {
   it('is refused at creation as an unknown one is (invalid_currency, only sent currencies listed), nothing held', async () => {
     const fake = await deployment();
-    const create = (body: Record<string, unknown>) => createWithdrawal({ body: CreateWithdrawalBody.parse(body), tenant, now: T0 }, fake);
+    const create = (body: Record<string, unknown>) => createWithdrawal({ body: CreateWithdrawalBody().parse(body), tenant, now: T0 }, fake);
     await expect(create({ amount: '20', currency: 'USDTBSC', address: DEST })).rejects.toMatchObject({
       code: 'invalid_currency',
       details: { field: 'currency', currency: 'USDTBSC', supported_currencies: SENT },
@@ -56,12 +56,12 @@ describe('a currency this deployment does not send', () => {
   it('is refused by estimate, fee-estimate and min-amount (both variants), and left out of limits and available currencies', async () => {
     const fake = await deployment();
     const refused = { code: 'invalid_currency', details: { currency: 'USDTBSC', supported_currencies: SENT } };
-    await expect(estimateWithdrawal(EstimateWithdrawalBody.parse({ amount: '20', currency: 'USDTBSC' }), tenant, fake)).rejects.toMatchObject(refused);
-    await expect(feeEstimate(FeeEstimateBody.parse({ amount: '20', currency: 'USDTBSC' }), tenant, fake)).rejects.toMatchObject(refused);
-    expect(() => minWithdrawal(MinWithdrawalBody.parse({ currency: 'USDTBSC' }), fake)).toThrow(
+    await expect(estimateWithdrawal(EstimateWithdrawalBody().parse({ amount: '20', currency: 'USDTBSC' }), tenant, fake)).rejects.toMatchObject(refused);
+    await expect(feeEstimate(FeeEstimateBody().parse({ amount: '20', currency: 'USDTBSC' }), tenant, fake)).rejects.toMatchObject(refused);
+    expect(() => minWithdrawal(MinWithdrawalBody().parse({ currency: 'USDTBSC' }), fake)).toThrow(
       expect.objectContaining({ code: 'invalid_currency', details: expect.objectContaining(refused.details) }),
     );
-    expect(() => minWithdrawal(MinWithdrawalBody.parse({ blockchain: 'BSC', token: 'USDT' }), fake)).toThrow(
+    expect(() => minWithdrawal(MinWithdrawalBody().parse({ blockchain: 'BSC', token: 'USDT' }), fake)).toThrow(
       expect.objectContaining({ code: 'unsupported_token', details: expect.objectContaining({ blockchain: 'BSC', token: 'USDT' }) }),
     );
     const limits = withdrawalLimits(tenant, fake).currencies as { currency: string }[];

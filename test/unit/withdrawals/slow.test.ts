@@ -25,7 +25,7 @@ async function withdrawal(fake: FakeWithdrawals, currency: 'USDTERC20' | 'USDTBS
     now: fake.clock.now(),
   });
   const amount = currency === 'ETH' ? '1' : '20';
-  return (await createWithdrawal({ body: CreateWithdrawalBody.parse({ amount, currency, address: DEST }), tenant, now: fake.clock.now() }, fake)).id;
+  return (await createWithdrawal({ body: CreateWithdrawalBody().parse({ amount, currency, address: DEST }), tenant, now: fake.clock.now() }, fake)).id;
 }
 
 const reasonOf = async (fake: FakeWithdrawals, id: string) => (await describeWithdrawal(tenant.id, id, fake)).status_reason;

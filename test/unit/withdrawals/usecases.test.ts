@@ -168,8 +168,8 @@ describe('one price for estimate, fee-estimate and creation', () => {
       now: T0,
     });
     const body = { amount: '100', currency: 'USDTTRC20', address: TRON_DEST };
-    const estimate = await estimateWithdrawal(EstimateWithdrawalBody.parse({ ...body, final_amount: true }), tenant, deps);
-    const fees = await feeEstimate(FeeEstimateBody.parse(body), tenant, deps);
+    const estimate = await estimateWithdrawal(EstimateWithdrawalBody().parse({ ...body, final_amount: true }), tenant, deps);
+    const fees = await feeEstimate(FeeEstimateBody().parse(body), tenant, deps);
     const created = await createWithdrawal({ body, tenant, now: T0 }, deps);
     const networkFee = (Number(fake.fees.networkFees.USDTTRC20) + 1).toFixed(8);
     expect(estimate).toMatchObject({ network_fee: networkFee, is_new_address: true, address_activation_fee: '1.00000000' });
@@ -181,7 +181,8 @@ describe('one price for estimate, fee-estimate and creation', () => {
 
 describe('CreateWithdrawalBody', () => {
   const fields = (body: unknown) =>
-    CreateWithdrawalBody.safeParse(body)
+    CreateWithdrawalBody()
+      .safeParse(body)
       .error?.issues.map((i) => i.path.join('.'))
       .sort();
 
