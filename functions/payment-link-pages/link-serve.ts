@@ -5,7 +5,7 @@ import { linkStatus } from '../../shared/domain/payment-links.js';
 import type { ClientRateLimiter } from '../../shared/http/client-rate-limit.js';
 import { errorResponse } from '../../shared/http/errors.js';
 import type { Locale } from '../../shared/http/public-pages.js';
-import { fill, negotiate } from '../../shared/http/public-pages.js';
+import { fill, htmlAnswers, negotiate } from '../../shared/http/public-pages.js';
 import type { PaymentLinksDeps } from '../../shared/usecases/payment-links/ports.js';
 import { createPaymentFromLink, readLinkPage } from '../../shared/usecases/payment-links/visit.js';
 import type { LinkMessages } from './link-i18n.js';
@@ -24,20 +24,7 @@ const PAGE = /^\/pay\/([A-Za-z0-9_-]{1,64})\/?$/;
 /** The form's fields are a currency code and an amount. */
 const MAX_BODY = 1024;
 
-const headers = {
-  'Content-Type': 'text/html; charset=utf-8',
-  'Content-Security-Policy': LINK_CONTENT_SECURITY_POLICY,
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-  'Cache-Control': 'no-store',
-  Vary: 'Accept-Language',
-};
-const html = (statusCode: number, body: string, extra: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 => ({
-  statusCode,
-  headers: { ...headers, ...extra },
-  body,
-});
+const html = htmlAnswers(LINK_CONTENT_SECURITY_POLICY);
 
 export interface LinkPageDeps {
   readonly links: PaymentLinksDeps;

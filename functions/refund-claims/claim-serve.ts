@@ -6,7 +6,7 @@ import type { ClaimView } from '../../shared/usecases/refunds/claim.js';
 import { readClaim, submitClaim } from '../../shared/usecases/refunds/claim.js';
 import type { RefundsDeps } from '../../shared/usecases/refunds/ports.js';
 import type { Locale } from '../../shared/http/public-pages.js';
-import { fill, negotiate } from '../../shared/http/public-pages.js';
+import { fill, htmlAnswers, negotiate } from '../../shared/http/public-pages.js';
 import type { ClaimMessages } from './claim-i18n.js';
 import { CLAIM_MESSAGES } from './claim-i18n.js';
 import { CLAIM_CONTENT_SECURITY_POLICY, claimMessagePage, claimPage } from './claim-page.js';
@@ -22,20 +22,7 @@ const PAGE = /^\/refund-claims\/([^/]+)\/?$/;
 /** The form's fields are at most 255 characters each. */
 const MAX_BODY = 4096;
 
-const headers = {
-  'Content-Type': 'text/html; charset=utf-8',
-  'Content-Security-Policy': CLAIM_CONTENT_SECURITY_POLICY,
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-  'Cache-Control': 'no-store',
-  Vary: 'Accept-Language',
-};
-const html = (statusCode: number, body: string, extra: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 => ({
-  statusCode,
-  headers: { ...headers, ...extra },
-  body,
-});
+const html = htmlAnswers(CLAIM_CONTENT_SECURITY_POLICY);
 
 export interface ClaimPageDeps {
   readonly refunds: Pick<RefundsDeps, 'refunds' | 'fees' | 'served' | 'payouts'>;

@@ -1,5 +1,5 @@
 /**
- * What the public pages (the hosted checkout, the refund claim page) share: their languages (English, German,
+ * What the public pages (the hosted checkout, the refund claim page, the payment link page) share: their languages (English, German,
  * Spanish; `?lang=` first, then `Accept-Language` by quality, then English), number and date formatting with `Intl`
  * (crypto amounts keep every digit: the string is formatted, never a float), HTML escaping and the one style sheet,
  * inlined and allowed by hash in each page's Content-Security-Policy.
@@ -118,3 +118,22 @@ ${body}
 /** A public page with a heading and one sentence (an unknown link, too many requests, a failure). */
 export const messageShell = (locale: Locale, title: string, style: string, text: string): string =>
   pageShell(locale, title, style, `<main><section class="card"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></section></main>`);
+
+/**
+ * The HTML answers of a public form page (the refund claim page, the payment link page): its Content-Security-Policy,
+ * never framed, never cached, no referrer, varying by language.
+ */
+export function htmlAnswers(
+  contentSecurityPolicy: string,
+): (statusCode: number, body: string, extra?: Record<string, string>) => { statusCode: number; headers: Record<string, string>; body: string } {
+  const headers = {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': contentSecurityPolicy,
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'no-store',
+    Vary: 'Accept-Language',
+  };
+  return (statusCode, body, extra = {}) => ({ statusCode, headers: { ...headers, ...extra }, body });
+}
