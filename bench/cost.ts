@@ -52,6 +52,7 @@ import { configureTenant } from '../shared/usecases/tenants/manage-tenants.js';
 import { createSettings } from '../shared/usecases/webhooks/create-settings.js';
 import { webhooksRuntime } from '../shared/runtime/webhooks.js';
 import { stackInventory } from './cost-inventory.js';
+import { benchWorker } from './worker-wrap.js';
 import { newTally } from './cost-tally.js';
 import type { CostMeasurement, IdleWorker, Tally } from './cost-tally.js';
 
@@ -141,31 +142,20 @@ function outboxWorkers(): { workers: PollerWorker[]; settle(): Promise<void>; si
   let inFlight = 0;
   let last = Date.now();
   const sink: { tally: Tally | null } = { tally: null };
-  type Handler = (event: never, context: Context) => Promise<unknown>;
-  const wrap = (name: string, entry: string): PollerWorker => {
-    const w = WORKER_FUNCTIONS.find((f) => f.name === name);
-    if (!w) throw new Error(`no worker ${name}`);
-    let real: Promise<Handler> | undefined;
-    return {
-      name,
-      trigger: w.trigger,
-      timeoutSeconds: w.timeoutSeconds,
-      handler: async (event: never, context: Context) => {
-        inFlight++;
+  const wrap = (name: string, entry: string): PollerWorker =>
+    benchWorker(name, entry, async (event, context, load) => {
+      inFlight++;
+      last = Date.now();
+      const handler = await load();
+      const started = performance.now();
+      try {
+        return await handler(event, context);
+      } finally {
+        if (sink.tally) invoked(sink.tally, name, performance.now() - started);
+        inFlight--;
         last = Date.now();
-        real ??= import(entry).then((m: { handler: Handler }) => m.handler);
-        const handler = await real;
-        const started = performance.now();
-        try {
-          return await handler(event, context);
-        } finally {
-          if (sink.tally) invoked(sink.tally, name, performance.now() - started);
-          inFlight--;
-          last = Date.now();
-        }
-      },
-    };
-  };
+      }
+    });
   return {
     sink,
     workers: [wrap('event-router', '../functions/event-router/handler.js'), wrap('webhook-delivery', '../functions/webhook-delivery/handler.js')],

@@ -15,9 +15,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { KMSClient } from '@aws-sdk/client-kms';
-import type { Context } from 'aws-lambda';
 import { Contract, JsonRpcProvider } from 'ethers';
-import { WORKER_FUNCTIONS } from '../infra/definition.js';
 import type { PollerWorker } from '../infra/local/pollers.js';
 import { startStack } from '../infra/local/stack.js';
 import { ERC20_ABI } from '../shared/chain/evm/abi.js';
@@ -45,6 +43,7 @@ import { createTenant } from '../shared/usecases/tenants/create-tenant.js';
 import { configureTenant } from '../shared/usecases/tenants/manage-tenants.js';
 import { tenantsRuntime } from '../shared/runtime/tenants.js';
 import { authRuntime } from '../shared/runtime/auth.js';
+import { benchWorker } from './worker-wrap.js';
 
 export interface LifecycleUnits {
   /** Mean per lifecycle. */
@@ -132,41 +131,26 @@ export function percentiles(values: readonly number[]): Percentiles {
  * and waits until both have been idle for a while, then closes it again.
  */
 function outboxWorkers(): { workers: PollerWorker[]; settle(): Promise<void>; open(): void; records: Record<string, number> } {
-  const definition = (name: string) => {
-    const w = WORKER_FUNCTIONS.find((f) => f.name === name);
-    if (!w) throw new Error(`no worker ${name}`);
-    return w;
-  };
   let release: () => void = () => undefined;
   let gate: Promise<void> | null = null;
   let inFlight = 0;
   let last = Date.now();
   const records: Record<string, number> = {};
-  type Handler = (event: never, context: Context) => Promise<unknown>;
-  const wrap = (name: string, entry: string, gated: boolean): PollerWorker => {
-    let real: Promise<Handler> | undefined;
-    const w = definition(name);
-    return {
-      name,
-      trigger: w.trigger,
-      timeoutSeconds: w.timeoutSeconds,
-      handler: async (event: never, context: Context) => {
+  const wrap = (name: string, entry: string, gated: boolean): PollerWorker =>
+    benchWorker(name, entry, async (event, context, load) => {
+      last = Date.now();
+      inFlight++;
+      records[name] = (records[name] ?? 0) + ((event as { Records?: unknown[] }).Records?.length ?? 0);
+      try {
+        if (gated && gate) await gate;
+        return await (
+          await load()
+        )(event, context);
+      } finally {
+        inFlight--;
         last = Date.now();
-        inFlight++;
-        records[name] = (records[name] ?? 0) + ((event as { Records?: unknown[] }).Records?.length ?? 0);
-        try {
-          if (gated && gate) await gate;
-          real ??= import(entry).then((m: { handler: Handler }) => m.handler);
-          return await (
-            await real
-          )(event, context);
-        } finally {
-          inFlight--;
-          last = Date.now();
-        }
-      },
-    };
-  };
+      }
+    });
   const close = () => {
     gate = new Promise<void>((r) => {
       release = r;

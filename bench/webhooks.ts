@@ -20,7 +20,7 @@
  *   npx tsx bench/webhooks.ts isolation
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Context, DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
+import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
@@ -36,6 +36,7 @@ import { webhooksRuntime } from '../shared/runtime/webhooks.js';
 import { createSettings } from '../shared/usecases/webhooks/create-settings.js';
 import { percentiles } from './payment-lifecycle.js';
 import type { Percentiles } from './payment-lifecycle.js';
+import { benchWorker } from './worker-wrap.js';
 
 export interface Stage {
   readonly name: string;
@@ -65,8 +66,6 @@ export interface WebhookBench {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-type Handler = (event: never, context: Context) => Promise<unknown>;
 
 /** What each span between two noted moments is. */
 const STAGE_NAMES: Readonly<Record<string, string>> = {
@@ -100,29 +99,19 @@ function outboxWorkers(stages: Stages, gate: { held: Promise<void> | null }): Po
       else if (body.delivery_id) stages.mark(body.delivery_id.split('.')[0] ?? '', 'attempt message');
     }
   };
-  const wrap = (name: string, entry: string, mark: (event: never) => void): PollerWorker => {
-    const w = WORKER_FUNCTIONS.find((f) => f.name === name);
-    if (!w) throw new Error(`no worker ${name}`);
-    let real: Promise<Handler> | undefined;
-    return {
-      name,
-      trigger: w.trigger,
-      timeoutSeconds: w.timeoutSeconds,
-      handler: async (event: never, context: Context) => {
-        if (name === 'event-router' && gate.held) await gate.held;
-        mark(event);
-        real ??= import(entry).then((m: { handler: Handler }) => m.handler);
-        const out = await (await real)(event, context);
-        if (name === 'event-router') {
-          for (const r of (event as DynamoDBStreamEvent).Records) {
-            const id = r.dynamodb?.NewImage?.event_id?.S;
-            if (id) stages.mark(id, 'routed');
-          }
+  const wrap = (name: string, entry: string, mark: (event: never) => void): PollerWorker =>
+    benchWorker(name, entry, async (event, context, load) => {
+      if (name === 'event-router' && gate.held) await gate.held;
+      mark(event);
+      const out = await (await load())(event, context);
+      if (name === 'event-router') {
+        for (const r of (event as DynamoDBStreamEvent).Records) {
+          const id = r.dynamodb?.NewImage?.event_id?.S;
+          if (id) stages.mark(id, 'routed');
         }
-        return out;
-      },
-    };
-  };
+      }
+      return out;
+    });
   return [
     wrap('event-router', '../functions/event-router/handler.js', (event: DynamoDBStreamEvent) => {
       for (const r of event.Records) {
