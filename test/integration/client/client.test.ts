@@ -9,15 +9,15 @@ import type { TestStack } from '../../support/stack.js';
 import { putFixedRates, servingEth } from '../payments/support.js';
 
 /**
- * '@gateway/client' against the local API over real HTTP (the stack's API Gateway stand-in; the auth, payments and
- * withdrawals Lambdas' pipelines on DynamoDB Local, with a configuration serving ETH): OAuth client credentials,
+ * '@gateway/client' against the local API over real HTTP (the stack's API Gateway stand-in; the auth, payments,
+ * withdrawals and payment-links Lambdas' pipelines on DynamoDB Local, with a configuration serving ETH): OAuth client credentials,
  * typed calls, pagination, a POST whose answer is lost retried with one Idempotency-Key, and the error envelope.
  */
 let stack: TestStack;
 let groups: ReturnType<typeof apiGroupHandlers> | undefined;
 
 beforeAll(async () => {
-  const served = ['auth', 'payments', 'withdrawals'];
+  const served = ['auth', 'payments', 'withdrawals', 'payment-links'];
   stack = await startTestStack(
     { http: true, pollers: false },
     {
@@ -64,6 +64,22 @@ function recordingFetch(): { fetch: FetchLike; seen: { method: string; path: str
 const order = { amount: '25', currency: 'USDTERC20' };
 
 describe('@gateway/client against the local API', () => {
+  it('creates a payment link, reads it and lists its payments with typed calls', async () => {
+    const recorded = recordingFetch();
+    const { gw } = await tenantClient('Client links', recorded.fetch);
+    const created = await gw.POST('/payment-links/', { body: { name: 'Poster', amount: '12', currencies: ['USDTERC20', 'ETH'], max_completions: 3 } });
+    expect([created.response.status, created.error]).toEqual([201, undefined]);
+    const id: string = created.data?.id ?? '';
+    const read = await gw.GET('/payment-links/{link_id}/', { params: { path: { link_id: id } } });
+    expect(read.data).toMatchObject({ id, name: 'Poster', status: 'active', completed_count: 0, max_completions: 3, currencies: ['USDTERC20', 'ETH'] });
+    const payments = await gw.GET('/payment-links/{link_id}/payments/', { params: { path: { link_id: id } } });
+    expect(payments.data).toEqual({ results: [], next_cursor: null });
+    const refused = await gw.POST('/payment-links/', { body: { name: 'Poster', currencies: ['USDTERC20'] } });
+    expect([refused.response.status, refused.error?.error.code]).toEqual([400, 'invalid_request']);
+    // The POST carried the client's own Idempotency-Key.
+    expect(recorded.seen.find((s) => s.method === 'POST' && s.path === '/payment-links/')?.key).toMatch(/\S{16,}/);
+  });
+
   it('creates a payment with a typed call, authenticated by client credentials', async () => {
     const recorded = recordingFetch();
     const { gw } = await tenantClient('Client typed create', recorded.fetch);
