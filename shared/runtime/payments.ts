@@ -8,7 +8,6 @@ import type { CurrencyDefinition } from '../domain/currencies.js';
 import { NETWORKS } from '../domain/currencies.js';
 import { dynamoPayments } from '../store/payments.js';
 import { subscriptionCallInItem } from '../store/subscription-call-in.js';
-import { callingIn } from '../usecases/subscriptions/call-in.js';
 import { refundedTotal } from '../store/refunds.js';
 import { dynamoWalletDirectory } from '../store/wallets.js';
 import { dynamoScanCursors } from '../store/scanner.js';
@@ -71,8 +70,9 @@ export function paymentSettings(cfg: Config): PaymentSettings {
 
 export function paymentsRuntime(cfg: Config = config()): PaymentsDeps {
   return {
+    payments: dynamoPayments,
     // A subscription's payment calls its subscription in when it completes (issue 30).
-    payments: callingIn(dynamoPayments, { callInItem: subscriptionCallInItem }),
+    subscriptionCallIn: subscriptionCallInItem,
     rates: ratesRuntime(cfg),
     wallets: dynamoWalletDirectory,
     addresses: paymentAddresses(cfg),

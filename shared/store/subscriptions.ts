@@ -7,7 +7,6 @@ import { aggregateOutbox, commitAggregate, nextVersion, outboxItems, stateAttrib
 import { db, queryAll, tableName } from './client.js';
 import { subscriptionKeys as keys } from './keys.js';
 import { listPage } from './plans.js';
-import { subscriptionCallInItem } from './subscription-call-in.js';
 import type { TransactItem } from './transact.js';
 import { asTransactItem, asWriteItem } from './transact.js';
 
@@ -18,7 +17,7 @@ import { asTransactItem, asWriteItem } from './transact.js';
  * created under `attribute_not_exists` in the transaction that creates the period's payment and advances the
  * subscription (conditioned on its version): two advancers of one period cannot both commit.
  *
- * The version is read from the item's attribute, not the state: a completing payment moves it (`callInItem`) without
+ * The version is read from the item's attribute, not the state: a completing payment moves it (`subscriptionCallInItem`, through the payments' `subscriptionCallIn` port) without
  * rewriting the state, so an advance that read the subscription before is refused and reads again.
  */
 
@@ -124,7 +123,6 @@ export const dynamoSubscriptions: SubscriptionRepository = {
   },
   save,
   due,
-  callInItem: subscriptionCallInItem,
 };
 
 const DAY_MS = 86_400_000;

@@ -132,6 +132,12 @@ export interface PaymentsDeps {
    * null for a payment of no link. Absent: no link is ever counted (a deployment or test without links).
    */
   readonly linkCompletion?: (payment: PaymentState) => Promise<LinkCompletion | null>;
+  /**
+   * The write that calls a subscription in when its period's payment completes, committed in the payment's own
+   * transaction: the subscription becomes due now and its version moves (shared/store/subscription-call-in.ts).
+   * Absent: no subscription is called in (a deployment or test without subscriptions).
+   */
+  readonly subscriptionCallIn?: (tenantId: string, subscriptionId: string, now: Date) => WriteItem;
 }
 
 /** A link's count moved with a completing payment: `overLimit` when the limit was reached before it (flagged). */

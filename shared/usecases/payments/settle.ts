@@ -95,9 +95,9 @@ export function planSweeps(due: readonly DueSweep[], maxSalts: number): DueSweep
   return [...batches, ...alone];
 }
 
-type SettleDeps = Pick<PaymentsDeps, 'payments' | 'rates' | 'contracts' | 'clock' | 'excessRefund' | 'linkCompletion'>;
+type SettleDeps = Pick<PaymentsDeps, 'payments' | 'rates' | 'contracts' | 'clock' | 'excessRefund' | 'linkCompletion' | 'subscriptionCallIn'>;
 /** The ports a completion writes through: the payment, a refund opened with its credit, its link's count. */
-type CompletionDeps = Pick<PaymentsDeps, 'payments' | 'excessRefund' | 'linkCompletion'>;
+type CompletionDeps = Pick<PaymentsDeps, 'payments' | 'excessRefund' | 'linkCompletion' | 'subscriptionCallIn'>;
 /** Reads of a link's count before a completion gives up (each retry follows another completion of the link). */
 const LINK_ATTEMPTS = 6;
 
@@ -201,11 +201,13 @@ async function completeWith(payment: PaymentState, sweepTxHash: string, rates: U
   const fact = { kind: 'sweep_completed', txHash: sweepTxHash, usdRate: usdRate(payment.currency, rates) ?? null } as const;
   // A refund of the excess the tenant has opened automatically commits with the credit that holds it.
   const refund = (await deps.excessRefund?.(payment, now)) ?? null;
+  // A subscription's payment calls its subscription in within this transaction (it becomes due now).
+  const callIn = payment.subscription && deps.subscriptionCallIn ? [deps.subscriptionCallIn(payment.tenantId, payment.subscription.id, now)] : [];
   for (let attempt = 1; ; attempt++) {
     // A payment link's count moves in this transaction, conditioned on what was read (counted, or over the limit).
     const link = (await deps.linkCompletion?.(payment)) ?? null;
     const linked = { linkOverLimit: link?.overLimit === true };
-    const items = link?.items ?? [];
+    const items = [...(link?.items ?? []), ...callIn];
     try {
       try {
         return await deps.payments.save(payment, transition(payment, { ...fact, ...linked, refundHold: refund?.hold }, now), now, [

@@ -9,7 +9,7 @@ import { endSubscription, nowFor, openCycle } from './subscriptions.js';
  * Who advances subscriptions (issue 30): the scheduled advancer (functions/subscription-advancer, every minute) reads
  * those whose next action is due (one gsi3 query, empty when nothing is due) and takes each one step at a time:
  * its cycle paid -> active; due unpaid -> past_due; grace passed -> expired; its period over -> the next cycle opened,
- * or canceled at the period's end. A payment that completes calls its subscription in (`callingIn`), so a paid cycle
+ * or canceled at the period's end. A payment that completes calls its subscription in (`subscriptionCallIn`, in shared/usecases/payments/settle.ts), so a paid cycle
  * is seen at the advancer's next run.
  *
  * Each step is one transaction conditioned on the version read; a step refused because another advancer (or a

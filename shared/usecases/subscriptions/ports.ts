@@ -45,11 +45,6 @@ export interface SubscriptionRepository {
   ): Promise<SubscriptionState>;
   /** Subscriptions whose next action is at or before `time`, oldest first, up to `limit`. */
   due(time: string, limit: number): Promise<Array<{ readonly tenantId: string; readonly id: string; readonly dueAt: string }>>;
-  /**
-   * The write a completing payment of a subscription commits in its own transaction: the subscription becomes due now
-   * and its version moves, so an advance that read it before is refused and reads it again.
-   */
-  callInItem(tenantId: string, id: string, now: Date): WriteItem;
 }
 
 /**

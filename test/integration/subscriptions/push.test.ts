@@ -7,7 +7,8 @@ import { dynamoPayments } from '../../../shared/store/payments.js';
 import { dynamoSubscriptions, dynamoTenantClocks } from '../../../shared/store/subscriptions.js';
 import { subscriptionsRuntime } from '../../../shared/runtime/subscriptions.js';
 import { advanceDue, advanceSubscription } from '../../../shared/usecases/subscriptions/advance.js';
-import { callingIn } from '../../../shared/usecases/subscriptions/call-in.js';
+import { paymentsRuntime } from '../../../shared/runtime/payments.js';
+import { completePayment } from '../../../shared/usecases/payments/settle.js';
 import { nowFor, openCycle } from '../../../shared/usecases/subscriptions/subscriptions.js';
 import { outboxChanges } from '../../support/outbox.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
@@ -26,7 +27,7 @@ let cfg: Config;
 let a: { tenantId: string; bearer: string };
 let call: ReturnType<typeof caller>;
 let planId: string;
-const payments = callingIn(dynamoPayments, dynamoSubscriptions);
+const payments = dynamoPayments;
 const clocks = dynamoTenantClocks(true);
 
 beforeAll(async () => {
@@ -85,9 +86,10 @@ async function pay(paymentId: string): Promise<PaymentState> {
     { kind: 'deposit', deposit },
     { kind: 'confirmations', byDeposit: { [deposit.id]: 12 }, confirmationsNeeded: 12, tolerancePercent: '0' },
     { kind: 'sweep_started' },
-    { kind: 'sweep_completed', txHash: '0xsweep', usdRate: '1' },
   ];
   for (const fact of facts) p = await payments.save(p, transition(p, fact, now), now);
+  // Completed as the workers complete it: the subscription is called in within the payment's transaction.
+  p = await completePayment(p, '0xsweep', paymentsRuntime(cfg), now);
   expect(p.status).toBe('completed');
   return p;
 }
