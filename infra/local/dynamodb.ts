@@ -118,8 +118,25 @@ export function dynamoDbClient(url: string, region = 'us-east-1'): DynamoDBClien
 }
 
 export async function startDynamoDb(options: StartDynamoDbOptions = {}): Promise<LocalDynamoDb> {
+  if (options.port) return launchDynamoDb(options, options.port);
+  // A probed free port can be taken by another process before Java binds it: retry on a fresh one.
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await launchDynamoDb(options, await freePort());
+    } catch (error) {
+      if (!isPortTaken(error)) throw error;
+      lastError = error;
+    }
+  }
+  throw lastError instanceof Error ? lastError : new Error(String(lastError));
+}
+
+/** DynamoDB Local's early exit because its port was bound meanwhile (Java's BindException). */
+const isPortTaken = (error: unknown): boolean => error instanceof Error && /BindException|Address already in use|Net\.bind/.test(error.message);
+
+async function launchDynamoDb(options: StartDynamoDbOptions, port: number): Promise<LocalDynamoDb> {
   const log = options.log ?? (() => undefined);
-  const port = options.port ? options.port : await freePort();
   const dbPath = options.dbPath ? resolve(options.dbPath) : null;
   if (dbPath) await mkdir(dbPath, { recursive: true });
   // DynamoDB Local reports usage to AWS unless told not to; the stack runs offline.
