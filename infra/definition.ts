@@ -33,7 +33,15 @@ export interface ApiFunction {
 }
 
 export type WorkerTrigger =
-  | { readonly kind: 'schedule'; readonly everyMinutes: number }
+  | {
+      readonly kind: 'schedule';
+      readonly everyMinutes: number;
+      /**
+       * A queue whose messages also invoke the worker between its scheduled runs (batches of up to `WAKE_BATCH_SIZE`),
+       * for a worker that stops when it has no work and must start again as soon as some arrives.
+       */
+      readonly wakeQueue?: QueueName;
+    }
   | {
       readonly kind: 'queue';
       readonly queue: QueueName;
@@ -46,6 +54,18 @@ export type WorkerTrigger =
       readonly maxConcurrency?: number;
     }
   | { readonly kind: 'stream' };
+
+/** Messages of a wake queue handed to one invocation at most: a burst of payments wakes a scanner once. */
+export const WAKE_BATCH_SIZE = 10;
+
+/** How a queue invokes a worker: its queue trigger, or the wake queue of a scheduled worker; null for none. */
+export function queueTriggerOf<Q extends string = QueueName>(
+  trigger: Exclude<WorkerTrigger, { readonly kind: 'queue' }> | (Omit<Extract<WorkerTrigger, { readonly kind: 'queue' }>, 'queue'> & { readonly queue: Q }),
+): { readonly queue: Q | QueueName; readonly batchSize: number; readonly maxConcurrency?: number } | null {
+  if (trigger.kind === 'queue') return trigger;
+  if (trigger.kind === 'schedule' && trigger.wakeQueue !== undefined) return { queue: trigger.wakeQueue, batchSize: WAKE_BATCH_SIZE };
+  return null;
+}
 
 export interface WorkerFunction {
   readonly name: string;
@@ -150,7 +170,8 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
   {
     name: 'chain-scanner',
     entry: 'functions/chain-scanner/handler.ts',
-    trigger: { kind: 'schedule', everyMinutes: 1 },
+    // A scanner with nothing to watch makes one pass a run and stops; a payment's creation wakes it at once.
+    trigger: { kind: 'schedule', everyMinutes: 1, wakeQueue: 'scanner-wake' },
     timeoutSeconds: 75,
     memoryMb: 384,
     signs: true,

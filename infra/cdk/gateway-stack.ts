@@ -12,7 +12,7 @@ import { parseConfig } from '../../shared/config/config.js';
 import { LIMIT_NAMES } from '../../shared/domain/tenant.js';
 import type { LimitName } from '../../shared/domain/tenant.js';
 import { METRIC_NAMES, METRIC_NAMESPACES } from '../../shared/observability/metrics.js';
-import { API_FUNCTIONS, QUEUES, WORKER_FUNCTIONS, queueUrlEnv } from '../definition.js';
+import { API_FUNCTIONS, QUEUES, WORKER_FUNCTIONS, queueTriggerOf, queueUrlEnv } from '../definition.js';
 import type { ApiFunction, QueueDefinition, QueueName, WorkerFunction } from '../definition.js';
 import { ROUTED_RECORDS } from '../table.js';
 import { acknowledge, arnToken, policyOf, REASONS } from './acknowledge.js';
@@ -298,6 +298,26 @@ export class GatewayStack extends Stack {
       }
 
       const trigger = def.trigger;
+      // Its queue, or the queue that wakes a scheduled worker between its runs.
+      const fromQueue = queueTriggerOf(trigger);
+      if (fromQueue) {
+        fn.addEventSource(
+          new SqsEventSource(queues.get(fromQueue.queue).queue, {
+            batchSize: fromQueue.batchSize,
+            // A batch is handed over as soon as messages are received (at most 10: no window needed).
+            maxBatchingWindow: Duration.seconds(0),
+            reportBatchItemFailures: true,
+            ...(fromQueue.maxConcurrency !== undefined ? { maxConcurrency: fromQueue.maxConcurrency } : {}),
+          }),
+        );
+        for (const mapping of fn.node.children.filter((c) => c instanceof EventSourceMapping)) {
+          acknowledge(
+            mapping,
+            'Serverless-LambdaEventSourceMappingDestination',
+            `Lambda offers on-failure destinations for stream and Kafka sources only, not SQS: a message that keeps failing moves to the ${fromQueue.queue} queue's dead-letter queue by its redrive policy (maxReceiveCount), which alarms.`,
+          );
+        }
+      }
       switch (trigger.kind) {
         case 'schedule':
           new Rule(this, `${fn.node.id}Schedule`, {
@@ -314,23 +334,7 @@ export class GatewayStack extends Stack {
           });
           break;
         case 'queue':
-          fn.addEventSource(
-            new SqsEventSource(queues.get(trigger.queue).queue, {
-              batchSize: trigger.batchSize,
-              // A batch is handed over as soon as messages are received (at most 10: no window needed).
-              maxBatchingWindow: Duration.seconds(0),
-              reportBatchItemFailures: true,
-              ...(trigger.maxConcurrency !== undefined ? { maxConcurrency: trigger.maxConcurrency } : {}),
-            }),
-          );
-          for (const mapping of fn.node.children.filter((c) => c instanceof EventSourceMapping)) {
-            acknowledge(
-              mapping,
-              'Serverless-LambdaEventSourceMappingDestination',
-              `Lambda offers on-failure destinations for stream and Kafka sources only, not SQS: a message that keeps failing moves to the ${trigger.queue} queue's dead-letter queue by its redrive policy (maxReceiveCount), which alarms.`,
-            );
-          }
-          break;
+          break; // Its event source, above.
         case 'stream': {
           const failures = queues.get(STREAM_FAILURE_QUEUE).queue;
           fn.addEventSource(
@@ -489,8 +493,8 @@ function assertUniqueNames(functions: readonly { readonly name: string }[]): voi
 function consumerTimeouts(workers: readonly WorkerFunction[]): Map<QueueName, number> {
   const result = new Map<QueueName, number>();
   for (const worker of workers) {
-    if (worker.trigger.kind !== 'queue') continue;
-    const name = worker.trigger.queue;
+    const name = queueTriggerOf(worker.trigger)?.queue;
+    if (name === undefined) continue;
     result.set(name, Math.max(result.get(name) ?? 0, worker.timeoutSeconds));
   }
   return result;

@@ -248,7 +248,8 @@ export const EVENT_CATALOGUE = {
   // DESIGN section 12: refunds, envelope A to the payment's callback_url or the default URL.
   refund_status_update: tenant('RefundStatusPayload'),
   // Section 6.2, envelope B (the `.all` names are subscriptions, never events).
-  'payment.created': tenant('PaymentStatusPayload'),
+  // A payment just created also wakes its network's scanner (functions/chain-scanner), which may have stopped for lack of work.
+  'payment.created': entry('tenant', 'PaymentStatusPayload', ['webhook-delivery', 'scanner-wake']),
   'payment.processing': tenant('PaymentStatusPayload'),
   'payment.completed': tenant('PaymentStatusPayload'),
   'payment.failed': tenant('PaymentStatusPayload'),

@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import type { CfnElement } from 'aws-cdk-lib';
-import { API_FUNCTIONS, QUEUES, queueUrlEnv, WORKER_FUNCTIONS } from '../../infra/definition.js';
+import { API_FUNCTIONS, QUEUES, queueTriggerOf, queueUrlEnv, WORKER_FUNCTIONS } from '../../infra/definition.js';
 import { TABLE } from '../../infra/table.js';
 import { ACCESS_LOG_FORMAT, ROUTE_THROTTLES, STAGE_THROTTLE } from '../../infra/cdk/constructs/http-api.js';
 import { TRACE_SAMPLING } from '../../infra/cdk/constructs/tracing.js';
@@ -381,7 +381,7 @@ describe('queues', () => {
       // At least six times the longest timeout of a consumer, as AWS advises for SQS event sources.
       VisibilityTimeout: Math.max(
         q.visibilityTimeoutSeconds,
-        ...WORKER_FUNCTIONS.filter((w) => w.trigger.kind === 'queue' && w.trigger.queue === q.name).map((w) => 6 * w.timeoutSeconds),
+        ...WORKER_FUNCTIONS.filter((w) => queueTriggerOf(w.trigger)?.queue === q.name).map((w) => 6 * w.timeoutSeconds),
       ),
       RedrivePolicy: { maxReceiveCount: q.maxReceiveCount },
     });
@@ -392,6 +392,20 @@ describe('queues', () => {
     const dlqAlarms = alarms.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && referencedIds(a.Dimensions).has(dlqId));
     expect(dlqAlarms).toHaveLength(1);
     expect(dlqAlarms[0]).toMatchObject({ Namespace: 'AWS/SQS', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+  });
+
+  test('the chain scanner runs on its schedule and is woken by the scanner-wake queue, in batches of up to ten', () => {
+    const scanner = functionId('chain-scanner');
+    const wakeQueue = envRef(template, anyFunction, queueUrlEnv('scanner-wake'));
+    const mappings = Object.values(resources(template, 'AWS::Lambda::EventSourceMapping')).map((m) => m.Properties ?? {});
+    const scannerMappings = mappings.filter((m) => refId(m.FunctionName) === scanner);
+    expect(scannerMappings).toEqual([
+      expect.objectContaining({ EventSourceArn: { 'Fn::GetAtt': [wakeQueue, 'Arn'] }, BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] }),
+    ]);
+    // No other function consumes the wake queue; the schedule still runs the scanner every minute.
+    expect(mappings.filter((m) => JSON.stringify(m.EventSourceArn).includes(wakeQueue))).toHaveLength(1);
+    const rules = Object.values(resources(template, 'AWS::Events::Rule')).map((r) => r.Properties ?? {});
+    expect(rules.filter((r) => JSON.stringify(r.Targets).includes(scanner))).toEqual([expect.objectContaining({ ScheduleExpression: 'rate(1 minute)' })]);
   });
 });
 
