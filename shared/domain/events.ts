@@ -39,6 +39,9 @@ function buildPayloadSchemas() {
     flags: z.array(z.string()).optional(),
     /** A payment a payment link opened: the link (absent otherwise). */
     payment_link_id: z.string().optional(),
+    /** A payment a subscription opened for one of its periods: the subscription and the period's index (absent otherwise). */
+    subscription_id: z.string().optional(),
+    subscription_cycle: count.optional(),
     callback_url: z.string().nullable().optional(),
   });
 

@@ -115,6 +115,11 @@ describe('push subscriptions', () => {
     expect(payment0.subscription).toEqual({ id, cycle: 0 });
     expect(payment0.priceAmount).toBe('10');
     expect((await call('GET', `/payments/${paymentId}/`)).body).toMatchObject({ subscription_id: id, subscription_cycle: 0, price_amount: '10' });
+    // The list's item and the payment's own webhooks name the subscription and the period too.
+    const listed = (await call('GET', '/payments/', { query: { limit: '100' } })).body.results as Array<Record<string, unknown>>;
+    expect(listed.find((p) => p.transaction_id === paymentId)).toMatchObject({ subscription_id: id, subscription_cycle: 0 });
+    const created = (await outboxChanges(`payment:${paymentId}:`)).flat().find((e) => e.type === 'payment.created');
+    expect([created?.payload.subscription_id, String(created?.payload.subscription_cycle)]).toEqual([id, '0']);
 
     // Period 1 paid in time: active.
     await pay(paymentId);
