@@ -4063,7 +4063,7 @@ export interface paths {
             'application/json': components['schemas']['Plan'];
           };
         };
-        /** @description invalid_request, invalid_currency */
+        /** @description invalid_request (the price below the currency minimum or above its maximum at the current rate: details.minimum, currency, minimum_price), invalid_currency */
         400: {
           headers: {
             [name: string]: unknown;

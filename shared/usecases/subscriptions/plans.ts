@@ -6,6 +6,7 @@ import type { PlanState } from '../../domain/plans.js';
 import { DEFAULT_GRACE_DAYS, MAX_GRACE_DAYS, MAX_INTERVAL_COUNT, MAX_TRIAL_DAYS, openPlan, PLAN_INTERVALS } from '../../domain/plans.js';
 import type { Tenant } from '../../domain/tenant.js';
 import type { IdempotencyGuard } from '../ports.js';
+import { quoteWithinBounds } from '../payments/create-payment.js';
 import { resolvePayCurrency, resolvePriceCurrency } from '../payments/resolve.js';
 import { decimal, integerInput } from '../schema.js';
 import type { SubscriptionsDeps } from './ports.js';
@@ -37,15 +38,22 @@ export async function createPlan(
   input: { readonly tenant: Tenant; readonly body: CreatePlanBody; readonly now: Date; readonly idempotency: IdempotencyGuard<PlanState> | null },
   deps: Pick<SubscriptionsDeps, 'plans' | 'payments'>,
 ): Promise<PlanState> {
-  const { body } = input;
+  const { body, tenant } = input;
   const currency = resolvePayCurrency({ currency: body.currency }, deps.payments);
+  const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: 8 });
+  const priceCurrency = resolvePriceCurrency(body.price_currency);
+  // A price each period's payment would be refused for, at today's rate, is refused now.
+  await quoteWithinBounds(
+    { field: 'amount', price: amount, priceCurrency, currency, tenant, isFeePaidByUser: tenant.settings.is_fee_paid_by_user, now: input.now },
+    deps.payments,
+  );
   const plan = openPlan(
     {
       id: randomUUID(),
-      tenantId: input.tenant.id,
+      tenantId: tenant.id,
       name: body.name,
-      amount: parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: 8 }),
-      priceCurrency: resolvePriceCurrency(body.price_currency),
+      amount,
+      priceCurrency,
       currency: currency.code,
       interval: body.interval,
       intervalCount: body.interval_count ?? 1,

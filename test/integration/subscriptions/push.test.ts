@@ -260,6 +260,15 @@ describe('push subscriptions', () => {
     expect(unknown.status).toBe(404);
     const bad = await call('POST', '/plans/', { body: { name: 'x', amount: '-1', currency: 'USDTERC20', interval: 'fortnight' } });
     expect(bad.status).toBe(400);
+    // A price every period's payment would be refused for (USDTERC20's minimum is 10) is refused with the plan.
+    const small = await call('POST', '/plans/', { body: { name: 'Tiny', amount: '5', currency: 'USDTERC20', interval: 'month' } });
+    expect([small.status, small.body.error.code, small.body.error.details.minimum, small.body.error.details.currency]).toEqual([
+      400,
+      'invalid_request',
+      '10',
+      'USDTERC20',
+    ]);
+    expect(small.body.error.details.amount[0]).toMatch(/below the minimum of 10 USDTERC20/);
   });
 
   it("lists plans and subscriptions newest first, page by page with next_cursor, never another tenant's", async () => {
