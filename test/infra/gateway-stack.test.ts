@@ -394,6 +394,13 @@ describe('queues', () => {
     expect(dlqAlarms[0]).toMatchObject({ Namespace: 'AWS/SQS', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
   });
 
+  test("a deployment updates every queue's consumers before the event router that sends to them", () => {
+    const router = template.toJSON().Resources[functionId('event-router')] as { DependsOn?: string[] };
+    const consumers = WORKER_FUNCTIONS.filter((w) => queueTriggerOf(w.trigger) !== null).map((w) => functionId(w.name));
+    expect(consumers).toEqual(expect.arrayContaining([functionId('webhook-delivery'), functionId('chain-scanner'), functionId('chain-results')]));
+    for (const consumer of consumers) expect(router.DependsOn ?? []).toContain(consumer);
+  });
+
   test('the chain scanner runs on its schedule and is woken by the scanner-wake queue, in batches of up to ten', () => {
     const scanner = functionId('chain-scanner');
     const wakeQueue = envRef(template, anyFunction, queueUrlEnv('scanner-wake'));
