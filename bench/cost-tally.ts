@@ -64,5 +64,15 @@ export interface CostMeasurement {
   readonly lifecycle: Tally;
   readonly idle: readonly IdleWorker[];
   readonly inventory: StackInventory;
+  /**
+   * The lifecycles' sweeps, through the chain-tx engine as in production: how many chain transactions, and the
+   * deposits a block the bench landed (so each sweep's batch), with the volume that assumes. Absent: not counted.
+   */
+  /**
+   * Event-triggered workers' peak resident set and heap after replaying the largest event each handled, alone in a
+   * fresh Node process (tsx: an upper bound).
+   */
+  readonly eventMemory?: readonly { readonly name: string; readonly peakRssMb: number; readonly heapUsedMb: number; readonly eventBytes: number }[];
+  readonly sweeps?: { readonly count: number; readonly depositsPerBlock: number; readonly assumption: string };
   readonly elapsedSeconds: number;
 }
