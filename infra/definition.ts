@@ -120,7 +120,14 @@ export const API_FUNCTIONS: readonly ApiFunction[] = [
 
 export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
   { name: 'rates-refresher', entry: 'functions/rates-refresher/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 30 },
-  { name: 'event-router', entry: 'functions/event-router/handler.ts', trigger: { kind: 'stream' }, timeoutSeconds: 60 },
+  {
+    name: 'event-router',
+    entry: 'functions/event-router/handler.ts',
+    trigger: { kind: 'stream' },
+    timeoutSeconds: 60,
+    // Waits on SQS: 121 MB peak resident set replaying its largest stream batch, through tsx (docs/benchmarks.md, "Cost").
+    memoryMb: 512,
+  },
   {
     name: 'webhook-delivery',
     entry: 'functions/webhook-delivery/handler.ts',
@@ -128,6 +135,9 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
     // 50 batches of 10 at once at most, so a slow receiver cannot take the account's concurrency from the API.
     trigger: { kind: 'queue', queue: 'webhook-delivery', batchSize: 10, maxConcurrency: 50 },
     timeoutSeconds: 30,
+    // Waits on receivers and DynamoDB: 121 MB peak resident set replaying its largest batch, through tsx; 512 MB keeps
+    // half the CPU of 1024 for signing and TLS to the receivers (docs/benchmarks.md, "Cost").
+    memoryMb: 512,
   },
   {
     name: 'webhook-retries',
