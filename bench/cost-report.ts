@@ -181,9 +181,18 @@ export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: 
       `  (sweeps as in production, PAYMENT_SWEEPS=engine: ${m.sweeps.count} chain transactions for ${m.payments} payments, ${fmt(perSweep, 1)} payments a sweep, ${fmt(signs, 1)} KMS Sign a sweep; assumed volume: ${m.sweeps.assumption}; at fewer than one deposit a block each sweep takes one payment, its KMS Sign alone USD ${fmt(1000 * P.KMS_PER_ASYMMETRIC_REQUEST, 4)} per 1,000)`,
     );
   }
+  if (m.writesByKind) {
+    const kinds = Object.entries(m.writesByKind).sort((a, b) => b[1] - a[1]);
+    console.log(
+      `  (write units per payment by item, as billed for items within 1 KB (2 in a transaction, 1 alone): ${fmt(
+        kinds.reduce((n, [, v]) => n + v, 0),
+        1,
+      )}: ${kinds.map(([kind, v]) => `${kind} ${fmt(v, 1)}`).join(', ')})`,
+    );
+  }
   for (const w of m.eventMemory ?? [])
     console.log(
-      `  (${w.name}: peak resident set ${fmt(w.peakRssMb)} MB, heap used ${fmt(w.heapUsedMb)} MB replaying its largest event (${fmt(w.eventBytes)} bytes), alone in a Node process with tsx; deployed at ${memoryMbOf(w.name)} MB)`,
+      `  (${w.name}: peak resident set ${fmt(w.peakRssMb)} MB, heap used ${fmt(w.heapUsedMb)} MB replaying its largest event (${fmt(w.eventBytes)} bytes${w.failures > 0 ? `, ${w.failures} of its records failed` : ''}), its bundle alone in a Node ${process.versions.node.split('.')[0]} process; deployed at ${memoryMbOf(w.name)} MB)`,
     );
   console.log(
     `  (not counted: GSI writes beyond what DynamoDB Local reports; items over 1 KB; the OAuth token (one an hour per merchant); ${m.sweeps ? "the follower's passes beyond those the bench runs while a sweep is in flight (its looping minute is in the busy ceiling below)" : "the sweep's path in production (PAYMENT_SWEEPS=engine)"}; the payments Lambda timed as the whole HTTP round trip, an upper bound)`,
@@ -263,7 +272,7 @@ export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: 
   for (const w of m.idle.filter((i) => i.memory !== null)) {
     const mem = w.memory as NonNullable<IdleWorker['memory']>;
     console.log(
-      `  (${w.name}: peak resident set ${fmt(mem.peakRssMb)} MB, heap used ${fmt(mem.heapUsedMb)} MB after an idle run, alone in a Node process with tsx; deployed at ${memoryMbOf(w.name)} MB)`,
+      `  (${w.name}: peak resident set ${fmt(mem.peakRssMb)} MB, heap used ${fmt(mem.heapUsedMb)} MB after an idle run, its bundle alone in a Node ${process.versions.node.split('.')[0]} process; deployed at ${memoryMbOf(w.name)} MB)`,
     );
   }
   console.log(

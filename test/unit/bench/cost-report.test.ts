@@ -116,7 +116,7 @@ describe('printCost', () => {
       idle: [],
       inventory,
       sweeps: { count: 2, depositsPerBlock: 3, assumption: 'test volume' },
-      eventMemory: [{ name: 'webhook-delivery', peakRssMb: 150, heapUsedMb: 30, eventBytes: 2048 }],
+      eventMemory: [{ name: 'webhook-delivery', peakRssMb: 150, heapUsedMb: 30, eventBytes: 2048, failures: 0 }],
       elapsedSeconds: 1,
     });
     const row = (prefix: string): string[] => (lines.find((l) => l.trim().startsWith(prefix)) ?? '').trim().split(/\s{2,}/);
