@@ -363,8 +363,10 @@ describe('memory', () => {
     expect(WORKER_FUNCTIONS.filter((w) => w.memoryMb !== undefined).map((w) => w.name)).toEqual([
       'event-router',
       'webhook-delivery',
+      'chain-tx',
       'chain-tx-follower',
       'chain-scanner',
+      'chain-results',
       'custody-solana',
     ]);
   });
