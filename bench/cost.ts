@@ -1,12 +1,15 @@
 /**
  * What AWS would bill, counted on the local stack (DynamoDB Local, SQS, KMS endpoint, anvil, HTTP server, and of
- * the pollers the outbox path: event-router on the table stream, webhook-delivery on its queue):
+ * the pollers the outbox path and the sweep's: event-router on the table stream, webhook-delivery, chain-tx and
+ * chain-results on their queues):
  *
- * 1. Variable: N complete payment lifecycles (POST /payments/ through the HTTP server, the deposit on anvil,
- *    scanner passes to `completed` with the merchant credited and the sweep signed through KMS, the outbox routed
- *    and the webhooks delivered to a receiver). Counted while they run: HTTP API requests; Lambda invocations and
- *    their durations (the API call timed around the HTTP request; event-router and webhook-delivery timed around
- *    their handlers; the scanner's passes timed beyond an idle pass); DynamoDB units from ReturnConsumedCapacity
+ * 1. Variable: N complete payment lifecycles in groups whose deposits land in one block (POST /payments/ through the
+ *    HTTP server, the deposits on anvil, scanner passes to `sending`, the group's sweep as production does it
+ *    (PAYMENT_SWEEPS=engine: one chain transaction requested, signed through KMS by chain-tx, followed, its result
+ *    completing and crediting the payments in chain-results), the outbox routed and the webhooks delivered to a
+ *    receiver). Counted while they run: HTTP API requests; Lambda invocations and their durations (the API call
+ *    timed around the HTTP request; the queue and stream workers timed around their handlers; the scanner's and the
+ *    follower's passes timed, the scanner's beyond an idle pass); DynamoDB units from ReturnConsumedCapacity
  *    (shared/store/client.ts `meterCapacity`); every SQS, KMS and S3 request any SDK client of the process sends
  *    (node:http requests to those servers, by their X-Amz-Target); log bytes the handlers print (stdout/stderr).
  * 2. Idle: each scheduled worker invoked on the idle stack as its schedule does, timed and counted the same way;
