@@ -360,7 +360,15 @@ describe('memory', () => {
       const fn = functions.find((f) => String(f.Properties?.Description).endsWith(`worker: ${w.name}`));
       expect([w.name, fn?.Properties?.MemorySize]).toEqual([w.name, w.memoryMb ?? 1024]);
     }
-    expect(WORKER_FUNCTIONS.filter((w) => w.memoryMb !== undefined).map((w) => w.name)).toEqual(['chain-tx-follower', 'chain-scanner', 'custody-solana']);
+    expect(WORKER_FUNCTIONS.filter((w) => w.memoryMb !== undefined).map((w) => w.name)).toEqual([
+      'event-router',
+      'webhook-delivery',
+      'chain-tx',
+      'chain-tx-follower',
+      'chain-scanner',
+      'chain-results',
+      'custody-solana',
+    ]);
   });
 });
 
