@@ -75,6 +75,8 @@ export async function runScanners(options: LoopOptions, deps: ScannersDeps): Pro
   const networks = options.woken ? deps.networks.filter((n) => options.woken?.includes(n.network)) : deps.networks;
   const acquire = async (network: string): Promise<boolean> => {
     const until = new Date(started + options.budgetMs + 30_000);
+    // Woken while a run loops (the usual case when payments keep coming): a read, not a refused write.
+    if (options.woken && (await deps.cursors.leaseHeld(network, deps.clock.now()))) return false;
     for (let asked = 0; ; asked++) {
       if (await deps.cursors.acquireLease(network, owner, deps.clock.now(), until)) return true;
       if (options.woken || (asked + 1) * retryMs >= options.budgetMs || elapsed() + retryMs >= options.budgetMs) return false;
