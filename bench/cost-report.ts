@@ -3,6 +3,7 @@
  */
 import type { CostMeasurement, IdleWorker, Tally } from './cost-tally.js';
 import * as P from './prices.js';
+import { queueTriggerOf, WORKER_FUNCTIONS } from '../infra/definition.js';
 
 interface Row {
   readonly item: string;
@@ -15,7 +16,7 @@ interface Row {
 
 const GB = 1024 ** 3;
 /** The workers an SQS event source mapping invokes (infra/definition.ts): one receive that returned a batch each. */
-const QUEUE_TRIGGERED = new Set(['webhook-delivery', 'webhook-retries', 'chain-tx', 'chain-results', 'wallet-transfers', 'transaction-exports']);
+const QUEUE_TRIGGERED = new Set(WORKER_FUNCTIONS.filter((w) => queueTriggerOf(w.trigger) !== null).map((w) => w.name));
 const ASYMMETRIC = new Set(['Sign', 'GetPublicKey', 'Verify']);
 const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const usd = (n: number): string => (n === 0 ? '0' : n < 0.0001 ? n.toExponential(2) : fmt(n, n < 1 ? 4 : 2));
