@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from './lazy-schema.js';
 import type { QueueName } from './queues.js';
 import type { DeliveryEvent, SubscriptionEvent } from './webhooks.js';
 
@@ -467,13 +468,15 @@ export interface OutboxEvent<P extends OutboxPayload = OutboxPayload> {
 /* ---------------------------------------------------------------- routed messages */
 
 /** The body the event router sends to a queue: the outbox event with its id (shared/usecases/events/route-events.ts). */
-export const RoutedEventEnvelope = z.object({
-  event_id: z.string().min(1),
-  tenant_id: z.string().min(1),
-  type: z.string().min(1),
-  occurred_at: z.string().min(1),
-  payload: z.record(z.string(), z.unknown()),
-});
+export const RoutedEventEnvelope = lazySchema(() =>
+  z.object({
+    event_id: z.string().min(1),
+    tenant_id: z.string().min(1),
+    type: z.string().min(1),
+    occurred_at: z.string().min(1),
+    payload: z.record(z.string(), z.unknown()),
+  }),
+);
 
 /** A routed message of one of the types `T`, its payload parsed (distributes over `T`, so `type` narrows `payload`). */
 export type RoutedEvent<T extends EventType = EventType> = T extends EventType
@@ -482,7 +485,7 @@ export type RoutedEvent<T extends EventType = EventType> = T extends EventType
 
 /** Parses a routed message (already JSON-decoded) that must be one of `accepted`; throws InvalidEventError otherwise. */
 export function parseRoutedEvent<const T extends EventType>(body: unknown, accepted: readonly T[]): RoutedEvent<T> {
-  const envelope = RoutedEventEnvelope.safeParse(body);
+  const envelope = RoutedEventEnvelope().safeParse(body);
   if (!envelope.success) throw new InvalidEventError('routed', issuesOf(envelope.error));
   const { type } = envelope.data;
   if (!(accepted as readonly string[]).includes(type)) throw new InvalidEventError(type, `not one of ${accepted.join(', ')}`);

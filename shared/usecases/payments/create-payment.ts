@@ -44,10 +44,10 @@ export const CreatePaymentFields = lazySchema(() =>
     is_fee_paid_by_user: z.boolean().optional(),
     customer_email: z.string().email().max(254).optional(),
     wallet_id: z.string().min(1).max(64).optional(),
-    expiry_minutes: integerInput.pipe(z.number().int().min(1, 'Must be at least 1.').max(1440, 'Must be at most 1440.')).optional(),
+    expiry_minutes: integerInput().pipe(z.number().int().min(1, 'Must be at least 1.').max(1440, 'Must be at most 1440.')).optional(),
   }),
 );
-export const CreatePaymentBody = lazySchema(() => CreatePaymentFields().check(checkAmountAndCurrency).meta({ id: 'CreatePayment' }));
+export const CreatePaymentBody = lazySchema(() => CreatePaymentFields().check(checkAmountAndCurrency()).meta({ id: 'CreatePayment' }));
 export type CreatePaymentBody = LazyOutput<typeof CreatePaymentBody>;
 
 /**

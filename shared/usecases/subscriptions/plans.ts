@@ -19,9 +19,13 @@ export const CreatePlanBody = z
     price_currency: z.string().trim().min(1).max(10).optional().describe('Fiat code of the price; USD when absent.'),
     currency: z.string().trim().min(1).max(20).describe('The pay currency each period is paid in (a code of GET /currencies/).'),
     interval: z.enum(PLAN_INTERVALS),
-    interval_count: integerInput.pipe(z.number().int().min(1, 'Must be at least 1.')).optional(),
-    trial_days: integerInput.pipe(z.number().int().min(0).max(MAX_TRIAL_DAYS, `Must be at most ${MAX_TRIAL_DAYS}.`)).optional(),
-    grace_days: integerInput.pipe(z.number().int().min(0).max(MAX_GRACE_DAYS, `Must be at most ${MAX_GRACE_DAYS}.`)).optional(),
+    interval_count: integerInput().pipe(z.number().int().min(1, 'Must be at least 1.')).optional(),
+    trial_days: integerInput()
+      .pipe(z.number().int().min(0).max(MAX_TRIAL_DAYS, `Must be at most ${MAX_TRIAL_DAYS}.`))
+      .optional(),
+    grace_days: integerInput()
+      .pipe(z.number().int().min(0).max(MAX_GRACE_DAYS, `Must be at most ${MAX_GRACE_DAYS}.`))
+      .optional(),
   })
   .superRefine((value, ctx) => {
     const { interval, interval_count: count } = value;

@@ -228,12 +228,12 @@ describe('updatePayment and cancelPayment', () => {
   it("PATCH accepts the spec's description as well as order_description; both given and different is 400", async () => {
     const fake = fakePayments({ clock: new VirtualClock(T0) });
     const p = await create(fake);
-    const body = UpdatePaymentBody.parse({ description: 'Blue mug' });
+    const body = UpdatePaymentBody().parse({ description: 'Blue mug' });
     const edited = await updatePayment('t1', p.id, body, fake.clock.now(), fake);
     expect(edited.orderDescription).toBe('Blue mug');
-    expect(UpdatePaymentBody.parse({ description: 'Mug', order_description: 'Mug' })).toEqual({ order_description: 'Mug' });
-    expect(UpdatePaymentBody.parse({ description: null })).toEqual({ order_description: null });
-    const both = UpdatePaymentBody.safeParse({ description: 'Mug', order_description: 'Cup' });
+    expect(UpdatePaymentBody().parse({ description: 'Mug', order_description: 'Mug' })).toEqual({ order_description: 'Mug' });
+    expect(UpdatePaymentBody().parse({ description: null })).toEqual({ order_description: null });
+    const both = UpdatePaymentBody().safeParse({ description: 'Mug', order_description: 'Cup' });
     expect(both.success).toBe(false);
     expect(both.error?.issues.map((i) => i.path.join('.'))).toEqual(['description']);
   });
