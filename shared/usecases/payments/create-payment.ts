@@ -137,7 +137,7 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
   }
 
   const isFeePaidByUser = body.is_fee_paid_by_user ?? settings.is_fee_paid_by_user;
-  const { q, rates } = await quoteWithinBounds({ field: priceField, price, priceCurrency, currency, tenant, isFeePaidByUser, now }, deps);
+  const { q } = await quoteWithinBounds({ field: priceField, price, priceCurrency, currency, tenant, isFeePaidByUser, now }, deps);
 
   const id = randomUUID();
   const { address, salt } = await deps.addresses.addressFor(currency.network, tenant.id, id);
