@@ -104,17 +104,20 @@ export const subscriptionRoutes = [
       description: [
         "push: with trial_days, trialing until the trial ends; otherwise incomplete, its first period's payment opened at once (setup.checkout_url, also announced by subscription.cycle_opened).",
         "Each period opens an ordinary payment of the plan's price, due 24 hours after the period starts; unpaid then, the subscription is past_due, and expired once grace_days more pass unpaid.",
-        'pull is refused (400 invalid_request on collection) until the collector contract is deployed.',
+        "pull (with wallet_address): the plan's currency must be an EVM stablecoin priced in USD on a network with the collector contract (else 400 invalid_request on collection); the subscription is incomplete (trialing with trial_days) and its setup carries what the subscriber's wallet approves and authorises. Once the chain shows both (looked at every minute, for 7 days, then expired), each period's charge is sent from the wallet: Charged -> active (renewed after), refused -> past_due, expired after grace_days (at once when the mandate is revoked).",
       ].join(' '),
       tags,
       responses: {
         201: { description: 'The subscription', schema: SubscriptionRecord },
-        400: { description: 'invalid_request (collection pull; the plan price below the currency minimum), invalid_currency' },
+        400: {
+          description:
+            'invalid_request (collection pull not offered for the plan; wallet_address missing, invalid, or given for push; the plan price below the currency minimum), invalid_currency',
+        },
         404: { description: 'Unknown plan' },
       },
     },
     handle: async (req, deps) => {
-      const present = (s: SubscriptionState) => created(subscriptionRecord(s));
+      const present = (s: SubscriptionState) => created(subscriptionRecord(s, deps.collector));
       return present(
         await createSubscription(
           { tenant: principalOf(req).tenant, body: req.body, now: req.now, origin: originOf(req, deps), idempotency: req.idempotency?.with(present) ?? null },
@@ -139,7 +142,7 @@ export const subscriptionRoutes = [
       const tenantId = principalOf(req).tenant.id;
       const query = await pageQuery(req.query, (id) => deps.subscriptions.get(tenantId, id));
       const { subscriptions, more } = await deps.subscriptions.list(tenantId, { ...query, ...(req.query.status ? { status: req.query.status } : {}) });
-      return ok(pageOf(subscriptions, more, subscriptionRecord));
+      return ok(pageOf(subscriptions, more, (s) => subscriptionRecord(s, deps.collector)));
     },
   }),
   route({
@@ -153,7 +156,8 @@ export const subscriptionRoutes = [
       tags,
       responses: { 200: { description: 'The subscription', schema: SubscriptionRecord }, 404: { description: "Unknown, or another tenant's" } },
     },
-    handle: async (req, deps) => ok(subscriptionRecord(await requireSubscription(principalOf(req).tenant.id, req.params.subscription_id, deps))),
+    handle: async (req, deps) =>
+      ok(subscriptionRecord(await requireSubscription(principalOf(req).tenant.id, req.params.subscription_id, deps), deps.collector)),
   }),
   route({
     method: 'POST',
@@ -171,7 +175,7 @@ export const subscriptionRoutes = [
       responses: { 200: { description: 'The subscription', schema: SubscriptionRecord }, 409: { description: 'invalid_state' } },
     },
     handle: async (req, deps) => {
-      const present = (s: SubscriptionState) => ok(subscriptionRecord(s));
+      const present = (s: SubscriptionState) => ok(subscriptionRecord(s, deps.collector));
       const input = {
         tenantId: principalOf(req).tenant.id,
         id: req.params.subscription_id,

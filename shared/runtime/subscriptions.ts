@@ -4,14 +4,16 @@ import { dynamoPlans } from '../store/plans.js';
 import { dynamoSubscriptions, dynamoTenantClocks } from '../store/subscriptions.js';
 import { dynamoTenants } from '../store/tenants.js';
 import type { SubscriptionsDeps } from '../usecases/subscriptions/ports.js';
+import { collectorRuntime } from './collector.js';
 import { paymentsRuntime } from './payments.js';
 
 /**
  * The plan and subscription use cases wired from configuration (issue 30): the DynamoDB repositories, the payment use
  * case's own deps (each period's payment is an ordinary one), and the tenants' test clocks, honoured outside
- * production only.
+ * production only; with `SUBSCRIPTION_COLLECTOR_CONTRACT`, pull collection (./collector.ts).
  */
 export function subscriptionsRuntime(cfg: Config = config()): SubscriptionsDeps {
+  const collector = collectorRuntime(cfg);
   return {
     plans: dynamoPlans,
     subscriptions: dynamoSubscriptions,
@@ -19,5 +21,6 @@ export function subscriptionsRuntime(cfg: Config = config()): SubscriptionsDeps 
     tenants: dynamoTenants,
     clocks: dynamoTenantClocks(!cfg.isProduction),
     settings: { publicBaseUrl: cfg.PUBLIC_BASE_URL ?? null },
+    ...(collector ? { collector } : {}),
   };
 }

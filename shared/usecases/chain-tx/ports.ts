@@ -294,6 +294,8 @@ export interface ChainResultSettlement {
   withdrawal(tenantId: string, withdrawalId: string, result: WithdrawalChainResult, now: Date): Promise<unknown>;
   /** A batch payout's result (`requestId` names the batch's request, which lists its withdrawals). */
   withdrawalBatch?(requestId: string, result: WithdrawalChainResult, now: Date): Promise<unknown>;
+  /** A pull subscription's charge (reference `subscription-charge:<tenant>:<subscription>:<cycle>`). */
+  subscriptionCharge?(reference: string, result: SweepResult, now: Date): Promise<unknown>;
 }
 
 export interface ChainResultPorts {

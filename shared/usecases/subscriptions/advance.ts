@@ -3,6 +3,7 @@ import type { AdvanceStep, SubscriptionState } from '../../domain/subscriptions.
 import { nextActionAt, nextStep, transition } from '../../domain/subscriptions.js';
 import type { SubscriptionsDeps } from './ports.js';
 import type { Now } from './subscriptions.js';
+import { checkApproval, openCharge } from './pull.js';
 import { endSubscription, nowFor, openCycle } from './subscriptions.js';
 
 /**
@@ -28,7 +29,8 @@ export async function advanceSubscription(tenantId: string, id: string, real: Da
     const s = await deps.subscriptions.get(tenantId, id);
     if (!s) return steps;
     const now = await nowFor(tenantId, real, deps);
-    const payment = s.openCycle ? await deps.payments.payments.get(tenantId, s.openCycle.paymentId) : null;
+    const paymentId = s.openCycle?.paymentId ?? null;
+    const payment = paymentId ? await deps.payments.payments.get(tenantId, paymentId) : null;
     const kind = nextStep(s, now.tenant, payment?.status === 'completed');
     if (kind === null) {
       // Called in (a payment) or left due with nothing to do: keyed again by its next action.
@@ -57,6 +59,12 @@ async function step(s: SubscriptionState, kind: AdvanceStep, now: Now, deps: Adv
     }
     case 'end_period':
       await endSubscription(s, { kind: 'end_period' }, now, deps);
+      return;
+    case 'open_charge':
+      await openCharge(s, now, deps);
+      return;
+    case 'check_approval':
+      await checkApproval(s, now, deps);
       return;
     default:
       await deps.subscriptions.save(s, transition(s, { kind }, now.tenant), now.real);
