@@ -17,24 +17,26 @@ import { tokenContract } from './currencies.js';
  * contracts, the hot wallet (`HOT_WALLET_KEY_ID`: the payee of the charges and their signer, its address read from
  * KMS once) and the chain-tx requests of the charges. Without the contract: undefined (pull refused).
  */
-export function collectorRuntime(cfg: Config = config()): Collector | undefined {
+export function collectorRuntime(cfg: Config = config(), wallet?: () => Promise<{ keyId: string; address: string }>): Collector | undefined {
   const collector = cfg.SUBSCRIPTION_COLLECTOR_CONTRACT;
   if (!collector) return undefined;
   const chainOf = evmChainsOf(cfg.EVM_RPC_URLS);
   const keyId = cfg.HOT_WALLET_KEY_ID;
-  let wallet: Promise<{ keyId: string; address: string }> | undefined;
-  const hotWallet = keyId
+  let known: Promise<{ keyId: string; address: string }> | undefined;
+  const kmsWallet = keyId
     ? () => {
-        wallet ??= new KmsSigner(traced(new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 })), keyId)
+        known ??= new KmsSigner(traced(new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 })), keyId)
           .getAddress()
           .then((address) => ({ keyId, address }))
           .catch((error: unknown) => {
-            wallet = undefined;
+            known = undefined;
             throw error;
           });
-        return wallet;
+        return known;
       }
     : null;
+  // `wallet`: another signer's address (tests drive the hot wallet as a local chain's unlocked account).
+  const hotWallet = wallet ?? kmsWallet;
   return evmCollector({
     collector,
     tokenContract: (currency) => tokenContract(currency, cfg),
