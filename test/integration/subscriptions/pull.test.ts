@@ -1,6 +1,7 @@
 import { Contract, Interface, JsonRpcProvider } from 'ethers';
 import type { JsonRpcSigner } from 'ethers';
 import { startAnvil } from '../../../infra/local/anvil.js';
+import { moveLocalChains } from '../../../infra/local/dev/dev-clock.js';
 import type { AnvilInstance } from '../../../infra/local/anvil.js';
 import { deploySubscriptionCollector, deployTestToken, mintTestToken, TEST_TOKENS } from '../../../infra/local/dev/deploy.js';
 import { ERC20_ABI } from '../../../shared/chain/evm/abi.js';
@@ -109,14 +110,17 @@ const send = async (signer: JsonRpcSigner, to: string, data: string) => {
   return receipt;
 };
 
-/** Moves the tenant's clock to `iso` plus a minute, and anvil's by as much (as `dev clock advance` does on the local stack). */
+/**
+ * Moves the tenant's clock to `iso` plus a minute, and anvil's to at least the tenant's time, as `dev clock advance`
+ * does on the local stack (`moveLocalChains`): the contract would refuse a period the chain's clock has not opened.
+ */
 async function moveTo(iso: string): Promise<void> {
-  const target = Math.max(offset, Date.parse(iso) + 60_000 - Date.now());
-  const seconds = Math.ceil((target - offset) / 1000);
-  offset += seconds * 1000;
+  offset = Math.max(offset, Math.ceil((Date.parse(iso) + 60_000 - Date.now()) / 1000) * 1000);
   await clocks.set(tenant.tenantId, offset);
-  await provider.send('evm_increaseTime', [seconds]);
-  await provider.send('evm_mine', []);
+  const moved = await moveLocalChains({ ETH: anvil.rpcUrl }, Math.ceil((Date.now() + offset) / 1000));
+  const block = await provider.getBlock('latest');
+  expect(block?.timestamp ?? 0).toBeGreaterThanOrEqual(Math.floor((Date.now() + offset) / 1000) - 1);
+  expect(moved.ETH).toBeGreaterThanOrEqual(0);
 }
 
 const advance = () => advanceDue(new Date(), deps, 'https://pay.example.com');
