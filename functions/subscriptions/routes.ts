@@ -117,7 +117,7 @@ export const subscriptionRoutes = [
       },
     },
     handle: async (req, deps) => {
-      const present = (s: SubscriptionState) => created(subscriptionRecord(s, deps.collector));
+      const present = (s: SubscriptionState) => created(subscriptionRecord(s, deps.mandates));
       return present(
         await createSubscription(
           { tenant: principalOf(req).tenant, body: req.body, now: req.now, origin: originOf(req, deps), idempotency: req.idempotency?.with(present) ?? null },
@@ -142,7 +142,7 @@ export const subscriptionRoutes = [
       const tenantId = principalOf(req).tenant.id;
       const query = await pageQuery(req.query, (id) => deps.subscriptions.get(tenantId, id));
       const { subscriptions, more } = await deps.subscriptions.list(tenantId, { ...query, ...(req.query.status ? { status: req.query.status } : {}) });
-      return ok(pageOf(subscriptions, more, (s) => subscriptionRecord(s, deps.collector)));
+      return ok(pageOf(subscriptions, more, (s) => subscriptionRecord(s, deps.mandates)));
     },
   }),
   route({
@@ -156,8 +156,7 @@ export const subscriptionRoutes = [
       tags,
       responses: { 200: { description: 'The subscription', schema: SubscriptionRecord }, 404: { description: "Unknown, or another tenant's" } },
     },
-    handle: async (req, deps) =>
-      ok(subscriptionRecord(await requireSubscription(principalOf(req).tenant.id, req.params.subscription_id, deps), deps.collector)),
+    handle: async (req, deps) => ok(subscriptionRecord(await requireSubscription(principalOf(req).tenant.id, req.params.subscription_id, deps), deps.mandates)),
   }),
   route({
     method: 'POST',
@@ -175,7 +174,7 @@ export const subscriptionRoutes = [
       responses: { 200: { description: 'The subscription', schema: SubscriptionRecord }, 409: { description: 'invalid_state' } },
     },
     handle: async (req, deps) => {
-      const present = (s: SubscriptionState) => ok(subscriptionRecord(s, deps.collector));
+      const present = (s: SubscriptionState) => ok(subscriptionRecord(s, deps.mandates));
       const input = {
         tenantId: principalOf(req).tenant.id,
         id: req.params.subscription_id,

@@ -16,7 +16,7 @@ import { evmChainsOf } from '../chain/engine/evm.js';
 import { payoutCalls } from '../chain/evm/batch-payout.js';
 import { dynamoChainTxStore } from '../store/chain-tx.js';
 import { paymentsRuntime } from './payments.js';
-import { subscriptionsRuntime } from './subscriptions.js';
+import { pullSubscriptionsRuntime } from './collector.js';
 import type { SubscriptionsDeps } from '../usecases/subscriptions/ports.js';
 import { onChargeResult } from '../usecases/subscriptions/pull.js';
 import { excessRefundsRuntime } from './refunds.js';
@@ -70,7 +70,7 @@ export function chainResultsRuntime(cfg: Config = config()): ChainResultPorts {
               receipt: (network, hash) => chainOf(network).receipt(hash),
             }),
       // A pull subscription's charge: its cycle paid (the merchant credited) or failed.
-      subscriptionCharge: (reference, result, now) => onChargeResult(reference, result, now, (subscriptions ??= subscriptionsRuntime(cfg))),
+      subscriptionCharge: (reference, result, now) => onChargeResult(reference, result, now, (subscriptions ??= pullSubscriptionsRuntime(cfg))),
     },
     clock: systemClock,
   };

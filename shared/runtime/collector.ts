@@ -8,18 +8,19 @@ import { systemClock } from '../domain/clock.js';
 import { traced } from '../observability/client-tracing.js';
 import { chainTxRequestItems } from '../store/chain-tx.js';
 import { asWriteItem } from '../store/transact.js';
-import type { Collector } from '../usecases/subscriptions/ports.js';
-import { tokenContract } from './currencies.js';
+import type { Collector, SubscriptionsDeps } from '../usecases/subscriptions/ports.js';
+import { mandatesConfig } from './mandates.js';
+import { subscriptionsRuntime } from './subscriptions.js';
 
 /**
- * Pull collection's port wired from configuration (issue 30): with `SUBSCRIPTION_COLLECTOR_CONTRACT`, the collector
- * on every EVM network of `EVM_RPC_URLS` (read by eth_call; the chain id its RPC answers), the configured token
- * contracts, the hot wallet (`HOT_WALLET_KEY_ID`: the payee of the charges and their signer, its address read from
- * KMS once) and the chain-tx requests of the charges. Without the contract: undefined (pull refused).
+ * Pull collection's port wired from configuration (issue 30), for the workers (the subscription advancer, the chain
+ * results): the mandates (./mandates.ts), the collector read by eth_call on each network of `EVM_RPC_URLS`, the hot
+ * wallet (`HOT_WALLET_KEY_ID`) that signs the charges, and the chain-tx requests of the charges. Without
+ * `SUBSCRIPTION_COLLECTOR_CONTRACT`: undefined. `wallet`: another signer than the KMS key (tests drive the hot wallet
+ * as a local chain's unlocked account).
  */
 export function collectorRuntime(cfg: Config = config(), wallet?: () => Promise<{ keyId: string; address: string }>): Collector | undefined {
-  const collector = cfg.SUBSCRIPTION_COLLECTOR_CONTRACT;
-  if (!collector) return undefined;
+  if (!cfg.SUBSCRIPTION_COLLECTOR_CONTRACT) return undefined;
   const chainOf = evmChainsOf(cfg.EVM_RPC_URLS);
   const keyId = cfg.HOT_WALLET_KEY_ID;
   let known: Promise<{ keyId: string; address: string }> | undefined;
@@ -35,16 +36,19 @@ export function collectorRuntime(cfg: Config = config(), wallet?: () => Promise<
         return known;
       }
     : null;
-  // `wallet`: another signer's address (tests drive the hot wallet as a local chain's unlocked account).
   const hotWallet = wallet ?? kmsWallet;
   return evmCollector({
-    collector,
-    tokenContract: (currency) => tokenContract(currency, cfg),
-    chainId: async (network) => (cfg.EVM_RPC_URLS[network] ? Number(await chainOf(network).chainId()) : null),
+    ...mandatesConfig(cfg, hotWallet ? async () => (await hotWallet()).address : undefined),
     call: (network) => (cfg.EVM_RPC_URLS[network] ? (tx) => chainOf(network).provider.call(tx) : null),
     receiptLogs: async (network, txHash) => (await chainOf(network).receipt(txHash))?.logs ?? null,
     hotWallet,
     requestItems: (tx, announce) => chainTxRequestItems(tx, announce).map(asWriteItem),
     clock: () => systemClock.now(),
   });
+}
+
+/** The subscription use cases as the workers run them: with pull collection (./subscriptions.ts has the mandates only). */
+export function pullSubscriptionsRuntime(cfg: Config = config(), wallet?: () => Promise<{ keyId: string; address: string }>): SubscriptionsDeps {
+  const collector = collectorRuntime(cfg, wallet);
+  return { ...subscriptionsRuntime(cfg), ...(collector ? { mandates: collector, collector } : {}) };
 }

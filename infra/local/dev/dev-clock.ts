@@ -1,6 +1,6 @@
 import { JsonRpcProvider } from 'ethers';
 import { config } from '../../../shared/config/config.js';
-import { subscriptionsRuntime } from '../../../shared/runtime/subscriptions.js';
+import { pullSubscriptionsRuntime } from '../../../shared/runtime/collector.js';
 import { advanceDue } from '../../../shared/usecases/subscriptions/advance.js';
 
 const DAY_MS = 86_400_000;
@@ -32,7 +32,7 @@ export async function devClockAdvance(
   const cfg = config();
   if (cfg.isProduction) throw new Error('The test clock is not honoured in production.');
   if (!Number.isFinite(days) || days < 0) throw new Error('--days must be a non-negative number.');
-  const deps = subscriptionsRuntime(cfg);
+  const deps = pullSubscriptionsRuntime(cfg);
   if (!(await deps.tenants.get(tenantId))) throw new Error(`No tenant ${tenantId}.`);
   const offset = (await deps.clocks.offsetMs(tenantId)) + Math.round(days * DAY_MS);
   await deps.clocks.set(tenantId, offset);

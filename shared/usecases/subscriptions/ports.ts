@@ -68,7 +68,9 @@ export interface SubscriptionsDeps {
   readonly clocks: TenantClocks;
   /** The checkout page's origin (the deployment's public base URL; without one, the request's host). */
   readonly settings: { readonly publicBaseUrl: string | null };
-  /** Pull collection; absent where this deployment has no collector contract (pull refused). */
+  /** Pull mandates (creation, `setup`); absent where this deployment has no collector contract (pull refused). */
+  readonly mandates?: Mandates;
+  /** Pull collection (the advancer and the chain results only: shared/runtime/collector.ts). */
   readonly collector?: Collector;
 }
 
@@ -77,7 +79,7 @@ export interface SubscriptionsDeps {
  * shared/chain/evm/collector-port.ts implements it. The use cases call it; they never encode ABI. Caps are the plan's
  * amount in the token's base units, per charge and per period, enforced again by the contract.
  */
-export interface Collector {
+export interface Mandates {
   /**
    * The mandate's terms for a new pull subscription of `currency` (`start`: the anchor, in unix seconds), and the
    * units of one charge. A ValidationError (400) names why pull is not offered: the currency is not
@@ -94,6 +96,10 @@ export interface Collector {
   }): Promise<{ readonly mandate: PullMandate; readonly units: string }>;
   /** What `POST /subscriptions/` answers as `setup`: the addresses, caps and call data the subscriber's wallet sends or signs. */
   setup(mandate: PullMandate): PullSetup;
+}
+
+/** What the workers (the advancer, the chain results) need beyond the mandates: the chain read, the charges and their outcomes. */
+export interface Collector extends Mandates {
   /** Whether the chain shows the mandate authorised (not revoked) and the allowance covering a charge: the advancer activates on it. */
   approvalSeen(mandate: PullMandate): Promise<boolean>;
   /**

@@ -6,7 +6,7 @@ import type { PlanState } from '../../domain/plans.js';
 import type { CycleRecord, SubscriptionState } from '../../domain/subscriptions.js';
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.js';
 import { queryInteger } from '../schema.js';
-import type { Collector, PageQuery } from './ports.js';
+import type { Mandates, PageQuery } from './ports.js';
 
 /** Plans, subscriptions and cycles as the API shows them (issue 30); amounts are decimal strings. */
 export const PlanRecord = lazySchema(() =>
@@ -132,7 +132,7 @@ export const SubscriptionRecord = lazySchema(() =>
     .meta({ id: 'Subscription' }),
 );
 
-export const subscriptionRecord = (s: SubscriptionState, collector?: Pick<Collector, 'setup'>): LazyOutput<typeof SubscriptionRecord> => ({
+export const subscriptionRecord = (s: SubscriptionState, collector?: Pick<Mandates, 'setup'>): LazyOutput<typeof SubscriptionRecord> => ({
   id: s.id,
   plan_id: s.planId,
   status: s.status,
@@ -149,7 +149,7 @@ export const subscriptionRecord = (s: SubscriptionState, collector?: Pick<Collec
   created_at: s.createdAt,
 });
 
-function setupOf(s: SubscriptionState, collector?: Pick<Collector, 'setup'>): LazyOutput<typeof SubscriptionRecord>['setup'] {
+function setupOf(s: SubscriptionState, collector?: Pick<Mandates, 'setup'>): LazyOutput<typeof SubscriptionRecord>['setup'] {
   if (s.mandate) return collector ? collector.setup(s.mandate) : null;
   const c = s.openCycle;
   return c?.paymentId && c.checkoutUrl ? { payment_id: c.paymentId, checkout_url: c.checkoutUrl, due_at: c.dueAt } : null;

@@ -34,16 +34,17 @@ interface Now {
 export type PullDeps = Pick<SubscriptionsDeps, 'subscriptions' | 'tenants' | 'collector'>;
 
 function requireCollector(deps: Pick<SubscriptionsDeps, 'collector'>): Collector {
-  if (!deps.collector) throw ValidationError.field('collection', 'This deployment has no subscription collector contract configured; use "push".');
+  if (!deps.collector) throw new Error('This worker has no subscription collector wired');
   return deps.collector;
 }
 
 /** The mandate of a new pull subscription of `plan` (ValidationError: pull is not offered for it). */
 export async function pullMandate(
   input: { readonly subscriptionId: string; readonly plan: PlanState; readonly walletAddress: string; readonly now: Date },
-  deps: Pick<SubscriptionsDeps, 'collector'>,
+  deps: Pick<SubscriptionsDeps, 'mandates'>,
 ): Promise<PullMandate> {
-  const collector = requireCollector(deps);
+  const collector = deps.mandates;
+  if (!collector) throw ValidationError.field('collection', 'This deployment has no subscription collector contract configured; use "push".');
   const { plan } = input;
   if (plan.priceCurrency !== 'USD')
     throw ValidationError.field(

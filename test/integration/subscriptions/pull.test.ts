@@ -14,8 +14,7 @@ import { platformFee } from '../../../shared/domain/fees.js';
 import { add, mul, sub } from '../../../shared/domain/money.js';
 import type { SubscriptionState } from '../../../shared/domain/subscriptions.js';
 import { chargeReference } from '../../../shared/domain/subscriptions.js';
-import { collectorRuntime } from '../../../shared/runtime/collector.js';
-import { subscriptionsRuntime } from '../../../shared/runtime/subscriptions.js';
+import { pullSubscriptionsRuntime } from '../../../shared/runtime/collector.js';
 import { dynamoChainTxStore } from '../../../shared/store/chain-tx.js';
 import { getBalance } from '../../../shared/store/ledger.js';
 import { dynamoTenants } from '../../../shared/store/tenants.js';
@@ -63,7 +62,8 @@ let offset = 0;
 
 beforeAll(async () => {
   await buildContractsOutOfProcess();
-  [table, anvil] = await Promise.all([startTestTable(), startAnvil()]);
+  // The catalogue's chain id of Ethereum on the `test` stage (Sepolia): the setup's typed data names it.
+  [table, anvil] = await Promise.all([startTestTable(), startAnvil({ chainId: 11_155_111 })]);
   resetConfig();
   await putFixedRates();
   provider = new JsonRpcProvider(anvil.rpcUrl, anvil.chainId, { batchMaxCount: 1, staticNetwork: true, pollingInterval: 20, cacheTimeout: -1 });
@@ -80,8 +80,7 @@ beforeAll(async () => {
     SUBSCRIPTION_COLLECTOR_CONTRACT: collector,
   });
   // The hot wallet is anvil's unlocked account here (the engine's KMS signing is tested on its own).
-  const pull = collectorRuntime(cfg, async () => ({ keyId: 'anvil-hot', address: hot.address }));
-  deps = { ...subscriptionsRuntime(cfg), ...(pull ? { collector: pull } : {}) };
+  deps = pullSubscriptionsRuntime(cfg, async () => ({ keyId: 'anvil-hot', address: hot.address }));
   tenant = await tenantWithToken('Pull subscriptions');
   const t = await dynamoTenants.get(tenant.tenantId);
   if (!t) throw new Error('no tenant');
@@ -143,7 +142,7 @@ async function subscribe(wallet: JsonRpcSigner): Promise<SubscriptionState> {
 
 /** The subscriber's wallet sends the setup's two calls: the approval and its own authorisation. */
 async function approveAndAuthorize(wallet: JsonRpcSigner, s: SubscriptionState): Promise<void> {
-  const setup = subscriptionRecord(s, deps.collector).setup as { calls: { approve: { to: string; data: string }; authorize: { to: string; data: string } } };
+  const setup = subscriptionRecord(s, deps.mandates).setup as { calls: { approve: { to: string; data: string }; authorize: { to: string; data: string } } };
   await send(wallet, setup.calls.approve.to, setup.calls.approve.data);
   await send(wallet, setup.calls.authorize.to, setup.calls.authorize.data);
 }
@@ -229,7 +228,7 @@ describe('pull subscriptions', () => {
     const wallet = wallets[0] as JsonRpcSigner;
     const created = await subscribe(wallet);
     expect(created).toMatchObject({ status: 'incomplete', collection: 'pull', cycleIndex: -1, openCycle: null });
-    const setup = subscriptionRecord(created, deps.collector).setup as Record<string, unknown>;
+    const setup = subscriptionRecord(created, deps.mandates).setup as Record<string, unknown>;
     expect(setup).toMatchObject({
       network: 'ETH',
       chain_id: anvil.chainId,
