@@ -18,7 +18,7 @@ import { dynamoChainTxStore } from '../store/chain-tx.js';
 import { paymentsRuntime } from './payments.js';
 import { pullSubscriptionsRuntime } from './collector.js';
 import type { SubscriptionsDeps } from '../usecases/subscriptions/ports.js';
-import { onChargeResult } from '../usecases/subscriptions/pull.js';
+import { onChargeBatchResult } from '../usecases/subscriptions/pull.js';
 import { excessRefundsRuntime } from './refunds.js';
 import { linkCompletionsRuntime } from './payment-links.js';
 import { withdrawalsRuntime } from './withdrawals.js';
@@ -69,8 +69,8 @@ export function chainResultsRuntime(cfg: Config = config()): ChainResultPorts {
               calls: payoutCalls,
               receipt: (network, hash) => chainOf(network).receipt(hash),
             }),
-      // A pull subscription's charge: its cycle paid (the merchant credited) or failed.
-      subscriptionCharge: (reference, result, now) => onChargeResult(reference, result, now, (subscriptions ??= pullSubscriptionsRuntime(cfg))),
+      // A batch of pull subscriptions' charges: each cycle paid (the merchant credited) or failed.
+      subscriptionCharges: (requestId, result, now) => onChargeBatchResult(requestId, result, now, (subscriptions ??= pullSubscriptionsRuntime(cfg))),
     },
     clock: systemClock,
   };

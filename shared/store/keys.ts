@@ -441,7 +441,9 @@ export const paymentLinkKeys = {
 // | subscription        | TENANT#<tid>                | SUB#<id>                   | gsi1: TENANT#<tid>#SUBS / <created_at>#<id>; gsi3 (while it has a next action): SUBS#DUE / <next action at>#<tid>#<id> |
 // | subscription cycle  | TENANT#<tid>                | SUBCYCLE#<sub id>#<period, 6 digits> | the period's key: created once, in the transaction of its payment and the subscription's advance |
 // | tenant test clock   | TENANT#<tid>                | CLOCK                      | gsi1: CLOCKS / <tid> (offset honoured outside production only) |
+// | pull charge pending | SUBCHARGES#PENDING          | <network>#<token>#<charge reference> | a period's charge, written with its cycle; deleted in the transaction of the batch that sends it |
 const SUBSCRIPTIONS_DUE_PK = 'SUBS#DUE';
+const PENDING_CHARGES_PK = 'SUBCHARGES#PENDING';
 const CLOCKS_PK = 'CLOCKS';
 
 export const subscriptionKeys = {
@@ -462,4 +464,7 @@ export const subscriptionKeys = {
   clock: (tenantId: string): Key => ({ pk: tenantPk(tenantId), sk: 'CLOCK' }),
   clockOfTenant: (tenantId: string) => ({ gsi1pk: CLOCKS_PK, gsi1sk: tenantId }),
   clocksPartition: (): string => CLOCKS_PK,
+  /** A pull period's charge waiting for its batch (one partition, sorted by network and token: a batch's group). */
+  pendingCharge: (network: string, token: string, reference: string): Key => ({ pk: PENDING_CHARGES_PK, sk: `${network}#${token.toLowerCase()}#${reference}` }),
+  pendingChargesPartition: (): string => PENDING_CHARGES_PK,
 } as const;

@@ -36,9 +36,9 @@ export async function onChainResult(event: ChainResultEvent, deps: Pick<ChainRes
       await deps.settle.sweep(event.payload.reference, result.ok ? result : { ok: false }, now);
       return 'sweep';
     case CHAIN_TX_PURPOSES.subscriptionCharge:
-      // A pull subscription's charge: its cycle paid (the merchant credited) or failed.
-      if (!deps.settle.subscriptionCharge) throw new Error('This worker does not settle subscription charges');
-      await deps.settle.subscriptionCharge(event.payload.reference, result.ok ? result : { ok: false }, now);
+      // A batch of pull subscriptions' charges: each cycle paid (the merchant credited) or failed.
+      if (!deps.settle.subscriptionCharges) throw new Error('This worker does not settle subscription charges');
+      await deps.settle.subscriptionCharges(event.payload.request_id, result.ok ? result : { ok: false }, now);
       return 'subscription_charge';
     default:
       return 'ignored';

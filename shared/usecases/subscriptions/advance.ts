@@ -82,7 +82,7 @@ export async function advanceDue(
   origin: string,
   log?: Pick<Log, 'error'>,
   limit = 100,
-): Promise<{ readonly due: number; readonly steps: number; readonly failed: number }> {
+): Promise<{ readonly due: number; readonly steps: number; readonly failed: number; readonly charges: number }> {
   const horizon = new Date(real.getTime() + (await deps.clocks.maxOffsetMs()));
   const due = await deps.subscriptions.due(horizon.toISOString(), limit);
   let steps = 0;
@@ -95,5 +95,14 @@ export async function advanceDue(
       log?.error('subscription not advanced', { tenant_id: d.tenantId, subscription_id: d.id, error: error instanceof Error ? error.message : String(error) });
     }
   }
-  return { due: due.length, steps, failed };
+  // Pull: the charges the steps wrote pending go out batched (per network and token).
+  let charges = 0;
+  if (deps.collector) {
+    try {
+      charges = (await deps.collector.dispatchCharges()).charges;
+    } catch (error) {
+      log?.error('subscription charges not sent', { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return { due: due.length, steps, failed, charges };
 }

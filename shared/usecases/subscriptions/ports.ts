@@ -103,10 +103,8 @@ export interface Collector extends Mandates {
   /** Whether the chain shows the mandate authorised (not revoked) and the allowance covering a charge: the advancer activates on it. */
   approvalSeen(mandate: PullMandate): Promise<boolean>;
   /**
-   * The period's charge, keyed by `reference` (the period's key): the chain-tx request (purpose `subscription_charge`)
-   * that makes the collector transfer `units` from the subscriber to the payee, as writes committed in the transaction
-   * of the subscription's advance, so a period is charged at most once; its result comes back through the
-   * chain-results queue (`chargeOutcome`).
+   * The period's charge, keyed by `reference` (the period's key), as writes committed in the transaction of the
+   * subscription's advance, so a period is charged at most once: a charge pending its batch (`dispatchCharges`).
    */
   chargeItems(input: {
     readonly tenantId: string;
@@ -115,11 +113,20 @@ export interface Collector extends Mandates {
     readonly period: number;
     readonly units: string;
   }): Promise<readonly WriteItem[]>;
+  /**
+   * Sends the pending charges: those of one network and token (one payee: the hot wallet) in ONE chain-tx request
+   * (purpose `subscription_charge`, a `chargeBatch` of up to its most charges), created in the transaction that takes
+   * them out of the pending ones. Its result comes back through the chain-results queue (`batchCharges`, `chargeOutcome`).
+   */
+  dispatchCharges(): Promise<{ readonly batches: number; readonly charges: number }>;
+  /** The charge references (periods' keys) a batch's chain-tx request carries, in its order. */
+  batchCharges(requestId: string): Promise<readonly string[]>;
   /** What a mined charge did, read from its receipt's logs (null: no outcome of this mandate in it). */
   chargeOutcome(input: {
     readonly network: string;
     readonly txHash: string;
     readonly mandate: PullMandate;
+    readonly period: number;
   }): Promise<{ readonly ok: true } | { readonly ok: false; readonly reason: string } | null>;
 }
 

@@ -6,6 +6,7 @@ import type { PlanState } from '../../domain/plans.js';
 import type { PullMandate, SubscriptionState } from '../../domain/subscriptions.js';
 import { chargeReference, mandateStart, parseChargeReference, transition } from '../../domain/subscriptions.js';
 import type { Tenant } from '../../domain/tenant.js';
+import { settledPool } from '../chain-tx/items.js';
 import type { Collector, SubscriptionsDeps } from './ports.js';
 
 /** The real time (stored records) and the tenant's (its test clock), as ./subscriptions.ts `Now`. */
@@ -22,11 +23,12 @@ interface Now {
  *   fixed on chain, are the plan's amount in the token's units) on a network whose collector is configured.
  * - Activation: while `incomplete`, the advancer looks on chain every minute (`approvalSeen`: the mandate authorised
  *   and not revoked, the allowance covering a charge); once seen, cycle 0 opens with its charge.
- * - Each cycle's charge is a chain-tx request (purpose `subscription_charge`, reference = the period's key) written
- *   in the SAME transaction as the cycle record and the subscription's advance: a period is charged at most once,
- *   never above the cap (the request charges exactly the per-charge cap; the contract refuses more anyway), and none
- *   after cancel (a canceled subscription opens no cycle).
- * - Its result (`chain_tx.confirmed` / `failed`, through the chain-results queue) settles the cycle: `Charged` ->
+ * - Each cycle's charge (keyed by the period) is written pending in the SAME transaction as the cycle record and the
+ *   subscription's advance: a period is charged at most once, never above the cap (exactly the per-charge cap; the
+ *   contract refuses more anyway), and none after cancel (a canceled subscription opens no cycle). The advancer's run
+ *   then sends the pending charges batched (`dispatchCharges`): per network and token, ONE chain-tx request
+ *   (purpose `subscription_charge`, a `chargeBatch`), created in the transaction that takes them out of the pending.
+ * - The batch's result (`chain_tx.confirmed` / `failed`, through the chain-results queue) settles each cycle: `Charged` ->
  *   paid, the merchant credited in the same transaction; `ChargeFailed` or a failed transaction -> the cycle failed
  *   (past_due, expired after grace_days; `revoked` expires it at once).
  */
@@ -92,6 +94,27 @@ export async function checkApproval(s: SubscriptionState, now: Now, deps: PullDe
   return deps.subscriptions.save(s, transition(s, { kind: 'check_approval' }, now.tenant), now.real);
 }
 
+/**
+ * A batch of charges' chain result (purpose `subscription_charge`): each charge its request carries settles its
+ * cycle (`onChargeResult`), 8 at a time; every charge is tried, the first failure thrown after (the result is
+ * redelivered, and the charges already settled are left as they are).
+ */
+export async function onChargeBatchResult(
+  requestId: string,
+  result: { readonly ok: true; readonly txHash: string } | { readonly ok: false },
+  now: Date,
+  deps: Pick<SubscriptionsDeps, 'subscriptions' | 'collector' | 'clocks'>,
+): Promise<{ readonly charged: number; readonly failed: number; readonly unchanged: number }> {
+  const references = await requireCollector(deps).batchCharges(requestId);
+  const counts = { charged: 0, failed: 0, unchanged: 0 };
+  const settled = await settledPool(references, 8, async (reference) => {
+    counts[await onChargeResult(reference, result, now, deps)]++;
+  });
+  const failure = settled.find((r) => r.status === 'rejected');
+  if (failure) throw failure.reason;
+  return counts;
+}
+
 /** Why a charge whose transaction did not confirm failed. */
 export const CHARGE_TX_FAILED = 'chain_tx_failed';
 
@@ -117,7 +140,7 @@ export async function onChargeResult(
     if (cycle.charge.txHash !== null || cycle.charge.failure !== null) return 'unchanged';
     let outcome: { ok: true } | { ok: false; reason: string } = { ok: false, reason: CHARGE_TX_FAILED };
     if (result.ok) {
-      const read = await collector.chargeOutcome({ network: s.mandate.network, txHash: result.txHash, mandate: s.mandate });
+      const read = await collector.chargeOutcome({ network: s.mandate.network, txHash: result.txHash, mandate: s.mandate, period: ref.index });
       if (!read) throw new Error(`The receipt of ${result.txHash} has no outcome of mandate ${s.mandate.mandateId}`);
       outcome = read;
     }

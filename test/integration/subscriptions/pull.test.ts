@@ -8,7 +8,7 @@ import { ERC20_ABI } from '../../../shared/chain/evm/abi.js';
 import { SUBSCRIPTION_COLLECTOR_ABI, decodeChargeBatchData } from '../../../shared/chain/evm/collector.js';
 import { resetConfig } from '../../../shared/config/config.js';
 import type { Config } from '../../../shared/config/config.js';
-import { requestIdOf } from '../../../shared/domain/chain-tx.js';
+import type { ChainTx } from '../../../shared/domain/chain-tx.js';
 import { CHAIN_RESULT_EVENTS, parseRoutedEvent } from '../../../shared/domain/events.js';
 import { platformFee } from '../../../shared/domain/fees.js';
 import { add, mul, sub } from '../../../shared/domain/money.js';
@@ -23,7 +23,7 @@ import { onChainResult } from '../../../shared/usecases/chain-tx/on-chain-result
 import type { SubscriptionsDeps } from '../../../shared/usecases/subscriptions/ports.js';
 import { advanceDue } from '../../../shared/usecases/subscriptions/advance.js';
 import { subscriptionRecord } from '../../../shared/usecases/subscriptions/present.js';
-import { onChargeResult } from '../../../shared/usecases/subscriptions/pull.js';
+import { onChargeBatchResult, onChargeResult } from '../../../shared/usecases/subscriptions/pull.js';
 import { cancelSubscription, createSubscription } from '../../../shared/usecases/subscriptions/subscriptions.js';
 import { createPlan } from '../../../shared/usecases/subscriptions/plans.js';
 import { systemClock } from '../../../shared/domain/clock.js';
@@ -67,7 +67,7 @@ beforeAll(async () => {
   resetConfig();
   await putFixedRates();
   provider = new JsonRpcProvider(anvil.rpcUrl, anvil.chainId, { batchMaxCount: 1, staticNetwork: true, pollingInterval: 20, cacheTimeout: -1 });
-  const signers = await Promise.all([0, 1, 2, 3, 4].map((i) => provider.getSigner(i)));
+  const signers = await Promise.all([0, 1, 2, 3, 4, 5, 6].map((i) => provider.getSigner(i)));
   [owner, hot] = signers as [JsonRpcSigner, JsonRpcSigner];
   wallets = signers.slice(2);
   collector = (await deploySubscriptionCollector(owner, { collector: hot.address })).address;
@@ -147,30 +147,41 @@ async function approveAndAuthorize(wallet: JsonRpcSigner, s: SubscriptionState):
   await send(wallet, setup.calls.authorize.to, setup.calls.authorize.data);
 }
 
-/** Plays the chain-tx engine for cycle `index`'s charge: sends the request's call data from the hot account, settles its result. */
-async function mineCharge(s: SubscriptionState, index: number): Promise<string> {
+/** The open chain-tx request of a batch of charges carrying cycle `index`'s charge of `s`. */
+async function batchOf(s: SubscriptionState, index: number): Promise<ChainTx> {
   const reference = chargeReference(s.tenantId, s.id, index);
-  const request = await dynamoChainTxStore.get(requestIdOf('ETH', reference));
-  if (!request) throw new Error(`no charge request for cycle ${index}`);
-  expect(request).toMatchObject({ purpose: 'subscription_charge', to: collector, status: 'queued', tenantId: s.tenantId });
-  // Exactly the cap of the subscription's mandate, for its own period.
-  expect(decodeChargeBatchData(request.data).map((c) => ({ period: c.period, amount: c.amount }))).toEqual([{ period: BigInt(index), amount: UNITS }]);
+  const open = (await dynamoChainTxStore.listOpen('ETH')).filter((r) => r.purpose === 'subscription_charge' && (r.items ?? []).includes(reference));
+  expect(open).toHaveLength(1);
+  return open[0] as ChainTx;
+}
+
+/** Plays the chain-tx engine for a batch: sends its call data from the hot account, settles its result as chain-results does. */
+async function mineBatch(request: ChainTx): Promise<string> {
+  expect(request).toMatchObject({ purpose: 'subscription_charge', to: collector, status: 'queued', tenantId: 'platform' });
   const receipt = await send(hot, request.to, request.data);
   const event = parseRoutedEvent(
     {
-      event_id: `e-${reference}`,
-      tenant_id: s.tenantId,
+      event_id: `e-${request.reference}`,
+      tenant_id: 'platform',
       type: 'chain_tx.confirmed',
       occurred_at: new Date().toISOString(),
-      payload: { request_id: request.requestId, network: 'ETH', reference, purpose: request.purpose, tx_hash: receipt.hash },
+      payload: { request_id: request.requestId, network: 'ETH', reference: request.reference, purpose: request.purpose, tx_hash: receipt.hash },
     },
     CHAIN_RESULT_EVENTS,
   );
   const settle = {
-    subscriptionCharge: (ref: string, result: { ok: true; txHash: string } | { ok: false }, now: Date) => onChargeResult(ref, result, now, deps),
+    subscriptionCharges: (requestId: string, result: { ok: true; txHash: string } | { ok: false }, now: Date) =>
+      onChargeBatchResult(requestId, result, now, deps),
   };
   expect(await onChainResult(event, { settle: { ...settle, sweep: fail, withdrawal: fail }, clock: systemClock })).toBe('subscription_charge');
   return receipt.hash;
+}
+
+/** Cycle `index`'s charge of `s`: in a batch alone, exactly the mandate's cap for its own period; mined and settled. */
+async function mineCharge(s: SubscriptionState, index: number): Promise<string> {
+  const request = await batchOf(s, index);
+  expect(decodeChargeBatchData(request.data).map((c) => ({ period: c.period, amount: c.amount }))).toEqual([{ period: BigInt(index), amount: UNITS }]);
+  return mineBatch(request);
 }
 const fail = async (): Promise<never> => {
   throw new Error('not a subscription charge');
@@ -256,7 +267,7 @@ describe('pull subscriptions', () => {
     await moveTo(new Date(Date.now() + offset + 2 * 60_000).toISOString());
     await advance();
     expect(await stored(created.id)).toMatchObject({ status: 'incomplete', openCycle: null });
-    expect(await dynamoChainTxStore.get(requestIdOf('ETH', chargeReference(tenant.tenantId, created.id, 0)))).toBeUndefined();
+    expect((await dynamoChainTxStore.listOpen('ETH')).filter((r) => r.items?.includes(chargeReference(tenant.tenantId, created.id, 0)))).toEqual([]);
 
     await approveAndAuthorize(wallet, created);
     await moveTo(new Date(Date.now() + offset + 2 * 60_000).toISOString());
@@ -330,7 +341,7 @@ describe('pull subscriptions', () => {
     await moveTo(canceled.currentPeriodEnd);
     await advance();
     expect(await stored(created.id)).toMatchObject({ status: 'canceled', cycleIndex: 0 });
-    expect(await dynamoChainTxStore.get(requestIdOf('ETH', chargeReference(tenant.tenantId, created.id, 1)))).toBeUndefined();
+    expect((await dynamoChainTxStore.listOpen('ETH')).filter((r) => r.items?.includes(chargeReference(tenant.tenantId, created.id, 1)))).toEqual([]);
   }, 120_000);
 
   it('a mandate the subscriber revokes on the collector ends the subscription at its next charge', async () => {
@@ -359,5 +370,34 @@ describe('pull subscriptions', () => {
       [0, 'paid', null],
       [1, 'unpaid', 'revoked'],
     ]);
+  }, 120_000);
+
+  it("a period's charges of several subscriptions go out in ONE chargeBatch, each cycle settled by its own outcome", async () => {
+    const [w1, w2] = [wallets[3], wallets[4]] as [JsonRpcSigner, JsonRpcSigner];
+    const a = await subscribe(w1);
+    const b = await subscribe(w2);
+    await approveAndAuthorize(w1, a);
+    await approveAndAuthorize(w2, b);
+    const before = await mainBalance();
+    await moveTo(new Date(Date.now() + offset + 2 * 60_000).toISOString());
+    const run = await advance();
+    expect(run.charges).toBe(2);
+    const request = await batchOf(await stored(a.id), 0);
+    expect(request.items).toEqual(expect.arrayContaining([chargeReference(tenant.tenantId, a.id, 0), chargeReference(tenant.tenantId, b.id, 0)]));
+    expect(
+      decodeChargeBatchData(request.data)
+        .map((c) => c.mandate.subscriber)
+        .sort(),
+    ).toEqual([w1.address, w2.address].sort());
+    // Another run sends nothing more: the charges left the pending ones with the batch's request.
+    expect((await advance()).charges).toBe(0);
+    const hash = await mineBatch(request);
+    for (const id of [a.id, b.id]) {
+      expect(await stored(id)).toMatchObject({ status: 'active', paidCycles: 1 });
+      expect((await deps.subscriptions.cycles(tenant.tenantId, id))[0]?.charge?.txHash).toBe(hash);
+    }
+    const t = await dynamoTenants.get(tenant.tenantId);
+    const fee = platformFee({ amount: AMOUNT, percent: (t as NonNullable<typeof t>).settings.transaction_fee, precision: 6, minFee: '0.1' });
+    expect(await mainBalance()).toBe(add(before, mul(sub(AMOUNT, fee), '2')));
   }, 120_000);
 });
