@@ -88,16 +88,35 @@ export interface CycleCharge {
   readonly txHash: string | null;
   /** Why the charge was not made (the contract's reason, or `chain_tx_failed`). */
   readonly failure: string | null;
+  /** The charge's attempt (1, then each retry) and when the last one failed. */
+  readonly attempt?: number;
+  readonly failedAt?: string | null;
 }
 
-/** The chain-tx reference of a pull cycle's charge: the period's key, so a period is charged at most once. */
-export const chargeReference = (tenantId: string, subscriptionId: string, index: number): string =>
-  `subscription-charge:${tenantId}:${subscriptionId}:${index}`;
+/** Failures a charge is retried after (once a day, within the cycle's grace): the allowance or balance may come back. */
+export const RETRIED_CHARGE_FAILURES: ReadonlySet<string> = new Set(['transfer_failed', 'chain_tx_failed']);
+/** Hours between a failed charge and its retry. */
+export const CHARGE_RETRY_HOURS = 24;
 
-/** The tenant, subscription and cycle a charge reference names (null: not one). */
-export function parseChargeReference(reference: string): { tenantId: string; subscriptionId: string; index: number } | null {
-  const m = /^subscription-charge:(.+):([^:]+):(\d+)$/.exec(reference);
-  return m ? { tenantId: m[1] ?? '', subscriptionId: m[2] ?? '', index: Number(m[3]) } : null;
+/**
+ * The reference of a pull cycle's charge: the period's key (attempt 1), so a period is charged at most once; a retry
+ * of the same period is `<key>.r<attempt>` (one charge in flight at a time; the contract never charges a period twice).
+ */
+export const chargeReference = (tenantId: string, subscriptionId: string, index: number, attempt = 1): string =>
+  `subscription-charge:${tenantId}:${subscriptionId}:${index}${attempt > 1 ? `.r${attempt}` : ''}`;
+
+/** The tenant, subscription, cycle and attempt a charge reference names (null: not one). */
+export function parseChargeReference(reference: string): { tenantId: string; subscriptionId: string; index: number; attempt: number } | null {
+  const m = /^subscription-charge:(.+):([^:]+):(\d+)(?:\.r(\d+))?$/.exec(reference);
+  return m ? { tenantId: m[1] ?? '', subscriptionId: m[2] ?? '', index: Number(m[3]), attempt: Number(m[4] ?? 1) } : null;
+}
+
+/** When a failed charge of `c` is retried (null: not retried). */
+function retryAt(c: CycleRecord): string | null {
+  const charge = c.charge;
+  if (!charge?.failure || !charge.failedAt || !RETRIED_CHARGE_FAILURES.has(charge.failure)) return null;
+  const at = new Date(Date.parse(charge.failedAt) + CHARGE_RETRY_HOURS * 3_600_000).toISOString();
+  return at < c.expiresAt ? at : null;
 }
 
 /** One period's bill: its payment and what became of it. */
@@ -237,6 +256,8 @@ export type SubscriptionFact =
   | { readonly kind: 'open_cycle'; readonly paymentId: string; readonly checkoutUrl: string }
   /** Pull: the next period's cycle, its charge requested in the same transaction. */
   | { readonly kind: 'open_charge'; readonly units: string; readonly fee: Decimal }
+  /** Pull: the open cycle's failed charge sent again (a new attempt, the same period). */
+  | { readonly kind: 'retry_charge' }
   /** Pull: an incomplete subscription's mandate not seen on chain yet (looked again later). */
   | { readonly kind: 'check_approval' }
   /** Pull: the cycle's charge was made (`txHash`). */
@@ -273,7 +294,8 @@ function nextPullStep(s: SubscriptionState, t: number): AdvanceStep | null {
     if (inFlight(cycle)) return null;
     if (t >= Date.parse(cycle.expiresAt)) return 'lapse';
     if (s.cancelAtPeriodEnd && t >= Date.parse(s.currentPeriodEnd)) return 'end_period';
-    return null;
+    const retry = retryAt(cycle);
+    return retry !== null && t >= Date.parse(retry) ? 'retry_charge' : null;
   }
   if (t < Date.parse(s.currentPeriodEnd)) return null;
   return s.cancelAtPeriodEnd ? 'end_period' : 'open_charge';
@@ -289,6 +311,8 @@ function nextPullActionAt(s: SubscriptionState): string | null {
   // In flight: its result calls the subscription in.
   if (inFlight(cycle)) return null;
   const times = [cycle.expiresAt];
+  const retry = retryAt(cycle);
+  if (retry !== null) times.push(retry);
   if (s.cancelAtPeriodEnd) times.push(s.currentPeriodEnd);
   return times.sort()[0] ?? null;
 }
@@ -392,6 +416,8 @@ export function transition(s: SubscriptionState, fact: SubscriptionFact, now: Da
           fee: fact.fee,
           txHash: null,
           failure: null,
+          attempt: 1,
+          failedAt: null,
         },
         status: 'open',
         dueAt: p.dueAt.toISOString(),
@@ -401,6 +427,17 @@ export function transition(s: SubscriptionState, fact: SubscriptionFact, now: Da
       };
       const state = { ...base, cycleIndex: index, openCycle: record, currentPeriodStart: record.periodStart, currentPeriodEnd: record.periodEnd };
       return change(state, [EVENTS.subscriptionCycleOpened], { record, created: true });
+    }
+    case 'retry_charge': {
+      const c = s.openCycle;
+      if (!c?.charge || retryAt(c) === null) refuse(s, fact, 'No failed charge to retry.');
+      const charge = c.charge as CycleCharge;
+      const attempt = (charge.attempt ?? 1) + 1;
+      const record: CycleRecord = {
+        ...c,
+        charge: { ...charge, reference: chargeReference(s.tenantId, s.id, c.index, attempt), attempt, txHash: null, failure: null, failedAt: null },
+      };
+      return { state: { ...base, openCycle: record }, events: [], cycle: { record, created: false } };
     }
     case 'check_approval':
       if (!awaitingApproval(s)) refuse(s, fact, 'No mandate is awaited.');
@@ -460,7 +497,7 @@ function chargeResult(s: SubscriptionState, fact: Extract<SubscriptionFact, { ki
       credit,
     };
   }
-  const failed = { ...charge, failure: fact.reason };
+  const failed = { ...charge, failure: fact.reason, failedAt: at };
   if (!current) return { state: s, events: [], cycle: { record: { ...c, charge: failed }, created: false } };
   if (fact.revoked) {
     const record: CycleRecord = { ...c, status: 'unpaid', charge: failed, closedAt: at };

@@ -3,7 +3,7 @@ import type { AdvanceStep, SubscriptionState } from '../../domain/subscriptions.
 import { nextActionAt, nextStep, transition } from '../../domain/subscriptions.js';
 import type { SubscriptionsDeps } from './ports.js';
 import type { Now } from './subscriptions.js';
-import { checkApproval, openCharge } from './pull.js';
+import { checkApproval, openCharge, retryCharge } from './pull.js';
 import { endSubscription, nowFor, openCycle } from './subscriptions.js';
 
 /**
@@ -65,6 +65,9 @@ async function step(s: SubscriptionState, kind: AdvanceStep, now: Now, deps: Adv
       return;
     case 'check_approval':
       await checkApproval(s, now, deps);
+      return;
+    case 'retry_charge':
+      await retryCharge(s, now, deps);
       return;
     default:
       await deps.subscriptions.save(s, transition(s, { kind }, now.tenant), now.real);

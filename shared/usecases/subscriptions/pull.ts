@@ -30,7 +30,8 @@ interface Now {
  *   (purpose `subscription_charge`, a `chargeBatch`), created in the transaction that takes them out of the pending.
  * - The batch's result (`chain_tx.confirmed` / `failed`, through the chain-results queue) settles each cycle: `Charged` ->
  *   paid, the merchant credited in the same transaction; `ChargeFailed` or a failed transaction -> the cycle failed
- *   (past_due, expired after grace_days; `revoked` expires it at once).
+ *   (past_due, expired after grace_days; `revoked` expires it at once). A `transfer_failed` (or failed transaction)
+ *   charge is retried a day later while within the grace (`retryCharge`: a new attempt of the same period).
  */
 
 export type PullDeps = Pick<SubscriptionsDeps, 'subscriptions' | 'tenants' | 'collector'>;
@@ -87,6 +88,24 @@ export async function openCharge(s: SubscriptionState, now: Now, deps: PullDeps)
   return deps.subscriptions.save(s, change, now.real, () => items);
 }
 
+/** The open cycle's failed charge sent again (a new attempt of the same period), pending in the same transaction. */
+export async function retryCharge(s: SubscriptionState, now: Now, deps: PullDeps): Promise<SubscriptionState> {
+  const collector = requireCollector(deps);
+  const mandate = s.mandate;
+  if (!mandate) throw new Error(`subscription ${s.id} has no mandate`);
+  const change = transition(s, { kind: 'retry_charge' }, now.tenant);
+  const charge = change.cycle?.record.charge;
+  if (!change.cycle || !charge) throw new Error('the retry wrote no charge');
+  const items = await collector.chargeItems({
+    tenantId: s.tenantId,
+    reference: charge.reference,
+    mandate,
+    period: change.cycle.record.index,
+    units: charge.units,
+  });
+  return deps.subscriptions.save(s, change, now.real, () => items);
+}
+
 /** An incomplete pull subscription: its first charge once the chain shows the mandate, else looked at again later. */
 export async function checkApproval(s: SubscriptionState, now: Now, deps: PullDeps): Promise<SubscriptionState> {
   const collector = requireCollector(deps);
@@ -137,7 +156,8 @@ export async function onChargeResult(
     if (!s?.mandate) throw new Error(`no pull subscription ${ref.subscriptionId}`);
     const cycle = (await deps.subscriptions.cycles(ref.tenantId, ref.subscriptionId)).find((c) => c.index === ref.index);
     if (!cycle?.charge) throw new Error(`no charged cycle ${ref.index} of ${ref.subscriptionId}`);
-    if (cycle.charge.txHash !== null || cycle.charge.failure !== null) return 'unchanged';
+    // Answered already, or an earlier attempt's (the cycle's charge has moved on to a retry).
+    if (cycle.charge.reference !== reference || cycle.charge.txHash !== null || cycle.charge.failure !== null) return 'unchanged';
     let outcome: { ok: true } | { ok: false; reason: string } = { ok: false, reason: CHARGE_TX_FAILED };
     if (result.ok) {
       const read = await collector.chargeOutcome({ network: s.mandate.network, txHash: result.txHash, mandate: s.mandate, period: ref.index });

@@ -67,7 +67,7 @@ beforeAll(async () => {
   resetConfig();
   await putFixedRates();
   provider = new JsonRpcProvider(anvil.rpcUrl, anvil.chainId, { batchMaxCount: 1, staticNetwork: true, pollingInterval: 20, cacheTimeout: -1 });
-  const signers = await Promise.all([0, 1, 2, 3, 4, 5, 6].map((i) => provider.getSigner(i)));
+  const signers = await Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map((i) => provider.getSigner(i)));
   [owner, hot] = signers as [JsonRpcSigner, JsonRpcSigner];
   wallets = signers.slice(2);
   collector = (await deploySubscriptionCollector(owner, { collector: hot.address })).address;
@@ -149,10 +149,12 @@ async function approveAndAuthorize(wallet: JsonRpcSigner, s: SubscriptionState):
 
 /** The open chain-tx request of a batch of charges carrying cycle `index`'s charge of `s`. */
 async function batchOf(s: SubscriptionState, index: number): Promise<ChainTx> {
-  const reference = chargeReference(s.tenantId, s.id, index);
-  const open = (await dynamoChainTxStore.listOpen('ETH')).filter((r) => r.purpose === 'subscription_charge' && (r.items ?? []).includes(reference));
-  expect(open).toHaveLength(1);
-  return open[0] as ChainTx;
+  // The open cycle's charge (a retry has its own reference), else the period's first attempt.
+  const open = (await stored(s.id)).openCycle;
+  const reference = open?.index === index && open.charge ? open.charge.reference : chargeReference(s.tenantId, s.id, index);
+  const requests = (await dynamoChainTxStore.listOpen('ETH')).filter((r) => r.purpose === 'subscription_charge' && (r.items ?? []).includes(reference));
+  expect(requests).toHaveLength(1);
+  return requests[0] as ChainTx;
 }
 
 /** Plays the chain-tx engine for a batch: sends its call data from the hot account, settles its result as chain-results does. */
@@ -177,10 +179,16 @@ async function mineBatch(request: ChainTx): Promise<string> {
   return receipt.hash;
 }
 
-/** Cycle `index`'s charge of `s`: in a batch alone, exactly the mandate's cap for its own period; mined and settled. */
+/**
+ * Cycle `index`'s charge of `s`: in its batch (with other subscriptions' charges of the moment), exactly the mandate's
+ * cap for its own period; mined and settled.
+ */
 async function mineCharge(s: SubscriptionState, index: number): Promise<string> {
   const request = await batchOf(s, index);
-  expect(decodeChargeBatchData(request.data).map((c) => ({ period: c.period, amount: c.amount }))).toEqual([{ period: BigInt(index), amount: UNITS }]);
+  const charges = decodeChargeBatchData(request.data);
+  expect(charges).toHaveLength(request.items?.length ?? 0);
+  const mine = charges.filter((c) => c.mandate.subscriber === s.mandate?.subscriber);
+  expect(mine.map((c) => ({ period: c.period, amount: c.amount }))).toEqual([{ period: BigInt(index), amount: UNITS }]);
   return mineBatch(request);
 }
 const fail = async (): Promise<never> => {
@@ -318,6 +326,14 @@ describe('pull subscriptions', () => {
     s = await stored(created.id);
     expect(s.status).toBe('past_due');
     expect(s.openCycle?.charge?.failure).toBe('transfer_failed');
+    // Retried a day later, within the grace: refused again (the allowance is still 0).
+    await moveTo(new Date(Date.parse(s.openCycle?.charge?.failedAt ?? '') + 24 * 3_600_000).toISOString());
+    await advance();
+    s = await stored(created.id);
+    expect(s.openCycle?.charge).toMatchObject({ attempt: 2, failure: null });
+    await mineCharge(s, 3);
+    s = await stored(created.id);
+    expect(s).toMatchObject({ status: 'past_due', openCycle: { charge: { attempt: 2, failure: 'transfer_failed' } } });
     await moveTo(s.openCycle?.expiresAt ?? '');
     await advance();
     s = await stored(created.id);
@@ -399,5 +415,37 @@ describe('pull subscriptions', () => {
     const t = await dynamoTenants.get(tenant.tenantId);
     const fee = platformFee({ amount: AMOUNT, percent: (t as NonNullable<typeof t>).settings.transaction_fee, precision: 6, minFee: '0.1' });
     expect(await mainBalance()).toBe(add(before, mul(sub(AMOUNT, fee), '2')));
+  }, 120_000);
+
+  it('a charge refused for want of allowance is retried a day later: the subscriber approved again, the subscription is active again', async () => {
+    const wallet = wallets[5] as JsonRpcSigner;
+    const created = await subscribe(wallet);
+    await approveAndAuthorize(wallet, created);
+    await moveTo(new Date(Date.now() + offset + 2 * 60_000).toISOString());
+    await advance();
+    await mineCharge(await stored(created.id), 0);
+    const erc20 = new Interface(ERC20_ABI);
+    await send(wallet, usdt, erc20.encodeFunctionData('approve', [collector, 0n]));
+    let s = await stored(created.id);
+    await moveTo(s.currentPeriodEnd);
+    await advance();
+    await mineCharge(await stored(created.id), 1);
+    s = await stored(created.id);
+    expect(s.status).toBe('past_due');
+    await send(wallet, usdt, erc20.encodeFunctionData('approve', [collector, 12n * UNITS]));
+    // Not before the day is out.
+    await advance();
+    expect((await stored(created.id)).openCycle?.charge).toMatchObject({ attempt: 1, failure: 'transfer_failed' });
+    await moveTo(new Date(Date.parse(s.openCycle?.charge?.failedAt ?? '') + 24 * 3_600_000).toISOString());
+    await advance();
+    await mineCharge(await stored(created.id), 1);
+    s = await stored(created.id);
+    expect(s).toMatchObject({ status: 'active', paidCycles: 2 });
+    const cycles = await deps.subscriptions.cycles(tenant.tenantId, created.id);
+    expect(cycles.map((c) => [c.index, c.status, c.charge?.attempt])).toEqual([
+      [0, 'paid', 1],
+      [1, 'paid', 2],
+    ]);
+    expect(await eventTypes(created.id)).toContain('subscription.renewed');
   }, 120_000);
 });

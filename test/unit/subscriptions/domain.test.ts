@@ -2,7 +2,16 @@ import fc from 'fast-check';
 import { addMonths, periodBoundary, periodOf } from '../../../shared/domain/plans.js';
 import type { PlanState } from '../../../shared/domain/plans.js';
 import type { CycleRecord, PullMandate, SubscriptionState } from '../../../shared/domain/subscriptions.js';
-import { chargeReference, cyclePeriod, mandateStart, nextActionAt, nextStep, openSubscription, transition } from '../../../shared/domain/subscriptions.js';
+import {
+  chargeReference,
+  cyclePeriod,
+  parseChargeReference,
+  mandateStart,
+  nextActionAt,
+  nextStep,
+  openSubscription,
+  transition,
+} from '../../../shared/domain/subscriptions.js';
 
 /** Plans' period arithmetic and the subscription's transitions, pure. */
 const at = (iso: string) => new Date(iso);
@@ -216,5 +225,21 @@ describe('pull subscription transitions', () => {
     expect(late.state).toBe(canceled);
     expect(late.events).toEqual([]);
     expect(late.credit?.entryId).toBe('subscription_charge:s1:1');
+  });
+
+  it('retries a charge refused for want of allowance a day later within the grace, never one refused for good', () => {
+    const opened = transition(pull(), { kind: 'open_charge', units: '10000000', fee: '0.1' }, minutes(2));
+    const cycle = opened.state.openCycle as CycleRecord;
+    const failed = transition(opened.state, { kind: 'charge_failed', cycle, reason: 'transfer_failed', revoked: false }, minutes(3));
+    const day = new Date(minutes(3).getTime() + 24 * 3_600_000);
+    expect(nextActionAt(failed.state)).toBe(day.toISOString());
+    expect(nextStep(failed.state, minutes(60), false)).toBeNull();
+    expect(nextStep(failed.state, day, false)).toBe('retry_charge');
+    const retried = transition(failed.state, { kind: 'retry_charge' }, day);
+    expect(retried.state.openCycle?.charge).toMatchObject({ attempt: 2, failure: null, reference: `${chargeReference('t', 's1', 0)}.r2` });
+    expect(parseChargeReference(`${chargeReference('t', 's1', 0)}.r2`)).toEqual({ tenantId: 't', subscriptionId: 's1', index: 0, attempt: 2 });
+    const refused = transition(opened.state, { kind: 'charge_failed', cycle, reason: 'not_authorized', revoked: false }, minutes(3));
+    expect(nextStep(refused.state, day, false)).toBeNull();
+    expect(nextActionAt(refused.state)).toBe(cycle.expiresAt);
   });
 });
