@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { bundleBudget, synthApiBundles } from '../infra/cdk/api-bundles.js';
+import { bundleBudget, lambdaEnvironment, synthApiBundles } from '../infra/cdk/api-bundles.js';
 import type { ApiBundle } from '../infra/cdk/api-bundles.js';
 import { median } from './round-trips.js';
 
@@ -48,28 +48,6 @@ export interface ColdStartBench {
   readonly rounds: number;
   readonly node: string;
   readonly cpus: number;
-}
-
-/** A stand-in for a value CloudFormation fills in at deploy time (a table name, a key id, a queue or API URL). */
-const placeholder = (name: string): string =>
-  /URL/.test(name) ? `https://${name.toLowerCase().replace(/_/g, '-')}.bench.invalid/` : `bench-${name.toLowerCase().replace(/_/g, '-')}`;
-
-/** What a Lambda's process sees: the function's variables, and those the Node.js 24 runtime sets. */
-function lambdaEnvironment(bundle: ApiBundle, name = bundle.name): Record<string, string> {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    LANG: 'en_US.UTF-8',
-    TZ: ':UTC',
-    AWS_REGION: 'us-east-1',
-    AWS_DEFAULT_REGION: 'us-east-1',
-    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
-    AWS_LAMBDA_FUNCTION_NAME: name,
-    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
-    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-    LAMBDA_TASK_ROOT: bundle.dir,
-  };
-  for (const [key, value] of Object.entries(bundle.environment)) env[key] = typeof value === 'string' ? value : placeholder(key);
-  return env;
 }
 
 interface Timing {

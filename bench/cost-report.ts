@@ -3,6 +3,7 @@
  */
 import type { CostMeasurement, IdleWorker, Tally } from './cost-tally.js';
 import * as P from './prices.js';
+import { queueTriggerOf, WORKER_FUNCTIONS } from '../infra/definition.js';
 
 interface Row {
   readonly item: string;
@@ -14,6 +15,8 @@ interface Row {
 }
 
 const GB = 1024 ** 3;
+/** The workers an SQS event source mapping invokes (infra/definition.ts): one receive that returned a batch each. */
+const QUEUE_TRIGGERED = new Set(WORKER_FUNCTIONS.filter((w) => queueTriggerOf(w.trigger) !== null).map((w) => w.name));
 const ASYMMETRIC = new Set(['Sign', 'GetPublicKey', 'Verify']);
 const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const usd = (n: number): string => (n === 0 ? '0' : n < 0.0001 ? n.toExponential(2) : fmt(n, n < 1 ? 4 : 2));
@@ -139,7 +142,7 @@ export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: 
     ? { share: rule.fixedRate, label: `sampled at ${pct(rule.fixedRate)}, rule ${rule.ruleName}` }
     : { share: 1, label: 'one per invocation: no sampling rule in the stack' };
   const receives = Object.entries(t.invocations)
-    .filter(([name]) => name === 'webhook-delivery')
+    .filter(([name]) => QUEUE_TRIGGERED.has(name))
     .reduce((n, [, v]) => n + v.count, 0);
   const variable: Row[] = [
     { item: 'API Gateway HTTP API requests', count: t.apiRequests * k, unit: '$1.00/M', usd: t.apiRequests * k * P.HTTP_API_PER_REQUEST },
@@ -170,10 +173,30 @@ export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: 
   const x = total(variable);
   const per = (name: string): string => fmt((t.invocations[name]?.count ?? 0) / m.payments, 1);
   console.log(
-    `  (per payment: invocations payments ${per('payments')}, event-router ${per('event-router')}, webhook-delivery ${per('webhook-delivery')}; ${fmt(t.tableCalls / m.payments, 1)} table calls)`,
+    `  (per payment: invocations payments ${per('payments')}, event-router ${per('event-router')}, webhook-delivery ${per('webhook-delivery')}, chain-tx ${per('chain-tx')}, chain-results ${per('chain-results')}, chain-scanner woken ${per('chain-scanner')}; ${fmt(t.tableCalls / m.payments, 1)} table calls)`,
   );
+  if (m.sweeps) {
+    const perSweep = m.payments / Math.max(1, m.sweeps.count);
+    const signs = (t.requests['kms Sign'] ?? 0) / Math.max(1, m.sweeps.count);
+    console.log(
+      `  (sweeps as in production, PAYMENT_SWEEPS=engine: ${m.sweeps.count} chain transactions for ${m.payments} payments, ${fmt(perSweep, 1)} payments a sweep, ${fmt(signs, 1)} KMS Sign a sweep; assumed volume: ${m.sweeps.assumption}; at fewer than one deposit a block each sweep takes one payment, its KMS Sign alone USD ${fmt(1000 * P.KMS_PER_ASYMMETRIC_REQUEST, 4)} per 1,000)`,
+    );
+  }
+  if (m.writesByKind) {
+    const kinds = Object.entries(m.writesByKind).sort((a, b) => b[1] - a[1]);
+    console.log(
+      `  (write units per payment by item, as billed for items within 1 KB (2 in a transaction, 1 alone): ${fmt(
+        kinds.reduce((n, [, v]) => n + v, 0),
+        1,
+      )}: ${kinds.map(([kind, v]) => `${kind} ${fmt(v, 1)}`).join(', ')})`,
+    );
+  }
+  for (const w of m.eventMemory ?? [])
+    console.log(
+      `  (${w.name}: peak resident set ${fmt(w.peakRssMb)} MB, heap used ${fmt(w.heapUsedMb)} MB replaying its largest event (${fmt(w.eventBytes)} bytes${w.failures > 0 ? `, ${w.failures} of its records failed` : ''}), its bundle alone in a Node ${process.versions.node.split('.')[0]} process; deployed at ${memoryMbOf(w.name)} MB)`,
+    );
   console.log(
-    "  (not counted: GSI writes beyond what DynamoDB Local reports; items over 1 KB; the OAuth token (one an hour per merchant); the sweep's path in production (PAYMENT_SWEEPS=engine: chain-tx and chain-results invocations and their messages; the local stack signs it in the scanner); the payments Lambda timed as the whole HTTP round trip, an upper bound)",
+    `  (not counted: GSI writes beyond what DynamoDB Local reports; items over 1 KB; the OAuth token (one an hour per merchant); ${m.sweeps ? "the follower's passes beyond those the bench runs while a sweep is in flight (its looping minute is in the busy ceiling below)" : "the sweep's path in production (PAYMENT_SWEEPS=engine)"}; the payments Lambda timed as the whole HTTP round trip, an upper bound)`,
   );
 
   /* ---------- fixed ---------- */
@@ -250,7 +273,7 @@ export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: 
   for (const w of m.idle.filter((i) => i.memory !== null)) {
     const mem = w.memory as NonNullable<IdleWorker['memory']>;
     console.log(
-      `  (${w.name}: peak resident set ${fmt(mem.peakRssMb)} MB, heap used ${fmt(mem.heapUsedMb)} MB after an idle run, alone in a Node process with tsx; deployed at ${memoryMbOf(w.name)} MB)`,
+      `  (${w.name}: peak resident set ${fmt(mem.peakRssMb)} MB, heap used ${fmt(mem.heapUsedMb)} MB after an idle run, its bundle alone in a Node ${process.versions.node.split('.')[0]} process; deployed at ${memoryMbOf(w.name)} MB)`,
     );
   }
   console.log(

@@ -52,7 +52,7 @@ export interface IdleWorker {
   /** A worker meant to loop: the seconds of each minute it loops while it has work (timeout less margin); else null. */
   readonly loopBudgetSeconds: number | null;
   /**
-   * Peak memory of the worker run alone in a fresh Node process (tsx, not the bundle: an upper bound), MB: resident
+   * Peak memory of the worker run alone in a fresh Node process (its bundle, as deployed), MB: resident
    * set (what Lambda's memory limit bounds) and V8 heap used after the run; null where not measured.
    */
   readonly memory: { readonly peakRssMb: number; readonly heapUsedMb: number } | null;
@@ -64,5 +64,23 @@ export interface CostMeasurement {
   readonly lifecycle: Tally;
   readonly idle: readonly IdleWorker[];
   readonly inventory: StackInventory;
+  /**
+   * The lifecycles' sweeps, through the chain-tx engine as in production: how many chain transactions, and the
+   * deposits a block the bench landed (so each sweep's batch), with the volume that assumes. Absent: not counted.
+   */
+  /**
+   * Event-triggered workers' peak resident set and heap after replaying the largest event each handled, alone in a
+   * fresh Node process (its bundle, as deployed), and the records of that event the replay reported failed.
+   */
+  readonly eventMemory?: readonly {
+    readonly name: string;
+    readonly peakRssMb: number;
+    readonly heapUsedMb: number;
+    readonly eventBytes: number;
+    readonly failures: number;
+  }[];
+  /** Write units per payment by the kind of item written (2 an item in a transaction, 1 alone; items within 1 KB). */
+  readonly writesByKind?: Readonly<Record<string, number>>;
+  readonly sweeps?: { readonly count: number; readonly depositsPerBlock: number; readonly assumption: string };
   readonly elapsedSeconds: number;
 }

@@ -1,12 +1,15 @@
 /**
  * What AWS would bill, counted on the local stack (DynamoDB Local, SQS, KMS endpoint, anvil, HTTP server, and of
- * the pollers the outbox path: event-router on the table stream, webhook-delivery on its queue):
+ * the pollers the outbox path and the sweep's: event-router on the table stream, webhook-delivery, chain-tx and
+ * chain-results on their queues):
  *
- * 1. Variable: N complete payment lifecycles (POST /payments/ through the HTTP server, the deposit on anvil,
- *    scanner passes to `completed` with the merchant credited and the sweep signed through KMS, the outbox routed
- *    and the webhooks delivered to a receiver). Counted while they run: HTTP API requests; Lambda invocations and
- *    their durations (the API call timed around the HTTP request; event-router and webhook-delivery timed around
- *    their handlers; the scanner's passes timed beyond an idle pass); DynamoDB units from ReturnConsumedCapacity
+ * 1. Variable: N complete payment lifecycles in groups whose deposits land in one block (POST /payments/ through the
+ *    HTTP server, the deposits on anvil, scanner passes to `sending`, the group's sweep as production does it
+ *    (PAYMENT_SWEEPS=engine: one chain transaction requested, signed through KMS by chain-tx, followed, its result
+ *    completing and crediting the payments in chain-results), the outbox routed and the webhooks delivered to a
+ *    receiver). Counted while they run: HTTP API requests; Lambda invocations and their durations (the API call
+ *    timed around the HTTP request; the queue and stream workers timed around their handlers; the scanner's and the
+ *    follower's passes timed, the scanner's beyond an idle pass); DynamoDB units from ReturnConsumedCapacity
  *    (shared/store/client.ts `meterCapacity`); every SQS, KMS and S3 request any SDK client of the process sends
  *    (node:http requests to those servers, by their X-Amz-Target); log bytes the handlers print (stdout/stderr).
  * 2. Idle: each scheduled worker invoked on the idle stack as its schedule does, timed and counted the same way;
@@ -17,22 +20,21 @@
  *
  * Prices: bench/prices.ts. Pricing and printing: bench/cost-report.ts.
  */
-import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Http from 'node:http';
 import type { Context } from 'aws-lambda';
 import { Contract, JsonRpcProvider } from 'ethers';
-import { KMSClient } from '@aws-sdk/client-kms';
-import { WORKER_FUNCTIONS } from '../infra/definition.js';
+import { WAKE_BATCH_SIZE, WORKER_FUNCTIONS } from '../infra/definition.js';
+import { dynamoScanCursors } from '../shared/store/scanner.js';
 import type { PollerWorker } from '../infra/local/pollers.js';
 import { startStack } from '../infra/local/stack.js';
 import { mintTestToken } from '../infra/local/dev/deploy.js';
 import { ERC20_ABI } from '../shared/chain/evm/abi.js';
 import { jsonRpcChain } from '../shared/chain/evm/scanner.js';
 import { evmDepositSource } from '../shared/chain/evm/deposit-source.js';
-import { directFactorySweep } from '../shared/chain/evm/sweep-direct.js';
-import { KmsSigner } from '../shared/chain/signer/kms-signer.js';
 import { config, resetConfig } from '../shared/config/config.js';
 import { CURRENCIES } from '../shared/domain/currencies.js';
 import { toBaseUnits } from '../shared/domain/money.js';
@@ -40,12 +42,14 @@ import type { CapacityMeter } from '../shared/store/client.js';
 import { meterCapacity } from '../shared/store/client.js';
 import { traceCalls } from '../shared/store/call-trace.js';
 import { getPayment } from '../shared/store/payments.js';
-import { factoryOf } from '../shared/runtime/deposit-addresses.js';
 import { scannerRuntime } from '../shared/runtime/payments.js';
 import { authRuntime } from '../shared/runtime/auth.js';
 import { tenantsRuntime } from '../shared/runtime/tenants.js';
 import { clientAuthFrom, issueToken } from '../shared/usecases/auth/issue-token.js';
 import { scanOnce } from '../shared/usecases/scanner/scan.js';
+import { scannersRuntime } from '../shared/runtime/scanner.js';
+import { chainTxRuntime } from '../shared/runtime/chain-tx.js';
+import { followOnce } from '../shared/usecases/chain-tx/follow-chain-txs.js';
 import type { ScanDeps } from '../shared/usecases/scanner/scan.js';
 import { createTenant } from '../shared/usecases/tenants/create-tenant.js';
 import { configureTenant } from '../shared/usecases/tenants/manage-tenants.js';
@@ -53,9 +57,11 @@ import { createSettings } from '../shared/usecases/webhooks/create-settings.js';
 import { webhooksRuntime } from '../shared/runtime/webhooks.js';
 import { stackInventory } from './cost-inventory.js';
 import { benchWorker } from './worker-wrap.js';
+import { workerMemory, writesByKind } from './cost-measure.js';
 import { newTally } from './cost-tally.js';
 import type { CostMeasurement, IdleWorker, Tally } from './cost-tally.js';
 
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /* ---------- counting: node:http requests to the AWS stand-ins, printed bytes, handler time ---------- */
@@ -138,27 +144,54 @@ async function counting<T>(tally: Tally, meter: CapacityMeter, work: () => Promi
 
 /* ---------- the outbox workers, timed ---------- */
 
-function outboxWorkers(): { workers: PollerWorker[]; settle(): Promise<void>; sink: { tally: Tally | null } } {
+function outboxWorkers(): {
+  workers: PollerWorker[];
+  settle(): Promise<void>;
+  sink: { tally: Tally | null };
+  /** The largest event each worker was invoked with (by its JSON), kept to measure the worker's memory on. */
+  largest: Map<string, unknown>;
+} {
+  const largest = new Map<string, unknown>();
+  const sizes = new Map<string, number>();
   let inFlight = 0;
   let last = Date.now();
   const sink: { tally: Tally | null } = { tally: null };
-  const wrap = (name: string, entry: string): PollerWorker =>
-    benchWorker(name, entry, async (event, context, load) => {
-      inFlight++;
-      last = Date.now();
-      const handler = await load();
-      const started = performance.now();
-      try {
-        return await handler(event, context);
-      } finally {
-        if (sink.tally) invoked(sink.tally, name, performance.now() - started);
-        inFlight--;
+  const wrap = (name: string, entry: string, trigger?: PollerWorker['trigger']): PollerWorker =>
+    benchWorker(
+      name,
+      entry,
+      async (event, context, load) => {
+        inFlight++;
         last = Date.now();
-      }
-    });
+        const size = JSON.stringify(event).length;
+        if (size > (sizes.get(name) ?? -1)) {
+          sizes.set(name, size);
+          largest.set(name, event);
+        }
+        const handler = await load();
+        const started = performance.now();
+        try {
+          return await handler(event, context);
+        } finally {
+          if (sink.tally) invoked(sink.tally, name, performance.now() - started);
+          inFlight--;
+          last = Date.now();
+        }
+      },
+      trigger,
+    );
   return {
     sink,
-    workers: [wrap('event-router', '../functions/event-router/handler.js'), wrap('webhook-delivery', '../functions/webhook-delivery/handler.js')],
+    largest,
+    workers: [
+      wrap('event-router', '../functions/event-router/handler.js'),
+      wrap('webhook-delivery', '../functions/webhook-delivery/handler.js'),
+      wrap('chain-tx', '../functions/chain-tx/handler.js'),
+      wrap('chain-results', '../functions/chain-results/handler.js'),
+      // Woken by each payment's creation (its schedule's runs are the idle section's): while payments keep coming the
+      // network's loop holds the lease, so a woken run reads it and ends.
+      wrap('chain-scanner', '../functions/chain-scanner/handler.js', { kind: 'queue', queue: 'scanner-wake', batchSize: WAKE_BATCH_SIZE }),
+    ],
     async settle() {
       await sleep(300);
       while (inFlight > 0 || Date.now() - last < 1_000) await sleep(50);
@@ -166,40 +199,25 @@ function outboxWorkers(): { workers: PollerWorker[]; settle(): Promise<void>; si
   };
 }
 
-/**
- * A scheduled worker's idle run in a fresh Node process (the stack's environment, inherited), as its schedule
- * invokes it: its peak resident set (`process.resourceUsage().maxRSS`) and heap used after the run. Run through
- * tsx (the TypeScript loader adds its own few MB), so an upper bound of what the bundled function needs.
- */
-async function workerMemory(name: string, remainingMs: number): Promise<{ peakRssMb: number; heapUsedMb: number }> {
-  const code = [
-    `const { handler } = await import(${JSON.stringify(new URL(`../functions/${name}/handler.ts`, import.meta.url).href)});`,
-    'const startedAt = Date.now();',
-    `await handler({ time: new Date().toISOString() }, { awsRequestId: 'bench-memory', functionName: ${JSON.stringify(name)}, getRemainingTimeInMillis: () => ${remainingMs} - (Date.now() - startedAt) });`,
-    'const out = { peakRssMb: process.resourceUsage().maxRSS / 1024, heapUsedMb: process.memoryUsage().heapUsed / 1024 / 1024 };',
-    "process.stderr.write('\\nMEMORY ' + JSON.stringify(out) + '\\n');",
-    'process.exit(0);',
-  ].join('\n');
-  // Asynchronous: the stack's stand-ins (SQS, KMS, the chain APIs) answer from this process's event loop.
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
-    cwd: fileURLToPath(new URL('../', import.meta.url)),
-    env: { ...process.env, LOCAL_METRICS: 'false' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const status = await new Promise<number | null>((resolve, reject) => child.on('error', reject).on('close', resolve));
-  const line = stderr.split('\n').find((l) => l.startsWith('MEMORY '));
-  if (!line) throw new Error(`no memory figure from ${name} (exit ${status}): ${stderr.slice(0, 3000)}`);
-  return JSON.parse(line.slice('MEMORY '.length)) as { peakRssMb: number; heapUsedMb: number };
-}
+/** Event-triggered workers whose memory the bench measures (their deployed size in infra/definition.ts follows it). */
+const MEASURED_EVENT_WORKERS = ['event-router', 'webhook-delivery', 'chain-tx', 'chain-results'] as const;
 
 /** Scheduled workers that loop for their whole invocation, with the margin they leave (functions/<name>/handler.ts). */
 const LOOPING: Readonly<Record<string, number>> = { 'chain-scanner': 15_000, 'chain-tx-follower': 10_000, 'custody-solana': 15_000 };
 
+/**
+ * Sweeps are batched by what one scanner pass finds confirmed: on a chain of 12 s blocks, the deposits of one
+ * currency that landed in one block. The figure's volume, 1,000 payments an hour of one currency on Ethereum, is 300
+ * blocks an hour, 3.3 deposits a block: the bench lands its deposits 3 a block, and each sweep takes 3 payments.
+ */
+export const DEPOSITS_PER_BLOCK = 3;
+export const DEPOSITS_PER_BLOCK_ASSUMPTION = '1,000 payments an hour of one currency on Ethereum (12 s blocks): 3 deposits a block';
+
 export interface CostOptions {
   /** Lifecycles counted (after one uncounted warm-up). Default 30. */
   readonly payments?: number;
+  /** Deposits of one currency landing in one block, swept together (default `DEPOSITS_PER_BLOCK`). */
+  readonly depositsPerBlock?: number;
   /** Seconds each looping scanner runs idle. Default 5. */
   readonly loopSeconds?: number;
 }
@@ -218,6 +236,9 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  // Sweeps as in production (the local stack's default is the scanner's direct factory call).
+  const sweepsBefore = process.env.PAYMENT_SWEEPS;
+  process.env.PAYMENT_SWEEPS = 'engine';
   const stack = await startStack({
     dataDir: null,
     logLevel: 'silent',
@@ -235,10 +256,12 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
   resetConfig();
   const paymentDeps = scannerRuntime(config());
   const provider = new JsonRpcProvider(rpc, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 10 });
-  const kms = new KMSClient({ region: config().AWS_REGION, maxAttempts: 3 });
   const meter = meterCapacity();
   const trace = traceCalls();
   const chain = jsonRpcChain(rpc);
+  // The workers whose memory is measured, bundled as deployed (workerBundle).
+  mkdirSync(join(ROOT, 'node_modules', '.cache'), { recursive: true });
+  const bundles = mkdtempSync(join(ROOT, 'node_modules', '.cache', 'cost-memory-'));
   try {
     const made = await createTenant({ name: 'Bench cost' }, tenantsRuntime());
     const tenantId = made.tenant.id;
@@ -254,10 +277,12 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
     const payer = await provider.getSigner(2);
     const erc20 = new Contract(usdt, ERC20_ABI, payer);
     await mintTestToken(owner, usdt, payer.address, 10n ** 15n);
-    const keyId = stack.env.HOT_WALLET_KEY_ID;
-    if (!keyId) throw new Error('the stack has no hot-wallet key');
-    const sweep = directFactorySweep((network) => factoryOf(config(), network), new KmsSigner(kms, keyId, provider));
+    // Production's sweep path (PAYMENT_SWEEPS=engine, set before the stack's configuration is read): the scanner
+    // requests ONE chain transaction per batch, the event router sends it to the transfers queue, chain-tx signs it
+    // through KMS and broadcasts it, the follower sees it confirmed, chain-results completes the batch's payments.
+    const sweep = scannersRuntime(config()).sweepFor({ network: 'ETH', family: 'evm', url: rpc });
     const deps: ScanDeps = { ...paymentDeps, source: evmDepositSource(chain), sweep };
+    const follower = chainTxRuntime(config());
 
     const lifecycle = newTally();
     // A scanner pass with nothing to do, timed: the chain-scanner runs its minute whatever happens, so only a pass's
@@ -272,63 +297,119 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
     }
     const idlePass = idlePassMs.sort((a, b) => a - b)[2] ?? 0;
 
-    const lifecycles = Math.max(1, options.payments ?? 30);
+    const batch = Math.max(1, Math.min(options.depositsPerBlock ?? DEPOSITS_PER_BLOCK, config().SWEEP_BATCH_MAX_SALTS));
+    const groups = Math.max(1, Math.ceil((options.payments ?? 30) / batch));
+    const lifecycles = groups * batch;
     let statusReads = 0;
     let statusRead = { read: 0, write: 0, calls: 0 };
-    for (let i = 0; i <= lifecycles; i++) {
-      const tally = i === 0 ? newTally() : lifecycle;
+    let sweeps = 0;
+    const statusOf = async (id: string): Promise<string> => {
+      statusReads++;
+      return (await getPayment(tenantId, id))?.status ?? 'missing';
+    };
+    /** Passes of `name` (no invocation of its own: a scheduled worker's minute), timed beyond `idleMs`. */
+    const pass = async (tally: Tally, name: string, idleMs: number, work: () => Promise<unknown>): Promise<void> => {
+      const s = performance.now();
+      await work();
+      invoked(tally, name, Math.max(0, performance.now() - s - idleMs));
+      tally.invocations[name]!.count--;
+    };
+    // The network's scheduled loop, which runs while payments are open (its passes are the ones timed below), holds
+    // its lease: the runs each payment's creation wakes find it held.
+    const loop = `bench loop ${Date.now()}`;
+    await dynamoScanCursors.acquireLease('ETH', loop, new Date(), new Date(Date.now() + 3_600_000));
+    // Group 0 is the warm-up (uncounted); each group is `batch` payments whose deposits land in one block.
+    for (let g = 0; g <= groups; g++) {
+      const tally = g === 0 ? newTally() : lifecycle;
       outbox.sink.tally = tally;
       await counting(tally, meter, async () => {
-        const started = performance.now();
-        const res = await fetch(`${stack.apiUrl}/payments/`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-          body: '{"amount":"25","currency":"USDTERC20"}',
-        });
-        const body = (await res.json()) as { transaction_id?: string; address?: string; amount_crypto?: string };
-        // The HTTP round trip through the local server: an upper bound of the payments Lambda's duration.
-        invoked(tally, 'payments', performance.now() - started);
-        tally.apiRequests++;
-        if (res.status !== 201 || !body.transaction_id || !body.address || !body.amount_crypto)
-          throw new Error(`POST /payments/ answered ${res.status}: ${JSON.stringify(body)}`);
-        const units = toBaseUnits(body.amount_crypto, CURRENCIES.USDTERC20.decimals);
-        // The payer's transfer and the mining go to anvil, which nothing counts.
-        const tx = (await erc20.getFunction('transfer')(body.address, units)) as { wait(): Promise<unknown> };
-        await tx.wait();
-        let status = 'waiting';
-        for (let k = 0; k < 12 && status !== 'completed'; k++) {
-          if (k > 0) await provider.send('evm_mine', []);
-          const s = performance.now();
-          await scanOnce('ETH', deps);
-          invoked(tally, 'chain-scanner (time beyond an idle pass)', Math.max(0, performance.now() - s - idlePass));
-          tally.invocations['chain-scanner (time beyond an idle pass)']!.count--; // no invocation of its own
-          status = (await getPayment(tenantId, body.transaction_id))?.status ?? 'missing';
-          statusReads++;
+        const made: { id: string; address: string; units: bigint }[] = [];
+        for (let j = 0; j < batch; j++) {
+          const started = performance.now();
+          const res = await fetch(`${stack.apiUrl}/payments/`, {
+            method: 'POST',
+            headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+            body: '{"amount":"25","currency":"USDTERC20"}',
+          });
+          const body = (await res.json()) as { transaction_id?: string; address?: string; amount_crypto?: string };
+          // The HTTP round trip through the local server: an upper bound of the payments Lambda's duration.
+          invoked(tally, 'payments', performance.now() - started);
+          tally.apiRequests++;
+          if (res.status !== 201 || !body.transaction_id || !body.address || !body.amount_crypto)
+            throw new Error(`POST /payments/ answered ${res.status}: ${JSON.stringify(body)}`);
+          made.push({ id: body.transaction_id, address: body.address, units: toBaseUnits(body.amount_crypto, CURRENCIES.USDTERC20.decimals) });
         }
-        if (status !== 'completed') throw new Error(`payment ${body.transaction_id} is ${status} after 12 passes`);
+        // The payers' transfers, mined in one block (anvil, which nothing counts).
+        await provider.send('evm_setAutomine', [false]);
+        try {
+          const sent: { wait(): Promise<unknown> }[] = [];
+          for (const p of made) sent.push((await erc20.getFunction('transfer')(p.address, p.units)) as { wait(): Promise<unknown> });
+          await provider.send('anvil_mine', ['0x1']);
+          await Promise.all(sent.map((tx) => tx.wait()));
+        } finally {
+          await provider.send('evm_setAutomine', [true]);
+        }
+        const statuses = async (): Promise<string[]> => Promise.all(made.map((p) => statusOf(p.id)));
+        let now = await statuses();
+        // Scanner passes until the batch's sweep is requested (every payment `sending`).
+        for (let k = 0; k < 12 && !now.every((s) => s === 'sending' || s === 'completed'); k++) {
+          if (k > 0) await provider.send('evm_mine', []);
+          await pass(tally, 'chain-scanner (time beyond an idle pass)', idlePass, () => scanOnce('ETH', deps));
+          now = await statuses();
+        }
+        if (!now.every((s) => s === 'sending')) throw new Error(`payments ${now.join(', ')} after 12 passes, not all sending`);
+        const references = new Set(await Promise.all(made.map(async (p) => (await getPayment(tenantId, p.id))?.sweepReference)));
+        statusReads += made.length;
+        sweeps += references.size;
+        // The request routed to chain-tx, signed and broadcast; then the follower's passes until it is confirmed and
+        // its result routed to chain-results, which completes the payments.
         await outbox.settle();
-        if (i === 0) {
+        for (let k = 0; k < 20 && !now.every((s) => s === 'completed'); k++) {
+          await provider.send('evm_mine', []);
+          await pass(tally, 'chain-tx-follower (passes while the sweep is in flight)', 0, () => followOnce('ETH', follower.deps));
+          await outbox.settle();
+          now = await statuses();
+        }
+        if (!now.every((s) => s === 'completed')) throw new Error(`payments ${now.join(', ')} after 20 follower passes, not all completed`);
+        await outbox.settle();
+        if (g === 0) {
           // The bench's own status read, measured once while nothing else runs: taken off the counted lifecycles.
           const before = meter.totals();
-          await getPayment(tenantId, body.transaction_id);
+          await getPayment(tenantId, made[0]!.id);
           const after = meter.totals();
           statusRead = { read: after.read - before.read, write: after.write - before.write, calls: after.calls - before.calls };
         }
       });
-      if (i === 0) {
+      if (g === 0) {
         statusReads = 0;
+        sweeps = 0;
         trace.reset();
       }
     }
     outbox.sink.tally = null;
+    await dynamoScanCursors.releaseLease('ETH', loop);
     lifecycle.units = { read: lifecycle.units.read - statusReads * statusRead.read, write: lifecycle.units.write - statusReads * statusRead.write };
     lifecycle.tableCalls -= statusReads * statusRead.calls;
+    const writes = writesByKind(trace.calls());
     lifecycle.furtherTransactItems = trace
       .calls()
       .filter((c) => c.command === 'TransactWriteItemsCommand')
       .reduce((n, c) => n + Math.max(0, ((c.input.TransactItems as unknown[] | undefined)?.length ?? 1) - 1), 0);
     trace.stop();
     if (!lifecycle.invocations['webhook-delivery']) throw new Error('no webhook was delivered: the tenant has no webhook receiver');
+
+    /* ---------- memory of the I/O-bound event workers ---------- */
+    // Each replays the largest event it was given, alone in a fresh Node process, after the lifecycles: the router
+    // routes its records again, webhook-delivery finds its deliveries made, chain-tx its request sent and chain-results
+    // its payments completed (at-least-once: nothing is sent or credited twice).
+    const eventMemory: { name: string; peakRssMb: number; heapUsedMb: number; eventBytes: number; failures: number }[] = [];
+    for (const name of MEASURED_EVENT_WORKERS) {
+      const event = outbox.largest.get(name);
+      const timeout = WORKER_FUNCTIONS.find((f) => f.name === name)?.timeoutSeconds ?? 30;
+      if (event !== undefined)
+        eventMemory.push({ name, ...(await workerMemory(name, timeout * 1000, bundles, event)), eventBytes: JSON.stringify(event).length });
+    }
+    await outbox.settle();
 
     /* ---------- idle: each scheduled worker, as its schedule invokes it ---------- */
     const idle: IdleWorker[] = [];
@@ -387,7 +468,7 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
       // is billed as it ran.
       const looped = loops && measuredMs * per >= 500 * seconds;
       let memory: IdleWorker['memory'] = null;
-      if (loops && !failed) memory = await workerMemory(w.name, remaining);
+      if (loops && !failed) memory = await workerMemory(w.name, remaining, bundles);
       idle.push({
         name: w.name,
         perInvocation: scaled,
@@ -401,15 +482,30 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
         memory,
       });
     }
-    return { payments: lifecycles, lifecycle, idle, inventory, elapsedSeconds: (Date.now() - t0) / 1000 };
+    return {
+      payments: lifecycles,
+      lifecycle,
+      idle,
+      inventory,
+      eventMemory,
+      writesByKind: Object.fromEntries(Object.entries(writes).map(([kind, units]) => [kind, units / lifecycles])),
+      sweeps: {
+        count: sweeps,
+        depositsPerBlock: batch,
+        assumption: batch === DEPOSITS_PER_BLOCK ? DEPOSITS_PER_BLOCK_ASSUMPTION : `${batch} deposits a block (BENCH_COST_DEPOSITS_PER_BLOCK)`,
+      },
+      elapsedSeconds: (Date.now() - t0) / 1000,
+    };
   } finally {
     current = null;
     trace.stop();
     meter.stop();
     chain.close();
-    kms.destroy();
     provider.destroy();
     await stack.stop();
+    rmSync(bundles, { recursive: true, force: true });
+    if (sweepsBefore === undefined) delete process.env.PAYMENT_SWEEPS;
+    else process.env.PAYMENT_SWEEPS = sweepsBefore;
     await new Promise<void>((r) => receiver.close(() => r()));
   }
 }

@@ -9,7 +9,7 @@
  * interval mining for those two figures (default: automine, as the local stack).
  * BENCH_HISTORY_RECORDS the movements of the tenant whose history pages are read (default 5000).
  * BENCH_ONLY selects figures, comma-separated: user-me, ledger, payments, webhooks, chain-tx, transactions, payment-lifecycle,
- * checkout, cold-start, sweep-gas, collector-gas, btc, btc-payouts, cost. cost: what AWS would bill per 1,000 completed payments (BENCH_COST_PAYMENTS lifecycles counted, default 30) and per idle month (bench/cost.ts). btc: Bitcoin scanner calls for one block with 10 and 10,000 open BTC payments; btc-payouts: vbytes per payout of a 50-withdrawal BTC batch and KMS calls per batch. cold-start: each API Lambda's bundle (as CDK ships it) and its import in 5 fresh Node processes.
+ * checkout, cold-start, sweep-gas, collector-gas, btc, btc-payouts, cost. cost: what AWS would bill per 1,000 completed payments (BENCH_COST_PAYMENTS lifecycles counted, default 30, their deposits BENCH_COST_DEPOSITS_PER_BLOCK a block, default 3, swept together through the chain-tx engine) and per idle month (bench/cost.ts). btc: Bitcoin scanner calls for one block with 10 and 10,000 open BTC payments; btc-payouts: vbytes per payout of a 50-withdrawal BTC batch and KMS calls per batch. cold-start: each API Lambda's bundle (as CDK ships it) and its import in 5 fresh Node processes.
  */
 import { startTableOnly } from '../infra/local/table-only.js';
 import { benchBatchPayouts, benchChainTx } from './chain-tx.js';
@@ -349,7 +349,13 @@ async function main(): Promise<void> {
 
   if (selected('payment-lifecycle')) await printPaymentLifecycle();
 
-  if (selected('cost')) printCost(await benchCost({ payments: Number(process.env.BENCH_COST_PAYMENTS ?? 30) }));
+  if (selected('cost'))
+    printCost(
+      await benchCost({
+        payments: Number(process.env.BENCH_COST_PAYMENTS ?? 30),
+        ...(process.env.BENCH_COST_DEPOSITS_PER_BLOCK ? { depositsPerBlock: Number(process.env.BENCH_COST_DEPOSITS_PER_BLOCK) } : {}),
+      }),
+    );
 
   if (selected('checkout')) {
     const c = await benchCheckout(seconds);

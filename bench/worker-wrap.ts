@@ -12,10 +12,17 @@ export function benchWorker(
   name: string,
   entry: string,
   around: (event: never, context: Context, handler: () => Promise<WorkerHandler>) => Promise<unknown>,
+  /** Another trigger than the definition's: e.g. a scheduled worker's wake queue alone, without its schedule. */
+  trigger?: PollerWorker['trigger'],
 ): PollerWorker {
   const w = WORKER_FUNCTIONS.find((f) => f.name === name);
   if (!w) throw new Error(`no worker ${name}`);
   let real: Promise<WorkerHandler> | undefined;
   const handler = (): Promise<WorkerHandler> => (real ??= import(entry).then((m: { handler: WorkerHandler }) => m.handler));
-  return { name, trigger: w.trigger, timeoutSeconds: w.timeoutSeconds, handler: (event: never, context: Context) => around(event, context, handler) };
+  return {
+    name,
+    trigger: trigger ?? w.trigger,
+    timeoutSeconds: w.timeoutSeconds,
+    handler: (event: never, context: Context) => around(event, context, handler),
+  };
 }

@@ -33,7 +33,15 @@ export interface ApiFunction {
 }
 
 export type WorkerTrigger =
-  | { readonly kind: 'schedule'; readonly everyMinutes: number }
+  | {
+      readonly kind: 'schedule';
+      readonly everyMinutes: number;
+      /**
+       * A queue whose messages also invoke the worker between its scheduled runs (batches of up to `WAKE_BATCH_SIZE`),
+       * for a worker that stops when it has no work and must start again as soon as some arrives.
+       */
+      readonly wakeQueue?: QueueName;
+    }
   | {
       readonly kind: 'queue';
       readonly queue: QueueName;
@@ -46,6 +54,18 @@ export type WorkerTrigger =
       readonly maxConcurrency?: number;
     }
   | { readonly kind: 'stream' };
+
+/** Messages of a wake queue handed to one invocation at most: a burst of payments wakes a scanner once. */
+export const WAKE_BATCH_SIZE = 10;
+
+/** How a queue invokes a worker: its queue trigger, or the wake queue of a scheduled worker; null for none. */
+export function queueTriggerOf<Q extends string = QueueName>(
+  trigger: Exclude<WorkerTrigger, { readonly kind: 'queue' }> | (Omit<Extract<WorkerTrigger, { readonly kind: 'queue' }>, 'queue'> & { readonly queue: Q }),
+): { readonly queue: Q | QueueName; readonly batchSize: number; readonly maxConcurrency?: number } | null {
+  if (trigger.kind === 'queue') return trigger;
+  if (trigger.kind === 'schedule' && trigger.wakeQueue !== undefined) return { queue: trigger.wakeQueue, batchSize: WAKE_BATCH_SIZE };
+  return null;
+}
 
 export interface WorkerFunction {
   readonly name: string;
@@ -120,7 +140,15 @@ export const API_FUNCTIONS: readonly ApiFunction[] = [
 
 export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
   { name: 'rates-refresher', entry: 'functions/rates-refresher/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 30 },
-  { name: 'event-router', entry: 'functions/event-router/handler.ts', trigger: { kind: 'stream' }, timeoutSeconds: 60 },
+  {
+    name: 'event-router',
+    entry: 'functions/event-router/handler.ts',
+    trigger: { kind: 'stream' },
+    timeoutSeconds: 60,
+    // Waits on SQS: 70 MB peak resident set replaying its largest stream batch, from its bundle (docs/benchmarks.md, "Cost").
+    // 512 MB rather than 256: half the CPU of 1024 for inflating and parsing the batch, a step every webhook waits on.
+    memoryMb: 512,
+  },
   {
     name: 'webhook-delivery',
     entry: 'functions/webhook-delivery/handler.ts',
@@ -128,6 +156,9 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
     // 50 batches of 10 at once at most, so a slow receiver cannot take the account's concurrency from the API.
     trigger: { kind: 'queue', queue: 'webhook-delivery', batchSize: 10, maxConcurrency: 50 },
     timeoutSeconds: 30,
+    // Waits on receivers and DynamoDB: 70 MB peak resident set replaying its largest batch, from its bundle; 512 MB keeps
+    // half the CPU of 1024 for signing and TLS to the receivers (docs/benchmarks.md, "Cost").
+    memoryMb: 512,
   },
   {
     name: 'webhook-retries',
@@ -136,21 +167,31 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
     trigger: { kind: 'queue', queue: 'webhook-retries', batchSize: 10, maxConcurrency: 20 },
     timeoutSeconds: 30,
   },
-  { name: 'chain-tx', entry: 'functions/chain-tx/handler.ts', trigger: { kind: 'queue', queue: 'transfers', batchSize: 5 }, timeoutSeconds: 60, signs: true },
+  {
+    name: 'chain-tx',
+    entry: 'functions/chain-tx/handler.ts',
+    trigger: { kind: 'queue', queue: 'transfers', batchSize: 5 },
+    timeoutSeconds: 60,
+    // Waits on KMS (which signs), the chain's RPC and DynamoDB: 76 MB peak resident set replaying a sweep's request,
+    // from its bundle (docs/benchmarks.md, "Cost").
+    memoryMb: 512,
+    signs: true,
+  },
   {
     name: 'chain-tx-follower',
     entry: 'functions/chain-tx-follower/handler.ts',
     trigger: { kind: 'schedule', everyMinutes: 1 },
     timeoutSeconds: 70,
-    // Waits on RPC and DynamoDB: 161 MB peak resident set idle, measured through tsx (docs/benchmarks.md, "Cost").
+    // Waits on RPC and DynamoDB: 87 MB peak resident set idle, from its bundle (docs/benchmarks.md, "Cost").
     memoryMb: 256,
     signs: true,
   },
-  // Waits on RPC and DynamoDB: 185 MB peak resident set idle through tsx; room for the open payments' lists when busy.
+  // Waits on RPC and DynamoDB: 120 MB peak resident set idle, from its bundle; room for the open payments' lists when busy.
   {
     name: 'chain-scanner',
     entry: 'functions/chain-scanner/handler.ts',
-    trigger: { kind: 'schedule', everyMinutes: 1 },
+    // A scanner with nothing to watch makes one pass a run and stops; a payment's creation wakes it at once.
+    trigger: { kind: 'schedule', everyMinutes: 1, wakeQueue: 'scanner-wake' },
     timeoutSeconds: 75,
     memoryMb: 384,
     signs: true,
@@ -177,6 +218,8 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
     entry: 'functions/chain-results/handler.ts',
     trigger: { kind: 'queue', queue: 'chain-results', batchSize: 10 },
     timeoutSeconds: 60,
+    // Waits on DynamoDB: 82 MB peak resident set replaying a sweep's result, from its bundle (docs/benchmarks.md, "Cost").
+    memoryMb: 512,
     signs: true,
   },
   {
@@ -193,7 +236,7 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
     entry: 'functions/custody-solana/handler.ts',
     trigger: { kind: 'schedule', everyMinutes: 1 },
     timeoutSeconds: 75,
-    // Waits on the Solana RPC and DynamoDB: 135 MB peak resident set idle, measured through tsx.
+    // Waits on the Solana RPC and DynamoDB: 82 MB peak resident set idle, from its bundle.
     memoryMb: 256,
     solanaKeys: 'sign',
   },

@@ -97,7 +97,7 @@ const commands: Record<string, CommandGroup> = {
       run: async (v, [id]) => {
         const tenant = await requireTenant(id ?? '', tenantsRuntime());
         const query = { ...(typeof v.from === 'string' ? { date_from: v.from } : {}), ...(typeof v.to === 'string' ? { date_to: v.to } : {}) };
-        return transactionStats(tenant.id, parseInput(TransactionStatsQuery, query), transactionsRuntime());
+        return transactionStats(tenant.id, parseInput(TransactionStatsQuery(), query), transactionsRuntime());
       },
       text: (r) => statsText(r as TransactionStats),
     },

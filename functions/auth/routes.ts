@@ -27,7 +27,7 @@ const AppRecord = lazySchema(() =>
 
 const AppList = lazySchema(() => z.object({ results: z.array(AppRecord()), count: z.number().int() }));
 const CreatedApp = lazySchema(() => AppRecord().extend({ client_secret: z.string() }));
-const AppId = z.object({ id: z.string() });
+const AppId = lazySchema(() => z.object({ id: z.string() }));
 
 const presentApp = (app: OAuthApp): LazyOutput<typeof AppRecord> => ({
   id: app.id,

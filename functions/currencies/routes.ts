@@ -77,16 +77,20 @@ const Calculation = lazySchema(() =>
 
 const RatesAnswer = lazySchema(() => z.union([AllRates(), Conversion()]));
 /** A currency code in the path (the use case answers 404 for one it does not know). */
-const CurrencyParam = z.object({ currency: z.string().min(1) });
+const CurrencyParam = lazySchema(() => z.object({ currency: z.string().min(1) }));
 
 const route = routesOf<ListCurrenciesDeps>();
 
 /** Variant B when `currency_to` is given (DESIGN 10), else variant A. */
-const RatesQuery = ConvertAmountQuery.partial({ currency_to: true }).check(
-  checkQueryForms(
-    { name: 'conversion form', by: ['currency_to'], takes: ['amount', 'currency_from', 'fee_percentage', 'is_fee_paid_by_user', 'full'] },
-    { name: 'list form', takes: [] },
-  ),
+const RatesQuery = lazySchema(() =>
+  ConvertAmountQuery()
+    .partial({ currency_to: true })
+    .check(
+      checkQueryForms(
+        { name: 'conversion form', by: ['currency_to'], takes: ['amount', 'currency_from', 'fee_percentage', 'is_fee_paid_by_user', 'full'] },
+        { name: 'list form', takes: [] },
+      ),
+    ),
 );
 
 export const currencyRoutes = [

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../../shared/domain/lazy-schema.js';
 import { READ_WRITE } from '../../shared/domain/scopes.js';
 import type { ErrorOverrides } from '../../shared/http/route.js';
 import { ok, principalOf, routesOf } from '../../shared/http/route.js';
@@ -13,7 +14,7 @@ const tags = ['Custody'];
 const route = routesOf<CustodySyncPorts>();
 /** As in the rest of the custody group: a missing scope is `insufficient_permissions` (section 4.8). */
 const custody: ErrorOverrides = { permission_denied: { code: 'insufficient_permissions' } };
-const Account = z.object({ accountId: z.string().max(100) });
+const Account = lazySchema(() => z.object({ accountId: z.string().max(100) }));
 const notFound = { description: "account_not_found: unknown, or another tenant's" };
 
 export const custodySyncRoutes = [

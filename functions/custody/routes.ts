@@ -26,8 +26,8 @@ const tags = ['Custody'];
 const route = routesOf<CustodyAccountsPorts>();
 /** The custody group names a missing scope `insufficient_permissions` (section 4.8). */
 const custody: ErrorOverrides = { permission_denied: { code: 'insufficient_permissions' } };
-const Account = z.object({ accountId: z.string().max(100) });
-const AccountChain = Account.extend({ blockchain: z.string().max(20) });
+const Account = lazySchema(() => z.object({ accountId: z.string().max(100) }));
+const AccountChain = lazySchema(() => Account().extend({ blockchain: z.string().max(20) }));
 const notFound = { description: "account_not_found: unknown, or another tenant's" };
 
 export const custodyAccountRoutes = [

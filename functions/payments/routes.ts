@@ -56,7 +56,7 @@ const linksOf = (req: { readonly headers: Readonly<Record<string, string | undef
 const recordOf = async (p: PaymentState, req: Parameters<typeof linksOf>[0], deps: PaymentsDeps) =>
   paymentRecord(p, linksOf(req, deps), p.merchantReceived !== null && deps.refunded ? await deps.refunded(p.tenantId, p.id) : '0');
 /** A payment named in the path: its transaction id (anything else names no payment: 404). */
-const PaymentPath = z.object({ transaction_id: z.string().uuid('Not a payment id.') });
+const PaymentPath = lazySchema(() => z.object({ transaction_id: z.string().uuid('Not a payment id.') }));
 
 export const paymentRoutes = [
   route({

@@ -18,7 +18,7 @@ import { lazySchema } from '../../shared/domain/lazy-schema.js';
 /** Refunds (DESIGN section 12, beside the interface's groups): a payment's refunds and the refunds themselves. */
 const tags = ['Refunds'];
 const route = routesOf<RefundsDeps>();
-const PaymentPath = z.object({ transaction_id: z.string().uuid('Not a payment id.') });
+const PaymentPath = lazySchema(() => z.object({ transaction_id: z.string().uuid('Not a payment id.') }));
 
 /** Claim links on the deployment's public base URL; without one configured, on the host the request came to. */
 const originOf = (req: { readonly headers: Readonly<Record<string, string | undefined>> }, deps: RefundsDeps): string =>

@@ -52,7 +52,13 @@ export const subscriptionRoutes = [
       description:
         'A plan prices one period: amount in price_currency (USD by default), paid in currency, every interval_count intervals; trial_days before the first period, grace_days (default 3) a period stays payable once past due. Plans do not change: a new price is a new plan.',
       tags: plansTag,
-      responses: { 201: { description: 'The plan', schema: PlanRecord }, 400: { description: 'invalid_request, invalid_currency' } },
+      responses: {
+        201: { description: 'The plan', schema: PlanRecord },
+        400: {
+          description:
+            'invalid_request (the price below the currency minimum or above its maximum at the current rate: details.minimum, currency, minimum_price), invalid_currency',
+        },
+      },
     },
     handle: async (req, deps) => {
       const present = (p: PlanState) => created(planRecord(p));

@@ -52,7 +52,7 @@ export const TenantRecord = lazySchema(() =>
   }),
 );
 
-const UpdateProfileBody = z.object({ auto_refund_excess: AutoRefundExcessPatch.optional() }).strict().meta({ id: 'UpdateProfile' });
+const UpdateProfileBody = lazySchema(() => z.object({ auto_refund_excess: AutoRefundExcessPatch().optional() }).strict().meta({ id: 'UpdateProfile' }));
 
 export const userRoutes = [
   route({

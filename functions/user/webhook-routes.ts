@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../../shared/domain/lazy-schema.js';
 import { READ, READ_WRITE } from '../../shared/domain/scopes.js';
 import { accepted, ok, principalOf, routesOf } from '../../shared/http/route.js';
 import type { ErrorOverrides, Principal } from '../../shared/http/route.js';
@@ -42,7 +43,7 @@ const actorOf = (req: { readonly principal: Principal | null }): Actor => {
 };
 
 /** A delivery id: `<event id>.a` or `<event id>.s.<subscription id>`, with `.r<ms>` for a redelivery. */
-const DeliveryParams = z.object({ delivery_id: z.string().regex(/^[\w.:-]{1,200}$/) });
+const DeliveryParams = lazySchema(() => z.object({ delivery_id: z.string().regex(/^[\w.:-]{1,200}$/) }));
 
 export const webhookRoutes = [
   route({

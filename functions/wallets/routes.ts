@@ -18,9 +18,9 @@ import { lazySchema } from '../../shared/domain/lazy-schema.js';
 const tags = ['Wallets'];
 const route = routesOf<WalletsPorts>();
 /** A wallet named in the path by its integer id or its uuid (anything else names no wallet: 404). */
-const reference = z.string().refine((v) => walletRef(v) !== null, 'Not a wallet id.');
-const ById = z.object({ id: reference });
-const ByWalletId = z.object({ wallet_id: reference });
+const reference = lazySchema(() => z.string().refine((v) => walletRef(v) !== null, 'Not a wallet id.'));
+const ById = lazySchema(() => z.object({ id: reference() }));
+const ByWalletId = lazySchema(() => z.object({ wallet_id: reference() }));
 const notFound = { description: "not_found: unknown, deleted, or another tenant's" };
 
 const transferRoute = (path: string, type: 'to_sub' | 'to_master', summary: string) => {

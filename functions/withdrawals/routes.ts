@@ -29,7 +29,7 @@ import { lazySchema } from '../../shared/domain/lazy-schema.js';
 const tags = ['Withdrawals'];
 const route = routesOf<WithdrawalsDeps>();
 /** A withdrawal named in the path: its id (anything else names no withdrawal: 404). */
-const WithdrawalPath = z.object({ withdrawal_id: z.string().uuid('Not a withdrawal id.') });
+const WithdrawalPath = lazySchema(() => z.object({ withdrawal_id: z.string().uuid('Not a withdrawal id.') }));
 /** Spec 4.4: the list and the minimum check answer 401 `unauthorized` and 403 `forbidden`. */
 const AUTH_ALIASES: ErrorOverrides = { authentication_failed: { code: 'unauthorized' }, permission_denied: { code: 'forbidden' } };
 

@@ -81,3 +81,28 @@ export function synthApiBundles(outdir: string, functions: readonly ApiFunction[
     };
   });
 }
+
+/** A stand-in for a value CloudFormation fills in at deploy time (a table name, a key id, a queue or API URL). */
+const placeholder = (name: string): string =>
+  /URL/.test(name) ? `https://${name.toLowerCase().replace(/_/g, '-')}.bench.invalid/` : `bench-${name.toLowerCase().replace(/_/g, '-')}`;
+
+/**
+ * What a Lambda's process sees: the function's variables, and those the Node.js 24 runtime sets. The cold-start bench
+ * imports each bundle with it, and so does the bundle test that counts what a bundle builds at load.
+ */
+export function lambdaEnvironment(bundle: ApiBundle, name = bundle.name): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    LANG: 'en_US.UTF-8',
+    TZ: ':UTC',
+    AWS_REGION: 'us-east-1',
+    AWS_DEFAULT_REGION: 'us-east-1',
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+    AWS_LAMBDA_FUNCTION_NAME: name,
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    LAMBDA_TASK_ROOT: bundle.dir,
+  };
+  for (const [key, value] of Object.entries(bundle.environment)) env[key] = typeof value === 'string' ? value : placeholder(key);
+  return env;
+}

@@ -1,4 +1,5 @@
-import { App, Tags } from 'aws-cdk-lib';
+import { App, Tags, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { GatewayStack } from './gateway-stack.js';
 
 /**
@@ -11,6 +12,9 @@ import { GatewayStack } from './gateway-stack.js';
  * the stage can also come from $STAGE. `local` is the embedded stack (infra/local), never a deployment.
  */
 const app = new App();
+// AWS's best-practice rule packs at every synth: a finding neither fixed nor acknowledged (with its reason, on the
+// narrowest construct) fails `cdk synth` and `cdk deploy`, as it fails test/infra/nag.test.ts.
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
 const context = (key: string): string | undefined => {
   const value: unknown = app.node.tryGetContext(key);
   return typeof value === 'string' && value.length > 0 ? value : undefined;

@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, Token } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import { TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -12,7 +12,7 @@ import { parseConfig } from '../../shared/config/config.js';
 import { LIMIT_NAMES } from '../../shared/domain/tenant.js';
 import type { LimitName } from '../../shared/domain/tenant.js';
 import { METRIC_NAMES, METRIC_NAMESPACES } from '../../shared/observability/metrics.js';
-import { API_FUNCTIONS, QUEUES, WORKER_FUNCTIONS, queueUrlEnv } from '../definition.js';
+import { API_FUNCTIONS, QUEUES, WORKER_FUNCTIONS, queueTriggerOf, queueUrlEnv } from '../definition.js';
 import type { ApiFunction, QueueDefinition, QueueName, WorkerFunction } from '../definition.js';
 import { ROUTED_RECORDS } from '../table.js';
 import { acknowledge, arnToken, policyOf, REASONS } from './acknowledge.js';
@@ -119,7 +119,11 @@ export const HOT_KEY_READERS: readonly string[] = ['payments', 'subscriptions'];
 export const EXPORTS_WORKER = 'transaction-exports';
 export const EXPORTS_API = 'transactions';
 /** Custody's Solana keys: one per account, created at run time, so their grants name `key/*` under conditions. */
-const SOLANA_KEYS_FINDING = 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:kms:<AWS::Region>:<AWS::AccountId>:key/*]';
+/** The finding of the statements on `key/*`, named as cdk-nag renders the ARN: the stack's environment where known. */
+const solanaKeysFinding = (stack: Stack): string => {
+  const known = (value: string, pseudo: string): string => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);
+  return `AwsSolutions-IAM5[Resource::arn:${known(stack.partition, 'Partition')}:kms:${known(stack.region, 'Region')}:${known(stack.account, 'AccountId')}:key/*]`;
+};
 const SOLANA_KEYS_REASON =
   "Custody's Ed25519 keys are created at run time, one per Solana account, so no ARN is known at deploy: the statements on key/* hold only under conditions on the key spec (ECC_NIST_EDWARDS25519), usage and the gateway's own tags, which only these keys carry (constructs/solana-keys.ts).";
 const EXPORT_FILES_REASON =
@@ -240,7 +244,7 @@ export class GatewayStack extends Stack {
       grantSecrets(fn);
       if (def.solanaKeys === 'create') {
         solanaKeys.grantCreate(fn);
-        acknowledge(policyOf(fn), SOLANA_KEYS_FINDING, SOLANA_KEYS_REASON);
+        acknowledge(policyOf(fn), solanaKeysFinding(this), SOLANA_KEYS_REASON);
         acknowledge(
           policyOf(fn),
           'AwsSolutions-IAM5[Resource::*]',
@@ -287,7 +291,7 @@ export class GatewayStack extends Stack {
       if (def.signs) keys.grantSign(fn);
       if (def.solanaKeys === 'sign') {
         solanaKeys.grantSign(fn);
-        acknowledge(policyOf(fn), SOLANA_KEYS_FINDING, SOLANA_KEYS_REASON);
+        acknowledge(policyOf(fn), solanaKeysFinding(this), SOLANA_KEYS_REASON);
         keys.grantSolanaFeePayer(fn);
       }
       if (needsSecretsKey(def)) grantSecrets(fn);
@@ -298,6 +302,26 @@ export class GatewayStack extends Stack {
       }
 
       const trigger = def.trigger;
+      // Its queue, or the queue that wakes a scheduled worker between its runs.
+      const fromQueue = queueTriggerOf(trigger);
+      if (fromQueue) {
+        fn.addEventSource(
+          new SqsEventSource(queues.get(fromQueue.queue).queue, {
+            batchSize: fromQueue.batchSize,
+            // A batch is handed over as soon as messages are received (at most 10: no window needed).
+            maxBatchingWindow: Duration.seconds(0),
+            reportBatchItemFailures: true,
+            ...(fromQueue.maxConcurrency !== undefined ? { maxConcurrency: fromQueue.maxConcurrency } : {}),
+          }),
+        );
+        for (const mapping of fn.node.children.filter((c) => c instanceof EventSourceMapping)) {
+          acknowledge(
+            mapping,
+            'Serverless-LambdaEventSourceMappingDestination',
+            `Lambda offers on-failure destinations for stream and Kafka sources only, not SQS: a message that keeps failing moves to the ${fromQueue.queue} queue's dead-letter queue by its redrive policy (maxReceiveCount), which alarms.`,
+          );
+        }
+      }
       switch (trigger.kind) {
         case 'schedule':
           new Rule(this, `${fn.node.id}Schedule`, {
@@ -314,23 +338,7 @@ export class GatewayStack extends Stack {
           });
           break;
         case 'queue':
-          fn.addEventSource(
-            new SqsEventSource(queues.get(trigger.queue).queue, {
-              batchSize: trigger.batchSize,
-              // A batch is handed over as soon as messages are received (at most 10: no window needed).
-              maxBatchingWindow: Duration.seconds(0),
-              reportBatchItemFailures: true,
-              ...(trigger.maxConcurrency !== undefined ? { maxConcurrency: trigger.maxConcurrency } : {}),
-            }),
-          );
-          for (const mapping of fn.node.children.filter((c) => c instanceof EventSourceMapping)) {
-            acknowledge(
-              mapping,
-              'Serverless-LambdaEventSourceMappingDestination',
-              `Lambda offers on-failure destinations for stream and Kafka sources only, not SQS: a message that keeps failing moves to the ${trigger.queue} queue's dead-letter queue by its redrive policy (maxReceiveCount), which alarms.`,
-            );
-          }
-          break;
+          break; // Its event source, above.
         case 'stream': {
           const failures = queues.get(STREAM_FAILURE_QUEUE).queue;
           fn.addEventSource(
@@ -361,6 +369,14 @@ export class GatewayStack extends Stack {
         default:
           throw new Error(`Unknown trigger of worker "${def.name}"`);
       }
+    }
+
+    // A deployment updates every queue's consumers before the stream workers that send to them: a consumer reads the
+    // messages of the code before and after it (the router's one message a change, a new queue's), so no message of
+    // a new router reaches an old consumer.
+    const consumers = definition.workers.filter((w) => queueTriggerOf(w.trigger) !== null);
+    for (const producer of definition.workers.filter((w) => w.trigger.kind === 'stream')) {
+      for (const consumer of consumers) this.functions.get(producer.name)?.node.addDependency(this.functions.get(consumer.name) as GatewayFunction);
     }
 
     for (const q of queues.all) alarms.watchDeadLetterQueue(q.definition.name, q.deadLetterQueue);
@@ -489,8 +505,8 @@ function assertUniqueNames(functions: readonly { readonly name: string }[]): voi
 function consumerTimeouts(workers: readonly WorkerFunction[]): Map<QueueName, number> {
   const result = new Map<QueueName, number>();
   for (const worker of workers) {
-    if (worker.trigger.kind !== 'queue') continue;
-    const name = worker.trigger.queue;
+    const name = queueTriggerOf(worker.trigger)?.queue;
+    if (name === undefined) continue;
     result.set(name, Math.max(result.get(name) ?? 0, worker.timeoutSeconds));
   }
   return result;

@@ -92,7 +92,11 @@ export function startPollers(options: StartPollersOptions = {}): Pollers {
 
   const loops: Promise<void>[] = [];
   if (options.autoStart !== false) {
-    for (const slot of slots.values()) loops.push(sourceOf(slot).loop(slot));
+    for (const slot of slots.values()) {
+      loops.push(sourceOf(slot).loop(slot));
+      // A scheduled worker's wake queue: its messages run it between its scheduled runs.
+      if (slot.worker.trigger.kind === 'schedule' && slot.worker.trigger.wakeQueue !== undefined) loops.push(sources.queue.loop(slot));
+    }
     if (slots.size > 0) log(`pollers: ${slots.size} worker(s): ${[...slots.values()].map((s) => `${s.worker.name} (${s.worker.trigger.kind})`).join(', ')}`);
   }
 

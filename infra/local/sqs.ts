@@ -10,7 +10,8 @@ import type { QueueDefinition, QueueName } from '../definition.js';
 
 /** A queue consumer as far as the visibility timeout cares (a WorkerFunction, or a test worker). */
 export interface QueueConsumer {
-  readonly trigger: { readonly kind: string; readonly queue?: string };
+  /** `queue`: its queue trigger's; `wakeQueue`: the queue that wakes a scheduled worker (both consume the queue). */
+  readonly trigger: { readonly kind: string; readonly queue?: string; readonly wakeQueue?: string };
   readonly timeoutSeconds: number;
 }
 
@@ -53,7 +54,8 @@ export function sqsClient(url: string, region = 'us-east-1'): SQSClient {
 export function visibilityTimeout(definition: QueueDefinition, workers: readonly QueueConsumer[]): number {
   let consumer = 0;
   for (const w of workers) {
-    if (w.trigger.kind === 'queue' && w.trigger.queue === definition.name) consumer = Math.max(consumer, w.timeoutSeconds);
+    const consumed = w.trigger.kind === 'queue' ? w.trigger.queue : w.trigger.wakeQueue;
+    if (consumed === definition.name) consumer = Math.max(consumer, w.timeoutSeconds);
   }
   return Math.max(definition.visibilityTimeoutSeconds, VISIBILITY_PER_CONSUMER_TIMEOUT * consumer);
 }

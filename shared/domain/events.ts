@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from './lazy-schema.js';
 import type { QueueName } from './queues.js';
 import type { DeliveryEvent, SubscriptionEvent } from './webhooks.js';
 
@@ -39,6 +40,9 @@ function buildPayloadSchemas() {
     flags: z.array(z.string()).optional(),
     /** A payment a payment link opened: the link (absent otherwise). */
     payment_link_id: z.string().optional(),
+    /** A payment a subscription opened for one of its periods: the subscription and the period's index (absent otherwise). */
+    subscription_id: z.string().optional(),
+    subscription_cycle: count.optional(),
     callback_url: z.string().nullable().optional(),
   });
 
@@ -248,7 +252,8 @@ export const EVENT_CATALOGUE = {
   // DESIGN section 12: refunds, envelope A to the payment's callback_url or the default URL.
   refund_status_update: tenant('RefundStatusPayload'),
   // Section 6.2, envelope B (the `.all` names are subscriptions, never events).
-  'payment.created': tenant('PaymentStatusPayload'),
+  // A payment just created also wakes its network's scanner (functions/chain-scanner), which may have stopped for lack of work.
+  'payment.created': entry('tenant', 'PaymentStatusPayload', ['webhook-delivery', 'scanner-wake']),
   'payment.processing': tenant('PaymentStatusPayload'),
   'payment.completed': tenant('PaymentStatusPayload'),
   'payment.failed': tenant('PaymentStatusPayload'),
@@ -463,13 +468,15 @@ export interface OutboxEvent<P extends OutboxPayload = OutboxPayload> {
 /* ---------------------------------------------------------------- routed messages */
 
 /** The body the event router sends to a queue: the outbox event with its id (shared/usecases/events/route-events.ts). */
-export const RoutedEventEnvelope = z.object({
-  event_id: z.string().min(1),
-  tenant_id: z.string().min(1),
-  type: z.string().min(1),
-  occurred_at: z.string().min(1),
-  payload: z.record(z.string(), z.unknown()),
-});
+export const RoutedEventEnvelope = lazySchema(() =>
+  z.object({
+    event_id: z.string().min(1),
+    tenant_id: z.string().min(1),
+    type: z.string().min(1),
+    occurred_at: z.string().min(1),
+    payload: z.record(z.string(), z.unknown()),
+  }),
+);
 
 /** A routed message of one of the types `T`, its payload parsed (distributes over `T`, so `type` narrows `payload`). */
 export type RoutedEvent<T extends EventType = EventType> = T extends EventType
@@ -478,7 +485,7 @@ export type RoutedEvent<T extends EventType = EventType> = T extends EventType
 
 /** Parses a routed message (already JSON-decoded) that must be one of `accepted`; throws InvalidEventError otherwise. */
 export function parseRoutedEvent<const T extends EventType>(body: unknown, accepted: readonly T[]): RoutedEvent<T> {
-  const envelope = RoutedEventEnvelope.safeParse(body);
+  const envelope = RoutedEventEnvelope().safeParse(body);
   if (!envelope.success) throw new InvalidEventError('routed', issuesOf(envelope.error));
   const { type } = envelope.data;
   if (!(accepted as readonly string[]).includes(type)) throw new InvalidEventError(type, `not one of ${accepted.join(', ')}`);

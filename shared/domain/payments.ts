@@ -304,6 +304,7 @@ export function statusUpdatePayload(p: PaymentState, previous: PaymentStatus | n
     flags: [...p.flags],
     metadata: { updated_at: p.updatedAt },
     ...(p.paymentLinkId === undefined ? {} : { payment_link_id: p.paymentLinkId }),
+    ...(p.subscription === undefined ? {} : { subscription_id: p.subscription.id, subscription_cycle: p.subscription.cycle }),
   };
 }
 

@@ -10,6 +10,8 @@
  * - `wallet-transfers`: accepted wallet transfers to settle (functions/wallet-transfers).
  * - `event-router-failures`: stream records the event router gave up on (no consumer; alarmed).
  * - `transaction-exports`: requested transaction exports to write to S3 (functions/transaction-exports).
+ * - `scanner-wake`: payments just created, so the chain scanner of their network starts watching at once rather
+ *   than at its next scheduled run (functions/chain-scanner, woken between its runs).
  */
 export const QUEUE_NAMES = [
   'webhook-delivery',
@@ -19,6 +21,7 @@ export const QUEUE_NAMES = [
   'wallet-transfers',
   'event-router-failures',
   'transaction-exports',
+  'scanner-wake',
 ] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 

@@ -20,25 +20,30 @@ export interface Log {
   error(message: string, fields?: LogFields): void;
 }
 
-const root = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'gateway' });
+/**
+ * The Powertools logger, built when the first line is logged rather than when the module loads: an API Lambda logs
+ * only what goes wrong (shared/http/errors.ts), so most of its cold starts never build it.
+ */
+let root: Logger | undefined;
+const rootLogger = (): Logger => (root ??= new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'gateway' }));
 
-/** A `Log` over a Powertools logger. */
-function logOf(powertools: Logger): Log & { readonly powertools: Logger } {
+/** A `Log` over a Powertools logger, which `powertools` yields (built on first use). */
+function logOf(powertools: () => Logger): Log {
   const at =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
     (message: string, fields: LogFields = {}): void =>
-      powertools[level](message, { ...fields });
-  return { powertools, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+      powertools()[level](message, { ...fields });
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
 /** The process-wide logger. */
-export const logger: Log = logOf(root);
+export const logger: Log = logOf(rootLogger);
 
 /** A logger whose every line carries `fields` (e.g. `{ worker: 'chain-tx' }`) and, when given, the Lambda context. */
 export function childLogger(fields: LogFields, context?: Context): Log {
-  const child = root.createChild({ persistentKeys: { ...fields } });
+  const child = rootLogger().createChild({ persistentKeys: { ...fields } });
   if (context) child.addContext(context);
-  return logOf(child);
+  return logOf(() => child);
 }
 
 /** An error as a log field: its message (and name when it is not a plain Error). */

@@ -112,28 +112,70 @@ export type ScheduledWorkerHandler<R> = (event?: Partial<Pick<ScheduledEvent, 't
  * run of the schedule starts afresh.
  */
 export function scheduledWorker<R>(name: string, run: (scheduled: ScheduledRun, log: Log) => Promise<R>): ScheduledWorkerHandler<R> {
-  return async (event, context) => {
-    const log = childLogger({ worker: name }, lambdaContextOf(context));
-    const started = Date.now();
-    const at = event?.time ? new Date(event.time) : null;
-    const remainingMs = (fallbackMs: number): number => context?.getRemainingTimeInMillis?.() ?? fallbackMs;
-    const scheduled: ScheduledRun = {
-      time: at && !Number.isNaN(at.getTime()) ? at : null,
-      remainingMs,
-      budgetMs: (marginMs, minMs = 0) => Math.max(minMs, remainingMs(SCHEDULE_PERIOD_MS) - marginMs),
-    };
-    return withTrace(name, { worker: name }, async () => {
-      let result: R;
-      try {
-        result = await run(scheduled, log);
-      } catch (error) {
-        log.error('scheduled run failed', { error: errorField(error), duration_ms: Date.now() - started });
-        throw error;
-      }
-      log.info('scheduled run done', { result, duration_ms: Date.now() - started });
-      return result;
-    });
+  return (event, context) => runScheduled(name, (scheduled, _woken, log) => run(scheduled, log), event, context, null);
+}
+
+export interface WakeableWorkerHandler<R> {
+  /** Woken by its queue. */
+  (event: SQSEvent, context?: Partial<Context>): Promise<SQSBatchResponse>;
+  /** Run by its schedule (or called directly). */
+  (event?: Partial<Pick<ScheduledEvent, 'time'>>, context?: Partial<Context>): Promise<R>;
+}
+
+const isQueueEvent = (event: unknown): event is SQSEvent => Array.isArray((event as Partial<SQSEvent> | undefined)?.Records);
+
+/**
+ * A scheduled worker that its wake queue also invokes between its runs (infra/definition.ts, `wakeQueue`): `run` is
+ * told the wake messages' bodies (`woken`; null on a scheduled run) and runs as a scheduled run does, logged the
+ * same way. A woken run answers an empty partial batch response; one that fails throws, so its messages come back
+ * (and, failing for good, reach the queue's dead-letter queue).
+ */
+export function wakeableWorker<R>(
+  name: string,
+  run: (scheduled: ScheduledRun, woken: readonly string[] | null, log: Log) => Promise<R>,
+): WakeableWorkerHandler<R> {
+  const handler = async (event?: Partial<Pick<ScheduledEvent, 'time'>> | SQSEvent, context?: Partial<Context>): Promise<R | SQSBatchResponse> => {
+    if (!isQueueEvent(event)) return runScheduled(name, run, event, context, null);
+    await runScheduled(
+      name,
+      run,
+      undefined,
+      context,
+      event.Records.map((r) => r.body),
+    );
+    return { batchItemFailures: [] };
   };
+  return handler as WakeableWorkerHandler<R>;
+}
+
+async function runScheduled<R>(
+  name: string,
+  run: (scheduled: ScheduledRun, woken: readonly string[] | null, log: Log) => Promise<R>,
+  event: Partial<Pick<ScheduledEvent, 'time'>> | undefined,
+  context: Partial<Context> | undefined,
+  woken: readonly string[] | null,
+): Promise<R> {
+  const log = childLogger({ worker: name }, lambdaContextOf(context));
+  const started = Date.now();
+  const at = event?.time ? new Date(event.time) : null;
+  const remainingMs = (fallbackMs: number): number => context?.getRemainingTimeInMillis?.() ?? fallbackMs;
+  const scheduled: ScheduledRun = {
+    time: at && !Number.isNaN(at.getTime()) ? at : null,
+    remainingMs,
+    budgetMs: (marginMs, minMs = 0) => Math.max(minMs, remainingMs(SCHEDULE_PERIOD_MS) - marginMs),
+  };
+  const how = woken ? 'woken run' : 'scheduled run';
+  return withTrace(name, { worker: name, ...(woken ? { records: woken.length } : {}) }, async () => {
+    let result: R;
+    try {
+      result = await run(scheduled, woken, log);
+    } catch (error) {
+      log.error(`${how} failed`, { error: errorField(error), duration_ms: Date.now() - started });
+      throw error;
+    }
+    log.info(`${how} done`, { result, duration_ms: Date.now() - started });
+    return result;
+  });
 }
 
 /** The context Lambda gave (a direct call may pass only part of one, e.g. the remaining time: then none). */

@@ -34,6 +34,11 @@
  * | payment link        | TENANT#<tid>                | PAYLINK#<id>               | gsi1: TENANT#<tid>#PAYLINKS / <created_at>#<id>; `completed_count`, `over_limit_count` moved by completing payments |
  * | payment link page   | PAYLINKPAGE#<slug>          | PAYLINKPAGE                | -> tenant and link (written with the link; the link page's only lookup) |
  * | link's payment      | TENANT#<tid>                | PAYLINKPAY#<link id>#<created_at>#<payment id> | written with the payment a visit opens (the link's payments list) |
+ * | plan                | TENANT#<tid>                | PLAN#<id>                  | gsi1: TENANT#<tid>#PLANS / <created_at>#<id> |
+ * | subscription        | TENANT#<tid>                | SUB#<id>                   | gsi1: TENANT#<tid>#SUBS / <created_at>#<id>; gsi3 (while it has a next action): SUBS#DUE / <next action at>#<tid>#<id> |
+ * | subscription cycle  | TENANT#<tid>                | SUBCYCLE#<sub id>#<period, 6 digits> | the period's key: created once, in the transaction of its payment and the subscription's advance |
+ * | tenant test clock   | TENANT#<tid>                | CLOCK                      | gsi1: CLOCKS / <tid> (offset honoured outside production only) |
+ * | pull charge pending | SUBCHARGES#PENDING          | <network>#<token>#<charge reference> | a period's pull charge, written with its cycle; deleted in the transaction of the batch that sends it |
  * | daily withdrawal total | TENANT#<tid>              | WITHDRAWALS#DAY#<yyyy-mm-dd> | TTL 3 days (kept in the creation transaction) |
  * | deposit address     | ADDRESS#<family>#<lower addr> | ADDRESS                  | scanner's BatchGetItem               |
  * | checkout page       | CHECKOUT#<checkout id>      | CHECKOUT                   | -> tenant and payment (written with the payment; the checkout Lambda's only lookup) |
@@ -436,12 +441,7 @@ export const paymentLinkKeys = {
   linkPaymentPrefix: (tenantId: string, linkId: string) => ({ pk: tenantPk(tenantId), skPrefix: `PAYLINKPAY#${linkId}#` }),
 } as const;
 
-/* ---------------------------------------------------------------- issue 30: plans, subscriptions, test clocks */
-// | plan                | TENANT#<tid>                | PLAN#<id>                  | gsi1: TENANT#<tid>#PLANS / <created_at>#<id> |
-// | subscription        | TENANT#<tid>                | SUB#<id>                   | gsi1: TENANT#<tid>#SUBS / <created_at>#<id>; gsi3 (while it has a next action): SUBS#DUE / <next action at>#<tid>#<id> |
-// | subscription cycle  | TENANT#<tid>                | SUBCYCLE#<sub id>#<period, 6 digits> | the period's key: created once, in the transaction of its payment and the subscription's advance |
-// | tenant test clock   | TENANT#<tid>                | CLOCK                      | gsi1: CLOCKS / <tid> (offset honoured outside production only) |
-// | pull charge pending | SUBCHARGES#PENDING          | <network>#<token>#<charge reference> | a period's charge, written with its cycle; deleted in the transaction of the batch that sends it |
+/* ---------------------------------------------------------------- plans, subscriptions, test clocks (rows in the header) */
 const SUBSCRIPTIONS_DUE_PK = 'SUBS#DUE';
 const PENDING_CHARGES_PK = 'SUBCHARGES#PENDING';
 const CLOCKS_PK = 'CLOCKS';

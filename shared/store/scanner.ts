@@ -63,6 +63,11 @@ export async function acquireLease(network: string, owner: string, now: Date, un
   }
 }
 
+export async function leaseHeld(network: string, now: Date): Promise<boolean> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.scannerCursor(network), ProjectionExpression: 'lease_until' }));
+  return typeof Item?.lease_until === 'string' && Item.lease_until >= now.toISOString();
+}
+
 export async function releaseLease(network: string, owner: string): Promise<void> {
   try {
     await db().send(
@@ -107,4 +112,4 @@ export async function networkWatching(network: string): Promise<boolean> {
   return false;
 }
 
-export const dynamoScanCursors: ScanCursorStore = { get: getCursor, move: moveCursor, acquireLease, releaseLease };
+export const dynamoScanCursors: ScanCursorStore = { get: getCursor, move: moveCursor, acquireLease, releaseLease, leaseHeld };

@@ -3,10 +3,12 @@ import { findCurrency, findNetwork } from '../domain/currencies.js';
 import { WORDING } from '../domain/errors-wording.js';
 import { JsonNumber } from '../domain/json-number.js';
 import { MAX_SIGNIFICANT_DIGITS } from '../domain/money.js';
+import { lazySchema } from '../domain/lazy-schema.js';
 
 /**
  * Zod building blocks for inputs that arrive through lossless JSON or a query string. Amounts are
- * decimal TEXT end to end: a JSON number (`25.10`) or a string (`"25.10"`) both become "25.10".
+ * decimal TEXT end to end: a JSON number (`25.10`) or a string (`"25.10"`) both become "25.10". Like every schema of
+ * an API Lambda's modules, the fixed ones are getters (`lazySchema`) built on first use, never while a module loads.
  */
 
 const DECIMAL = /^\d+(\.\d+)?$/;
@@ -46,36 +48,42 @@ export const decimal = (options: { readonly maxScale?: number; readonly positive
     .meta({ type: 'string', format: 'decimal', description: 'Decimal amount (JSON number or string).' });
 
 /** A non-negative decimal amount as its exact text; a JSON number or a string. */
-export const decimalInput = decimal();
+export const decimalInput = lazySchema(() => decimal());
 
 /** An integer from a JSON body (a JSON number or a numeric string). */
-export const integerInput = z
-  .union([z.instanceof(JsonNumber), z.string(), z.number()], { error: numberOrString })
-  .transform((v, ctx) => {
-    const text = typeof v === 'string' ? v.trim() : String(v instanceof JsonNumber ? v.text : v);
-    if (!/^-?\d{1,15}$/.test(text)) {
-      ctx.addIssue({ code: 'custom', message: WORDING.format('integer') });
-      return z.NEVER;
-    }
-    return Number(text);
-  })
-  .meta({ type: 'integer' });
+export const integerInput = lazySchema(() =>
+  z
+    .union([z.instanceof(JsonNumber), z.string(), z.number()], { error: numberOrString })
+    .transform((v, ctx) => {
+      const text = typeof v === 'string' ? v.trim() : String(v instanceof JsonNumber ? v.text : v);
+      if (!/^-?\d{1,15}$/.test(text)) {
+        ctx.addIssue({ code: 'custom', message: WORDING.format('integer') });
+        return z.NEVER;
+      }
+      return Number(text);
+    })
+    .meta({ type: 'integer' }),
+);
 
 /** An ISO 8601 date (`2026-11-25`) or date-time in a query string. */
-export const isoDate = z
-  .string()
-  .trim()
-  .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)), WORDING.format('date'));
+export const isoDate = lazySchema(() =>
+  z
+    .string()
+    .trim()
+    .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)), WORDING.format('date')),
+);
 
 /** A bound on `created_at` as an ISO instant: a date alone covers its whole UTC day (both bounds inclusive). */
 export const dateBound = (value: string, end: boolean): string =>
   /^\d{4}-\d{2}-\d{2}$/.test(value) ? (end ? `${value}T23:59:59.999Z` : `${value}T00:00:00.000Z`) : new Date(value).toISOString();
 
 /** A boolean in a query string: true/false/1/0. */
-export const queryBoolean = z
-  .enum(['true', 'false', 'True', 'False', '1', '0'], { error: (issue) => (issue.input === undefined ? undefined : WORDING.wrongType('boolean')) })
-  .transform((v) => v === 'true' || v === 'True' || v === '1')
-  .meta({ type: 'boolean' });
+export const queryBoolean = lazySchema(() =>
+  z
+    .enum(['true', 'false', 'True', 'False', '1', '0'], { error: (issue) => (issue.input === undefined ? undefined : WORDING.wrongType('boolean')) })
+    .transform((v) => v === 'true' || v === 'True' || v === '1')
+    .meta({ type: 'boolean' }),
+);
 
 /** An integer in a query string within bounds. */
 export const queryInteger = (min: number, max: number) =>
@@ -146,10 +154,16 @@ function currencyAgreement(body: CurrencyFields, ctx: z.RefinementCtx): void {
 /** Runs whenever the body is an object, even when other fields already failed (every problem at once). */
 const onObjects = { when: (payload: { readonly value: unknown }) => typeof payload.value === 'object' && payload.value !== null };
 
-export const checkAmountAndCurrency = z.superRefine(amountAndCurrency, onObjects);
+/** A check built on its first use, as the schemas are (`lazySchema`). */
+function lazyCheck<C>(build: () => C): () => C {
+  let check: C | undefined;
+  return () => (check ??= build());
+}
+
+export const checkAmountAndCurrency = lazyCheck(() => z.superRefine(amountAndCurrency, onObjects));
 
 /** `currencyAgreement` alone, for bodies whose currency is optional (the withdrawal estimate, the minimum amount). */
-export const checkCurrencyAgreement = z.superRefine(currencyAgreement, onObjects);
+export const checkCurrencyAgreement = lazyCheck(() => z.superRefine(currencyAgreement, onObjects));
 
 /** One form of a list query with two (DESIGN section 10): its name and the parameters only it takes. */
 export interface QueryForm {

@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import type { CfnElement } from 'aws-cdk-lib';
-import { API_FUNCTIONS, QUEUES, queueUrlEnv, WORKER_FUNCTIONS } from '../../infra/definition.js';
+import { API_FUNCTIONS, QUEUES, queueTriggerOf, queueUrlEnv, WORKER_FUNCTIONS } from '../../infra/definition.js';
 import { TABLE } from '../../infra/table.js';
 import { ACCESS_LOG_FORMAT, ROUTE_THROTTLES, STAGE_THROTTLE } from '../../infra/cdk/constructs/http-api.js';
 import { TRACE_SAMPLING } from '../../infra/cdk/constructs/tracing.js';
@@ -360,7 +360,15 @@ describe('memory', () => {
       const fn = functions.find((f) => String(f.Properties?.Description).endsWith(`worker: ${w.name}`));
       expect([w.name, fn?.Properties?.MemorySize]).toEqual([w.name, w.memoryMb ?? 1024]);
     }
-    expect(WORKER_FUNCTIONS.filter((w) => w.memoryMb !== undefined).map((w) => w.name)).toEqual(['chain-tx-follower', 'chain-scanner', 'custody-solana']);
+    expect(WORKER_FUNCTIONS.filter((w) => w.memoryMb !== undefined).map((w) => w.name)).toEqual([
+      'event-router',
+      'webhook-delivery',
+      'chain-tx',
+      'chain-tx-follower',
+      'chain-scanner',
+      'chain-results',
+      'custody-solana',
+    ]);
   });
 });
 
@@ -381,7 +389,7 @@ describe('queues', () => {
       // At least six times the longest timeout of a consumer, as AWS advises for SQS event sources.
       VisibilityTimeout: Math.max(
         q.visibilityTimeoutSeconds,
-        ...WORKER_FUNCTIONS.filter((w) => w.trigger.kind === 'queue' && w.trigger.queue === q.name).map((w) => 6 * w.timeoutSeconds),
+        ...WORKER_FUNCTIONS.filter((w) => queueTriggerOf(w.trigger)?.queue === q.name).map((w) => 6 * w.timeoutSeconds),
       ),
       RedrivePolicy: { maxReceiveCount: q.maxReceiveCount },
     });
@@ -392,6 +400,27 @@ describe('queues', () => {
     const dlqAlarms = alarms.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && referencedIds(a.Dimensions).has(dlqId));
     expect(dlqAlarms).toHaveLength(1);
     expect(dlqAlarms[0]).toMatchObject({ Namespace: 'AWS/SQS', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+  });
+
+  test("a deployment updates every queue's consumers before the event router that sends to them", () => {
+    const router = template.toJSON().Resources[functionId('event-router')] as { DependsOn?: string[] };
+    const consumers = WORKER_FUNCTIONS.filter((w) => queueTriggerOf(w.trigger) !== null).map((w) => functionId(w.name));
+    expect(consumers).toEqual(expect.arrayContaining([functionId('webhook-delivery'), functionId('chain-scanner'), functionId('chain-results')]));
+    for (const consumer of consumers) expect(router.DependsOn ?? []).toContain(consumer);
+  });
+
+  test('the chain scanner runs on its schedule and is woken by the scanner-wake queue, in batches of up to ten', () => {
+    const scanner = functionId('chain-scanner');
+    const wakeQueue = envRef(template, anyFunction, queueUrlEnv('scanner-wake'));
+    const mappings = Object.values(resources(template, 'AWS::Lambda::EventSourceMapping')).map((m) => m.Properties ?? {});
+    const scannerMappings = mappings.filter((m) => refId(m.FunctionName) === scanner);
+    expect(scannerMappings).toEqual([
+      expect.objectContaining({ EventSourceArn: { 'Fn::GetAtt': [wakeQueue, 'Arn'] }, BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] }),
+    ]);
+    // No other function consumes the wake queue; the schedule still runs the scanner every minute.
+    expect(mappings.filter((m) => JSON.stringify(m.EventSourceArn).includes(wakeQueue))).toHaveLength(1);
+    const rules = Object.values(resources(template, 'AWS::Events::Rule')).map((r) => r.Properties ?? {});
+    expect(rules.filter((r) => JSON.stringify(r.Targets).includes(scanner))).toEqual([expect.objectContaining({ ScheduleExpression: 'rate(1 minute)' })]);
   });
 });
 

@@ -48,3 +48,18 @@ test.each([
   expect(grouped(list)).toBe('');
   expect(list).toHaveLength(0);
 });
+
+// `cdk deploy` synthesises in the account's region (the CLI's environment), where ARNs name it: the same packs run
+// there at every synth (infra/cdk/app.ts), so the acknowledgements must hold for a concrete environment too.
+const inRegion = buildStack(undefined, {
+  stage: PROD_STAGE,
+  env: { account: '123456789012', region: 'eu-west-1' },
+  chains: { solanaRpcUrl: 'https://solana.example/rpc', forwarderFactories: { ETH: '0x1111111111111111111111111111111111111111' } },
+}).stack;
+
+test.each([
+  ['AwsSolutions', new AwsSolutionsChecks(inRegion)],
+  ['Serverless', new ServerlessChecks(inRegion)],
+])('the %s pack finds nothing unanswered in a stack with a concrete account and region', (_name, pack) => {
+  expect(grouped(findings(pack.validateScope(inRegion)))).toBe('');
+});

@@ -4063,7 +4063,7 @@ export interface paths {
             'application/json': components['schemas']['Plan'];
           };
         };
-        /** @description invalid_request, invalid_currency */
+        /** @description invalid_request (the price below the currency minimum or above its maximum at the current rate: details.minimum, currency, minimum_price), invalid_currency */
         400: {
           headers: {
             [name: string]: unknown;
@@ -7954,6 +7954,8 @@ export interface webhooks {
             confirmations?: number;
             flags?: string[];
             payment_link_id?: string;
+            subscription_id?: string;
+            subscription_cycle?: number;
             callback_url?: string | null;
           } & {
             [key: string]: unknown;
@@ -8399,6 +8401,8 @@ export interface webhooks {
             confirmations?: number;
             flags?: string[];
             payment_link_id?: string;
+            subscription_id?: string;
+            subscription_cycle?: number;
             callback_url?: string | null;
           } & {
             [key: string]: unknown;
@@ -8459,6 +8463,8 @@ export interface webhooks {
             confirmations?: number;
             flags?: string[];
             payment_link_id?: string;
+            subscription_id?: string;
+            subscription_cycle?: number;
             callback_url?: string | null;
           } & {
             [key: string]: unknown;
@@ -8517,6 +8523,8 @@ export interface webhooks {
             confirmations?: number;
             flags?: string[];
             payment_link_id?: string;
+            subscription_id?: string;
+            subscription_cycle?: number;
             callback_url?: string | null;
           } & {
             [key: string]: unknown;
@@ -8577,6 +8585,8 @@ export interface webhooks {
             confirmations?: number;
             flags?: string[];
             payment_link_id?: string;
+            subscription_id?: string;
+            subscription_cycle?: number;
             callback_url?: string | null;
           } & {
             [key: string]: unknown;
@@ -8635,6 +8645,8 @@ export interface webhooks {
             confirmations?: number;
             flags?: string[];
             payment_link_id?: string;
+            subscription_id?: string;
+            subscription_cycle?: number;
             callback_url?: string | null;
           } & {
             [key: string]: unknown;
@@ -9890,6 +9902,15 @@ export interface components {
       checkout_url: string;
       success_url: string | null;
       cancel_url: string | null;
+      /** @description The payment link whose page opened the payment; null for a payment created otherwise */
+      payment_link_id: string | null;
+      /**
+       * Format: uuid
+       * @description The subscription whose period this payment bills (GET /subscriptions/{id}/cycles/); null for any other payment
+       */
+      subscription_id: string | null;
+      /** @description That period's index, from 0; null for any other payment */
+      subscription_cycle: number | null;
     };
     CreatePayment: {
       /**
@@ -9951,6 +9972,15 @@ export interface components {
       updated_at: string;
       /** Format: uri */
       checkout_url: string;
+      /** @description The payment link whose page opened the payment; null for a payment created otherwise */
+      payment_link_id: string | null;
+      /**
+       * Format: uuid
+       * @description The subscription whose period this payment bills (GET /subscriptions/{id}/cycles/); null for any other payment
+       */
+      subscription_id: string | null;
+      /** @description That period's index, from 0; null for any other payment */
+      subscription_cycle: number | null;
     };
     Payment: {
       /** Format: uuid */
@@ -9984,6 +10014,15 @@ export interface components {
       checkout_url: string;
       success_url: string | null;
       cancel_url: string | null;
+      /** @description The payment link whose page opened the payment; null for a payment created otherwise */
+      payment_link_id: string | null;
+      /**
+       * Format: uuid
+       * @description The subscription whose period this payment bills (GET /subscriptions/{id}/cycles/); null for any other payment
+       */
+      subscription_id: string | null;
+      /** @description That period's index, from 0; null for any other payment */
+      subscription_cycle: number | null;
       payment_type: string | null;
       confirmations: number;
       payment_history: {
@@ -9998,15 +10037,6 @@ export interface components {
       flags: ('underpaid' | 'overpaid' | 'paid_late' | 'wrong_token' | 'payment_link_over_limit')[];
       /** @description What the payment's refunds hold or paid back (refunds released by a cancel, expiry or failure do not count); 0 without refunds */
       refunded_amount: string;
-      /** @description The payment link whose page opened the payment; null for a payment created otherwise */
-      payment_link_id: string | null;
-      /**
-       * Format: uuid
-       * @description The subscription whose period this payment bills (GET /subscriptions/{id}/cycles/); null for any other payment
-       */
-      subscription_id: string | null;
-      /** @description That period's index, from 0; null for any other payment */
-      subscription_cycle: number | null;
     };
     PaymentStatusRequest: {
       /** Format: uuid */

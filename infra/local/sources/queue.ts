@@ -10,11 +10,13 @@
  * at once, or long-polls for one when none is (answered as soon as one arrives): a backlog is taken in full
  * batches, a trickle message by message, as Lambda's poller would. A worker whose trigger sets `maxConcurrency`
  * gets up to min(5, maxConcurrency) batches processed at once (Lambda starts with five concurrent batches);
- * others one at a time.
+ * others one at a time. A scheduled worker with a wake queue is fed from it too, under the same lock as its
+ * scheduled runs (never two runs at once, as in `scheduleSource`).
  */
 import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Message, MessageAttributeValue } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
+import { queueTriggerOf } from '../../definition.js';
 import { LOCAL_ACCOUNT_ID } from '../lambda/runtime.js';
 import { batchItemFailures, errorText, pause } from './worker.js';
 import type { PollerTrigger, Source, SourceEnv, WorkerHandler, WorkerSlot } from './worker.js';
@@ -29,8 +31,9 @@ export const LOCAL_MAX_BATCHES = 5;
 
 /** How many batches of this worker may be processed at once on the local stack. */
 export function localBatchConcurrency(trigger: PollerTrigger): number {
-  if (trigger.kind !== 'queue' || trigger.maxConcurrency === undefined) return 1;
-  return Math.max(1, Math.min(LOCAL_MAX_BATCHES, trigger.maxConcurrency));
+  const queue = queueTriggerOf(trigger);
+  if (queue?.maxConcurrency === undefined) return 1;
+  return Math.max(1, Math.min(LOCAL_MAX_BATCHES, queue.maxConcurrency));
 }
 
 /** A received message as Lambda's SQS event record. */
@@ -89,8 +92,8 @@ export function queueSource(env: SourceEnv, options: QueueOptions = {}): Source 
    * waiting up to `waitSeconds` for it. Null when none came.
    */
   const receive = async (slot: WorkerSlot, waitSeconds: number): Promise<Received | null> => {
-    const trigger = slot.worker.trigger;
-    if (trigger.kind !== 'queue') return null;
+    const trigger = queueTriggerOf(slot.worker.trigger);
+    if (trigger === null) return null;
     const handler = await slot.load();
     if (!handler) {
       await pause(2_000, signal);

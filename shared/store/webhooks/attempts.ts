@@ -1,5 +1,6 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import { DELIVERY_LOG_DAYS } from '../../domain/webhooks.js';
 import type { AttemptLog } from '../../domain/webhooks.js';
 import type { AttemptLogRepository } from '../../usecases/webhooks/ports.js';
@@ -13,35 +14,37 @@ import { deliveryRefFields, optionalText, packBody, storedBody, storedInteger, t
  * body packed and the delivery id only in the sk, as on the delivery item.
  */
 
-const AttemptItem = z
-  .object({
-    ...deliveryRefFields,
-    url: z.string(),
-    attempt: storedInteger,
-    at: z.string(),
-    request_body: storedBody,
-    status_code: z.unknown(),
-    latency_ms: z.unknown().transform((value) => Number(decimalText(value))),
-    response_excerpt: z.string().optional(),
-    error: optionalText,
-    succeeded: z.unknown().transform((value) => value === true),
-  })
-  .transform((item): AttemptLog => ({
-    tenantId: item.tenant_id,
-    deliveryId: item.delivery_id ?? keys.webhookAttemptDeliveryIdOf(item.sk),
-    eventId: item.event_id,
-    eventType: item.event_type,
-    webhookId: item.webhook_id ?? item.event_id,
-    url: item.url,
-    attempt: item.attempt,
-    at: item.at,
-    requestBody: item.request_body,
-    statusCode: item.status_code === null || item.status_code === undefined ? null : storedInteger.parse(item.status_code),
-    latencyMs: item.latency_ms,
-    responseExcerpt: item.response_excerpt ?? '',
-    error: item.error,
-    succeeded: item.succeeded,
-  }));
+const AttemptItem = lazySchema(() =>
+  z
+    .object({
+      ...deliveryRefFields(),
+      url: z.string(),
+      attempt: storedInteger(),
+      at: z.string(),
+      request_body: storedBody(),
+      status_code: z.unknown(),
+      latency_ms: z.unknown().transform((value) => Number(decimalText(value))),
+      response_excerpt: z.string().optional(),
+      error: optionalText(),
+      succeeded: z.unknown().transform((value) => value === true),
+    })
+    .transform((item): AttemptLog => ({
+      tenantId: item.tenant_id,
+      deliveryId: item.delivery_id ?? keys.webhookAttemptDeliveryIdOf(item.sk),
+      eventId: item.event_id,
+      eventType: item.event_type,
+      webhookId: item.webhook_id ?? item.event_id,
+      url: item.url,
+      attempt: item.attempt,
+      at: item.at,
+      requestBody: item.request_body,
+      statusCode: item.status_code === null || item.status_code === undefined ? null : storedInteger().parse(item.status_code),
+      latencyMs: item.latency_ms,
+      responseExcerpt: item.response_excerpt ?? '',
+      error: item.error,
+      succeeded: item.succeeded,
+    })),
+);
 
 export const dynamoWebhookAttempts: AttemptLogRepository = {
   async add(log) {
@@ -83,7 +86,7 @@ export const dynamoWebhookAttempts: AttemptLogRepository = {
         ...(after ? { ExclusiveStartKey: keys.webhookAttempt(tenantId, after.at, after.deliveryId, after.attempt) } : {}),
       }),
     );
-    const items = (Items ?? []).map((item) => AttemptItem.parse(item));
+    const items = (Items ?? []).map((item) => AttemptItem().parse(item));
     const last = items.at(-1);
     const next = LastEvaluatedKey && last ? { at: last.at, deliveryId: last.deliveryId, attempt: last.attempt } : null;
     return { items, next };

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import type { SecurityEvent, SecurityEventLog } from '../../usecases/webhooks/ports.js';
 import { outboxEvent, outboxPutItem } from '../outbox.js';
 import type { TransactItem } from '../transact.js';
@@ -11,26 +12,28 @@ import { packText, unpackText } from '../packed.js';
 export const ttlAfterDays = (now: Date, days: number): number => Math.floor(now.getTime() / 1000) + days * 86400;
 
 /** A stored counter (a NumberValue, since numbers are read wrapped); absent is 0. */
-export const storedInteger = z.unknown().transform((value) => integer(value));
+export const storedInteger = lazySchema(() => z.unknown().transform((value) => integer(value)));
 /** A text attribute that may be absent or null. */
-export const optionalText = z
-  .string()
-  .nullish()
-  .transform((value) => value ?? null);
+export const optionalText = lazySchema(() =>
+  z
+    .string()
+    .nullish()
+    .transform((value) => value ?? null),
+);
 
 /**
  * The attributes naming a delivery and its event, on delivery and attempt-log items alike. The delivery id is read
  * from the item's sk (items written before it was left out hold `delivery_id` too); `webhook_id` is stored only when
  * it differs from the event id (a redelivery keeps its original's).
  */
-export const deliveryRefFields = {
+export const deliveryRefFields = () => ({
   sk: z.string(),
   tenant_id: z.string(),
   delivery_id: z.string().optional(),
   event_id: z.string(),
   event_type: z.string(),
   webhook_id: z.string().optional(),
-};
+});
 
 /** The stored form of `webhook_id`: absent when it is the event id. */
 export const webhookIdAttribute = (webhookId: string, eventId: string): { webhook_id?: string } => (webhookId === eventId ? {} : { webhook_id: webhookId });
@@ -59,9 +62,9 @@ const BODY_DICTIONARY = Buffer.from(
  * packed it keeps a payment's under the 1 KB of one write unit). Items written before hold the text.
  */
 export const packBody = (body: string): Buffer => packText(body, BODY_DICTIONARY);
-export const storedBody = z
-  .union([z.string(), z.instanceof(Uint8Array)])
-  .transform((value) => (typeof value === 'string' ? value : unpackText(value, BODY_DICTIONARY)));
+export const storedBody = lazySchema(() =>
+  z.union([z.string(), z.instanceof(Uint8Array)]).transform((value) => (typeof value === 'string' ? value : unpackText(value, BODY_DICTIONARY))),
+);
 
 /** The outbox item of a security event, to commit in the change's transaction. */
 export function securityEventItem(event: SecurityEvent): TransactItem {

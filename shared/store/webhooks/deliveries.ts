@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import { DELIVERY_LOG_DAYS, DELIVERY_STATUSES } from '../../domain/webhooks.js';
 import type { Delivery } from '../../domain/webhooks.js';
 import type { WebhookDeliveryRepository } from '../../usecases/webhooks/ports.js';
@@ -16,41 +17,45 @@ import { deliveryRefFields, optionalText, packBody, storedBody, storedInteger, t
  * copies of a queue message never send twice after a recorded success.
  */
 
-const DestinationItem = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('callback'), url: z.string() }),
-  z.object({ kind: z.literal('default'), url: z.string() }),
-  z.object({ kind: z.literal('subscription'), url: z.string(), subscriptionId: z.string() }),
-]);
+const DestinationItem = lazySchema(() =>
+  z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('callback'), url: z.string() }),
+    z.object({ kind: z.literal('default'), url: z.string() }),
+    z.object({ kind: z.literal('subscription'), url: z.string(), subscriptionId: z.string() }),
+  ]),
+);
 
-const DeliveryItem = z
-  .object({
-    ...deliveryRefFields,
-    destination: DestinationItem,
-    body: storedBody,
-    status: z.enum(DELIVERY_STATUSES),
-    attempts: storedInteger,
-    created_at: z.string(),
-    next_due_at: optionalText,
-    lease_token: optionalText,
-    lease_until: optionalText,
-  })
-  .transform((item): Delivery => ({
-    tenantId: item.tenant_id,
-    deliveryId: item.delivery_id ?? keys.webhookDeliveryIdOf(item.sk),
-    eventId: item.event_id,
-    eventType: item.event_type,
-    webhookId: item.webhook_id ?? item.event_id,
-    destination: item.destination,
-    body: item.body,
-    status: item.status,
-    attempts: item.attempts,
-    createdAt: item.created_at,
-    nextDueAt: item.next_due_at,
-    leaseToken: item.lease_token,
-    leaseUntil: item.lease_until,
-  }));
+const DeliveryItem = lazySchema(() =>
+  z
+    .object({
+      ...deliveryRefFields(),
+      destination: DestinationItem(),
+      body: storedBody(),
+      status: z.enum(DELIVERY_STATUSES),
+      attempts: storedInteger(),
+      created_at: z.string(),
+      next_due_at: optionalText(),
+      lease_token: optionalText(),
+      lease_until: optionalText(),
+    })
+    .transform((item): Delivery => ({
+      tenantId: item.tenant_id,
+      deliveryId: item.delivery_id ?? keys.webhookDeliveryIdOf(item.sk),
+      eventId: item.event_id,
+      eventType: item.event_type,
+      webhookId: item.webhook_id ?? item.event_id,
+      destination: item.destination,
+      body: item.body,
+      status: item.status,
+      attempts: item.attempts,
+      createdAt: item.created_at,
+      nextDueAt: item.next_due_at,
+      leaseToken: item.lease_token,
+      leaseUntil: item.lease_until,
+    })),
+);
 
-export const readDelivery = (item: Record<string, unknown>): Delivery => DeliveryItem.parse(item);
+export const readDelivery = (item: Record<string, unknown>): Delivery => DeliveryItem().parse(item);
 
 async function load(tenantId: string, deliveryId: string): Promise<Record<string, unknown> | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.webhookDelivery(tenantId, deliveryId), ConsistentRead: true }));

@@ -1,5 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import type { WebhookSettings } from '../../domain/webhooks.js';
 import type { WebhookSettingsRepository } from '../../usecases/webhooks/ports.js';
 import { db, tableName } from '../client.js';
@@ -13,32 +14,34 @@ import { securityEventItem } from './common.js';
  * the settings (a Put) starts without it.
  */
 
-const SettingsItem = z
-  .object({
-    tenant_id: z.string(),
-    url: z.string(),
-    secret_cipher: z.string(),
-    secret_hint: z.string(),
-    enabled_events: z.array(z.string()).nullish(),
-    created_at: z.string(),
-    updated_at: z.string(),
-    slow_until: z.string().nullish(),
-  })
-  .transform((item): WebhookSettings => ({
-    tenantId: item.tenant_id,
-    url: item.url,
-    secretCipher: item.secret_cipher,
-    secretHint: item.secret_hint,
-    enabledEvents: item.enabled_events ?? null,
-    createdAt: item.created_at,
-    updatedAt: item.updated_at,
-    slowUntil: item.slow_until ?? null,
-  }));
+const SettingsItem = lazySchema(() =>
+  z
+    .object({
+      tenant_id: z.string(),
+      url: z.string(),
+      secret_cipher: z.string(),
+      secret_hint: z.string(),
+      enabled_events: z.array(z.string()).nullish(),
+      created_at: z.string(),
+      updated_at: z.string(),
+      slow_until: z.string().nullish(),
+    })
+    .transform((item): WebhookSettings => ({
+      tenantId: item.tenant_id,
+      url: item.url,
+      secretCipher: item.secret_cipher,
+      secretHint: item.secret_hint,
+      enabledEvents: item.enabled_events ?? null,
+      createdAt: item.created_at,
+      updatedAt: item.updated_at,
+      slowUntil: item.slow_until ?? null,
+    })),
+);
 
 export const dynamoWebhookSettings: WebhookSettingsRepository = {
   async get(tenantId) {
     const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.webhookSettings(tenantId) }));
-    return Item ? SettingsItem.parse(Item) : null;
+    return Item ? SettingsItem().parse(Item) : null;
   },
 
   async save(settings, expectedUpdatedAt, change) {

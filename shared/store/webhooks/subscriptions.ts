@@ -1,5 +1,6 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import { SUBSCRIPTION_STATUSES } from '../../domain/webhooks.js';
 import type { Subscription } from '../../domain/webhooks.js';
 import type { WebhookSubscriptionRepository } from '../../usecases/webhooks/ports.js';
@@ -16,37 +17,39 @@ import { optionalText, securityEventItem, storedInteger } from './common.js';
  * tenant's count (`WEBHOOK_COUNT`), created and deleted together in one transaction with the security event.
  */
 
-const SubscriptionItem = z
-  .object({
-    tenant_id: z.string(),
-    webhook_id: z.string(),
-    url: z.string(),
-    url_hash: z.string(),
-    event_types: z.array(z.string()),
-    status: z.enum(SUBSCRIPTION_STATUSES),
-    created_at: z.string(),
-    last_triggered_at: optionalText,
-    failure_count: storedInteger,
-    secret_cipher: z.string(),
-    secret_hint: z.string(),
-    description: optionalText,
-    slow_until: optionalText,
-  })
-  .transform((item): Subscription => ({
-    tenantId: item.tenant_id,
-    id: item.webhook_id,
-    url: item.url,
-    urlHash: item.url_hash,
-    eventTypes: item.event_types,
-    status: item.status,
-    createdAt: item.created_at,
-    lastTriggeredAt: item.last_triggered_at,
-    failureCount: item.failure_count,
-    secretCipher: item.secret_cipher,
-    secretHint: item.secret_hint,
-    description: item.description,
-    slowUntil: item.slow_until,
-  }));
+const SubscriptionItem = lazySchema(() =>
+  z
+    .object({
+      tenant_id: z.string(),
+      webhook_id: z.string(),
+      url: z.string(),
+      url_hash: z.string(),
+      event_types: z.array(z.string()),
+      status: z.enum(SUBSCRIPTION_STATUSES),
+      created_at: z.string(),
+      last_triggered_at: optionalText(),
+      failure_count: storedInteger(),
+      secret_cipher: z.string(),
+      secret_hint: z.string(),
+      description: optionalText(),
+      slow_until: optionalText(),
+    })
+    .transform((item): Subscription => ({
+      tenantId: item.tenant_id,
+      id: item.webhook_id,
+      url: item.url,
+      urlHash: item.url_hash,
+      eventTypes: item.event_types,
+      status: item.status,
+      createdAt: item.created_at,
+      lastTriggeredAt: item.last_triggered_at,
+      failureCount: item.failure_count,
+      secretCipher: item.secret_cipher,
+      secretHint: item.secret_hint,
+      description: item.description,
+      slowUntil: item.slow_until,
+    })),
+);
 
 /** Index of each item in the create transaction, to tell which condition failed. */
 const CREATE_ITEMS = { count: 0, urlGuard: 1, subscription: 2 } as const;
@@ -114,7 +117,7 @@ function deleteItems(sub: Subscription): TransactItem[] {
 export const dynamoWebhookSubscriptions: WebhookSubscriptionRepository = {
   async get(tenantId, id) {
     const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.webhookSubscription(tenantId, id) }));
-    return Item ? SubscriptionItem.parse(Item) : null;
+    return Item ? SubscriptionItem().parse(Item) : null;
   },
 
   async list(tenantId) {
@@ -126,7 +129,7 @@ export const dynamoWebhookSubscriptions: WebhookSubscriptionRepository = {
         ExpressionAttributeValues: { ':pk': prefix.pk, ':p': prefix.skPrefix },
       }),
     );
-    return (Items ?? []).map((item) => SubscriptionItem.parse(item)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return (Items ?? []).map((item) => SubscriptionItem().parse(item)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   },
 
   async create(sub, maxPerTenant, change) {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import { NotFoundError, PermissionError } from '../../domain/errors.js';
 import { missingScopes, SCOPES, sortScopes, type Scope } from '../../domain/scopes.js';
 import { hashSecret, newId } from '../../security/secrets.js';
@@ -8,11 +9,13 @@ import type { AuthPorts } from './ports.js';
 
 /** OAuth applications of a tenant. An app never carries more scopes than the credential that made it. */
 
-export const CreateAppInput = z.object({
-  name: z.string().trim().min(1).max(100),
-  scopes: z.array(z.enum(SCOPES)).min(1).optional(),
-});
-export type CreateAppInput = z.infer<typeof CreateAppInput>;
+export const CreateAppInput = lazySchema(() =>
+  z.object({
+    name: z.string().trim().min(1).max(100),
+    scopes: z.array(z.enum(SCOPES)).min(1).optional(),
+  }),
+);
+export type CreateAppInput = z.infer<ReturnType<typeof CreateAppInput>>;
 
 export interface AppCreator {
   readonly tenantId: string;

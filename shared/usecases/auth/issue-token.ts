@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import { formatScopes, parseScopes, type Scope } from '../../domain/scopes.js';
 import { OAuthError } from '../../domain/errors.js';
 import { DUMMY_SECRET_HASH, sha256Hex, tenantSecret, verifySecret } from '../../security/secrets.js';
@@ -10,13 +11,15 @@ import type { AuthPorts } from './ports.js';
  * OAuth 2.0 client credentials grant (RFC 6749 section 4.4). Tokens are opaque random strings stored only
  * as SHA-256 hashes with a TTL. Errors are RFC 6749 errors so that standard clients understand them.
  */
-export const TokenRequest = z.object({
-  grant_type: z.string().optional(),
-  client_id: z.string().optional(),
-  client_secret: z.string().optional(),
-  scope: z.string().optional(),
-});
-export type TokenRequest = z.infer<typeof TokenRequest>;
+export const TokenRequest = lazySchema(() =>
+  z.object({
+    grant_type: z.string().optional(),
+    client_id: z.string().optional(),
+    client_secret: z.string().optional(),
+    scope: z.string().optional(),
+  }),
+);
+export type TokenRequest = z.infer<ReturnType<typeof TokenRequest>>;
 
 export interface ClientAuth {
   readonly clientId: string;

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import type { CurrencyCode } from '../../domain/currencies.js';
 import { isCurrencyCode } from '../../domain/currencies.js';
 import { WORDING } from '../../domain/errors-wording.js';
@@ -14,19 +15,21 @@ import { showAmount } from './format.js';
  * of matching records, from the counters kept on the balance rows in the same transactions.
  * The query is validated by `BalanceHistoryQuery` (the route's query schema) before it gets here.
  */
-export const BalanceHistoryQuery = z.object({
-  currency: z
-    .string()
-    .refine((c) => isCurrencyCode(c), WORDING.unknown('currency code'))
-    .optional(),
-  type: z
-    .string()
-    .refine((t) => isEntryType(t), WORDING.choice(ENTRY_TYPES))
-    .optional(),
-  limit: queryInteger(1, 100).default(50),
-  offset: queryInteger(0, 1_000_000).default(0),
-});
-export type BalanceHistoryQuery = z.output<typeof BalanceHistoryQuery>;
+export const BalanceHistoryQuery = lazySchema(() =>
+  z.object({
+    currency: z
+      .string()
+      .refine((c) => isCurrencyCode(c), WORDING.unknown('currency code'))
+      .optional(),
+    type: z
+      .string()
+      .refine((t) => isEntryType(t), WORDING.choice(ENTRY_TYPES))
+      .optional(),
+    limit: queryInteger(1, 100).default(50),
+    offset: queryInteger(0, 1_000_000).default(0),
+  }),
+);
+export type BalanceHistoryQuery = z.output<ReturnType<typeof BalanceHistoryQuery>>;
 
 export interface HistoryRecord {
   readonly id: string;

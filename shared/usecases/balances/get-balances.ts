@@ -15,7 +15,7 @@ import type { LazyOutput } from '../../domain/lazy-schema.js';
  * transfers. A cancelled or failed withdrawal releases its hold, so the next read shows it available again.
  * Sub-accounts come from the wallets directory (none until wallets exist).
  */
-export const GetBalancesInput = z.object({ tenantId: z.string().min(1) });
+export const GetBalancesInput = lazySchema(() => z.object({ tenantId: z.string().min(1) }));
 
 export const BalanceEntry = lazySchema(() =>
   z.object({
@@ -60,8 +60,8 @@ export function balanceEntry(balance: Balance, currency: string): BalanceEntry {
   };
 }
 
-export async function getBalances(raw: z.input<typeof GetBalancesInput>, deps: BalancesDeps): Promise<BalancesView> {
-  const { tenantId } = parseInput(GetBalancesInput, raw);
+export async function getBalances(raw: z.input<ReturnType<typeof GetBalancesInput>>, deps: BalancesDeps): Promise<BalancesView> {
+  const { tenantId } = parseInput(GetBalancesInput(), raw);
   const [rows, wallets] = await Promise.all([deps.ledger.balances(tenantId), deps.wallets ? deps.wallets(tenantId) : Promise.resolve([])]);
   const account: BalancesView['account'] = {};
   for (const row of rows.filter((r) => r.account === MAIN && !isEmpty(r))) account[row.currency] = balanceEntry(row.balance, row.currency);

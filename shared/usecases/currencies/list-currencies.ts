@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import type { CurrencyDefinition } from '../../domain/currencies.js';
 import { blockchainLabel, servedCurrencies, withdrawalMinimum } from '../../domain/currencies.js';
 import { ValidationError } from '../../domain/errors.js';
@@ -17,13 +18,15 @@ import type { ListCurrenciesDeps } from './ports.js';
  * USD values at the current rates (min rounded up, max down, to the cent). Without `full` or `min_max` the answer
  * is the simple list of codes.
  */
-export const ListCurrenciesQuery = z.object({
-  full: queryBoolean.default(false),
-  min_max: queryBoolean.default(false),
-  include_usd: queryBoolean.default(false),
-  withdrawal: queryBoolean.default(false),
-});
-export type ListCurrenciesQuery = z.output<typeof ListCurrenciesQuery>;
+export const ListCurrenciesQuery = lazySchema(() =>
+  z.object({
+    full: queryBoolean().default(false),
+    min_max: queryBoolean().default(false),
+    include_usd: queryBoolean().default(false),
+    withdrawal: queryBoolean().default(false),
+  }),
+);
+export type ListCurrenciesQuery = z.output<ReturnType<typeof ListCurrenciesQuery>>;
 
 export interface CurrencyRecord {
   readonly currency: string;

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import type { WithdrawalState } from '../../domain/withdrawals.js';
 import type { IdempotencyGuard } from '../ports.js';
 import { cancelPending, findWithdrawalOf } from '../withdrawals/read-withdrawals.js';
@@ -11,7 +12,7 @@ import type { CustodyWithdrawalPorts } from './ports.js';
  */
 
 /** A withdrawal named in a custody path: anything but a uuid names none (404). */
-export const CustodyWithdrawalParams = z.object({ withdrawalId: z.string().max(100) });
+export const CustodyWithdrawalParams = lazySchema(() => z.object({ withdrawalId: z.string().max(100) }));
 
 export const requireCustodyWithdrawal = (tenantId: string, id: string, deps: Pick<CustodyWithdrawalPorts, 'withdrawals'>): Promise<WithdrawalState> =>
   findWithdrawalOf(tenantId, id, true, deps);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import { CUSTODY_BLOCKCHAINS, custodyCurrency, isCustodyBlockchain } from '../../domain/custody.js';
 import { planTransfer } from '../../domain/custody.js';
 import { CURRENCIES } from '../../domain/currencies.js';
@@ -12,16 +13,18 @@ import type { CustodyPorts } from './ports.js';
 import { custodyTransferRecord } from './present.js';
 
 /** `POST /custody/transfer` body (spec 4.8): amount a number of USDT. */
-export const CustodyTransferBody = z
-  .object({
-    from_account_id: z.string().trim().min(1).max(64),
-    to_account_id: z.string().trim().min(1).max(64),
-    blockchain: z.string().trim().min(1).max(10),
-    amount: decimal({ positive: true }),
-    reference: z.string().trim().max(255).optional(),
-  })
-  .meta({ id: 'CustodyTransferRequest' });
-export type CustodyTransferBody = z.output<typeof CustodyTransferBody>;
+export const CustodyTransferBody = lazySchema(() =>
+  z
+    .object({
+      from_account_id: z.string().trim().min(1).max(64),
+      to_account_id: z.string().trim().min(1).max(64),
+      blockchain: z.string().trim().min(1).max(10),
+      amount: decimal({ positive: true }),
+      reference: z.string().trim().max(255).optional(),
+    })
+    .meta({ id: 'CustodyTransferRequest' }),
+);
+export type CustodyTransferBody = z.output<ReturnType<typeof CustodyTransferBody>>;
 
 /** What `POST /custody/transfer` answers (and an Idempotency-Key replays). */
 export type CustodyTransferAnswer = ReturnType<typeof custodyTransferRecord>;

@@ -29,18 +29,20 @@ import type { CustodyWithdrawalPorts } from './ports.js';
 import { lazySchema } from '../../domain/lazy-schema.js';
 
 /** `POST /custody/withdraw` body (spec 4.8): amount a number of USDT, fees deducted from it. */
-export const CustodyWithdrawBody = z
-  .object({
-    account_id: z.string().trim().min(1).max(64),
-    blockchain: z.string().trim().min(1).max(10),
-    amount: decimal({ positive: true }),
-    destination_address: z.string().trim().min(1).max(255),
-    callback_url: z.string().max(2048).optional(),
-    custom_id: z.string().max(64).optional(),
-    memo: z.string().max(255).optional(),
-  })
-  .meta({ id: 'CustodyWithdrawRequest' });
-export type CustodyWithdrawBody = z.output<typeof CustodyWithdrawBody>;
+export const CustodyWithdrawBody = lazySchema(() =>
+  z
+    .object({
+      account_id: z.string().trim().min(1).max(64),
+      blockchain: z.string().trim().min(1).max(10),
+      amount: decimal({ positive: true }),
+      destination_address: z.string().trim().min(1).max(255),
+      callback_url: z.string().max(2048).optional(),
+      custom_id: z.string().max(64).optional(),
+      memo: z.string().max(255).optional(),
+    })
+    .meta({ id: 'CustodyWithdrawRequest' }),
+);
+export type CustodyWithdrawBody = z.output<ReturnType<typeof CustodyWithdrawBody>>;
 
 export const CustodyWithdrawalRecord = lazySchema(() =>
   z

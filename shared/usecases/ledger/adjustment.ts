@@ -22,7 +22,7 @@ export const AdjustmentInput = z.object({
     .default('main')
     .refine((a) => isCustomerAccount(a), 'Must be main, wallet:<id> or custody:<id>.'),
   currency: z.string().refine((c) => isCurrencyCode(c), 'Unknown currency code.'),
-  amount: decimalInput,
+  amount: decimalInput(),
   reason: z.string().trim().min(3, 'Give a reason (at least 3 characters).').max(500),
   operator: z.string().trim().min(1).max(100).default('operator'),
   adjustment_id: z

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import { GatewayError, NotFoundError } from '../../domain/errors.js';
 import type { PaymentLinkState } from '../../domain/payment-links.js';
 import { deactivateLink, editLink, MAX_LINK_CURRENCIES, openLink } from '../../domain/payment-links.js';
@@ -15,56 +16,66 @@ import type { Page, PaymentLinksDeps } from './ports.js';
  * A link's currencies must be payable here when it is made (422 `invalid_currency` otherwise, as a payment's).
  */
 
-const Metadata = z
-  .record(z.string().min(1).max(40), z.string().max(500))
-  .refine((m) => Object.keys(m).length <= 20, 'At most 20 keys.')
-  .describe('Up to 20 keys of your own, returned as given');
-const Instant = z
-  .string()
-  .trim()
-  .refine((v) => /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v)), 'Must be an ISO 8601 date-time, such as 2026-12-31T23:59:59Z.');
-const MaxCompletions = integerInput.pipe(z.number().int().min(1, 'Must be at least 1.').max(1_000_000, 'Must be at most 1000000.'));
+const Metadata = lazySchema(() =>
+  z
+    .record(z.string().min(1).max(40), z.string().max(500))
+    .refine((m) => Object.keys(m).length <= 20, 'At most 20 keys.')
+    .describe('Up to 20 keys of your own, returned as given'),
+);
+const Instant = lazySchema(() =>
+  z
+    .string()
+    .trim()
+    .refine((v) => /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v)), 'Must be an ISO 8601 date-time, such as 2026-12-31T23:59:59Z.'),
+);
+const MaxCompletions = lazySchema(() => integerInput().pipe(z.number().int().min(1, 'Must be at least 1.').max(1_000_000, 'Must be at most 1000000.')));
 
-export const CreatePaymentLinkBody = z
-  .object({
-    name: z.string().trim().min(1).max(200).describe("What the payer sees on the page, and the payments' order_description"),
-    description: z.string().trim().max(1000).optional(),
-    amount: decimal({ maxScale: 2, positive: true }).optional().describe('The price in price_currency; omitted with allow_custom_amount'),
-    price_currency: z.string().trim().min(1).max(10).optional().describe('USD (default), EUR or GBP'),
-    allow_custom_amount: z.boolean().optional().describe('The payer enters the amount on the page, within min_amount and max_amount'),
-    min_amount: decimal({ maxScale: 2, positive: true }).optional(),
-    max_amount: decimal({ maxScale: 2, positive: true }).optional(),
-    currencies: z
-      .array(z.string().trim().min(1).max(20))
-      .min(1)
-      .max(MAX_LINK_CURRENCIES)
-      .describe('Currency codes the payer chooses from (one: the page offers no choice)'),
-    max_completions: MaxCompletions.optional().describe('Completed payments after which the link stops opening payments (exact)'),
-    expires_at: Instant.optional(),
-    success_url: z.string().max(2048).optional().describe('Where the checkout sends the payer once paid (HTTPS)'),
-    metadata: Metadata.optional(),
-  })
-  .meta({ id: 'CreatePaymentLink' });
-export type CreatePaymentLinkBody = z.output<typeof CreatePaymentLinkBody>;
+export const CreatePaymentLinkBody = lazySchema(() =>
+  z
+    .object({
+      name: z.string().trim().min(1).max(200).describe("What the payer sees on the page, and the payments' order_description"),
+      description: z.string().trim().max(1000).optional(),
+      amount: decimal({ maxScale: 2, positive: true }).optional().describe('The price in price_currency; omitted with allow_custom_amount'),
+      price_currency: z.string().trim().min(1).max(10).optional().describe('USD (default), EUR or GBP'),
+      allow_custom_amount: z.boolean().optional().describe('The payer enters the amount on the page, within min_amount and max_amount'),
+      min_amount: decimal({ maxScale: 2, positive: true }).optional(),
+      max_amount: decimal({ maxScale: 2, positive: true }).optional(),
+      currencies: z
+        .array(z.string().trim().min(1).max(20))
+        .min(1)
+        .max(MAX_LINK_CURRENCIES)
+        .describe('Currency codes the payer chooses from (one: the page offers no choice)'),
+      max_completions: MaxCompletions().optional().describe('Completed payments after which the link stops opening payments (exact)'),
+      expires_at: Instant().optional(),
+      success_url: z.string().max(2048).optional().describe('Where the checkout sends the payer once paid (HTTPS)'),
+      metadata: Metadata().optional(),
+    })
+    .meta({ id: 'CreatePaymentLink' }),
+);
+export type CreatePaymentLinkBody = z.output<ReturnType<typeof CreatePaymentLinkBody>>;
 
-export const UpdatePaymentLinkBody = z
-  .object({
-    name: z.string().trim().min(1).max(200).optional(),
-    description: z.string().trim().max(1000).nullable().optional(),
-    max_completions: MaxCompletions.nullable().optional(),
-    expires_at: Instant.nullable().optional(),
-    success_url: z.string().max(2048).nullable().optional(),
-    metadata: Metadata.optional(),
-  })
-  .meta({ id: 'UpdatePaymentLink' });
-export type UpdatePaymentLinkBody = z.output<typeof UpdatePaymentLinkBody>;
+export const UpdatePaymentLinkBody = lazySchema(() =>
+  z
+    .object({
+      name: z.string().trim().min(1).max(200).optional(),
+      description: z.string().trim().max(1000).nullable().optional(),
+      max_completions: MaxCompletions().nullable().optional(),
+      expires_at: Instant().nullable().optional(),
+      success_url: z.string().max(2048).nullable().optional(),
+      metadata: Metadata().optional(),
+    })
+    .meta({ id: 'UpdatePaymentLink' }),
+);
+export type UpdatePaymentLinkBody = z.output<ReturnType<typeof UpdatePaymentLinkBody>>;
 
-export const PaymentLinkPath = z.object({ link_id: z.string().uuid('Not a payment link id.') });
-export const PageQuery = z.object({
-  limit: integerInput.pipe(z.number().int().min(1, 'Must be at least 1.').max(100, 'Must be at most 100.')).optional(),
-  cursor: z.string().max(1000).optional().describe("The previous page's next_cursor"),
-});
-export type PageQuery = z.output<typeof PageQuery>;
+export const PaymentLinkPath = lazySchema(() => z.object({ link_id: z.string().uuid('Not a payment link id.') }));
+export const PageQuery = lazySchema(() =>
+  z.object({
+    limit: integerInput().pipe(z.number().int().min(1, 'Must be at least 1.').max(100, 'Must be at most 100.')).optional(),
+    cursor: z.string().max(1000).optional().describe("The previous page's next_cursor"),
+  }),
+);
+export type PageQuery = z.output<ReturnType<typeof PageQuery>>;
 
 const successUrlOf = (raw: string | null | undefined, deps: PaymentLinksDeps): string | null | undefined =>
   raw === undefined || raw === null ? raw : checkCallbackUrlSyntax(raw, { allowLoopback: deps.settings.allowLoopbackUrls }, 'success_url').toString();

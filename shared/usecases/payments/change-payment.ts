@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import { ValidationError } from '../../domain/errors.js';
 import { WORDING } from '../../domain/errors-wording.js';
 import type { PaymentState } from '../../domain/payments.js';
@@ -9,25 +10,27 @@ import { requirePayment } from './read-payments.js';
 
 /** `PATCH /payments/{id}/` (order_id, order_description or description, callback_url) and `POST /payments/{id}/cancel/`. */
 
-export const UpdatePaymentBody = z
-  .object({
-    order_id: z.string().max(100).nullable().optional(),
-    order_description: z.string().max(1000).nullable().optional(),
-    /** The spec's name of `order_description`; either may be given (both only when equal). */
-    description: z.string().max(1000).nullable().optional(),
-    callback_url: z.string().max(2048).nullable().optional(),
-  })
-  .strict()
-  .superRefine((b, ctx) => {
-    if (b.description !== undefined && b.order_description !== undefined && b.description !== b.order_description) {
-      ctx.addIssue({ code: 'custom', path: ['description'], message: WORDING.contradicts('order_description', 'give one of them.') });
-    }
-  })
-  .transform(({ description, ...rest }) =>
-    description === undefined || rest.order_description !== undefined ? rest : { ...rest, order_description: description },
-  )
-  .meta({ id: 'UpdatePayment' });
-export type UpdatePaymentBody = z.output<typeof UpdatePaymentBody>;
+export const UpdatePaymentBody = lazySchema(() =>
+  z
+    .object({
+      order_id: z.string().max(100).nullable().optional(),
+      order_description: z.string().max(1000).nullable().optional(),
+      /** The spec's name of `order_description`; either may be given (both only when equal). */
+      description: z.string().max(1000).nullable().optional(),
+      callback_url: z.string().max(2048).nullable().optional(),
+    })
+    .strict()
+    .superRefine((b, ctx) => {
+      if (b.description !== undefined && b.order_description !== undefined && b.description !== b.order_description) {
+        ctx.addIssue({ code: 'custom', path: ['description'], message: WORDING.contradicts('order_description', 'give one of them.') });
+      }
+    })
+    .transform(({ description, ...rest }) =>
+      description === undefined || rest.order_description !== undefined ? rest : { ...rest, order_description: description },
+    )
+    .meta({ id: 'UpdatePayment' }),
+);
+export type UpdatePaymentBody = z.output<ReturnType<typeof UpdatePaymentBody>>;
 
 type ChangeDeps = Pick<PaymentsDeps, 'payments' | 'settings'>;
 

@@ -44,10 +44,10 @@ export const CreatePaymentFields = lazySchema(() =>
     is_fee_paid_by_user: z.boolean().optional(),
     customer_email: z.string().email().max(254).optional(),
     wallet_id: z.string().min(1).max(64).optional(),
-    expiry_minutes: integerInput.pipe(z.number().int().min(1, 'Must be at least 1.').max(1440, 'Must be at most 1440.')).optional(),
+    expiry_minutes: integerInput().pipe(z.number().int().min(1, 'Must be at least 1.').max(1440, 'Must be at most 1440.')).optional(),
   }),
 );
-export const CreatePaymentBody = lazySchema(() => CreatePaymentFields().check(checkAmountAndCurrency).meta({ id: 'CreatePayment' }));
+export const CreatePaymentBody = lazySchema(() => CreatePaymentFields().check(checkAmountAndCurrency()).meta({ id: 'CreatePayment' }));
 export type CreatePaymentBody = LazyOutput<typeof CreatePaymentBody>;
 
 /**
@@ -68,6 +68,38 @@ export function belowMinimum(field: string, amount: string, currency: CurrencyDe
     price_currency: priceCurrency,
     min_amount_usd: usdValue(currency, currency.minAmount, rates, 'up'),
   });
+}
+
+/**
+ * A price quoted in `currency` at the current rates with the tenant's fee, within the currency's bounds and the
+ * tenant's largest payment: 400 `invalid_request` on `field` otherwise. `POST /payments/` quotes each payment so, and
+ * `POST /plans/` a plan's price, so that no period of a plan is refused for its price at the rate of its creation.
+ */
+export async function quoteWithinBounds(
+  input: {
+    readonly field: string;
+    readonly price: string;
+    readonly priceCurrency: string;
+    readonly currency: CurrencyDefinition;
+    readonly tenant: Tenant;
+    readonly isFeePaidByUser: boolean;
+    readonly now: Date;
+  },
+  deps: Pick<PaymentsDeps, 'rates'>,
+): Promise<{ readonly q: ReturnType<typeof quote>; readonly rates: UsdRates }> {
+  const { field, price, priceCurrency, currency, tenant } = input;
+  const settings = tenant.settings;
+  const rates = usdRatesOf(await currentRates(deps.rates, input.now));
+  const q = quote({ price, priceCurrency, currency, rates, feePercent: settings.transaction_fee, isFeePaidByUser: input.isFeePaidByUser });
+  if (lt(q.priceCrypto, currency.minAmount)) throw belowMinimum(field, q.priceCrypto, currency, priceCurrency, rates);
+  if (gt(q.amountCrypto, currency.maxAmount)) {
+    throw ValidationError.field(field, `The amount is ${q.amountCrypto} ${currency.code}, above the maximum of ${currency.maxAmount} ${currency.code}.`);
+  }
+  const maxUsd = settings.limits.max_payment_amount;
+  if (maxUsd !== null && gt(q.amountUsd, maxUsd)) {
+    throw ValidationError.field(field, `The amount of ${q.amountUsd} USD exceeds the maximum payment amount of ${maxUsd} USD.`);
+  }
+  return { q, rates };
 }
 
 export interface CreatePaymentInput {
@@ -104,17 +136,8 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
     throw ValidationError.field('wallet_id', `No wallet with wallet_id ${body.wallet_id}.`);
   }
 
-  const rates = usdRatesOf(await currentRates(deps.rates, now));
   const isFeePaidByUser = body.is_fee_paid_by_user ?? settings.is_fee_paid_by_user;
-  const q = quote({ price, priceCurrency, currency, rates, feePercent: settings.transaction_fee, isFeePaidByUser });
-  if (lt(q.priceCrypto, currency.minAmount)) throw belowMinimum(priceField, q.priceCrypto, currency, priceCurrency, rates);
-  if (gt(q.amountCrypto, currency.maxAmount)) {
-    throw ValidationError.field(priceField, `The amount is ${q.amountCrypto} ${currency.code}, above the maximum of ${currency.maxAmount} ${currency.code}.`);
-  }
-  const maxUsd = settings.limits.max_payment_amount;
-  if (maxUsd !== null && gt(q.amountUsd, maxUsd)) {
-    throw ValidationError.field(priceField, `The amount of ${q.amountUsd} USD exceeds the maximum payment amount of ${maxUsd} USD.`);
-  }
+  const { q, rates } = await quoteWithinBounds({ field: priceField, price, priceCurrency, currency, tenant, isFeePaidByUser, now }, deps);
 
   const id = randomUUID();
   const { address, salt } = await deps.addresses.addressFor(currency.network, tenant.id, id);

@@ -29,7 +29,7 @@ export const EstimateBody = lazySchema(() =>
       price_currency: true,
       is_fee_paid_by_user: true,
     })
-    .check(checkAmountAndCurrency)
+    .check(checkAmountAndCurrency())
     .meta({ id: 'EstimatePayment' }),
 );
 export type EstimateBody = LazyOutput<typeof EstimateBody>;
@@ -63,11 +63,13 @@ export async function estimatePayment(body: EstimateBody, tenant: Tenant, now: D
   };
 }
 
-export const MinAmountQuery = z.object({
-  currency: z.string().trim().min(1).max(20),
-  price_currency: z.string().trim().min(1).max(10).optional().describe('Fiat of `min_amount_price` (USD, EUR, GBP); default USD'),
-});
-export type MinAmountQuery = z.output<typeof MinAmountQuery>;
+export const MinAmountQuery = lazySchema(() =>
+  z.object({
+    currency: z.string().trim().min(1).max(20),
+    price_currency: z.string().trim().min(1).max(10).optional().describe('Fiat of `min_amount_price` (USD, EUR, GBP); default USD'),
+  }),
+);
+export type MinAmountQuery = z.output<ReturnType<typeof MinAmountQuery>>;
 
 /**
  * A currency's payment bounds, and its minimum in the merchant's terms: `min_amount_usd` and `min_amount_price`

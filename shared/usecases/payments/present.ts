@@ -21,6 +21,22 @@ const HistoryItem = lazySchema(() =>
     timestamp: z.string(),
   }),
 );
+/** Where a payment came from, in every answer that shows a payment: the link or the subscription that opened it. */
+const originFields = () => ({
+  payment_link_id: z.string().nullable().describe('The payment link whose page opened the payment; null for a payment created otherwise'),
+  subscription_id: z
+    .string()
+    .uuid()
+    .nullable()
+    .describe('The subscription whose period this payment bills (GET /subscriptions/{id}/cycles/); null for any other payment'),
+  subscription_cycle: z.number().int().nullable().describe("That period's index, from 0; null for any other payment"),
+});
+const originOf = (p: PaymentState) => ({
+  payment_link_id: p.paymentLinkId ?? null,
+  subscription_id: p.subscription?.id ?? null,
+  subscription_cycle: p.subscription?.cycle ?? null,
+});
+
 export const CreateRecord = lazySchema(() =>
   z
     .object({
@@ -50,6 +66,7 @@ export const CreateRecord = lazySchema(() =>
       checkout_url: z.string().url().describe('The hosted payment page: needs no credentials, names the payment by an unguessable id'),
       success_url: z.string().nullable(),
       cancel_url: z.string().nullable(),
+      ...originFields(),
     })
     .meta({ id: 'PaymentCreated' }),
 );
@@ -65,13 +82,6 @@ export const PaymentRecord = lazySchema(() =>
       refunded_amount: z
         .string()
         .describe("What the payment's refunds hold or paid back (refunds released by a cancel, expiry or failure do not count); 0 without refunds"),
-      payment_link_id: z.string().nullable().describe('The payment link whose page opened the payment; null for a payment created otherwise'),
-      subscription_id: z
-        .string()
-        .uuid()
-        .nullable()
-        .describe('The subscription whose period this payment bills (GET /subscriptions/{id}/cycles/); null for any other payment'),
-      subscription_cycle: z.number().int().nullable().describe("That period's index, from 0; null for any other payment"),
     })
     .meta({ id: 'Payment' }),
 );
@@ -99,6 +109,7 @@ export const ListItem = lazySchema(() =>
       created_at: z.string(),
       updated_at: z.string(),
       checkout_url: z.string().url(),
+      ...originFields(),
     })
     .meta({ id: 'PaymentListItem' }),
 );
@@ -140,6 +151,7 @@ export function createRecord(p: PaymentState, links: PaymentLinks): LazyOutput<t
     checkout_url: links.checkoutUrl(p.checkoutId),
     success_url: p.successUrl,
     cancel_url: p.cancelUrl,
+    ...originOf(p),
   };
 }
 
@@ -166,6 +178,7 @@ export function listItem(p: PaymentState, links: PaymentLinks): LazyOutput<typeo
     created_at: p.createdAt,
     updated_at: p.updatedAt,
     checkout_url: links.checkoutUrl(p.checkoutId),
+    ...originOf(p),
   };
 }
 
@@ -180,8 +193,5 @@ export function paymentRecord(p: PaymentState, links: PaymentLinks, refunded: De
     merchant_received: p.merchantReceived,
     flags: [...p.flags],
     refunded_amount: refunded,
-    payment_link_id: p.paymentLinkId ?? null,
-    subscription_id: p.subscription?.id ?? null,
-    subscription_cycle: p.subscription?.cycle ?? null,
   };
 }

@@ -25,12 +25,14 @@ export async function requirePayment(
   return payment;
 }
 
-export const StatusBody = z.object({ transaction_id: z.string().uuid() }).meta({ id: 'PaymentStatusRequest' });
+export const StatusBody = lazySchema(() => z.object({ transaction_id: z.string().uuid() }).meta({ id: 'PaymentStatusRequest' }));
 
-const isoDate = z
-  .string()
-  .refine((v) => !Number.isNaN(Date.parse(v)), WORDING.format('date'))
-  .transform((v) => new Date(v).toISOString());
+const isoDate = lazySchema(() =>
+  z
+    .string()
+    .refine((v) => !Number.isNaN(Date.parse(v)), WORDING.format('date'))
+    .transform((v) => new Date(v).toISOString()),
+);
 
 export const ListPaymentsQuery = lazySchema(() =>
   z
@@ -40,8 +42,8 @@ export const ListPaymentsQuery = lazySchema(() =>
       status: z.enum(LIST_FILTER_STATUSES).optional(),
       pay_currency: z.string().max(20).optional(),
       order_id: z.string().max(100).optional(),
-      created_after: isoDate.optional(),
-      created_before: isoDate.optional(),
+      created_after: isoDate().optional(),
+      created_before: isoDate().optional(),
       amount_min: decimal({ maxScale: 2 }).optional(),
       amount_max: decimal({ maxScale: 2 }).optional(),
       ordering: z.enum(['created_at', '-created_at', 'amount', '-amount']).optional(),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import { findCurrency } from '../../domain/currencies.js';
 import { parseFeePercent, platformFee } from '../../domain/fees.js';
 import { add, parseDecimal, toFixed } from '../../domain/money.js';
@@ -15,13 +16,15 @@ import type { RatesDeps } from './ports.js';
  * customer pays the fee (`is_fee_paid_by_user`, default true per the interface) and `to_amount` when the
  * merchant bears it. The quote holds five minutes (`rate_expires_at`). Creates nothing.
  */
-export const CalculateRateBody = z.object({
-  amount: decimalInput,
-  from_currency: z.string().trim().min(1).max(20),
-  to_currency: z.string().trim().min(1).max(20),
-  is_fee_paid_by_user: z.boolean().default(true),
-});
-export type CalculateRateBody = z.output<typeof CalculateRateBody>;
+export const CalculateRateBody = lazySchema(() =>
+  z.object({
+    amount: decimalInput(),
+    from_currency: z.string().trim().min(1).max(20),
+    to_currency: z.string().trim().min(1).max(20),
+    is_fee_paid_by_user: z.boolean().default(true),
+  }),
+);
+export type CalculateRateBody = z.output<ReturnType<typeof CalculateRateBody>>;
 
 export const RATE_VALIDITY_SECONDS = 5 * 60;
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import { findCurrency } from '../../domain/currencies.js';
 import { parseFeePercent, platformFee } from '../../domain/fees.js';
 import type { JsonNumber } from '../../domain/json-number.js';
@@ -15,15 +16,17 @@ import type { RatesDeps } from './ports.js';
  * `estimated_amount` when the customer pays it (`is_fee_paid_by_user`, default the tenant's setting):
  * `estimated_amount` is what the customer sends. Numbers in the answer are JSON numbers (exact text).
  */
-export const ConvertAmountQuery = z.object({
-  amount: decimalInput.optional(),
-  currency_from: z.string().trim().min(1).max(20).optional(),
-  currency_to: z.string().trim().min(1).max(20),
-  fee_percentage: decimalInput.optional(),
-  is_fee_paid_by_user: queryBoolean.optional(),
-  full: queryBoolean.optional(),
-});
-export type ConvertAmountQuery = z.output<typeof ConvertAmountQuery>;
+export const ConvertAmountQuery = lazySchema(() =>
+  z.object({
+    amount: decimalInput().optional(),
+    currency_from: z.string().trim().min(1).max(20).optional(),
+    currency_to: z.string().trim().min(1).max(20),
+    fee_percentage: decimalInput().optional(),
+    is_fee_paid_by_user: queryBoolean().optional(),
+    full: queryBoolean().optional(),
+  }),
+);
+export type ConvertAmountQuery = z.output<ReturnType<typeof ConvertAmountQuery>>;
 
 export interface ConvertAmountInput {
   readonly query: ConvertAmountQuery;

@@ -1,11 +1,12 @@
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import { NotFoundError } from '../../domain/errors.js';
 import { parseInput } from '../ledger/input.js';
 import type { RatesDeps } from './ports.js';
 import { currentRates } from './current-rates.js';
 
 /** `GET /rates/{currency}/`: one active currency's USD rate with 24 h statistics; 404 `not_found` otherwise. */
-export const GetRateInput = z.object({ currency: z.string(), now: z.date() });
+export const GetRateInput = lazySchema(() => z.object({ currency: z.string(), now: z.date() }));
 
 export interface SingleRate {
   readonly currency: string;
@@ -19,8 +20,8 @@ export interface SingleRate {
   readonly last_updated: string;
 }
 
-export async function getRate(input: z.input<typeof GetRateInput>, deps: RatesDeps): Promise<SingleRate> {
-  const { currency, now } = parseInput(GetRateInput, input);
+export async function getRate(input: z.input<ReturnType<typeof GetRateInput>>, deps: RatesDeps): Promise<SingleRate> {
+  const { currency, now } = parseInput(GetRateInput(), input);
   const stored = await currentRates(deps, now);
   const stats = Object.hasOwn(stored.rates, currency) ? stored.rates[currency] : undefined;
   if (!stats) throw new NotFoundError(`No rate for currency ${currency}.`, { currency });

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import type { PriceAsset } from '../../domain/currencies.js';
 import { valuedCurrencies } from '../../domain/currencies.js';
 import type { RateStats, StoredRates } from '../../domain/rates.js';
@@ -13,13 +14,13 @@ import type { RatesDeps } from './ports.js';
  * left out. A source failure leaves the previous
  * snapshot in place (its `last_updated` shows its age) and is rethrown for the worker's error metric.
  */
-export const RefreshRatesInput = z.object({ now: z.date() });
-export type RefreshRatesInput = z.input<typeof RefreshRatesInput>;
+export const RefreshRatesInput = lazySchema(() => z.object({ now: z.date() }));
+export type RefreshRatesInput = z.input<ReturnType<typeof RefreshRatesInput>>;
 
 export const REFRESH_INTERVAL_SECONDS = 60;
 
 export async function refreshRates(raw: RefreshRatesInput, deps: RatesDeps): Promise<StoredRates> {
-  const { now } = parseInput(RefreshRatesInput, raw);
+  const { now } = parseInput(RefreshRatesInput(), raw);
   // Every currency the gateway may hold, on every network (custody's USDT on Solana included): the read keeps the same set.
   const currencies = valuedCurrencies(deps.disabled);
   const assets = [...new Set(currencies.map((c) => c.asset))] as PriceAsset[];

@@ -42,7 +42,7 @@ export const CreateRefundBody = lazySchema(() =>
 export type CreateRefundBody = LazyOutput<typeof CreateRefundBody>;
 
 /** A refund named in a path: its id (anything else names no refund: 404). */
-export const RefundPath = z.object({ refund_id: z.string().uuid('Not a refund id.') });
+export const RefundPath = lazySchema(() => z.object({ refund_id: z.string().uuid('Not a refund id.') }));
 
 export function currencyOf(p: PaymentState): CurrencyDefinition {
   const currency = findCurrency(p.currency);

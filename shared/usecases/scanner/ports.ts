@@ -14,4 +14,9 @@ export interface ScanCursorStore {
   /** The network's scanning lease; false while another owner holds it unexpired. */
   acquireLease(network: string, owner: string, now: Date, until: Date): Promise<boolean>;
   releaseLease(network: string, owner: string): Promise<void>;
+  /**
+   * Whether a run holds the network's lease unexpired at `now`: a read, cheaper than a refused lease write (the
+   * cursor item is a few KB), asked by a woken run before it tries; the lease's conditional write still decides.
+   */
+  leaseHeld(network: string, now: Date): Promise<boolean>;
 }

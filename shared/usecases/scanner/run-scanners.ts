@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { NETWORKS } from '../../domain/currencies.js';
+import { findCurrency, NETWORKS } from '../../domain/currencies.js';
+import { EVENTS, InvalidEventError, parseRoutedEvent } from '../../domain/events.js';
 import { emitMetrics, METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from '../../observability/metrics.js';
 import type { EmitMetrics } from '../../observability/metrics.js';
 import type { SweepPort } from '../payments/ports.js';
@@ -14,7 +15,9 @@ import { scanOnce } from './scan.js';
  * pausing about a block time between passes, while the network has something to watch (`watching`). A network
  * with nothing waiting, open or confirming gets ONE pass a run: every block is still read (a late deposit to an
  * expired payment's address, a custody deposit: found within the minute), but the loop does not spin; a pass that
- * recorded a deposit, or a payment that appears meanwhile, keeps (or, next run, starts) the sub-minute loop.
+ * recorded a deposit, or a payment that appears meanwhile, keeps the sub-minute loop. A payment created while no
+ * loop runs wakes the scanner of its network at once (a woken run, `LoopOptions.woken`), which loops as a scheduled
+ * run does; the next scheduled run waits for its lease (`LEASE_RETRY_MS`) and goes on from there.
  */
 export interface ScannedNetwork {
   readonly network: string;
@@ -44,7 +47,21 @@ export interface LoopOptions {
   /** Stop starting passes after this many milliseconds. */
   readonly budgetMs: number;
   readonly pauseMs?: number;
+  /**
+   * A woken run (a payment just created, functions/chain-scanner): only these networks, and a network whose lease is
+   * held is left to its holder, which loops while the network has something to watch. Unset: a scheduled run.
+   */
+  readonly woken?: readonly string[];
+  /** How often a scheduled run asks again for a lease another run holds (default `LEASE_RETRY_MS`). */
+  readonly leaseRetryMs?: number;
 }
+
+/**
+ * A scheduled run that finds its network's lease held asks again this often while its budget lasts, and goes on
+ * from the holder's last pass: the holder may be the previous run ending its minute, or a woken run that started
+ * between two scheduled ones and would otherwise leave the rest of this minute unscanned.
+ */
+export const LEASE_RETRY_MS = 2_000;
 
 /** A pass that recorded nothing, settled nothing and reached the tip. */
 const quiet = (r: ScanReport): boolean => r.recorded === 0 && r.settled === 0 && r.behind === 0;
@@ -54,11 +71,22 @@ export async function runScanners(options: LoopOptions, deps: ScannersDeps): Pro
   const started = deps.clock.now().getTime();
   const elapsed = () => deps.clock.now().getTime() - started;
   const reports: ScanReport[] = [];
+  const retryMs = options.leaseRetryMs ?? LEASE_RETRY_MS;
+  const networks = options.woken ? deps.networks.filter((n) => options.woken?.includes(n.network)) : deps.networks;
+  const acquire = async (network: string): Promise<boolean> => {
+    const until = new Date(started + options.budgetMs + 30_000);
+    // Woken while a run loops (the usual case when payments keep coming): a read, not a refused write.
+    if (options.woken && (await deps.cursors.leaseHeld(network, deps.clock.now()))) return false;
+    for (let asked = 0; ; asked++) {
+      if (await deps.cursors.acquireLease(network, owner, deps.clock.now(), until)) return true;
+      if (options.woken || (asked + 1) * retryMs >= options.budgetMs || elapsed() + retryMs >= options.budgetMs) return false;
+      await new Promise((r) => setTimeout(r, retryMs));
+    }
+  };
   await Promise.all(
-    deps.networks.map(async (n) => {
+    networks.map(async (n) => {
       const { network } = n;
-      const now = deps.clock.now();
-      if (!(await deps.cursors.acquireLease(network, owner, now, new Date(now.getTime() + options.budgetMs + 30_000)))) return;
+      if (!(await acquire(network))) return;
       const source = deps.sourceFor(n);
       // One rotation per network loop: its passes share the mempool budget, the longest unchecked payment first.
       const mempoolRotation = new MempoolRotation(deps.mempoolBudget ?? DEFAULT_MEMPOOL_BUDGET, DEFAULT_MEMPOOL_REFRESH_MS);
@@ -88,4 +116,22 @@ export async function runScanners(options: LoopOptions, deps: ScannersDeps): Pro
     }),
   );
   return reports;
+}
+
+/**
+ * The networks a woken run scans: those of the payments whose creation woke it (the routed `payment.created`
+ * events of the scanner-wake queue). A message that is not such an event wakes nothing (it is not retried).
+ */
+export function wokenNetworks(bodies: readonly string[]): string[] {
+  const networks = new Set<string>();
+  for (const body of bodies) {
+    try {
+      const event = parseRoutedEvent(JSON.parse(body), [EVENTS.paymentCreated]);
+      const network = findCurrency(event.payload.pay_currency)?.network;
+      if (network) networks.add(network);
+    } catch (error) {
+      if (!(error instanceof SyntaxError || error instanceof InvalidEventError)) throw error;
+    }
+  }
+  return [...networks];
 }

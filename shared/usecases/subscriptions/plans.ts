@@ -6,6 +6,7 @@ import type { PlanState } from '../../domain/plans.js';
 import { DEFAULT_GRACE_DAYS, MAX_GRACE_DAYS, MAX_INTERVAL_COUNT, MAX_TRIAL_DAYS, openPlan, PLAN_INTERVALS } from '../../domain/plans.js';
 import type { Tenant } from '../../domain/tenant.js';
 import type { IdempotencyGuard } from '../ports.js';
+import { quoteWithinBounds } from '../payments/create-payment.js';
 import { resolvePayCurrency, resolvePriceCurrency } from '../payments/resolve.js';
 import { decimal, integerInput } from '../schema.js';
 import type { SubscriptionsDeps } from './ports.js';
@@ -18,9 +19,13 @@ export const CreatePlanBody = z
     price_currency: z.string().trim().min(1).max(10).optional().describe('Fiat code of the price; USD when absent.'),
     currency: z.string().trim().min(1).max(20).describe('The pay currency each period is paid in (a code of GET /currencies/).'),
     interval: z.enum(PLAN_INTERVALS),
-    interval_count: integerInput.pipe(z.number().int().min(1, 'Must be at least 1.')).optional(),
-    trial_days: integerInput.pipe(z.number().int().min(0).max(MAX_TRIAL_DAYS, `Must be at most ${MAX_TRIAL_DAYS}.`)).optional(),
-    grace_days: integerInput.pipe(z.number().int().min(0).max(MAX_GRACE_DAYS, `Must be at most ${MAX_GRACE_DAYS}.`)).optional(),
+    interval_count: integerInput().pipe(z.number().int().min(1, 'Must be at least 1.')).optional(),
+    trial_days: integerInput()
+      .pipe(z.number().int().min(0).max(MAX_TRIAL_DAYS, `Must be at most ${MAX_TRIAL_DAYS}.`))
+      .optional(),
+    grace_days: integerInput()
+      .pipe(z.number().int().min(0).max(MAX_GRACE_DAYS, `Must be at most ${MAX_GRACE_DAYS}.`))
+      .optional(),
   })
   .superRefine((value, ctx) => {
     const { interval, interval_count: count } = value;
@@ -37,15 +42,22 @@ export async function createPlan(
   input: { readonly tenant: Tenant; readonly body: CreatePlanBody; readonly now: Date; readonly idempotency: IdempotencyGuard<PlanState> | null },
   deps: Pick<SubscriptionsDeps, 'plans' | 'payments'>,
 ): Promise<PlanState> {
-  const { body } = input;
+  const { body, tenant } = input;
   const currency = resolvePayCurrency({ currency: body.currency }, deps.payments);
+  const amount = parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: 8 });
+  const priceCurrency = resolvePriceCurrency(body.price_currency);
+  // A price each period's payment would be refused for, at today's rate, is refused now.
+  await quoteWithinBounds(
+    { field: 'amount', price: amount, priceCurrency, currency, tenant, isFeePaidByUser: tenant.settings.is_fee_paid_by_user, now: input.now },
+    deps.payments,
+  );
   const plan = openPlan(
     {
       id: randomUUID(),
-      tenantId: input.tenant.id,
+      tenantId: tenant.id,
       name: body.name,
-      amount: parseDecimal(body.amount, { field: 'amount', allowZero: false, maxScale: 8 }),
-      priceCurrency: resolvePriceCurrency(body.price_currency),
+      amount,
+      priceCurrency,
       currency: currency.code,
       interval: body.interval,
       intervalCount: body.interval_count ?? 1,

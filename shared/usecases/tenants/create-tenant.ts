@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import { SCOPES, sortScopes, type Scope } from '../../domain/scopes.js';
 import { defaultSettings, schemaNameFor, type Tenant } from '../../domain/tenant.js';
 import { hashSecret, newId, randomSecret, sha256Hex, tenantSecret } from '../../security/secrets.js';
@@ -8,14 +9,16 @@ import type { TenantsPorts } from './ports.js';
  * Operator use case: a tenant with its first OAuth application and API key, written in one transaction.
  * The client secret and API key are returned once and stored only as hashes.
  */
-export const CreateTenantInput = z.object({
-  name: z.string().trim().min(1).max(200),
-  account_type: z.enum(['individual', 'business']).default('business'),
-  contact_email: z.string().email().nullable().default(null),
-  /** The most this tenant's credentials may hold. Only the operator can grant `admin`. */
-  scopes: z.array(z.enum(SCOPES)).min(1).default(['read', 'write']),
-});
-export type CreateTenantInput = z.input<typeof CreateTenantInput>;
+export const CreateTenantInput = lazySchema(() =>
+  z.object({
+    name: z.string().trim().min(1).max(200),
+    account_type: z.enum(['individual', 'business']).default('business'),
+    contact_email: z.string().email().nullable().default(null),
+    /** The most this tenant's credentials may hold. Only the operator can grant `admin`. */
+    scopes: z.array(z.enum(SCOPES)).min(1).default(['read', 'write']),
+  }),
+);
+export type CreateTenantInput = z.input<ReturnType<typeof CreateTenantInput>>;
 
 export interface CreatedTenant {
   readonly tenant: Tenant;
@@ -30,7 +33,7 @@ export const newClientSecret = (): string => randomSecret('gcs_', 32);
 export const newApiKey = (tenantId: string): string => tenantSecret('gak_', tenantId);
 
 export async function createTenant(raw: CreateTenantInput, deps: Pick<TenantsPorts, 'tenants' | 'clock' | 'defaults'>): Promise<CreatedTenant> {
-  const input = CreateTenantInput.parse(raw);
+  const input = CreateTenantInput().parse(raw);
   const now = deps.clock.now();
   const id = newId();
   const scopes: Scope[] = sortScopes(input.scopes);

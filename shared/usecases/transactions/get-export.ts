@@ -42,7 +42,7 @@ export const ExportRecord = lazySchema(() =>
 );
 export type ExportRecord = LazyOutput<typeof ExportRecord>;
 
-export const ExportParams = z.object({ export_id: z.string().uuid() });
+export const ExportParams = lazySchema(() => z.object({ export_id: z.string().uuid() }));
 
 export function presentExport(e: ExportState, download: { readonly url: string; readonly expiresAt: string } | null): ExportRecord {
   return {

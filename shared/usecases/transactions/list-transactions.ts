@@ -13,8 +13,8 @@ import type { LazyOutput } from '../../domain/lazy-schema.js';
 const EVERY_STATUS = [...new Set(Object.values(STATUSES_BY_TYPE).flat())];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The filters the list and the exports share (spec 4.7, plus `transfer`, `adjustment` and `wallet_id`). */
-export const TransactionFilterFields = {
+/** The filters the list and the exports share (spec 4.7, plus `transfer`, `adjustment` and `wallet_id`), built with the schema that spreads them. */
+export const TransactionFilterFields = () => ({
   type: z.enum(TRANSACTION_TYPES).optional(),
   status: z
     .string()
@@ -28,9 +28,9 @@ export const TransactionFilterFields = {
     .refine((c) => isCurrencyCode(c), WORDING.unknown('currency code'))
     .optional(),
   wallet_id: z.string().trim().regex(UUID, WORDING.format('uuid')).optional(),
-  date_from: isoDate.optional(),
-  date_to: isoDate.optional(),
-};
+  date_from: isoDate().optional(),
+  date_to: isoDate().optional(),
+});
 
 /** The filter a query names, checked across fields: a status of the type asked, date_from not after date_to. */
 export function transactionFilterOf(q: {
@@ -63,7 +63,7 @@ export function transactionFilterOf(q: {
 export const ListTransactionsQuery = lazySchema(() =>
   z
     .object({
-      ...TransactionFilterFields,
+      ...TransactionFilterFields(),
       limit: queryInteger(1, 200).optional(),
       offset: queryInteger(0, 100_000).optional(),
       cursor: z.string().trim().min(1).max(2000).optional(),

@@ -15,13 +15,15 @@ import type { LazyOutput } from '../../domain/lazy-schema.js';
  * writes the file (run-export.ts). The filters are the list's (`GET /transactions/transactions/`), checked the same
  * way: a bad one is 400 `invalid_request` naming the field, date_from after date_to names date_to.
  */
-export const ExportRequestBody = z
-  .object({
-    format: z.enum(EXPORT_FORMATS).default('csv').meta({ description: 'csv (RFC 4180, header row) or json (an array).' }),
-    ...TransactionFilterFields,
-  })
-  .meta({ id: 'TransactionExportRequest' });
-export type ExportRequestBody = z.output<typeof ExportRequestBody>;
+export const ExportRequestBody = lazySchema(() =>
+  z
+    .object({
+      format: z.enum(EXPORT_FORMATS).default('csv').meta({ description: 'csv (RFC 4180, header row) or json (an array).' }),
+      ...TransactionFilterFields(),
+    })
+    .meta({ id: 'TransactionExportRequest' }),
+);
+export type ExportRequestBody = z.output<ReturnType<typeof ExportRequestBody>>;
 
 export const ExportAccepted = lazySchema(() =>
   z

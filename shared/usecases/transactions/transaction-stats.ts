@@ -7,8 +7,8 @@ import type { TransactionsPorts } from './ports.js';
 import { lazySchema } from '../../domain/lazy-schema.js';
 
 /** `GET /transactions/stats/` query: a period of whole UTC days (a date-time names its day); default the last 30. */
-export const TransactionStatsQuery = z.object({ date_from: isoDate.optional(), date_to: isoDate.optional() });
-export type TransactionStatsQuery = z.output<typeof TransactionStatsQuery>;
+export const TransactionStatsQuery = lazySchema(() => z.object({ date_from: isoDate().optional(), date_to: isoDate().optional() }));
+export type TransactionStatsQuery = z.output<ReturnType<typeof TransactionStatsQuery>>;
 
 const DEFAULT_DAYS = 30;
 const MAX_DAYS = 3660;

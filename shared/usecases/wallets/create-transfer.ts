@@ -20,15 +20,17 @@ import type { LazyOutput } from '../../domain/lazy-schema.js';
  * transaction (conditioned: never below zero), so a source that cannot cover it is refused at once with 400
  * `insufficient_balance` and nothing written; the wallet-transfers worker then settles it (settle-transfer.ts).
  */
-export const TransferBody = z
-  .object({
-    wallet_id: WalletReference,
-    currency: z.string().trim().min(1).max(20),
-    amount: decimal({ positive: true }),
-    callback_url: z.string().max(2048).nullable().optional(),
-  })
-  .meta({ id: 'WalletTransferRequest' });
-export type TransferBody = z.output<typeof TransferBody>;
+export const TransferBody = lazySchema(() =>
+  z
+    .object({
+      wallet_id: WalletReference(),
+      currency: z.string().trim().min(1).max(20),
+      amount: decimal({ positive: true }),
+      callback_url: z.string().max(2048).nullable().optional(),
+    })
+    .meta({ id: 'WalletTransferRequest' }),
+);
+export type TransferBody = z.output<ReturnType<typeof TransferBody>>;
 
 export const TransferAcknowledgement = lazySchema(() =>
   z.object({ status: z.literal('accepted'), transfer_id: z.string(), message: z.string() }).meta({ id: 'WalletTransferAccepted' }),

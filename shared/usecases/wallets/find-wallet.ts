@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import { NotFoundError } from '../../domain/errors.js';
 import type { WalletState } from '../../domain/wallets.js';
 import { walletRef } from '../../domain/wallets.js';
@@ -6,7 +7,7 @@ import { integerInput } from '../schema.js';
 import type { WalletsPorts } from './ports.js';
 
 /** A wallet named in a body: its integer `id` (number or text) or its uuid `wallet_id`. */
-export const WalletReference = z.union([z.string().trim().min(1).max(64), integerInput.transform(String)]).meta({ type: 'string' });
+export const WalletReference = lazySchema(() => z.union([z.string().trim().min(1).max(64), integerInput().transform(String)]).meta({ type: 'string' }));
 
 /**
  * The tenant's wallet a path or body names by its integer `id` or its uuid `wallet_id`. Anything else, a

@@ -7,17 +7,19 @@ import { WalletTransferRecord, walletTransferRecord } from './present.js';
 import { lazySchema } from '../../domain/lazy-schema.js';
 
 /** `POST /wallets/transfer-history/` (spec 4.5): the tenant's transfers, newest first, filtered, paged. */
-export const TransferHistoryBody = z
-  .object({
-    wallet_id: WalletReference.optional(),
-    status: z.enum(TRANSFER_STATUSES).optional(),
-    transfer_type: z.enum(TRANSFER_TYPES).optional(),
-    currency: z.string().trim().min(1).max(20).optional(),
-    limit: integerInput.pipe(z.number().int().min(1).max(100)).default(50),
-    offset: integerInput.pipe(z.number().int().min(0)).default(0),
-  })
-  .meta({ id: 'WalletTransferHistoryRequest' });
-export type TransferHistoryBody = z.output<typeof TransferHistoryBody>;
+export const TransferHistoryBody = lazySchema(() =>
+  z
+    .object({
+      wallet_id: WalletReference().optional(),
+      status: z.enum(TRANSFER_STATUSES).optional(),
+      transfer_type: z.enum(TRANSFER_TYPES).optional(),
+      currency: z.string().trim().min(1).max(20).optional(),
+      limit: integerInput().pipe(z.number().int().min(1).max(100)).default(50),
+      offset: integerInput().pipe(z.number().int().min(0)).default(0),
+    })
+    .meta({ id: 'WalletTransferHistoryRequest' }),
+);
+export type TransferHistoryBody = z.output<ReturnType<typeof TransferHistoryBody>>;
 
 export const TransferHistory = lazySchema(() =>
   z.object({ transfers: z.array(WalletTransferRecord()), total: z.number().int() }).meta({ id: 'WalletTransferHistory' }),

@@ -13,8 +13,10 @@ export const WalletBalances = lazySchema(() =>
   WalletRecord().pick({ id: true, wallet_id: true, name: true, external_id: true, balances: true }).meta({ id: 'WalletBalances' }),
 );
 
-export const WalletBalancesBody = z.object({ wallet_id: WalletReference.optional(), external_id: z.string().optional() }).meta({ id: 'WalletBalancesLookup' });
-export type WalletBalancesBody = z.output<typeof WalletBalancesBody>;
+export const WalletBalancesBody = lazySchema(() =>
+  z.object({ wallet_id: WalletReference().optional(), external_id: z.string().optional() }).meta({ id: 'WalletBalancesLookup' }),
+);
+export type WalletBalancesBody = z.output<ReturnType<typeof WalletBalancesBody>>;
 
 export async function walletBalance(
   tenantId: string,

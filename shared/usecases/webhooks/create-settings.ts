@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import { ConflictError } from '../../domain/errors.js';
 import type { WebhookSettings } from '../../domain/webhooks.js';
 import { maskedSecret } from '../../domain/webhooks.js';
@@ -6,8 +7,8 @@ import { checkedUrl, sealedSecret, settingsChanged } from './common.js';
 import type { Actor, WebhookPorts } from './ports.js';
 import type { CallbackUrlView } from './views.js';
 
-export const CreateSettingsInput = z.object({ callback_url: z.unknown().optional() });
-export type CreateSettingsInput = z.infer<typeof CreateSettingsInput>;
+export const CreateSettingsInput = lazySchema(() => z.object({ callback_url: z.unknown().optional() }));
+export type CreateSettingsInput = z.infer<ReturnType<typeof CreateSettingsInput>>;
 
 /** POST /user/webhooks/: creates the variant-A settings (secret returned whole, once) or changes the URL. */
 export async function createSettings(

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import { GatewayError } from '../../domain/errors.js';
 import { isSubscriptionEvent, MAX_SUBSCRIPTIONS, SUBSCRIPTION_EVENTS } from '../../domain/webhooks.js';
 import type { Subscription } from '../../domain/webhooks.js';
@@ -8,12 +9,14 @@ import type { Actor, WebhookPorts } from './ports.js';
 import { subscriptionView } from './views.js';
 import type { SubscriptionView } from './views.js';
 
-export const CreateSubscriptionInput = z.object({
-  url: z.unknown().optional(),
-  event_types: z.unknown().optional(),
-  description: z.string().max(500).optional(),
-});
-export type CreateSubscriptionInput = z.infer<typeof CreateSubscriptionInput>;
+export const CreateSubscriptionInput = lazySchema(() =>
+  z.object({
+    url: z.unknown().optional(),
+    event_types: z.unknown().optional(),
+    description: z.string().max(500).optional(),
+  }),
+);
+export type CreateSubscriptionInput = z.infer<ReturnType<typeof CreateSubscriptionInput>>;
 
 function eventTypesOf(raw: unknown): string[] {
   // Default: every type (section 4.6), expressed through the families' `.all`.

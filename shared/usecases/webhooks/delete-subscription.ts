@@ -1,12 +1,13 @@
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import { GatewayError } from '../../domain/errors.js';
 import { WORDING } from '../../domain/errors-wording.js';
 import { settingsChanged } from './common.js';
 import type { Actor, WebhookPorts } from './ports.js';
 import type { DeletedSubscriptionView } from './views.js';
 
-export const DeleteSubscriptionInput = z.object({ webhook_id: z.unknown().optional() });
-export type DeleteSubscriptionInput = z.infer<typeof DeleteSubscriptionInput>;
+export const DeleteSubscriptionInput = lazySchema(() => z.object({ webhook_id: z.unknown().optional() }));
+export type DeleteSubscriptionInput = z.infer<ReturnType<typeof DeleteSubscriptionInput>>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { parse, stringify } from 'lossless-json';
 import * as z from 'zod';
 import { TENANT_EVENT_TYPES } from '../../domain/events.js';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 import {
   answeredInTime,
   DELIVERY_TIMEOUT_MS,
@@ -80,32 +82,36 @@ export type DeliveryDeps = DeliveryPorts & {
 /** A claimed attempt is ours for this long (the worker's timeout is shorter; the SQS visibility longer). */
 export const LEASE_MS = 60_000;
 
-export const DeliveryMessage = z.object({
-  kind: z.literal('webhook_delivery'),
-  v: z.literal(1),
-  tenant_id: z.string().min(1),
-  delivery_id: z.string().min(1),
-  attempt: z.number().int().min(1).max(MAX_ATTEMPTS),
-  due_at: z.string().datetime(),
-  /** How many times this attempt's message was passed on because it arrived early (delays over 900 s). */
-  hop: z.number().int().min(0).default(0),
-  /** A hand-over from the first lane: the lease token of its claim, which the retry lane takes over. */
-  lease: z.string().min(1).optional(),
-});
-export type DeliveryMessage = z.infer<typeof DeliveryMessage>;
+export const DeliveryMessage = lazySchema(() =>
+  z.object({
+    kind: z.literal('webhook_delivery'),
+    v: z.literal(1),
+    tenant_id: z.string().min(1),
+    delivery_id: z.string().min(1),
+    attempt: z.number().int().min(1).max(MAX_ATTEMPTS),
+    due_at: z.string().datetime(),
+    /** How many times this attempt's message was passed on because it arrived early (delays over 900 s). */
+    hop: z.number().int().min(0).default(0),
+    /** A hand-over from the first lane: the lease token of its claim, which the retry lane takes over. */
+    lease: z.string().min(1).optional(),
+  }),
+);
+export type DeliveryMessage = LazyOutput<typeof DeliveryMessage>;
 
 /**
  * An outbox event from the router: one of the catalogue's webhook events (shared/domain/events.ts). The payload is
  * kept as read (lossless numbers), since it is forwarded to the merchant exactly as it was written.
  */
-export const EventMessage = z.object({
-  event_id: z.string().min(1),
-  tenant_id: z.string().min(1),
-  type: z.enum(TENANT_EVENT_TYPES),
-  occurred_at: z.string().min(1),
-  payload: z.record(z.string(), z.unknown()),
-});
-export type EventMessage = z.infer<typeof EventMessage>;
+export const EventMessage = lazySchema(() =>
+  z.object({
+    event_id: z.string().min(1),
+    tenant_id: z.string().min(1),
+    type: z.enum(TENANT_EVENT_TYPES),
+    occurred_at: z.string().min(1),
+    payload: z.record(z.string(), z.unknown()),
+  }),
+);
+export type EventMessage = LazyOutput<typeof EventMessage>;
 
 /**
  * Which worker runs a message: the first lane (`webhook-delivery`, short waits, hand-overs, the process's tenant
@@ -123,11 +129,13 @@ export const retryLane = (): DeliveryLane => ({ kind: 'retry', gate: new TenantG
 const stringifyExact = (value: unknown): string => stringify(value) ?? 'null';
 
 /** The router's message of one change's events (`changeMessageBody`, shared/domain/webhooks.ts), as read losslessly. */
-const ChangeMessage = z.object({
-  kind: z.literal('webhook_events'),
-  v: z.custom((v) => String(v) === '1', 'Expected version 1'),
-  events: z.array(z.unknown()).min(1),
-});
+const ChangeMessage = lazySchema(() =>
+  z.object({
+    kind: z.literal('webhook_events'),
+    v: z.custom((v) => String(v) === '1', 'Expected version 1'),
+    events: z.array(z.unknown()).min(1),
+  }),
+);
 
 /** A queue message: an outbox event from the router, the events of one change from the router, or one of our delivery messages. */
 export function parseWebhookMessage(
@@ -136,12 +144,17 @@ export function parseWebhookMessage(
   const value: unknown = parse(body);
   if (value !== null && typeof value === 'object' && 'kind' in value && value.kind === 'webhook_delivery') {
     const plain: unknown = JSON.parse(body);
-    return { kind: 'delivery', message: DeliveryMessage.parse(plain) };
+    return { kind: 'delivery', message: DeliveryMessage().parse(plain) };
   }
   if (value !== null && typeof value === 'object' && 'kind' in value && value.kind === 'webhook_events') {
-    return { kind: 'events', events: ChangeMessage.parse(value).events.map((e) => EventMessage.parse(e)) };
+    return {
+      kind: 'events',
+      events: ChangeMessage()
+        .parse(value)
+        .events.map((e) => EventMessage().parse(e)),
+    };
   }
-  return { kind: 'event', event: EventMessage.parse(value) };
+  return { kind: 'event', event: EventMessage().parse(value) };
 }
 
 export type Outcome = 'done' | 'retry';

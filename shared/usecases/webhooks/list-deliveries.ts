@@ -21,12 +21,14 @@ export type ListAttemptsInput = LazyOutput<typeof ListAttemptsInput>;
  * opaque to clients and checked on the way back: a cursor that does not decode, does not match the shape, or
  * belongs to another tenant is 400 `invalid_request` with `details.cursor`, never a key handed to the store.
  */
-const CursorBody = z.strictObject({
-  t: z.string().min(1),
-  at: z.iso.datetime(),
-  d: z.string().min(1).max(200),
-  n: z.number().int().min(1).max(1000),
-});
+const CursorBody = lazySchema(() =>
+  z.strictObject({
+    t: z.string().min(1),
+    at: z.iso.datetime(),
+    d: z.string().min(1).max(200),
+    n: z.number().int().min(1).max(1000),
+  }),
+);
 
 const encodeCursor = (tenantId: string, p: AttemptPosition): string =>
   Buffer.from(JSON.stringify({ t: tenantId, at: p.at, d: p.deliveryId, n: p.attempt }), 'utf8').toString('base64url');
@@ -40,7 +42,7 @@ function decodeCursor(tenantId: string, cursor: string): AttemptPosition {
   } catch {
     throw refuse();
   }
-  const parsed = CursorBody.safeParse(body);
+  const parsed = CursorBody().safeParse(body);
   if (
     !parsed.success ||
     parsed.data.t !== tenantId ||

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
 import { GatewayError } from '../../domain/errors.js';
 import { isKnownEvent, isSuccessStatus, newDelivery } from '../../domain/webhooks.js';
 import { processDelivery, variantADeliveryId } from './deliver.js';
 import type { Actor, DeliveryPorts } from './ports.js';
 import type { TestWebhookView } from './views.js';
 
-export const TestWebhookInput = z.object({ event_type: z.string() });
-export type TestWebhookInput = z.infer<typeof TestWebhookInput>;
+export const TestWebhookInput = lazySchema(() => z.object({ event_type: z.string() }));
+export type TestWebhookInput = z.infer<ReturnType<typeof TestWebhookInput>>;
 
 const SAMPLE_DATA: Readonly<Record<string, Record<string, unknown>>> = {
   payment_status_update: {

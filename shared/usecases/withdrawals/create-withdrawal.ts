@@ -39,7 +39,7 @@ export const CreateWithdrawalBody = lazySchema(() =>
       custom_id: z.string().max(64).optional(),
       callback_url: z.string().max(2048).optional(),
     })
-    .check(checkAmountAndCurrency)
+    .check(checkAmountAndCurrency())
     .meta({ id: 'CreateWithdrawal' }),
 );
 export type CreateWithdrawalBody = LazyOutput<typeof CreateWithdrawalBody>;

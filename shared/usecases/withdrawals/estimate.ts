@@ -29,14 +29,14 @@ const activation = (p: PricedWithdrawal): Record<string, unknown> =>
 export const EstimateWithdrawalBody = lazySchema(() =>
   z
     .object({
-      amount: decimalInput,
+      amount: decimalInput(),
       currency: z.string().trim().min(1).max(20).optional(),
       blockchain: z.string().trim().min(1).max(20).optional(),
       token: z.string().trim().min(1).max(20).optional(),
       address: z.string().max(255).optional(),
       final_amount: z.boolean().optional(),
     })
-    .check(checkCurrencyAgreement)
+    .check(checkCurrencyAgreement())
     .meta({ id: 'EstimateWithdrawal' }),
 );
 export type EstimateWithdrawalBody = LazyOutput<typeof EstimateWithdrawalBody>;
@@ -84,7 +84,9 @@ export async function estimateWithdrawal(
 }
 
 export const FeeEstimateBody = lazySchema(() =>
-  z.object({ amount: decimalInput, currency: z.string().trim().min(1).max(20), address: z.string().max(255).optional() }).meta({ id: 'WithdrawalFeeEstimate' }),
+  z
+    .object({ amount: decimalInput(), currency: z.string().trim().min(1).max(20), address: z.string().max(255).optional() })
+    .meta({ id: 'WithdrawalFeeEstimate' }),
 );
 export type FeeEstimateBody = LazyOutput<typeof FeeEstimateBody>;
 
@@ -125,7 +127,7 @@ export const MinWithdrawalBody = lazySchema(() =>
       blockchain: z.string().trim().min(1).max(20).optional(),
       token: z.string().trim().min(1).max(20).optional(),
     })
-    .check(checkCurrencyAgreement)
+    .check(checkCurrencyAgreement())
     .meta({ id: 'WithdrawalMinAmount' }),
 );
 export type MinWithdrawalBody = LazyOutput<typeof MinWithdrawalBody>;

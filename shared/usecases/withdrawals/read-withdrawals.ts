@@ -21,8 +21,8 @@ export const ListWithdrawalsQuery = lazySchema(() =>
     status: z.enum([...WITHDRAWAL_STATUSES, ...LIST_ONLY_STATUSES]).optional(),
     blockchain: z.string().trim().min(1).max(20).optional(),
     token: z.string().trim().min(1).max(20).optional(),
-    start_date: isoDate.optional(),
-    end_date: isoDate.optional(),
+    start_date: isoDate().optional(),
+    end_date: isoDate().optional(),
     custom_id: z.string().max(64).optional(),
     sort: z.enum(['created_asc', 'created_desc', 'amount_asc', 'amount_desc']).optional(),
   }),
@@ -97,7 +97,7 @@ export function cancelPending(
   return deps.withdrawals.save(w, transition(w, { kind: 'cancel' }, now), now, idempotency ? (stored) => [idempotency.completeItem(stored)] : undefined);
 }
 
-export const WithdrawalStatusBody = z.object({ withdrawal_id: z.string().uuid() });
+export const WithdrawalStatusBody = lazySchema(() => z.object({ withdrawal_id: z.string().uuid() }));
 
 /** Cancels a pending withdrawal of the main account or a wallet (`cancelPending`). */
 export async function cancelWithdrawal(

@@ -37,7 +37,7 @@ const api = createApi(
       auth: 'bearer',
       scopes: READ_WRITE,
       idempotent: true,
-      body: z.object({ amount: decimalInput }),
+      body: z.object({ amount: decimalInput() }),
       handle: async (req): Promise<RouteResult> => {
         if (gate) await gate;
         if (failNext) {

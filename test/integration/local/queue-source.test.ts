@@ -14,7 +14,7 @@ import type { LocalSqs } from '../../../infra/local/sqs.js';
  * full batches, a lone message on its own. No test here waits for a time to pass.
  */
 /** A queue per test: a long poll the pollers gave up when stopped may still take a message on the server. */
-const USED: readonly QueueName[] = ['transfers', 'chain-results', 'wallet-transfers'];
+const USED: readonly QueueName[] = ['transfers', 'chain-results', 'wallet-transfers', 'scanner-wake'];
 let sqs: LocalSqs;
 let pollers: Pollers | undefined;
 
@@ -126,5 +126,50 @@ describe('local queue source', () => {
     await send('wallet-transfers', ['alone']);
     await until('the lone message handled', () => batches.length === 4);
     expect(batches[3]).toEqual(['alone']);
+  });
+
+  it('wakes a scheduled worker from its wake queue between its runs, never while a scheduled run is going', async () => {
+    const runs: string[] = [];
+    let running = 0;
+    let overlapped = false;
+    let releaseFirst: () => void = () => undefined;
+    const firstHeld = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+      setTimeout(resolve, 30_000).unref();
+    });
+    pollers = startPollers({
+      workers: [
+        {
+          name: 'woken',
+          trigger: { kind: 'schedule', everyMinutes: 60, wakeQueue: 'scanner-wake' },
+          timeoutSeconds: 60,
+          handler: (async (event?: Partial<SQSEvent>) => {
+            overlapped ||= running > 0;
+            running++;
+            const what = event?.Records ? `woken: ${event.Records.map((r) => r.body).join(',')}` : 'scheduled';
+            runs.push(what);
+            // The first scheduled run is held until a wake message is waiting: the message must wait for it.
+            if (what === 'scheduled' && runs.length === 1) await firstHeld;
+            running--;
+          }) as never,
+        },
+      ],
+      sqsUrl: sqs.url,
+      queueUrls: sqs.queueUrls,
+      // The first scheduled run at once, the next one an hour later: only the queue can run it again.
+      schedule: { firstRunDelayMs: 0 },
+    });
+    await until('the first scheduled run', () => runs.length === 1);
+    await send('scanner-wake', ['a']);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(runs).toEqual(['scheduled']);
+    releaseFirst();
+    await until('the woken run', () => runs.length === 2);
+    expect(runs).toEqual(['scheduled', 'woken: a']);
+    await send('scanner-wake', ['b', 'c']);
+    await until('the second woken run', () => runs.length > 2 && runs.slice(2).join(',').split(/,|: /).includes('c'));
+    // One run for both when they were waiting together, or one each.
+    expect(['woken: b,c', 'woken: b,woken: c']).toContain(runs.slice(2).join(','));
+    expect(overlapped).toBe(false);
   });
 });

@@ -167,6 +167,13 @@ describe('the public page', () => {
     expect(new Set(opened.map((p) => p.address)).size).toBe(3);
     const record = await call('GET', `/payments/${opened[0]?.id}/`);
     expect([record.body.payment_link_id, record.body.order_description]).toEqual([link.id, 'Concert ticket']);
+    const listed = (await call('GET', '/payments/', { query: { limit: '100' } })).body.results as Array<Record<string, unknown>>;
+    expect(
+      listed
+        .filter((p) => p.payment_link_id === link.id)
+        .map((p) => p.transaction_id)
+        .sort(),
+    ).toEqual(opened.map((p) => p.id).sort());
 
     const before = await getBalance(a.tenantId, 'main', 'USDTERC20');
     for (const p of opened) await completePayment(await received(p, '10', 'sending'), '0xsweep', completions(), new Date());

@@ -201,8 +201,13 @@ describe('reading and changing payments', () => {
         'created_at',
         'updated_at',
         'checkout_url',
+        'payment_link_id',
+        'subscription_id',
+        'subscription_cycle',
       ].sort(),
     );
+    // A payment created here: neither a link's nor a subscription's.
+    expect(a1.body.results[0]).toMatchObject({ payment_link_id: null, subscription_id: null, subscription_cycle: null });
     const a2 = await c('GET', '/payments/', { query: { page_size: '2', page: '2' } });
     expect(a2.body.next).toBeNull();
     expect(a2.body.previous).toContain('page=1');

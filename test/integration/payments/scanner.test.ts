@@ -4,7 +4,7 @@ import { parseConfig } from '../../../shared/config/config.js';
 import { scannerRuntime } from '../../../shared/runtime/payments.js';
 import { db, tableName } from '../../../shared/store/client.js';
 import { keys } from '../../../shared/store/keys.js';
-import { acquireLease, networkWatching, releaseLease } from '../../../shared/store/scanner.js';
+import { acquireLease, leaseHeld, networkWatching, releaseLease } from '../../../shared/store/scanner.js';
 import { traceCalls } from '../../../shared/store/call-trace.js';
 import { evmDepositSource } from '../../../shared/chain/evm/deposit-source.js';
 import type { ScannerDeps } from '../../../shared/usecases/scanner/scan.js';
@@ -119,6 +119,16 @@ describe('chain scanner', () => {
     expect(await acquireLease('POLYGON', 'b', new Date(until.getTime() + 1), new Date(until.getTime() + 60_000))).toBe(true);
     await releaseLease('POLYGON', 'b');
     expect(await acquireLease('POLYGON', 'a', now, until)).toBe(true);
+  });
+
+  it('tells whether a lease is held at a time, without writing', async () => {
+    const now = new Date();
+    const until = new Date(now.getTime() + 60_000);
+    expect(await leaseHeld('BASE', now)).toBe(false);
+    expect(await acquireLease('BASE', 'a', now, until)).toBe(true);
+    expect([await leaseHeld('BASE', now), await leaseHeld('BASE', new Date(until.getTime() + 1))]).toEqual([true, false]);
+    await releaseLease('BASE', 'a');
+    expect(await leaseHeld('BASE', now)).toBe(false);
   });
 });
 

@@ -115,6 +115,11 @@ describe('push subscriptions', () => {
     expect(payment0.subscription).toEqual({ id, cycle: 0 });
     expect(payment0.priceAmount).toBe('10');
     expect((await call('GET', `/payments/${paymentId}/`)).body).toMatchObject({ subscription_id: id, subscription_cycle: 0, price_amount: '10' });
+    // The list's item and the payment's own webhooks name the subscription and the period too.
+    const listed = (await call('GET', '/payments/', { query: { limit: '100' } })).body.results as Array<Record<string, unknown>>;
+    expect(listed.find((p) => p.transaction_id === paymentId)).toMatchObject({ subscription_id: id, subscription_cycle: 0 });
+    const created = (await outboxChanges(`payment:${paymentId}:`)).flat().find((e) => e.type === 'payment.created');
+    expect([created?.payload.subscription_id, String(created?.payload.subscription_cycle)]).toEqual([id, '0']);
 
     // Period 1 paid in time: active.
     await pay(paymentId);
@@ -257,6 +262,15 @@ describe('push subscriptions', () => {
     expect(unknown.status).toBe(404);
     const bad = await call('POST', '/plans/', { body: { name: 'x', amount: '-1', currency: 'USDTERC20', interval: 'fortnight' } });
     expect(bad.status).toBe(400);
+    // A price every period's payment would be refused for (USDTERC20's minimum is 10) is refused with the plan.
+    const small = await call('POST', '/plans/', { body: { name: 'Tiny', amount: '5', currency: 'USDTERC20', interval: 'month' } });
+    expect([small.status, small.body.error.code, small.body.error.details.minimum, small.body.error.details.currency]).toEqual([
+      400,
+      'invalid_request',
+      '10',
+      'USDTERC20',
+    ]);
+    expect(small.body.error.details.amount[0]).toMatch(/below the minimum of 10 USDTERC20/);
   });
 
   it("lists plans and subscriptions newest first, page by page with next_cursor, never another tenant's", async () => {

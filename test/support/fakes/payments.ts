@@ -164,6 +164,10 @@ export class InMemoryScanCursors implements ScanCursorStore {
   async releaseLease(network: string, owner: string): Promise<void> {
     if (this.leases.get(network)?.owner === owner) this.leases.delete(network);
   }
+
+  async leaseHeld(network: string, now: Date): Promise<boolean> {
+    return (this.leases.get(network)?.until ?? -Infinity) >= now.getTime();
+  }
 }
 
 /** Fixed rates: stablecoins 1 USD, ETH/WETH 3000 USD, EUR 1.1, GBP 1.25. */

@@ -77,14 +77,14 @@ describe('GET /user/balances/history/ and /user/fees/ (use cases)', () => {
     await credit(ledger, MAIN, 'ETH', '0.1');
     await ledger.post({ tenantId: T, entry: transferEntry({ from: MAIN, to: FEES, currency: 'USDTTRC20', amount: '0.25', type: 'fee' }), now });
 
-    const all = await getBalanceHistory({ tenantId: T, query: BalanceHistoryQuery.parse({}) }, { ledger });
+    const all = await getBalanceHistory({ tenantId: T, query: BalanceHistoryQuery().parse({}) }, { ledger });
     expect(all).toMatchObject({ count: 3, limit: 50, offset: 0 });
     expect(all.results.map((r) => [r.type, r.currency, r.amount])).toEqual([
       ['fee', 'USDTTRC20', '-0.250000'],
       ['adjustment', 'ETH', '0.10000000'],
       ['adjustment', 'USDTTRC20', '5.000000'],
     ]);
-    const usdt = await getBalanceHistory({ tenantId: T, query: BalanceHistoryQuery.parse({ currency: 'USDTTRC20', limit: '1' }) }, { ledger });
+    const usdt = await getBalanceHistory({ tenantId: T, query: BalanceHistoryQuery().parse({ currency: 'USDTTRC20', limit: '1' }) }, { ledger });
     expect(usdt).toMatchObject({ count: 2, limit: 1 });
     expect(usdt.results).toHaveLength(1);
 

@@ -99,4 +99,33 @@ describe('printCost', () => {
     expect(row('monitor: X-Ray traces')[1]).toBe('43,200');
     expect(lines.some((l) => l.startsWith('cost: X-Ray reservoir: 1 trace/s') && l.includes('USD 12.96'))).toBe(true);
   });
+  it("counts a receive per queue-triggered invocation and prices the engine's sweeps per batch", () => {
+    // 6 payments swept by 2 chain transactions (3 a sweep): 2 chain-tx and 2 chain-results invocations, 2 KMS Sign.
+    const lifecycle = tally({
+      invocations: {
+        'webhook-delivery': { count: 6, billedMs: 6 },
+        'chain-tx': { count: 2, billedMs: 2 },
+        'chain-results': { count: 2, billedMs: 2 },
+        'event-router': { count: 5, billedMs: 5 },
+      },
+      requests: { 'kms Sign': 2 },
+    });
+    const { lines } = run({
+      payments: 6,
+      lifecycle,
+      idle: [],
+      inventory,
+      sweeps: { count: 2, depositsPerBlock: 3, assumption: 'test volume' },
+      eventMemory: [{ name: 'webhook-delivery', peakRssMb: 150, heapUsedMb: 30, eventBytes: 2048, failures: 0 }],
+      elapsedSeconds: 1,
+    });
+    const row = (prefix: string): string[] => (lines.find((l) => l.trim().startsWith(prefix)) ?? '').trim().split(/\s{2,}/);
+    // Receives: webhook-delivery, chain-tx and chain-results (10 of 6 payments), not the stream's event-router.
+    expect(row('SQS ReceiveMessage that returned a batch')[1]).toBe('1,667');
+    expect(row('KMS Sign (asymmetric)')[1]).toBe('333');
+    expect(lines.some((l) => l.includes('2 chain transactions for 6 payments, 3.0 payments a sweep, 1.0 KMS Sign a sweep; assumed volume: test volume'))).toBe(
+      true,
+    );
+    expect(lines.some((l) => l.includes('(webhook-delivery: peak resident set 150 MB, heap used 30 MB replaying its largest event (2,048 bytes)'))).toBe(true);
+  });
 });

@@ -25,7 +25,7 @@ import type { WithdrawalState, WithdrawalStatus } from '../../../shared/domain/w
 import { withdrawalPayload } from '../../../shared/domain/withdrawals.js';
 import { emit } from '../../../shared/store/outbox.js';
 import { requestChainTx } from '../../../shared/usecases/chain-tx/request-chain-tx.js';
-import { WORKER_FUNCTIONS } from '../../../infra/definition.js';
+import { queueTriggerOf, WORKER_FUNCTIONS } from '../../../infra/definition.js';
 import { aDeposit, aPayment } from '../../support/fixtures/payments.js';
 import { aWithdrawal } from '../../support/fixtures/withdrawals.js';
 
@@ -38,7 +38,9 @@ describe('the event catalogue', () => {
     for (const type of TENANT_VISIBLE) {
       expect(EVENT_CATALOGUE).toHaveProperty([type]);
       const definition = EVENT_CATALOGUE[type as EventType];
-      expect([type, definition.audience, definition.consumers]).toEqual([type, 'tenant', ['webhook-delivery']]);
+      // A payment's creation also wakes its network's scanner.
+      const consumers = type === EVENTS.paymentCreated ? ['webhook-delivery', 'scanner-wake'] : ['webhook-delivery'];
+      expect([type, definition.audience, definition.consumers]).toEqual([type, 'tenant', consumers]);
     }
     expect([...TENANT_EVENT_TYPES].sort()).toEqual([...TENANT_VISIBLE].sort());
     for (const all of SUBSCRIPTION_EVENTS.filter((t) => t.endsWith('.all'))) expect(Object.hasOwn(EVENT_CATALOGUE, all)).toBe(false);
@@ -71,7 +73,7 @@ describe('the event catalogue', () => {
   });
 
   it('names only queues that exist, each consumed by a worker of infra/definition.ts', () => {
-    const consumed = new Set(WORKER_FUNCTIONS.flatMap((w) => (w.trigger.kind === 'queue' ? [w.trigger.queue] : [])));
+    const consumed = new Set(WORKER_FUNCTIONS.flatMap((w) => queueTriggerOf(w.trigger)?.queue ?? []));
     for (const type of EVENT_TYPES) {
       for (const queue of EVENT_CATALOGUE[type].consumers) {
         expect(QUEUE_NAMES).toContain(queue);

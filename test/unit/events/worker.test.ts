@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import type { Context, DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { ScheduledRun } from '../../../shared/runtime/worker.js';
-import { RetryLater, scheduledWorker, sqsWorker, streamBatchWorker } from '../../../shared/runtime/worker.js';
+import { RetryLater, scheduledWorker, sqsWorker, streamBatchWorker, wakeableWorker } from '../../../shared/runtime/worker.js';
 
 const sqsEvent = (...bodies: string[]): SQSEvent => ({ Records: bodies.map((body, i) => ({ messageId: `m${i + 1}`, body }) as SQSRecord) });
 const streamEvent = (...sequences: string[]): DynamoDBStreamEvent => ({
@@ -145,5 +145,30 @@ describe('scheduledWorker', () => {
       [1_000, 0],
       [45_000, 55_000],
     ]);
+  });
+
+  it('a wakeable worker runs the same on its schedule and when its queue wakes it, told the messages, and answers the queue a partial batch response', async () => {
+    const seen: (readonly string[] | null)[] = [];
+    const handler = wakeableWorker('chain-scanner', async (scheduled, woken) => {
+      seen.push(woken);
+      return scheduled.budgetMs(15_000);
+    });
+    let answers: unknown[] = [];
+    const logs = await logsOf(async () => {
+      answers = [await handler({ time: '2026-01-01T00:00:00Z' }, context(75_000)), await handler(sqsEvent('a', 'b'), context(75_000))];
+    });
+    expect(seen).toEqual([null, ['a', 'b']]);
+    expect(answers).toEqual([60_000, { batchItemFailures: [] }]);
+    expect(logs.map((l) => l.message)).toEqual(['scheduled run done', 'woken run done']);
+  });
+
+  it('a woken run that fails throws, so its messages come back', async () => {
+    const handler = wakeableWorker('chain-scanner', () => Promise.reject(new Error('no RPC')));
+    let thrown: unknown;
+    const logs = await logsOf(async () => {
+      thrown = await handler(sqsEvent('a'), context(75_000)).catch((error: unknown) => error);
+    });
+    expect(thrown).toEqual(new Error('no RPC'));
+    expect(logs.map((l) => [l.level, l.message])).toEqual([['ERROR', 'woken run failed']]);
   });
 });

@@ -39,7 +39,7 @@ describe('error wording', () => {
       email: z.string().email(),
       link: z.string().url(),
       amount: decimal({ maxScale: 2, positive: true }),
-      whole: integerInput,
+      whole: integerInput(),
     });
     const valid = { name: 'n', code: 'abc', count: 1, share: 1, kind: 'a', flag: true, tags: ['x'], meta: {}, id: '5f0c6f0e-8a3b-4c55-9e1a-0d6f4c2b7a10' };
     const base = { ...valid, email: 'a@example.com', link: 'https://example.com/', amount: '1', whole: '1' };
@@ -79,7 +79,7 @@ describe('error wording', () => {
     expect(messages(body, { ...base, amount: 'abc' })).toEqual({ amount: [WORDING.format('decimal')] });
     expect(messages(body, { ...base, amount: '0' })).toEqual({ amount: [WORDING.min(0, true)] });
     expect(messages(z.strictObject({ a: z.string() }), { a: 'x', b: 1 })).toEqual({ '(root)': [WORDING.unknownField] });
-    expect(messages(z.object({ q: queryBoolean, n: queryInteger(1, 5) }), { q: 'maybe', n: '9' })).toEqual({
+    expect(messages(z.object({ q: queryBoolean(), n: queryInteger(1, 5) }), { q: 'maybe', n: '9' })).toEqual({
       q: [WORDING.wrongType('boolean')],
       n: [WORDING.max(5)],
     });

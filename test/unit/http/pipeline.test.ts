@@ -17,7 +17,7 @@ const api = createApi(
       method: 'POST',
       path: '/things/',
       auth: 'public',
-      body: z.object({ amount: decimalInput, count: integerInput.optional(), name: z.string().min(2) }),
+      body: z.object({ amount: decimalInput(), count: integerInput().optional(), name: z.string().min(2) }),
       handle: async (req) => {
         seen.push(req.body);
         return ok({ amount: req.body.amount, echoed: JsonNumber.of(req.body.amount) });

@@ -17,7 +17,7 @@ const call = async (query: Record<string, string>) =>
 
 const DECIMAL_QUERIES: ReadonlyArray<[string, z.ZodType, readonly string[]]> = [
   ['GET /payments/', ListPaymentsQuery(), ['amount_min', 'amount_max']],
-  ['GET /rates/convert-amount/', ConvertAmountQuery, ['amount', 'fee_percentage']],
+  ['GET /rates/convert-amount/', ConvertAmountQuery(), ['amount', 'fee_percentage']],
 ];
 
 describe('decimal query parameters', () => {

@@ -10,7 +10,7 @@ import { expirePayments } from '../../../shared/usecases/payments/expire.js';
 import { evmDepositSource } from '../../../shared/chain/evm/deposit-source.js';
 import type { ScanDeps } from '../../../shared/usecases/scanner/scan.js';
 import { initCursor, scanOnce } from '../../../shared/usecases/scanner/scan.js';
-import { runScanners } from '../../../shared/usecases/scanner/run-scanners.js';
+import { runScanners, wokenNetworks } from '../../../shared/usecases/scanner/run-scanners.js';
 import type { EmitMetrics } from '../../../shared/observability/metrics.js';
 import { METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from '../../../shared/observability/metrics.js';
 import type { SweepOutcome, SweepPort, SweepRequest } from '../../../shared/usecases/payments/settle.js';
@@ -228,12 +228,12 @@ describe('updatePayment and cancelPayment', () => {
   it("PATCH accepts the spec's description as well as order_description; both given and different is 400", async () => {
     const fake = fakePayments({ clock: new VirtualClock(T0) });
     const p = await create(fake);
-    const body = UpdatePaymentBody.parse({ description: 'Blue mug' });
+    const body = UpdatePaymentBody().parse({ description: 'Blue mug' });
     const edited = await updatePayment('t1', p.id, body, fake.clock.now(), fake);
     expect(edited.orderDescription).toBe('Blue mug');
-    expect(UpdatePaymentBody.parse({ description: 'Mug', order_description: 'Mug' })).toEqual({ order_description: 'Mug' });
-    expect(UpdatePaymentBody.parse({ description: null })).toEqual({ order_description: null });
-    const both = UpdatePaymentBody.safeParse({ description: 'Mug', order_description: 'Cup' });
+    expect(UpdatePaymentBody().parse({ description: 'Mug', order_description: 'Mug' })).toEqual({ order_description: 'Mug' });
+    expect(UpdatePaymentBody().parse({ description: null })).toEqual({ order_description: null });
+    const both = UpdatePaymentBody().safeParse({ description: 'Mug', order_description: 'Cup' });
     expect(both.success).toBe(false);
     expect(both.error?.issues.map((i) => i.path.join('.'))).toEqual(['description']);
   });
@@ -503,24 +503,25 @@ describe('runScanners', () => {
   });
 });
 
-describe('runScanners, idle', () => {
-  /** The cursor store's calls (each a table call in production) and the `watching` questions, counted. */
-  function counted(fake: FakePayments, answers: boolean[]) {
-    const calls: string[] = [];
-    const cursors = fake.cursors;
-    const store = {
-      get: (network: string) => (calls.push('get'), cursors.get(network)),
-      move: (...args: Parameters<typeof cursors.move>) => (calls.push('move'), cursors.move(...args)),
-      acquireLease: (...args: Parameters<typeof cursors.acquireLease>) => (calls.push('acquireLease'), cursors.acquireLease(...args)),
-      releaseLease: (...args: Parameters<typeof cursors.releaseLease>) => (calls.push('releaseLease'), cursors.releaseLease(...args)),
-    };
-    const watching = async (): Promise<boolean> => {
-      calls.push('watching');
-      return answers.shift() ?? false;
-    };
-    return { calls, store, watching };
-  }
+/** The cursor store's calls (each a table call in production) and the `watching` questions, counted. */
+function counted(fake: FakePayments, answers: boolean[]) {
+  const calls: string[] = [];
+  const cursors = fake.cursors;
+  const store = {
+    get: (network: string) => (calls.push('get'), cursors.get(network)),
+    move: (...args: Parameters<typeof cursors.move>) => (calls.push('move'), cursors.move(...args)),
+    acquireLease: (...args: Parameters<typeof cursors.acquireLease>) => (calls.push('acquireLease'), cursors.acquireLease(...args)),
+    releaseLease: (...args: Parameters<typeof cursors.releaseLease>) => (calls.push('releaseLease'), cursors.releaseLease(...args)),
+    leaseHeld: (...args: Parameters<typeof cursors.leaseHeld>) => (calls.push('leaseHeld'), cursors.leaseHeld(...args)),
+  };
+  const watching = async (): Promise<boolean> => {
+    calls.push('watching');
+    return answers.shift() ?? false;
+  };
+  return { calls, store, watching };
+}
 
+describe('runScanners, idle', () => {
   it('a network with nothing to watch gets one pass and the loop ends: no spinning, no write of a pass that changed nothing', async () => {
     // The clock does not move: only `watching` can end the loop before its (minute-long) budget.
     const fake = fakePayments({ clock: new VirtualClock(T0) });
@@ -579,5 +580,87 @@ describe('runScanners, idle', () => {
     );
     expect(reports.map((r) => r.recorded)).toEqual([1, 0]);
     expect(calls.filter((c) => c === 'watching')).toHaveLength(1);
+  });
+});
+
+describe('runScanners, woken by a payment', () => {
+  const eth = { network: 'ETH', family: 'evm', url: 'http://eth.invalid' };
+  const polygon = { network: 'POLYGON', family: 'evm', url: 'http://polygon.invalid' };
+
+  async function scanning() {
+    const fake = fakePayments({ clock: new VirtualClock(T0) });
+    const chain = new FakeChain(100);
+    const sweep = new FakeSweep({ status: 'done', txHash: '0xsweep' });
+    await initCursor('ETH', 100, scanDeps(fake, chain, sweep));
+    await initCursor('POLYGON', 100, scanDeps(fake, chain, sweep));
+    const { calls, store, watching } = counted(fake, []);
+    const sourced: string[] = [];
+    const deps = {
+      ...fake,
+      cursors: store,
+      networks: [eth, polygon],
+      sourceFor: (n: { network: string }) => (sourced.push(n.network), evmDepositSource(chain)),
+      sweepFor: () => sweep,
+      watching,
+    };
+    return { fake, calls, deps, sourced };
+  }
+
+  it('scans only the networks of the payments that woke it', async () => {
+    const { deps, sourced } = await scanning();
+    const reports = await runScanners({ budgetMs: 60_000, pauseMs: 0, woken: ['POLYGON'] }, deps);
+    expect(reports).toHaveLength(1);
+    expect(sourced).toEqual(['POLYGON']);
+  });
+
+  it('leaves a network whose lease another run holds to that run, reading it once', async () => {
+    const { fake, calls, deps, sourced } = await scanning();
+    await fake.cursors.acquireLease('ETH', 'scheduled run', T0, new Date(T0.getTime() + 90_000));
+    const reports = await runScanners({ budgetMs: 60_000, pauseMs: 0, woken: ['ETH'] }, deps);
+    expect(reports).toEqual([]);
+    expect(sourced).toEqual([]);
+    // A read, no refused write of the (several KB) cursor item.
+    expect(calls).toEqual(['leaseHeld']);
+  });
+
+  it('a scheduled run waits for a lease a woken run holds, then scans from there', async () => {
+    const { fake, calls, deps, sourced } = await scanning();
+    await fake.cursors.acquireLease('ETH', 'woken run', T0, new Date(T0.getTime() + 90_000));
+    // The woken run releases its lease after the scheduled run's third question.
+    const acquire = deps.cursors.acquireLease;
+    let asked = 0;
+    const cursors = {
+      ...deps.cursors,
+      acquireLease: async (...args: Parameters<typeof acquire>) => {
+        if (++asked === 3) await fake.cursors.releaseLease('ETH', 'woken run');
+        return acquire(...args);
+      },
+    };
+    const reports = await runScanners({ budgetMs: 60_000, pauseMs: 0, leaseRetryMs: 1 }, { ...deps, networks: [eth], cursors });
+    expect(reports).toHaveLength(1);
+    expect(sourced).toEqual(['ETH']);
+    expect(calls.filter((c) => c === 'acquireLease')).toHaveLength(3);
+  });
+
+  it('a scheduled run stops asking when its budget would be over', async () => {
+    const { fake, calls, deps } = await scanning();
+    await fake.cursors.acquireLease('ETH', 'woken run', T0, new Date(T0.getTime() + 90_000));
+    const reports = await runScanners({ budgetMs: 10, pauseMs: 0, leaseRetryMs: 1 }, { ...deps, networks: [eth] });
+    expect(reports).toEqual([]);
+    expect(calls.filter((c) => c === 'acquireLease')).toHaveLength(10);
+  });
+
+  it('reads the networks from the routed payment.created events, ignoring what is not one', () => {
+    const created = (currency: string) =>
+      JSON.stringify({
+        event_id: `payment:${currency}:created`,
+        tenant_id: 't1',
+        type: 'payment.created',
+        occurred_at: T0.toISOString(),
+        payload: { transaction_id: 'p1', status: 'waiting', previous_status: null, pay_amount: '25', pay_currency: currency },
+      });
+    expect(
+      wokenNetworks([created('USDTERC20'), created('USDTPOLYGON'), created('ETH'), 'not json', JSON.stringify({ type: 'payment.completed' })]).sort(),
+    ).toEqual(['ETH', 'POLYGON']);
   });
 });

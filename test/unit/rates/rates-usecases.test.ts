@@ -73,7 +73,7 @@ describe('GET /rates/ and /rates/{currency}/', () => {
   });
 
   it('variant B converts with JSON numbers, a fee and full details', async () => {
-    const query = ConvertAmountQuery.parse({ amount: '100', currency_to: 'ETH', full: 'true', fee_percentage: '1', is_fee_paid_by_user: 'true' });
+    const query = ConvertAmountQuery().parse({ amount: '100', currency_to: 'ETH', full: 'true', fee_percentage: '1', is_fee_paid_by_user: 'true' });
     const answer = await convertAmount({ query, settings, now }, deps());
     expect(JSON.parse(JSON.stringify(answer))).toMatchObject({
       currency_from: 'USD',
@@ -86,7 +86,7 @@ describe('GET /rates/ and /rates/{currency}/', () => {
     });
     expect(answer.amount.constructor.name).toBe('JsonNumber');
     const plain = await convertAmount(
-      { query: ConvertAmountQuery.parse({ currency_to: 'EUR', currency_from: 'GBP' }), settings: { transaction_fee: '0', is_fee_paid_by_user: false }, now },
+      { query: ConvertAmountQuery().parse({ currency_to: 'EUR', currency_from: 'GBP' }), settings: { transaction_fee: '0', is_fee_paid_by_user: false }, now },
       deps(),
     );
     expect(plain.estimated_amount.text).toBe('1.14');
@@ -104,7 +104,7 @@ describe('GET /rates/ and /rates/{currency}/', () => {
 
 describe('POST /rates/calculate/', () => {
   it('adds the tenant fee when the customer pays it, rounds crypto up, quotes for five minutes', async () => {
-    const body = CalculateRateBody.parse({ amount: '100', from_currency: 'USD', to_currency: 'ETH' });
+    const body = CalculateRateBody().parse({ amount: '100', from_currency: 'USD', to_currency: 'ETH' });
     const calc = await calculateRate({ body, settings: { transaction_fee: '1.5' }, now }, deps());
     expect(calc).toEqual({
       from_currency: 'USD',
@@ -121,7 +121,7 @@ describe('POST /rates/calculate/', () => {
     const merchantPays = await calculateRate({ body: { ...body, is_fee_paid_by_user: false }, settings: { transaction_fee: '1.5' }, now }, deps());
     expect(merchantPays.total_amount).toBe('0.05000000');
     const minFee = await calculateRate(
-      { body: CalculateRateBody.parse({ amount: '10', from_currency: 'EUR', to_currency: 'USDTERC20' }), settings: { transaction_fee: '0.1' }, now },
+      { body: CalculateRateBody().parse({ amount: '10', from_currency: 'EUR', to_currency: 'USDTERC20' }), settings: { transaction_fee: '0.1' }, now },
       deps(),
     );
     expect(minFee).toMatchObject({ to_amount: '11.000000', fee_amount: '0.100000', total_amount: '11.100000' });
@@ -129,7 +129,7 @@ describe('POST /rates/calculate/', () => {
 
   it('answers 422 invalid_currency with the supported list, and 400 for an amount not above zero', async () => {
     const error = await calculateRate(
-      { body: CalculateRateBody.parse({ amount: '1', from_currency: 'USD', to_currency: 'DOGE' }), settings, now },
+      { body: CalculateRateBody().parse({ amount: '1', from_currency: 'USD', to_currency: 'DOGE' }), settings, now },
       deps(),
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayError);
@@ -138,15 +138,15 @@ describe('POST /rates/calculate/', () => {
     expect((error as GatewayError).details.currency).toBe('DOGE');
     expect((error as GatewayError).details.supported_currencies).toEqual(expect.arrayContaining(['USDTERC20', 'ETH', 'USD', 'EUR']));
     await expect(
-      calculateRate({ body: CalculateRateBody.parse({ amount: '0', from_currency: 'USD', to_currency: 'ETH' }), settings, now }, deps()),
+      calculateRate({ body: CalculateRateBody().parse({ amount: '0', from_currency: 'USD', to_currency: 'ETH' }), settings, now }, deps()),
     ).rejects.toBeInstanceOf(ValidationError);
-    expect(CalculateRateBody.safeParse({ amount: '-1', from_currency: 'USD', to_currency: 'ETH' }).success).toBe(false);
+    expect(CalculateRateBody().safeParse({ amount: '-1', from_currency: 'USD', to_currency: 'ETH' }).success).toBe(false);
   });
 });
 
 describe('GET /currencies/', () => {
   const ledger = new InMemoryLedger();
-  const input = (q: Record<string, string>) => ({ tenantId: 't1', query: ListCurrenciesQuery.parse(q), now });
+  const input = (q: Record<string, string>) => ({ tenantId: 't1', query: ListCurrenciesQuery().parse(q), now });
 
   it('lists codes, full records and min/max with USD values', async () => {
     const simple = await listCurrencies(input({}), { ledger, rates: deps(), served: serving(CHAIN_NETWORKS) });

@@ -17,7 +17,7 @@ const NOW = new Date('2026-01-01T00:00:00.000Z');
 const noFilters = { type: null, status: null, currency: null, wallet_id: null, date_from: null, date_to: null };
 
 const pendingJob = (): ExportState => ({ ...openExport({ id: 'e-1', tenantId: T, format: 'csv', filters: noFilters }, NOW).state, version: 1 });
-const body = (input: unknown) => ExportRequestBody.parse(input);
+const body = (input: unknown) => ExportRequestBody().parse(input);
 
 describe('the export lifecycle (pure)', () => {
   it('opens pending under its tenant, kept 7 days, announcing transaction_export.requested to the transaction-exports queue', () => {
@@ -106,7 +106,7 @@ describe('requesting an export', () => {
   });
 
   it('refuses a bad format or filter naming each field, and date_from after date_to naming date_to', async () => {
-    const parsed = ExportRequestBody.safeParse({ format: 'xml', type: 'deposit', currency: 'NOPE', wallet_id: '12', date_from: 'yesterday' });
+    const parsed = ExportRequestBody().safeParse({ format: 'xml', type: 'deposit', currency: 'NOPE', wallet_id: '12', date_from: 'yesterday' });
     expect(parsed.success).toBe(false);
     const fields = new Set(parsed.error?.issues.map((i) => i.path.join('.')));
     expect(fields).toEqual(new Set(['format', 'type', 'currency', 'wallet_id', 'date_from']));
@@ -138,7 +138,7 @@ describe('any request body', () => {
     const f = fakeExports();
     await fc.assert(
       fc.asyncProperty(bodies, async (input) => {
-        const parsed = ExportRequestBody.safeParse(input);
+        const parsed = ExportRequestBody().safeParse(input);
         if (!parsed.success) return;
         try {
           const job = await requestExport({ tenantId: T, body: parsed.data }, f.deps);

@@ -138,7 +138,7 @@ describe('deliver', () => {
     expect(recorded).toEqual(['recorded with 1 message(s) queued']);
     const [second] = f.queue.take();
     expect(second?.delaySeconds).toBe(60);
-    const message = DeliveryMessage.parse(JSON.parse(second?.body ?? '{}'));
+    const message = DeliveryMessage().parse(JSON.parse(second?.body ?? '{}'));
     expect(message).toMatchObject({ delivery_id: variantADeliveryId(eventId), attempt: 2, due_at: new Date(f.clock.now().getTime() + 60_000).toISOString() });
     expect(await f.deliveries.get('t-1', variantADeliveryId(eventId))).toMatchObject({ status: 'pending', attempts: 1, nextDueAt: message.due_at });
     // The event again (the router replays it) finds attempt 1 recorded: nothing is sent or queued.
@@ -164,7 +164,7 @@ describe('deliver', () => {
     // The event comes back (its message was not deleted): the delivery exists, so its first attempt is queued.
     expect(await handleWebhookMessage(body, f.deps)).toBe('done');
     const [message] = f.queue.sent;
-    expect(message && DeliveryMessage.parse(JSON.parse(message.body))).toMatchObject({ delivery_id: variantADeliveryId(eventId), attempt: 1, hop: 0 });
+    expect(message && DeliveryMessage().parse(JSON.parse(message.body))).toMatchObject({ delivery_id: variantADeliveryId(eventId), attempt: 1, hop: 0 });
     // While the dead attempt's lease lasts, the message comes back later; after it, attempt 1 is sent.
     expect(await handleWebhookMessage(message?.body ?? '', f.deps)).toBe('retry');
     expect(f.sender.requests).toHaveLength(0);

@@ -92,7 +92,7 @@ describe('redeliver (POST /user/webhooks/deliveries/{id}/redeliver/)', () => {
     expect(again).toEqual({ delivery_id: `${eventId}.a.r${f.clock.now().getTime()}`, webhook_id: eventId, redelivery_of: `${eventId}.a` });
     const [message] = f.queue.take();
     expect(message?.delaySeconds).toBe(0);
-    expect(DeliveryMessage.parse(JSON.parse(message?.body ?? '{}'))).toMatchObject({ delivery_id: again.delivery_id, attempt: 1 });
+    expect(DeliveryMessage().parse(JSON.parse(message?.body ?? '{}'))).toMatchObject({ delivery_id: again.delivery_id, attempt: 1 });
     await handleWebhookMessage(message?.body ?? '', f.deps);
     expect(f.sender.requests.map((r) => [r.headers['webhook-id'], r.body])).toEqual([
       [eventId, f.sender.requests[0]?.body],

@@ -72,7 +72,7 @@ describe('the first lane', () => {
     expect(f.queue.sent).toEqual([]);
     const handed = f.retryQueue.take();
     expect(handed).toHaveLength(1);
-    expect(DeliveryMessage.parse(JSON.parse(handed[0]?.body ?? ''))).toMatchObject({ attempt: 1, lease: delivery?.leaseToken, hop: 0 });
+    expect(DeliveryMessage().parse(JSON.parse(handed[0]?.body ?? ''))).toMatchObject({ attempt: 1, lease: delivery?.leaseToken, hop: 0 });
     expect(handed[0]?.delaySeconds).toBe(0);
     expect((await f.settings.get(tenantId))?.slowUntil).toBe(new Date(f.clock.now().getTime() + SLOW_MARK_MS).toISOString());
 
@@ -83,7 +83,7 @@ describe('the first lane', () => {
     expect(await f.deliveries.get(tenantId, variantADeliveryId(eventId))).toMatchObject({ status: 'pending', attempts: 1 });
     expect(f.attempts.items.map((a) => [a.attempt, a.succeeded, a.error])).toEqual([[1, false, `timeout after ${DELIVERY_TIMEOUT_MS} ms`]]);
     const retry = f.retryQueue.take();
-    expect(retry.map((m) => [DeliveryMessage.parse(JSON.parse(m.body)).attempt, m.delaySeconds])).toEqual([[2, 60]]);
+    expect(retry.map((m) => [DeliveryMessage().parse(JSON.parse(m.body)).attempt, m.delaySeconds])).toEqual([[2, 60]]);
     expect(f.queue.sent).toEqual([]);
   });
 
@@ -167,7 +167,7 @@ describe('the retry lane', () => {
     expect(back).toHaveLength(3);
     expect(back.every((m) => m.delaySeconds === RETRY_LANE_DEFER_SECONDS)).toBe(true);
     for (const m of back) {
-      const { delivery_id } = DeliveryMessage.parse(JSON.parse(m.body));
+      const { delivery_id } = DeliveryMessage().parse(JSON.parse(m.body));
       expect(await f.deliveries.get(tenantId, delivery_id)).toMatchObject({ status: 'pending', attempts: 0 });
     }
 

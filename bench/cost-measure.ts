@@ -1,0 +1,109 @@
+/**
+ * What the cost bench (bench/cost.ts) measures beside the tallies: a worker's memory, run from its bundle in a fresh
+ * Node process, and the write units of traced table calls by the kind of item written.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { AWS_SDK_IN_RUNTIME, ESBUILD_TARGET, ESM_REQUIRE_BANNER } from '../infra/cdk/constructs/gateway-function.js';
+import { WORKER_FUNCTIONS } from '../infra/definition.js';
+import type { TracedCall } from '../shared/store/call-trace.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** JSON as Lambda delivers an event: binary attribute values (a stream image's) as base64 text. */
+function lambdaJson(_key: string, value: unknown): unknown {
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  const buffer = value as { type?: unknown; data?: unknown } | null;
+  if (buffer && typeof buffer === 'object' && buffer.type === 'Buffer' && Array.isArray(buffer.data))
+    return Buffer.from(buffer.data as number[]).toString('base64');
+  return value;
+}
+
+/**
+ * A worker bundled as CDK bundles it (infra/cdk/constructs/gateway-function.ts: minified ESM for the runtime's Node.js,
+ * the SDK clients left to the runtime), under node_modules/.cache so that those resolve from the repository's.
+ */
+async function workerBundle(name: string, outdir: string): Promise<string> {
+  const w = WORKER_FUNCTIONS.find((f) => f.name === name);
+  if (!w) throw new Error(`no worker ${name}`);
+  const outfile = join(outdir, name, 'index.mjs');
+  await build({
+    entryPoints: [join(ROOT, w.entry)],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: ESBUILD_TARGET,
+    minify: true,
+    mainFields: ['module', 'main'],
+    banner: { js: ESM_REQUIRE_BANNER },
+    external: [...AWS_SDK_IN_RUNTIME],
+    outfile,
+    logLevel: 'silent',
+  });
+  return outfile;
+}
+
+/**
+ * A worker's run in a fresh Node process (the stack's environment, inherited), from its bundle (`workerBundle`): a
+ * scheduled worker's idle run as its schedule invokes it, or an event worker given `event`. Its peak resident set
+ * (VmHWM of /proc/self/status: Linux), heap used after the run, and the records the handler reported failed.
+ */
+export async function workerMemory(
+  name: string,
+  remainingMs: number,
+  bundles: string,
+  event?: unknown,
+): Promise<{ peakRssMb: number; heapUsedMb: number; failures: number }> {
+  const invocation = event === undefined ? { time: new Date().toISOString() } : event;
+  const bundle = await workerBundle(name, bundles);
+  const code = [
+    `const { handler } = await import(${JSON.stringify(pathToFileURL(bundle).href)});`,
+    'const startedAt = Date.now();',
+    `const result = await handler(${JSON.stringify(invocation, lambdaJson)}, { awsRequestId: 'bench-memory', functionName: ${JSON.stringify(name)}, getRemainingTimeInMillis: () => ${remainingMs} - (Date.now() - startedAt) });`,
+    // VmHWM: the peak resident set of this process's own memory since its exec. `resourceUsage().maxRSS` is not: Linux
+    // carries the parent's high-water mark over fork and exec, so it told the bench's own size, whatever the worker.
+    "const { readFileSync } = await import('node:fs');",
+    "const hwm = /^VmHWM:\\s+(\\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));",
+    'const out = { peakRssMb: Number(hwm?.[1] ?? Number.NaN) / 1024, heapUsedMb: process.memoryUsage().heapUsed / 1024 / 1024, failures: result?.batchItemFailures?.length ?? 0 };',
+    "process.stderr.write('\\nMEMORY ' + JSON.stringify(out) + '\\n');",
+    'process.exit(0);',
+  ].join('\n');
+  // Asynchronous: the stack's stand-ins (SQS, KMS, the chain APIs) answer from this process's event loop.
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+    cwd: ROOT,
+    env: { ...process.env, LOCAL_METRICS: 'false' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const status = await new Promise<number | null>((resolve, reject) => child.on('error', reject).on('close', resolve));
+  const line = stderr.split('\n').find((l) => l.startsWith('MEMORY '));
+  if (!line) throw new Error(`no memory figure from ${name} (exit ${status}): ${stderr.slice(0, 3000)}`);
+  return JSON.parse(line.slice('MEMORY '.length)) as { peakRssMb: number; heapUsedMb: number; failures: number };
+}
+
+/**
+ * The write units of traced table calls by the kind of item (its sk up to the first `#` or `|`, `pk` where the sk
+ * is the bare kind), 2 an item inside a transaction and 1 alone, a condition check none: items within 1 KB, as
+ * test/integration/payments/lifecycle-writes.test.ts checks for a payment's.
+ */
+export function writesByKind(calls: readonly TracedCall[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  type Op = { Item?: Record<string, unknown>; Key?: Record<string, unknown> };
+  const add = (op: Op, units: number): void => {
+    const key = op.Item ?? op.Key ?? {};
+    const kind = String(key.sk ?? key.pk ?? '?').split(/[#|]/)[0] || String(key.pk ?? '?').split(/[#|]/)[0] || '?';
+    out[kind] = (out[kind] ?? 0) + units;
+  };
+  for (const c of calls) {
+    const input = c.input as Op & { TransactItems?: Record<string, Op>[]; RequestItems?: Record<string, { PutRequest?: Op; DeleteRequest?: Op }[]> };
+    if (c.command === 'TransactWriteItemsCommand')
+      for (const entry of input.TransactItems ?? []) for (const [kind, op] of Object.entries(entry)) add(op, kind === 'ConditionCheck' ? 0 : 2);
+    else if (c.command === 'PutItemCommand' || c.command === 'UpdateItemCommand' || c.command === 'DeleteItemCommand') add(input, 1);
+    else if (c.command === 'BatchWriteItemCommand')
+      for (const requests of Object.values(input.RequestItems ?? {})) for (const r of requests) add(r.PutRequest ?? r.DeleteRequest ?? {}, 1);
+  }
+  return out;
+}
