@@ -110,7 +110,7 @@ export const subscriptionRoutes = [
       description: [
         "push: with trial_days, trialing until the trial ends; otherwise incomplete, its first period's payment opened at once (setup.checkout_url, also announced by subscription.cycle_opened).",
         "Each period opens an ordinary payment of the plan's price, due 24 hours after the period starts; unpaid then, the subscription is past_due, and expired once grace_days more pass unpaid.",
-        "pull (with wallet_address): the plan's currency must be an EVM stablecoin priced in USD on a network with the collector contract (else 400 invalid_request on collection); the subscription is incomplete (trialing with trial_days) and its setup carries what the subscriber's wallet approves and authorises. Once the chain shows both (looked at every minute, for 7 days, then expired), each period's charge is sent from the wallet: Charged -> active (renewed after), refused -> past_due, expired after grace_days (at once when the mandate is revoked).",
+        'pull (with wallet_address; an EVM stablecoin priced in USD where the collector is configured): setup carries what the wallet approves and authorises; each period charges it (docs/subscriptions.md).',
       ].join(' '),
       tags,
       responses: {

@@ -4291,7 +4291,7 @@ export interface paths {
     put?: never;
     /**
      * Subscribe a customer to a plan
-     * @description push: with trial_days, trialing until the trial ends; otherwise incomplete, its first period's payment opened at once (setup.checkout_url, also announced by subscription.cycle_opened). Each period opens an ordinary payment of the plan's price, due 24 hours after the period starts; unpaid then, the subscription is past_due, and expired once grace_days more pass unpaid. pull (with wallet_address): the plan's currency must be an EVM stablecoin priced in USD on a network with the collector contract (else 400 invalid_request on collection); the subscription is incomplete (trialing with trial_days) and its setup carries what the subscriber's wallet approves and authorises. Once the chain shows both (looked at every minute, for 7 days, then expired), each period's charge is sent from the wallet: Charged -> active (renewed after), refused -> past_due, expired after grace_days (at once when the mandate is revoked).
+     * @description push: with trial_days, trialing until the trial ends; otherwise incomplete, its first period's payment opened at once (setup.checkout_url, also announced by subscription.cycle_opened). Each period opens an ordinary payment of the plan's price, due 24 hours after the period starts; unpaid then, the subscription is past_due, and expired once grace_days more pass unpaid. pull (with wallet_address; an EVM stablecoin priced in USD where the collector is configured): setup carries what the wallet approves and authorises; each period charges it (docs/subscriptions.md).
      *
      *     Scopes: read write.
      */
@@ -10254,24 +10254,18 @@ export interface components {
     PullSetup: {
       network: string;
       chain_id: number;
-      /** @description The collector contract the subscriber approves */
       collector: string;
       token: string;
-      /** @description The gateway's address the charges go to */
       payee: string;
-      /** @description wallet_address: the wallet charged */
       subscriber: string;
-      /** @description Base units: the most one charge may take (the plan's amount) */
+      /** @description Base units */
       per_charge_cap: string;
       per_period_cap: string;
       period_seconds: number;
-      /** @description Unix seconds: period 0 opens */
       start: number;
       salt: string;
       mandate_id: string;
-      /** @description Base units the approval proposes (twelve periods) */
       allowance: string;
-      /** @description 1. approve on the token; 2. authorize on the collector (or sign typed_data) */
       calls: {
         approve: {
           to: string;
@@ -10282,7 +10276,7 @@ export interface components {
           data: string;
         };
       };
-      /** @description The mandate as EIP-712 typed data (eth_signTypedData_v4) */
+      /** @description EIP-712 (eth_signTypedData_v4) */
       typed_data: {
         [key: string]: unknown;
       };
@@ -10326,13 +10320,10 @@ export interface components {
       /** @description pull: the period's charge on chain; null for push */
       charge: {
         network: string;
-        /** @description The amount charged, in the token's base units (the mandate's per-charge cap) */
+        /** @description Base units charged */
         units: string;
-        /** @description The platform fee taken from the credit, in currency */
         fee: string;
-        /** @description The charge transaction, once made */
         tx_hash: string | null;
-        /** @description Why the charge was not made (transfer_failed, revoked, ..., chain_tx_failed) */
         failure: string | null;
       } | null;
       /** @enum {string} */

@@ -53,10 +53,10 @@ export const CycleRecordSchema = lazySchema(() =>
       charge: z
         .object({
           network: z.string(),
-          units: z.string().describe("The amount charged, in the token's base units (the mandate's per-charge cap)"),
-          fee: z.string().describe('The platform fee taken from the credit, in currency'),
-          tx_hash: z.string().nullable().describe('The charge transaction, once made'),
-          failure: z.string().nullable().describe('Why the charge was not made (transfer_failed, revoked, ..., chain_tx_failed)'),
+          units: z.string().describe('Base units charged'),
+          fee: z.string(),
+          tx_hash: z.string().nullable(),
+          failure: z.string().nullable(),
         })
         .nullable()
         .describe("pull: the period's charge on chain; null for push"),
@@ -89,19 +89,19 @@ export const PullSetupSchema = lazySchema(() =>
     .object({
       network: z.string(),
       chain_id: z.number().int(),
-      collector: z.string().describe('The collector contract the subscriber approves'),
+      collector: z.string(),
       token: z.string(),
-      payee: z.string().describe("The gateway's address the charges go to"),
-      subscriber: z.string().describe('wallet_address: the wallet charged'),
-      per_charge_cap: z.string().describe("Base units: the most one charge may take (the plan's amount)"),
+      payee: z.string(),
+      subscriber: z.string(),
+      per_charge_cap: z.string().describe('Base units'),
       per_period_cap: z.string(),
       period_seconds: z.number().int(),
-      start: z.number().int().describe('Unix seconds: period 0 opens'),
+      start: z.number().int(),
       salt: z.string(),
       mandate_id: z.string(),
-      allowance: z.string().describe('Base units the approval proposes (twelve periods)'),
-      calls: z.object({ approve: call(), authorize: call() }).describe('1. approve on the token; 2. authorize on the collector (or sign typed_data)'),
-      typed_data: z.record(z.string(), z.unknown()).describe('The mandate as EIP-712 typed data (eth_signTypedData_v4)'),
+      allowance: z.string(),
+      calls: z.object({ approve: call(), authorize: call() }),
+      typed_data: z.record(z.string(), z.unknown()).describe('EIP-712 (eth_signTypedData_v4)'),
     })
     .meta({ id: 'PullSetup' }),
 );
