@@ -2,7 +2,7 @@ import type { PullMandate } from '../domain/subscriptions.js';
 import { queryAll, tableName } from './client.js';
 import { subscriptionKeys as keys } from './keys.js';
 import type { TransactItem } from './transact.js';
-import { transactWrite } from './transact.js';
+import { TransactionConditionError, transactWrite } from './transact.js';
 
 /**
  * Pull subscriptions' charges waiting for their batch (issue 30): a period's charge is written here in the transaction
@@ -46,10 +46,19 @@ export async function pendingCharges(limit: number): Promise<PendingCharge[]> {
   return items.slice(0, limit).map((item) => JSON.parse(String(item.record)) as PendingCharge);
 }
 
-/** Takes `charges` out of the pending ones with `alsoWrite` (the batch's request) in ONE transaction; refused if any was taken. */
-export async function takePendingCharges(charges: readonly PendingCharge[], alsoWrite: readonly TransactItem[]): Promise<void> {
-  await transactWrite([
-    ...alsoWrite,
-    ...charges.map((c) => ({ Delete: { TableName: tableName(), Key: keyOf(c), ConditionExpression: 'attribute_exists(pk)' } })),
-  ]);
+/**
+ * Takes `charges` out of the pending ones with `alsoWrite` (the batch's request) in ONE transaction: false when one
+ * was taken meanwhile (by another run; nothing written), other failures thrown.
+ */
+export async function takePendingCharges(charges: readonly PendingCharge[], alsoWrite: readonly TransactItem[]): Promise<boolean> {
+  try {
+    await transactWrite([
+      ...alsoWrite,
+      ...charges.map((c) => ({ Delete: { TableName: tableName(), Key: keyOf(c), ConditionExpression: 'attribute_exists(pk)' } })),
+    ]);
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionConditionError) return false;
+    throw error;
+  }
 }

@@ -40,8 +40,8 @@ export interface CollectorPortConfig extends MandatesConfig {
   readonly pending: {
     item(charge: PendingCharge): WriteItem;
     list(limit: number): Promise<PendingCharge[]>;
-    /** Takes `charges` with `alsoWrite` in ONE transaction; refused (thrown) if one was taken meanwhile. */
-    take(charges: readonly PendingCharge[], alsoWrite: readonly WriteItem[]): Promise<void>;
+    /** Takes `charges` with `alsoWrite` in ONE transaction; false (nothing written) when one was taken meanwhile. */
+    take(charges: readonly PendingCharge[], alsoWrite: readonly WriteItem[]): Promise<boolean>;
   };
   /** The most charges in one `chargeBatch` (a DynamoDB transaction takes them out with the request: at most 98). */
   readonly maxCharges: number;
@@ -110,12 +110,8 @@ export function evmCollector(cfg: CollectorPortConfig): Collector {
             },
             cfg.clock(),
           );
-          try {
-            await cfg.pending.take(chunk, cfg.requestItems(tx, { eventType: CHAIN_TX_REQUESTED, payload: requestedPayload(tx) }));
-          } catch {
-            // Taken meanwhile by another run (or refused): what is left pending goes out at the next run.
-            continue;
-          }
+          // Taken meanwhile by another run: what is left pending goes out at the next run.
+          if (!(await cfg.pending.take(chunk, cfg.requestItems(tx, { eventType: CHAIN_TX_REQUESTED, payload: requestedPayload(tx) })))) continue;
           batches++;
           charges += chunk.length;
         }
