@@ -205,7 +205,14 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
   },
   { name: 'payment-expirer', entry: 'functions/payment-expirer/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 30 },
   // Issue 30: subscriptions whose next action is due (a period to open, a cycle paid, past due or lapsed).
-  { name: 'subscription-advancer', entry: 'functions/subscription-advancer/handler.ts', trigger: { kind: 'schedule', everyMinutes: 1 }, timeoutSeconds: 60 },
+  // Pull: reads the collector on chain and requests the charges' batches from the hot wallet (its key's address).
+  {
+    name: 'subscription-advancer',
+    entry: 'functions/subscription-advancer/handler.ts',
+    trigger: { kind: 'schedule', everyMinutes: 1 },
+    timeoutSeconds: 60,
+    signs: true,
+  },
   {
     name: 'chain-results',
     entry: 'functions/chain-results/handler.ts',

@@ -110,17 +110,20 @@ export const subscriptionRoutes = [
       description: [
         "push: with trial_days, trialing until the trial ends; otherwise incomplete, its first period's payment opened at once (setup.checkout_url, also announced by subscription.cycle_opened).",
         "Each period opens an ordinary payment of the plan's price, due 24 hours after the period starts; unpaid then, the subscription is past_due, and expired once grace_days more pass unpaid.",
-        'pull is refused (400 invalid_request on collection) until the collector contract is deployed.',
+        'pull (with wallet_address; an EVM stablecoin priced in USD where the collector is configured): setup carries what the wallet approves and authorises; each period charges it (docs/subscriptions.md).',
       ].join(' '),
       tags,
       responses: {
         201: { description: 'The subscription', schema: SubscriptionRecord },
-        400: { description: 'invalid_request (collection pull; the plan price below the currency minimum), invalid_currency' },
+        400: {
+          description:
+            'invalid_request (collection pull not offered for the plan; wallet_address missing, invalid, or given for push; the plan price below the currency minimum), invalid_currency',
+        },
         404: { description: 'Unknown plan' },
       },
     },
     handle: async (req, deps) => {
-      const present = (s: SubscriptionState) => created(subscriptionRecord(s));
+      const present = (s: SubscriptionState) => created(subscriptionRecord(s, deps.mandates));
       return present(
         await createSubscription(
           { tenant: principalOf(req).tenant, body: req.body, now: req.now, origin: originOf(req, deps), idempotency: req.idempotency?.with(present) ?? null },
@@ -145,7 +148,7 @@ export const subscriptionRoutes = [
       const tenantId = principalOf(req).tenant.id;
       const query = await pageQuery(req.query, (id) => deps.subscriptions.get(tenantId, id));
       const { subscriptions, more } = await deps.subscriptions.list(tenantId, { ...query, ...(req.query.status ? { status: req.query.status } : {}) });
-      return ok(pageOf(subscriptions, more, subscriptionRecord));
+      return ok(pageOf(subscriptions, more, (s) => subscriptionRecord(s, deps.mandates)));
     },
   }),
   route({
@@ -159,7 +162,7 @@ export const subscriptionRoutes = [
       tags,
       responses: { 200: { description: 'The subscription', schema: SubscriptionRecord }, 404: { description: "Unknown, or another tenant's" } },
     },
-    handle: async (req, deps) => ok(subscriptionRecord(await requireSubscription(principalOf(req).tenant.id, req.params.subscription_id, deps))),
+    handle: async (req, deps) => ok(subscriptionRecord(await requireSubscription(principalOf(req).tenant.id, req.params.subscription_id, deps), deps.mandates)),
   }),
   route({
     method: 'POST',
@@ -177,7 +180,7 @@ export const subscriptionRoutes = [
       responses: { 200: { description: 'The subscription', schema: SubscriptionRecord }, 409: { description: 'invalid_state' } },
     },
     handle: async (req, deps) => {
-      const present = (s: SubscriptionState) => ok(subscriptionRecord(s));
+      const present = (s: SubscriptionState) => ok(subscriptionRecord(s, deps.mandates));
       const input = {
         tenantId: principalOf(req).tenant.id,
         id: req.params.subscription_id,

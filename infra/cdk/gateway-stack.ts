@@ -110,10 +110,10 @@ const needsSecretsKey = (worker: WorkerFunction): boolean =>
   WEBHOOK_LANES.includes(worker.name) || (worker.trigger.kind === 'queue' && WEBHOOK_LANES.includes(worker.trigger.queue));
 
 /**
- * The API function that creates payments reads the hot wallet's public key (never signs): a BTC payment's deposit
- * address is a P2WSH output over it.
+ * The API functions that read the hot wallet's public key (never sign): payments (a BTC payment's deposit address is a
+ * P2WSH output over it) and subscriptions (a pull subscription's mandate names the hot wallet as its payee).
  */
-export const HOT_KEY_READERS: readonly string[] = ['payments'];
+export const HOT_KEY_READERS: readonly string[] = ['payments', 'subscriptions'];
 
 /** Transaction exports: the worker writes the files, the transactions API presigns their downloads; only they see the bucket. */
 export const EXPORTS_WORKER = 'transaction-exports';

@@ -502,6 +502,8 @@ export const CHAIN_TX_PURPOSES = {
   withdrawalBatch: 'withdrawal_batch',
   /** The hot wallet's approval of the batch payout contract for a token (nothing to settle). */
   batchPayoutApproval: 'batch_payout_approval',
+  /** A pull subscription's charge of one period (shared/usecases/subscriptions/charges.ts). */
+  subscriptionCharge: 'subscription_charge',
 } as const;
 
 export const CHAIN_RESULT_EVENTS = [EVENTS.chainTxConfirmed, EVENTS.chainTxFailed] as const;

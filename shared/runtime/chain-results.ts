@@ -16,6 +16,9 @@ import { evmChainsOf } from '../chain/engine/evm.js';
 import { payoutCalls } from '../chain/evm/batch-payout.js';
 import { dynamoChainTxStore } from '../store/chain-tx.js';
 import { paymentsRuntime } from './payments.js';
+import { pullSubscriptionsRuntime } from './collector.js';
+import type { SubscriptionsDeps } from '../usecases/subscriptions/ports.js';
+import { onChargeBatchResult } from '../usecases/subscriptions/pull.js';
 import { excessRefundsRuntime } from './refunds.js';
 import { linkCompletionsRuntime } from './payment-links.js';
 import { withdrawalsRuntime } from './withdrawals.js';
@@ -35,6 +38,7 @@ export function chainResultsRuntime(cfg: Config = config()): ChainResultPorts {
   const chainOf = evmChainsOf(cfg.EVM_RPC_URLS);
   // The hot wallet a Bitcoin batch's items are sent singly from when the batch never went out (built on first use).
   let engine: ChainTxRuntime | undefined;
+  let subscriptions: SubscriptionsDeps | undefined;
   return {
     settle: {
       sweep: async (reference, result, now) => {
@@ -65,6 +69,8 @@ export function chainResultsRuntime(cfg: Config = config()): ChainResultPorts {
               calls: payoutCalls,
               receipt: (network, hash) => chainOf(network).receipt(hash),
             }),
+      // A batch of pull subscriptions' charges: each cycle paid (the merchant credited) or failed.
+      subscriptionCharges: (requestId, result, now) => onChargeBatchResult(requestId, result, now, (subscriptions ??= pullSubscriptionsRuntime(cfg))),
     },
     clock: systemClock,
   };

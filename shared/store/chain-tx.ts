@@ -23,7 +23,7 @@ import type { ChainTx, ChainTxAttempt, ChainTxChange, ChainTxEffect, ChainTxEven
 import { CHAIN_TX, isFinal, transition } from '../domain/chain-tx.js';
 import { ConflictError } from '../domain/errors.js';
 import type { ChainTxAnnouncement, ChainTxStorePort } from '../usecases/chain-tx/ports.js';
-import { aggregateOutbox, commitAggregate, loadState, nextVersion, stateAttributes, stateOf, versionedPut } from './aggregate.js';
+import { aggregateOutbox, commitAggregate, loadState, nextVersion, outboxItems, stateAttributes, stateOf, versionedPut } from './aggregate.js';
 import { db, queryAll, tableName } from './client.js';
 import { keys } from './keys.js';
 import type { TransactItem } from './transact.js';
@@ -144,6 +144,16 @@ async function get(requestId: string): Promise<ChainTx | undefined> {
   const i = requestId.indexOf(':');
   if (i <= 0) return undefined;
   return (await loadState(keys.chainTx(requestId.slice(0, i), requestId.slice(i + 1)), CHAIN_TX, chainTxOf)) ?? undefined;
+}
+
+/**
+ * The writes that create a request with its announcement, for another aggregate's transaction (a pull subscription's
+ * charge, written with the period's advance): the put is conditioned on the request being new.
+ */
+export function chainTxRequestItems(tx: ChainTx, announce: ChainTxAnnouncement): TransactItem[] {
+  const stored = nextVersion(tx, null);
+  const events = [{ type: announce.eventType, key: announce.eventType, payload: announce.payload }];
+  return [versionedPut(chainTxItem(stored), null), ...outboxItems(aggregateOutbox(aggregateOf(stored), events, {}, new Date(stored.createdAt)))];
 }
 
 async function create(tx: ChainTx, announce?: ChainTxAnnouncement): Promise<ChainTx | null> {

@@ -38,6 +38,7 @@
  * | subscription        | TENANT#<tid>                | SUB#<id>                   | gsi1: TENANT#<tid>#SUBS / <created_at>#<id>; gsi3 (while it has a next action): SUBS#DUE / <next action at>#<tid>#<id> |
  * | subscription cycle  | TENANT#<tid>                | SUBCYCLE#<sub id>#<period, 6 digits> | the period's key: created once, in the transaction of its payment and the subscription's advance |
  * | tenant test clock   | TENANT#<tid>                | CLOCK                      | gsi1: CLOCKS / <tid> (offset honoured outside production only) |
+ * | pull charge pending | SUBCHARGES#PENDING          | <network>#<token>#<charge reference> | a period's pull charge, written with its cycle; deleted in the transaction of the batch that sends it |
  * | daily withdrawal total | TENANT#<tid>              | WITHDRAWALS#DAY#<yyyy-mm-dd> | TTL 3 days (kept in the creation transaction) |
  * | deposit address     | ADDRESS#<family>#<lower addr> | ADDRESS                  | scanner's BatchGetItem               |
  * | checkout page       | CHECKOUT#<checkout id>      | CHECKOUT                   | -> tenant and payment (written with the payment; the checkout Lambda's only lookup) |
@@ -442,6 +443,7 @@ export const paymentLinkKeys = {
 
 /* ---------------------------------------------------------------- plans, subscriptions, test clocks (rows in the header) */
 const SUBSCRIPTIONS_DUE_PK = 'SUBS#DUE';
+const PENDING_CHARGES_PK = 'SUBCHARGES#PENDING';
 const CLOCKS_PK = 'CLOCKS';
 
 export const subscriptionKeys = {
@@ -462,4 +464,7 @@ export const subscriptionKeys = {
   clock: (tenantId: string): Key => ({ pk: tenantPk(tenantId), sk: 'CLOCK' }),
   clockOfTenant: (tenantId: string) => ({ gsi1pk: CLOCKS_PK, gsi1sk: tenantId }),
   clocksPartition: (): string => CLOCKS_PK,
+  /** A pull period's charge waiting for its batch (one partition, sorted by network and token: a batch's group). */
+  pendingCharge: (network: string, token: string, reference: string): Key => ({ pk: PENDING_CHARGES_PK, sk: `${network}#${token.toLowerCase()}#${reference}` }),
+  pendingChargesPartition: (): string => PENDING_CHARGES_PK,
 } as const;

@@ -44,6 +44,7 @@ function cycleItem(c: CycleRecord, created: boolean): TransactItem {
 }
 
 function writes(previous: SubscriptionState | null, change: SubscriptionChange, now: Date): { stored: SubscriptionState; items: TransactItem[] } {
+  if (change.credit) throw new Error("a credited change commits alone (save), not in another aggregate's transaction");
   const s = nextVersion(change.state, previous?.version ?? null);
   const outbox = aggregateOutbox({ type: TYPE, id: s.id, tenantId: s.tenantId }, change.events, {}, now);
   const items = [
@@ -69,6 +70,8 @@ async function save(
     put: versionedPut(subscriptionItem(s), previous?.version ?? null),
     outbox,
     items: [...(change.cycle ? [cycleItem(change.cycle.record, change.cycle.created)] : []), ...(alsoWrite?.(s) ?? []).map(asTransactItem)],
+    // A pull cycle's charge credits the merchant in the same transaction (balances conditioned never to go below zero).
+    ...(change.credit ? { entry: change.credit } : {}),
     now,
   });
   return s;

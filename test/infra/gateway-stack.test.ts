@@ -110,7 +110,7 @@ describe('API functions', () => {
     }
   });
 
-  test('may encrypt and decrypt with the secrets key, and may not sign (payments may read the public key)', () => {
+  test('may encrypt and decrypt with the secrets key, and may not sign (payments and subscriptions may read the public key)', () => {
     const secretsKey = outputRef(template, 'SecretsKeyId');
     const signingKey = outputRef(template, 'SigningKeyId');
     for (const f of PIPELINED) {
@@ -119,7 +119,7 @@ describe('API functions', () => {
       const onSecrets = mine.filter((s) => referencedIds(s.resource).has(secretsKey)).flatMap((s) => s.actions);
       expect(onSecrets).toEqual(expect.arrayContaining(['kms:Encrypt', 'kms:Decrypt']));
       const onSigningKey = mine.filter((s) => referencedIds(s.resource).has(signingKey)).flatMap((s) => s.actions);
-      expect([f.name, onSigningKey]).toEqual([f.name, f.name === 'payments' ? ['kms:GetPublicKey'] : []]);
+      expect([f.name, onSigningKey]).toEqual([f.name, ['payments', 'subscriptions'].includes(f.name) ? ['kms:GetPublicKey'] : []]);
     }
   });
 
@@ -442,14 +442,16 @@ describe('KMS', () => {
     expect(keys[secretsKey]?.DeletionPolicy).toBe('Retain');
   });
 
-  test('only the workers marked as signers may sign; the payments API may only read the public key (BTC deposit addresses)', () => {
+  test('only the workers marked as signers may sign; the payments and subscriptions APIs may only read the public key (BTC deposit addresses, pull mandates)', () => {
     const onKey = statements(template).filter((s) => referencedIds(s.resource).has(signingKey));
     const signing = new Set(onKey.filter((s) => s.actions.includes('kms:Sign')).flatMap((s) => s.roles));
     const signers = WORKER_FUNCTIONS.filter((w) => w.signs).map((w) => roleOf(template, functionId(w.name)));
     expect(signers.length).toBeGreaterThan(0);
     expect(signing).toEqual(new Set(signers));
     const readers = onKey.filter((s) => !s.actions.includes('kms:Sign'));
-    expect(readers.map((s) => [s.roles, s.actions])).toEqual([[[roleOf(template, functionId('payments'))], ['kms:GetPublicKey']]]);
+    expect(readers.map((s) => [s.roles, s.actions])).toEqual(
+      ['payments', 'subscriptions'].map((name) => [[roleOf(template, functionId(name))], ['kms:GetPublicKey']]),
+    );
   });
 
   test("every function behind the pipeline and every worker is told the hot wallet's key id (what is served follows from it); the public pages are not", () => {

@@ -4291,7 +4291,7 @@ export interface paths {
     put?: never;
     /**
      * Subscribe a customer to a plan
-     * @description push: with trial_days, trialing until the trial ends; otherwise incomplete, its first period's payment opened at once (setup.checkout_url, also announced by subscription.cycle_opened). Each period opens an ordinary payment of the plan's price, due 24 hours after the period starts; unpaid then, the subscription is past_due, and expired once grace_days more pass unpaid. pull is refused (400 invalid_request on collection) until the collector contract is deployed.
+     * @description push: with trial_days, trialing until the trial ends; otherwise incomplete, its first period's payment opened at once (setup.checkout_url, also announced by subscription.cycle_opened). Each period opens an ordinary payment of the plan's price, due 24 hours after the period starts; unpaid then, the subscription is past_due, and expired once grace_days more pass unpaid. pull (with wallet_address; an EVM stablecoin priced in USD where the collector is configured): setup carries what the wallet approves and authorises; each period charges it (docs/subscriptions.md).
      *
      *     Scopes: read write.
      */
@@ -4320,7 +4320,7 @@ export interface paths {
             'application/json': components['schemas']['Subscription'];
           };
         };
-        /** @description invalid_request (collection pull; the plan price below the currency minimum), invalid_currency */
+        /** @description invalid_request (collection pull not offered for the plan; wallet_address missing, invalid, or given for push; the plan price below the currency minimum), invalid_currency */
         400: {
           headers: {
             [name: string]: unknown;
@@ -10239,14 +10239,47 @@ export interface components {
       cancel_at_period_end: boolean;
       canceled_at: string | null;
       ended_at: string | null;
-      /** @description push: the open period's payment to pay (its checkout page); null when none is awaited */
-      setup: {
-        /** Format: uuid */
-        payment_id: string;
-        checkout_url: string;
-        due_at: string;
-      } | null;
+      /** @description push: the open period's payment to pay (its checkout page), null when none is awaited; pull: what the subscriber's wallet approves and authorises (docs/subscriptions-pull.md) */
+      setup:
+        | {
+            /** Format: uuid */
+            payment_id: string;
+            checkout_url: string;
+            due_at: string;
+          }
+        | components['schemas']['PullSetup']
+        | null;
       created_at: string;
+    };
+    PullSetup: {
+      network: string;
+      chain_id: number;
+      collector: string;
+      token: string;
+      payee: string;
+      subscriber: string;
+      /** @description Base units */
+      per_charge_cap: string;
+      per_period_cap: string;
+      period_seconds: number;
+      start: number;
+      salt: string;
+      mandate_id: string;
+      allowance: string;
+      calls: {
+        approve: {
+          to: string;
+          data: string;
+        };
+        authorize: {
+          to: string;
+          data: string;
+        };
+      };
+      /** @description EIP-712 (eth_signTypedData_v4) */
+      typed_data: {
+        [key: string]: unknown;
+      };
     };
     CreateSubscription: {
       /** Format: uuid */
@@ -10259,10 +10292,12 @@ export interface components {
        */
       email?: string;
       /**
-       * @description push: each period opens a payment whose checkout_url the customer pays.
+       * @description push: each period opens a payment whose checkout_url the customer pays. pull: the subscriber's wallet (wallet_address) is charged each period by the collector contract it approves (EVM stablecoins priced in USD).
        * @enum {string}
        */
       collection: 'push' | 'pull';
+      /** @description pull only (required): the EVM address of the wallet charged each period; the setup it signs names it. */
+      wallet_address?: string;
     };
     CancelSubscription: {
       /** @description true: the subscription ends with its current period; false (default): now. */
@@ -10278,10 +10313,19 @@ export interface components {
       currency: string;
       /**
        * Format: uuid
-       * @description The ordinary payment that bills the period
+       * @description push: the ordinary payment that bills the period; null for pull
        */
-      payment_id: string;
-      checkout_url: string;
+      payment_id: string | null;
+      checkout_url: string | null;
+      /** @description pull: the period's charge on chain; null for push */
+      charge: {
+        network: string;
+        /** @description Base units charged */
+        units: string;
+        fee: string;
+        tx_hash: string | null;
+        failure: string | null;
+      } | null;
       /** @enum {string} */
       status: 'open' | 'paid' | 'unpaid' | 'canceled';
       /** @description Unpaid past it, the subscription is past_due */

@@ -5,9 +5,11 @@
  * `MandateRevoked`, and the token's `Approval` of the collector). No build artifacts; no I/O.
  * How it works, for merchants and subscribers: docs/subscriptions-pull.md.
  */
-import { Interface, TypedDataEncoder, getAddress, id, zeroPadValue } from 'ethers';
+import { Interface, TypedDataEncoder, getAddress, zeroPadValue } from 'ethers';
 import type { ReceiptLog } from './batch-payout.js';
 import { ERC20_ABI } from './abi.js';
+import type { MandateTerms } from './mandate.js';
+import { collectorSetup, InvalidMandateError, mandateId, mandatePeriodSeconds, mandateSalt, mandateTypedData, normalizeMandate } from './mandate.js';
 
 /** contracts/SubscriptionCollector.sol (the integration test keeps it in step with the compiled ABI). */
 export const SUBSCRIPTION_COLLECTOR_ABI = [
@@ -47,29 +49,30 @@ export const SUBSCRIPTION_COLLECTOR_ABI = [
 ] as const;
 
 const iface = new Interface(SUBSCRIPTION_COLLECTOR_ABI);
+
+// The mandate's terms, id, period, salt and the subscriber's setup need no chain client: ./mandate.ts.
+export {
+  InvalidMandateError,
+  MANDATE_TYPES,
+  authorizeData,
+  collectorSetup,
+  mandateId,
+  mandatePeriodSeconds,
+  mandateSalt,
+  mandateTypedData,
+  normalizeMandate,
+} from './mandate.js';
+export type { CollectorSetup, MandateTerms, MandateTypedData, WalletCall } from './mandate.js';
+
+function inRange(name: string, value: bigint, max: bigint, min = 0n): void {
+  if (value < min || value > max) throw new InvalidMandateError(`${name} must be between ${min} and ${max}, not ${value}`);
+}
 const erc20Iface = new Interface(ERC20_ABI);
 
 /** The contract's bitmap width: at most this many charges in one `chargeBatch`. */
 export const COLLECTOR_MAX_CHARGES = 256;
-const UINT32_MAX = 2n ** 32n - 1n;
 const UINT64_MAX = 2n ** 64n - 1n;
 const UINT128_MAX = 2n ** 128n - 1n;
-
-/** The terms the subscriber agrees to (EIP-712 `Mandate`). Amounts in the token's base units. */
-export interface MandateTerms {
-  readonly subscriber: string;
-  readonly token: string;
-  /** The gateway's address that receives the charges. */
-  readonly payee: string;
-  readonly perChargeCap: bigint;
-  readonly perPeriodCap: bigint;
-  /** Period k opens at `start + k * periodSeconds` (see `mandatePeriodSeconds`). */
-  readonly periodSeconds: number;
-  /** Unix seconds: when period 0 opens. */
-  readonly start: number;
-  /** The gateway's reference (e.g. from the subscription id, `mandateSalt`): equal terms, distinct mandates. */
-  readonly salt: bigint;
-}
 
 /** Why a charge was not made (the contract's reason codes 1..7). */
 export type ChargeFailureReason =
@@ -92,166 +95,12 @@ export function chargeFailureReason(code: bigint | number): ChargeFailureReason 
   return reason;
 }
 
-export class InvalidMandateError extends RangeError {
-  readonly code = 'INVALID_MANDATE';
-  constructor(message: string) {
-    super(message);
-    this.name = 'InvalidMandateError';
-  }
-}
-
-function inRange(name: string, value: bigint, max: bigint, min = 0n): void {
-  if (value < min || value > max) throw new InvalidMandateError(`${name} must be between ${min} and ${max}, not ${value}`);
-}
-
-/** The terms checked as the contract checks them, addresses checksummed. */
-export function normalizeMandate(terms: MandateTerms): MandateTerms {
-  inRange('perChargeCap', terms.perChargeCap, UINT128_MAX, 1n);
-  inRange('perPeriodCap', terms.perPeriodCap, UINT128_MAX, terms.perChargeCap);
-  if (!Number.isInteger(terms.periodSeconds) || !Number.isInteger(terms.start)) throw new InvalidMandateError('periodSeconds and start must be whole seconds');
-  inRange('periodSeconds', BigInt(terms.periodSeconds), UINT32_MAX, 1n);
-  inRange('start', BigInt(terms.start), UINT64_MAX);
-  inRange('salt', terms.salt, UINT64_MAX);
-  return {
-    ...terms,
-    subscriber: getAddress(terms.subscriber.toLowerCase()),
-    token: getAddress(terms.token.toLowerCase()),
-    payee: getAddress(terms.payee.toLowerCase()),
-  };
-}
-
-/** A 64-bit salt from the gateway's reference (e.g. a subscription id): the first 8 bytes of its keccak-256. */
-export function mandateSalt(reference: string): bigint {
-  return BigInt(id(reference).slice(0, 18));
-}
-
-const SECONDS_PER_DAY = 86_400;
-/** The fewest days `count` consecutive months (or years) can last: periods on chain are never longer than the plan's. */
-const MIN_DAYS_OF_MONTHS = [0, 28, 59, 89, 120, 150, 181, 212, 242, 273, 303, 334, 365];
-
-/**
- * The mandate's `periodSeconds` for a plan's interval: the SHORTEST time `count` intervals can last (a month 28
- * days, three months 89, a year 365), so that a charge made when a cycle opens is never in a period already charged.
- */
-export function mandatePeriodSeconds(interval: 'day' | 'week' | 'month' | 'year', count: number): number {
-  if (!Number.isInteger(count) || count < 1) throw new InvalidMandateError(`interval_count must be a positive integer, not ${count}`);
-  let days: number;
-  if (interval === 'day') days = count;
-  else if (interval === 'week') days = 7 * count;
-  else if (interval === 'year') days = 365 * count;
-  else days = 365 * Math.floor(count / 12) + (MIN_DAYS_OF_MONTHS[count % 12] ?? 0);
-  const seconds = days * SECONDS_PER_DAY;
-  if (seconds > Number(UINT32_MAX)) throw new InvalidMandateError(`an interval of ${count} ${interval}s is too long for a mandate`);
-  return seconds;
-}
-
-const MANDATE_TYPES = {
-  Mandate: [
-    { name: 'subscriber', type: 'address' },
-    { name: 'token', type: 'address' },
-    { name: 'payee', type: 'address' },
-    { name: 'perChargeCap', type: 'uint128' },
-    { name: 'perPeriodCap', type: 'uint128' },
-    { name: 'periodSeconds', type: 'uint32' },
-    { name: 'start', type: 'uint64' },
-    { name: 'salt', type: 'uint64' },
-  ],
-};
-
 const tuple = (m: MandateTerms) => [m.subscriber, m.token, m.payee, m.perChargeCap, m.perPeriodCap, m.periodSeconds, m.start, m.salt];
-
-/** The mandate's id: the EIP-712 struct hash of its terms (as the contract's `mandateId`). */
-export function mandateId(terms: MandateTerms): string {
-  const m = normalizeMandate(terms);
-  return TypedDataEncoder.hashStruct('Mandate', MANDATE_TYPES, { ...m });
-}
-
-/** EIP-712 typed data of the terms, as `eth_signTypedData_v4` takes it (numbers as decimal strings). */
-export interface MandateTypedData {
-  readonly domain: { name: 'SubscriptionCollector'; version: '1'; chainId: number; verifyingContract: string };
-  readonly types: typeof MANDATE_TYPES;
-  readonly primaryType: 'Mandate';
-  readonly message: Record<string, string | number>;
-}
-
-export function mandateTypedData(terms: MandateTerms, chain: { chainId: number; collector: string }): MandateTypedData {
-  const m = normalizeMandate(terms);
-  return {
-    domain: { name: 'SubscriptionCollector', version: '1', chainId: chain.chainId, verifyingContract: getAddress(chain.collector.toLowerCase()) },
-    types: MANDATE_TYPES,
-    primaryType: 'Mandate',
-    message: {
-      subscriber: m.subscriber,
-      token: m.token,
-      payee: m.payee,
-      perChargeCap: m.perChargeCap.toString(),
-      perPeriodCap: m.perPeriodCap.toString(),
-      periodSeconds: m.periodSeconds,
-      start: m.start,
-      salt: m.salt.toString(),
-    },
-  };
-}
 
 /** The digest the subscriber signs (EIP-712), for checking a signature off chain. */
 export function mandateDigest(terms: MandateTerms, chain: { chainId: number; collector: string }): string {
   const t = mandateTypedData(terms, chain);
   return TypedDataEncoder.hash(t.domain, t.types, t.message);
-}
-
-/** A transaction for the subscriber's wallet. */
-export interface WalletCall {
-  readonly to: string;
-  readonly data: string;
-}
-
-/** What a pull subscription's `setup` carries: everything the subscriber's wallet needs, and nothing to trust blindly. */
-export interface CollectorSetup {
-  readonly chainId: number;
-  readonly collector: string;
-  readonly token: string;
-  readonly payee: string;
-  readonly perChargeCap: bigint;
-  readonly perPeriodCap: bigint;
-  readonly periodSeconds: number;
-  readonly start: number;
-  readonly salt: bigint;
-  readonly mandateId: string;
-  /** Base units the subscriber approves (bounds the total over all periods). */
-  readonly allowance: bigint;
-  /** 1. `token.approve(collector, allowance)`, sent by the subscriber. */
-  readonly approve: WalletCall;
-  /** 2a. `collector.authorize(terms)`, sent by the subscriber ... */
-  readonly authorize: WalletCall;
-  /** 2b. ... or these terms signed (`eth_signTypedData_v4`) and given to the gateway, which submits them. */
-  readonly typedData: MandateTypedData;
-}
-
-export function collectorSetup(input: { chainId: number; collector: string; terms: MandateTerms; allowance: bigint }): CollectorSetup {
-  const m = normalizeMandate(input.terms);
-  inRange('allowance', input.allowance, 2n ** 256n - 1n, m.perChargeCap);
-  const collector = getAddress(input.collector.toLowerCase());
-  return {
-    chainId: input.chainId,
-    collector,
-    token: m.token,
-    payee: m.payee,
-    perChargeCap: m.perChargeCap,
-    perPeriodCap: m.perPeriodCap,
-    periodSeconds: m.periodSeconds,
-    start: m.start,
-    salt: m.salt,
-    mandateId: mandateId(m),
-    allowance: input.allowance,
-    approve: { to: m.token, data: erc20Iface.encodeFunctionData('approve', [collector, input.allowance]).toLowerCase() },
-    authorize: { to: collector, data: authorizeData(m) },
-    typedData: mandateTypedData(m, { chainId: input.chainId, collector }),
-  };
-}
-
-/** `authorize(terms)` call data (the subscriber sends it). */
-export function authorizeData(terms: MandateTerms): string {
-  return iface.encodeFunctionData('authorize', [tuple(normalizeMandate(terms))]).toLowerCase();
 }
 
 /** `authorizeWithSignature(terms, signature)` call data (the gateway submits a subscriber's signed terms). */

@@ -6,7 +6,7 @@ import type { ChainResultPorts } from './ports.js';
 /** The failure reason a withdrawal records when its chain transaction did not confirm. */
 export const WITHDRAWAL_CHAIN_FAILURE = 'the chain transaction failed';
 
-export type ChainResultOutcome = 'sweep' | 'sweep_batch' | 'withdrawal' | 'withdrawal_batch' | 'ignored';
+export type ChainResultOutcome = 'sweep' | 'sweep_batch' | 'withdrawal' | 'withdrawal_batch' | 'subscription_charge' | 'ignored';
 
 /**
  * The result of a chain transaction (`chain_tx.confirmed` / `chain_tx.failed`, parsed with the event catalogue)
@@ -35,6 +35,11 @@ export async function onChainResult(event: ChainResultEvent, deps: Pick<ChainRes
       }
       await deps.settle.sweep(event.payload.reference, result.ok ? result : { ok: false }, now);
       return 'sweep';
+    case CHAIN_TX_PURPOSES.subscriptionCharge:
+      // A batch of pull subscriptions' charges: each cycle paid (the merchant credited) or failed.
+      if (!deps.settle.subscriptionCharges) throw new Error('This worker does not settle subscription charges');
+      await deps.settle.subscriptionCharges(event.payload.request_id, result.ok ? result : { ok: false }, now);
+      return 'subscription_charge';
     default:
       return 'ignored';
   }

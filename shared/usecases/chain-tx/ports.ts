@@ -294,6 +294,8 @@ export interface ChainResultSettlement {
   withdrawal(tenantId: string, withdrawalId: string, result: WithdrawalChainResult, now: Date): Promise<unknown>;
   /** A batch payout's result (`requestId` names the batch's request, which lists its withdrawals). */
   withdrawalBatch?(requestId: string, result: WithdrawalChainResult, now: Date): Promise<unknown>;
+  /** A batch of pull subscriptions' charges (`requestId` names its request, which lists the periods' charges). */
+  subscriptionCharges?(requestId: string, result: SweepResult, now: Date): Promise<unknown>;
 }
 
 export interface ChainResultPorts {

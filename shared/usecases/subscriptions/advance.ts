@@ -3,6 +3,7 @@ import type { AdvanceStep, SubscriptionState } from '../../domain/subscriptions.
 import { nextActionAt, nextStep, transition } from '../../domain/subscriptions.js';
 import type { SubscriptionsDeps } from './ports.js';
 import type { Now } from './subscriptions.js';
+import { checkApproval, openCharge, retryCharge } from './pull.js';
 import { endSubscription, nowFor, openCycle } from './subscriptions.js';
 
 /**
@@ -28,7 +29,8 @@ export async function advanceSubscription(tenantId: string, id: string, real: Da
     const s = await deps.subscriptions.get(tenantId, id);
     if (!s) return steps;
     const now = await nowFor(tenantId, real, deps);
-    const payment = s.openCycle ? await deps.payments.payments.get(tenantId, s.openCycle.paymentId) : null;
+    const paymentId = s.openCycle?.paymentId ?? null;
+    const payment = paymentId ? await deps.payments.payments.get(tenantId, paymentId) : null;
     const kind = nextStep(s, now.tenant, payment?.status === 'completed');
     if (kind === null) {
       // Called in (a payment) or left due with nothing to do: keyed again by its next action.
@@ -58,6 +60,15 @@ async function step(s: SubscriptionState, kind: AdvanceStep, now: Now, deps: Adv
     case 'end_period':
       await endSubscription(s, { kind: 'end_period' }, now, deps);
       return;
+    case 'open_charge':
+      await openCharge(s, now, deps);
+      return;
+    case 'check_approval':
+      await checkApproval(s, now, deps);
+      return;
+    case 'retry_charge':
+      await retryCharge(s, now, deps);
+      return;
     default:
       await deps.subscriptions.save(s, transition(s, { kind }, now.tenant), now.real);
   }
@@ -74,7 +85,7 @@ export async function advanceDue(
   origin: string,
   log?: Pick<Log, 'error'>,
   limit = 100,
-): Promise<{ readonly due: number; readonly steps: number; readonly failed: number }> {
+): Promise<{ readonly due: number; readonly steps: number; readonly failed: number; readonly charges: number }> {
   const horizon = new Date(real.getTime() + (await deps.clocks.maxOffsetMs()));
   const due = await deps.subscriptions.due(horizon.toISOString(), limit);
   let steps = 0;
@@ -87,5 +98,14 @@ export async function advanceDue(
       log?.error('subscription not advanced', { tenant_id: d.tenantId, subscription_id: d.id, error: error instanceof Error ? error.message : String(error) });
     }
   }
-  return { due: due.length, steps, failed };
+  // Pull: the charges the steps wrote pending go out batched (per network and token).
+  let charges = 0;
+  if (deps.collector) {
+    try {
+      charges = (await deps.collector.dispatchCharges()).charges;
+    } catch (error) {
+      log?.error('subscription charges not sent', { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return { due: due.length, steps, failed, charges };
 }

@@ -1,5 +1,6 @@
-import type { PlanState } from '../../domain/plans.js';
-import type { CycleRecord, SubscriptionChange, SubscriptionState, SubscriptionStatus } from '../../domain/subscriptions.js';
+import type { PlanInterval, PlanState } from '../../domain/plans.js';
+import type { Decimal } from '../../domain/money.js';
+import type { CycleRecord, PullMandate, SubscriptionChange, SubscriptionState, SubscriptionStatus } from '../../domain/subscriptions.js';
 import type { Tenant } from '../../domain/tenant.js';
 import type { WriteItem } from '../ports.js';
 import type { PaymentsDeps } from '../payments/ports.js';
@@ -67,33 +68,86 @@ export interface SubscriptionsDeps {
   readonly clocks: TenantClocks;
   /** The checkout page's origin (the deployment's public base URL; without one, the request's host). */
   readonly settings: { readonly publicBaseUrl: string | null };
+  /** Pull mandates (creation, `setup`); absent where this deployment has no collector contract (pull refused). */
+  readonly mandates?: Mandates;
+  /** Pull collection (the advancer and the chain results only: shared/runtime/collector.ts). */
+  readonly collector?: Collector;
 }
 
 /**
- * Pull collection's port (issue 30; designed, not yet wired: `collection: "pull"` is refused until a chain adapter in
- * shared/chain/evm implements it over the collector contract). The use case calls it; it never encodes ABI. Caps are
- * the plan's amount per charge and per period, enforced again by the contract.
+ * Pull collection's port (issue 30, docs/subscriptions-pull.md): the collector contract on the plan's network, as
+ * shared/chain/evm/collector-port.ts implements it. The use cases call it; they never encode ABI. Caps are the plan's
+ * amount in the token's base units, per charge and per period, enforced again by the contract.
  */
-export interface Collector {
+export interface Mandates {
   /**
-   * What `POST /subscriptions/` answers as `setup` for a pull subscription: the collector and token addresses on the
-   * plan's network, the caps in the token's units, and the calldata the subscriber signs (the approval, and the
-   * registration that ties the subscriber's address to the subscription so its approval can be told from others').
+   * The mandate's terms for a new pull subscription of `currency` (`start`: the anchor, in unix seconds), and the
+   * units of one charge. A ValidationError (400) names why pull is not offered: the currency is not
+   * an EVM stablecoin, or its network has no collector (or no chain, or no hot wallet) configured.
    */
-  setup(input: { readonly subscriptionId: string; readonly currency: string; readonly amount: string }): Promise<{
+  mandate(input: {
+    readonly subscriptionId: string;
+    readonly currency: string;
+    readonly amount: Decimal;
+    readonly subscriber: string;
+    readonly interval: PlanInterval;
+    readonly intervalCount: number;
+    readonly start: number;
+  }): Promise<{ readonly mandate: PullMandate; readonly units: string }>;
+  /** What `POST /subscriptions/` answers as `setup`: the addresses, caps and call data the subscriber's wallet sends or signs. */
+  setup(mandate: PullMandate): PullSetup;
+}
+
+/** What the workers (the advancer, the chain results) need beyond the mandates: the chain read, the charges and their outcomes. */
+export interface Collector extends Mandates {
+  /** Whether the chain shows the mandate authorised (not revoked) and the allowance covering a charge: the advancer activates on it. */
+  approvalSeen(mandate: PullMandate): Promise<boolean>;
+  /**
+   * The period's charge, keyed by `reference` (the period's key), as writes committed in the transaction of the
+   * subscription's advance, so a period is charged at most once: a charge pending its batch (`dispatchCharges`).
+   */
+  chargeItems(input: {
+    readonly tenantId: string;
+    readonly reference: string;
+    readonly mandate: PullMandate;
+    readonly period: number;
+    readonly units: string;
+  }): Promise<readonly WriteItem[]>;
+  /**
+   * Sends the pending charges: those of one network and token (one payee: the hot wallet) in ONE chain-tx request
+   * (purpose `subscription_charge`, a `chargeBatch` of up to its most charges), created in the transaction that takes
+   * them out of the pending ones. Its result comes back through the chain-results queue (`batchCharges`, `chargeOutcome`).
+   */
+  dispatchCharges(): Promise<{ readonly batches: number; readonly charges: number }>;
+  /** The charge references (periods' keys) a batch's chain-tx request carries, in its order. */
+  batchCharges(requestId: string): Promise<readonly string[]>;
+  /** What a mined charge did, read from its receipt's logs (null: no outcome of this mandate in it). */
+  chargeOutcome(input: {
     readonly network: string;
-    readonly collector: string;
-    readonly token: string;
-    readonly perChargeCap: string;
-    readonly perPeriodCap: string;
-    readonly calls: readonly { readonly to: string; readonly data: string }[];
-  }>;
-  /** The subscriber's registration and allowance as the chain shows them (null: not seen yet): the advancer activates on it. */
-  approvalSeen(input: { readonly subscriptionId: string; readonly currency: string }): Promise<{ readonly owner: string; readonly allowance: string } | null>;
-  /**
-   * The period's charge, keyed by `reference` (the period's key): the chain-tx request that makes the collector
-   * transfer `amount` from `owner`, as writes committed in the transaction of the subscription's advance, so a period
-   * is charged at most once; its result comes back through the chain-results queue as a cycle paid or failed.
-   */
-  chargeItems(input: { readonly reference: string; readonly currency: string; readonly owner: string; readonly amount: string }): readonly WriteItem[];
+    readonly txHash: string;
+    readonly mandate: PullMandate;
+    readonly period: number;
+  }): Promise<{ readonly ok: true } | { readonly ok: false; readonly reason: string } | null>;
+}
+
+/** A pull subscription's `setup`, as the API answers it (numbers in base units as decimal strings). */
+export interface PullSetup {
+  readonly network: string;
+  readonly chain_id: number;
+  readonly collector: string;
+  readonly token: string;
+  readonly payee: string;
+  readonly subscriber: string;
+  readonly per_charge_cap: string;
+  readonly per_period_cap: string;
+  readonly period_seconds: number;
+  readonly start: number;
+  readonly salt: string;
+  readonly mandate_id: string;
+  readonly allowance: string;
+  readonly calls: {
+    readonly approve: { readonly to: string; readonly data: string };
+    readonly authorize: { readonly to: string; readonly data: string };
+  };
+  readonly typed_data: Record<string, unknown>;
 }

@@ -6,7 +6,7 @@ import type { PlanState } from '../../domain/plans.js';
 import type { CycleRecord, SubscriptionState } from '../../domain/subscriptions.js';
 import { SUBSCRIPTION_STATUSES } from '../../domain/subscriptions.js';
 import { queryInteger } from '../schema.js';
-import type { PageQuery } from './ports.js';
+import type { Mandates, PageQuery } from './ports.js';
 
 /** Plans, subscriptions and cycles as the API shows them (issue 30); amounts are decimal strings. */
 export const PlanRecord = lazySchema(() =>
@@ -48,8 +48,18 @@ export const CycleRecordSchema = lazySchema(() =>
       amount: z.string(),
       price_currency: z.string(),
       currency: z.string(),
-      payment_id: z.string().uuid().describe('The ordinary payment that bills the period'),
-      checkout_url: z.string(),
+      payment_id: z.string().uuid().nullable().describe('push: the ordinary payment that bills the period; null for pull'),
+      checkout_url: z.string().nullable(),
+      charge: z
+        .object({
+          network: z.string(),
+          units: z.string().describe('Base units charged'),
+          fee: z.string(),
+          tx_hash: z.string().nullable(),
+          failure: z.string().nullable(),
+        })
+        .nullable()
+        .describe("pull: the period's charge on chain; null for push"),
       status: z.enum(['open', 'paid', 'unpaid', 'canceled']),
       due_at: z.string().describe('Unpaid past it, the subscription is past_due'),
       expires_at: z.string().describe('Unpaid past it, the subscription is expired (due_at + grace_days)'),
@@ -66,10 +76,35 @@ export const cycleRecord = (c: CycleRecord): LazyOutput<typeof CycleRecordSchema
   currency: c.currency,
   payment_id: c.paymentId,
   checkout_url: c.checkoutUrl,
+  charge: c.charge ? { network: c.charge.network, units: c.charge.units, fee: c.charge.fee, tx_hash: c.charge.txHash, failure: c.charge.failure } : null,
   status: c.status,
   due_at: c.dueAt,
   expires_at: c.expiresAt,
 });
+
+const call = () => z.object({ to: z.string(), data: z.string() });
+
+export const PullSetupSchema = lazySchema(() =>
+  z
+    .object({
+      network: z.string(),
+      chain_id: z.number().int(),
+      collector: z.string(),
+      token: z.string(),
+      payee: z.string(),
+      subscriber: z.string(),
+      per_charge_cap: z.string().describe('Base units'),
+      per_period_cap: z.string(),
+      period_seconds: z.number().int(),
+      start: z.number().int(),
+      salt: z.string(),
+      mandate_id: z.string(),
+      allowance: z.string(),
+      calls: z.object({ approve: call(), authorize: call() }),
+      typed_data: z.record(z.string(), z.unknown()).describe('EIP-712 (eth_signTypedData_v4)'),
+    })
+    .meta({ id: 'PullSetup' }),
+);
 
 export const SubscriptionRecord = lazySchema(() =>
   z
@@ -87,15 +122,17 @@ export const SubscriptionRecord = lazySchema(() =>
       canceled_at: z.string().nullable(),
       ended_at: z.string().nullable(),
       setup: z
-        .object({ payment_id: z.string().uuid(), checkout_url: z.string(), due_at: z.string() })
+        .union([z.object({ payment_id: z.string().uuid(), checkout_url: z.string(), due_at: z.string() }), PullSetupSchema()])
         .nullable()
-        .describe("push: the open period's payment to pay (its checkout page); null when none is awaited"),
+        .describe(
+          "push: the open period's payment to pay (its checkout page), null when none is awaited; pull: what the subscriber's wallet approves and authorises (docs/subscriptions-pull.md)",
+        ),
       created_at: z.string(),
     })
     .meta({ id: 'Subscription' }),
 );
 
-export const subscriptionRecord = (s: SubscriptionState): LazyOutput<typeof SubscriptionRecord> => ({
+export const subscriptionRecord = (s: SubscriptionState, collector?: Pick<Mandates, 'setup'>): LazyOutput<typeof SubscriptionRecord> => ({
   id: s.id,
   plan_id: s.planId,
   status: s.status,
@@ -108,9 +145,15 @@ export const subscriptionRecord = (s: SubscriptionState): LazyOutput<typeof Subs
   cancel_at_period_end: s.cancelAtPeriodEnd,
   canceled_at: s.canceledAt,
   ended_at: s.endedAt,
-  setup: s.openCycle ? { payment_id: s.openCycle.paymentId, checkout_url: s.openCycle.checkoutUrl, due_at: s.openCycle.dueAt } : null,
+  setup: setupOf(s, collector),
   created_at: s.createdAt,
 });
+
+function setupOf(s: SubscriptionState, collector?: Pick<Mandates, 'setup'>): LazyOutput<typeof SubscriptionRecord>['setup'] {
+  if (s.mandate) return collector ? collector.setup(s.mandate) : null;
+  const c = s.openCycle;
+  return c?.paymentId && c.checkoutUrl ? { payment_id: c.paymentId, checkout_url: c.checkoutUrl, due_at: c.dueAt } : null;
+}
 
 /** `?limit=&cursor=`: newest first; `cursor` is the previous page's `next_cursor` (the id of its last record). */
 export const PageParams = z.object({

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { NotFoundError, ValidationError } from '../../domain/errors.js';
+import { checkEvmAddress } from '../../domain/addresses.js';
+import { NotFoundError } from '../../domain/errors.js';
 import { checkoutUrl } from '../../domain/checkout.js';
 import type { PaymentState } from '../../domain/payments.js';
 import { isCancellable, transition as paymentTransition } from '../../domain/payments.js';
@@ -11,6 +12,7 @@ import type { IdempotencyGuard, WriteItem } from '../ports.js';
 import { createPayment } from '../payments/create-payment.js';
 import type { SubscriptionsDeps } from './ports.js';
 import { requirePlan } from './plans.js';
+import { pullMandate } from './pull.js';
 
 /**
  * Subscriptions (issue 30): creation, cancel, and the opening of a period's cycle, which both creation and the
@@ -24,7 +26,29 @@ export const CreateSubscriptionBody = z
     plan_id: z.string().uuid('Not a plan id.'),
     customer_reference: z.string().trim().min(1).max(200).describe("The merchant's name for the customer (an account id)."),
     email: z.string().email().max(254).optional().describe("The customer's e-mail, carried by each period's payment."),
-    collection: z.enum(COLLECTIONS).describe('push: each period opens a payment whose checkout_url the customer pays.'),
+    collection: z
+      .enum(COLLECTIONS)
+      .describe(
+        "push: each period opens a payment whose checkout_url the customer pays. pull: the subscriber's wallet (wallet_address) is charged each period by the collector contract it approves (EVM stablecoins priced in USD).",
+      ),
+    wallet_address: z
+      .string()
+      .trim()
+      .optional()
+      .describe('pull only (required): the EVM address of the wallet charged each period; the setup it signs names it.'),
+  })
+  .superRefine((value, ctx) => {
+    const address = value.wallet_address;
+    if (value.collection === 'push' && address !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['wallet_address'], message: 'Only a pull subscription charges a wallet; leave it out for push.' });
+    if (value.collection !== 'pull') return;
+    if (address === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['wallet_address'], message: 'A pull subscription needs the EVM address of the wallet it charges.' });
+      return;
+    }
+    const check = checkEvmAddress(address);
+    if (!check.valid) ctx.addIssue({ code: 'custom', path: ['wallet_address'], message: check.error });
+    else if (check.warning) ctx.addIssue({ code: 'custom', path: ['wallet_address'], message: check.warning });
   })
   .meta({ id: 'CreateSubscription' });
 export type CreateSubscriptionBody = z.output<typeof CreateSubscriptionBody>;
@@ -109,20 +133,26 @@ export async function createSubscription(
 ): Promise<SubscriptionState> {
   const { body, tenant } = input;
   const plan = await requirePlan(tenant.id, body.plan_id, deps);
-  if (body.collection === 'pull') {
-    throw ValidationError.field(
-      'collection',
-      'Pull collection needs the collector contract on the chain of the plan\'s currency, which this deployment does not have configured; use "push".',
-    );
-  }
   const now = await nowFor(tenant.id, input.now, deps);
+  const id = randomUUID();
+  const mandate =
+    body.collection === 'pull' ? await pullMandate({ subscriptionId: id, plan, walletAddress: body.wallet_address ?? '', now: now.tenant }, deps) : undefined;
   const created = openSubscription(
-    { id: randomUUID(), tenantId: tenant.id, plan, customerReference: body.customer_reference, email: body.email ?? null, collection: body.collection },
+    {
+      id,
+      tenantId: tenant.id,
+      plan,
+      customerReference: body.customer_reference,
+      email: body.email ?? null,
+      collection: body.collection,
+      ...(mandate ? { mandate } : {}),
+    },
     now.tenant,
   );
   const guard = input.idempotency;
   const alsoWrite = guard ? (stored: SubscriptionState) => [guard.completeItem(stored)] : undefined;
-  if (created.state.status === 'trialing') return deps.subscriptions.save(null, created, now.real, alsoWrite);
+  // Trialing, or pull (its first charge waits for the mandate on chain: ./pull.ts): no cycle opens now.
+  if (created.state.status === 'trialing' || mandate) return deps.subscriptions.save(null, created, now.real, alsoWrite);
   return openCycle({ previous: null, state: created.state, prior: created, tenant, now, origin: input.origin, ...(alsoWrite ? { alsoWrite } : {}) }, deps);
 }
 
@@ -144,7 +174,8 @@ export async function endSubscription(
   alsoWrite?: (stored: SubscriptionState) => readonly WriteItem[],
 ): Promise<SubscriptionState> {
   const change = transition(s, fact, now.tenant);
-  const open = change.state.status === 'canceled' && s.openCycle ? await deps.payments.payments.get(s.tenantId, s.openCycle.paymentId) : null;
+  const paymentId = s.openCycle?.paymentId ?? null;
+  const open = change.state.status === 'canceled' && paymentId ? await deps.payments.payments.get(s.tenantId, paymentId) : null;
   if (open && isCancellable(open)) {
     const writes = deps.subscriptions.changeItems(s, change, now.real);
     await deps.payments.payments.save(open, paymentTransition(open, { kind: 'cancel' }, now.real), now.real, [

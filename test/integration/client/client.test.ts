@@ -1,6 +1,8 @@
 import { createGatewayClient } from '@gateway/client';
 import type { FetchLike, GatewayClient } from '@gateway/client';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { API_FUNCTIONS } from '../../../infra/definition.js';
+import { KmsSigner } from '../../../shared/chain/signer/kms-signer.js';
 import { tenantsRuntime } from '../../../shared/runtime/tenants.js';
 import { createTenant } from '../../../shared/usecases/tenants/create-tenant.js';
 import { apiGroupHandlers } from '../../support/api-groups.js';
@@ -10,14 +12,16 @@ import { putFixedRates, servingEth } from '../payments/support.js';
 
 /**
  * '@gateway/client' against the local API over real HTTP (the stack's API Gateway stand-in; the auth, payments,
- * withdrawals and payment-links Lambdas' pipelines on DynamoDB Local, with a configuration serving ETH): OAuth client credentials,
+ * withdrawals, payment-links and subscriptions Lambdas' pipelines on DynamoDB Local and the stack's KMS, with a configuration serving ETH): OAuth client credentials,
  * typed calls, pagination, a POST whose answer is lost retried with one Idempotency-Key, and the error envelope.
  */
 let stack: TestStack;
+/** A collector address configured (never called: a subscription's setup is encoded without the chain). */
+const COLLECTOR = '0x5555555555555555555555555555555555555555';
 let groups: ReturnType<typeof apiGroupHandlers> | undefined;
 
 beforeAll(async () => {
-  const served = ['auth', 'payments', 'withdrawals', 'payment-links'];
+  const served = ['auth', 'payments', 'withdrawals', 'payment-links', 'subscriptions'];
   stack = await startTestStack(
     { http: true, pollers: false },
     {
@@ -26,7 +30,7 @@ beforeAll(async () => {
         routes: f.routes,
         // The handlers' configuration is read once the stack has set the environment.
         handler: (event, context) => {
-          groups ??= apiGroupHandlers(servingEth());
+          groups ??= apiGroupHandlers(servingEth({ SUBSCRIPTION_COLLECTOR_CONTRACT: COLLECTOR }));
           return (groups[f.name] as NonNullable<(typeof groups)[string]>)(event, context);
         },
       })),
@@ -38,6 +42,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
+
+/** The stack's KMS (its endpoint and credentials are in the environment the stack set). */
+const localKms = () => new KMSClient({ region: process.env.AWS_REGION ?? 'us-east-1' });
 
 /** A new tenant's client (OAuth client credentials), sending through `fetch` when given; its API key beside. */
 async function tenantClient(name: string, fetch?: FetchLike): Promise<{ gw: GatewayClient; apiKey: string }> {
@@ -78,6 +85,32 @@ describe('@gateway/client against the local API', () => {
     expect([refused.response.status, refused.error?.error.code]).toEqual([400, 'invalid_request']);
     // The POST carried the client's own Idempotency-Key.
     expect(recorded.seen.find((s) => s.method === 'POST' && s.path === '/payment-links/')?.key).toMatch(/\S{16,}/);
+  });
+
+  it("creates a pull subscription whose setup names the collector, the caps and the hot wallet's address read from KMS", async () => {
+    const { gw } = await tenantClient('Client pull');
+    const plan = await gw.POST('/plans/', { body: { name: 'Monthly', amount: '12.5', currency: 'USDTERC20', interval: 'month' } });
+    const wallet = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+    // A variable, not a literal: the installed client may be built from a schema before wallet_address (its types
+    // follow clients/typescript/src/schema.ts once rebuilt).
+    const body = { plan_id: plan.data?.id ?? '', customer_reference: 'c1', collection: 'pull' as const, wallet_address: wallet };
+    const created = await gw.POST('/subscriptions/', { body });
+    expect([created.response.status, created.error]).toEqual([201, undefined]);
+    expect(created.data).toMatchObject({ status: 'incomplete', collection: 'pull' });
+    const setup = created.data?.setup as unknown as Record<string, unknown> & { calls: Record<string, { to: string; data: string }> };
+    expect(setup).toMatchObject({
+      network: 'ETH',
+      chain_id: 1,
+      collector: COLLECTOR,
+      subscriber: wallet,
+      per_charge_cap: '12500000',
+      per_period_cap: '12500000',
+    });
+    expect(setup.payee).toBe(await new KmsSigner(localKms(), process.env.HOT_WALLET_KEY_ID ?? '').getAddress());
+    expect(setup.calls.approve?.to).toBe(setup.token);
+    expect(setup.calls.authorize).toEqual({ to: COLLECTOR, data: expect.stringMatching(/^0x[0-9a-f]{520}$/) as string });
+    const refused = await gw.POST('/subscriptions/', { body: { plan_id: plan.data?.id ?? '', customer_reference: 'c1', collection: 'pull' } });
+    expect([refused.response.status, refused.error?.error.code]).toEqual([400, 'invalid_request']);
   });
 
   it('creates a payment with a typed call, authenticated by client credentials', async () => {

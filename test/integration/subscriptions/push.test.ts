@@ -250,8 +250,10 @@ describe('push subscriptions', () => {
     ).toEqual([0, 1]);
   });
 
-  it('refuses pull collection, an unknown plan and bad input in the error envelope', async () => {
-    const pull = await call('POST', '/subscriptions/', { body: { plan_id: planId, customer_reference: 'c', collection: 'pull' } });
+  it('refuses pull collection where no collector is configured, an unknown plan and bad input in the error envelope', async () => {
+    const pull = await call('POST', '/subscriptions/', {
+      body: { plan_id: planId, customer_reference: 'c', collection: 'pull', wallet_address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' },
+    });
     expect(pull.status).toBe(400);
     expect(pull.body.error.details.collection[0]).toMatch(/collector contract/);
     const unknown = await call('POST', '/subscriptions/', {

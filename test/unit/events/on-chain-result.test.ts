@@ -48,4 +48,23 @@ describe('onChainResult', () => {
     expect(await onChainResult(event('chain_tx.confirmed', 'flush', 'x', '0x1'), { settle, clock })).toBe('ignored');
     expect([settle.sweeps, settle.withdrawals]).toEqual([[], []]);
   });
+
+  it("hands a batch of subscription charges' result to their settlement by its request, and refuses it where none is wired", async () => {
+    const seen: unknown[] = [];
+    const settle = Object.assign(new RecordingSettlement(), {
+      subscriptionCharges: async (requestId: string, result: unknown) => {
+        seen.push({ requestId, result });
+      },
+    });
+    const confirmed = event('chain_tx.confirmed', 'subscription_charge', 'subscription-charges:b1', '0xcharged');
+    expect(await onChainResult(confirmed, { settle, clock })).toBe('subscription_charge');
+    expect(await onChainResult(event('chain_tx.failed', 'subscription_charge', 'subscription-charges:b2', null), { settle, clock })).toBe(
+      'subscription_charge',
+    );
+    expect(seen).toEqual([
+      { requestId: 'ETH:subscription-charges:b1', result: { ok: true, txHash: '0xcharged' } },
+      { requestId: 'ETH:subscription-charges:b2', result: { ok: false } },
+    ]);
+    await expect(onChainResult(confirmed, { settle: new RecordingSettlement(), clock })).rejects.toThrow(/subscription charges/);
+  });
 });

@@ -1,8 +1,17 @@
 import fc from 'fast-check';
 import { addMonths, periodBoundary, periodOf } from '../../../shared/domain/plans.js';
 import type { PlanState } from '../../../shared/domain/plans.js';
-import type { SubscriptionState } from '../../../shared/domain/subscriptions.js';
-import { cyclePeriod, nextActionAt, nextStep, openSubscription, transition } from '../../../shared/domain/subscriptions.js';
+import type { CycleRecord, PullMandate, SubscriptionState } from '../../../shared/domain/subscriptions.js';
+import {
+  chargeReference,
+  cyclePeriod,
+  parseChargeReference,
+  mandateStart,
+  nextActionAt,
+  nextStep,
+  openSubscription,
+  transition,
+} from '../../../shared/domain/subscriptions.js';
 
 /** Plans' period arithmetic and the subscription's transitions, pure. */
 const at = (iso: string) => new Date(iso);
@@ -129,5 +138,108 @@ describe('subscription transitions', () => {
     const b = transition(s, { kind: 'paid' }, now);
     expect(a.events.map((e) => e.key)).toEqual(b.events.map((e) => e.key));
     expect(a.events[0]?.key).toBe('activated:0');
+  });
+});
+
+describe('pull subscription transitions', () => {
+  const created = at('2026-03-01T12:00:00.000Z');
+  const mandate: PullMandate = {
+    network: 'ETH',
+    chainId: 1,
+    collector: '0x1111111111111111111111111111111111111111',
+    subscriber: '0x2222222222222222222222222222222222222222',
+    token: '0x3333333333333333333333333333333333333333',
+    payee: '0x4444444444444444444444444444444444444444',
+    perChargeCap: '10000000',
+    perPeriodCap: '10000000',
+    periodSeconds: 28 * 86_400,
+    start: mandateStart(plan(), created),
+    salt: '7',
+    mandateId: '0xabc',
+  };
+  const pull = () =>
+    openSubscription({ id: 's1', tenantId: 't', plan: plan(), customerReference: 'c', email: null, collection: 'pull', mandate }, created).state;
+  const minutes = (n: number) => new Date(created.getTime() + n * 60_000);
+
+  it('waits for the mandate on chain, looked at every minute, and expires unseen after seven days', () => {
+    const s = pull();
+    expect(s).toMatchObject({ status: 'incomplete', openCycle: null, mandate });
+    expect(nextStep(s, minutes(0.5), false)).toBeNull();
+    expect(nextStep(s, minutes(1), false)).toBe('check_approval');
+    const looked = transition(s, { kind: 'check_approval' }, minutes(1));
+    expect(looked.events).toEqual([]);
+    expect(nextActionAt(looked.state)).toBe(minutes(2).toISOString());
+    expect(nextStep(s, minutes(7 * 24 * 60), false)).toBe('lapse');
+    expect(transition(s, { kind: 'lapse' }, minutes(7 * 24 * 60)).state.status).toBe('expired');
+    expect(() =>
+      openSubscription(
+        { id: 's1', tenantId: 't', plan: plan(), customerReference: 'c', email: null, collection: 'pull', mandate: { ...mandate, start: 1 } },
+        created,
+      ),
+    ).toThrow(RangeError);
+  });
+
+  it('opens a cycle with its charge, never lapses while the charge is in flight, and a made charge activates and credits the amount less the fee', () => {
+    const opened = transition(pull(), { kind: 'open_charge', units: '10000000', fee: '0.1' }, minutes(2));
+    const cycle = opened.state.openCycle as CycleRecord;
+    expect(cycle).toMatchObject({
+      index: 0,
+      paymentId: null,
+      status: 'open',
+      charge: { reference: chargeReference('t', 's1', 0), units: '10000000', txHash: null },
+    });
+    expect(opened.cycle).toEqual({ record: cycle, created: true });
+    expect(nextActionAt(opened.state)).toBeNull();
+    expect(nextStep(opened.state, at('2026-06-01T00:00:00.000Z'), false)).toBeNull();
+    const charged = transition(opened.state, { kind: 'charged', cycle, txHash: '0xhash' }, minutes(3));
+    expect(charged.state).toMatchObject({ status: 'active', paidCycles: 1, openCycle: null });
+    expect(charged.events.map((e) => e.type)).toContain('subscription.activated');
+    expect(charged.cycle?.record).toMatchObject({ status: 'paid', charge: { txHash: '0xhash' } });
+    expect(charged.credit?.entryId).toBe('subscription_charge:s1:0');
+    expect(charged.credit?.entry.legs.map((l) => [l.to.account, l.amount])).toEqual([
+      ['main', '9.9'],
+      ['platform:fees', '0.1'],
+    ]);
+    // The same result again (the cycle as now stored): nothing.
+    const again = transition(charged.state, { kind: 'charged', cycle: charged.cycle?.record as CycleRecord, txHash: '0xhash' }, minutes(4));
+    expect(again).toEqual({ state: charged.state, events: [], cycle: null });
+    // The next period opens at its start.
+    expect(nextStep(charged.state, at(charged.state.currentPeriodEnd), false)).toBe('open_charge');
+  });
+
+  it('a refused charge: past_due (expired after the grace), or expired at once when the mandate was revoked; a charge settling after a cancel still credits', () => {
+    const opened = transition(pull(), { kind: 'open_charge', units: '10000000', fee: '0.1' }, minutes(2));
+    const active = transition(opened.state, { kind: 'charged', cycle: opened.state.openCycle as CycleRecord, txHash: '0x1' }, minutes(3)).state;
+    const next = transition(active, { kind: 'open_charge', units: '10000000', fee: '0.1' }, at(active.currentPeriodEnd));
+    const cycle = next.state.openCycle as CycleRecord;
+    const failed = transition(next.state, { kind: 'charge_failed', cycle, reason: 'transfer_failed', revoked: false }, at(active.currentPeriodEnd));
+    expect(failed.state.status).toBe('past_due');
+    expect(failed.events.map((e) => e.type)).toContain('subscription.past_due');
+    expect(failed.credit).toBeUndefined();
+    expect(nextStep(failed.state, at(cycle.expiresAt), false)).toBe('lapse');
+    const revoked = transition(next.state, { kind: 'charge_failed', cycle, reason: 'revoked', revoked: true }, at(active.currentPeriodEnd));
+    expect(revoked.state).toMatchObject({ status: 'expired', openCycle: null });
+    expect(revoked.cycle?.record).toMatchObject({ status: 'unpaid', charge: { failure: 'revoked' } });
+    const canceled = transition(next.state, { kind: 'cancel', atPeriodEnd: false }, at(active.currentPeriodEnd)).state;
+    const late = transition(canceled, { kind: 'charged', cycle, txHash: '0x2' }, at(active.currentPeriodEnd));
+    expect(late.state).toBe(canceled);
+    expect(late.events).toEqual([]);
+    expect(late.credit?.entryId).toBe('subscription_charge:s1:1');
+  });
+
+  it('retries a charge refused for want of allowance a day later within the grace, never one refused for good', () => {
+    const opened = transition(pull(), { kind: 'open_charge', units: '10000000', fee: '0.1' }, minutes(2));
+    const cycle = opened.state.openCycle as CycleRecord;
+    const failed = transition(opened.state, { kind: 'charge_failed', cycle, reason: 'transfer_failed', revoked: false }, minutes(3));
+    const day = new Date(minutes(3).getTime() + 24 * 3_600_000);
+    expect(nextActionAt(failed.state)).toBe(day.toISOString());
+    expect(nextStep(failed.state, minutes(60), false)).toBeNull();
+    expect(nextStep(failed.state, day, false)).toBe('retry_charge');
+    const retried = transition(failed.state, { kind: 'retry_charge' }, day);
+    expect(retried.state.openCycle?.charge).toMatchObject({ attempt: 2, failure: null, reference: `${chargeReference('t', 's1', 0)}.r2` });
+    expect(parseChargeReference(`${chargeReference('t', 's1', 0)}.r2`)).toEqual({ tenantId: 't', subscriptionId: 's1', index: 0, attempt: 2 });
+    const refused = transition(opened.state, { kind: 'charge_failed', cycle, reason: 'not_authorized', revoked: false }, minutes(3));
+    expect(nextStep(refused.state, day, false)).toBeNull();
+    expect(nextActionAt(refused.state)).toBe(cycle.expiresAt);
   });
 });
