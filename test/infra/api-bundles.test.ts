@@ -98,25 +98,17 @@ test("the docs page's script (Scalar's API reference) ships beside the system bu
   expect((system?.sources ?? []).filter((s) => s.includes('@scalar/'))).toEqual([]);
 });
 
-/**
- * Bundles that still build schemas while they load, and why. Subscriptions: its plan and subscription request
- * schemas (shared/usecases/subscriptions) are still built at module scope.
- */
-const BUILD_AT_LOAD = new Set(['subscriptions']);
-
 test('no API bundle builds a zod object while it loads: every schema is built on its first use (lazySchema)', () => {
   // zod hands each object it builds (a schema or a check) to the post-processor of its global configuration.
   const script = (url: string) =>
     `let built = 0; globalThis.__zod_globalConfig = { postProcessor: () => { built += 1; } }; await import(${JSON.stringify(url)}); process.stdout.write(String(built));`;
-  const built = bundles
-    .filter((b) => !BUILD_AT_LOAD.has(b.name))
-    .map((b) => {
-      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script(pathToFileURL(b.bundlePath).href)], {
-        env: lambdaEnvironment(b),
-        encoding: 'utf8',
-      });
-      return { name: b.name, built: Number(out) };
+  const built = bundles.map((b) => {
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script(pathToFileURL(b.bundlePath).href)], {
+      env: lambdaEnvironment(b),
+      encoding: 'utf8',
     });
+    return { name: b.name, built: Number(out) };
+  });
   expect(built.length).toBeGreaterThan(10);
   expect(built.filter((b) => b.built !== 0)).toEqual([]);
 });

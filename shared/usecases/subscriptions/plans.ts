@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 import { NotFoundError } from '../../domain/errors.js';
 import { parseDecimal } from '../../domain/money.js';
 import type { PlanState } from '../../domain/plans.js';
@@ -12,31 +14,33 @@ import { decimal, integerInput } from '../schema.js';
 import type { SubscriptionsDeps } from './ports.js';
 
 /** `POST /plans/` (issue 30). */
-export const CreatePlanBody = z
-  .object({
-    name: z.string().trim().min(1).max(200),
-    amount: decimal({ maxScale: 8, positive: true }).describe('The price of one period, in price_currency.'),
-    price_currency: z.string().trim().min(1).max(10).optional().describe('Fiat code of the price; USD when absent.'),
-    currency: z.string().trim().min(1).max(20).describe('The pay currency each period is paid in (a code of GET /currencies/).'),
-    interval: z.enum(PLAN_INTERVALS),
-    interval_count: integerInput().pipe(z.number().int().min(1, 'Must be at least 1.')).optional(),
-    trial_days: integerInput()
-      .pipe(z.number().int().min(0).max(MAX_TRIAL_DAYS, `Must be at most ${MAX_TRIAL_DAYS}.`))
-      .optional(),
-    grace_days: integerInput()
-      .pipe(z.number().int().min(0).max(MAX_GRACE_DAYS, `Must be at most ${MAX_GRACE_DAYS}.`))
-      .optional(),
-  })
-  .superRefine((value, ctx) => {
-    const { interval, interval_count: count } = value;
-    if (count !== undefined && count > MAX_INTERVAL_COUNT[interval]) {
-      ctx.addIssue({ code: 'custom', path: ['interval_count'], message: `Must be at most ${MAX_INTERVAL_COUNT[interval]} for ${interval}.` });
-    }
-  })
-  .meta({ id: 'CreatePlan' });
-export type CreatePlanBody = z.output<typeof CreatePlanBody>;
+export const CreatePlanBody = lazySchema(() =>
+  z
+    .object({
+      name: z.string().trim().min(1).max(200),
+      amount: decimal({ maxScale: 8, positive: true }).describe('The price of one period, in price_currency.'),
+      price_currency: z.string().trim().min(1).max(10).optional().describe('Fiat code of the price; USD when absent.'),
+      currency: z.string().trim().min(1).max(20).describe('The pay currency each period is paid in (a code of GET /currencies/).'),
+      interval: z.enum(PLAN_INTERVALS),
+      interval_count: integerInput().pipe(z.number().int().min(1, 'Must be at least 1.')).optional(),
+      trial_days: integerInput()
+        .pipe(z.number().int().min(0).max(MAX_TRIAL_DAYS, `Must be at most ${MAX_TRIAL_DAYS}.`))
+        .optional(),
+      grace_days: integerInput()
+        .pipe(z.number().int().min(0).max(MAX_GRACE_DAYS, `Must be at most ${MAX_GRACE_DAYS}.`))
+        .optional(),
+    })
+    .superRefine((value, ctx) => {
+      const { interval, interval_count: count } = value;
+      if (count !== undefined && count > MAX_INTERVAL_COUNT[interval]) {
+        ctx.addIssue({ code: 'custom', path: ['interval_count'], message: `Must be at most ${MAX_INTERVAL_COUNT[interval]} for ${interval}.` });
+      }
+    })
+    .meta({ id: 'CreatePlan' }),
+);
+export type CreatePlanBody = LazyOutput<typeof CreatePlanBody>;
 
-export const PlanPath = z.object({ plan_id: z.string().uuid('Not a plan id.') });
+export const PlanPath = lazySchema(() => z.object({ plan_id: z.string().uuid('Not a plan id.') }));
 
 export async function createPlan(
   input: { readonly tenant: Tenant; readonly body: CreatePlanBody; readonly now: Date; readonly idempotency: IdempotencyGuard<PlanState> | null },

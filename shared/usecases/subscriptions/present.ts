@@ -156,12 +156,14 @@ function setupOf(s: SubscriptionState, collector?: Pick<Mandates, 'setup'>): Laz
 }
 
 /** `?limit=&cursor=`: newest first; `cursor` is the previous page's `next_cursor` (the id of its last record). */
-export const PageParams = z.object({
-  limit: queryInteger(1, 100).optional(),
-  cursor: z.string().uuid('Not a cursor of this list.').optional(),
-});
+export const PageParams = lazySchema(() =>
+  z.object({
+    limit: queryInteger(1, 100).optional(),
+    cursor: z.string().uuid('Not a cursor of this list.').optional(),
+  }),
+);
 
-export const SubscriptionListParams = PageParams.extend({ status: z.enum(SUBSCRIPTION_STATUSES).optional() });
+export const SubscriptionListParams = lazySchema(() => PageParams().extend({ status: z.enum(SUBSCRIPTION_STATUSES).optional() }));
 
 export const page = <T extends z.ZodType>(item: SchemaGetter<T>) =>
   lazySchema(() => z.object({ results: z.array(item()), next_cursor: z.string().nullable().describe('The cursor of the next page; null on the last') }));
@@ -174,7 +176,7 @@ export const pageOf = <S extends { readonly id: string }, R>(records: readonly S
 
 /** The page query of `params`: the cursor names the record the page starts after (unknown: from the start). */
 export async function pageQuery(
-  params: z.output<typeof PageParams>,
+  params: LazyOutput<typeof PageParams>,
   lookup: (id: string) => Promise<{ readonly createdAt: string; readonly id: string } | null>,
 ): Promise<PageQuery> {
   const after = params.cursor === undefined ? null : await lookup(params.cursor);

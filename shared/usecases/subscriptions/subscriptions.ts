@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
+import { lazySchema } from '../../domain/lazy-schema.js';
+import type { LazyOutput } from '../../domain/lazy-schema.js';
 import { checkEvmAddress } from '../../domain/addresses.js';
 import { NotFoundError } from '../../domain/errors.js';
 import { checkoutUrl } from '../../domain/checkout.js';
@@ -21,43 +23,47 @@ import { pullMandate } from './pull.js';
  * subscription's advance (conditioned on its version): a period is billed at most once, whoever races to open it.
  */
 
-export const CreateSubscriptionBody = z
-  .object({
-    plan_id: z.string().uuid('Not a plan id.'),
-    customer_reference: z.string().trim().min(1).max(200).describe("The merchant's name for the customer (an account id)."),
-    email: z.string().email().max(254).optional().describe("The customer's e-mail, carried by each period's payment."),
-    collection: z
-      .enum(COLLECTIONS)
-      .describe(
-        "push: each period opens a payment whose checkout_url the customer pays. pull: the subscriber's wallet (wallet_address) is charged each period by the collector contract it approves (EVM stablecoins priced in USD).",
-      ),
-    wallet_address: z
-      .string()
-      .trim()
-      .optional()
-      .describe('pull only (required): the EVM address of the wallet charged each period; the setup it signs names it.'),
-  })
-  .superRefine((value, ctx) => {
-    const address = value.wallet_address;
-    if (value.collection === 'push' && address !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['wallet_address'], message: 'Only a pull subscription charges a wallet; leave it out for push.' });
-    if (value.collection !== 'pull') return;
-    if (address === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['wallet_address'], message: 'A pull subscription needs the EVM address of the wallet it charges.' });
-      return;
-    }
-    const check = checkEvmAddress(address);
-    if (!check.valid) ctx.addIssue({ code: 'custom', path: ['wallet_address'], message: check.error });
-    else if (check.warning) ctx.addIssue({ code: 'custom', path: ['wallet_address'], message: check.warning });
-  })
-  .meta({ id: 'CreateSubscription' });
-export type CreateSubscriptionBody = z.output<typeof CreateSubscriptionBody>;
+export const CreateSubscriptionBody = lazySchema(() =>
+  z
+    .object({
+      plan_id: z.string().uuid('Not a plan id.'),
+      customer_reference: z.string().trim().min(1).max(200).describe("The merchant's name for the customer (an account id)."),
+      email: z.string().email().max(254).optional().describe("The customer's e-mail, carried by each period's payment."),
+      collection: z
+        .enum(COLLECTIONS)
+        .describe(
+          "push: each period opens a payment whose checkout_url the customer pays. pull: the subscriber's wallet (wallet_address) is charged each period by the collector contract it approves (EVM stablecoins priced in USD).",
+        ),
+      wallet_address: z
+        .string()
+        .trim()
+        .optional()
+        .describe('pull only (required): the EVM address of the wallet charged each period; the setup it signs names it.'),
+    })
+    .superRefine((value, ctx) => {
+      const address = value.wallet_address;
+      if (value.collection === 'push' && address !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['wallet_address'], message: 'Only a pull subscription charges a wallet; leave it out for push.' });
+      if (value.collection !== 'pull') return;
+      if (address === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['wallet_address'], message: 'A pull subscription needs the EVM address of the wallet it charges.' });
+        return;
+      }
+      const check = checkEvmAddress(address);
+      if (!check.valid) ctx.addIssue({ code: 'custom', path: ['wallet_address'], message: check.error });
+      else if (check.warning) ctx.addIssue({ code: 'custom', path: ['wallet_address'], message: check.warning });
+    })
+    .meta({ id: 'CreateSubscription' }),
+);
+export type CreateSubscriptionBody = LazyOutput<typeof CreateSubscriptionBody>;
 
-export const CancelSubscriptionBody = z
-  .object({ at_period_end: z.boolean().optional().describe('true: the subscription ends with its current period; false (default): now.') })
-  .meta({ id: 'CancelSubscription' });
+export const CancelSubscriptionBody = lazySchema(() =>
+  z
+    .object({ at_period_end: z.boolean().optional().describe('true: the subscription ends with its current period; false (default): now.') })
+    .meta({ id: 'CancelSubscription' }),
+);
 
-export const SubscriptionPath = z.object({ subscription_id: z.string().uuid('Not a subscription id.') });
+export const SubscriptionPath = lazySchema(() => z.object({ subscription_id: z.string().uuid('Not a subscription id.') }));
 
 /** The times a subscription use case works with: the real one (stored records) and the tenant's (its test clock). */
 export interface Now {
