@@ -76,6 +76,17 @@ export interface PullMandate {
   readonly mandateId: string;
 }
 
+/** A pull charge waiting for its batch (shared/store/subscription-charges.ts keeps it; the collector sends it). */
+export interface PendingCharge {
+  /** The period's key (`subscription-charge:<tenant>:<subscription>:<period>`). */
+  readonly reference: string;
+  readonly tenantId: string;
+  readonly mandate: PullMandate;
+  readonly period: number;
+  readonly units: string;
+  readonly createdAt: string;
+}
+
 /** A pull cycle's charge: its chain-tx request and what became of it. */
 export interface CycleCharge {
   /** The chain-tx request's reference (`subscription-charge:<tenant>:<subscription>:<cycle>`). */
@@ -366,52 +377,43 @@ export function transition(s: SubscriptionState, fact: SubscriptionFact, now: Da
     cycle,
   });
   const closeOpen = (status: CycleStatus) => (s.openCycle ? { record: { ...s.openCycle, status, closedAt: at }, created: false } : null);
+  /** The next period's cycle opened: its payment (push) or its charge (pull), announced. */
+  const openNext = (billing: Pick<CycleRecord, 'paymentId' | 'checkoutUrl' | 'charge'>): SubscriptionChange => {
+    if (s.openCycle) refuse(s, fact, 'A cycle is already open.');
+    if (s.cancelAtPeriodEnd) refuse(s, fact, 'The subscription ends with its period.');
+    const index = s.cycleIndex + 1;
+    const p = cyclePeriod(s, index);
+    const record: CycleRecord = {
+      tenantId: s.tenantId,
+      subscriptionId: s.id,
+      index,
+      periodStart: p.start.toISOString(),
+      periodEnd: p.end.toISOString(),
+      amount: s.terms.amount,
+      priceCurrency: s.terms.priceCurrency,
+      currency: s.terms.currency,
+      ...billing,
+      status: 'open',
+      dueAt: p.dueAt.toISOString(),
+      expiresAt: p.expiresAt.toISOString(),
+      openedAt: at,
+      closedAt: null,
+    };
+    const state = { ...base, cycleIndex: index, openCycle: record, currentPeriodStart: record.periodStart, currentPeriodEnd: record.periodEnd };
+    return change(state, [EVENTS.subscriptionCycleOpened], { record, created: true });
+  };
   switch (fact.kind) {
-    case 'open_cycle': {
-      if (s.openCycle) refuse(s, fact, 'A cycle is already open.');
-      if (s.cancelAtPeriodEnd) refuse(s, fact, 'The subscription ends with its period.');
-      const index = s.cycleIndex + 1;
-      const p = cyclePeriod(s, index);
-      const record: CycleRecord = {
-        tenantId: s.tenantId,
-        subscriptionId: s.id,
-        index,
-        periodStart: p.start.toISOString(),
-        periodEnd: p.end.toISOString(),
-        amount: s.terms.amount,
-        priceCurrency: s.terms.priceCurrency,
-        currency: s.terms.currency,
-        paymentId: fact.paymentId,
-        checkoutUrl: fact.checkoutUrl,
-        status: 'open',
-        dueAt: p.dueAt.toISOString(),
-        expiresAt: p.expiresAt.toISOString(),
-        openedAt: at,
-        closedAt: null,
-      };
-      const state = { ...base, cycleIndex: index, openCycle: record, currentPeriodStart: record.periodStart, currentPeriodEnd: record.periodEnd };
-      return change(state, [EVENTS.subscriptionCycleOpened], { record, created: true });
-    }
+    case 'open_cycle':
+      return openNext({ paymentId: fact.paymentId, checkoutUrl: fact.checkoutUrl });
     case 'open_charge': {
-      if (s.openCycle) refuse(s, fact, 'A cycle is already open.');
-      if (s.cancelAtPeriodEnd) refuse(s, fact, 'The subscription ends with its period.');
       if (!s.mandate) refuse(s, fact, 'Not a pull subscription.');
-      const index = s.cycleIndex + 1;
-      const p = cyclePeriod(s, index);
-      const record: CycleRecord = {
-        tenantId: s.tenantId,
-        subscriptionId: s.id,
-        index,
-        periodStart: p.start.toISOString(),
-        periodEnd: p.end.toISOString(),
-        amount: s.terms.amount,
-        priceCurrency: s.terms.priceCurrency,
-        currency: s.terms.currency,
+      const network = (s.mandate as PullMandate).network;
+      return openNext({
         paymentId: null,
         checkoutUrl: null,
         charge: {
-          reference: chargeReference(s.tenantId, s.id, index),
-          network: s.mandate.network,
+          reference: chargeReference(s.tenantId, s.id, s.cycleIndex + 1),
+          network,
           units: fact.units,
           fee: fact.fee,
           txHash: null,
@@ -419,14 +421,7 @@ export function transition(s: SubscriptionState, fact: SubscriptionFact, now: Da
           attempt: 1,
           failedAt: null,
         },
-        status: 'open',
-        dueAt: p.dueAt.toISOString(),
-        expiresAt: p.expiresAt.toISOString(),
-        openedAt: at,
-        closedAt: null,
-      };
-      const state = { ...base, cycleIndex: index, openCycle: record, currentPeriodStart: record.periodStart, currentPeriodEnd: record.periodEnd };
-      return change(state, [EVENTS.subscriptionCycleOpened], { record, created: true });
+      });
     }
     case 'retry_charge': {
       const c = s.openCycle;

@@ -1,4 +1,4 @@
-import type { PullMandate } from '../domain/subscriptions.js';
+import type { PendingCharge } from '../domain/subscriptions.js';
 import { queryAll, tableName } from './client.js';
 import { subscriptionKeys as keys } from './keys.js';
 import type { TransactItem } from './transact.js';
@@ -10,15 +10,6 @@ import { TransactionConditionError, transactWrite } from './transact.js';
  * deleted in the transaction that creates the batch's chain-tx request carrying it (conditioned on being there): a
  * charge goes out in exactly one batch, and none is lost between the two.
  */
-export interface PendingCharge {
-  /** The period's key (`subscription-charge:<tenant>:<subscription>:<period>`). */
-  readonly reference: string;
-  readonly tenantId: string;
-  readonly mandate: PullMandate;
-  readonly period: number;
-  readonly units: string;
-  readonly createdAt: string;
-}
 
 const keyOf = (c: Pick<PendingCharge, 'mandate' | 'reference'>) => keys.pendingCharge(c.mandate.network, c.mandate.token, c.reference);
 

@@ -12,7 +12,7 @@ import { CHAIN_TX_REQUESTED, openChainTx, requestedPayload } from '../../domain/
 import { CHAIN_TX_PURPOSES } from '../../domain/events.js';
 import type { ChainTxAnnouncement } from '../../usecases/chain-tx/ports.js';
 import type { WriteItem } from '../../usecases/ports.js';
-import type { PullMandate } from '../../domain/subscriptions.js';
+import type { PendingCharge } from '../../domain/subscriptions.js';
 import type { Collector } from '../../usecases/subscriptions/ports.js';
 import { ERC20_ABI } from './abi.js';
 import type { CollectorReceiptLog } from './collector.js';
@@ -46,16 +46,6 @@ export interface CollectorPortConfig extends MandatesConfig {
   /** The most charges in one `chargeBatch` (a DynamoDB transaction takes them out with the request: at most 98). */
   readonly maxCharges: number;
   readonly clock: () => Date;
-}
-
-/** A charge waiting for its batch, as shared/store/subscription-charges.ts keeps it. */
-export interface PendingCharge {
-  readonly reference: string;
-  readonly tenantId: string;
-  readonly mandate: PullMandate;
-  readonly period: number;
-  readonly units: string;
-  readonly createdAt: string;
 }
 
 /** The reference of a batch of charges' chain-tx request. */
