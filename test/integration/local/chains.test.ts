@@ -1,15 +1,15 @@
-import { Contract, JsonRpcProvider, Wallet, parseEther } from 'ethers';
+import { Contract, JsonRpcProvider, parseEther } from 'ethers';
 import { ERC20_ABI } from '../../../shared/chain/evm/abi.js';
 import { CURRENCY_LIST, NETWORKS } from '../../../shared/domain/currencies.js';
 import { toBaseUnits } from '../../../shared/domain/money.js';
 import { devPay, localChainsOf } from '../../../infra/local/dev/dev-pay.js';
-import { mintTestToken } from '../../../infra/local/dev/deploy.js';
 import { buildContractsOutOfProcess } from '../chain/contracts-build.js';
 import { putFixedRates, tenantWithToken } from '../payments/support.js';
 import { startTestStack } from '../../support/stack.js';
 import type { TestStack } from '../../support/stack.js';
 import { startReceiver } from '../webhooks/support.js';
 import { bearerApi } from '../../support/http-client.js';
+import { fundedWallet } from '../../support/local-wallet.js';
 
 /**
  * The local chains as `npm start` runs them: one anvil per EVM network of the catalogue with the network's real
@@ -143,12 +143,9 @@ describe('interval mining', () => {
     'a payment paid by one plain ERC-20 transfer from an ordinary wallet completes on its own',
     async () => {
       const chain = provider('ETH');
-      const owner = await chain.getSigner(0);
       const usdt = (JSON.parse(stack.env.TOKEN_CONTRACTS ?? '{}') as Record<string, string>).USDTERC20 as string;
       // An ordinary wallet, funded beforehand.
-      const wallet = Wallet.createRandom().connect(chain);
-      await (await owner.sendTransaction({ to: wallet.address, value: parseEther('1') })).wait();
-      await mintTestToken(owner, usdt, wallet.address, 100_000_000n);
+      const wallet = await fundedWallet(chain, usdt, 100_000_000n);
 
       const payment = await newPayment('USDTERC20');
       await (new Contract(usdt, ERC20_ABI, wallet).getFunction('transfer')(payment.address, toBaseUnits(payment.amount, 6)) as Promise<unknown>);

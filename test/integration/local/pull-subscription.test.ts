@@ -1,11 +1,11 @@
-import { Contract, JsonRpcProvider, Wallet, parseEther } from 'ethers';
+import { Contract, JsonRpcProvider } from 'ethers';
 import { ERC20_ABI } from '../../../shared/chain/evm/abi.js';
-import { mintTestToken } from '../../../infra/local/dev/deploy.js';
 import { buildContractsOutOfProcess } from '../chain/contracts-build.js';
 import { putFixedRates, tenantWithToken } from '../payments/support.js';
 import { startTestStack } from '../../support/stack.js';
 import type { TestStack } from '../../support/stack.js';
 import { bearerApi } from '../../support/http-client.js';
+import { fundedWallet } from '../../support/local-wallet.js';
 
 /**
  * A pull subscription on the local stack, every part its own: the collector the stack deploys on its anvil chains,
@@ -17,24 +17,23 @@ const TIMEOUT = 300_000;
 
 let stack: TestStack;
 let merchant: { tenantId: string; bearer: string };
-let chain: JsonRpcProvider;
+let eth: JsonRpcProvider;
 
 const api = bearerApi(
   () => stack.apiUrl,
   () => merchant.bearer,
 );
-const provider = (_network: 'ETH'): JsonRpcProvider => chain;
 
 beforeAll(async () => {
   await buildContractsOutOfProcess();
   stack = await startTestStack({ anvil: true, contracts: true }, { schedule: { intervalMs: () => 10_000 } });
   await putFixedRates();
   merchant = await tenantWithToken('Pull subscription merchant');
-  chain = new JsonRpcProvider(stack.stackJson.rpcUrls.ETH, undefined, { staticNetwork: true, cacheTimeout: -1, pollingInterval: 100 });
+  eth = new JsonRpcProvider(stack.stackJson.rpcUrls.ETH, undefined, { staticNetwork: true, cacheTimeout: -1, pollingInterval: 100 });
 }, TIMEOUT);
 
 afterAll(async () => {
-  chain?.destroy();
+  eth?.destroy();
   await stack?.stop();
 }, TIMEOUT);
 
@@ -42,14 +41,10 @@ describe('a pull subscription on the local stack', () => {
   it(
     'activates on the wallet’s approval and authorisation and its first period is charged through the chain-tx engine, signed by the hot wallet’s KMS key',
     async () => {
-      const chain = provider('ETH');
-      const owner = await chain.getSigner(0);
       const usdt = (JSON.parse(stack.env.TOKEN_CONTRACTS ?? '{}') as Record<string, string>).USDTERC20 as string;
       // The subscriber: an ordinary wallet the test owns, with gas and test USDT.
-      const wallet = Wallet.createRandom().connect(chain);
-      await (await owner.sendTransaction({ to: wallet.address, value: parseEther('1') })).wait();
-      await mintTestToken(owner, usdt, wallet.address, 100_000_000n);
-      const erc20 = new Contract(usdt, ERC20_ABI, chain);
+      const wallet = await fundedWallet(eth, usdt, 100_000_000n);
+      const erc20 = new Contract(usdt, ERC20_ABI, eth);
       const balanceOf = async (address: string) => (await erc20.getFunction('balanceOf')(address)) as bigint;
 
       const plan = await api('POST', '/plans/', { name: 'Pulled monthly', amount: '20', price_currency: 'USD', currency: 'USDTERC20', interval: 'month' });
