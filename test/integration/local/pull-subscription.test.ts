@@ -62,7 +62,7 @@ describe('a pull subscription on the local stack', () => {
       const before = await mainUsdt();
       for (const call of [setup.calls.approve, setup.calls.authorize]) await (await wallet.sendTransaction(call)).wait();
 
-      // The advancer (every minute) sees the mandate, opens the period with its charge and sends the batch; chain-tx
+      // The advancer (every 10 s here) sees the mandate, opens the period with its charge and sends the batch; chain-tx
       // signs it with the KMS key, the follower confirms it, chain-results credits the merchant.
       const deadline = Date.now() + 240_000;
       let cycles: Array<{ status: string }> = [];
