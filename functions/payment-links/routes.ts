@@ -1,3 +1,4 @@
+import { publicOrigin } from '../../shared/http/origin.js';
 import * as z from 'zod';
 import type { PaymentLinkState } from '../../shared/domain/payment-links.js';
 import type { PaymentState } from '../../shared/domain/payments.js';
@@ -24,9 +25,8 @@ import { PaymentRecord, paymentLinks, paymentRecord } from '../../shared/usecase
 const tags = ['Payment links'];
 const route = routesOf<PaymentLinksDeps>();
 
-/** Links on the deployment's public base URL; without one configured, on the host the request came to. */
-const originOf = (req: { readonly headers: Readonly<Record<string, string | undefined>> }, deps: PaymentLinksDeps): string =>
-  deps.settings.publicBaseUrl ?? `${req.headers['x-forwarded-proto'] ?? 'https'}://${req.headers.host ?? 'localhost'}`;
+/** Links on the deployment's public base URL (shared/http/origin.ts). */
+const originOf = (req: Parameters<typeof publicOrigin>[0], deps: PaymentLinksDeps): string => publicOrigin(req, deps.settings.publicBaseUrl);
 
 const LinkPage = lazySchema(() => z.object({ results: z.array(PaymentLinkRecord()), next_cursor: z.string().nullable() }));
 const PaymentsPage = lazySchema(() => z.object({ results: z.array(PaymentRecord()), next_cursor: z.string().nullable() }));

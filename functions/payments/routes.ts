@@ -1,3 +1,4 @@
+import { publicOrigin } from '../../shared/http/origin.js';
 import * as z from 'zod';
 import { READ, READ_WRITE } from '../../shared/domain/scopes.js';
 import type { PaymentState } from '../../shared/domain/payments.js';
@@ -49,9 +50,8 @@ const MinAmount = lazySchema(() =>
 );
 const tags = ['Payments'];
 const route = routesOf<PaymentsDeps>();
-/** Links on the deployment's public base URL; without one configured, on the host the request came to. */
-const linksOf = (req: { readonly headers: Readonly<Record<string, string | undefined>> }, deps: PaymentsDeps): PaymentLinks =>
-  paymentLinks(deps.settings.publicBaseUrl ?? `${req.headers['x-forwarded-proto'] ?? 'https'}://${req.headers.host ?? 'localhost'}`);
+/** Links on the deployment's public base URL (shared/http/origin.ts). */
+const linksOf = (req: Parameters<typeof publicOrigin>[0], deps: PaymentsDeps): PaymentLinks => paymentLinks(publicOrigin(req, deps.settings.publicBaseUrl));
 /** The payment record with its refunded total (read only for a credited payment: no other has refunds). */
 const recordOf = async (p: PaymentState, req: Parameters<typeof linksOf>[0], deps: PaymentsDeps) =>
   paymentRecord(p, linksOf(req, deps), p.merchantReceived !== null && deps.refunded ? await deps.refunded(p.tenantId, p.id) : '0');

@@ -1,3 +1,4 @@
+import { publicOrigin } from '../../shared/http/origin.js';
 import * as z from 'zod';
 import type { RefundState } from '../../shared/domain/refunds.js';
 import { READ, READ_WRITE } from '../../shared/domain/scopes.js';
@@ -20,9 +21,8 @@ const tags = ['Refunds'];
 const route = routesOf<RefundsDeps>();
 const PaymentPath = lazySchema(() => z.object({ transaction_id: z.string().uuid('Not a payment id.') }));
 
-/** Claim links on the deployment's public base URL; without one configured, on the host the request came to. */
-const originOf = (req: { readonly headers: Readonly<Record<string, string | undefined>> }, deps: RefundsDeps): string =>
-  deps.settings.publicBaseUrl ?? `${req.headers['x-forwarded-proto'] ?? 'https'}://${req.headers.host ?? 'localhost'}`;
+/** Claim links on the deployment's public base URL (shared/http/origin.ts). */
+const originOf = (req: Parameters<typeof publicOrigin>[0], deps: RefundsDeps): string => publicOrigin(req, deps.settings.publicBaseUrl);
 
 export const refundRoutes = [
   route({

@@ -1,3 +1,5 @@
+import { listPlans, listSubscriptions, subscriptionCycles } from '../../shared/usecases/subscriptions/read.js';
+import { publicOrigin } from '../../shared/http/origin.js';
 import * as z from 'zod';
 import type { PlanState } from '../../shared/domain/plans.js';
 import { lazySchema } from '../../shared/domain/lazy-schema.js';
@@ -8,11 +10,8 @@ import { CreatePlanBody, createPlan, PlanPath, requirePlan } from '../../shared/
 import type { SubscriptionsDeps } from '../../shared/usecases/subscriptions/ports.js';
 import {
   CycleRecordSchema,
-  cycleRecord,
   page,
   PageParams,
-  pageOf,
-  pageQuery,
   PlanRecord,
   planRecord,
   SubscriptionListParams,
@@ -33,9 +32,8 @@ const plansTag = ['Plans'];
 const tags = ['Subscriptions'];
 const route = routesOf<SubscriptionsDeps>();
 
-/** Checkout links on the deployment's public base URL; without one configured, on the host the request came to. */
-const originOf = (req: { readonly headers: Readonly<Record<string, string | undefined>> }, deps: SubscriptionsDeps): string =>
-  deps.settings.publicBaseUrl ?? `${req.headers['x-forwarded-proto'] ?? 'https'}://${req.headers.host ?? 'localhost'}`;
+/** Checkout links on the deployment's public base URL (shared/http/origin.ts). */
+const originOf = (req: Parameters<typeof publicOrigin>[0], deps: SubscriptionsDeps): string => publicOrigin(req, deps.settings.publicBaseUrl);
 
 const CyclesPage = lazySchema(() => z.object({ results: z.array(CycleRecordSchema()) }));
 
@@ -79,11 +77,7 @@ export const subscriptionRoutes = [
       tags: plansTag,
       responses: { 200: { description: 'A page', schema: page(PlanRecord) } },
     },
-    handle: async (req, deps) => {
-      const tenantId = principalOf(req).tenant.id;
-      const { plans, more } = await deps.plans.list(tenantId, await pageQuery(req.query, (id) => deps.plans.get(tenantId, id)));
-      return ok(pageOf(plans, more, planRecord));
-    },
+    handle: async (req, deps) => ok(await listPlans(principalOf(req).tenant.id, req.query, deps)),
   }),
   route({
     method: 'GET',
@@ -144,12 +138,7 @@ export const subscriptionRoutes = [
       tags,
       responses: { 200: { description: 'A page', schema: page(SubscriptionRecord) } },
     },
-    handle: async (req, deps) => {
-      const tenantId = principalOf(req).tenant.id;
-      const query = await pageQuery(req.query, (id) => deps.subscriptions.get(tenantId, id));
-      const { subscriptions, more } = await deps.subscriptions.list(tenantId, { ...query, ...(req.query.status ? { status: req.query.status } : {}) });
-      return ok(pageOf(subscriptions, more, (s) => subscriptionRecord(s, deps.mandates)));
-    },
+    handle: async (req, deps) => ok(await listSubscriptions(principalOf(req).tenant.id, req.query, deps)),
   }),
   route({
     method: 'GET',
@@ -206,9 +195,6 @@ export const subscriptionRoutes = [
         404: { description: 'Unknown subscription' },
       },
     },
-    handle: async (req, deps) => {
-      const s = await requireSubscription(principalOf(req).tenant.id, req.params.subscription_id, deps);
-      return ok({ results: (await deps.subscriptions.cycles(s.tenantId, s.id)).map(cycleRecord) });
-    },
+    handle: async (req, deps) => ok(await subscriptionCycles(principalOf(req).tenant.id, req.params.subscription_id, deps)),
   }),
 ];

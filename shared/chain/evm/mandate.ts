@@ -169,16 +169,9 @@ export interface WalletCall {
 }
 
 /** What a pull subscription's `setup` carries: everything the subscriber's wallet needs, and nothing to trust blindly. */
-export interface CollectorSetup {
+export interface CollectorSetup extends Omit<MandateTerms, 'subscriber'> {
   readonly chainId: number;
   readonly collector: string;
-  readonly token: string;
-  readonly payee: string;
-  readonly perChargeCap: bigint;
-  readonly perPeriodCap: bigint;
-  readonly periodSeconds: number;
-  readonly start: number;
-  readonly salt: bigint;
   readonly mandateId: string;
   /** Base units the subscriber approves (bounds the total over all periods). */
   readonly allowance: bigint;
@@ -194,16 +187,11 @@ export function collectorSetup(input: { chainId: number; collector: string; term
   const m = normalizeMandate(input.terms);
   inRange('allowance', input.allowance, 2n ** 256n - 1n, m.perChargeCap);
   const collector = address('collector', input.collector);
+  const { subscriber: _subscriber, ...terms } = m;
   return {
+    ...terms,
     chainId: input.chainId,
     collector,
-    token: m.token,
-    payee: m.payee,
-    perChargeCap: m.perChargeCap,
-    perPeriodCap: m.perPeriodCap,
-    periodSeconds: m.periodSeconds,
-    start: m.start,
-    salt: m.salt,
     mandateId: mandateId(m),
     allowance: input.allowance,
     approve: { to: m.token, data: approveData(collector, input.allowance) },

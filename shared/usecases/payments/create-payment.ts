@@ -86,7 +86,7 @@ export async function quoteWithinBounds(
     readonly now: Date;
   },
   deps: Pick<PaymentsDeps, 'rates'>,
-): Promise<{ readonly q: ReturnType<typeof quote>; readonly rates: UsdRates }> {
+): Promise<ReturnType<typeof quote>> {
   const { field, price, priceCurrency, currency, tenant } = input;
   const settings = tenant.settings;
   const rates = usdRatesOf(await currentRates(deps.rates, input.now));
@@ -99,7 +99,7 @@ export async function quoteWithinBounds(
   if (maxUsd !== null && gt(q.amountUsd, maxUsd)) {
     throw ValidationError.field(field, `The amount of ${q.amountUsd} USD exceeds the maximum payment amount of ${maxUsd} USD.`);
   }
-  return { q, rates };
+  return q;
 }
 
 export interface CreatePaymentInput {
@@ -137,7 +137,7 @@ export async function createPayment(input: CreatePaymentInput, deps: PaymentsDep
   }
 
   const isFeePaidByUser = body.is_fee_paid_by_user ?? settings.is_fee_paid_by_user;
-  const { q } = await quoteWithinBounds({ field: priceField, price, priceCurrency, currency, tenant, isFeePaidByUser, now }, deps);
+  const q = await quoteWithinBounds({ field: priceField, price, priceCurrency, currency, tenant, isFeePaidByUser, now }, deps);
 
   const id = randomUUID();
   const { address, salt } = await deps.addresses.addressFor(currency.network, tenant.id, id);

@@ -1,8 +1,6 @@
 import { resetConfig } from '../../../shared/config/config.js';
 import type { Config } from '../../../shared/config/config.js';
-import { toBaseUnits } from '../../../shared/domain/money.js';
-import type { PaymentFact, PaymentState } from '../../../shared/domain/payments.js';
-import { transition } from '../../../shared/domain/payments.js';
+import type { PaymentState } from '../../../shared/domain/payments.js';
 import { dynamoPayments } from '../../../shared/store/payments.js';
 import { dynamoSubscriptions, dynamoTenantClocks } from '../../../shared/store/subscriptions.js';
 import { subscriptionsRuntime } from '../../../shared/runtime/subscriptions.js';
@@ -13,7 +11,7 @@ import { nowFor, openCycle } from '../../../shared/usecases/subscriptions/subscr
 import { outboxChanges } from '../../support/outbox.js';
 import { startTestTable, type TestTable } from '../../support/dynamodb.js';
 import { caller, putFixedRates, servingEth, tenantWithToken } from '../payments/support.js';
-import { routedApi } from '../refunds/support.js';
+import { received, routedApi } from '../refunds/support.js';
 
 /**
  * Push subscriptions end to end on DynamoDB Local: the plan and subscription endpoints as API Gateway routes them, the
@@ -27,7 +25,6 @@ let cfg: Config;
 let a: { tenantId: string; bearer: string };
 let call: ReturnType<typeof caller>;
 let planId: string;
-const payments = dynamoPayments;
 const clocks = dynamoTenantClocks(true);
 
 beforeAll(async () => {
@@ -65,33 +62,11 @@ async function subscribe(tenant = a, c = call): Promise<{ id: string; paymentId:
 
 /** Pays the payment in full and completes it, as the scanner and the sweep's result save it. */
 async function pay(paymentId: string): Promise<PaymentState> {
-  let p = (await dynamoPayments.get(a.tenantId, paymentId)) as PaymentState;
-  const now = new Date();
-  const hex = p.id.replace(/-/g, '');
-  const deposit = {
-    id: `ETH:0x${hex}:0`,
-    currency: 'USDTERC20',
-    amount: p.amountCrypto,
-    amountBase: toBaseUnits(p.amountCrypto, 6).toString(),
-    txHash: `0x${hex}`,
-    logIndex: 0,
-    blockNumber: 10,
-    blockHash: '0xb',
-    confirmations: 1,
-    detectedAt: now.toISOString(),
-    status: 'pending' as const,
-    late: false,
-  };
-  const facts: PaymentFact[] = [
-    { kind: 'deposit', deposit },
-    { kind: 'confirmations', byDeposit: { [deposit.id]: 12 }, confirmationsNeeded: 12, tolerancePercent: '0' },
-    { kind: 'sweep_started' },
-  ];
-  for (const fact of facts) p = await payments.save(p, transition(p, fact, now), now);
+  const p = (await dynamoPayments.get(a.tenantId, paymentId)) as PaymentState;
   // Completed as the workers complete it: the subscription is called in within the payment's transaction.
-  p = await completePayment(p, '0xsweep', paymentsRuntime(cfg), now);
-  expect(p.status).toBe('completed');
-  return p;
+  const completed = await completePayment(await received(p, p.amountCrypto, 'sending'), '0xsweep', paymentsRuntime(cfg), new Date());
+  expect(completed.status).toBe('completed');
+  return completed;
 }
 
 const get = async (id: string) => (await call('GET', `/subscriptions/${id}/`)).body;
