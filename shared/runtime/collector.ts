@@ -1,15 +1,13 @@
-import { KMSClient } from '@aws-sdk/client-kms';
 import type { Config } from '../config/config.js';
 import { config } from '../config/config.js';
 import { evmChainsOf } from '../chain/engine/evm.js';
 import { evmCollector } from '../chain/evm/collector-port.js';
-import { KmsSigner } from '../chain/signer/kms-signer.js';
 import { systemClock } from '../domain/clock.js';
-import { traced } from '../observability/client-tracing.js';
 import { chainTxRequestItems, dynamoChainTxStore } from '../store/chain-tx.js';
 import { pendingChargeItem, pendingCharges, takePendingCharges } from '../store/subscription-charges.js';
 import { asTransactItem, asWriteItem } from '../store/transact.js';
 import type { Collector, SubscriptionsDeps } from '../usecases/subscriptions/ports.js';
+import { chainTxRuntime } from './chain-tx.js';
 import { mandatesConfig } from './mandates.js';
 import { subscriptionsRuntime } from './subscriptions.js';
 
@@ -27,21 +25,8 @@ export const SUBSCRIPTION_CHARGES_PER_BATCH = 50;
 export function collectorRuntime(cfg: Config = config(), wallet?: () => Promise<{ keyId: string; address: string }>): Collector | undefined {
   if (!cfg.SUBSCRIPTION_COLLECTOR_CONTRACT) return undefined;
   const chainOf = evmChainsOf(cfg.EVM_RPC_URLS);
-  const keyId = cfg.HOT_WALLET_KEY_ID;
-  let known: Promise<{ keyId: string; address: string }> | undefined;
-  const kmsWallet = keyId
-    ? () => {
-        known ??= new KmsSigner(traced(new KMSClient({ region: cfg.AWS_REGION, maxAttempts: 3 })), keyId)
-          .getAddress()
-          .then((address) => ({ keyId, address }))
-          .catch((error: unknown) => {
-            known = undefined;
-            throw error;
-          });
-        return known;
-      }
-    : null;
-  const hotWallet = wallet ?? kmsWallet;
+  // The hot wallet as the chain-tx engine knows it (its KMS key's address, read once).
+  const hotWallet = wallet ?? (cfg.HOT_WALLET_KEY_ID ? chainTxRuntime(cfg).hotWallet : null);
   return evmCollector({
     ...mandatesConfig(cfg, hotWallet ? async () => (await hotWallet()).address : undefined),
     call: (network) => (cfg.EVM_RPC_URLS[network] ? (tx) => chainOf(network).provider.call(tx) : null),
