@@ -2,23 +2,26 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { bundleBudget, lambdaEnvironment, synthApiBundles } from '../infra/cdk/api-bundles.js';
 import type { ApiBundle } from '../infra/cdk/api-bundles.js';
 import { median } from './round-trips.js';
 
 /**
  * Cold start of the API Lambdas. Every API function is bundled as CDK ships it (infra/cdk/api-bundles.ts: the real
- * GatewayFunction bundling into a cloud assembly), then each bundle's `index.mjs` is imported in fresh Node processes
- * (`node --input-type=module -e "await import(...)"`), with the environment its Lambda has: the template's variables
+ * GatewayFunction bundling into a cloud assembly), then each bundle's `index.js` is loaded in fresh Node processes
+ * as the Lambda runtime loads a CommonJS `.js` handler, with `require` (aws-lambda-nodejs-runtime-interface-client,
+ * src/UserFunction.js), with the environment its Lambda has: the template's variables
  * (values CloudFormation resolves at deploy time replaced by placeholders of the same kind), `NODE_OPTIONS` as CDK
  * sets it (`--enable-source-maps`), and the variables the Lambda runtime sets. What is timed is the import alone:
  * from just before `import()` to its settling (the module graph loaded, linked and evaluated: the Lambda's init
  * phase for this handler), not Node's own start; beside it, the CPU time the process spent meanwhile (user + system,
  * `process.cpuUsage`), which other load on the machine disturbs far less than the elapsed time.
  *
- * The baseline is the same import of what every API Lambda loads from the runtime anyway, `@aws-sdk/lib-dynamodb`
- * and `@aws-sdk/client-dynamodb`, in processes started the same way. A round imports the baseline once, then every
+ * The baseline is the import of what every API Lambda loads from the runtime anyway, `@aws-sdk/lib-dynamodb` and
+ * `@aws-sdk/client-dynamodb`, by `import()` in processes started the same way (the goal's reference, fixed when the
+ * bundles were ES modules importing them so). Beside it, the same two packages by `require`, as a CommonJS bundle
+ * loads them: what is left over that is the bundle's own code. A round imports the baseline once, then every
  * bundle once, so load on the machine falls on all of them alike; a first round is discarded (it fills the page
  * cache). The assembly is written under node_modules/.cache so that the bundles' external `@aws-sdk/*` imports
  * resolve from the repository's node_modules, as they do from the runtime's on Lambda.
@@ -31,7 +34,7 @@ export const COLD_START_GOAL = 1.25;
 
 export interface ColdStartRow {
   readonly name: string;
-  /** Bytes of the minified `index.mjs`. */
+  /** Bytes of the minified `index.js`. */
   readonly bytes: number;
   readonly budget: number;
   /** Median import milliseconds. */
@@ -42,9 +45,12 @@ export interface ColdStartRow {
 
 export interface ColdStartBench {
   readonly rows: readonly ColdStartRow[];
-  /** Median import milliseconds of `@aws-sdk/lib-dynamodb` + `@aws-sdk/client-dynamodb`. */
+  /** Median import milliseconds of `@aws-sdk/lib-dynamodb` + `@aws-sdk/client-dynamodb` (by `import()`). */
   readonly baselineMs: number;
   readonly baselineCpuMs: number;
+  /** The same two packages by `require`. */
+  readonly requiredMs: number;
+  readonly requiredCpuMs: number;
   readonly rounds: number;
   readonly node: string;
   readonly cpus: number;
@@ -58,6 +64,7 @@ interface Timing {
 /** Elapsed and CPU milliseconds of one import in a fresh process. */
 function timeImport(imports: string, env: Record<string, string>): Timing {
   const script = [
+    `import { createRequire } from 'node:module'; const require = createRequire(${JSON.stringify(`${ROOT}/`)});`,
     'const c0 = process.cpuUsage(); const t0 = performance.now();',
     imports,
     'const ms = performance.now() - t0; const c = process.cpuUsage(c0);',
@@ -78,12 +85,16 @@ export async function benchColdStart(options: { readonly rounds?: number } = {})
     const bundles = synthApiBundles(outdir);
     const baselineEnv = lambdaEnvironment(bundles[0] as ApiBundle, 'baseline');
     const baselineImports = "await import('@aws-sdk/lib-dynamodb'); await import('@aws-sdk/client-dynamodb');";
-    const bundleImports = (b: ApiBundle) => `await import(${JSON.stringify(pathToFileURL(b.bundlePath).href)});`;
+    const requiredImports = "require('@aws-sdk/lib-dynamodb'); require('@aws-sdk/client-dynamodb');";
+    const bundleImports = (b: ApiBundle) => `require(${JSON.stringify(b.bundlePath)});`;
     const baseline: Timing[] = [];
+    const required: Timing[] = [];
     const times = new Map<string, Timing[]>(bundles.map((b) => [b.name, []]));
     for (let round = -1; round < rounds; round++) {
       const base = timeImport(baselineImports, baselineEnv);
       if (round >= 0) baseline.push(base);
+      const req = timeImport(requiredImports, baselineEnv);
+      if (round >= 0) required.push(req);
       for (const b of bundles) {
         const timing = timeImport(bundleImports(b), lambdaEnvironment(b));
         if (round >= 0) times.get(b.name)?.push(timing);
@@ -97,6 +108,8 @@ export async function benchColdStart(options: { readonly rounds?: number } = {})
       rows,
       baselineMs: median(baseline.map((x) => x.ms)),
       baselineCpuMs: median(baseline.map((x) => x.cpuMs)),
+      requiredMs: median(required.map((x) => x.ms)),
+      requiredCpuMs: median(required.map((x) => x.cpuMs)),
       rounds,
       node: process.version,
       cpus: cpus().length,

@@ -4,9 +4,9 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { AWS_SDK_IN_RUNTIME, ESBUILD_TARGET, ESM_REQUIRE_BANNER } from '../infra/cdk/constructs/gateway-function.js';
+import { AWS_SDK_IN_RUNTIME, BUNDLE, ESBUILD_TARGET } from '../infra/cdk/constructs/gateway-function.js';
 import { WORKER_FUNCTIONS } from '../infra/definition.js';
 import type { TracedCall } from '../shared/store/call-trace.js';
 
@@ -22,22 +22,24 @@ function lambdaJson(_key: string, value: unknown): unknown {
 }
 
 /**
- * A worker bundled as CDK bundles it (infra/cdk/constructs/gateway-function.ts: minified ESM for the runtime's Node.js,
+ * A worker bundled as CDK bundles it (infra/cdk/constructs/gateway-function.ts: minified CommonJS for the runtime's Node.js,
  * the SDK clients left to the runtime), under node_modules/.cache so that those resolve from the repository's.
  */
 async function workerBundle(name: string, outdir: string): Promise<string> {
   const w = WORKER_FUNCTIONS.find((f) => f.name === name);
   if (!w) throw new Error(`no worker ${name}`);
-  const outfile = join(outdir, name, 'index.mjs');
+  const outfile = join(outdir, name, BUNDLE.file);
   await build({
     entryPoints: [join(ROOT, w.entry)],
     bundle: true,
     platform: 'node',
-    format: 'esm',
+    format: BUNDLE.format,
     target: ESBUILD_TARGET,
     minify: true,
     mainFields: ['module', 'main'],
-    banner: { js: ESM_REQUIRE_BANNER },
+    banner: { js: BUNDLE.banner },
+    define: { ...BUNDLE.define },
+    supported: { ...BUNDLE.supported },
     external: [...AWS_SDK_IN_RUNTIME],
     outfile,
     logLevel: 'silent',
@@ -59,7 +61,8 @@ export async function workerMemory(
   const invocation = event === undefined ? { time: new Date().toISOString() } : event;
   const bundle = await workerBundle(name, bundles);
   const code = [
-    `const { handler } = await import(${JSON.stringify(pathToFileURL(bundle).href)});`,
+    "const { createRequire } = await import('node:module');",
+    `const { handler } = createRequire(${JSON.stringify(bundle)})(${JSON.stringify(bundle)});`,
     'const startedAt = Date.now();',
     `const result = await handler(${JSON.stringify(invocation, lambdaJson)}, { awsRequestId: 'bench-memory', functionName: ${JSON.stringify(name)}, getRemainingTimeInMillis: () => ${remainingMs} - (Date.now() - startedAt) });`,
     // VmHWM: the peak resident set of this process's own memory since its exec. `resourceUsage().maxRSS` is not: Linux

@@ -25,7 +25,7 @@ export interface ApiFunction {
    */
   readonly access?: 'public-read' | 'public-page';
   /**
-   * Files (relative to the repository root) shipped beside the bundle's `index.mjs`, under their own names, rather
+   * Files (relative to the repository root) shipped beside the bundle's `index.js`, under their own names, rather
    * than bundled: data a route reads when first asked (the OpenAPI document, the docs page's script), which the
    * Lambda would otherwise parse at every cold start.
    */

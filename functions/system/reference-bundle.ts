@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 /**
  * Scalar's API reference (npm `@scalar/api-reference`), its standalone browser build: one script holding the
  * renderer and its style sheet, which `/docs/` loads from the gateway's own origin. The file is the package's, not
- * a copy: CDK ships it beside the system bundle's `index.mjs` (`files` in infra/definition.ts), and where the module
+ * a copy: CDK ships it beside the system bundle's `index.js` (`files` in infra/definition.ts), and where the module
  * runs from its source (the local stack, tests) it is read from the package. It is served after a one-line prelude.
  * About 4.3 MB, so it is read when first asked and never bundled, and served compressed (1.3 MB) to the clients that
  * accept gzip.
@@ -13,7 +13,7 @@ import { gzipSync } from 'node:zlib';
 export const REFERENCE_BUNDLE_FILE = 'node_modules/@scalar/api-reference/dist/browser/standalone.js';
 
 const CANDIDATES = [
-  // The Lambda: copied beside index.mjs under its own name.
+  // The Lambda: copied beside index.js under its own name.
   new URL(`./${REFERENCE_BUNDLE_FILE.split('/').pop() ?? ''}`, import.meta.url),
   // functions/system/ in the repository.
   new URL(`../../${REFERENCE_BUNDLE_FILE}`, import.meta.url),

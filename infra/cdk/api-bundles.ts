@@ -5,17 +5,18 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_FUNCTIONS, QUEUES } from '../definition.js';
 import type { ApiFunction } from '../definition.js';
+import { BUNDLE } from './constructs/gateway-function.js';
 import { GatewayStack } from './gateway-stack.js';
 
 /**
  * What CDK ships for each API Lambda: its functions synthesised alone (no workers) through the real GatewayFunction
- * bundling (local esbuild, the options of infra/cdk/constructs/gateway-function.ts), each asset's `index.mjs` read
+ * bundling (local esbuild, the options of infra/cdk/constructs/gateway-function.ts), each asset's `index.js` read
  * from the cloud assembly. The cold-start budget test (test/infra/api-bundles.test.ts) and figure (bench/cold-start.ts)
  * both read it.
  */
 
 /**
- * Most bytes of each API function's minified `index.mjs`: 60 KB for the two that need nothing (`$default`, v0.9),
+ * Most bytes of each API function's minified `index.js`: 60 KB for the two that need nothing (`$default`, v0.9),
  * 300 KB for the others, but 310 KB for the three that read every chain's rules: withdrawals (address codecs of every
  * family, pricing, the tenant's USD limits), refunds (the same address codecs and payout pricing, and the payment's
  * transitions: a refund settles a payment left partially paid) and custody-sync (three chains' readers); each of them holds, like every
@@ -40,10 +41,10 @@ export const API_FORBIDDEN_PACKAGES = ['ethers', 'tronweb', '@solana/'] as const
 
 export interface ApiBundle {
   readonly name: string;
-  /** The asset directory: `index.mjs`, its source map, and the definition's `files`. */
+  /** The asset directory: `index.js`, its source map, and the definition's `files`. */
   readonly dir: string;
   readonly bundlePath: string;
-  /** Bytes of `index.mjs`. */
+  /** Bytes of `index.js`. */
   readonly bytes: number;
   /** The bundle's inputs, from its source map, relative to the repository root (`node_modules/zod/...`, `shared/http/...`). */
   readonly sources: readonly string[];
@@ -68,7 +69,7 @@ export function synthApiBundles(outdir: string, functions: readonly ApiFunction[
     const key = resource?.Properties?.Code?.S3Key;
     if (!key) throw new Error(`No code asset for ${name}`);
     const dir = join(outdir, `asset.${key.replace(/\.zip$/, '')}`);
-    const bundlePath = join(dir, 'index.mjs');
+    const bundlePath = join(dir, BUNDLE.file);
     const map = JSON.parse(readFileSync(`${bundlePath}.map`, 'utf8')) as { sources: string[] };
     return {
       name,

@@ -27,7 +27,7 @@ function mapOf(file: string): SourceMap | null {
   return map;
 }
 
-/** `file:///x/index.mjs:1:2345` or `/x/index.mjs:1:2345` in a V8 stack frame. */
+/** `/x/index.js:1:2345` or `file:///x/index.mjs:1:2345` in a V8 stack frame. */
 const FRAME = /((?:file:\/\/)?\/[^\s():]+\.m?js):(\d+):(\d+)/g;
 
 /**

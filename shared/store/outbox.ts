@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { parse, stringify } from 'lossless-json';
 import type { EventPayload, EventType, OutboxEvent, OutboxPayload } from '../domain/events.js';
 import { parseEventPayload } from '../domain/events.js';
 import { tableName } from './client.js';
-import { keys, OUTBOX_KEY_PREFIX } from './keys.js';
+import { keys } from './keys.js';
 import { packText, unpackText } from './packed.js';
 import type { TransactItem } from './transact.js';
 
@@ -148,11 +146,4 @@ const messageShape = (event: OutboxEvent) => ({
 /** The message body: the event with its id, exactly as written (numbers keep their text). */
 export function messageBody(event: OutboxEvent): string {
   return stringify(messageShape(event), null, undefined, numberStringifiers) ?? '{}';
-}
-
-/** The events of an outbox item's stream image (numbers wrapped); null for an image of another item. */
-export function outboxEventsOfImage(image: Record<string, AttributeValue>): OutboxEvent[] | null {
-  const item = unmarshall(image, { wrapNumbers: true });
-  if (typeof item.pk !== 'string' || !item.pk.startsWith(OUTBOX_KEY_PREFIX)) return null;
-  return outboxEventsOfItem(item);
 }

@@ -1,10 +1,12 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { OutboxEvent } from '../domain/events.js';
 import { walletBalanceChangedEvent } from '../domain/wallets.js';
 import type { RoutableRecord } from '../usecases/events/route-events.js';
 import { walletBalanceChangeFromImage } from './balance-stream.js';
-import { messageBody, outboxEventsOfImage } from './outbox.js';
+import { OUTBOX_KEY_PREFIX } from './keys.js';
+import { messageBody, outboxEventsOfItem } from './outbox.js';
 
 /**
  * What the event router reads from the table's stream (infra/table.ts ROUTED_RECORDS says which records reach
@@ -22,6 +24,16 @@ function sdkImage(image: Record<string, AttributeValue>): Record<string, Attribu
     out[name] = typeof binary === 'string' ? { B: Buffer.from(binary, 'base64') } : value;
   }
   return out;
+}
+
+/**
+ * The events of an outbox item's stream image (numbers wrapped); null for an image of another item. Here, not in
+ * outbox.ts, which the API bundles import: `@aws-sdk/util-dynamodb` stays out of their cold start.
+ */
+function outboxEventsOfImage(image: Record<string, AttributeValue>): OutboxEvent[] | null {
+  const item = unmarshall(image, { wrapNumbers: true });
+  if (typeof item.pk !== 'string' || !item.pk.startsWith(OUTBOX_KEY_PREFIX)) return null;
+  return outboxEventsOfItem(item);
 }
 
 /**

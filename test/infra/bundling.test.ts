@@ -5,13 +5,12 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { QUEUES } from '../../infra/definition.js';
 import { GatewayStack } from '../../infra/cdk/gateway-stack.js';
-import { ESM_REQUIRE_BANNER } from '../../infra/cdk/constructs/gateway-function.js';
+import { BUNDLE } from '../../infra/cdk/constructs/gateway-function.js';
 import { CDK_CONTEXT } from './support.js';
 
-/** One real bundle (local esbuild, no Docker) of a fixture, to prove the bundling options produce a working ESM Lambda. */
+/** One real bundle (local esbuild, no Docker) of a fixture, to prove the bundling options produce a working CommonJS Lambda. */
 const outdir = mkdtempSync(join(tmpdir(), 'gateway-cdk-bundle-'));
 const app = new App({ outdir, context: CDK_CONTEXT });
 const stack = new GatewayStack(app, 'BundlingTest', {
@@ -21,27 +20,33 @@ const stack = new GatewayStack(app, 'BundlingTest', {
 const template = Template.fromStack(stack);
 const code = Object.values(template.findResources('AWS::Lambda::Function'))[0]?.Properties?.Code as { S3Key: string };
 const assetDir = join(outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
-const bundlePath = join(assetDir, 'index.mjs');
+const bundlePath = join(assetDir, 'index.js');
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-test('emits a minified ESM bundle with a source map', () => {
+test('emits a minified CommonJS bundle with a source map', () => {
   expect(existsSync(bundlePath)).toBe(true);
   expect(existsSync(`${bundlePath}.map`)).toBe(true);
   const bundle = readFileSync(bundlePath, 'utf8');
-  expect(bundle.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
-  expect(bundle).toMatch(/export\s*\{/);
+  expect(bundle.startsWith(BUNDLE.banner)).toBe(true);
+  expect(bundle).toMatch(/module\.exports\s*=/);
+  expect(bundle).not.toMatch(/\bexport\s*\{|\bimport\s*\{/);
   expect(bundle.trimEnd().split('\n').length).toBeLessThan(10);
 });
 
-test('leaves the AWS SDK to the runtime', () => {
+test('leaves the AWS SDK to the runtime, required rather than imported', () => {
   const bundle = readFileSync(bundlePath, 'utf8');
-  expect(bundle).toContain('"@aws-sdk/client-sqs"');
+  expect(bundle).toMatch(/require\("@aws-sdk\/client-sqs"\)/);
+  expect(bundle).not.toContain('import("@aws-sdk');
   expect(bundle.length).toBeLessThan(10_000);
 });
 
-test('the bundle loads as ESM and its CommonJS-style require works', () => {
-  const script = `const m = await import(${JSON.stringify(pathToFileURL(bundlePath).href)}); process.stdout.write(JSON.stringify(await m.handler()));`;
-  const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-  expect(JSON.parse(output)).toEqual({ statusCode: 200, body: createHash('sha256').update('fixture').digest('hex') });
+test('the bundle loads with require, as the runtime loads a .js handler, and knows its own URL', () => {
+  const script = `const m = require(${JSON.stringify(bundlePath)}); m.handler().then((r) => process.stdout.write(JSON.stringify({ ...r, url: m.url })));`;
+  const output = execFileSync(process.execPath, ['--input-type=commonjs', '-e', script], { encoding: 'utf8' });
+  expect(JSON.parse(output)).toEqual({
+    statusCode: 200,
+    body: createHash('sha256').update('fixture').digest('hex'),
+    url: `file://${bundlePath}`,
+  });
 });

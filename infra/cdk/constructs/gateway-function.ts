@@ -8,10 +8,20 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { acknowledge, IAM4_LAMBDA_BASIC, policyOf, REASONS } from '../acknowledge.js';
 
 /**
- * esbuild emits ESM, but some dependencies still call `require` (CommonJS interop, e.g. for Node built-ins);
- * ESM has no `require`, so the bundle recreates one.
+ * How every function is bundled (esbuild options the CDK construct and the benchmarks share). CommonJS, `index.js`:
+ * the Lambda runtime loads a `.js` handler with `require`, and the SDK packages it ships are CommonJS, so the bundle
+ * loads them with `require` as well. An ES module bundle imported them through Node's CommonJS interop, which first
+ * lexes each SDK module's source for its exports: about half of what loading the DynamoDB client costs
+ * (docs/benchmarks.md, "Cold start"). `import.meta.url` (files read beside the bundle) is defined from `__filename`
+ * by the banner, and a dynamic `import()` of an SDK client becomes a `require` too.
  */
-export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+export const BUNDLE = {
+  file: 'index.js',
+  format: 'cjs',
+  banner: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;",
+  define: { 'import.meta.url': '__importMetaUrl' },
+  supported: { 'dynamic-import': false },
+} as const;
 
 export interface GatewayFunctionProps {
   /** Entry module relative to `rootDir` (as in infra/definition.ts). */
@@ -24,7 +34,7 @@ export interface GatewayFunctionProps {
   readonly environment: Readonly<Record<string, string>>;
   /**
    * Files relative to `rootDir` (a package's included: `node_modules/@scope/...`) copied beside the bundle
-   * (`index.mjs`) under their own names, read by the function at run time.
+   * (`index.js`) under their own names, read by the function at run time.
    */
   readonly files?: readonly string[];
   /**
@@ -48,7 +58,7 @@ export const ESBUILD_TARGET = 'node24';
 /** The SDK packages taken from the Lambda runtime instead of the bundle. */
 export const AWS_SDK_IN_RUNTIME = ['@aws-sdk/client-*', '@aws-sdk/lib-dynamodb', '@aws-sdk/util-dynamodb'];
 
-/** One Lambda of the gateway: Node.js 24 on arm64, bundled locally by esbuild as minified ESM, traced by X-Ray. */
+/** One Lambda of the gateway: Node.js 24 on arm64, bundled locally by esbuild as minified CommonJS (BUNDLE), traced by X-Ray. */
 export class GatewayFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
     if (isAbsolute(props.entry)) throw new Error(`Entry "${props.entry}" must be relative to the repository root`);
@@ -75,7 +85,7 @@ export class GatewayFunction extends NodejsFunction {
       ...(props.deadLetterQueue ? { deadLetterQueue: props.deadLetterQueue } : {}),
       environment: { ...props.environment, ...(props.sourceMapsAtLoad === false ? {} : { NODE_OPTIONS: '--enable-source-maps' }) },
       bundling: {
-        format: OutputFormat.ESM,
+        format: OutputFormat.CJS,
         minify: true,
         sourceMap: true,
         // Stack traces need the mappings, not the sources: a map without them is a fraction of the size, and Node
@@ -85,7 +95,9 @@ export class GatewayFunction extends NodejsFunction {
         // Local esbuild only: synth must work offline and without Docker.
         forceDockerBundling: false,
         mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
+        banner: BUNDLE.banner,
+        define: { ...BUNDLE.define },
+        esbuildArgs: { '--supported:dynamic-import': String(BUNDLE.supported['dynamic-import']) },
         // The Node.js runtime ships the AWS SDK v3 clients and the DynamoDB document client; what else the
         // functions use from the SDK (the S3 presigner of the export downloads) is bundled with them.
         externalModules: AWS_SDK_IN_RUNTIME,
