@@ -1,6 +1,6 @@
 /**
  * What the cost bench (bench/cost.ts) measures beside the tallies: a worker's memory, run from its bundle in a fresh
- * Node process, and the write units of traced table calls by the kind of item written.
+ * Node process.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -8,7 +8,6 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { AWS_SDK_IN_RUNTIME, BUNDLE, ESBUILD_TARGET } from '../infra/cdk/constructs/gateway-function.js';
 import { WORKER_FUNCTIONS } from '../infra/definition.js';
-import type { TracedCall } from '../shared/store/call-trace.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -85,28 +84,4 @@ export async function workerMemory(
   const line = stderr.split('\n').find((l) => l.startsWith('MEMORY '));
   if (!line) throw new Error(`no memory figure from ${name} (exit ${status}): ${stderr.slice(0, 3000)}`);
   return JSON.parse(line.slice('MEMORY '.length)) as { peakRssMb: number; heapUsedMb: number; failures: number };
-}
-
-/**
- * The write units of traced table calls by the kind of item (its sk up to the first `#` or `|`, `pk` where the sk
- * is the bare kind), 2 an item inside a transaction and 1 alone, a condition check none: items within 1 KB, as
- * test/integration/payments/lifecycle-writes.test.ts checks for a payment's.
- */
-export function writesByKind(calls: readonly TracedCall[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  type Op = { Item?: Record<string, unknown>; Key?: Record<string, unknown> };
-  const add = (op: Op, units: number): void => {
-    const key = op.Item ?? op.Key ?? {};
-    const kind = String(key.sk ?? key.pk ?? '?').split(/[#|]/)[0] || String(key.pk ?? '?').split(/[#|]/)[0] || '?';
-    out[kind] = (out[kind] ?? 0) + units;
-  };
-  for (const c of calls) {
-    const input = c.input as Op & { TransactItems?: Record<string, Op>[]; RequestItems?: Record<string, { PutRequest?: Op; DeleteRequest?: Op }[]> };
-    if (c.command === 'TransactWriteItemsCommand')
-      for (const entry of input.TransactItems ?? []) for (const [kind, op] of Object.entries(entry)) add(op, kind === 'ConditionCheck' ? 0 : 2);
-    else if (c.command === 'PutItemCommand' || c.command === 'UpdateItemCommand' || c.command === 'DeleteItemCommand') add(input, 1);
-    else if (c.command === 'BatchWriteItemCommand')
-      for (const requests of Object.values(input.RequestItems ?? {})) for (const r of requests) add(r.PutRequest ?? r.DeleteRequest ?? {}, 1);
-  }
-  return out;
 }

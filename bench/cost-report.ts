@@ -58,8 +58,18 @@ interface Traced {
   readonly label: string;
 }
 
-/** The rows of one tally's requests, units and logs, each count multiplied by `k`. */
-function serviceRows(t: Tally, k: number, memoryMbOf: (name: string) => number, logMonths: number, traced: Traced): Row[] {
+/**
+ * The rows of one tally's requests, units and logs, each count multiplied by `k`; the write units DynamoDB Local
+ * answered, or `billed` per `k` (bench/write-billing.ts).
+ */
+function serviceRows(
+  t: Tally,
+  k: number,
+  memoryMbOf: (name: string) => number,
+  logMonths: number,
+  traced: Traced,
+  billed?: { readonly table: number; readonly indexes: number },
+): Row[] {
   const rows: Row[] = [];
   const invocations = Object.values(t.invocations).reduce((n, v) => n + v.count, 0) * k;
   rows.push({ item: 'Lambda requests', count: invocations, unit: '$0.20/M', usd: invocations * P.LAMBDA_PER_REQUEST });
@@ -75,7 +85,10 @@ function serviceRows(t: Tally, k: number, memoryMbOf: (name: string) => number, 
   const traces = invocations * traced.share;
   rows.push({ item: `X-Ray traces (${traced.label})`, count: traces, unit: '$5.00/M', usd: traces * P.XRAY_PER_TRACE });
   rows.push({ item: 'DynamoDB read request units', count: t.units.read * k, unit: '$0.125/M', usd: t.units.read * k * P.DYNAMODB_PER_RRU });
-  rows.push({ item: 'DynamoDB write request units', count: t.units.write * k, unit: '$0.625/M', usd: t.units.write * k * P.DYNAMODB_PER_WRU });
+  if (billed) {
+    rows.push({ item: 'DynamoDB write request units: table', count: billed.table * k, unit: '$0.625/M', usd: billed.table * k * P.DYNAMODB_PER_WRU });
+    rows.push({ item: 'DynamoDB write request units: indexes', count: billed.indexes * k, unit: '$0.625/M', usd: billed.indexes * k * P.DYNAMODB_PER_WRU });
+  } else rows.push({ item: 'DynamoDB write request units', count: t.units.write * k, unit: '$0.625/M', usd: t.units.write * k * P.DYNAMODB_PER_WRU });
   const sqs = Object.entries(t.requests).filter(([key]) => key.startsWith('sqs ') && key !== 'sqs ReceiveMessage');
   const sqsCount = sqs.reduce((n, [, v]) => n + v, 0) * k;
   if (sqsCount > 0)
@@ -146,7 +159,7 @@ export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: 
     .reduce((n, [, v]) => n + v.count, 0);
   const variable: Row[] = [
     { item: 'API Gateway HTTP API requests', count: t.apiRequests * k, unit: '$1.00/M', usd: t.apiRequests * k * P.HTTP_API_PER_REQUEST },
-    ...serviceRows(t, k, memoryMbOf, 1, variableTraced),
+    ...serviceRows(t, k, memoryMbOf, 1, variableTraced, m.billedWrites && { table: m.billedWrites.table * m.payments, indexes: m.billedWrites.indexes * m.payments }),
     {
       item: 'SQS ReceiveMessage that returned a batch (one per queue-triggered invocation)',
       count: receives * k,
@@ -158,13 +171,6 @@ export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: 
       count: t.apiRequests * k * P.ACCESS_LOG_BYTES,
       unit: '$0.50/GB',
       usd: ((t.apiRequests * k * P.ACCESS_LOG_BYTES) / GB) * (P.LOGS_PER_GB_INGESTED + 12 * P.LOGS_PER_GB_MONTH_STORED),
-      estimated: true,
-    },
-    {
-      item: 'DynamoDB write request units: further items of transactions (2 each)',
-      count: 2 * t.furtherTransactItems * k,
-      unit: '$0.625/M',
-      usd: 2 * t.furtherTransactItems * k * P.DYNAMODB_PER_WRU,
       estimated: true,
     },
     { item: 'EventBridge custom events (the code puts none)', count: 0, unit: '$1.00/M', usd: 0 },
@@ -182,13 +188,13 @@ export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: 
       `  (sweeps as in production, PAYMENT_SWEEPS=engine: ${m.sweeps.count} chain transactions for ${m.payments} payments, ${fmt(perSweep, 1)} payments a sweep, ${fmt(signs, 1)} KMS Sign a sweep; assumed volume: ${m.sweeps.assumption}; at fewer than one deposit a block each sweep takes one payment, its KMS Sign alone USD ${fmt(1000 * P.KMS_PER_ASYMMETRIC_REQUEST, 4)} per 1,000)`,
     );
   }
-  if (m.writesByKind) {
-    const kinds = Object.entries(m.writesByKind).sort((a, b) => b[1] - a[1]);
+  if (m.billedWrites) {
+    const b = m.billedWrites;
+    const kinds = Object.entries(b.byKind).sort((x, y) => y[1].table + y[1].indexes - (x[1].table + x[1].indexes));
     console.log(
-      `  (write units per payment by item, as billed for items within 1 KB (2 in a transaction, 1 alone): ${fmt(
-        kinds.reduce((n, [, v]) => n + v, 0),
-        1,
-      )}: ${kinds.map(([kind, v]) => `${kind} ${fmt(v, 1)}`).join(', ')})`,
+      `  (write units per payment as billed, item by item from the images around each write, on ${b.payments} lifecycles of their own: ${fmt(b.table + b.indexes, 1)}, table ${fmt(b.table, 1)} + indexes ${fmt(b.indexes, 1)}; by item, table+indexes: ${kinds
+        .map(([kind, u]) => `${kind} ${fmt(u.table, 1)}${u.indexes > 0 ? `+${fmt(u.indexes, 1)}` : ''}`)
+        .join(', ')}; DynamoDB Local answered ${fmt(t.units.write / m.payments, 1)} a payment, a transaction as if one item)`,
     );
   }
   for (const w of m.eventMemory ?? [])
@@ -196,7 +202,7 @@ export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: 
       `  (${w.name}: peak resident set ${fmt(w.peakRssMb)} MB, heap used ${fmt(w.heapUsedMb)} MB replaying its largest event (${fmt(w.eventBytes)} bytes${w.failures > 0 ? `, ${w.failures} of its records failed` : ''}), its bundle alone in a Node ${process.versions.node.split('.')[0]} process; deployed at ${memoryMbOf(w.name)} MB)`,
     );
   console.log(
-    `  (not counted: GSI writes beyond what DynamoDB Local reports; items over 1 KB; the OAuth token (one an hour per merchant); ${m.sweeps ? "the follower's passes beyond those the bench runs while a sweep is in flight (its looping minute is in the busy ceiling below)" : "the sweep's path in production (PAYMENT_SWEEPS=engine)"}; the payments Lambda timed as the whole HTTP round trip, an upper bound)`,
+    `  (not counted: the OAuth token (one an hour per merchant); ${m.sweeps ? "the follower's passes beyond those the bench runs while a sweep is in flight (its looping minute is in the busy ceiling below)" : "the sweep's path in production (PAYMENT_SWEEPS=engine)"}; the payments Lambda timed as the whole HTTP round trip, an upper bound)`,
   );
 
   /* ---------- fixed ---------- */

@@ -13,11 +13,6 @@ export interface Tally {
   readonly invocations: Record<string, { count: number; billedMs: number }>;
   units: Units;
   tableCalls: number;
-  /**
-   * Items of TransactWriteItems beyond each call's first: DynamoDB Local answers 2 units for a transaction whatever
-   * its items, DynamoDB bills 2 per item (per KB): at least 2 more units each.
-   */
-  furtherTransactItems: number;
   apiRequests: number;
   logBytes: number;
   /** EMF metrics printed: `namespace metric dimension=value,...`. */
@@ -30,7 +25,6 @@ export const newTally = (over: Partial<Tally> = {}): Tally => ({
   invocations: {},
   units: { read: 0, write: 0 },
   tableCalls: 0,
-  furtherTransactItems: 0,
   apiRequests: 0,
   logBytes: 0,
   metrics: new Set(),
@@ -79,8 +73,17 @@ export interface CostMeasurement {
     readonly eventBytes: number;
     readonly failures: number;
   }[];
-  /** Write units per payment by the kind of item written (2 an item in a transaction, 1 alone; items within 1 KB). */
-  readonly writesByKind?: Readonly<Record<string, number>>;
+  /**
+   * Write units per payment as DynamoDB bills them, item by item from the images around each write
+   * (bench/write-billing.ts), on `payments` lifecycles run for it: the table's and the indexes', in all and by the
+   * kind of item. Absent: the write units are DynamoDB Local's answers (`lifecycle.units.write`).
+   */
+  readonly billedWrites?: {
+    readonly payments: number;
+    readonly table: number;
+    readonly indexes: number;
+    readonly byKind: Readonly<Record<string, { readonly table: number; readonly indexes: number }>>;
+  };
   readonly sweeps?: { readonly count: number; readonly depositsPerBlock: number; readonly assumption: string };
   readonly elapsedSeconds: number;
 }

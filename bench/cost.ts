@@ -40,7 +40,6 @@ import { CURRENCIES } from '../shared/domain/currencies.js';
 import { toBaseUnits } from '../shared/domain/money.js';
 import type { CapacityMeter } from '../shared/store/client.js';
 import { meterCapacity } from '../shared/store/client.js';
-import { traceCalls } from '../shared/store/call-trace.js';
 import { getPayment } from '../shared/store/payments.js';
 import { scannerRuntime } from '../shared/runtime/payments.js';
 import { authRuntime } from '../shared/runtime/auth.js';
@@ -57,7 +56,9 @@ import { createSettings } from '../shared/usecases/webhooks/create-settings.js';
 import { webhooksRuntime } from '../shared/runtime/webhooks.js';
 import { stackInventory } from './cost-inventory.js';
 import { benchWorker } from './worker-wrap.js';
-import { workerMemory, writesByKind } from './cost-measure.js';
+import { workerMemory } from './cost-measure.js';
+import { billWrites } from './write-billing.js';
+import type { WriteBilling } from './write-billing.js';
 import { newTally } from './cost-tally.js';
 import type { CostMeasurement, IdleWorker, Tally } from './cost-tally.js';
 
@@ -213,6 +214,9 @@ const LOOPING: Readonly<Record<string, number>> = { 'chain-scanner': 15_000, 'ch
 export const DEPOSITS_PER_BLOCK = 3;
 export const DEPOSITS_PER_BLOCK_ASSUMPTION = '1,000 payments an hour of one currency on Ethereum (12 s blocks): 3 deposits a block';
 
+/** Groups of lifecycles run after the counted ones with every write billed item by item (bench/write-billing.ts). */
+const BILLED_GROUPS = 2;
+
 export interface CostOptions {
   /** Lifecycles counted (after one uncounted warm-up). Default 30. */
   readonly payments?: number;
@@ -257,7 +261,6 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
   const paymentDeps = scannerRuntime(config());
   const provider = new JsonRpcProvider(rpc, undefined, { batchMaxCount: 1, cacheTimeout: -1, staticNetwork: true, pollingInterval: 10 });
   const meter = meterCapacity();
-  const trace = traceCalls();
   const chain = jsonRpcChain(rpc);
   // The workers whose memory is measured, bundled as deployed (workerBundle).
   mkdirSync(join(ROOT, 'node_modules', '.cache'), { recursive: true });
@@ -303,8 +306,10 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
     let statusReads = 0;
     let statusRead = { read: 0, write: 0, calls: 0 };
     let sweeps = 0;
+    // Groups counted into `lifecycle` (not the warm-up, not the billed writes' groups, which read around every write).
+    let counted = false;
     const statusOf = async (id: string): Promise<string> => {
-      statusReads++;
+      if (counted) statusReads++;
       return (await getPayment(tenantId, id))?.status ?? 'missing';
     };
     /** Passes of `name` (no invocation of its own: a scheduled worker's minute), timed beyond `idleMs`. */
@@ -318,9 +323,13 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
     // its lease: the runs each payment's creation wakes find it held.
     const loop = `bench loop ${Date.now()}`;
     await dynamoScanCursors.acquireLease('ETH', loop, new Date(), new Date(Date.now() + 3_600_000));
-    // Group 0 is the warm-up (uncounted); each group is `batch` payments whose deposits land in one block.
-    for (let g = 0; g <= groups; g++) {
-      const tally = g === 0 ? newTally() : lifecycle;
+    // Group 0 is the warm-up (uncounted); each group is `batch` payments whose deposits land in one block. The last
+    // BILLED_GROUPS, after the counted ones, bill their writes item by item (bench/write-billing.ts), uncounted otherwise.
+    let billing: WriteBilling | null = null;
+    for (let g = 0; g <= groups + BILLED_GROUPS; g++) {
+      counted = g > 0 && g <= groups;
+      if (g === groups + 1) billing = billWrites();
+      const tally = counted ? lifecycle : newTally();
       outbox.sink.tally = tally;
       await counting(tally, meter, async () => {
         const made: { id: string; address: string; units: bigint }[] = [];
@@ -359,8 +368,10 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
         }
         if (!now.every((s) => s === 'sending')) throw new Error(`payments ${now.join(', ')} after 12 passes, not all sending`);
         const references = new Set(await Promise.all(made.map(async (p) => (await getPayment(tenantId, p.id))?.sweepReference)));
-        statusReads += made.length;
-        sweeps += references.size;
+        if (counted) {
+          statusReads += made.length;
+          sweeps += references.size;
+        }
         // The request routed to chain-tx, signed and broadcast; then the follower's passes until it is confirmed and
         // its result routed to chain-results, which completes the payments.
         await outbox.settle();
@@ -380,22 +391,15 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
           statusRead = { read: after.read - before.read, write: after.write - before.write, calls: after.calls - before.calls };
         }
       });
-      if (g === 0) {
-        statusReads = 0;
-        sweeps = 0;
-        trace.reset();
-      }
     }
     outbox.sink.tally = null;
+    const billed = billing?.totals();
+    billing?.stop();
+    if (!billed || billed.table === 0) throw new Error('no write was billed');
     await dynamoScanCursors.releaseLease('ETH', loop);
     lifecycle.units = { read: lifecycle.units.read - statusReads * statusRead.read, write: lifecycle.units.write - statusReads * statusRead.write };
     lifecycle.tableCalls -= statusReads * statusRead.calls;
-    const writes = writesByKind(trace.calls());
-    lifecycle.furtherTransactItems = trace
-      .calls()
-      .filter((c) => c.command === 'TransactWriteItemsCommand')
-      .reduce((n, c) => n + Math.max(0, ((c.input.TransactItems as unknown[] | undefined)?.length ?? 1) - 1), 0);
-    trace.stop();
+    const perBilled = 1 / (BILLED_GROUPS * batch);
     if (!lifecycle.invocations['webhook-delivery']) throw new Error('no webhook was delivered: the tenant has no webhook receiver');
 
     /* ---------- memory of the I/O-bound event workers ---------- */
@@ -459,7 +463,6 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
         invocations: Object.fromEntries(Object.entries(tally.invocations).map(([k, v]) => [k, { count: v.count * per, billedMs: v.billedMs * per }])),
         units: { read: tally.units.read * per, write: tally.units.write * per },
         tableCalls: tally.tableCalls * per,
-        furtherTransactItems: 0,
         apiRequests: 0,
         logBytes: tally.logBytes * per,
         metrics: tally.metrics,
@@ -488,7 +491,12 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
       idle,
       inventory,
       eventMemory,
-      writesByKind: Object.fromEntries(Object.entries(writes).map(([kind, units]) => [kind, units / lifecycles])),
+      billedWrites: {
+        payments: BILLED_GROUPS * batch,
+        table: billed.table * perBilled,
+        indexes: billed.indexes * perBilled,
+        byKind: Object.fromEntries(Object.entries(billed.byKind).map(([kind, u]) => [kind, { table: u.table * perBilled, indexes: u.indexes * perBilled }])),
+      },
       sweeps: {
         count: sweeps,
         depositsPerBlock: batch,
@@ -498,7 +506,6 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
     };
   } finally {
     current = null;
-    trace.stop();
     meter.stop();
     chain.close();
     provider.destroy();

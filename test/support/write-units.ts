@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../shared/store/client.js';
 import type { TracedCall } from '../../shared/store/call-trace.js';
+import { itemSize } from '../../shared/store/item-size.js';
 
 /**
  * The write request units of traced table calls, counted item by item as DynamoDB bills them (DynamoDB Local answers
@@ -15,25 +16,6 @@ export interface WrittenItem {
   readonly bytes: number;
   readonly units: number;
 }
-
-/** An attribute value's size (numbers as their digits, close enough for the items counted here). */
-function valueBytes(value: unknown): number {
-  if (value === null || value === undefined || typeof value === 'boolean') return 1;
-  if (typeof value === 'string') return Buffer.byteLength(value);
-  if (typeof value === 'number' || typeof value === 'bigint') return Math.ceil(String(value).replace(/^-|\./g, '').length / 2) + 1;
-  if (value instanceof Uint8Array) return value.byteLength;
-  if (value instanceof Set) return [...value].reduce((n: number, v) => n + valueBytes(v), 0);
-  if (Array.isArray(value)) return 3 + value.reduce((n: number, v) => n + 1 + valueBytes(v), 0);
-  if (typeof value === 'object') {
-    // A NumberValue, as the document client reads numbers back wrapped.
-    if ('value' in value && Object.keys(value).length === 1 && typeof value.value === 'string') return valueBytes(Number(value.value));
-    return 3 + Object.entries(value).reduce((n, [k, v]) => n + 1 + Buffer.byteLength(k) + valueBytes(v), 0);
-  }
-  return 8;
-}
-
-export const itemSize = (item: Record<string, unknown>): number =>
-  Object.entries(item).reduce((n, [name, value]) => n + Buffer.byteLength(name) + valueBytes(value), 0);
 
 type Input = Record<string, unknown> & { TableName?: string; Key?: Record<string, unknown>; Item?: Record<string, unknown> };
 
