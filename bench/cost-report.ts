@@ -159,7 +159,14 @@ export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: 
     .reduce((n, [, v]) => n + v.count, 0);
   const variable: Row[] = [
     { item: 'API Gateway HTTP API requests', count: t.apiRequests * k, unit: '$1.00/M', usd: t.apiRequests * k * P.HTTP_API_PER_REQUEST },
-    ...serviceRows(t, k, memoryMbOf, 1, variableTraced, m.billedWrites && { table: m.billedWrites.table * m.payments, indexes: m.billedWrites.indexes * m.payments }),
+    ...serviceRows(
+      t,
+      k,
+      memoryMbOf,
+      1,
+      variableTraced,
+      m.billedWrites && { table: m.billedWrites.table * m.payments, indexes: m.billedWrites.indexes * m.payments },
+    ),
     {
       item: 'SQS ReceiveMessage that returned a batch (one per queue-triggered invocation)',
       count: receives * k,
