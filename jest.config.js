@@ -14,7 +14,7 @@ const project = (name, extra = {}) => ({
   ...extra,
 });
 
-/** One DynamoDB Local for the run, each test file a table of its own on it (test/support/shared-dynamodb.js). */
+/** A DynamoDB Local per Jest worker for the run, each test file a table of its own on its worker's (test/support/shared-dynamodb.js). */
 const sharedDynamoDb = {
   globalSetup: '<rootDir>/test/support/shared-dynamodb-setup.js',
   globalTeardown: '<rootDir>/test/support/shared-dynamodb-teardown.js',
