@@ -27,6 +27,8 @@ export interface StackInventory {
   /** Event source mappings on SQS queues (each long-polls its queue while idle). */
   readonly sqsMappings: number;
   readonly scheduleRules: number;
+  /** Global secondary indexes of the stack's table(s). */
+  readonly tableIndexes: number;
   /** The stack's X-Ray sampling rule (infra/cdk/constructs/tracing.ts); null without one (every invocation priced as traced). */
   readonly sampling: { readonly ruleName: string; readonly reservoirPerSecond: number; readonly fixedRate: number } | null;
 }
@@ -96,6 +98,7 @@ export function stackInventory(): StackInventory {
       queues: queueIds.size,
       sqsMappings,
       scheduleRules: of('AWS::Events::Rule').filter((r) => r.Properties?.ScheduleExpression !== undefined).length,
+      tableIndexes: of('AWS::DynamoDB::Table').reduce((n, r) => n + ((r.Properties?.GlobalSecondaryIndexes as unknown[] | undefined)?.length ?? 0), 0),
       sampling,
     };
   } finally {

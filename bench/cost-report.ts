@@ -138,6 +138,34 @@ function monthOf(w: IdleWorker): { tally: Tally; k: number } {
   return { tally, k: P.MINUTES_PER_MONTH };
 }
 
+/** Payments an hour of the steady volume the provisioned comparison assumes (the sweeps' batching assumes it too). */
+export const STEADY_PAYMENTS_PER_HOUR = 1000;
+
+/**
+ * The same DynamoDB units on provisioned capacity with auto scaling instead of on-demand, at a steady
+ * `STEADY_PAYMENTS_PER_HOUR`: capacity at the target utilisation above the units' hourly average (table and indexes
+ * together; each gets its share), at least one read and one write unit on the table and on each index when idle, and
+ * the two alarms each target-tracking policy creates per scaled dimension. A comparison printed beside the figures,
+ * not the figure the goals are held to: bursts above the provisioned rate are throttled, where on-demand absorbs them.
+ */
+function provisionedInstead(
+  perPayment: { readonly write: number; readonly read: number },
+  onDemand: { readonly variableDynamo: number; readonly fixedDynamo: number },
+  indexes: number,
+): { variable: number; fixedDelta: number; alarms: number } {
+  const hourly = (units: number, price: number) => ((units * STEADY_PAYMENTS_PER_HOUR) / 3600 / P.DYNAMODB_TARGET_UTILISATION) * price;
+  const perThousand =
+    ((hourly(perPayment.write, P.DYNAMODB_PER_WCU_HOUR) + hourly(perPayment.read, P.DYNAMODB_PER_RCU_HOUR)) * 1000) / STEADY_PAYMENTS_PER_HOUR;
+  const resources = 1 + indexes;
+  const minimum = resources * (P.DYNAMODB_PER_WCU_HOUR + P.DYNAMODB_PER_RCU_HOUR) * 24 * 30;
+  const alarms = resources * 2 * P.ALARMS_PER_SCALED_DIMENSION;
+  return {
+    variable: perThousand - onDemand.variableDynamo,
+    fixedDelta: minimum + alarms * P.ALARM_PER_MONTH - onDemand.fixedDynamo,
+    alarms,
+  };
+}
+
 export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: number } {
   const memory = new Map(m.inventory.functions.map((f) => [f.name, f.memoryMb]));
   const memoryMbOf = (name: string): number => memory.get(name.split(' ')[0] ?? name) ?? 1024;
@@ -324,6 +352,16 @@ export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: 
       `cost: X-Ray reservoir: ${rule.reservoirPerSecond} trace/s beyond the idle runs' is taken by traffic, at most USD ${fmt(rule.reservoirPerSecond * 86_400 * 30 * P.XRAY_PER_TRACE, 2)} a month whatever the volume (rule ${rule.ruleName}: ${rule.reservoirPerSecond}/s, then ${pct(rule.fixedRate)})`,
     );
   console.log(`cost: goals x <= 0.05: ${x <= 0.05 ? 'met' : 'NOT met'}; y <= 15: ${y <= 15 ? 'met' : 'NOT met'}`);
+  const dynamo = (rows: readonly Row[]) => rows.filter((r) => /DynamoDB (read|write) request units/.test(r.item)).reduce((n, r) => n + r.usd, 0);
+  const writesPerPayment = m.billedWrites ? m.billedWrites.table + m.billedWrites.indexes : t.units.write / m.payments;
+  const alt = provisionedInstead(
+    { write: writesPerPayment, read: t.units.read / m.payments },
+    { variableDynamo: dynamo(variable), fixedDynamo: dynamo(fixed) },
+    m.inventory.tableIndexes,
+  );
+  console.log(
+    `cost: on provisioned capacity instead of on-demand (auto scaling at ${pct(P.DYNAMODB_TARGET_UTILISATION)} of a steady ${fmt(STEADY_PAYMENTS_PER_HOUR)} payments an hour, 1 unit a table and index at least, ${alt.alarms} more alarms): variable USD ${fmt(x + alt.variable, 4)}, fixed USD ${fmt(y + alt.fixedDelta, 2)} (a comparison, not the figures above: bursts beyond the capacity are throttled)`,
+  );
   console.log(
     '  (excluded: chain RPC providers and gas; DynamoDB storage, backups (PITR) and stream reads by Lambda (free); data transfer; free tiers not applied)',
   );

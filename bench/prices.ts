@@ -15,6 +15,15 @@ export const DYNAMODB_PER_WRU = 0.625 / 1e6;
 /** DynamoDB on-demand read request unit (since the 2024-11-01 price cut, from 0.25). 2026-11-27, https://aws.amazon.com/dynamodb/pricing/on-demand/ */
 export const DYNAMODB_PER_RRU = 0.125 / 1e6;
 
+/** DynamoDB provisioned capacity, standard table class: a write capacity unit an hour. 2026-11-28, https://aws.amazon.com/dynamodb/pricing/provisioned/ */
+export const DYNAMODB_PER_WCU_HOUR = 0.00065;
+/** DynamoDB provisioned capacity, standard table class: a read capacity unit an hour. 2026-11-28, https://aws.amazon.com/dynamodb/pricing/provisioned/ */
+export const DYNAMODB_PER_RCU_HOUR = 0.00013;
+/** DynamoDB auto scaling's target utilisation (its console default, and what a target-tracking policy is usually given). */
+export const DYNAMODB_TARGET_UTILISATION = 0.7;
+/** CloudWatch alarms a DynamoDB target-tracking policy creates (one to scale out, one to scale in) per scaled dimension. */
+export const ALARMS_PER_SCALED_DIMENSION = 2;
+
 /** SQS standard queue requests (each 64 KB chunk of a payload; batches of up to 10 count once). 2026-11-27, https://aws.amazon.com/sqs/pricing/ */
 export const SQS_PER_REQUEST = 0.4 / 1e6;
 

@@ -32,6 +32,7 @@ const inventory = {
   queues: 2,
   sqsMappings: 0,
   scheduleRules: 2,
+  tableIndexes: 3,
   sampling: null,
 };
 
@@ -65,6 +66,13 @@ describe('printCost', () => {
       `cost: variable USD ${expected.toFixed(4)} per 1,000 completed payments (KMS Sign 41 %, Lambda duration 37 %, X-Ray traces 14 %)`,
     );
     expect(lines.some((l) => l.startsWith('cost: USD ') && l.includes('of the 0.5 % fee on 1,000 payments of 25 USD (USD 125)'))).toBe(true);
+    // Provisioned instead: 2 write units a payment at 1,000 payments an hour is 0.556 units a second, 0.794 at 70 %,
+    // USD 0.000516 an hour for 1,000 payments, in place of the on-demand 0.00125; idle, a read and a write unit on the
+    // table and each of its 3 indexes (USD 2.2464 a month) and 16 alarms (1.60).
+    const provisioned = expected - 0.00125 + ((2 * 1000) / 3600 / 0.7) * 0.00065;
+    const line = lines.find((l) => l.startsWith('cost: on provisioned capacity instead'));
+    expect(line).toContain(`variable USD ${provisioned.toFixed(4)}, fixed USD ${(result.fixedUsd + 4 * (0.00065 + 0.00013) * 720 + 1.6).toFixed(2)}`);
+    expect(line).toContain('16 more alarms');
   });
 
   it('bills a looping worker its whole budget every minute and takes its per-second units over it', () => {
