@@ -91,8 +91,13 @@ const mine = (n = 1) => provider.send('anvil_mine', [`0x${n.toString(16)}`]);
 const scan = () => scanOnce('ETH', scanDeps);
 const balance = async () => (await getBalance(merchant.tenantId, 'main', 'USDTERC20')).amount;
 
-async function pay(token: string, to: string, amount: bigint): Promise<string> {
+/**
+ * The payer's transfer; by default mined before it returns (anvil's automine answers with the hash and mines just
+ * after, so a scan right away could read the block before). `mined: false` where the test mines blocks itself.
+ */
+async function pay(token: string, to: string, amount: bigint, { mined = true }: { mined?: boolean } = {}): Promise<string> {
   const tx = await (new Contract(token, ERC20_ABI, payer).getFunction('transfer')(to, amount) as Promise<{ hash: string; wait(): Promise<unknown> }>);
+  if (mined) await tx.wait();
   return tx.hash;
 }
 
@@ -202,8 +207,8 @@ describe('a payment on anvil', () => {
     const before = await balance();
     const { id, address } = await newPayment();
     await provider.send('evm_setAutomine', [false]);
-    await pay(usdt, address, units(10));
-    await pay(usdt, address, units(15));
+    await pay(usdt, address, units(10), { mined: false });
+    await pay(usdt, address, units(15), { mined: false });
     await mine();
     await provider.send('evm_setAutomine', [true]);
     expect((await scan()).recorded).toBe(2);
