@@ -61,7 +61,7 @@ interface Timing {
   readonly cpuMs: number;
 }
 
-/** Elapsed and CPU milliseconds of one import in a fresh process. */
+/** Elapsed and CPU milliseconds of one load (an `import()` or a `require`) in a fresh process. */
 function timeImport(imports: string, env: Record<string, string>): Timing {
   const script = [
     `import { createRequire } from 'node:module'; const require = createRequire(${JSON.stringify(`${ROOT}/`)});`,

@@ -22,6 +22,8 @@ import { TABLE } from '../infra/table.js';
 import { db } from '../shared/store/client.js';
 import { config } from '../shared/config/config.js';
 import { itemSize } from '../shared/store/item-size.js';
+import { itemWrites } from '../shared/store/call-trace.js';
+import type { ItemWrite } from '../shared/store/call-trace.js';
 
 export interface BilledUnits {
   table: number;
@@ -39,18 +41,10 @@ export interface WriteBilling {
 }
 
 type Item = Record<string, unknown>;
-interface Op {
-  readonly kind: 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
-  readonly table: string;
-  readonly key: Item;
-  readonly transactional: boolean;
-}
 
 const NAME = 'gatewayWriteBilling';
 const KB = 1024;
 const started = (bytes: number): number => Math.max(1, Math.ceil(bytes / KB));
-
-const keyOf = (item: Item): Item => ({ [TABLE.partitionKey]: item[TABLE.partitionKey], [TABLE.sortKey]: item[TABLE.sortKey] });
 
 function kindOf(key: Item): string {
   const sk = String(key[TABLE.sortKey] ?? '');
@@ -58,37 +52,8 @@ function kindOf(key: Item): string {
   return sk.split(/[#|]/)[0] || pk.split(/[#|]/)[0] || '?';
 }
 
-/** The items one write command writes (or checks). */
-function opsOf(command: string, input: Item): Op[] {
-  type Entry = { TableName?: string; Item?: Item; Key?: Item };
-  const one = (kind: Op['kind'], e: Entry, transactional: boolean): Op => ({
-    kind,
-    table: String(e.TableName),
-    key: e.Key ?? keyOf(e.Item ?? {}),
-    transactional,
-  });
-  switch (command) {
-    case 'PutItemCommand':
-      return [one('Put', input as Entry, false)];
-    case 'UpdateItemCommand':
-      return [one('Update', input as Entry, false)];
-    case 'DeleteItemCommand':
-      return [one('Delete', input as Entry, false)];
-    case 'TransactWriteItemsCommand':
-      return ((input.TransactItems ?? []) as Record<string, Entry>[]).flatMap((entry) =>
-        Object.entries(entry).map(([kind, e]) => one(kind as Op['kind'], e, true)),
-      );
-    case 'BatchWriteItemCommand':
-      return Object.entries((input.RequestItems ?? {}) as Record<string, { PutRequest?: Entry; DeleteRequest?: Entry }[]>).flatMap(([TableName, requests]) =>
-        requests.map((r) => (r.PutRequest ? one('Put', { TableName, ...r.PutRequest }, false) : one('Delete', { TableName, ...r.DeleteRequest }, false))),
-      );
-    default:
-      return [];
-  }
-}
-
 /** The units of one item's write, from its images (undefined: no item). */
-export function unitsOfWrite(op: Pick<Op, 'kind' | 'transactional'>, before: Item | undefined, after: Item | undefined, failed = false): BilledUnits {
+export function unitsOfWrite(op: Pick<ItemWrite, 'kind' | 'transactional'>, before: Item | undefined, after: Item | undefined, failed = false): BilledUnits {
   const bytes = Math.max(before ? itemSize(before) : 0, after ? itemSize(after) : 0);
   const table = started(bytes) * (op.transactional ? 2 : 1);
   if (failed || op.kind === 'ConditionCheck' || isDeepStrictEqual(before, after)) return { table, indexes: 0 };
@@ -117,13 +82,13 @@ export function billWrites(client: DynamoDBDocumentClient = db()): WriteBilling 
     row.table += units.table;
     row.indexes += units.indexes;
   };
-  const images = (ops: readonly Op[]) =>
+  const images = (ops: readonly ItemWrite[]) =>
     Promise.all(
       ops.map(async (op) => (await reader.send(new GetCommand({ TableName: op.table, Key: op.key, ConsistentRead: true }))).Item as Item | undefined),
     );
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      const ops = opsOf(context.commandName ?? '', args.input as Item);
+      const ops = itemWrites(context.commandName ?? '', args.input as Item);
       if (ops.length === 0) return next(args);
       const before = await images(ops);
       try {

@@ -90,3 +90,43 @@ export function describeWave(wave: readonly TracedCall[]): string {
   }
   return [...counts].map(([name, n]) => (n === 1 ? name : `${n} x ${name}`)).join(' + ');
 }
+
+/** One item a traced write command writes (or, in a transaction, checks). */
+export interface ItemWrite {
+  readonly kind: 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
+  readonly table: string;
+  readonly key: Record<string, unknown>;
+  /** A put's item, as written. */
+  readonly item?: Record<string, unknown>;
+  readonly transactional: boolean;
+}
+
+/** The items a write command (`PutItemCommand`, `TransactWriteItemsCommand`, ...) writes, in order; none for a read. */
+export function itemWrites(command: string, input: Readonly<Record<string, unknown>>): ItemWrite[] {
+  type Entry = { TableName?: string; Item?: Record<string, unknown>; Key?: Record<string, unknown> };
+  const one = (kind: ItemWrite['kind'], e: Entry, transactional: boolean): ItemWrite => ({
+    kind,
+    table: String(e.TableName),
+    key: e.Key ?? { pk: e.Item?.pk, sk: e.Item?.sk },
+    ...(e.Item ? { item: e.Item } : {}),
+    transactional,
+  });
+  switch (command) {
+    case 'PutItemCommand':
+      return [one('Put', input as Entry, false)];
+    case 'UpdateItemCommand':
+      return [one('Update', input as Entry, false)];
+    case 'DeleteItemCommand':
+      return [one('Delete', input as Entry, false)];
+    case 'TransactWriteItemsCommand':
+      return ((input.TransactItems ?? []) as Record<string, Entry>[]).flatMap((entry) =>
+        Object.entries(entry).map(([kind, e]) => one(kind as ItemWrite['kind'], e, true)),
+      );
+    case 'BatchWriteItemCommand':
+      return Object.entries((input.RequestItems ?? {}) as Record<string, { PutRequest?: Entry; DeleteRequest?: Entry }[]>).flatMap(([TableName, requests]) =>
+        requests.map((r) => (r.PutRequest ? one('Put', { TableName, ...r.PutRequest }, false) : one('Delete', { TableName, ...r.DeleteRequest }, false))),
+      );
+    default:
+      return [];
+  }
+}

@@ -97,7 +97,7 @@ export class GatewayFunction extends NodejsFunction {
         mainFields: ['module', 'main'],
         banner: BUNDLE.banner,
         define: { ...BUNDLE.define },
-        esbuildArgs: { '--supported:dynamic-import': String(BUNDLE.supported['dynamic-import']) },
+        esbuildArgs: Object.fromEntries(Object.entries(BUNDLE.supported).map(([feature, on]) => [`--supported:${feature}`, String(on)])),
         // The Node.js runtime ships the AWS SDK v3 clients and the DynamoDB document client; what else the
         // functions use from the SDK (the S3 presigner of the export downloads) is bundled with them.
         externalModules: AWS_SDK_IN_RUNTIME,
