@@ -201,8 +201,9 @@ export class GatewayStack extends Stack {
       table.grantReadWriteData(fn);
       acknowledge(policyOf(fn), tableIndexes, REASONS.tableIndexes);
       for (const q of queues.all) q.queue.grantSendMessages(fn);
-      alarms.watchFunction(name, fn);
     };
+    // The API functions' failures, handled (a generic 500) or not, are the API's 5xx: one alarm for all of them.
+    alarms.watchApi(api.api);
 
     /** What a public page's function may know: the table, the stage and the token contracts its payment URIs name. */
     const publicEnvironment: Record<string, string> = {
@@ -225,7 +226,6 @@ export class GatewayStack extends Stack {
         this.functions.set(def.name, fn);
         table.grantReadData(fn);
         acknowledge(policyOf(fn), tableIndexes, REASONS.tableIndexes);
-        alarms.watchFunction(def.name, fn);
         synchronous(fn);
         api.addRoutes(def.name, fn, def.routes, routeAccess(def));
         continue;
@@ -287,6 +287,7 @@ export class GatewayStack extends Stack {
         ...(def.trigger.kind === 'schedule' && scheduleFailures ? { deadLetterQueue: scheduleFailures } : {}),
       });
       baseline(def.name, fn);
+      alarms.watchFunction(def.name, fn);
       if (def.trigger.kind !== 'schedule') synchronous(fn);
       if (def.signs) keys.grantSign(fn);
       if (def.solanaKeys === 'sign') {

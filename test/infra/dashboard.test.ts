@@ -1,5 +1,6 @@
 import { API_FUNCTIONS, QUEUES } from '../../infra/definition.js';
-import { API_STAGE, HOT_WALLET_BALANCE_QUERY } from '../../infra/cdk/constructs/dashboard.js';
+import { HOT_WALLET_BALANCE_QUERY } from '../../infra/cdk/constructs/dashboard.js';
+import { API_STAGE } from '../../infra/cdk/constructs/http-api.js';
 import { METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from '../../shared/observability/metrics.js';
 import { buildStack, refId, resources, STAGE } from './support.js';
 

@@ -1,5 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -7,6 +8,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { API_STAGE } from './http-api.js';
 
 const PERIOD = Duration.minutes(5);
 
@@ -28,7 +30,24 @@ export class GatewayAlarms extends Construct {
     this.action = new SnsAction(this.topic);
   }
 
-  /** Any invocation error: handlers answer expected failures themselves, so an Error is a bug or an outage. */
+  /**
+   * Any 5xx the HTTP API answered: the API functions' one alarm. Handlers answer expected failures themselves and
+   * turn an unexpected error into a generic 500 (shared/http/errors.ts), which Lambda does not count as an Errors
+   * invocation; a function that crashes or times out is a 5xx too. So this watches every API function's failures,
+   * handled or not; the dashboard's "API 5xx by route" names the route, hence the function.
+   */
+  watchApi(api: IHttpApi): Alarm {
+    const metric = new Metric({
+      namespace: 'AWS/ApiGateway',
+      metricName: '5xx',
+      dimensionsMap: { ApiId: api.apiId, Stage: API_STAGE },
+      statistic: Stats.SUM,
+      period: PERIOD,
+    });
+    return this.atLeastOne('api-5xx', 'The HTTP API answered 5xx: an API function failed (the dashboard\'s "API 5xx by route" names the route)', metric);
+  }
+
+  /** Any invocation error of a worker: workers report expected failures themselves, so an Error is a bug or an outage. */
   watchFunction(name: string, fn: IFunction): Alarm {
     return this.atLeastOne(`${name}-errors`, `Lambda ${name} reported errors`, fn.metricErrors({ period: PERIOD, statistic: Stats.SUM }));
   }

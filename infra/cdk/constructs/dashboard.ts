@@ -8,13 +8,12 @@ import { Construct } from 'constructs';
 import { HOT_WALLET_BALANCE_LINE } from '../../../shared/usecases/monitoring/hot-wallet.js';
 import { METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from '../../../shared/observability/metrics.js';
 import type { RouteKey } from '../../definition.js';
+import { API_STAGE } from './http-api.js';
 import type { GatewayQueue } from './queues.js';
 
 const PERIOD = Duration.minutes(5);
 const WIDTH = 12;
 const HEIGHT = 6;
-/** The HTTP API's stage: the default one (http-api.ts leaves createDefaultStage on). */
-export const API_STAGE = '$default';
 
 export interface GatewayDashboardProps {
   readonly stage: string;

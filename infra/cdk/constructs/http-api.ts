@@ -6,6 +6,9 @@ import { Construct } from 'constructs';
 import type { RouteKey } from '../../definition.js';
 import { acknowledge } from '../acknowledge.js';
 
+/** The HTTP API's stage: the default one (createDefaultStage stays on). */
+export const API_STAGE = '$default';
+
 /** Requests per second (steady rate) and burst a stage or route accepts before answering 429. */
 export interface Throttle {
   readonly rate: number;
