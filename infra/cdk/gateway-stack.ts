@@ -412,9 +412,9 @@ export class GatewayStack extends Stack {
  *   failing, which its Errors alarm also reports); that must page, not look green. Consequence: a freshly
  *   created alarm may notify once before the monitor's first run reaches it.
  * - insufficient gas: NOT_BREACHING. Printed only while requests wait for gas, so silence is the good case.
- * - hot wallet below minimum: NOT_BREACHING. Printed once per follower run per network in EVM_RPC_URLS (0 where
- *   no minimum is set); silence means no chain is configured, or the balance read failed (logged; the
- *   follower's own failures have its Errors alarm, and a wallet that really runs dry shows as insufficient gas).
+ * - hot wallet below minimum: NOT_BREACHING. Printed by a follower run only for a network whose balance is under its
+ *   minimum, so silence is the good case (or the balance read failed: logged; the follower's own failures have its
+ *   Errors alarm, and a wallet that really runs dry shows as insufficient gas).
  */
 function operationalAlarms(alarms: GatewayAlarms, workers: readonly WorkerFunction[]): void {
   const deployed = new Set(workers.map((w) => w.name));

@@ -161,7 +161,7 @@ const fields = {
   TRON_SWEEP_BATCH_MAX_SALTS: int({ min: 1, max: 256 }, 10),
   /**
    * Alarm: minimum native balance of the hot wallet per network, in native units, `{"ETH":"0.05"}`. The
-   * follower prints the balance of every followed network; `HotWalletBelowMinimum` is 1 only where a minimum
+   * follower prints the balance of every followed network, and `HotWalletBelowMinimum` (1) only where a minimum
    * is set and the balance is under it (default `{}`: no minimum, the alarm never fires).
    */
   HOT_WALLET_MIN_BALANCE: jsonRecord(decimalValue, 'must be a JSON object of network to decimal amount, e.g. {"ETH":"0.05"}'),

@@ -21,7 +21,7 @@ export const METRIC_NAMESPACES = {
 export const METRIC_NAMES = {
   /** Chain-tx requests waiting because the hot wallet cannot pay for gas (Count; only printed when > 0). */
   insufficientGas: 'ChainTxInsufficientGas',
-  /** 1 when the hot wallet's native balance is below `HOT_WALLET_MIN_BALANCE` of the network, else 0. */
+  /** 1 while the hot wallet's native balance is below `HOT_WALLET_MIN_BALANCE` of the network (only printed then). */
   hotWalletBelowMinimum: 'HotWalletBelowMinimum',
   /** Payments in `sending` longer than `SWEEP_STUCK_MINUTES` (Count; 0 included). */
   sweepsStuck: 'PaymentSweepsStuck',

@@ -8,10 +8,12 @@ import { errorField, logger } from '../../observability/logger.js';
 /**
  * The hot wallet's native balance per network, once per chain-tx follower invocation: a `hot wallet balance` log
  * line per network (its balance in native units: the dashboard's Logs Insights table and graph read it) and the
- * `HotWalletBelowMinimum` metric (0/1, one metric across networks: the network is a field of the line, not a
- * dimension). A network without a minimum in `HOT_WALLET_MIN_BALANCE` still reports its balance, with
- * `HotWalletBelowMinimum` 0: the alarm exists everywhere and fires only where a minimum is set. The balance is not
- * a metric: one per network would be a custom metric each (USD 0.30 a month) that no alarm reads.
+ * `HotWalletBelowMinimum` metric, printed only while the balance is below the network's minimum in
+ * `HOT_WALLET_MIN_BALANCE` (value 1, one metric across networks: the network is a field of the line, not a
+ * dimension). Silence is the good case, as the alarm reads it (missing data not breaching): a custom metric is billed
+ * for the hours it is printed, so one printed 0 every minute would cost USD 0.30 a month for nothing. A network
+ * without a minimum reports its balance only. The balance is not a metric: one per network would be a custom metric
+ * each that no alarm reads.
  *
  * Never throws: a metric must not break the follower. A failure (no key, KMS or RPC down) is logged and the
  * network's values are left out for that minute.
@@ -66,11 +68,9 @@ export async function reportHotWallet(allNetworks: readonly string[], deps: HotW
       try {
         const units = await deps.balance(network, address);
         const check = checkWalletBalance(units, nativeDecimals(network), deps.minimums[network]);
-        emit(METRIC_NAMESPACES.chainTx, { [NETWORK_DIMENSION]: network }, [
-          { name: METRIC_NAMES.hotWalletBelowMinimum, value: check.belowMinimum ? 1 : 0, aggregate: true },
-        ]);
         logger.info(HOT_WALLET_BALANCE_LINE, { network, address, balance: check.balance, balance_value: check.balanceValue, minimum: check.minimum });
         if (check.belowMinimum) {
+          emit(METRIC_NAMESPACES.chainTx, { [NETWORK_DIMENSION]: network }, [{ name: METRIC_NAMES.hotWalletBelowMinimum, value: 1, aggregate: true }]);
           logger.warn('hot wallet below minimum', { network, address, balance: check.balance, minimum: check.minimum });
         }
         return { network, address, ...check };

@@ -94,7 +94,7 @@ describe('reportHotWallet', () => {
   const WEI = 10n ** 18n;
   const ADDRESS = '0x00000000000000000000000000000000000000aa';
 
-  it('prints the below-minimum flag (one metric across networks) for every network, and no balance metric', async () => {
+  it('prints the below-minimum flag (one metric across networks) only for a network below its minimum, and no balance metric', async () => {
     const { emitted, emit } = recorder();
     const balances: Record<string, bigint> = { ETH: WEI / 100n, POLYGON: 3n * WEI };
     const readings = await reportHotWallet(['ETH', 'POLYGON'], {
@@ -109,13 +109,10 @@ describe('reportHotWallet', () => {
     ]);
     expect(emitted.every((e) => e.namespace === 'Gateway/ChainTx')).toBe(true);
     expect(valueOf(emitted, 'ETH', 'HotWalletBelowMinimum')).toBe(1);
-    // No minimum for POLYGON: the flag is 0.
-    expect(valueOf(emitted, 'POLYGON', 'HotWalletBelowMinimum')).toBe(0);
+    // No minimum for POLYGON: nothing printed (silence is the good case; a printed 0 would bill the metric).
+    expect(valueOf(emitted, 'POLYGON', 'HotWalletBelowMinimum')).toBeUndefined();
     const flags = emitted.flatMap((e) => e.metrics);
-    expect(flags.map((m) => [m.name, m.aggregate])).toEqual([
-      ['HotWalletBelowMinimum', true],
-      ['HotWalletBelowMinimum', true],
-    ]);
+    expect(flags.map((m) => [m.name, m.value, m.aggregate])).toEqual([['HotWalletBelowMinimum', 1, true]]);
   });
 
   it('never throws: a network whose balance cannot be read is left out, a missing key prints nothing', async () => {
@@ -123,7 +120,7 @@ describe('reportHotWallet', () => {
     const readings = await reportHotWallet(['ETH', 'BSC'], {
       address: () => Promise.resolve(ADDRESS),
       balance: (network) => (network === 'BSC' ? Promise.reject(new Error('rpc down')) : Promise.resolve(WEI)),
-      minimums: {},
+      minimums: { ETH: '2', BSC: '2' },
       emit,
     });
     expect(readings.map((r) => r.network)).toEqual(['ETH']);
@@ -159,6 +156,7 @@ describe('reportHotWallet', () => {
       ['TRX', 50, true],
       ['ETH', 1, false],
     ]);
-    expect(emitted.map((e) => e.dimensions.network)).toEqual(['TRX', 'ETH']);
+    // Only TRX is below its minimum.
+    expect(emitted.map((e) => e.dimensions.network)).toEqual(['TRX']);
   });
 });
