@@ -214,7 +214,7 @@ export function printCost(m: CostMeasurement): { variableUsd: number; fixedUsd: 
   const x = total(variable);
   const per = (name: string): string => fmt((t.invocations[name]?.count ?? 0) / m.payments, 1);
   console.log(
-    `  (per payment: invocations payments ${per('payments')}, event-router ${per('event-router')}, webhook-delivery ${per('webhook-delivery')}, chain-tx ${per('chain-tx')}, chain-results ${per('chain-results')}, chain-scanner woken ${per('chain-scanner')}; ${fmt(t.tableCalls / m.payments, 1)} table calls)`,
+    `  (per payment: invocations payments ${per('payments')}, event-router ${per('event-router')}, webhook-delivery ${per('webhook-delivery')}, chain-tx ${per('chain-tx')}, chain-results ${per('chain-results')}, chain-scanner woken ${per('chain-scanner')}, chain-tx-follower woken ${per('chain-tx-follower')}; ${fmt(t.tableCalls / m.payments, 1)} table calls)`,
   );
   if (m.sweeps) {
     const perSweep = m.payments / Math.max(1, m.sweeps.count);

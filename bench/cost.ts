@@ -192,6 +192,9 @@ function outboxWorkers(): {
       // Woken by each payment's creation (its schedule's runs are the idle section's): while payments keep coming the
       // network's loop holds the lease, so a woken run reads it and ends.
       wrap('chain-scanner', '../functions/chain-scanner/handler.js', { kind: 'queue', queue: 'scanner-wake', batchSize: WAKE_BATCH_SIZE }),
+      // Woken by each chain transaction's request: likewise, the follower's loop holds the lease while a sweep is in
+      // flight (its passes are timed below), so a woken run reads it and ends.
+      wrap('chain-tx-follower', '../functions/chain-tx-follower/handler.js', { kind: 'queue', queue: 'follower-wake', batchSize: WAKE_BATCH_SIZE }),
     ],
     async settle() {
       await sleep(300);
@@ -323,6 +326,7 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
     // its lease: the runs each payment's creation wakes find it held.
     const loop = `bench loop ${Date.now()}`;
     await dynamoScanCursors.acquireLease('ETH', loop, new Date(), new Date(Date.now() + 3_600_000));
+    await follower.deps.store.acquireLease('ETH', loop, new Date(), 3_600);
     // Group 0 is the warm-up (uncounted); each group is `batch` payments whose deposits land in one block. The last
     // BILLED_GROUPS, after the counted ones, bill their writes item by item (bench/write-billing.ts), uncounted otherwise.
     let billing: WriteBilling | null = null;
@@ -397,6 +401,7 @@ export async function benchCost(options: CostOptions = {}): Promise<CostMeasurem
     billing?.stop();
     if (!billed || billed.table === 0) throw new Error('no write was billed');
     await dynamoScanCursors.releaseLease('ETH', loop);
+    await follower.deps.store.releaseLease('ETH', loop);
     lifecycle.units = { read: lifecycle.units.read - statusReads * statusRead.read, write: lifecycle.units.write - statusReads * statusRead.write };
     lifecycle.tableCalls -= statusReads * statusRead.calls;
     const perBilled = 1 / (BILLED_GROUPS * batch);

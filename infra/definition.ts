@@ -180,7 +180,8 @@ export const WORKER_FUNCTIONS: readonly WorkerFunction[] = [
   {
     name: 'chain-tx-follower',
     entry: 'functions/chain-tx-follower/handler.ts',
-    trigger: { kind: 'schedule', everyMinutes: 1 },
+    // A follower with nothing open makes one check a run and stops; a chain transaction's request wakes it at once.
+    trigger: { kind: 'schedule', everyMinutes: 1, wakeQueue: 'follower-wake' },
     timeoutSeconds: 70,
     // Waits on RPC and DynamoDB: 87 MB peak resident set idle, from its bundle (docs/benchmarks.md, "Cost").
     memoryMb: 256,

@@ -282,7 +282,8 @@ export const EVENT_CATALOGUE = {
   'subscription.canceled': tenant('SubscriptionPayload'),
   'subscription.expired': tenant('SubscriptionPayload'),
   // Internal: the chain-transaction engine.
-  'chain_tx.requested': internal('ChainTxRequestedPayload', ['transfers']),
+  // A request also wakes its network's follower (functions/chain-tx-follower), which may have stopped for lack of work.
+  'chain_tx.requested': internal('ChainTxRequestedPayload', ['transfers', 'follower-wake']),
   'chain_tx.confirmed': internal('ChainTxResultPayload', ['chain-results']),
   'chain_tx.failed': internal('ChainTxResultPayload', ['chain-results']),
   // Internal: a wallet transfer accepted, for the worker that settles it.

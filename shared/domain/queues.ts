@@ -12,6 +12,8 @@
  * - `transaction-exports`: requested transaction exports to write to S3 (functions/transaction-exports).
  * - `scanner-wake`: payments just created, so the chain scanner of their network starts watching at once rather
  *   than at its next scheduled run (functions/chain-scanner, woken between its runs).
+ * - `follower-wake`: chain transactions just requested, so the chain-tx follower of their network follows them at
+ *   once rather than at its next scheduled run (functions/chain-tx-follower, woken between its runs).
  */
 export const QUEUE_NAMES = [
   'webhook-delivery',
@@ -22,6 +24,7 @@ export const QUEUE_NAMES = [
   'event-router-failures',
   'transaction-exports',
   'scanner-wake',
+  'follower-wake',
 ] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 

@@ -318,9 +318,14 @@ async function releaseLease(network: string, owner: string): Promise<void> {
   }
 }
 
+async function leaseHeld(network: string, now: Date): Promise<boolean> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.chainTxFollowerLease(network), ProjectionExpression: 'expires_at' }));
+  return typeof Item?.expires_at === 'number' && Item.expires_at >= now.getTime();
+}
+
 /** The nonce counter's next value (tests, wallet health). */
 export async function nextNonce(network: string, address: string): Promise<number | undefined> {
   return readCounter(network, address);
 }
 
-export const dynamoChainTxStore: ChainTxStorePort = { get, create, save, allocateNonce, listOpen, acquireLease, releaseLease };
+export const dynamoChainTxStore: ChainTxStorePort = { get, create, save, allocateNonce, listOpen, acquireLease, releaseLease, leaseHeld };

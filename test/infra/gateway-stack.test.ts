@@ -405,22 +405,26 @@ describe('queues', () => {
   test("a deployment updates every queue's consumers before the event router that sends to them", () => {
     const router = template.toJSON().Resources[functionId('event-router')] as { DependsOn?: string[] };
     const consumers = WORKER_FUNCTIONS.filter((w) => queueTriggerOf(w.trigger) !== null).map((w) => functionId(w.name));
-    expect(consumers).toEqual(expect.arrayContaining([functionId('webhook-delivery'), functionId('chain-scanner'), functionId('chain-results')]));
+    expect(consumers).toEqual(
+      expect.arrayContaining([functionId('webhook-delivery'), functionId('chain-scanner'), functionId('chain-tx-follower'), functionId('chain-results')]),
+    );
     for (const consumer of consumers) expect(router.DependsOn ?? []).toContain(consumer);
   });
 
-  test('the chain scanner runs on its schedule and is woken by the scanner-wake queue, in batches of up to ten', () => {
-    const scanner = functionId('chain-scanner');
-    const wakeQueue = envRef(template, anyFunction, queueUrlEnv('scanner-wake'));
+  test.each([
+    ['chain-scanner', 'scanner-wake'],
+    ['chain-tx-follower', 'follower-wake'],
+  ] as const)('%s runs on its schedule and is woken by the %s queue, in batches of up to ten', (worker, queue) => {
+    const fn = functionId(worker);
+    const wakeQueue = envRef(template, anyFunction, queueUrlEnv(queue));
     const mappings = Object.values(resources(template, 'AWS::Lambda::EventSourceMapping')).map((m) => m.Properties ?? {});
-    const scannerMappings = mappings.filter((m) => refId(m.FunctionName) === scanner);
-    expect(scannerMappings).toEqual([
+    expect(mappings.filter((m) => refId(m.FunctionName) === fn)).toEqual([
       expect.objectContaining({ EventSourceArn: { 'Fn::GetAtt': [wakeQueue, 'Arn'] }, BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] }),
     ]);
-    // No other function consumes the wake queue; the schedule still runs the scanner every minute.
+    // No other function consumes the wake queue; the schedule still runs the worker every minute.
     expect(mappings.filter((m) => JSON.stringify(m.EventSourceArn).includes(wakeQueue))).toHaveLength(1);
     const rules = Object.values(resources(template, 'AWS::Events::Rule')).map((r) => r.Properties ?? {});
-    expect(rules.filter((r) => JSON.stringify(r.Targets).includes(scanner))).toEqual([expect.objectContaining({ ScheduleExpression: 'rate(1 minute)' })]);
+    expect(rules.filter((r) => JSON.stringify(r.Targets).includes(fn))).toEqual([expect.objectContaining({ ScheduleExpression: 'rate(1 minute)' })]);
   });
 });
 

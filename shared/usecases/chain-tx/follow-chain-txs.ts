@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChainTx } from '../../domain/chain-tx.js';
 import { awaitsBroadcast, currentAttempt, isBumpDue, isInFlight, trackedHashes, waitsForGas } from '../../domain/chain-tx.js';
 import { bumpFees } from '../../domain/chain-tx-fees.js';
+import { EVENTS, InvalidEventError, parseRoutedEvent } from '../../domain/events.js';
 import { emitMetrics, METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from '../../observability/metrics.js';
 import { apply, block, lostRace } from './changes.js';
 import type { ChainTxDeps, TxReceipt } from './ports.js';
@@ -154,17 +155,30 @@ export interface FollowOptions {
   readonly pollMs?: number;
   readonly owner?: string;
   readonly leaseSeconds?: number;
+  /**
+   * A woken run (a chain transaction just requested, functions/chain-tx-follower): a network whose lease is held is
+   * left to its holder, which loops while the network has open requests. Unset: a scheduled run, which asks again
+   * for a held lease every `leaseRetryMs` while its time lasts.
+   */
+  readonly woken?: boolean;
+  /** Default `FOLLOWER_LEASE_RETRY_MS`. */
+  readonly leaseRetryMs?: number;
 }
+
+/**
+ * A scheduled run that finds its network's lease held asks again this often until its deadline, and goes on from the
+ * holder's last pass: the holder may be the previous run ending its minute, or a woken run that started between two
+ * scheduled ones and would otherwise leave the rest of this minute unfollowed.
+ */
+export const FOLLOWER_LEASE_RETRY_MS = 2_000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The follower's loop for one network: holds the network's lease (one follower at a time), runs a pass every
  * `pollMs` until `until` while the network has open requests, and prints the insufficient-gas metric (CloudWatch
- * EMF) when requests wait for gas. A pass that lists no open request ends the loop: nothing is in flight, and a
- * request made meanwhile is processed by the chain-tx worker and followed from the next run (a minute at most).
- * The lease is renewed only once half of it has passed (not on every pass: each renewal is a write). A network
- * with no open request is one read: no lease, no pass. Returns null when another follower holds the lease.
+ * EMF) when requests wait for gas. A pass that lists no open request ends the loop: nothing is in flight, and the
+ * next request wakes a run (follower-wake) or is followed from the next scheduled run.
  */
 export async function followChainTxs(network: string, deps: ChainTxDeps, options: FollowOptions): Promise<FollowStats | null> {
   const owner = options.owner ?? randomUUID();
@@ -172,8 +186,8 @@ export async function followChainTxs(network: string, deps: ChainTxDeps, options
   const total = emptyStats();
   // Nothing open: nothing to follow, and no lease taken (a write) for it.
   if ((await deps.store.listOpen(network)).length === 0) return total;
+  if (!(await takeLease(network, owner, leaseSeconds, deps, options))) return null;
   let leased = deps.clock().getTime();
-  if (!(await deps.store.acquireLease(network, owner, deps.clock(), leaseSeconds))) return null;
   try {
     for (;;) {
       const { stats, listed } = await followPass(network, deps);
@@ -191,6 +205,38 @@ export async function followChainTxs(network: string, deps: ChainTxDeps, options
     await deps.store.releaseLease(network, owner);
   }
   return total;
+}
+
+/**
+ * The network's lease for this run. Woken while a run loops (the usual case while requests keep coming): a read, not
+ * a refused write, and the holder keeps the network. Scheduled: asked again every `leaseRetryMs` until `until`.
+ */
+async function takeLease(network: string, owner: string, leaseSeconds: number, deps: ChainTxDeps, options: FollowOptions): Promise<boolean> {
+  if (options.woken && (await deps.store.leaseHeld(network, deps.clock()))) return false;
+  const retryMs = options.leaseRetryMs ?? FOLLOWER_LEASE_RETRY_MS;
+  const budgetMs = options.until.getTime() - Date.now();
+  for (let asked = 1; ; asked++) {
+    if (await deps.store.acquireLease(network, owner, deps.clock(), leaseSeconds)) return true;
+    if (options.woken || asked * retryMs >= budgetMs || Date.now() + retryMs >= options.until.getTime()) return false;
+    await sleep(retryMs);
+  }
+}
+
+/**
+ * The networks a woken run follows: those of the chain transactions whose request woke it (the routed
+ * `chain_tx.requested` events of the follower-wake queue). A message that is not such an event wakes nothing (it is
+ * not retried).
+ */
+export function wokenFollowerNetworks(bodies: readonly string[]): string[] {
+  const networks = new Set<string>();
+  for (const body of bodies) {
+    try {
+      networks.add(parseRoutedEvent(JSON.parse(body), [EVENTS.chainTxRequested]).payload.network);
+    } catch (error) {
+      if (!(error instanceof SyntaxError || error instanceof InvalidEventError)) throw error;
+    }
+  }
+  return [...networks];
 }
 
 /**
@@ -244,13 +290,17 @@ export async function runFollower(input: {
   readonly hotWallet: HotWalletDeps;
   readonly until: Date;
   readonly pollMs?: number;
+  /** A woken run (`FollowOptions.woken`). */
+  readonly woken?: boolean;
 }): Promise<Record<string, FollowStats | null>> {
   const report = Promise.resolve()
     .then(() => reportHotWallet(input.networks, input.hotWallet))
     .catch((error: unknown) => {
       logger.error('hot wallet metrics failed', { error: errorField(error) });
     });
-  const results = await Promise.all(input.networks.map((network) => followChainTxs(network, input.deps, { until: input.until, pollMs: input.pollMs ?? 2000 })));
+  const results = await Promise.all(
+    input.networks.map((network) => followChainTxs(network, input.deps, { until: input.until, pollMs: input.pollMs ?? 2000, woken: input.woken === true })),
+  );
   await Promise.race([report, new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, input.until.getTime() - Date.now())).unref())]);
   return Object.fromEntries(input.networks.map((n, i) => [n, results[i] ?? null]));
 }

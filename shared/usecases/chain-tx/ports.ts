@@ -95,6 +95,8 @@ export interface ChainTxStorePort {
   /** Takes (or renews) the follower lease of a network; false while another owner holds it unexpired. */
   acquireLease(network: string, owner: string, now: Date, ttlSeconds: number): Promise<boolean>;
   releaseLease(network: string, owner: string): Promise<void>;
+  /** Whether another run holds the network's follower lease unexpired (a read: no refused write). */
+  leaseHeld(network: string, now: Date): Promise<boolean>;
 }
 
 /* ---------------------------------------------------------------- TRON */

@@ -147,6 +147,10 @@ export class InMemoryChainTxs implements ChainTxStorePort {
   }
 
   async releaseLease(): Promise<void> {}
+
+  async leaseHeld(): Promise<boolean> {
+    return false;
+  }
 }
 
 /** Errors the batcher reported, for assertions. */

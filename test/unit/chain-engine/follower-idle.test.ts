@@ -6,7 +6,7 @@ import { encodeSecp256k1Spki } from '../../../shared/chain/signer/der.js';
 import { chainTxRuntime } from '../../../shared/runtime/chain-tx.js';
 import type { ChainTx } from '../../../shared/domain/chain-tx.js';
 import type { ChainTxDeps } from '../../../shared/usecases/chain-tx/ports.js';
-import { followChainTxs, runFollower } from '../../../shared/usecases/chain-tx/follow-chain-txs.js';
+import { followChainTxs, runFollower, wokenFollowerNetworks } from '../../../shared/usecases/chain-tx/follow-chain-txs.js';
 
 /**
  * The chain-tx follower with nothing in flight: one read per network and out (no lease written, no loop until its
@@ -98,5 +98,74 @@ describe('chain-tx follower, idle', () => {
     } finally {
       send.mockRestore();
     }
+  });
+
+  it('a woken run follows the networks of the routed chain_tx.requested events, ignoring what is not one', () => {
+    const requested = (network: string, requestId: string) =>
+      JSON.stringify({
+        event_id: `chain_tx:${requestId}:requested`,
+        tenant_id: 'platform',
+        type: 'chain_tx.requested',
+        occurred_at: '2026-01-01T00:00:00.000Z',
+        payload: { request_id: requestId, network, reference: `sweep:${requestId}`, purpose: 'sweep' },
+      });
+    const notOne = JSON.stringify({ event_id: 'x', tenant_id: 't', type: 'chain_tx.confirmed', occurred_at: '2026-01-01T00:00:00.000Z', payload: {} });
+    expect(wokenFollowerNetworks([requested('ETH', 'r1'), requested('TRX', 'r2'), requested('ETH', 'r3'), 'not json', notOne]).sort()).toEqual(['ETH', 'TRX']);
+    expect(wokenFollowerNetworks([requested('', 'r4')])).toEqual([]);
+  });
+});
+
+/** A store with one open request on the first listing and none after, whose lease answers as `lease` says. */
+function leaseDeps(lease: { held: boolean; refusals: number }): { deps: ChainTxDeps; calls: string[] } {
+  const { deps, calls } = idleDeps();
+  let listings = 0;
+  const store = {
+    listOpen: async (network: string): Promise<ChainTx[]> => {
+      calls.push(`listOpen ${network}`);
+      return listings++ === 0 ? [{ requestId: 'r1' } as ChainTx] : [];
+    },
+    leaseHeld: async (network: string): Promise<boolean> => {
+      calls.push(`leaseHeld ${network}`);
+      return lease.held;
+    },
+    acquireLease: async (network: string): Promise<boolean> => {
+      calls.push(`acquireLease ${network}`);
+      return lease.refusals-- <= 0;
+    },
+    releaseLease: async (network: string): Promise<void> => {
+      calls.push(`releaseLease ${network}`);
+    },
+  };
+  return { deps: { ...deps, store } as unknown as ChainTxDeps, calls };
+}
+
+describe('chain-tx follower, its lease', () => {
+  const soon = (ms: number) => new Date(Date.now() + ms);
+
+  it('a woken run leaves a network whose lease is held to its holder: a read, no write', async () => {
+    const { deps, calls } = leaseDeps({ held: true, refusals: Infinity });
+    expect(await followChainTxs('ETH', deps, { until: soon(60_000), pollMs: 0, woken: true })).toBeNull();
+    expect(calls).toEqual(['listOpen ETH', 'leaseHeld ETH']);
+  });
+
+  it('a woken run takes a free lease and follows', async () => {
+    const { deps, calls } = leaseDeps({ held: false, refusals: 0 });
+    expect(await followChainTxs('ETH', deps, { until: soon(60_000), pollMs: 0, woken: true })).not.toBeNull();
+    expect(calls).toEqual(['listOpen ETH', 'leaseHeld ETH', 'acquireLease ETH', 'listOpen ETH', 'releaseLease ETH']);
+  });
+
+  it('a scheduled run asks again for a held lease and goes on once its holder lets go', async () => {
+    const { deps, calls } = leaseDeps({ held: true, refusals: 2 });
+    expect(await followChainTxs('ETH', deps, { until: soon(60_000), pollMs: 0, leaseRetryMs: 1 })).not.toBeNull();
+    expect(calls).toEqual(['listOpen ETH', 'acquireLease ETH', 'acquireLease ETH', 'acquireLease ETH', 'listOpen ETH', 'releaseLease ETH']);
+  });
+
+  it('a scheduled run stops asking when its time would be over', async () => {
+    const { deps, calls } = leaseDeps({ held: true, refusals: Infinity });
+    expect(await followChainTxs('ETH', deps, { until: soon(50), pollMs: 0, leaseRetryMs: 10 })).toBeNull();
+    const asked = calls.filter((c) => c === 'acquireLease ETH').length;
+    expect(asked).toBeGreaterThanOrEqual(1);
+    expect(asked).toBeLessThanOrEqual(5);
+    expect(calls).not.toContain('releaseLease ETH');
   });
 });

@@ -48,7 +48,8 @@ describe('the event catalogue', () => {
 
   it('defines the internal chain-transaction events with their consumers', () => {
     for (const type of INTERNAL) expect(EVENT_CATALOGUE[type as EventType].audience).toBe('internal');
-    expect(EVENT_CATALOGUE['chain_tx.requested'].consumers).toEqual(['transfers']);
+    // A request also wakes its network's chain-tx follower.
+    expect(EVENT_CATALOGUE['chain_tx.requested'].consumers).toEqual(['transfers', 'follower-wake']);
     expect(EVENT_CATALOGUE['chain_tx.confirmed'].consumers).toEqual(['chain-results']);
     expect(EVENT_CATALOGUE['chain_tx.failed'].consumers).toEqual(['chain-results']);
     expect(EVENT_CATALOGUE['wallet_transfer.accepted'].consumers).toEqual(['wallet-transfers']);

@@ -27,9 +27,11 @@ describe('routeEvents (the event router use case)', () => {
     ];
     const failed = await routeEvents(records, { queue, log });
     expect([...failed]).toEqual([]);
-    expect(queue.calls.map((c) => c.queue)).toEqual(['webhook-delivery', 'transfers', 'chain-results']);
+    expect(queue.calls.map((c) => c.queue)).toEqual(['webhook-delivery', 'transfers', 'follower-wake', 'chain-results']);
     expect(queue.sentTo('webhook-delivery').map((m) => m.id)).toEqual(['s1', 's4']);
+    // A request goes to chain-tx, and wakes the follower of its network.
     expect(queue.sentTo('transfers').map((m) => m.id)).toEqual(['s2']);
+    expect(queue.sentTo('follower-wake').map((m) => m.id)).toEqual(['s2']);
     expect(queue.sentTo('chain-results').map((m) => m.id)).toEqual(['s3', 's5']);
     const [first] = queue.sentTo('webhook-delivery');
     expect(first).toEqual({
