@@ -1,5 +1,7 @@
 import { Contract, JsonRpcProvider } from 'ethers';
 import { ERC20_ABI } from '../../../shared/chain/evm/abi.js';
+import { APPROVAL_CHECK_MINUTES } from '../../../shared/domain/subscriptions.js';
+import { dynamoTenantClocks } from '../../../shared/store/subscriptions.js';
 import { buildContractsOutOfProcess } from '../chain/contracts-build.js';
 import { putFixedRates, tenantWithToken } from '../payments/support.js';
 import { startTestStack } from '../../support/stack.js';
@@ -11,7 +13,8 @@ import { fundedWallet } from '../../support/local-wallet.js';
  * A pull subscription on the local stack, every part its own: the collector the stack deploys on its anvil chains,
  * the subscription advancer, the chain-tx engine signing with the hot wallet's key on the local KMS, the follower, the
  * event router and chain-results. The stack's schedules run every 10 s instead of every minute (the pollers'
- * `schedule.intervalMs`), so the test waits for no minute boundary; nothing else differs from `npm start`.
+ * `schedule.intervalMs`) and the tenant's test clock skips the minute before the mandate is looked at again, so the
+ * test waits for no minute; nothing else differs from `npm start`.
  */
 const TIMEOUT = 300_000;
 
@@ -61,6 +64,9 @@ describe('a pull subscription on the local stack', () => {
       const mainUsdt = async () => Number(((await api('GET', '/user/balances/')).body.account as Record<string, { amount: string }>).USDTERC20?.amount ?? 0);
       const before = await mainUsdt();
       for (const call of [setup.calls.approve, setup.calls.authorize]) await (await wallet.sendTransaction(call)).wait();
+      // The advancer looks again at an incomplete subscription's mandate a minute after its last change
+      // (APPROVAL_CHECK_MINUTES): the tenant's test clock, which the local stack honours, skips that minute.
+      await dynamoTenantClocks(true).set(merchant.tenantId, APPROVAL_CHECK_MINUTES * 60_000);
 
       // The advancer (every 10 s here) sees the mandate, opens the period with its charge and sends the batch; chain-tx
       // signs it with the KMS key, the follower confirms it, chain-results credits the merchant.
