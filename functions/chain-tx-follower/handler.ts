@@ -11,7 +11,7 @@ const MARGIN_MS = 10_000;
 /**
  * Scheduled every minute: follows every configured network's in-flight chain transactions (receipts,
  * confirmations, fee bumps, requests left queued) for most of the invocation, one follower per network
- * (a DynamoDB lease; a second invocation finds it held and returns), and prints the hot wallet's balance
+ * (a DynamoDB lease: a woken invocation that finds it held returns, a scheduled one waits for it), and prints the hot wallet's balance
  * per network once (shared/usecases/monitoring/hot-wallet.ts). Also woken by the follower-wake queue when a chain
  * transaction is requested (the event router sends its `chain_tx.requested`): that network's follower starts at once
  * unless a run already holds it, instead of up to a minute later.

@@ -178,7 +178,9 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * The follower's loop for one network: holds the network's lease (one follower at a time), runs a pass every
  * `pollMs` until `until` while the network has open requests, and prints the insufficient-gas metric (CloudWatch
  * EMF) when requests wait for gas. A pass that lists no open request ends the loop: nothing is in flight, and the
- * next request wakes a run (follower-wake) or is followed from the next scheduled run.
+ * next request wakes a run (follower-wake) or is followed from the next scheduled run. The lease is renewed only
+ * once half of it has passed (not on every pass: each renewal is a write). A network with no open request is one
+ * read: no lease, no pass. Returns null when another follower keeps the lease (`takeLease`).
  */
 export async function followChainTxs(network: string, deps: ChainTxDeps, options: FollowOptions): Promise<FollowStats | null> {
   const owner = options.owner ?? randomUUID();
