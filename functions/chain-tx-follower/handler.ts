@@ -18,6 +18,11 @@ const MARGIN_MS = 10_000;
  */
 export const handler = wakeableWorker('chain-tx-follower', (scheduled, woken): Promise<Record<string, FollowStats | null>> => {
   const until = new Date(Date.now() + scheduled.budgetMs(MARGIN_MS));
-  const networks = woken ? runtime.networks.filter((n) => wokenFollowerNetworks(woken).includes(n)) : [...runtime.networks];
-  return runFollower({ networks, deps: runtime.deps, hotWallet: runtime.hotWalletDeps, until, woken: woken !== null });
+  return runFollower({
+    networks: runtime.networks,
+    deps: runtime.deps,
+    hotWallet: runtime.hotWalletDeps,
+    until,
+    ...(woken ? { woken: wokenFollowerNetworks(woken) } : {}),
+  });
 });

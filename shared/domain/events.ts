@@ -493,6 +493,22 @@ export function parseRoutedEvent<const T extends EventType>(body: unknown, accep
   return { ...envelope.data, payload: parseEventPayload(type, envelope.data.payload) } as RoutedEvent<T>;
 }
 
+/**
+ * The events of `accepted` among raw message bodies (a wake queue's batch): a body that is not JSON or not such an
+ * event is left out, not thrown (it wakes nothing and is not retried).
+ */
+export function routedEventsIn<const T extends EventType>(bodies: readonly string[], accepted: readonly T[]): RoutedEvent<T>[] {
+  const events: RoutedEvent<T>[] = [];
+  for (const body of bodies) {
+    try {
+      events.push(parseRoutedEvent(JSON.parse(body), accepted));
+    } catch (error) {
+      if (!(error instanceof SyntaxError || error instanceof InvalidEventError)) throw error;
+    }
+  }
+  return events;
+}
+
 /* ---------------------------------------------------------------- chain results */
 
 /** What a chain-tx request is for (its `purpose`): the consumer of its result dispatches on it. */

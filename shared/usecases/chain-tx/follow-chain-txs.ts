@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChainTx } from '../../domain/chain-tx.js';
 import { awaitsBroadcast, currentAttempt, isBumpDue, isInFlight, trackedHashes, waitsForGas } from '../../domain/chain-tx.js';
 import { bumpFees } from '../../domain/chain-tx-fees.js';
-import { EVENTS, InvalidEventError, parseRoutedEvent } from '../../domain/events.js';
+import { EVENTS, routedEventsIn } from '../../domain/events.js';
 import { emitMetrics, METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from '../../observability/metrics.js';
 import { apply, block, lostRace } from './changes.js';
 import type { ChainTxDeps, TxReceipt } from './ports.js';
@@ -230,15 +230,7 @@ async function takeLease(network: string, owner: string, leaseSeconds: number, d
  * not retried).
  */
 export function wokenFollowerNetworks(bodies: readonly string[]): string[] {
-  const networks = new Set<string>();
-  for (const body of bodies) {
-    try {
-      networks.add(parseRoutedEvent(JSON.parse(body), [EVENTS.chainTxRequested]).payload.network);
-    } catch (error) {
-      if (!(error instanceof SyntaxError || error instanceof InvalidEventError)) throw error;
-    }
-  }
-  return [...networks];
+  return [...new Set(routedEventsIn(bodies, [EVENTS.chainTxRequested]).map((event) => event.payload.network))];
 }
 
 /**
@@ -292,17 +284,19 @@ export async function runFollower(input: {
   readonly hotWallet: HotWalletDeps;
   readonly until: Date;
   readonly pollMs?: number;
-  /** A woken run (`FollowOptions.woken`). */
-  readonly woken?: boolean;
+  /** A woken run (`FollowOptions.woken`): only these of `networks` (`wokenFollowerNetworks`). Unset: a scheduled run. */
+  readonly woken?: readonly string[];
 }): Promise<Record<string, FollowStats | null>> {
+  const woken = input.woken;
+  const networks = woken ? input.networks.filter((n) => woken.includes(n)) : input.networks;
   const report = Promise.resolve()
-    .then(() => reportHotWallet(input.networks, input.hotWallet))
+    .then(() => reportHotWallet(networks, input.hotWallet))
     .catch((error: unknown) => {
       logger.error('hot wallet metrics failed', { error: errorField(error) });
     });
   const results = await Promise.all(
-    input.networks.map((network) => followChainTxs(network, input.deps, { until: input.until, pollMs: input.pollMs ?? 2000, woken: input.woken === true })),
+    networks.map((network) => followChainTxs(network, input.deps, { until: input.until, pollMs: input.pollMs ?? 2000, woken: woken !== undefined })),
   );
   await Promise.race([report, new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, input.until.getTime() - Date.now())).unref())]);
-  return Object.fromEntries(input.networks.map((n, i) => [n, results[i] ?? null]));
+  return Object.fromEntries(networks.map((n, i) => [n, results[i] ?? null]));
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { findCurrency, NETWORKS } from '../../domain/currencies.js';
-import { EVENTS, InvalidEventError, parseRoutedEvent } from '../../domain/events.js';
+import { EVENTS, routedEventsIn } from '../../domain/events.js';
 import { emitMetrics, METRIC_NAMES, METRIC_NAMESPACES, NETWORK_DIMENSION } from '../../observability/metrics.js';
 import type { EmitMetrics } from '../../observability/metrics.js';
 import type { SweepPort } from '../payments/ports.js';
@@ -124,14 +124,9 @@ export async function runScanners(options: LoopOptions, deps: ScannersDeps): Pro
  */
 export function wokenNetworks(bodies: readonly string[]): string[] {
   const networks = new Set<string>();
-  for (const body of bodies) {
-    try {
-      const event = parseRoutedEvent(JSON.parse(body), [EVENTS.paymentCreated]);
-      const network = findCurrency(event.payload.pay_currency)?.network;
-      if (network) networks.add(network);
-    } catch (error) {
-      if (!(error instanceof SyntaxError || error instanceof InvalidEventError)) throw error;
-    }
+  for (const event of routedEventsIn(bodies, [EVENTS.paymentCreated])) {
+    const network = findCurrency(event.payload.pay_currency)?.network;
+    if (network) networks.add(network);
   }
   return [...networks];
 }
